@@ -1,0 +1,465 @@
+// Package check holds the semantic rules of a platform spec: names, pins,
+// references, paths, pinning of customer environments and the dependency
+// graph of modules. It reports every problem it finds to the log, and derives
+// the facts render needs (sync waves, group membership) so that render does
+// not compute them again.
+//
+// It does not check shapes and types (load has, against the CUE schema) and
+// does not produce output.
+package check
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/semver"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+)
+
+// Info is what checking derives from a spec for render.
+type Info struct {
+	// Waves is the Argo CD sync wave of each module, among the siblings of
+	// the apps file that lists it.
+	Waves map[string]int
+	// Parent is the group that delivers a module; top-level modules have
+	// none.
+	Parent map[string]string
+}
+
+// Check applies every rule to spec. fsys is the repository, for the paths
+// that modules name. It returns the derived facts; they are complete only
+// when the log holds no errors.
+func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
+	c := &checker{spec: spec, fsys: fsys, log: log}
+	c.platform()
+	for _, ch := range spec.Charts {
+		c.chart(ch)
+	}
+	for _, m := range spec.Modules {
+		c.module(m)
+	}
+	info := &Info{Parent: c.groups()}
+	info.Waves = c.waves(info.Parent)
+	for _, env := range spec.Environments {
+		c.environment(env)
+	}
+	c.applicationNames()
+	return info
+}
+
+type checker struct {
+	spec *model.Spec
+	fsys fs.FS
+	log  *diag.Log
+}
+
+func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
+	c.log.Errorf(n.At(field), n.FieldPath(field), format, args...)
+}
+
+func (c *checker) platform() {
+	p := &c.spec.Platform
+	c.name(&p.Node, "name", p.Name)
+	c.name(&p.Node, "argocdNamespace", p.ArgoCDNamespace)
+	if p.OK("repoURL") && !gitURL.MatchString(p.RepoURL) {
+		c.errorf(&p.Node, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", p.RepoURL)
+	}
+	if msg := repoPathProblem(p.OutDir); msg != "" {
+		c.errorf(&p.Node, "outDir", "%q %s: use a folder inside the repository, such as \"out\"", p.OutDir, msg)
+	}
+	if p.DefaultEnvironment != "" && !slices.ContainsFunc(c.spec.Environments, func(e *model.Environment) bool { return e.Name == p.DefaultEnvironment }) {
+		c.errorf(&p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, didYouMean(p.DefaultEnvironment, envNames(c.spec)))
+	}
+}
+
+var (
+	gitURL    = regexp.MustCompile(`^(https?://[^\s/]+/\S+|ssh://\S+|git@[^\s:]+:\S+|file://\S+)$`)
+	chartRepo = regexp.MustCompile(`^(https?|oci)://[^\s/]+(/\S*)?$`)
+	dnsLabel  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	chartName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$`)
+	syncOpt   = regexp.MustCompile(`^[A-Za-z]+=[A-Za-z0-9_.-]+$`)
+	rangeOps  = regexp.MustCompile(`[\^~<>=*|xX ,]`)
+)
+
+// name checks that a name is a DNS-1123 label, as Kubernetes requires of
+// namespaces and as Argo CD resource tracking requires of Application names.
+func (c *checker) name(n *model.Node, field, value string) {
+	if !n.OK(field) {
+		return // a default, or an error load reported
+	}
+	c.label(n.At(field), n.FieldPath(field), value)
+}
+
+func (c *checker) label(pos diag.Pos, specPath, value string) {
+	if len(value) > 63 || !dnsLabel.MatchString(value) {
+		c.log.Errorf(pos, specPath, "%q is not a DNS-1123 label: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit", value)
+	}
+}
+
+func (c *checker) chart(ch *model.Chart) {
+	c.label(ch.Pos, ch.Path, ch.Name)
+	if ch.OK("repoURL") && !chartRepo.MatchString(ch.RepoURL) {
+		c.errorf(&ch.Node, "repoURL", "%q is not a chart repository URL: use https://... for a Helm repository or oci://... for an OCI registry", ch.RepoURL)
+	}
+	if ch.OK("chart") && !chartName.MatchString(ch.Chart) {
+		c.errorf(&ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
+	}
+	if ch.OK("version") {
+		if msg := pinProblem(ch.Version); msg != "" {
+			c.errorf(&ch.Node, "version", "%s", msg)
+		}
+	}
+}
+
+// pinProblem says why version is not an exact chart version, or returns "".
+// Helm chart versions are SemVer 2, with or without a leading v.
+func pinProblem(version string) string {
+	switch {
+	case version == "":
+		return `empty version: pin an exact release such as "1.2.3"`
+	case strings.EqualFold(version, "latest") || version == "*":
+		return fmt.Sprintf("%q is not a version: pin an exact release such as \"1.2.3\"", version)
+	case isSemVer(strings.TrimPrefix(version, "v")):
+		return ""
+	case rangeOps.MatchString(version):
+		return fmt.Sprintf("%q is a version range, not a pin: pin an exact release such as \"1.2.3\", so that a render means the same thing tomorrow", version)
+	}
+	return fmt.Sprintf("%q is not a semantic version: pin an exact release such as \"1.2.3\"", version)
+}
+
+// isSemVer reports whether v is MAJOR.MINOR.PATCH with an optional
+// pre-release and build. semver.IsValid also takes "1.2" and "1"; a pin may
+// not.
+func isSemVer(v string) bool {
+	core, _, _ := strings.Cut(v, "+")
+	core, _, _ = strings.Cut(core, "-")
+	return semver.IsValid("v"+v) && strings.Count(core, ".") == 2
+}
+
+// isReleaseTag reports whether a Git revision is a release tag vX.Y.Z.
+func isReleaseTag(rev string) bool {
+	return strings.HasPrefix(rev, "v") && isSemVer(rev[1:])
+}
+
+// repoPathProblem says why p is not a usable folder inside the repository,
+// or returns "".
+func repoPathProblem(p string) string {
+	switch {
+	case p == "":
+		return "is empty"
+	case strings.Contains(p, `\`):
+		return "uses backslashes"
+	case path.IsAbs(p):
+		return "is absolute"
+	case path.Clean(p) == ".":
+		return "is the repository root"
+	case path.Clean(p) == ".." || strings.HasPrefix(path.Clean(p), "../"):
+		return "escapes the repository"
+	case path.Clean(p) != p:
+		return fmt.Sprintf("is not clean (write %q)", path.Clean(p))
+	}
+	return ""
+}
+
+func (c *checker) module(m *model.Module) {
+	c.label(m.Pos, m.Path, m.Name)
+	switch m.Kind {
+	case model.KindInvalid:
+		set := []string{}
+		for _, f := range []string{"chart", "path", "group"} {
+			if m.Has(f) {
+				set = append(set, f)
+			}
+		}
+		if len(set) == 0 {
+			c.log.Errorf(m.Pos, m.Path, "the module deploys nothing: set one of chart, path or group")
+		} else {
+			c.log.Errorf(m.At(set[1]), m.Path, "the module sets %s: set exactly one of chart, path or group", strings.Join(set, " and "))
+		}
+	case model.KindChart:
+		if c.spec.Chart(m.Chart) == nil {
+			c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, didYouMean(m.Chart, chartNames(c.spec)))
+		}
+	case model.KindPath:
+		c.modulePath(m)
+	case model.KindGroup:
+		if m.Has("namespace") {
+			c.errorf(&m.Node, "namespace", "a group's Application lives in the Argo CD namespace: remove namespace")
+		}
+		if len(m.Members) == 0 {
+			c.errorf(&m.Node, "group", "empty group: list the modules it delivers")
+		}
+	}
+	if m.Kind == model.KindChart || m.Kind == model.KindPath {
+		if !m.Has("namespace") {
+			c.log.Errorf(m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
+		} else {
+			c.name(&m.Node, "namespace", m.Namespace)
+		}
+	}
+	if m.Kind != model.KindChart && m.Kind != model.KindInvalid {
+		for _, f := range []string{"values", "wiring"} {
+			if m.Has(f) {
+				c.errorf(&m.Node, f, "only chart modules take %s: remove it", f)
+			}
+		}
+	}
+	for i, n := range m.Needs {
+		p := fmt.Sprintf("%s[%d]", m.FieldPath("needs"), i)
+		switch {
+		case n == m.Name:
+			c.log.Errorf(m.At("needs"), p, "a module cannot need itself")
+		case c.spec.Module(n) == nil:
+			c.log.Errorf(m.At("needs"), p, "unknown module %q%s", n, didYouMean(n, moduleNames(c.spec)))
+		}
+	}
+	for i, o := range m.SyncOptions {
+		if !syncOpt.MatchString(o) {
+			c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
+		}
+		if strings.HasPrefix(o, "CreateNamespace=") {
+			c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "set createNamespace instead of the CreateNamespace sync option")
+		}
+	}
+	for _, w := range m.Wiring {
+		c.wire(m, w)
+	}
+	if m.Endpoint != nil {
+		c.endpoint(m.Endpoint)
+	}
+}
+
+func (c *checker) modulePath(m *model.Module) {
+	if msg := repoPathProblem(m.Dir); msg != "" {
+		c.errorf(&m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
+		return
+	}
+	out := c.spec.Platform.OutDir
+	if m.Dir == out || strings.HasPrefix(m.Dir, out+"/") {
+		c.errorf(&m.Node, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", m.Dir, out)
+		return
+	}
+	info, err := fs.Stat(c.fsys, m.Dir)
+	switch {
+	case err != nil:
+		c.errorf(&m.Node, "path", "folder %q does not exist: create it or fix the path", m.Dir)
+	case !info.IsDir():
+		c.errorf(&m.Node, "path", "%q is a file: name the folder that holds the manifests", m.Dir)
+	default:
+		entries, _ := fs.ReadDir(c.fsys, m.Dir)
+		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
+			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
+		}
+	}
+}
+
+func isManifest(name string) bool {
+	switch path.Ext(name) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+var wireFields = []string{"address", "host", "port", "url"}
+
+func (c *checker) wire(m *model.Module, w *model.Wire) {
+	if w.ValuesPath == nil {
+		c.log.Errorf(w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", w.Key)
+	}
+	if !slices.Contains(wireFields, w.Field) {
+		c.errorf(&w.Node, "field", "unknown endpoint field %q: use one of %s", w.Field, strings.Join(wireFields, ", "))
+	}
+	src := c.spec.Module(w.From)
+	switch {
+	case w.From == m.Name:
+		c.errorf(&w.Node, "from", "a module cannot wire its own endpoint")
+	case src == nil:
+		c.errorf(&w.Node, "from", "unknown module %q%s", w.From, didYouMean(w.From, moduleNames(c.spec)))
+	case src.Endpoint == nil:
+		c.errorf(&w.Node, "from", "module %q declares no endpoint: add endpoint: {host, port} to it", w.From)
+	case w.Field == "url" && src.Endpoint.Scheme == "":
+		c.errorf(&w.Node, "field", "module %q's endpoint has no scheme for a url: add endpoint.scheme, or wire the address", w.From)
+	}
+}
+
+func (c *checker) endpoint(e *model.Endpoint) {
+	if e.Host == "" || strings.ContainsAny(e.Host, " /:") {
+		c.errorf(&e.Node, "host", "%q is not a host name: give the name alone, without scheme or port", e.Host)
+	}
+}
+
+// groups checks group membership and returns each member's group.
+func (c *checker) groups() map[string]string {
+	parent := map[string]string{}
+	for _, g := range c.spec.Modules {
+		if g.Kind != model.KindGroup {
+			continue
+		}
+		for i, name := range g.Members {
+			p := fmt.Sprintf("%s[%d]", g.FieldPath("group"), i)
+			member := c.spec.Module(name)
+			switch {
+			case member == nil:
+				c.log.Errorf(g.At("group"), p, "unknown module %q%s", name, didYouMean(name, moduleNames(c.spec)))
+			case name == g.Name:
+				c.log.Errorf(g.At("group"), p, "a group cannot contain itself")
+			case parent[name] != "":
+				c.log.Errorf(g.At("group"), p, "module %q is already in group %q: a module is delivered by one group", name, parent[name])
+			default:
+				parent[name] = g.Name
+			}
+		}
+	}
+	// A group nested in itself through other groups would never be
+	// delivered.
+	for _, m := range c.spec.Modules {
+		seen := []string{m.Name}
+		for p := parent[m.Name]; p != ""; p = parent[p] {
+			if p == m.Name {
+				c.log.Errorf(m.Pos, m.Path, "groups contain each other: %s: break the loop", strings.Join(append(seen, p), " -> "))
+				delete(parent, m.Name)
+				break
+			}
+			if slices.Contains(seen, p) {
+				break // reported from that module
+			}
+			seen = append(seen, p)
+		}
+	}
+	return parent
+}
+
+// environment checks one environment and its use of the modules.
+func (c *checker) environment(env *model.Environment) {
+	c.label(env.Pos, env.Path, env.Name)
+	switch {
+	case !env.OK("revision"):
+	case env.Revision == "":
+		c.errorf(&env.Node, "revision", "empty revision: use HEAD, a branch, or a release tag")
+	case env.Pinned && !isReleaseTag(env.Revision):
+		c.errorf(&env.Node, "revision", "pinned environment tracks %q: pin a release tag such as \"v1.2.3\", so that it reconciles against a fixed, reviewed release", env.Revision)
+	}
+	d := env.Destination
+	if d.Server != "" && d.Name != "" {
+		c.log.Errorf(d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
+	}
+	projects := []string{"default"}
+	for _, p := range env.Projects {
+		c.label(p.Pos, p.Path, p.Name)
+		projects = append(projects, p.Name)
+		for i, pd := range p.Destinations {
+			if pd.Server != "" && pd.Name != "" {
+				c.log.Errorf(p.At("destinations"), fmt.Sprintf("%s[%d]", p.FieldPath("destinations"), i), "destination sets both server and name: Argo CD takes one of them")
+			}
+		}
+	}
+	if !slices.Contains(projects, env.Project) {
+		c.errorf(&env.Node, "project", "unknown project %q: declare it under projects, or use \"default\"%s", env.Project, didYouMean(env.Project, projects))
+	}
+	for _, name := range sortedKeys(env.Settings) {
+		s := env.Settings[name]
+		m := c.spec.Module(name)
+		if m == nil {
+			c.log.Errorf(s.Pos, s.Path, "unknown module %q%s", name, didYouMean(name, moduleNames(c.spec)))
+			continue
+		}
+		if s.Project != "" && !slices.Contains(projects, s.Project) {
+			c.errorf(&s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), didYouMean(s.Project, projects))
+		}
+		if s.External != nil {
+			c.endpoint(s.External)
+			if s.Enabled {
+				c.errorf(&s.Node, "external", "external is used only where the module is disabled: add enabled: false, or remove external")
+			}
+		}
+		if s.Values != nil && m.Kind != model.KindChart {
+			c.errorf(&s.Node, "values", "only chart modules take values: remove them")
+		}
+	}
+	// Wiring must find an endpoint in every environment: the module's own,
+	// or the external one given where the environment disables it.
+	wiredBy := map[string][]string{} // disabled module -> "consumer (key)"
+	for _, m := range c.spec.Modules {
+		if !Enabled(env, m.Name) {
+			continue
+		}
+		for _, w := range m.Wiring {
+			src := c.spec.Module(w.From)
+			if src == nil || src.Endpoint == nil || Enabled(env, w.From) || env.Settings[w.From].External != nil {
+				continue
+			}
+			wiredBy[w.From] = append(wiredBy[w.From], fmt.Sprintf("%s (%s)", m.Name, w.Key))
+		}
+	}
+	for _, name := range sortedKeys(wiredBy) {
+		s := env.Settings[name]
+		c.log.Errorf(s.Pos, s.Path, "disables %q, whose endpoint is wired into %s: give external: {host, port}, the endpoint of the service that replaces it", name, strings.Join(wiredBy[name], ", "))
+	}
+}
+
+// Enabled reports whether the module is enabled in env.
+func Enabled(env *model.Environment, module string) bool {
+	s, ok := env.Settings[module]
+	return !ok || s.Enabled
+}
+
+// applicationNames checks that no module's Application clashes with a root
+// Application's name.
+func (c *checker) applicationNames() {
+	for _, env := range c.spec.Environments {
+		root := RootName(env.Name)
+		if m := c.spec.Module(root); m != nil {
+			c.log.Errorf(m.Pos, m.Path, "module name %q is the name of environment %s's root Application: rename the module", root, env.Name)
+		}
+	}
+}
+
+// RootName is the name of an environment's root Application.
+func RootName(env string) string { return "root-" + env }
+
+func didYouMean(name string, candidates []string) string {
+	if s := diag.Suggest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+func moduleNames(s *model.Spec) []string {
+	var out []string
+	for _, m := range s.Modules {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func chartNames(s *model.Spec) []string {
+	var out []string
+	for _, c := range s.Charts {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func envNames(s *model.Spec) []string {
+	var out []string
+	for _, e := range s.Environments {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,100 @@
+package check
+
+import (
+	"slices"
+	"strings"
+)
+
+// waves orders the modules of each apps file from their needs and returns
+// each module's sync wave.
+//
+// A sync wave orders an Application only among the siblings in the same apps
+// file, so a need that crosses files is lifted to the siblings that contain
+// the two modules: a policy module that needs kyverno, a member of the
+// platform-operators group, syncs after platform-operators. A module syncs
+// one wave after the latest of what it needs; a hand-set wave must be later
+// than all of them.
+func (c *checker) waves(parent map[string]string) map[string]int {
+	after := map[string][]string{} // module -> siblings it syncs after
+	for _, m := range c.spec.Modules {
+		for _, n := range m.Needs {
+			if c.spec.Module(n) == nil || n == m.Name {
+				continue // reported
+			}
+			a, b, ok := siblings(m.Name, n, parent)
+			if !ok {
+				c.log.Errorf(m.At("needs"), m.FieldPath("needs"), "%q needs %q, but one delivers the other: remove the need, the group syncs its members itself", m.Name, n)
+				continue
+			}
+			if !slices.Contains(after[a], b) {
+				after[a] = append(after[a], b)
+			}
+		}
+	}
+
+	waves := map[string]int{}
+	state := map[string]int{} // 0 new, 1 on the stack, 2 done
+	var stack []string
+	var visit func(name string) int
+	visit = func(name string) int {
+		switch state[name] {
+		case 1:
+			i := slices.Index(stack, name)
+			cycle := append(slices.Clone(stack[i:]), name)
+			m := c.spec.Module(name)
+			c.log.Errorf(m.At("needs"), m.FieldPath("needs"), "modules need each other: %s: remove one of these needs", strings.Join(cycle, " -> "))
+			return 0
+		case 2:
+			return waves[name]
+		}
+		state[name] = 1
+		stack = append(stack, name)
+		wave, latest := 0, ""
+		deps := slices.Clone(after[name])
+		slices.Sort(deps)
+		for _, d := range deps {
+			if w := visit(d) + 1; w > wave {
+				wave, latest = w, d
+			}
+		}
+		m := c.spec.Module(name)
+		if m.Wave != nil {
+			if *m.Wave < wave {
+				c.errorf(&m.Node, "wave", "wave %d is not after wave %d of %q, which it needs: set wave to %d or more, or remove it", *m.Wave, wave-1, latest, wave)
+			}
+			wave = *m.Wave
+		}
+		stack = stack[:len(stack)-1]
+		state[name] = 2
+		waves[name] = wave
+		return wave
+	}
+	for _, m := range c.spec.Modules {
+		visit(m.Name)
+	}
+	return waves
+}
+
+// siblings lifts the need "a needs b" to the two modules that contain them
+// and share a parent (the same apps file). It fails when one contains the
+// other.
+func siblings(a, b string, parent map[string]string) (string, string, bool) {
+	chain := func(x string) []string {
+		out := []string{x}
+		for p := parent[x]; p != "" && !slices.Contains(out, p); p = parent[p] {
+			out = append(out, p)
+		}
+		return out
+	}
+	ca, cb := chain(a), chain(b)
+	if slices.Contains(ca, b) || slices.Contains(cb, a) {
+		return "", "", false
+	}
+	// Walk both chains from the top while they agree; the first
+	// disagreement is the pair of siblings.
+	i, j := len(ca)-1, len(cb)-1
+	for i > 0 && j > 0 && ca[i] == cb[j] {
+		i, j = i-1, j-1
+	}
+	return ca[i], cb[j], ca[i] != cb[j]
+}

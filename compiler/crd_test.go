@@ -1,0 +1,85 @@
+package compiler_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/validate"
+)
+
+// upstreamCRDs is the read-only folder of the CRDs Argo CD and kro ship,
+// beside the repository. A user's clone has none.
+const upstreamCRDs = "../../shared/crds"
+
+func upstreamValidator(t *testing.T) *validate.Validator {
+	t.Helper()
+	entries, err := os.ReadDir(upstreamCRDs)
+	if os.IsNotExist(err) {
+		t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstreamCRDs)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".yaml") {
+			data, err := os.ReadFile(filepath.Join(upstreamCRDs, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[e.Name()] = data
+		}
+	}
+	v, err := validate.FromCRDs(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestOutputMatchesUpstreamCRDs checks every object platc renders, for the
+// sample platform and every golden case that renders, against the upstream
+// CRD of its kind, strictly: a field the CRD does not declare is an error.
+func TestOutputMatchesUpstreamCRDs(t *testing.T) {
+	v := upstreamValidator(t)
+	repos := []string{".."}
+	cases, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		repos = append(repos, filepath.Join(goldenDir, c.Name()))
+	}
+	objects := 0
+	for _, repo := range repos {
+		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+		for _, o := range res.Outputs {
+			for i, doc := range bytes.Split(o.Data, []byte("\n---\n")) {
+				var obj map[string]any
+				if err := yaml.Unmarshal(doc, &obj); err != nil {
+					t.Fatalf("%s: %s: document %d: %v", repo, o.Path, i+1, err)
+				}
+				if obj == nil {
+					continue // a file with no objects
+				}
+				objects++
+				problems, err := v.Validate(obj)
+				if err != nil {
+					t.Errorf("%s: %s: document %d: %v", repo, o.Path, i+1, err)
+				}
+				for _, p := range problems {
+					t.Errorf("%s: %s: %s %v: %s", repo, o.Path, obj["kind"], obj["metadata"].(map[string]any)["name"], p)
+				}
+			}
+		}
+	}
+	if objects < 50 {
+		t.Errorf("validated %d objects; the sample and the golden cases render more", objects)
+	}
+}

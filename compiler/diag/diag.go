@@ -1,0 +1,218 @@
+// Package diag is the problem sink of the compiler: every stage reports what
+// it finds here as data (position, spec path, message), and only the edge (the
+// CLI, the tests) turns the list into text.
+//
+// It does not decide what is a problem and never prints by itself.
+package diag
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Pos is a position in an input file. Line and Col count from 1; a zero Line
+// means the position is the file as a whole.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// IsValid reports whether p names a file.
+func (p Pos) IsValid() bool { return p.File != "" }
+
+// String formats p as file:line:col, file:line or file.
+func (p Pos) String() string {
+	switch {
+	case p.File == "":
+		return "-"
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Compare orders positions by file, line and column.
+func (p Pos) Compare(q Pos) int {
+	return cmp.Or(strings.Compare(p.File, q.File), cmp.Compare(p.Line, q.Line), cmp.Compare(p.Col, q.Col))
+}
+
+// Severity says whether a problem stops the render.
+type Severity int
+
+const (
+	// Error problems fail the command and leave out/ untouched.
+	Error Severity = iota
+	// Warning problems are printed but do not fail the command.
+	Warning
+)
+
+// Problem is one finding: where it is, which spec path it concerns, and what
+// to do about it.
+type Problem struct {
+	Pos      Pos
+	Path     string // spec path, such as modules.qdrant.chart; may be empty
+	Msg      string // lower-case, no trailing period
+	Severity Severity
+}
+
+// String formats p the way go/scanner and cue/errors do:
+// file:line:col: path: message, with "warning: " before the path for warnings.
+func (p Problem) String() string {
+	var b strings.Builder
+	b.WriteString(p.Pos.String())
+	b.WriteString(": ")
+	if p.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	if p.Path != "" {
+		b.WriteString(p.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+func compareProblems(a, b Problem) int {
+	return cmp.Or(a.Pos.Compare(b.Pos), strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg), cmp.Compare(a.Severity, b.Severity))
+}
+
+// Log collects problems. The zero value is ready to use and safe for
+// concurrent use, so stages may report from several goroutines.
+type Log struct {
+	mu       sync.Mutex
+	problems []Problem
+}
+
+// Errorf records an error at pos for the spec path.
+func (l *Log) Errorf(pos Pos, path, format string, args ...any) {
+	l.Add(Problem{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: Error})
+}
+
+// Warnf records a warning at pos for the spec path.
+func (l *Log) Warnf(pos Pos, path, format string, args ...any) {
+	l.Add(Problem{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: Warning})
+}
+
+// Add records p.
+func (l *Log) Add(p Problem) {
+	l.mu.Lock()
+	l.problems = append(l.problems, p)
+	l.mu.Unlock()
+}
+
+// HasErrors reports whether an error (not a warning) was recorded.
+func (l *Log) HasErrors() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.problems {
+		if p.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Problems returns the recorded problems sorted by position, path and
+// message, with exact duplicates removed.
+func (l *Log) Problems() []Problem {
+	l.mu.Lock()
+	ps := slices.Clone(l.problems)
+	l.mu.Unlock()
+	slices.SortFunc(ps, compareProblems)
+	return slices.Compact(ps)
+}
+
+// String returns the problems, one per line, in the order of Problems.
+func (l *Log) String() string {
+	var b strings.Builder
+	for _, p := range l.Problems() {
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Suggest returns the candidate closest to name when it is close enough to be
+// a typo of it (at most two edits, and fewer edits than the candidate is
+// long), or "".
+func Suggest(name string, candidates []string) string {
+	best, bestDist := "", 3
+	for _, c := range candidates {
+		if c == name {
+			continue
+		}
+		if d := editDistance(name, c); d < bestDist && d < len(c) {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+var plainLabel = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+
+// JoinPath appends a label to a spec path, quoting the label where it is not
+// a plain identifier (a wiring key with dots, say), so that every stage
+// writes the same path for the same value.
+func JoinPath(base, label string) string {
+	if !plainLabel.MatchString(label) {
+		label = strconv.Quote(label)
+	}
+	if base == "" {
+		return label
+	}
+	return base + "." + label
+}
+
+// ParentPath returns the spec path without its last label ("" for a path of
+// one label); it understands the quoted labels JoinPath writes.
+func ParentPath(p string) string {
+	end := 0 // the end of the labels read so far, before the next '.'
+	for i := 0; i < len(p); {
+		if p[i] == '"' {
+			q, err := strconv.QuotedPrefix(p[i:])
+			if err != nil {
+				return ""
+			}
+			i += len(q)
+		} else {
+			for i < len(p) && p[i] != '.' {
+				i++
+			}
+		}
+		if i >= len(p) {
+			return p[:end]
+		}
+		end = i
+		i++ // the '.'
+	}
+	return p[:end]
+}

@@ -1,0 +1,171 @@
+package compiler_test
+
+import (
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/emit"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected output of the golden cases")
+
+// goldenDir holds the end-to-end cases. Each case is a folder laid out as a
+// repository: sources/ (the spec, and any manifests it names) is the input;
+// everything else is expected output: the render under its output root
+// (out/ unless the spec says otherwise), and stderr, the problems exactly as
+// platc prints them. A case that must fail has a stderr and no render.
+const goldenDir = "../golden"
+
+// TestGolden compiles every case and compares the whole result with the
+// expectations: every file's bytes, and no file missing or extra.
+// go test ./compiler -update rewrites the expectations, never the inputs.
+func TestGolden(t *testing.T) {
+	cases, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no golden cases")
+	}
+	for _, c := range cases {
+		if !c.IsDir() {
+			continue
+		}
+		t.Run(c.Name(), func(t *testing.T) {
+			dir := filepath.Join(goldenDir, c.Name())
+			got := goldenResult(t, dir)
+			if *update {
+				writeExpectations(t, dir, got)
+				return
+			}
+			want := readExpectations(t, dir)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("golden case %s differs (-want +got), run go test ./compiler -update if the change is intended:\n%s", c.Name(), diff)
+			}
+		})
+	}
+}
+
+// goldenResult returns the files a case should hold after compiling: the
+// rendered out/ files and stderr, by path relative to the case folder.
+func goldenResult(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	res := compiler.Compile(os.DirFS(dir), compiler.Options{})
+	got := map[string]string{}
+	if s := res.Log.String(); s != "" {
+		got["stderr"] = s
+	}
+	if res.Log.HasErrors() && res.Outputs != nil {
+		t.Fatal("outputs despite errors")
+	}
+	for _, o := range res.Outputs {
+		got[o.Path] = string(o.Data)
+	}
+	if len(got) == 0 {
+		t.Fatal("compiling gave neither output nor problems")
+	}
+	return got
+}
+
+// expectation reports whether a file of a case folder is an expectation:
+// anything outside sources/, the input.
+func expectation(p string) bool {
+	return p != "sources" && !strings.HasPrefix(p, "sources/")
+}
+
+func readExpectations(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	want := map[string]string{}
+	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !expectation(p) {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		want[p] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+func writeExpectations(t *testing.T, dir string, got map[string]string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if expectation(e.Name()) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	paths := make([]string, 0, len(got))
+	for p := range got {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		if !expectation(p) {
+			t.Fatalf("render wrote %s, inside sources/", p)
+		}
+		file := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(file), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got[p]), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestGoldenDeterministic compiles every case twice and requires the same
+// bytes: no map order, no clock, no address leaks into the output.
+func TestGoldenDeterministic(t *testing.T) {
+	cases, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if !c.IsDir() {
+			continue
+		}
+		dir := filepath.Join(goldenDir, c.Name())
+		a, b := goldenResult(t, dir), goldenResult(t, dir)
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Errorf("%s: two compilations differ:\n%s", c.Name(), diff)
+		}
+	}
+}
+
+// TestSampleUpToDate fails when the committed render of the sample platform
+// (out/ at the repository root) is not what its sources produce: the drift
+// check of platc check, run by go test.
+func TestSampleUpToDate(t *testing.T) {
+	repo := os.DirFS("..")
+	res := compiler.Compile(repo, compiler.Options{})
+	if res.Log.HasErrors() {
+		t.Fatalf("the sample platform does not compile:\n%s", res.Log)
+	}
+	if s := res.Log.String(); s != "" {
+		t.Errorf("the sample platform has warnings:\n%s", s)
+	}
+	st, err := emit.Scan(repo, res.OutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range emit.Compare(st, res.Outputs) {
+		t.Errorf("%s is %s: run make render and commit %s/\n%s", d.Path, d.Kind, res.OutDir, d.Diff)
+	}
+}

@@ -1,0 +1,355 @@
+// Package load reads a platform spec: it parses the CUE files of the spec
+// folder, builds them into one CUE value and unifies that value with the
+// embedded schema (schemas/platform.cue), reporting every syntax and schema
+// problem with its file position.
+//
+// It does not interpret the spec: names, versions and references are checked
+// by later stages on plain Go types. CUE values do not leave this package and
+// the model package, which decodes them.
+package load
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/schemas"
+)
+
+// MaxFileSize bounds a spec file. A spec is hand-written text; anything larger
+// is almost certainly a mistake (a render or a binary in the wrong folder).
+const MaxFileSize = 8 << 20
+
+// Spec is a loaded platform spec.
+type Spec struct {
+	// Value is the spec unified with #Spec. It may hold errors where the
+	// spec does not fit the schema; they have been reported to the log.
+	Value cue.Value
+	// Files are the spec files, slash-separated and relative to the
+	// repository root, sorted.
+	Files []string
+	// Decls maps the spec path of each field written in the spec files
+	// (such as modules.qdrant.values) to the position of its first label.
+	// Once unified with the schema, CUE places a struct poorly; this is
+	// where people wrote it.
+	Decls map[string]diag.Pos
+}
+
+// Load parses the .cue files directly in dir (slash-separated, relative to
+// the root of fsys) and unifies them with the spec schema. Problems go to
+// log. It returns nil when the spec cannot be evaluated at all (no files,
+// syntax errors); otherwise a Spec, whose Value may still hold schema errors.
+func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		log.Errorf(diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", unwrapPathError(err))
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".cue") {
+			names = append(names, path.Join(dir, e.Name()))
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		log.Errorf(diag.Pos{File: dir}, "", "no .cue files: write the platform spec here (`platc schema` prints the spec language)")
+		return nil
+	}
+
+	var files []*ast.File
+	ok := true
+	for _, name := range names {
+		f, good := parseFile(fsys, name, log)
+		ok = ok && good
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	if !ok {
+		return nil
+	}
+	if !checkPackages(files, log) {
+		return nil
+	}
+	decls := indexDecls(files, log)
+
+	ctx := cuecontext.New()
+	inst := build.NewContext().NewInstance(dir, nil)
+	for _, f := range files {
+		if err := inst.AddSyntax(f); err != nil {
+			(&reporter{log: log, decls: decls}).report(err)
+			return nil
+		}
+	}
+	value := ctx.BuildInstance(inst)
+	if err := value.Err(); err != nil && !value.Exists() {
+		(&reporter{log: log, decls: decls}).report(err)
+		return nil
+	}
+	schema := ctx.CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
+	if err := schema.Err(); err != nil {
+		// The schema is ours and tested; this is a bug, not a user error.
+		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
+	}
+	unified := value.Unify(schema.LookupPath(cue.MakePath(cue.Def("Spec"))))
+	validate(&reporter{log: log, root: unified, decls: decls}, unified)
+	return &Spec{Value: unified, Files: names, Decls: decls}
+}
+
+func parseFile(fsys fs.FS, name string, log *diag.Log) (*ast.File, bool) {
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		log.Errorf(diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
+		return nil, false
+	}
+	if info.Size() > MaxFileSize {
+		log.Errorf(diag.Pos{File: name}, "", "file is %d bytes, more than the %d a spec file may have: split it or move it out of the spec folder", info.Size(), MaxFileSize)
+		return nil, false
+	}
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		log.Errorf(diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
+		return nil, false
+	}
+	f, err := parser.ParseFile(name, data, parser.ParseComments, parser.AllErrors)
+	if err != nil {
+		(&reporter{log: log}).report(err)
+		return f, false
+	}
+	return f, true
+}
+
+// checkPackages requires one package name across the spec files, as CUE does
+// for the files of one instance, and imports from the standard library only:
+// platc loads a folder, not a CUE module.
+func checkPackages(files []*ast.File, log *diag.Log) bool {
+	ok := true
+	first := files[0]
+	for _, f := range files {
+		if f.PackageName() != first.PackageName() {
+			log.Errorf(filePos(f), "", "package %q differs from package %q in %s: give every spec file the same package clause", f.PackageName(), first.PackageName(), first.Filename)
+			ok = false
+		}
+		for imp := range f.ImportSpecs() {
+			p, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				continue // the parser has reported it
+			}
+			if elem, _, _ := strings.Cut(p, "/"); strings.Contains(elem, ".") {
+				log.Errorf(position(imp.Pos()), "", "import %q is not in the CUE standard library: platc loads the spec folder alone, so keep the spec self-contained", p)
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+// collections are the top-level maps whose entries must each be declared in
+// one place. CUE would merge two declarations of modules.x silently (or
+// report a conflict without saying why); a platform spec wants one
+// declaration per thing, so that reading it finds the whole thing.
+var collections = []string{"charts", "modules", "environments"}
+
+// indexDecls returns the position of the first label of every field written
+// in the files, by spec path, and reports an entry of a collection declared
+// twice. Fields made by comprehensions or embeddings are not written out and
+// have no position here.
+func indexDecls(files []*ast.File, log *diag.Log) map[string]diag.Pos {
+	decls := map[string]diag.Pos{}
+	var walk func(labels []string, prefix string, ds []ast.Decl)
+	walk = func(labels []string, prefix string, ds []ast.Decl) {
+		for _, d := range ds {
+			field, ok := d.(*ast.Field)
+			if !ok {
+				continue
+			}
+			name, ok := labelName(field.Label)
+			if !ok {
+				continue
+			}
+			p := diag.JoinPath(prefix, name)
+			pos := position(field.Label.Pos())
+			if first, seen := decls[p]; !seen {
+				decls[p] = pos
+			} else if len(labels) == 1 && slices.Contains(collections, labels[0]) {
+				log.Errorf(pos, p, "declared again (first at %s): keep one declaration; CUE would merge the two", first)
+			}
+			if s, ok := field.Value.(*ast.StructLit); ok {
+				walk(append(labels[:len(labels):len(labels)], name), p, s.Elts)
+			}
+		}
+	}
+	for _, f := range files {
+		walk(nil, "", f.Decls)
+	}
+	return decls
+}
+
+func labelName(l ast.Label) (string, bool) {
+	name, _, err := ast.LabelName(l)
+	return name, err == nil && name != ""
+}
+
+// validate reports the schema errors of v and says whether it found any. CUE
+// stops at the first error in a struct, which hides problems elsewhere in it,
+// so a struct with errors is searched field by field, and its own error is
+// kept only where no field explains it.
+func validate(r *reporter, v cue.Value) bool {
+	err := v.Validate(cue.Concrete(true))
+	if err == nil {
+		return false
+	}
+	found := false
+	// A struct with an error anywhere below has kind bottom, so look for
+	// fields whatever the kind.
+	if it, ferr := v.Fields(); ferr == nil {
+		for it.Next() {
+			found = validate(r, it.Value()) || found
+		}
+	}
+	if !found {
+		r.report(err)
+	}
+	return true
+}
+
+// reporter turns CUE errors into problems.
+type reporter struct {
+	log   *diag.Log
+	root  cue.Value           // the unified spec, for the fields a struct allows
+	decls map[string]diag.Pos // for positions
+}
+
+// report turns CUE errors into problems. Positions in the embedded schema
+// mean nothing to a user, so an error with no position in a spec file is
+// placed at the nearest enclosing field written in one.
+func (r *reporter) report(err error) {
+	for _, e := range errors.Errors(err) {
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		if strings.HasSuffix(msg, "errors in empty disjunction:") {
+			continue // the errors that follow say what is wrong
+		}
+		p := userPos(e)
+		var specPath string
+		for _, label := range e.Path() {
+			if u, err := strconv.Unquote(label); err == nil {
+				label = u
+			}
+			specPath = diag.JoinPath(specPath, label)
+		}
+		if !p.IsValid() {
+			p = nearestDecl(r.decls, specPath)
+		}
+		r.log.Add(diag.Problem{Pos: p, Path: specPath, Msg: explain(msg, e.Path(), r.root)})
+	}
+}
+
+// explain rewrites CUE's terse messages into ones that say what to do.
+func explain(msg string, p []string, root cue.Value) string {
+	switch {
+	case msg == "field not allowed":
+		field := p[len(p)-1]
+		msg = fmt.Sprintf("unknown field %q", field)
+		if s := diag.Suggest(field, allowedFields(root, p[:len(p)-1])); s != "" {
+			return msg + fmt.Sprintf(": did you mean %q?", s)
+		}
+		return msg + ": remove it or check its spelling (`platc schema` lists the fields)"
+	case msg == "field is required but not present":
+		return fmt.Sprintf("required field %q is missing: add it", p[len(p)-1])
+	}
+	return msg
+}
+
+func allowedFields(root cue.Value, p []string) []string {
+	if !root.Exists() {
+		return nil
+	}
+	v := root.LookupPath(pathOf(p))
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for it.Next() {
+		names = append(names, it.Selector().Unquoted())
+	}
+	return names
+}
+
+func pathOf(p []string) cue.Path {
+	sels := make([]cue.Selector, len(p))
+	for i, s := range p {
+		if strings.HasPrefix(s, "#") {
+			sels[i] = cue.Def(s)
+		} else {
+			sels[i] = cue.Str(s)
+		}
+	}
+	return cue.MakePath(sels...)
+}
+
+func userPos(e errors.Error) diag.Pos {
+	candidates := append([]token.Pos{e.Position()}, e.InputPositions()...)
+	for _, p := range candidates {
+		if p.IsValid() && p.Filename() != schemas.PlatformFile {
+			return position(p)
+		}
+	}
+	return diag.Pos{}
+}
+
+// nearestDecl returns the position of the field at specPath, or of the
+// nearest enclosing field written in a spec file.
+func nearestDecl(decls map[string]diag.Pos, specPath string) diag.Pos {
+	for p := specPath; p != ""; p = diag.ParentPath(p) {
+		if pos, ok := decls[p]; ok {
+			return pos
+		}
+	}
+	return diag.Pos{}
+}
+
+// Pos returns the position of v in a spec file, or the zero Pos where v comes
+// from the schema alone (a default) or from nowhere.
+func Pos(v cue.Value) diag.Pos {
+	p := v.Pos()
+	if !p.IsValid() || p.Filename() == schemas.PlatformFile {
+		return diag.Pos{}
+	}
+	return position(p)
+}
+
+func position(p token.Pos) diag.Pos {
+	if !p.IsValid() {
+		return diag.Pos{}
+	}
+	return diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
+}
+
+func filePos(f *ast.File) diag.Pos {
+	if f.Pos().IsValid() {
+		return position(f.Pos())
+	}
+	return diag.Pos{File: f.Filename}
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

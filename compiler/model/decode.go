@@ -1,0 +1,395 @@
+package model
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/load"
+)
+
+// Decode turns the loaded spec into a Spec.
+func Decode(loaded *load.Spec) *Spec {
+	d := &decoder{decls: loaded.Decls}
+	v := loaded.Value
+	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}}
+	s.Platform = decodePlatform(d.entry(v.LookupPath(cue.MakePath(cue.Str("platform"))), "platform"))
+	d.eachEntry(v, "charts", func(name string, e entry) {
+		c := &Chart{Node: e.node, Name: name}
+		c.RepoURL = e.str("repoURL")
+		c.Chart = e.str("chart")
+		c.Version = e.str("version")
+		s.Charts = append(s.Charts, c)
+		s.charts[name] = c
+	})
+	d.eachEntry(v, "modules", func(name string, e entry) {
+		m := decodeModule(name, e)
+		s.Modules = append(s.Modules, m)
+		s.modules[name] = m
+	})
+	d.eachEntry(v, "environments", func(name string, e entry) {
+		s.Environments = append(s.Environments, decodeEnvironment(name, e))
+	})
+	return s
+}
+
+func decodePlatform(e entry) Platform {
+	return Platform{
+		Node:               e.node,
+		Name:               e.str("name"),
+		Description:        e.str("description"),
+		RepoURL:            e.str("repoURL"),
+		OutDir:             e.strOr("outDir", "out"),
+		ArgoCDNamespace:    e.strOr("argocdNamespace", "argocd"),
+		DefaultEnvironment: e.str("defaultEnvironment"),
+	}
+}
+
+func decodeModule(name string, e entry) *Module {
+	m := &Module{Node: e.node, Name: name}
+	m.Description = e.str("description")
+	m.Chart = e.str("chart")
+	m.Dir = e.str("path")
+	m.Members = e.strings("group")
+	kinds := 0
+	for _, k := range []struct {
+		field string
+		kind  ModuleKind
+	}{{"chart", KindChart}, {"path", KindPath}, {"group", KindGroup}} {
+		if e.Has(k.field) {
+			kinds++
+			m.Kind = k.kind
+		}
+	}
+	if kinds != 1 {
+		m.Kind = KindInvalid
+	}
+	m.Namespace = e.str("namespace")
+	m.Needs = e.strings("needs")
+	if w, ok := e.int("wave"); ok {
+		wave := int(w)
+		m.Wave = &wave
+	}
+	m.Values = e.values("values")
+	m.Endpoint = e.endpoint("endpoint")
+	m.CreateNamespace = e.boolOr("createNamespace", true)
+	m.SyncOptions = e.strings("syncOptions")
+	m.CascadeDelete = e.boolOr("cascadeDelete", true)
+	e.eachField("wiring", func(key string, w entry) {
+		m.Wiring = append(m.Wiring, &Wire{
+			Node:       w.node,
+			Key:        key,
+			ValuesPath: SplitValuesPath(key),
+			From:       w.str("from"),
+			Field:      w.strOr("field", "address"),
+		})
+	})
+	return m
+}
+
+func decodeEnvironment(name string, e entry) *Environment {
+	env := &Environment{Node: e.node, Name: name, Settings: map[string]*ModuleSettings{}}
+	env.Description = e.str("description")
+	env.Revision = e.str("revision")
+	env.Pinned = e.boolOr("pinned", false)
+	env.Project = e.strOr("project", "default")
+	d := e.sub("destination")
+	env.Destination = Destination{Node: d.node, Server: d.str("server"), Name: d.str("name")}
+	if env.Destination.Server == "" && env.Destination.Name == "" {
+		env.Destination.Server = "https://kubernetes.default.svc"
+	}
+	e.eachField("projects", func(pname string, p entry) {
+		proj := &Project{Node: p.node, Name: pname}
+		proj.Description = p.str("description")
+		proj.SourceRepos = p.strings("sourceRepos")
+		p.eachElem("destinations", func(d entry) {
+			proj.Destinations = append(proj.Destinations, ProjectDestination{
+				Server: d.str("server"), Name: d.str("name"), Namespace: d.str("namespace"),
+			})
+		})
+		proj.ClusterResourceWhitelist = p.groupKinds("clusterResourceWhitelist")
+		proj.NamespaceResourceBlacklist = p.groupKinds("namespaceResourceBlacklist")
+		proj.SourceNamespaces = p.strings("sourceNamespaces")
+		env.Projects = append(env.Projects, proj)
+	})
+	e.eachField("modules", func(mname string, s entry) {
+		env.Settings[mname] = &ModuleSettings{
+			Node:     s.node,
+			Module:   mname,
+			Enabled:  s.boolOr("enabled", true),
+			External: s.endpoint("external"),
+			Values:   s.values("values"),
+			Project:  s.str("project"),
+		}
+	})
+	return env
+}
+
+// decoder holds what every entry needs to place itself.
+type decoder struct {
+	decls map[string]diag.Pos
+}
+
+// entry is a CUE struct being decoded, with its node.
+type entry struct {
+	d    *decoder
+	v    cue.Value
+	node Node
+}
+
+// entry starts decoding the struct v at the spec path. Its position is where
+// its label was written; each field's is where its value was written, or
+// its label.
+func (d *decoder) entry(v cue.Value, path string) entry {
+	e := entry{d: d, v: v, node: Node{Path: path, Pos: d.decls[path], fields: map[string]field{}}}
+	if !v.Exists() {
+		return e
+	}
+	if !e.node.Pos.IsValid() {
+		e.node.Pos = load.Pos(v)
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return e
+	}
+	for it.Next() {
+		name := it.Selector().Unquoted()
+		x := it.Value()
+		pos := load.Pos(x)
+		if !pos.IsValid() || x.IncompleteKind() == cue.StructKind {
+			if p, ok := d.decls[diag.JoinPath(path, name)]; ok {
+				pos = p
+			}
+		}
+		e.node.fields[name] = field{pos: pos, ok: usable(x)}
+	}
+	return e
+}
+
+// Has reports whether the field is set in the spec.
+func (e entry) Has(field string) bool { return e.node.Has(field) }
+
+// usable reports whether a field's value can be decoded: it has no error
+// (load reported those) and is concrete, or a struct or list whose parts
+// are decoded one by one.
+func usable(v cue.Value) bool {
+	if v.Err() != nil {
+		return false
+	}
+	switch v.IncompleteKind() {
+	case cue.StructKind, cue.ListKind:
+		return true
+	}
+	return v.IsConcrete()
+}
+
+// field returns the value of a field that is set and usable.
+func (e entry) field(name string) (cue.Value, bool) {
+	if !e.node.OK(name) {
+		return cue.Value{}, false
+	}
+	return e.v.LookupPath(cue.MakePath(cue.Str(name))), true
+}
+
+func (e entry) str(name string) string { return e.strOr(name, "") }
+
+func (e entry) strOr(name, def string) string {
+	if v, ok := e.field(name); ok {
+		if s, err := v.String(); err == nil {
+			return s
+		}
+	}
+	return def
+}
+
+func (e entry) boolOr(name string, def bool) bool {
+	if v, ok := e.field(name); ok {
+		if b, err := v.Bool(); err == nil {
+			return b
+		}
+	}
+	return def
+}
+
+func (e entry) int(name string) (int64, bool) {
+	if v, ok := e.field(name); ok {
+		if i, err := v.Int64(); err == nil {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (e entry) strings(name string) []string {
+	var out []string
+	e.eachElem(name, func(x entry) {
+		if s, err := x.v.String(); err == nil {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+func (e entry) groupKinds(name string) []GroupKind {
+	var out []GroupKind
+	e.eachElem(name, func(x entry) {
+		out = append(out, GroupKind{Group: x.str("group"), Kind: x.str("kind")})
+	})
+	return out
+}
+
+func (e entry) sub(name string) entry {
+	v, _ := e.field(name)
+	sub := e.d.entry(v, e.node.FieldPath(name))
+	if !sub.node.Pos.IsValid() {
+		sub.node.Pos = e.node.Pos
+	}
+	return sub
+}
+
+func (e entry) endpoint(name string) *Endpoint {
+	if !e.Has(name) {
+		return nil
+	}
+	s := e.sub(name)
+	port, _ := s.int("port")
+	return &Endpoint{Node: s.node, Host: s.str("host"), Port: port, Scheme: s.str("scheme")}
+}
+
+func (e entry) values(name string) map[string]any {
+	v, ok := e.field(name)
+	if !ok {
+		return nil
+	}
+	m, _ := Value(v).(map[string]any)
+	return m
+}
+
+// eachField calls fn for each field of the struct-valued field name, in
+// sorted order.
+func (e entry) eachField(name string, fn func(string, entry)) {
+	v, ok := e.field(name)
+	if !ok {
+		return
+	}
+	e.d.eachStructField(v, e.node.FieldPath(name), fn)
+}
+
+func (e entry) eachElem(name string, fn func(entry)) {
+	v, ok := e.field(name)
+	if !ok {
+		return
+	}
+	it, err := v.List()
+	if err != nil {
+		return
+	}
+	for i := 0; it.Next(); i++ {
+		x := e.d.entry(it.Value(), e.node.FieldPath(name)+"["+strconv.Itoa(i)+"]")
+		if !x.node.Pos.IsValid() {
+			x.node.Pos = e.node.At(name)
+		}
+		fn(x)
+	}
+}
+
+func (d *decoder) eachEntry(root cue.Value, name string, fn func(string, entry)) {
+	v := root.LookupPath(cue.MakePath(cue.Str(name)))
+	if !v.Exists() {
+		return
+	}
+	d.eachStructField(v, name, fn)
+}
+
+func (d *decoder) eachStructField(v cue.Value, path string, fn func(string, entry)) {
+	it, err := v.Fields()
+	if err != nil {
+		return
+	}
+	type named struct {
+		name string
+		v    cue.Value
+	}
+	var fields []named
+	for it.Next() {
+		fields = append(fields, named{it.Selector().Unquoted(), it.Value()})
+	}
+	slices.SortFunc(fields, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	for _, f := range fields {
+		fn(f.name, d.entry(f.v, diag.JoinPath(path, f.name)))
+	}
+}
+
+// Value converts a concrete CUE value into plain Go data: map[string]any,
+// []any, string, int64, float64, bool or nil. Non-concrete parts are left
+// out; load has reported them.
+func Value(v cue.Value) any {
+	switch v.Kind() {
+	case cue.StructKind:
+		m := map[string]any{}
+		if it, err := v.Fields(); err == nil {
+			for it.Next() {
+				if x := it.Value(); x.Err() == nil {
+					m[it.Selector().Unquoted()] = Value(x)
+				}
+			}
+		}
+		return m
+	case cue.ListKind:
+		l := []any{}
+		if it, err := v.List(); err == nil {
+			for it.Next() {
+				l = append(l, Value(it.Value()))
+			}
+		}
+		return l
+	case cue.StringKind:
+		s, _ := v.String()
+		return s
+	case cue.BytesKind:
+		b, _ := v.Bytes()
+		return string(b)
+	case cue.IntKind:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case cue.FloatKind:
+		f, _ := v.Float64()
+		return f
+	case cue.BoolKind:
+		b, _ := v.Bool()
+		return b
+	}
+	return nil
+}
+
+// SplitValuesPath splits a dotted Helm values path ("a.b\.c" is a, b.c).
+// It returns nil if the path is empty or has an empty element.
+func SplitValuesPath(key string) []string {
+	var parts []string
+	var cur strings.Builder
+	for i := 0; i < len(key); i++ {
+		switch {
+		case key[i] == '\\' && i+1 < len(key) && key[i+1] == '.':
+			cur.WriteByte('.')
+			i++
+		case key[i] == '.':
+			if cur.Len() == 0 {
+				return nil
+			}
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(key[i])
+		}
+	}
+	if cur.Len() == 0 {
+		return nil
+	}
+	return append(parts, cur.String())
+}

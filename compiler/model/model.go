@@ -1,0 +1,204 @@
+// Package model holds the platform spec as plain Go types, and decodes them
+// from the CUE value that load produced. No CUE type is visible past this
+// package: check and render work on these structs alone.
+//
+// Decoding is lenient. It takes what is there and leaves the rest zero, since
+// load has already reported every value that does not fit the schema; it
+// makes no judgement of its own (that is check's job). Defaults that the
+// schema documents are applied here, so later stages see one value.
+package model
+
+import (
+	"github.com/platc/platc/compiler/diag"
+)
+
+// Spec is a whole platform spec.
+type Spec struct {
+	Platform     Platform
+	Charts       []*Chart       // sorted by name
+	Modules      []*Module      // sorted by name
+	Environments []*Environment // sorted by name
+
+	charts  map[string]*Chart
+	modules map[string]*Module
+}
+
+// Chart returns the chart named name, or nil.
+func (s *Spec) Chart(name string) *Chart { return s.charts[name] }
+
+// Module returns the module named name, or nil.
+func (s *Spec) Module(name string) *Module { return s.modules[name] }
+
+// Platform describes the platform as a whole.
+type Platform struct {
+	Node
+	Name               string
+	Description        string
+	RepoURL            string
+	OutDir             string // default "out"
+	ArgoCDNamespace    string // default "argocd"
+	DefaultEnvironment string
+}
+
+// Chart is a pinned upstream Helm chart.
+type Chart struct {
+	Node
+	Name    string
+	RepoURL string
+	Chart   string
+	Version string
+}
+
+// OCI reports whether the chart lives in an OCI registry.
+func (c *Chart) OCI() bool { return len(c.RepoURL) > 6 && c.RepoURL[:6] == "oci://" }
+
+// ModuleKind says what a module deploys.
+type ModuleKind int
+
+const (
+	// KindInvalid is a module that sets none, or more than one, of chart,
+	// path and group.
+	KindInvalid ModuleKind = iota
+	// KindChart installs an upstream Helm chart.
+	KindChart
+	// KindPath syncs a folder of this repository.
+	KindPath
+	// KindGroup is a nested app-of-apps of other modules.
+	KindGroup
+)
+
+// Module is one child Application.
+type Module struct {
+	Node
+	Name            string
+	Description     string
+	Kind            ModuleKind
+	Chart           string   // KindChart: the name of a chart in Spec.Charts
+	Dir             string   // KindPath: a folder relative to the repository root
+	Members         []string // KindGroup: module names, as written
+	Namespace       string
+	Needs           []string
+	Wave            *int
+	Values          map[string]any
+	Wiring          []*Wire // sorted by values path
+	Endpoint        *Endpoint
+	CreateNamespace bool // default true
+	SyncOptions     []string
+	CascadeDelete   bool // default true
+}
+
+// Endpoint is a network endpoint of a service.
+type Endpoint struct {
+	Node
+	Host   string
+	Port   int64
+	Scheme string
+}
+
+// Wire sets one Helm value from a module's endpoint.
+type Wire struct {
+	Node
+	Key        string   // the values path as written
+	ValuesPath []string // Key split at unescaped dots; nil if Key is malformed
+	From       string   // module name
+	Field      string   // address, host, port or url; default address
+}
+
+// Environment is one cluster the platform is delivered to.
+type Environment struct {
+	Node
+	Name        string
+	Description string
+	Revision    string
+	Pinned      bool
+	Destination Destination
+	Project     string                     // default "default"
+	Projects    []*Project                 // sorted by name
+	Settings    map[string]*ModuleSettings // by module name
+}
+
+// Destination is a cluster, by API server URL or by name.
+type Destination struct {
+	Node
+	Server string
+	Name   string
+}
+
+// ModuleSettings adjust one module in one environment.
+type ModuleSettings struct {
+	Node
+	Module   string
+	Enabled  bool // default true
+	External *Endpoint
+	Values   map[string]any
+	Project  string
+}
+
+// Project is an Argo CD AppProject.
+type Project struct {
+	Node
+	Name                       string
+	Description                string
+	SourceRepos                []string
+	Destinations               []ProjectDestination
+	ClusterResourceWhitelist   []GroupKind
+	NamespaceResourceBlacklist []GroupKind
+	SourceNamespaces           []string
+}
+
+// ProjectDestination is a cluster and namespace a project permits.
+type ProjectDestination struct {
+	Server    string
+	Name      string
+	Namespace string
+}
+
+// GroupKind names a Kubernetes kind by API group.
+type GroupKind struct {
+	Group string
+	Kind  string
+}
+
+// Node is what every spec entity carries for error messages: its spec path,
+// its position, and the positions of its fields.
+type Node struct {
+	Path   string   // spec path, such as modules.qdrant
+	Pos    diag.Pos // where the entity is declared
+	fields map[string]field
+}
+
+// field is what decoding found of one field.
+type field struct {
+	pos diag.Pos
+	ok  bool // its value was decoded; false where load reported an error
+}
+
+// At returns the position of the named field, or of the entity where the
+// field has none in a spec file (a default, or a missing field).
+func (n *Node) At(name string) diag.Pos {
+	if f, ok := n.fields[name]; ok && f.pos.IsValid() {
+		return f.pos
+	}
+	return n.Pos
+}
+
+// FieldPath returns the spec path of the named field.
+func (n *Node) FieldPath(field string) string {
+	if n.Path == "" {
+		return field
+	}
+	return n.Path + "." + field
+}
+
+// Has reports whether the field was set in the spec (not defaulted), with
+// a usable value or not.
+func (n *Node) Has(name string) bool {
+	_, ok := n.fields[name]
+	return ok
+}
+
+// OK reports whether the field was set in the spec with a usable value.
+// Checks of a value look at it only where OK: load has reported the others.
+func (n *Node) OK(name string) bool {
+	return n.fields[name].ok
+}

@@ -1,0 +1,345 @@
+package validate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// This file turns a CRD's structural OpenAPI v3 schema into a JSON Schema
+// (draft 2020-12) that the jsonschema library compiles.
+//
+// Conversion rules, node by node:
+//
+//   - Strictness: an object schema with "properties" and no
+//     "additionalProperties" gets "additionalProperties": false, so unknown
+//     fields are errors. The API server would silently prune them; a
+//     compiler should not let a typo through.
+//   - "x-kubernetes-preserve-unknown-fields": true leaves the node open
+//     (declared properties are still checked).
+//   - "x-kubernetes-int-or-string": true becomes "type": ["integer",
+//     "string"] (plus "null" when nullable). Any "type" and the "anyOf"
+//     that CRD generators emit next to it are dropped. A type list means
+//     the same as anyOf integer/string and gives one clear message
+//     ("got boolean, want integer or string") instead of one per branch.
+//   - "nullable": true adds "null" to the type (and to "enum", if any).
+//   - OpenAPI v3.0's boolean "exclusiveMinimum"/"exclusiveMaximum" become
+//     draft 2020-12's numeric ones.
+//   - A property with a "default" is dropped from its parent's "required":
+//     the API server applies defaults before it validates, so leaving such
+//     a field out of a manifest is fine (kro's spec.schema.scope is one).
+//   - "format" is dropped. The library treats it as an annotation unless
+//     asked to assert it, and asserting it would not match Kubernetes
+//     (int32/int64 are range checks there, date-time parsing differs).
+//     Dropping it keeps the result obvious: format is never checked.
+//   - Annotations and Kubernetes-only keywords (description, default,
+//     example, x-kubernetes-validations (CEL), list/map types, ...) are
+//     dropped: they have no JSON Schema meaning the library could check.
+//   - Inside anyOf/allOf/oneOf/not, Kubernetes only allows value
+//     validations that repeat the structure declared outside, so no
+//     additionalProperties: false is added there: it would reject fields
+//     that the main schema declares.
+//
+// Any keyword outside Kubernetes' JSONSchemaProps is an error, so a
+// constraint is never skipped silently.
+
+// objectMetaSchema is the strict schema for metadata in a manifest: the
+// ObjectMeta fields a person or a compiler may set. Everything else
+// (uid, resourceVersion, managedFields, ...) belongs to the cluster.
+func objectMetaSchema() map[string]any {
+	stringMap := func() map[string]any {
+		return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}
+	}
+	return map[string]any{
+		"type":                 "object",
+		"additionalProperties": false,
+		"properties": map[string]any{
+			"name":         map[string]any{"type": "string"},
+			"generateName": map[string]any{"type": "string"},
+			"namespace":    map[string]any{"type": "string"},
+			"labels":       stringMap(),
+			"annotations":  stringMap(),
+			"finalizers":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		},
+	}
+}
+
+// rootSchema converts the openAPIV3Schema of one CRD version into the JSON
+// Schema for objects of apiVersion and kind.
+func rootSchema(openAPI map[string]any, apiVersion, kind string) (map[string]any, error) {
+	root, err := convert(openAPI, true, "")
+	if err != nil {
+		return nil, err
+	}
+	props, _ := root["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+		root["properties"] = props
+		if _, ok := root["additionalProperties"]; !ok && !isTrue(openAPI["x-kubernetes-preserve-unknown-fields"]) {
+			root["additionalProperties"] = false
+		}
+	}
+	root["type"] = "object"
+	props["apiVersion"] = map[string]any{"type": "string", "const": apiVersion}
+	props["kind"] = map[string]any{"type": "string", "const": kind}
+
+	meta := objectMetaSchema()
+	if m, ok := openAPI["properties"].(map[string]any); ok {
+		if crdMeta, ok := m["metadata"].(map[string]any); ok && hasConstraints(crdMeta) {
+			// A CRD may restrict metadata.name (pattern, maxLength):
+			// check that too, on top of the strict built-in schema.
+			extra, err := convert(crdMeta, false, "/properties/metadata")
+			if err != nil {
+				return nil, err
+			}
+			meta = map[string]any{"allOf": []any{meta, extra}}
+		}
+	}
+	props["metadata"] = meta
+
+	req := []any{"apiVersion", "kind"}
+	if old, ok := root["required"].([]any); ok {
+		for _, r := range old {
+			if r != "apiVersion" && r != "kind" {
+				req = append(req, r)
+			}
+		}
+	}
+	root["required"] = req
+	return root, nil
+}
+
+// hasConstraints reports whether a CRD's metadata schema says more than
+// "type: object".
+func hasConstraints(s map[string]any) bool {
+	for k := range s {
+		switch k {
+		case "type", "description":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+func isTrue(v any) bool {
+	b, ok := v.(bool)
+	return ok && b
+}
+
+// dropped lists the JSONSchemaProps keywords that are not carried over.
+var dropped = map[string]bool{
+	"description":  true,
+	"title":        true,
+	"default":      true,
+	"example":      true,
+	"externalDocs": true,
+	"format":       true,
+	"id":           true,
+	"$schema":      true,
+}
+
+// copied lists the keywords whose OpenAPI v3 and draft 2020-12 meanings
+// are the same.
+var copied = map[string]bool{
+	"maximum":       true,
+	"minimum":       true,
+	"maxLength":     true,
+	"minLength":     true,
+	"pattern":       true,
+	"maxItems":      true,
+	"minItems":      true,
+	"uniqueItems":   true,
+	"multipleOf":    true,
+	"maxProperties": true,
+	"minProperties": true,
+}
+
+// convert converts one schema node. strict says whether object schemas
+// with properties get additionalProperties: false. at is the node's
+// location in the CRD schema, for error messages.
+func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
+	out := map[string]any{}
+	intOrString := isTrue(s["x-kubernetes-int-or-string"])
+	preserve := isTrue(s["x-kubernetes-preserve-unknown-fields"])
+	nullable := isTrue(s["nullable"])
+
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := s[k]
+		switch {
+		case dropped[k], strings.HasPrefix(k, "x-kubernetes-"), k == "nullable":
+		case copied[k]:
+			out[k] = v
+		case k == "type":
+			if intOrString {
+				continue
+			}
+			t, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s/type: want a string, got %T", at, v)
+			}
+			out["type"] = t
+		case k == "enum":
+			e, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("%s/enum: want a list, got %T", at, v)
+			}
+			out["enum"] = append([]any(nil), e...)
+		case k == "exclusiveMinimum", k == "exclusiveMaximum":
+			// Handled below, together with minimum/maximum.
+		case k == "required":
+			r, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("%s/required: want a list, got %T", at, v)
+			}
+			out["required"] = append([]any(nil), r...)
+		case k == "properties":
+			p, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s/properties: want a map, got %T", at, v)
+			}
+			props := make(map[string]any, len(p))
+			for name, ps := range p {
+				psm, ok := ps.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("%s/properties/%s: want a schema, got %T", at, name, ps)
+				}
+				c, err := convert(psm, strict, at+"/properties/"+name)
+				if err != nil {
+					return nil, err
+				}
+				props[name] = c
+			}
+			out["properties"] = props
+		case k == "additionalProperties":
+			switch ap := v.(type) {
+			case bool:
+				out[k] = ap
+			case map[string]any:
+				c, err := convert(ap, strict, at+"/"+k)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = c
+			default:
+				return nil, fmt.Errorf("%s/%s: want a schema or a bool, got %T", at, k, v)
+			}
+		case k == "items":
+			is, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s/items: want a schema, got %T", at, v)
+			}
+			c, err := convert(is, strict, at+"/items")
+			if err != nil {
+				return nil, err
+			}
+			out["items"] = c
+		case k == "anyOf", k == "allOf", k == "oneOf":
+			if intOrString && k == "anyOf" {
+				continue // replaced by the type list below
+			}
+			list, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("%s/%s: want a list, got %T", at, k, v)
+			}
+			var conv []any
+			for i, item := range list {
+				im, ok := item.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("%s/%s/%d: want a schema, got %T", at, k, i, item)
+				}
+				c, err := convert(im, false, fmt.Sprintf("%s/%s/%d", at, k, i))
+				if err != nil {
+					return nil, err
+				}
+				conv = append(conv, c)
+			}
+			out[k] = conv
+		case k == "not":
+			nm, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s/not: want a schema, got %T", at, v)
+			}
+			c, err := convert(nm, false, at+"/not")
+			if err != nil {
+				return nil, err
+			}
+			out["not"] = c
+		default:
+			return nil, fmt.Errorf("%s: unsupported schema keyword %q", at, k)
+		}
+	}
+
+	for _, b := range []struct{ excl, bound string }{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
+		if isTrue(s[b.excl]) {
+			if bound, ok := out[b.bound]; ok {
+				out[b.excl] = bound
+				delete(out, b.bound)
+			}
+		}
+	}
+
+	if intOrString {
+		out["type"] = []any{"integer", "string"}
+	}
+	if nullable {
+		switch t := out["type"].(type) {
+		case string:
+			out["type"] = []any{t, "null"}
+		case []any:
+			out["type"] = append(t, "null")
+		}
+		if e, ok := out["enum"].([]any); ok {
+			out["enum"] = append(e, nil)
+		}
+	}
+
+	// Required fields that have a default are filled in by the API server.
+	if req, ok := out["required"].([]any); ok {
+		props, _ := s["properties"].(map[string]any)
+		var kept []any
+		for _, r := range req {
+			name, _ := r.(string)
+			if ps, ok := props[name].(map[string]any); ok {
+				if _, hasDefault := ps["default"]; hasDefault {
+					continue
+				}
+			}
+			kept = append(kept, r)
+		}
+		if len(kept) == 0 {
+			delete(out, "required")
+		} else {
+			out["required"] = kept
+		}
+	}
+
+	if isTrue(s["x-kubernetes-embedded-resource"]) {
+		// An embedded object always may carry apiVersion, kind and metadata.
+		if props, ok := out["properties"].(map[string]any); ok {
+			for name, sch := range map[string]map[string]any{
+				"apiVersion": {"type": "string"},
+				"kind":       {"type": "string"},
+				"metadata":   {"type": "object"},
+			} {
+				if _, ok := props[name]; !ok {
+					props[name] = sch
+				}
+			}
+		}
+	}
+
+	if strict && !preserve {
+		if _, hasProps := out["properties"]; hasProps {
+			if _, hasAP := out["additionalProperties"]; !hasAP {
+				out["additionalProperties"] = false
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,186 @@
+// Package validate checks rendered Kubernetes objects against the JSON
+// Schemas of their kinds, taken from CustomResourceDefinitions.
+//
+// The check is strict on purpose: a field that the CRD does not declare is
+// an error (the API server would silently prune it), except below nodes
+// marked x-kubernetes-preserve-unknown-fields. metadata is checked against
+// a small built-in schema of the ObjectMeta fields a manifest may set.
+// CEL rules (x-kubernetes-validations) and formats are not checked.
+//
+// Each served version of each CRD is converted (see convert.go) and
+// compiled once, in FromCRDs; Validate only runs the compiled schema.
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"sigs.k8s.io/yaml"
+)
+
+// Validator validates objects of the kinds defined by a set of CRDs. It is
+// safe for concurrent use.
+type Validator struct {
+	schemas map[gvk]*jsonschema.Schema
+}
+
+type gvk struct{ apiVersion, kind string }
+
+func (k gvk) String() string { return k.apiVersion + "/" + k.kind }
+
+// Problem is one schema violation.
+type Problem struct {
+	Pointer string // JSON pointer into the object, e.g. /spec/source/helm/valuesObjekt
+	Message string // lower-case, no trailing period, says what is wrong
+}
+
+func (p Problem) String() string { return p.Pointer + ": " + p.Message }
+
+// FromCRDs builds a Validator from CRD YAML documents (a file may hold
+// several documents separated by ---). The map key is the file's name,
+// used in error messages. Every document must be an
+// apiextensions.k8s.io/v1 CustomResourceDefinition; each served version
+// becomes a kind apiVersion <group>/<version>, kind spec.names.kind.
+func FromCRDs(files map[string][]byte) (*Validator, error) {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	locs := map[gvk]string{}
+	origin := map[gvk]string{}
+	for _, name := range names {
+		for i, doc := range splitDocuments(files[name]) {
+			where := fmt.Sprintf("%s: document %d", name, i+1)
+			var crd any
+			if err := yaml.Unmarshal(doc, &crd); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			if crd == nil {
+				continue // empty document or only comments
+			}
+			m, ok := crd.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: not a CustomResourceDefinition: want a mapping, got %T", where, crd)
+			}
+			versions, err := crdSchemas(m)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			for _, v := range versions {
+				if prev, dup := origin[v.gvk]; dup {
+					return nil, fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev)
+				}
+				origin[v.gvk] = where
+				loc := "mem://platc/" + v.gvk.String() + ".json"
+				if err := c.AddResource(loc, v.schema); err != nil {
+					return nil, fmt.Errorf("%s: %s: %w", where, v.gvk, err)
+				}
+				locs[v.gvk] = loc
+			}
+		}
+	}
+
+	v := &Validator{schemas: make(map[gvk]*jsonschema.Schema, len(locs))}
+	for k, loc := range locs {
+		sch, err := c.Compile(loc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: compiling the schema of %s: %w", origin[k], k, err)
+		}
+		v.schemas[k] = sch
+	}
+	return v, nil
+}
+
+type versionSchema struct {
+	gvk    gvk
+	schema map[string]any
+}
+
+// crdSchemas converts the schemas of the served versions of one CRD.
+func crdSchemas(m map[string]any) ([]versionSchema, error) {
+	if m["apiVersion"] != "apiextensions.k8s.io/v1" || m["kind"] != "CustomResourceDefinition" {
+		return nil, fmt.Errorf("not an apiextensions.k8s.io/v1 CustomResourceDefinition: apiVersion %v, kind %v", m["apiVersion"], m["kind"])
+	}
+	spec, _ := m["spec"].(map[string]any)
+	group, _ := spec["group"].(string)
+	names, _ := spec["names"].(map[string]any)
+	kind, _ := names["kind"].(string)
+	if group == "" || kind == "" {
+		return nil, fmt.Errorf("CustomResourceDefinition without spec.group or spec.names.kind")
+	}
+	versions, _ := spec["versions"].([]any)
+	var out []versionSchema
+	for i, vv := range versions {
+		ver, _ := vv.(map[string]any)
+		name, _ := ver["name"].(string)
+		if name == "" {
+			return nil, fmt.Errorf("%s: spec.versions[%d] has no name", kind, i)
+		}
+		if !isTrue(ver["served"]) {
+			continue
+		}
+		sch, _ := ver["schema"].(map[string]any)
+		openAPI, ok := sch["openAPIV3Schema"].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s %s: no schema.openAPIV3Schema", kind, name)
+		}
+		k := gvk{group + "/" + name, kind}
+		js, err := rootSchema(openAPI, k.apiVersion, kind)
+		if err != nil {
+			return nil, fmt.Errorf("%s: openAPIV3Schema%w", k, err)
+		}
+		out = append(out, versionSchema{k, js})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s.%s: no served version", kind, group)
+	}
+	return out, nil
+}
+
+// splitDocuments splits a YAML stream at its "---" document separators.
+func splitDocuments(data []byte) [][]byte {
+	var docs [][]byte
+	var cur bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		trimmed := strings.TrimRight(string(line), " \t\r\n")
+		if trimmed == "---" || strings.HasPrefix(trimmed, "--- ") || strings.HasPrefix(trimmed, "---\t") {
+			docs = append(docs, bytes.Clone(cur.Bytes()))
+			cur.Reset()
+			continue
+		}
+		cur.Write(line)
+	}
+	return append(docs, cur.Bytes())
+}
+
+// Validate checks obj (as decoded from JSON/YAML: map[string]any, []any,
+// string, float64/int64/json.Number, bool, nil) against the schema of its
+// apiVersion and kind. It returns the problems found, sorted by pointer
+// (then message), or an error if no schema is known for the kind.
+func (v *Validator) Validate(obj map[string]any) ([]Problem, error) {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	sch, ok := v.schemas[gvk{apiVersion, kind}]
+	if !ok {
+		return nil, fmt.Errorf("no schema for apiVersion %q, kind %q (known: %s)", apiVersion, kind, strings.Join(v.Kinds(), ", "))
+	}
+	return problems(sch.Validate(obj))
+}
+
+// Kinds lists the apiVersion/kind pairs the validator knows, sorted, as
+// "<apiVersion>/<kind>", e.g. "argoproj.io/v1alpha1/Application".
+func (v *Validator) Kinds() []string {
+	out := make([]string, 0, len(v.schemas))
+	for k := range v.schemas {
+		out = append(out, k.String())
+	}
+	sort.Strings(out)
+	return out
+}
