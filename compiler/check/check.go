@@ -84,7 +84,9 @@ var (
 	dnsLabel  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	chartName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$`)
 	syncOpt   = regexp.MustCompile(`^[A-Za-z]+=[A-Za-z0-9_.-]+$`)
-	rangeOps  = regexp.MustCompile(`[\^~<>=*|xX ,]`)
+	// rangeOps finds what only a range has: operators, spaces, commas,
+	// and wildcard components such as 1.x or 1.2.*.
+	rangeOps = regexp.MustCompile(`[\^~<>=*| ,]|(^|\.)[xX](\.|$)`)
 )
 
 // name checks that a name is a DNS-1123 label, as Kubernetes requires of

@@ -11,14 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"math"
 	"path"
-	"slices"
-	"strconv"
-	"strings"
-
-	yaml11 "go.yaml.in/yaml/v2"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/render"
 )
@@ -43,133 +36,26 @@ func Header(specDir string) string {
 func IsGenerated(data []byte) bool { return bytes.HasPrefix(data, []byte(marker)) }
 
 // Encode returns the bytes of each file, under outDir, in the order given.
-// It refuses a path that is not a clean relative path (defence in depth:
-// check has made sure no name from the spec can produce one).
+// It refuses a path that is not a clean relative path inside the output
+// root (defence in depth: check has made sure no name from the spec can
+// produce one).
 func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
 	header := Header(specDir)
 	outs := make([]Output, 0, len(files))
 	for _, f := range files {
 		p := path.Join(outDir, f.Path)
-		if !fs.ValidPath(f.Path) || !fs.ValidPath(p) || strings.HasPrefix(f.Path, "../") {
+		if f.Path == "." || !fs.ValidPath(f.Path) || !fs.ValidPath(p) {
 			return nil, fmt.Errorf("rendered path %q escapes the output root %q", f.Path, outDir)
 		}
-		var buf bytes.Buffer
-		buf.WriteString(header)
-		enc := yaml.NewEncoder(&buf)
-		enc.SetIndent(2)
-		for _, obj := range f.Objects {
-			if err := enc.Encode(node(obj)); err != nil {
-				return nil, fmt.Errorf("encoding %s: %w", p, err)
+		b := make([]byte, 0, len(header)+len(f.Objects)*1024)
+		b = append(b, header...)
+		for i, obj := range f.Objects {
+			if i > 0 {
+				b = append(b, "---\n"...)
 			}
+			b = appendDocument(b, obj)
 		}
-		if err := enc.Close(); err != nil {
-			return nil, fmt.Errorf("encoding %s: %w", p, err)
-		}
-		outs = append(outs, Output{Path: p, Data: buf.Bytes()})
+		outs = append(outs, Output{Path: p, Data: b})
 	}
 	return outs, nil
-}
-
-// node builds the YAML node of a rendered value. Scalars carry their tag, so
-// the encoder quotes a string that would read as another type ("1", "true",
-// and the YAML 1.1 booleans "yes" and "on" that Kubernetes decoders still
-// take for booleans).
-func node(v any) *yaml.Node {
-	switch v := v.(type) {
-	case *render.Map:
-		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		v.Each(func(k string, x any) {
-			n.Content = append(n.Content, str(k), node(x))
-		})
-		return n
-	case map[string]any:
-		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			n.Content = append(n.Content, str(k), node(v[k]))
-		}
-		return n
-	case []any:
-		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		for _, x := range v {
-			n.Content = append(n.Content, node(x))
-		}
-		return n
-	case []string:
-		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-		for _, x := range v {
-			n.Content = append(n.Content, str(x))
-		}
-		return n
-	case string:
-		return str(v)
-	case int:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(v)}
-	case int64:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(v, 10)}
-	case float64:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: formatFloat(v)}
-	case bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v)}
-	case nil:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
-	}
-	panic(fmt.Sprintf("platc: render produced a %T, which emit cannot encode", v))
-}
-
-func str(s string) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-	switch {
-	case strings.Contains(s, "\n"):
-		n.Style = yaml.LiteralStyle
-	case misreadByYAML11(s):
-		n.Style = yaml.DoubleQuotedStyle
-	}
-	return n
-}
-
-// misreadByYAML11 reports whether a YAML 1.1 decoder would read s, written
-// plain, as something other than the string s. The encoder quotes what YAML
-// 1.2 would misread ("1", "true"); Kubernetes and Argo CD decode with YAML
-// 1.1 (sigs.k8s.io/yaml), where "yes", "on" and "1:20" are not strings
-// either. The YAML 1.1 decoder itself decides, for the few strings that
-// could be affected.
-func misreadByYAML11(s string) bool {
-	if s == "" {
-		return false
-	}
-	switch strings.ToLower(s) {
-	case "y", "yes", "n", "no", "on", "off":
-		return true
-	}
-	if c := s[0]; !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
-		return false
-	}
-	var v any
-	if err := yaml11.Unmarshal([]byte(s), &v); err != nil {
-		return true
-	}
-	got, ok := v.(string)
-	return !ok || got != s
-}
-
-// formatFloat writes f so that it reads back as a float: 2.0, not 2.
-func formatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return ".inf"
-	case math.IsInf(f, -1):
-		return "-.inf"
-	case math.IsNaN(f):
-		return ".nan"
-	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".e") {
-		s += ".0"
-	}
-	return s
 }

@@ -157,7 +157,7 @@ func (d *decoder) entry(v cue.Value, path string) entry {
 	}
 	for it.Next() {
 		name := it.Selector().Unquoted()
-		x := it.Value()
+		x, _ := it.Value().Default()
 		pos := load.Pos(x)
 		if !pos.IsValid() || x.IncompleteKind() == cue.StructKind {
 			if p, ok := d.decls[diag.JoinPath(path, name)]; ok {
@@ -176,6 +176,7 @@ func (e entry) Has(field string) bool { return e.node.Has(field) }
 // (load reported those) and is concrete, or a struct or list whose parts
 // are decoded one by one.
 func usable(v cue.Value) bool {
+	v, _ = v.Default()
 	if v.Err() != nil {
 		return false
 	}
@@ -186,12 +187,14 @@ func usable(v cue.Value) bool {
 	return v.IsConcrete()
 }
 
-// field returns the value of a field that is set and usable.
+// field returns the value of a field that is set and usable, its default
+// taken where it is a disjunction with one (*"HEAD" | string).
 func (e entry) field(name string) (cue.Value, bool) {
 	if !e.node.OK(name) {
 		return cue.Value{}, false
 	}
-	return e.v.LookupPath(cue.MakePath(cue.Str(name))), true
+	v, _ := e.v.LookupPath(cue.MakePath(cue.Str(name))).Default()
+	return v, true
 }
 
 func (e entry) str(name string) string { return e.strOr(name, "") }
@@ -315,7 +318,8 @@ func (d *decoder) eachStructField(v cue.Value, path string, fn func(string, entr
 	}
 	var fields []named
 	for it.Next() {
-		fields = append(fields, named{it.Selector().Unquoted(), it.Value()})
+		v, _ := it.Value().Default()
+		fields = append(fields, named{it.Selector().Unquoted(), v})
 	}
 	slices.SortFunc(fields, func(a, b named) int { return strings.Compare(a.name, b.name) })
 	for _, f := range fields {
@@ -324,15 +328,16 @@ func (d *decoder) eachStructField(v cue.Value, path string, fn func(string, entr
 }
 
 // Value converts a concrete CUE value into plain Go data: map[string]any,
-// []any, string, int64, float64, bool or nil. Non-concrete parts are left
-// out; load has reported them.
+// []any, string, int64, float64, bool or nil, taking defaults. Fields and
+// elements that are not concrete are left out; load has reported them.
 func Value(v cue.Value) any {
+	v, _ = v.Default()
 	switch v.Kind() {
 	case cue.StructKind:
 		m := map[string]any{}
 		if it, err := v.Fields(); err == nil {
 			for it.Next() {
-				if x := it.Value(); x.Err() == nil {
+				if x, ok := concrete(it.Value()); ok {
 					m[it.Selector().Unquoted()] = Value(x)
 				}
 			}
@@ -342,7 +347,9 @@ func Value(v cue.Value) any {
 		l := []any{}
 		if it, err := v.List(); err == nil {
 			for it.Next() {
-				l = append(l, Value(it.Value()))
+				if x, ok := concrete(it.Value()); ok {
+					l = append(l, Value(x))
+				}
 			}
 		}
 		return l
@@ -392,4 +399,18 @@ func SplitValuesPath(key string) []string {
 		return nil
 	}
 	return append(parts, cur.String())
+}
+
+// concrete returns v with its default taken, and whether it is data: a
+// concrete scalar, or a struct or list (whose parts Value checks in turn).
+func concrete(v cue.Value) (cue.Value, bool) {
+	v, _ = v.Default()
+	if v.Err() != nil {
+		return v, false
+	}
+	switch v.Kind() {
+	case cue.StructKind, cue.ListKind:
+		return v, true
+	}
+	return v, v.IsConcrete()
 }

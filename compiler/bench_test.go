@@ -1,0 +1,115 @@
+package compiler_test
+
+import (
+	"io/fs"
+	"os"
+	"testing"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/check"
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/load"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/internal/synth"
+)
+
+// benchRepos are the platforms the benchmarks compile: the sample, and
+// generated ones.
+func benchRepos() []struct {
+	name string
+	fsys fs.FS
+} {
+	return []struct {
+		name string
+		fsys fs.FS
+	}{
+		{"sample", os.DirFS("..")},
+		{"10x100", synth.Platform(synth.Size{Environments: 10, Modules: 100})},
+	}
+}
+
+// BenchmarkCompile measures the whole pipeline, from the spec files to the
+// encoded output, as platc render runs it (without the disk writes).
+func BenchmarkCompile(b *testing.B) {
+	for _, r := range benchRepos() {
+		b.Run(r.name, func(b *testing.B) {
+			res := compiler.Compile(r.fsys, compiler.Options{})
+			if res.Log.HasErrors() {
+				b.Fatalf("%s does not compile:\n%s", r.name, res.Log)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				compiler.Compile(r.fsys, compiler.Options{})
+			}
+			b.ReportMetric(float64(applications(res.Outputs)), "apps")
+		})
+	}
+}
+
+// BenchmarkStages measures each stage alone, on the output of the one
+// before.
+func BenchmarkStages(b *testing.B) {
+	for _, r := range benchRepos() {
+		log := &diag.Log{}
+		loaded := load.Load(r.fsys, "sources", log)
+		spec := model.Decode(loaded)
+		info := check.Check(spec, r.fsys, log)
+		files := render.Render(spec, info)
+		if log.HasErrors() {
+			b.Fatalf("%s does not compile:\n%s", r.name, log)
+		}
+		b.Run(r.name+"/load", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				load.Load(r.fsys, "sources", &diag.Log{})
+			}
+		})
+		b.Run(r.name+"/model", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				model.Decode(loaded)
+			}
+		})
+		b.Run(r.name+"/check", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				check.Check(spec, r.fsys, &diag.Log{})
+			}
+		})
+		b.Run(r.name+"/render", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				render.Render(spec, info)
+			}
+		})
+		b.Run(r.name+"/emit", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := emit.Encode("sources", "out", files); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// applications counts the Application objects in outs.
+func applications(outs []emit.Output) int {
+	n := 0
+	for _, o := range outs {
+		n += countLines(o.Data, "kind: Application\n")
+	}
+	return n
+}
+
+func countLines(data []byte, line string) int {
+	n := 0
+	for i := 0; i+len(line) <= len(data); i++ {
+		if (i == 0 || data[i-1] == '\n') && string(data[i:i+len(line)]) == line {
+			n++
+		}
+	}
+	return n
+}

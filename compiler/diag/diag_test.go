@@ -1,0 +1,351 @@
+package diag
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPosString(t *testing.T) {
+	tests := []struct {
+		name string
+		pos  Pos
+		want string
+	}{
+		{"no file is a dash", Pos{}, "-"},
+		{"no file ignores line and column", Pos{Line: 3, Col: 4}, "-"},
+		{"file only", Pos{File: "sources/platform.cue"}, "sources/platform.cue"},
+		{"file with zero line ignores column", Pos{File: "a.cue", Col: 7}, "a.cue"},
+		{"file and line", Pos{File: "a.cue", Line: 12}, "a.cue:12"},
+		{"file, line and column", Pos{File: "a.cue", Line: 12, Col: 5}, "a.cue:12:5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.pos.String(); got != tt.want {
+				t.Errorf("Pos%+v.String() = %q, want %q", tt.pos, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPosIsValid(t *testing.T) {
+	tests := []struct {
+		pos  Pos
+		want bool
+	}{
+		{Pos{}, false},
+		{Pos{Line: 1, Col: 1}, false},
+		{Pos{File: "a.cue"}, true},
+		{Pos{File: "a.cue", Line: 2, Col: 3}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.pos.IsValid(); got != tt.want {
+			t.Errorf("Pos%+v.IsValid() = %v, want %v", tt.pos, got, tt.want)
+		}
+	}
+}
+
+func TestPosCompare(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Pos
+		want int
+	}{
+		{"equal", Pos{"a.cue", 1, 2}, Pos{"a.cue", 1, 2}, 0},
+		{"file decides first", Pos{"a.cue", 9, 9}, Pos{"b.cue", 1, 1}, -1},
+		{"line decides second", Pos{"a.cue", 2, 1}, Pos{"a.cue", 1, 9}, 1},
+		{"column decides last", Pos{"a.cue", 1, 2}, Pos{"a.cue", 1, 3}, -1},
+		{"no file sorts first", Pos{}, Pos{"a.cue", 0, 0}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.a.Compare(tt.b); got != tt.want {
+				t.Errorf("%v.Compare(%v) = %d, want %d", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestProblemString(t *testing.T) {
+	pos := Pos{File: "sources/platform.cue", Line: 4, Col: 9}
+	tests := []struct {
+		name string
+		p    Problem
+		want string
+	}{
+		{
+			name: "error with path",
+			p:    Problem{Pos: pos, Path: "modules.qdrant.chart", Msg: "unknown chart \"qdrnt\""},
+			want: `sources/platform.cue:4:9: modules.qdrant.chart: unknown chart "qdrnt"`,
+		},
+		{
+			name: "error without path",
+			p:    Problem{Pos: Pos{File: "sources"}, Msg: "no .cue files"},
+			want: "sources: no .cue files",
+		},
+		{
+			name: "warning with path",
+			p:    Problem{Pos: pos, Path: "platform.name", Msg: "long name", Severity: Warning},
+			want: "sources/platform.cue:4:9: warning: platform.name: long name",
+		},
+		{
+			name: "warning without path",
+			p:    Problem{Pos: pos, Msg: "nothing to render", Severity: Warning},
+			want: "sources/platform.cue:4:9: warning: nothing to render",
+		},
+		{
+			name: "no position",
+			p:    Problem{Path: "platform", Msg: "broken"},
+			want: "-: platform: broken",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.String(); got != tt.want {
+				t.Errorf("String() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLogErrorfAndWarnfFormatTheMessage(t *testing.T) {
+	var l Log
+	l.Errorf(Pos{File: "a.cue", Line: 1}, "modules.x", "unknown module %q (did you mean %q?)", "x", "y")
+	l.Warnf(Pos{File: "a.cue", Line: 2}, "", "%d modules", 3)
+	want := []Problem{
+		{Pos: Pos{File: "a.cue", Line: 1}, Path: "modules.x", Msg: `unknown module "x" (did you mean "y"?)`, Severity: Error},
+		{Pos: Pos{File: "a.cue", Line: 2}, Msg: "3 modules", Severity: Warning},
+	}
+	if diff := cmp.Diff(want, l.Problems()); diff != "" {
+		t.Errorf("Problems() (-want +got):\n%s", diff)
+	}
+}
+
+func TestLogProblemsSortsAndRemovesExactDuplicates(t *testing.T) {
+	var (
+		bLine2      = Problem{Pos: Pos{"b.cue", 2, 1}, Path: "a", Msg: "m"}
+		aLine10     = Problem{Pos: Pos{"a.cue", 10, 1}, Path: "a", Msg: "m"}
+		aLine2Col5  = Problem{Pos: Pos{"a.cue", 2, 5}, Path: "a", Msg: "m"}
+		aLine2Col1Z = Problem{Pos: Pos{"a.cue", 2, 1}, Path: "z", Msg: "m"}
+		aLine2Col1A = Problem{Pos: Pos{"a.cue", 2, 1}, Path: "a", Msg: "second"}
+		aLine2Col1B = Problem{Pos: Pos{"a.cue", 2, 1}, Path: "a", Msg: "first"}
+		warnOfSame  = Problem{Pos: Pos{"a.cue", 2, 1}, Path: "a", Msg: "first", Severity: Warning}
+		noPos       = Problem{Path: "platform", Msg: "m"}
+	)
+	var l Log
+	for _, p := range []Problem{bLine2, aLine10, aLine2Col5, aLine2Col1Z, aLine2Col1A, warnOfSame, aLine2Col1B, noPos, aLine10, aLine2Col1B, aLine10} {
+		l.Add(p)
+	}
+	want := []Problem{
+		noPos,       // "" sorts before any file
+		aLine2Col1B, // same position and path: by message
+		warnOfSame,  // differs only in severity: not a duplicate, errors first
+		aLine2Col1A,
+		aLine2Col1Z, // same position: by path
+		aLine2Col5,  // by column
+		aLine10,     // by line (numerically, not as text)
+		bLine2,      // by file
+	}
+	if diff := cmp.Diff(want, l.Problems()); diff != "" {
+		t.Errorf("Problems() (-want +got):\n%s", diff)
+	}
+}
+
+func TestLogProblemsDoesNotChangeTheLog(t *testing.T) {
+	var l Log
+	l.Add(Problem{Pos: Pos{File: "b.cue"}, Msg: "m"})
+	l.Add(Problem{Pos: Pos{File: "a.cue"}, Msg: "m"})
+	got := l.Problems()
+	got[0].Msg = "changed by the caller"
+	want := []Problem{{Pos: Pos{File: "a.cue"}, Msg: "m"}, {Pos: Pos{File: "b.cue"}, Msg: "m"}}
+	if diff := cmp.Diff(want, l.Problems()); diff != "" {
+		t.Errorf("Problems() after the caller changed an earlier result (-want +got):\n%s", diff)
+	}
+}
+
+func TestLogString(t *testing.T) {
+	var l Log
+	if got := l.String(); got != "" {
+		t.Errorf("empty Log.String() = %q, want \"\"", got)
+	}
+	l.Warnf(Pos{File: "b.cue", Line: 1, Col: 1}, "platform", "w")
+	l.Errorf(Pos{File: "a.cue", Line: 3}, "", "e")
+	l.Errorf(Pos{File: "a.cue", Line: 3}, "", "e")
+	want := "a.cue:3: e\nb.cue:1:1: warning: platform: w\n"
+	if got := l.String(); got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestLogHasErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		problems []Problem
+		want     bool
+	}{
+		{"empty", nil, false},
+		{"warnings only", []Problem{{Msg: "a", Severity: Warning}, {Msg: "b", Severity: Warning}}, false},
+		{"one error", []Problem{{Msg: "a", Severity: Error}}, true},
+		{"error after warnings", []Problem{{Msg: "a", Severity: Warning}, {Msg: "b", Severity: Error}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l Log
+			for _, p := range tt.problems {
+				l.Add(p)
+			}
+			if got := l.HasErrors(); got != tt.want {
+				t.Errorf("HasErrors() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLogIsSafeForConcurrentUse(t *testing.T) {
+	const n = 64
+	var l Log
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { l.Errorf(Pos{File: "a.cue", Line: i + 1}, "", "problem") })
+	}
+	wg.Wait()
+	got := l.Problems()
+	if len(got) != n {
+		t.Fatalf("Problems() has %d problems, want %d", len(got), n)
+	}
+	for i, p := range got {
+		if p.Pos.Line != i+1 {
+			t.Errorf("Problems()[%d] is at line %d, want %d", i, p.Pos.Line, i+1)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	tests := []struct {
+		name       string
+		input      string
+		candidates []string
+		want       string
+	}{
+		{"one substitution", "qdrnat", []string{"redis", "qdrant"}, "qdrant"},
+		{"one deletion", "qdrnt", []string{"qdrant"}, "qdrant"},
+		{"one insertion", "kyvernoo", []string{"kyverno"}, "kyverno"},
+		{"swapped letters are two edits", "nmae", []string{"name"}, "name"},
+		{"three edits is too far", "abcdef", []string{"abcxyz"}, ""},
+		{"unrelated name", "redis", []string{"postgres", "kyverno"}, ""},
+		{"no candidates", "redis", nil, ""},
+		{"the name itself is never suggested", "name", []string{"name"}, ""},
+		{"the name itself is skipped for a near one", "name", []string{"name", "names"}, "names"},
+		{"closest wins", "kyvern", []string{"kyve", "kyverno"}, "kyverno"},
+		{"first of equally close wins", "cat", []string{"bat", "hat"}, "bat"},
+		{"candidate as short as the distance", "ab", []string{"b"}, ""},
+		{"one-letter candidate for another letter", "a", []string{"b"}, ""},
+		{"candidate longer than the distance", "abc", []string{"bc"}, "bc"},
+		{"two edits to a three-letter candidate", "ab", []string{"xyb"}, "xyb"},
+		{"two edits to a two-letter candidate", "abcd", []string{"ab"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Suggest(tt.input, tt.candidates); got != tt.want {
+				t.Errorf("Suggest(%q, %q) = %q, want %q", tt.input, tt.candidates, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"abc", "", 3},
+		{"abc", "abc", 0},
+		{"kitten", "sitting", 3},
+		{"flaw", "lawn", 2},
+		{"nmae", "name", 2},
+		{"qdrnt", "qdrant", 1},
+	}
+	for _, tt := range tests {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := editDistance(tt.b, tt.a); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+func TestJoinPath(t *testing.T) {
+	tests := []struct {
+		name        string
+		base, label string
+		want        string
+	}{
+		{"plain label", "modules", "qdrant", "modules.qdrant"},
+		{"dashes stay plain", "modules", "cert-manager", "modules.cert-manager"},
+		{"underscore and dollar stay plain", "a", "_x$1", "a._x$1"},
+		{"empty base", "", "platform", "platform"},
+		{"dots are quoted", "modules.app.wiring", "a.b", `modules.app.wiring."a.b"`},
+		{"dots are quoted with empty base", "", "a.b", `"a.b"`},
+		{"leading digit is quoted", "charts", "1password", `charts."1password"`},
+		{"leading dash is quoted", "charts", "-x", `charts."-x"`},
+		{"space is quoted", "values", "a b", `values."a b"`},
+		{"slash is quoted", "values", "a/b", `values."a/b"`},
+		{"quotes are escaped", "values", `say "hi"`, `values."say \"hi\""`},
+		{"empty label is quoted", "values", "", `values.""`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := JoinPath(tt.base, tt.label); got != tt.want {
+				t.Errorf("JoinPath(%q, %q) = %q, want %q", tt.base, tt.label, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParentPath(t *testing.T) {
+	tests := []struct {
+		path string
+		want string
+	}{
+		{"", ""},
+		{"a", ""},
+		{"a.b", "a"},
+		{"modules.qdrant.chart", "modules.qdrant"},
+		{"modules.cert-manager", "modules"},
+		{`modules.app.wiring."a.b".from`, `modules.app.wiring."a.b"`},
+		{`modules.app.wiring."a.b"`, "modules.app.wiring"},
+		{`"a.b"`, ""},
+		{`"a.b".c`, `"a.b"`},
+		{`x."a\".b".y`, `x."a\".b"`},
+		{`x."a\".b"`, "x"},
+		{`x."a\\".y`, `x."a\\"`},
+		{`x."".y`, `x.""`},
+		{`a."b.c`, ""}, // an unterminated quote: no parent can be told
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			if got := ParentPath(tt.path); got != tt.want {
+				t.Errorf("ParentPath(%q) = %q, want %q", tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestParentPathUndoesJoinPath checks the two functions agree on every kind
+// of label JoinPath writes.
+func TestParentPathUndoesJoinPath(t *testing.T) {
+	bases := []string{"", "modules", "modules.app.wiring", `values."a.b"`, `x."say \"hi\"".y`}
+	labels := []string{"qdrant", "cert-manager", "a.b", `say "hi"`, "", "1x", `back\slash`, "a.", ".b"}
+	for _, base := range bases {
+		for _, label := range labels {
+			p := JoinPath(base, label)
+			if got := ParentPath(p); got != base {
+				t.Errorf("ParentPath(JoinPath(%q, %q) = %q) = %q, want %q", base, label, p, got, base)
+			}
+		}
+	}
+}

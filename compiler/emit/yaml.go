@@ -1,0 +1,311 @@
+package emit
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/platc/platc/compiler/render"
+)
+
+// This file writes YAML for the small set of values render produces:
+// render.Map, map[string]any, []any, []string, string, int, int64, float64,
+// bool and nil. A general YAML library spends most of a render's time on
+// events and buffers this output does not need (yaml.v3 took 140 µs per
+// Application); this writer appends to one byte slice.
+//
+// Strings are written plain only where both YAML 1.1 decoders (Kubernetes,
+// Argo CD: sigs.k8s.io/yaml) and YAML 1.2 decoders read them back as the
+// same string; otherwise double-quoted, or as a literal block when they span
+// lines. The tests decode everything written here with both kinds of
+// decoder.
+
+// appendDocument appends v, a mapping, as a YAML document without a leading
+// "---".
+func appendDocument(b []byte, m *render.Map) []byte {
+	if m.Len() == 0 {
+		return append(b, "{}\n"...)
+	}
+	return appendMapBody(b, m, 0, false)
+}
+
+// appendValue appends v after a "key:" or "-" already written at indent, and
+// ends the line.
+func appendValue(b []byte, v any, indent int) []byte {
+	switch v := v.(type) {
+	case *render.Map:
+		if v.Len() == 0 {
+			return append(b, " {}\n"...)
+		}
+		b = append(b, '\n')
+		return appendMapBody(b, v, indent+2, false)
+	case map[string]any:
+		if len(v) == 0 {
+			return append(b, " {}\n"...)
+		}
+		b = append(b, '\n')
+		return appendMapBody(b, sortedMap(v), indent+2, false)
+	case []any:
+		if len(v) == 0 {
+			return append(b, " []\n"...)
+		}
+		b = append(b, '\n')
+		return appendSeq(b, v, indent+2)
+	case []string:
+		if len(v) == 0 {
+			return append(b, " []\n"...)
+		}
+		b = append(b, '\n')
+		for _, s := range v {
+			b = appendIndent(b, indent+2)
+			b = append(b, '-')
+			b = appendScalar(b, s, indent+2)
+		}
+		return b
+	}
+	return appendScalar(b, v, indent)
+}
+
+// maxImplicitKey is YAML's limit on the length of an implicit key, with a
+// margin.
+const maxImplicitKey = 1000
+
+// appendMapBody appends the entries of m at indent. When inline is set, the
+// first key continues a line already indented (after "- ").
+func appendMapBody(b []byte, m *render.Map, indent int, inline bool) []byte {
+	first := true
+	m.Each(func(k string, v any) {
+		if !(first && inline) {
+			b = appendIndent(b, indent)
+		}
+		first = false
+		start := len(b)
+		b = appendString(b, k, indent, true)
+		if len(b)-start > maxImplicitKey {
+			// YAML limits an implicit key to 1024 characters; a longer
+			// one needs the explicit "? key" form.
+			b = append(b[:start], "? "...)
+			b = appendQuoted(b, k)
+			b = append(b, '\n')
+			b = appendIndent(b, indent)
+		}
+		b = append(b, ':')
+		b = appendValue(b, v, indent)
+	})
+	return b
+}
+
+func appendSeq(b []byte, items []any, indent int) []byte {
+	for _, item := range items {
+		b = appendIndent(b, indent)
+		b = append(b, '-')
+		switch x := item.(type) {
+		case *render.Map:
+			if x.Len() > 0 {
+				b = append(b, ' ')
+				b = appendMapBody(b, x, indent+2, true)
+				continue
+			}
+		case map[string]any:
+			if len(x) > 0 {
+				b = append(b, ' ')
+				b = appendMapBody(b, sortedMap(x), indent+2, true)
+				continue
+			}
+		}
+		b = appendValue(b, item, indent)
+	}
+	return b
+}
+
+// sortedMap orders a map's keys, for deterministic output.
+func sortedMap(m map[string]any) *render.Map {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := render.NewMap()
+	for _, k := range keys {
+		out.Set(k, m[k])
+	}
+	return out
+}
+
+func appendIndent(b []byte, n int) []byte {
+	for range n {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendScalar appends " value\n" for a scalar after "key:" or "-".
+func appendScalar(b []byte, v any, indent int) []byte {
+	b = append(b, ' ')
+	switch v := v.(type) {
+	case string:
+		b = appendString(b, v, indent, false)
+	case int:
+		b = strconv.AppendInt(b, int64(v), 10)
+	case int64:
+		b = strconv.AppendInt(b, v, 10)
+	case float64:
+		b = append(b, formatFloat(v)...)
+	case bool:
+		b = strconv.AppendBool(b, v)
+	case nil:
+		b = append(b, "null"...)
+	default:
+		panic(fmt.Sprintf("platc: render produced a %T, which emit cannot encode", v))
+	}
+	return append(b, '\n')
+}
+
+// appendString writes s plain where that is safe, as a literal block where
+// it spans lines (values only), and double-quoted otherwise.
+func appendString(b []byte, s string, indent int, key bool) []byte {
+	switch {
+	case plainSafe(s):
+		return append(b, s...)
+	case !key && literalSafe(s):
+		return appendLiteral(b, s, indent)
+	}
+	return appendQuoted(b, s)
+}
+
+// appendLiteral writes a multi-line string as a literal block scalar, its
+// lines indented two spaces deeper than the key. The chomping indicator
+// keeps the trailing newlines exact: "|" one, "|-" none, "|+" several.
+func appendLiteral(b []byte, s string, indent int) []byte {
+	body := strings.TrimRight(s, "\n")
+	switch trailing := len(s) - len(body); {
+	case trailing == 0:
+		b = append(b, "|-"...)
+	case trailing == 1:
+		b = append(b, '|')
+	default:
+		b = append(b, "|+"...)
+	}
+	for _, line := range strings.Split(s[:len(s)-min(len(s)-len(body), 1)], "\n") {
+		b = append(b, '\n')
+		if line != "" {
+			b = appendIndent(b, indent+2)
+			b = append(b, line...)
+		}
+	}
+	return b
+}
+
+// literalSafe reports whether s can be a literal block: it has a line break,
+// starts with a visible character (so that the block needs no indentation
+// indicator), and has no carriage returns or other control characters.
+func literalSafe(s string) bool {
+	if !strings.Contains(s, "\n") || s[0] == ' ' || s[0] == '\n' || s[0] == '\t' {
+		return false
+	}
+	for _, r := range s {
+		if r != '\n' && r != '\t' && !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b = append(b, `\"`...)
+		case '\\':
+			b = append(b, `\\`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\t':
+			b = append(b, `\t`...)
+		case '\r':
+			b = append(b, `\r`...)
+		default:
+			if unicode.IsPrint(r) {
+				b = utf8.AppendRune(b, r)
+			} else if r <= 0xffff {
+				b = fmt.Appendf(b, `\u%04x`, r)
+			} else {
+				b = fmt.Appendf(b, `\U%08x`, r)
+			}
+		}
+	}
+	return append(b, '"')
+}
+
+// versionLike matches strings that start with a digit yet are strings to
+// every YAML decoder: versions such as 1.15.4 or 2.21.1-rc.1, which are
+// common enough in charts to deserve to stay readable.
+var versionLike = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`)
+
+// quantityLike matches Kubernetes quantities and durations such as 30Gi,
+// 500m or 10s: digits and a unit. A unit may not start with b, e, o or x,
+// which would make a binary, exponent, octal or hex number.
+var quantityLike = regexp.MustCompile(`^[0-9]+[ac-df-np-wyzAC-DF-NP-WYZ][A-Za-z]*$`)
+
+// plainSafe reports whether s reads back as the same string when written
+// plain, in YAML 1.1 and YAML 1.2, as a key or a value in block context. It
+// is conservative: what it refuses is quoted, which is always correct.
+func plainSafe(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
+		return false
+	}
+	// Indicators may not start a plain scalar; '-', '?' and ':' may when
+	// followed by a non-space, but are quoted here for simplicity.
+	if strings.IndexByte("-?:,[]{}#&*!|>'\"%@`", s[0]) >= 0 {
+		return false
+	}
+	if c := s[0]; c >= '0' && c <= '9' || c == '+' || c == '.' {
+		return versionLike.MatchString(s) || quantityLike.MatchString(s)
+	}
+	if strings.Contains(s, ": ") || strings.Contains(s, " #") {
+		return false
+	}
+	for _, r := range s {
+		if r < ' ' || r == 0x7f || !unicode.IsPrint(r) || r == 0xfeff {
+			return false
+		}
+	}
+	return !reserved[strings.ToLower(s)]
+}
+
+// reserved are the plain scalars some YAML decoder reads as something other
+// than a string: booleans of YAML 1.1 and 1.2, null, and the merge and value
+// keys of YAML 1.1. Any capitalisation is quoted.
+var reserved = map[string]bool{
+	"y": true, "yes": true, "n": true, "no": true, "true": true, "false": true,
+	"on": true, "off": true, "null": true, "~": true, "<<": true, "=": true,
+}
+
+// formatFloat writes f so that it reads back as a float: 2.0, not 2.
+func formatFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return ".inf"
+	case math.IsInf(f, -1):
+		return "-.inf"
+	case math.IsNaN(f):
+		return ".nan"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	mantissa, exp, hasExp := strings.Cut(s, "e")
+	if !strings.Contains(mantissa, ".") {
+		// The float of YAML 1.1 has a dot: some decoders (PyYAML)
+		// read 1e+21 as a string.
+		mantissa += ".0"
+	}
+	if hasExp {
+		return mantissa + "e" + exp
+	}
+	return mantissa
+}
