@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	yaml11 "go.yaml.in/yaml/v2"
 
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
 )
 
@@ -20,7 +21,7 @@ func TestHeader(t *testing.T) {
 }
 
 // encodeOne encodes one file holding objs under out/ and returns its bytes.
-func encodeOne(t *testing.T, objs ...*render.Map) []byte {
+func encodeOne(t *testing.T, objs ...*object.Map) []byte {
 	t.Helper()
 	outs, err := Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: objs}})
 	if err != nil {
@@ -43,35 +44,35 @@ func body(t *testing.T, data []byte) string {
 }
 
 func TestEncodeExactBytes(t *testing.T) {
-	app := render.NewMap().
+	app := object.NewMap().
 		Set("apiVersion", "argoproj.io/v1alpha1").
 		Set("kind", "Application").
-		Set("metadata", render.NewMap().
+		Set("metadata", object.NewMap().
 			Set("name", "web").
-			Set("annotations", render.NewMap().Set("argocd.argoproj.io/sync-wave", "1")).
+			Set("annotations", object.NewMap().Set("argocd.argoproj.io/sync-wave", "1")).
 			Set("finalizers", []string{"resources-finalizer.argocd.argoproj.io"})).
-		Set("spec", render.NewMap().
+		Set("spec", object.NewMap().
 			Set("replicas", 3).
 			Set("count", int64(-4)).
 			Set("ratio", 2.0).
 			Set("enabled", true).
 			Set("disabled", false).
 			Set("nothing", nil).
-			Set("empty", render.NewMap()).
+			Set("empty", object.NewMap()).
 			Set("emptyValues", map[string]any{}).
 			Set("none", []any{}).
 			Set("noStrings", []string{}).
 			Set("values", map[string]any{
 				"zeta":  "z",
 				"alpha": map[string]any{"b": 1.5, "a": "yes"},
-				"list":  []any{int64(1), "two", render.NewMap().Set("k", "v").Set("a", "b")},
+				"list":  []any{int64(1), "two", object.NewMap().Set("k", "v").Set("a", "b")},
 			}).
 			Set("script", "echo a\necho b\n"))
-	cm := render.NewMap().Set("kind", "ConfigMap").Set("apiVersion", "v1")
+	cm := object.NewMap().Set("kind", "ConfigMap").Set("apiVersion", "v1")
 
 	outs, err := Encode("sources", "out", []render.File{
-		{Path: "deploy/clusters/dev/apps.yaml", Objects: []*render.Map{app, cm}},
-		{Path: "deploy/gitops/argocd/root-app.yaml", Objects: []*render.Map{cm}},
+		{Path: "deploy/clusters/dev/apps.yaml", Objects: []*object.Map{app, cm}},
+		{Path: "deploy/gitops/argocd/root-app.yaml", Objects: []*object.Map{cm}},
 	})
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
@@ -125,7 +126,7 @@ func TestEncodeIsDeterministic(t *testing.T) {
 	for _, k := range strings.Fields("q w e r t y u i o p a s d f g h j k l z x c v b n m") {
 		values[k] = map[string]any{"z": k, "a": k}
 	}
-	obj := render.NewMap().Set("values", values)
+	obj := object.NewMap().Set("values", values)
 	first := encodeOne(t, obj)
 	for range 20 {
 		if got := encodeOne(t, obj); string(got) != string(first) {
@@ -151,7 +152,7 @@ func TestEncodeStringsReadBackAsStrings(t *testing.T) {
 	}
 	for _, s := range strs {
 		t.Run(s, func(t *testing.T) {
-			data := encodeOne(t, render.NewMap().Set("k", s).Set("m", map[string]any{s: "value"}))
+			data := encodeOne(t, object.NewMap().Set("k", s).Set("m", map[string]any{s: "value"}))
 			var got map[string]any
 			if err := yaml11.Unmarshal(data, &got); err != nil {
 				t.Fatalf("YAML 1.1 cannot read the output: %v\n%s", err, data)
@@ -178,13 +179,13 @@ func TestEncodeQuoting(t *testing.T) {
 	plain := []string{"1.15.4", "2.21.1-rc.1+build.7", "30Gi", "500m", "nvidia", "v1.2.3", "https://x/y", "argoproj.io/v1alpha1", "a,b", "os.environ/REDIS_HOST"}
 	for _, s := range quoted {
 		want := "k: \"" + s + "\"\n"
-		if got := body(t, encodeOne(t, render.NewMap().Set("k", s))); got != want {
+		if got := body(t, encodeOne(t, object.NewMap().Set("k", s))); got != want {
 			t.Errorf("%q encodes as %q, want %q", s, got, want)
 		}
 	}
 	for _, s := range plain {
 		want := "k: " + s + "\n"
-		if got := body(t, encodeOne(t, render.NewMap().Set("k", s))); got != want {
+		if got := body(t, encodeOne(t, object.NewMap().Set("k", s))); got != want {
 			t.Errorf("%q encodes as %q, want %q", s, got, want)
 		}
 	}
@@ -193,14 +194,14 @@ func TestEncodeQuoting(t *testing.T) {
 func TestEncodeQuotesSexagesimalNumbers(t *testing.T) {
 	for _, s := range []string{"1:20", "190:20:30", "1:30.5"} {
 		want := "k: \"" + s + "\"\n"
-		if got := body(t, encodeOne(t, render.NewMap().Set("k", s))); got != want {
+		if got := body(t, encodeOne(t, object.NewMap().Set("k", s))); got != want {
 			t.Errorf("%q encodes as %q, want %q", s, got, want)
 		}
 	}
 }
 
 func TestEncodeMergeKeyIsQuoted(t *testing.T) {
-	data := encodeOne(t, render.NewMap().Set("values", map[string]any{"<<": "x"}))
+	data := encodeOne(t, object.NewMap().Set("values", map[string]any{"<<": "x"}))
 	if want := "values:\n  \"<<\": x\n"; body(t, data) != want {
 		t.Errorf("encoded as %q, want %q", body(t, data), want)
 	}
@@ -237,7 +238,7 @@ func TestEncodeScalars(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data := encodeOne(t, render.NewMap().Set("k", tt.v))
+			data := encodeOne(t, object.NewMap().Set("k", tt.v))
 			if got, want := body(t, data), "k: "+tt.want+"\n"; got != want {
 				t.Errorf("encoded as %q, want %q", got, want)
 			}
@@ -253,7 +254,7 @@ func TestEncodeScalars(t *testing.T) {
 }
 
 func TestEncodeNaN(t *testing.T) {
-	data := encodeOne(t, render.NewMap().Set("k", math.NaN()))
+	data := encodeOne(t, object.NewMap().Set("k", math.NaN()))
 	if got, want := body(t, data), "k: .nan\n"; got != want {
 		t.Errorf("encoded as %q, want %q", got, want)
 	}
@@ -276,7 +277,7 @@ func TestEncodeMultiLineStringsAsLiteralBlocks(t *testing.T) {
 		{"line1\n\nline3\n", "k: |\n  line1\n\n  line3\n"},
 	}
 	for _, tt := range tests {
-		data := encodeOne(t, render.NewMap().Set("k", tt.s))
+		data := encodeOne(t, object.NewMap().Set("k", tt.s))
 		if got := body(t, data); got != tt.want {
 			t.Errorf("%q encoded as %q, want %q", tt.s, got, tt.want)
 		}
@@ -291,7 +292,7 @@ func TestEncodeMultiLineStringsAsLiteralBlocks(t *testing.T) {
 }
 
 func TestEncodeKeepsRenderMapOrderAndSortsGoMaps(t *testing.T) {
-	data := encodeOne(t, render.NewMap().
+	data := encodeOne(t, object.NewMap().
 		Set("z", 1).Set("a", 2).Set("m", 3).
 		Set("values", map[string]any{"z": 1, "a": 2, "m": 3, "B": 4, "_": 5}))
 	want := "z: 1\na: 2\nm: 3\nvalues:\n  B: 4\n  _: 5\n  a: 2\n  m: 3\n  z: 1\n"
@@ -302,9 +303,9 @@ func TestEncodeKeepsRenderMapOrderAndSortsGoMaps(t *testing.T) {
 
 func TestEncodeSeparatesObjectsWithDocumentMarkers(t *testing.T) {
 	data := encodeOne(t,
-		render.NewMap().Set("name", "a"),
-		render.NewMap().Set("name", "b"),
-		render.NewMap().Set("name", "c"),
+		object.NewMap().Set("name", "a"),
+		object.NewMap().Set("name", "b"),
+		object.NewMap().Set("name", "c"),
 	)
 	want := "name: a\n---\nname: b\n---\nname: c\n"
 	if got := body(t, data); got != want {
@@ -339,7 +340,7 @@ func TestEncodeRefusesPathsOutsideTheOutputRoot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			good := render.File{Path: "ok.yaml", Objects: []*render.Map{render.NewMap().Set("a", 1)}}
+			good := render.File{Path: "ok.yaml", Objects: []*object.Map{object.NewMap().Set("a", 1)}}
 			outs, err := Encode("sources", "out", []render.File{good, {Path: tt.path, Objects: good.Objects}})
 			if err == nil {
 				t.Fatalf("Encode accepted %q: %v", tt.path, outs)
@@ -361,7 +362,7 @@ func TestEncodePanicsOnATypeRenderDoesNotProduce(t *testing.T) {
 			t.Errorf("panic %v, want %q", got, want)
 		}
 	}()
-	Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: []*render.Map{render.NewMap().Set("k", []int{1})}}})
+	Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: []*object.Map{object.NewMap().Set("k", []int{1})}}})
 }
 
 func TestIsGenerated(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	yaml12 "go.yaml.in/yaml/v3"
 	k8syaml "sigs.k8s.io/yaml"
 
-	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/object"
 )
 
 // trickyStrings are strings a YAML writer gets wrong: YAML 1.1 and 1.2
@@ -48,7 +48,7 @@ func viaJSON(t *testing.T, v any) any {
 // roundTrip writes m and reads it back with a YAML 1.1 decoder (what
 // Kubernetes and Argo CD use) and a YAML 1.2 decoder, and requires both to
 // give back exactly what was written.
-func roundTrip(t *testing.T, m *render.Map, want any) {
+func roundTrip(t *testing.T, m *object.Map, want any) {
 	t.Helper()
 	doc := appendDocument(nil, m)
 	var got11 any
@@ -70,10 +70,10 @@ func roundTrip(t *testing.T, m *render.Map, want any) {
 func TestWriterRoundTripsStrings(t *testing.T) {
 	for _, s := range trickyStrings {
 		t.Run(strings.ReplaceAll(s, "\n", `\n`), func(t *testing.T) {
-			m := render.NewMap().Set("value", s).Set(s+"k", "as key").
+			m := object.NewMap().Set("value", s).Set(s+"k", "as key").
 				Set("list", []string{s, "x"}).
-				Set("nested", render.NewMap().Set("in", s)).
-				Set("items", []any{render.NewMap().Set("first", s).Set("second", s)})
+				Set("nested", object.NewMap().Set("in", s)).
+				Set("items", []any{object.NewMap().Set("first", s).Set("second", s)})
 			want := map[string]any{
 				"value": s, s + "k": "as key", "list": []any{s, "x"},
 				"nested": map[string]any{"in": s},
@@ -93,17 +93,17 @@ func TestWriterRoundTripsValues(t *testing.T) {
 		"nested": map[string]any{"b": []any{int64(1), "two", 3.5, map[string]any{"deep": []any{}}}},
 		"lists":  []any{[]any{"a", "b"}, []any{}, map[string]any{}},
 	}
-	m := render.NewMap().Set("apiVersion", "v1").Set("values", values).Set("count", 3).Set("names", []string{})
+	m := object.NewMap().Set("apiVersion", "v1").Set("values", values).Set("count", 3).Set("names", []string{})
 	want := map[string]any{"apiVersion": "v1", "values": values, "count": 3, "names": []any{}}
 	roundTrip(t, m, want)
 }
 
 func TestWriterLayout(t *testing.T) {
-	m := render.NewMap().
+	m := object.NewMap().
 		Set("kind", "Application").
-		Set("metadata", render.NewMap().Set("name", "web").Set("annotations", render.NewMap().Set("argocd.argoproj.io/sync-wave", "1"))).
-		Set("spec", render.NewMap().
-			Set("info", []any{render.NewMap().Set("name", "Description").Set("value", "Web: the front end.")}).
+		Set("metadata", object.NewMap().Set("name", "web").Set("annotations", object.NewMap().Set("argocd.argoproj.io/sync-wave", "1"))).
+		Set("spec", object.NewMap().
+			Set("info", []any{object.NewMap().Set("name", "Description").Set("value", "Web: the front end.")}).
 			Set("syncOptions", []string{"CreateNamespace=true"}).
 			Set("values", map[string]any{"z": int64(1), "a": map[string]any{}, "script": "echo one\necho two\n"}))
 	want := `kind: Application
@@ -139,7 +139,7 @@ func FuzzWriterRoundTrip(f *testing.F) {
 		if !utf8Valid(s) {
 			t.Skip("CUE strings are valid UTF-8")
 		}
-		m := render.NewMap().Set("v", s).Set("k"+s, "x").Set("l", []string{s})
+		m := object.NewMap().Set("v", s).Set("k"+s, "x").Set("l", []string{s})
 		roundTrip(t, m, map[string]any{"v": s, "k" + s: "x", "l": []any{s}})
 	})
 }

@@ -10,11 +10,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/object"
 )
 
 // This file writes YAML for the small set of values render produces:
-// render.Map, map[string]any, []any, []string, string, int, int64, float64,
+// object.Map, map[string]any, []any, []string, string, int, int64, float64,
 // bool and nil. A general YAML library spends most of a render's time on
 // events and buffers this output does not need (yaml.v3 took 140 µs per
 // Application); this writer appends to one byte slice.
@@ -27,7 +27,7 @@ import (
 
 // appendDocument appends v, a mapping, as a YAML document without a leading
 // "---".
-func appendDocument(b []byte, m *render.Map) []byte {
+func appendDocument(b []byte, m *object.Map) []byte {
 	if m.Len() == 0 {
 		return append(b, "{}\n"...)
 	}
@@ -38,7 +38,7 @@ func appendDocument(b []byte, m *render.Map) []byte {
 // ends the line.
 func appendValue(b []byte, v any, indent int) []byte {
 	switch v := v.(type) {
-	case *render.Map:
+	case *object.Map:
 		if v.Len() == 0 {
 			return append(b, " {}\n"...)
 		}
@@ -77,7 +77,7 @@ const maxImplicitKey = 1000
 
 // appendMapBody appends the entries of m at indent. When inline is set, the
 // first key continues a line already indented (after "- ").
-func appendMapBody(b []byte, m *render.Map, indent int, inline bool) []byte {
+func appendMapBody(b []byte, m *object.Map, indent int, inline bool) []byte {
 	first := true
 	m.Each(func(k string, v any) {
 		if !(first && inline) {
@@ -105,7 +105,7 @@ func appendSeq(b []byte, items []any, indent int) []byte {
 		b = appendIndent(b, indent)
 		b = append(b, '-')
 		switch x := item.(type) {
-		case *render.Map:
+		case *object.Map:
 			if x.Len() > 0 {
 				b = append(b, ' ')
 				b = appendMapBody(b, x, indent+2, true)
@@ -124,13 +124,13 @@ func appendSeq(b []byte, items []any, indent int) []byte {
 }
 
 // sortedMap orders a map's keys, for deterministic output.
-func sortedMap(m map[string]any) *render.Map {
+func sortedMap(m map[string]any) *object.Map {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := render.NewMap()
+	out := object.NewMap()
 	for _, k := range keys {
 		out.Set(k, m[k])
 	}

@@ -15,7 +15,7 @@ import (
 func Decode(loaded *load.Spec) *Spec {
 	d := &decoder{decls: loaded.Decls}
 	v := loaded.Value
-	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}}
+	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, decls: loaded.Decls}
 	s.Platform = decodePlatform(d.entry(v.LookupPath(cue.MakePath(cue.Str("platform"))), "platform"))
 	d.eachEntry(v, "charts", func(name string, e entry) {
 		c := &Chart{Node: e.node, Name: name}
@@ -33,7 +33,72 @@ func Decode(loaded *load.Spec) *Spec {
 	d.eachEntry(v, "environments", func(name string, e entry) {
 		s.Environments = append(s.Environments, decodeEnvironment(name, e))
 	})
+	d.eachEntry(v, "stacks", func(name string, e entry) {
+		st := decodeStack(name, e)
+		s.Stacks = append(s.Stacks, st)
+		s.stacks[name] = st
+	})
+	d.eachEntry(v, "clients", func(name string, e entry) {
+		s.Clients = append(s.Clients, decodeClient(name, e))
+	})
 	return s
+}
+
+func decodeStack(name string, e entry) *Stack {
+	st := &Stack{Node: e.node, Name: name}
+	st.Description = e.str("description")
+	st.Kind = e.str("kind")
+	st.APIVersion = e.strOr("apiVersion", "v1alpha1")
+	st.Group = e.strOr("group", "kro.run")
+	st.Spec = e.values("spec")
+	st.Status = e.values("status")
+	st.ValuesDir = e.strOr("valuesDir", name)
+	e.eachField("outputs", func(out string, o entry) {
+		expr, _ := o.v.String()
+		st.Outputs = append(st.Outputs, &Output{Node: o.node, Name: out, Expr: expr})
+	})
+	e.eachField("wiring", func(key string, w entry) {
+		st.Wiring = append(st.Wiring, &StackWire{
+			Node: w.node, Key: key, SpecPath: SplitValuesPath(key),
+			FromStack: w.str("stack"), FromOutput: w.str("output"),
+		})
+	})
+	e.eachFieldInOrder("primitives", func(id string, p entry) {
+		st.Primitives = append(st.Primitives, &Primitive{
+			Node: p.node, ID: id, Kind: p.str("kind"), Name: p.str("name"),
+			Spec: p.values("spec"), IncludeWhen: p.strings("includeWhen"), ReadyWhen: p.strings("readyWhen"),
+		})
+	})
+	e.eachFieldInOrder("modules", func(id string, m entry) {
+		sm := &StackModule{
+			Node: m.node, ID: id, Description: m.str("description"), Chart: m.str("chart"),
+			Namespace: m.str("namespace"), ValuesFile: m.strOr("valuesFile", id+".yaml"),
+			Values: m.values("values"), IncludeWhen: m.strings("includeWhen"), ReadyWhen: m.strings("readyWhen"),
+			SyncOptions: m.strings("syncOptions"),
+		}
+		m.eachField("wiring", func(key string, w entry) {
+			expr, _ := w.v.String()
+			sm.Wiring = append(sm.Wiring, &ExprWire{Node: w.node, Key: key, ValuesPath: SplitValuesPath(key), Expr: expr})
+		})
+		st.Modules = append(st.Modules, sm)
+	})
+	return st
+}
+
+func decodeClient(name string, e entry) *Client {
+	c := &Client{Node: e.node, Name: name, Description: e.str("description")}
+	v := e.sub("values")
+	c.Values = ClientValues{
+		Node: v.node, RepoURL: v.str("repoURL"),
+		Revision: v.strOr("revision", "main"), Prefix: v.strOr("prefix", "clients/"+name),
+	}
+	e.eachField("stacks", func(stack string, s entry) {
+		c.Stacks = append(c.Stacks, &ClientStack{
+			Node: s.node, Stack: stack, Environments: s.strings("environments"),
+			Spec: s.values("spec"), Project: s.strOr("project", "default"),
+		})
+	})
+	return c
 }
 
 func decodePlatform(e entry) Platform {
@@ -54,14 +119,16 @@ func decodeModule(name string, e entry) *Module {
 	m.Chart = e.str("chart")
 	m.Dir = e.str("path")
 	m.Members = e.strings("group")
+	if e.Has("stacks") {
+		m.Stacks = e.strings("stacks")
+	} else {
+		m.Stacks = e.strings("definitions")
+	}
 	kinds := 0
-	for _, k := range []struct {
-		field string
-		kind  ModuleKind
-	}{{"chart", KindChart}, {"path", KindPath}, {"group", KindGroup}} {
-		if e.Has(k.field) {
+	for k, field := range Kinds {
+		if field != "" && e.Has(field) {
 			kinds++
-			m.Kind = k.kind
+			m.Kind = ModuleKind(k)
 		}
 	}
 	if kinds != 1 {
@@ -296,6 +363,24 @@ func (e entry) eachElem(name string, fn func(entry)) {
 			x.node.Pos = e.node.At(name)
 		}
 		fn(x)
+	}
+}
+
+// eachFieldInOrder is eachField in the order the fields were written, for
+// lists whose order the author chose (a stack's resources).
+func (e entry) eachFieldInOrder(name string, fn func(string, entry)) {
+	v, ok := e.field(name)
+	if !ok {
+		return
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		x, _ := it.Value().Default()
+		label := it.Selector().Unquoted()
+		fn(label, e.d.entry(x, diag.JoinPath(e.node.FieldPath(name), label)))
 	}
 }
 

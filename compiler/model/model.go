@@ -18,9 +18,27 @@ type Spec struct {
 	Charts       []*Chart       // sorted by name
 	Modules      []*Module      // sorted by name
 	Environments []*Environment // sorted by name
+	Stacks       []*Stack       // sorted by name
+	Clients      []*Client      // sorted by name
 
 	charts  map[string]*Chart
 	modules map[string]*Module
+	stacks  map[string]*Stack
+	decls   map[string]diag.Pos
+}
+
+// Stack returns the stack named name, or nil.
+func (s *Spec) Stack(name string) *Stack { return s.stacks[name] }
+
+// PosOf returns the position of the field at a spec path, or of the nearest
+// enclosing field written in a spec file.
+func (s *Spec) PosOf(path string) diag.Pos {
+	for p := path; p != ""; p = diag.ParentPath(p) {
+		if pos, ok := s.decls[p]; ok {
+			return pos
+		}
+	}
+	return diag.Pos{}
 }
 
 // Chart returns the chart named name, or nil.
@@ -65,7 +83,15 @@ const (
 	KindPath
 	// KindGroup is a nested app-of-apps of other modules.
 	KindGroup
+	// KindStacks delivers the instances of stacks, one per client.
+	KindStacks
+	// KindDefinitions delivers the ResourceGraphDefinitions of stacks.
+	KindDefinitions
 )
+
+// Kinds lists the fields that set a module's kind, in the order of
+// ModuleKind.
+var Kinds = []string{"", "chart", "path", "group", "stacks", "definitions"}
 
 // Module is one child Application.
 type Module struct {
@@ -76,6 +102,7 @@ type Module struct {
 	Chart           string   // KindChart: the name of a chart in Spec.Charts
 	Dir             string   // KindPath: a folder relative to the repository root
 	Members         []string // KindGroup: module names, as written
+	Stacks          []string // KindStacks, KindDefinitions: stack names, as written
 	Namespace       string
 	Needs           []string
 	Wave            *int
@@ -85,6 +112,100 @@ type Module struct {
 	CreateNamespace bool // default true
 	SyncOptions     []string
 	CascadeDelete   bool // default true
+}
+
+// Stack is a product stack, rendered as a kro ResourceGraphDefinition.
+type Stack struct {
+	Node
+	Name        string
+	Description string
+	Kind        string
+	APIVersion  string         // default "v1alpha1"
+	Group       string         // default "kro.run"
+	Spec        map[string]any // SimpleSchema tree
+	Status      map[string]any // tree of ${...} strings
+	Outputs     []*Output      // sorted by name
+	Wiring      []*StackWire   // sorted by key
+	ValuesDir   string         // default the stack's name
+	Primitives  []*Primitive   // in declaration order
+	Modules     []*StackModule // in declaration order
+}
+
+// Output is a value of a stack's instance other stacks can be wired from.
+type Output struct {
+	Node
+	Name string
+	Expr string // a ${...} template over schema
+}
+
+// StackWire fills a field of a stack's instances from another stack's
+// output.
+type StackWire struct {
+	Node
+	Key        string   // the spec path as written
+	SpecPath   []string // Key split at unescaped dots; nil if malformed
+	FromStack  string
+	FromOutput string
+}
+
+// Primitive is a composite resource a stack consumes.
+type Primitive struct {
+	Node
+	ID          string
+	Kind        string
+	Name        string // template; empty for the default
+	Spec        map[string]any
+	IncludeWhen []string
+	ReadyWhen   []string
+}
+
+// StackModule is a Helm chart a stack installs as an Application.
+type StackModule struct {
+	Node
+	ID          string
+	Description string
+	Chart       string
+	Namespace   string // template; empty for the default
+	ValuesFile  string // default "<id>.yaml"
+	Values      map[string]any
+	Wiring      []*ExprWire // sorted by key
+	IncludeWhen []string
+	ReadyWhen   []string
+	SyncOptions []string
+}
+
+// ExprWire sets a Helm value of a stack module from an expression.
+type ExprWire struct {
+	Node
+	Key        string   // the values path as written
+	ValuesPath []string // Key split at unescaped dots; nil if malformed
+	Expr       string
+}
+
+// Client is a team that consumes stacks.
+type Client struct {
+	Node
+	Name        string
+	Description string
+	Values      ClientValues
+	Stacks      []*ClientStack // sorted by stack name
+}
+
+// ClientValues is where a team's values files live.
+type ClientValues struct {
+	Node
+	RepoURL  string
+	Revision string // default "main"
+	Prefix   string // default "clients/<client>"
+}
+
+// ClientStack is a team's use of a stack.
+type ClientStack struct {
+	Node
+	Stack        string
+	Environments []string
+	Spec         map[string]any
+	Project      string // default "default"
 }
 
 // Endpoint is a network endpoint of a service.

@@ -19,13 +19,14 @@ import (
 
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
 )
 
 // File is one output file: its path relative to the output root
 // (slash-separated) and the objects it holds, in order.
 type File struct {
 	Path    string
-	Objects []*Map
+	Objects []*object.Map
 }
 
 // Argo CD names and values the output relies on.
@@ -86,7 +87,7 @@ func (r *renderer) environment(env *model.Environment) []File {
 		}
 	}
 	for _, parent := range slices.Sorted(maps.Keys(children)) {
-		var objs []*Map
+		var objs []*object.Map
 		for _, m := range r.ordered(children[parent]) {
 			objs = append(objs, r.application(env, m))
 		}
@@ -104,14 +105,14 @@ func (r *renderer) environment(env *model.Environment) []File {
 
 	include := appsFile
 	if len(env.Projects) > 0 {
-		var objs []*Map
+		var objs []*object.Map
 		for _, p := range env.Projects {
 			objs = append(objs, r.project(p))
 		}
 		files = append(files, File{Path: path.Join(dir, appProjectsFile), Objects: objs})
 		include = "{" + appsFile + "," + appProjectsFile + "}"
 	}
-	files = append(files, File{Path: RootFile(&r.spec.Platform, env.Name), Objects: []*Map{r.root(env, include)}})
+	files = append(files, File{Path: RootFile(&r.spec.Platform, env.Name), Objects: []*object.Map{r.root(env, include)}})
 	return files
 }
 
@@ -144,37 +145,37 @@ func (r *renderer) ordered(ms []*model.Module) []*model.Module {
 	return ms
 }
 
-func (r *renderer) root(env *model.Environment, include string) *Map {
+func (r *renderer) root(env *model.Environment, include string) *object.Map {
 	p := &r.spec.Platform
-	return NewMap().
+	return object.NewMap().
 		Set("apiVersion", apiVersion).
 		Set("kind", "Application").
-		Set("metadata", NewMap().
+		Set("metadata", object.NewMap().
 			Set("name", check.RootName(env.Name)).
 			Set("namespace", p.ArgoCDNamespace)).
-		Set("spec", NewMap().
+		Set("spec", object.NewMap().
 			Set("project", defaultProjectNm).
-			Set("source", NewMap().
+			Set("source", object.NewMap().
 				Set("repoURL", p.RepoURL).
 				Set("targetRevision", env.Revision).
 				Set("path", path.Join(p.OutDir, ClusterDir(env.Name))).
-				Set("directory", NewMap().Set("include", include))).
-			Set("destination", NewMap().
+				Set("directory", object.NewMap().Set("include", include))).
+			Set("destination", object.NewMap().
 				Set("server", inClusterServer).
 				Set("namespace", p.ArgoCDNamespace)).
-			Set("syncPolicy", NewMap().Set("automated", automated())))
+			Set("syncPolicy", object.NewMap().Set("automated", automated())))
 }
 
-func automated() *Map {
-	return NewMap().Set("prune", true).Set("selfHeal", true)
+func automated() *object.Map {
+	return object.NewMap().Set("prune", true).Set("selfHeal", true)
 }
 
-func (r *renderer) application(env *model.Environment, m *model.Module) *Map {
+func (r *renderer) application(env *model.Environment, m *model.Module) *object.Map {
 	p := &r.spec.Platform
-	meta := NewMap().
+	meta := object.NewMap().
 		Set("name", m.Name).
 		Set("namespace", p.ArgoCDNamespace).
-		Set("annotations", NewMap().Set(syncWave, strconv.Itoa(r.info.Waves[m.Name])))
+		Set("annotations", object.NewMap().Set(syncWave, strconv.Itoa(r.info.Waves[m.Name])))
 	if m.CascadeDelete {
 		meta.Set("finalizers", []string{resourcesFinal})
 	}
@@ -183,12 +184,12 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *Map {
 	if s := env.Settings[m.Name]; s != nil && s.Project != "" {
 		project = s.Project
 	}
-	spec := NewMap().Set("project", project)
+	spec := object.NewMap().Set("project", project)
 	if m.Description != "" {
-		spec.Set("info", []any{NewMap().Set("name", "Description").Set("value", m.Description)})
+		spec.Set("info", []any{object.NewMap().Set("name", "Description").Set("value", m.Description)})
 	}
 
-	dest := NewMap()
+	dest := object.NewMap()
 	var syncOptions []string
 	switch m.Kind {
 	case model.KindChart:
@@ -196,7 +197,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *Map {
 		setDestination(dest, env.Destination)
 		dest.Set("namespace", m.Namespace)
 	case model.KindPath:
-		spec.Set("source", NewMap().
+		spec.Set("source", object.NewMap().
 			Set("repoURL", p.RepoURL).
 			Set("targetRevision", env.Revision).
 			Set("path", m.Dir))
@@ -205,7 +206,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *Map {
 	case model.KindGroup:
 		// A group's Application creates Applications, which live in the
 		// Argo CD namespace of the cluster Argo CD runs in.
-		spec.Set("source", NewMap().
+		spec.Set("source", object.NewMap().
 			Set("repoURL", p.RepoURL).
 			Set("targetRevision", env.Revision).
 			Set("path", path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
@@ -216,19 +217,19 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *Map {
 	}
 	syncOptions = append(syncOptions, m.SyncOptions...)
 
-	sync := NewMap().Set("automated", automated())
+	sync := object.NewMap().Set("automated", automated())
 	if len(syncOptions) > 0 {
 		sync.Set("syncOptions", syncOptions)
 	}
 	spec.Set("destination", dest).Set("syncPolicy", sync)
-	return NewMap().
+	return object.NewMap().
 		Set("apiVersion", apiVersion).
 		Set("kind", "Application").
 		Set("metadata", meta).
 		Set("spec", spec)
 }
 
-func setDestination(m *Map, d model.Destination) {
+func setDestination(m *object.Map, d model.Destination) {
 	if d.Name != "" {
 		m.Set("name", d.Name)
 	} else {
@@ -239,9 +240,9 @@ func setDestination(m *Map, d model.Destination) {
 // chartSource is a Helm source. A chart in an OCI registry is an OCI source
 // (Argo CD 3.1 and later): the chart is the last element of repoURL and the
 // path is always ".".
-func (r *renderer) chartSource(env *model.Environment, m *model.Module) *Map {
+func (r *renderer) chartSource(env *model.Environment, m *model.Module) *object.Map {
 	c := r.spec.Chart(m.Chart)
-	src := NewMap()
+	src := object.NewMap()
 	if c.OCI() {
 		src.Set("repoURL", strings.TrimSuffix(c.RepoURL, "/")+"/"+c.Chart).
 			Set("targetRevision", c.Version).
@@ -254,7 +255,7 @@ func (r *renderer) chartSource(env *model.Environment, m *model.Module) *Map {
 	if values := r.values(env, m); len(values) > 0 {
 		// valuesObject, never values: Argo CD drops values when both are
 		// set, and valuesObject takes precedence over every values file.
-		src.Set("helm", NewMap().Set("valuesObject", values))
+		src.Set("helm", object.NewMap().Set("valuesObject", values))
 	}
 	return src
 }
@@ -333,15 +334,15 @@ func setPath(values map[string]any, path []string, v any) map[string]any {
 	return out
 }
 
-func (r *renderer) project(p *model.Project) *Map {
-	spec := NewMap()
+func (r *renderer) project(p *model.Project) *object.Map {
+	spec := object.NewMap()
 	if p.Description != "" {
 		spec.Set("description", p.Description)
 	}
 	spec.Set("sourceRepos", p.SourceRepos)
 	var dests []any
 	for _, d := range p.Destinations {
-		m := NewMap()
+		m := object.NewMap()
 		if d.Name != "" {
 			m.Set("name", d.Name)
 		} else {
@@ -359,20 +360,20 @@ func (r *renderer) project(p *model.Project) *Map {
 	if len(p.SourceNamespaces) > 0 {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
-	return NewMap().
+	return object.NewMap().
 		Set("apiVersion", apiVersion).
 		Set("kind", "AppProject").
-		Set("metadata", NewMap().
+		Set("metadata", object.NewMap().
 			Set("name", p.Name).
 			Set("namespace", r.spec.Platform.ArgoCDNamespace).
-			Set("annotations", NewMap().Set(syncWave, projectsWave))).
+			Set("annotations", object.NewMap().Set(syncWave, projectsWave))).
 		Set("spec", spec)
 }
 
 func groupKinds(gks []model.GroupKind) []any {
 	var out []any
 	for _, gk := range gks {
-		out = append(out, NewMap().Set("group", gk.Group).Set("kind", gk.Kind))
+		out = append(out, object.NewMap().Set("group", gk.Group).Set("kind", gk.Kind))
 	}
 	return out
 }

@@ -1,4 +1,7 @@
-package render
+// Package object holds the value model of rendered Kubernetes objects: an
+// ordered mapping, so that objects read apiVersion, kind, metadata, spec, and
+// plain Go data for everything else. It does no I/O and knows no kinds.
+package object
 
 // Map is a YAML mapping whose keys keep the order they were set in, so that
 // rendered objects read apiVersion, kind, metadata, spec, as people expect.
@@ -44,4 +47,36 @@ func (m *Map) Each(fn func(key string, v any)) {
 	for i, k := range m.keys {
 		fn(k, m.vals[i])
 	}
+}
+
+// Plain returns v with every Map turned into a map[string]any (recursively),
+// for code that reads objects as plain data: validators, CEL.
+func Plain(v any) any {
+	switch v := v.(type) {
+	case *Map:
+		m := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			m[k] = Plain(v.vals[i])
+		}
+		return m
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = Plain(x)
+		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, x := range v {
+			l[i] = Plain(x)
+		}
+		return l
+	case []string:
+		l := make([]any, len(v))
+		for i, x := range v {
+			l[i] = x
+		}
+		return l
+	}
+	return v
 }
