@@ -12,6 +12,7 @@ import (
 	"github.com/platc/platc/compiler/load"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/internal/synth"
 )
 
@@ -56,7 +57,8 @@ func BenchmarkStages(b *testing.B) {
 		loaded := load.Load(r.fsys, "sources", log)
 		spec := model.Decode(loaded)
 		info := check.Check(spec, r.fsys, log)
-		files := render.Render(spec, info)
+		stacks := rgd.Compile(spec, info, log)
+		files := render.Render(spec, info, stacks)
 		if log.HasErrors() {
 			b.Fatalf("%s does not compile:\n%s", r.name, log)
 		}
@@ -78,10 +80,16 @@ func BenchmarkStages(b *testing.B) {
 				check.Check(spec, r.fsys, &diag.Log{})
 			}
 		})
+		b.Run(r.name+"/rgd", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rgd.Compile(spec, info, &diag.Log{})
+			}
+		})
 		b.Run(r.name+"/render", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				render.Render(spec, info)
+				render.Render(spec, info, stacks)
 			}
 		})
 		b.Run(r.name+"/emit", func(b *testing.B) {

@@ -1,5 +1,5 @@
-// Package compiler runs the platc pipeline (load, model, check, render,
-// encode) on a repository given as an fs.FS, and returns the output files in
+// Package compiler runs the platc pipeline (load, model, check, rgd, render,
+// emit) on a repository given as an fs.FS, and returns the output files in
 // memory with every problem found. It does no I/O beyond reading fsys: the
 // CLI (package cli) writes or compares the result.
 package compiler
@@ -13,6 +13,7 @@ import (
 	"github.com/platc/platc/compiler/load"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/rgd"
 )
 
 // DefaultSpecDir is where the spec lives, relative to the repository root.
@@ -35,6 +36,9 @@ type Result struct {
 	// Outputs are the rendered files, sorted by path; nil when the log
 	// holds errors.
 	Outputs []emit.Output
+	// Stacks are the compiled product stacks and their instances; nil
+	// when the log holds errors.
+	Stacks *rgd.Compiled
 }
 
 // Compile loads, checks and renders the spec of the repository fsys.
@@ -49,11 +53,15 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	}
 	spec := model.Decode(loaded)
 	info := check.Check(spec, fsys, res.Log)
+	// Stacks are compiled even when the spec has errors elsewhere: kro's
+	// problems are independent of them, and all are reported at once.
+	stacks := rgd.Compile(spec, info, res.Log)
 	if res.Log.HasErrors() {
 		return res
 	}
 	res.OutDir = spec.Platform.OutDir
-	files := render.Render(spec, info)
+	res.Stacks = stacks
+	files := render.Render(spec, info, stacks)
 	outs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, files)
 	if err != nil {
 		res.Log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)

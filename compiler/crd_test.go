@@ -17,7 +17,9 @@ import (
 // beside the repository. A user's clone has none.
 const upstreamCRDs = "../../shared/crds"
 
-func upstreamValidator(t *testing.T) *validate.Validator {
+// upstreamValidator returns a validator of the upstream CRDs, and of the
+// CRDs kro generates for the instances of stacks (from compiled).
+func upstreamValidator(t *testing.T, compiled ...*compiler.Result) *validate.Validator {
 	t.Helper()
 	entries, err := os.ReadDir(upstreamCRDs)
 	if os.IsNotExist(err) {
@@ -36,6 +38,18 @@ func upstreamValidator(t *testing.T) *validate.Validator {
 			files[e.Name()] = data
 		}
 	}
+	for _, res := range compiled {
+		if res.Stacks == nil {
+			continue
+		}
+		for name, st := range res.Stacks.Stacks {
+			data, err := yaml.Marshal(st.CRD())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files["instances of "+name] = data
+		}
+	}
 	v, err := validate.FromCRDs(files)
 	if err != nil {
 		t.Fatal(err)
@@ -46,8 +60,9 @@ func upstreamValidator(t *testing.T) *validate.Validator {
 // TestOutputMatchesUpstreamCRDs checks every object platc renders, for the
 // sample platform and every golden case that renders, against the upstream
 // CRD of its kind, strictly: a field the CRD does not declare is an error.
+// Stack instances are checked against the CRD kro generates from their
+// ResourceGraphDefinition.
 func TestOutputMatchesUpstreamCRDs(t *testing.T) {
-	v := upstreamValidator(t)
 	repos := []string{".."}
 	cases, err := os.ReadDir(goldenDir)
 	if err != nil {
@@ -59,6 +74,7 @@ func TestOutputMatchesUpstreamCRDs(t *testing.T) {
 	objects := 0
 	for _, repo := range repos {
 		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+		v := upstreamValidator(t, res)
 		for _, o := range res.Outputs {
 			for i, doc := range bytes.Split(o.Data, []byte("\n---\n")) {
 				var obj map[string]any

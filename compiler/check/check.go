@@ -30,6 +30,9 @@ type Info struct {
 	// Parent is the group that delivers a module; top-level modules have
 	// none.
 	Parent map[string]string
+	// Definitions and Instances are the modules that deliver each stack's
+	// ResourceGraphDefinition and instances, by stack name.
+	Definitions, Instances map[string]*model.Module
 }
 
 // Check applies every rule to spec. fsys is the repository, for the paths
@@ -44,8 +47,10 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 	for _, m := range spec.Modules {
 		c.module(m)
 	}
-	info := &Info{Parent: c.groups()}
-	info.Waves = c.waves(info.Parent)
+	c.parent = c.groups()
+	info := &Info{Parent: c.parent}
+	info.Definitions, info.Instances = c.stacks()
+	info.Waves = c.waves(info.Parent, info.Definitions)
 	for _, env := range spec.Environments {
 		c.environment(env)
 	}
@@ -54,9 +59,10 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 }
 
 type checker struct {
-	spec *model.Spec
-	fsys fs.FS
-	log  *diag.Log
+	spec   *model.Spec
+	fsys   fs.FS
+	log    *diag.Log
+	parent map[string]string // the group of each module
 }
 
 func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
@@ -174,15 +180,15 @@ func (c *checker) module(m *model.Module) {
 	switch m.Kind {
 	case model.KindInvalid:
 		set := []string{}
-		for _, f := range []string{"chart", "path", "group"} {
+		for _, f := range model.Kinds[1:] {
 			if m.Has(f) {
 				set = append(set, f)
 			}
 		}
 		if len(set) == 0 {
-			c.log.Errorf(m.Pos, m.Path, "the module deploys nothing: set one of chart, path or group")
+			c.log.Errorf(m.Pos, m.Path, "the module deploys nothing: set one of %s", kindList)
 		} else {
-			c.log.Errorf(m.At(set[1]), m.Path, "the module sets %s: set exactly one of chart, path or group", strings.Join(set, " and "))
+			c.log.Errorf(m.At(set[1]), m.Path, "the module sets %s: set exactly one of %s", strings.Join(set, " and "), kindList)
 		}
 	case model.KindChart:
 		if c.spec.Chart(m.Chart) == nil {
@@ -197,8 +203,21 @@ func (c *checker) module(m *model.Module) {
 		if len(m.Members) == 0 {
 			c.errorf(&m.Node, "group", "empty group: list the modules it delivers")
 		}
+	case model.KindStacks, model.KindDefinitions:
+		field := model.Kinds[m.Kind]
+		if len(m.Stacks) == 0 {
+			c.errorf(&m.Node, field, "no stacks: list the stacks whose %s the module delivers", map[model.ModuleKind]string{model.KindStacks: "instances", model.KindDefinitions: "definitions"}[m.Kind])
+		}
+		for i, name := range m.Stacks {
+			if c.spec.Stack(name) == nil {
+				c.log.Errorf(m.At(field), fmt.Sprintf("%s[%d]", m.FieldPath(field), i), "unknown stack %q%s", name, didYouMean(name, stackNames(c.spec)))
+			}
+		}
+		if m.Kind == model.KindDefinitions && m.Has("namespace") {
+			c.errorf(&m.Node, "namespace", "ResourceGraphDefinitions are cluster-scoped: remove namespace")
+		}
 	}
-	if m.Kind == model.KindChart || m.Kind == model.KindPath {
+	if m.Kind == model.KindChart || m.Kind == model.KindPath || m.Kind == model.KindStacks {
 		if !m.Has("namespace") {
 			c.log.Errorf(m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
 		} else {
@@ -268,6 +287,8 @@ func isManifest(name string) bool {
 	}
 	return false
 }
+
+var kindList = strings.Join(model.Kinds[1:len(model.Kinds)-1], ", ") + " or " + model.Kinds[len(model.Kinds)-1]
 
 var wireFields = []string{"address", "host", "port", "url"}
 
@@ -445,6 +466,14 @@ func chartNames(s *model.Spec) []string {
 	var out []string
 	for _, c := range s.Charts {
 		out = append(out, c.Name)
+	}
+	return out
+}
+
+func stackNames(s *model.Spec) []string {
+	var out []string
+	for _, st := range s.Stacks {
+		out = append(out, st.Name)
 	}
 	return out
 }

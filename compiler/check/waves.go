@@ -3,6 +3,8 @@ package check
 import (
 	"slices"
 	"strings"
+
+	"github.com/platc/platc/compiler/model"
 )
 
 // waves orders the modules of each apps file from their needs and returns
@@ -14,10 +16,21 @@ import (
 // platform-operators group, syncs after platform-operators. A module syncs
 // one wave after the latest of what it needs; a hand-set wave must be later
 // than all of them.
-func (c *checker) waves(parent map[string]string) map[string]int {
+//
+// A module that delivers instances of a stack needs, implicitly, the module
+// that delivers the stack's definition: kro must know the kind first.
+func (c *checker) waves(parent map[string]string, definitions map[string]*model.Module) map[string]int {
 	after := map[string][]string{} // module -> siblings it syncs after
 	for _, m := range c.spec.Modules {
-		for _, n := range m.Needs {
+		needs := m.Needs
+		if m.Kind == model.KindStacks {
+			for _, s := range m.Stacks {
+				if d := definitions[s]; d != nil && d != m && !slices.Contains(needs, d.Name) {
+					needs = append(slices.Clip(needs), d.Name)
+				}
+			}
+		}
+		for _, n := range needs {
 			if c.spec.Module(n) == nil || n == m.Name {
 				continue // reported
 			}

@@ -53,6 +53,7 @@ func decodeStack(name string, e entry) *Stack {
 	st.Spec = e.values("spec")
 	st.Status = e.values("status")
 	st.ValuesDir = e.strOr("valuesDir", name)
+	st.Namespace = e.strOr("namespace", "${schema.metadata.namespace}")
 	e.eachField("outputs", func(out string, o entry) {
 		expr, _ := o.v.String()
 		st.Outputs = append(st.Outputs, &Output{Node: o.node, Name: out, Expr: expr})
@@ -95,7 +96,7 @@ func decodeClient(name string, e entry) *Client {
 	e.eachField("stacks", func(stack string, s entry) {
 		c.Stacks = append(c.Stacks, &ClientStack{
 			Node: s.node, Stack: stack, Environments: s.strings("environments"),
-			Spec: s.values("spec"), Project: s.strOr("project", "default"),
+			Spec: s.values("spec"), Project: s.str("project"),
 		})
 	})
 	return c
@@ -217,6 +218,9 @@ func (d *decoder) entry(v cue.Value, path string) entry {
 	}
 	if !e.node.Pos.IsValid() {
 		e.node.Pos = load.Pos(v)
+	}
+	for p := diag.ParentPath(path); !e.node.Pos.IsValid() && p != ""; p = diag.ParentPath(p) {
+		e.node.Pos = d.decls[p]
 	}
 	it, err := v.Fields()
 	if err != nil {

@@ -127,6 +127,7 @@ type Stack struct {
 	Outputs     []*Output      // sorted by name
 	Wiring      []*StackWire   // sorted by key
 	ValuesDir   string         // default the stack's name
+	Namespace   string         // template; default "${schema.metadata.namespace}"
 	Primitives  []*Primitive   // in declaration order
 	Modules     []*StackModule // in declaration order
 }
@@ -205,7 +206,7 @@ type ClientStack struct {
 	Stack        string
 	Environments []string
 	Spec         map[string]any
-	Project      string // default "default"
+	Project      string // empty for the environment's project
 }
 
 // Endpoint is a network endpoint of a service.

@@ -80,3 +80,42 @@ func Plain(v any) any {
 	}
 	return v
 }
+
+// Merge returns base with over merged in, as Helm merges values: maps merge
+// key by key, anything else in over replaces what base has. Neither input
+// is modified.
+func Merge(base, over map[string]any) map[string]any {
+	if base == nil && over == nil {
+		return nil
+	}
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		if bm, ok := out[k].(map[string]any); ok {
+			if om, ok := v.(map[string]any); ok {
+				out[k] = Merge(bm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// SetPath returns values with the value at path set to v, copying the maps
+// on the way so that shared inputs stay as they were.
+func SetPath(values map[string]any, path []string, v any) map[string]any {
+	out := make(map[string]any, len(values)+1)
+	for k, x := range values {
+		out[k] = x
+	}
+	if len(path) == 1 {
+		out[path[0]] = v
+		return out
+	}
+	inner, _ := out[path[0]].(map[string]any)
+	out[path[0]] = SetPath(inner, path[1:], v)
+	return out
+}

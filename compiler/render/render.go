@@ -17,9 +17,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/rgd"
 )
 
 // File is one output file: its path relative to the output root
@@ -29,36 +31,35 @@ type File struct {
 	Objects []*object.Map
 }
 
-// Argo CD names and values the output relies on.
+// The layout of ADR 0001.
 const (
-	apiVersion       = "argoproj.io/v1alpha1"
-	inClusterServer  = "https://kubernetes.default.svc"
-	syncWave         = "argocd.argoproj.io/sync-wave"
-	resourcesFinal   = "resources-finalizer.argocd.argoproj.io"
-	projectsWave     = "-1" // AppProjects exist before the Applications that use them
-	appsFile         = "apps.yaml"
-	appProjectsFile  = "appprojects.yaml"
-	rootAppsDir      = "deploy/gitops/argocd"
-	clustersDir      = "deploy/clusters"
-	defaultRootApp   = "root-app.yaml"
-	createNamespace  = "CreateNamespace=true"
-	defaultProjectNm = "default"
+	projectsWave    = "-1" // AppProjects exist before the Applications that use them
+	appsFile        = "apps.yaml"
+	appProjectsFile = "appprojects.yaml"
+	rootAppsDir     = "deploy/gitops/argocd"
+	clustersDir     = "deploy/clusters"
+	defaultRootApp  = "root-app.yaml"
+	stacksDir       = "stacks"
 )
 
 // Render returns the files of the whole platform, sorted by path.
-func Render(spec *model.Spec, info *check.Info) []File {
-	r := &renderer{spec: spec, info: info}
+func Render(spec *model.Spec, info *check.Info, stacks *rgd.Compiled) []File {
+	r := &renderer{spec: spec, info: info, stacks: stacks}
 	var files []File
 	for _, env := range spec.Environments {
 		files = append(files, r.environment(env)...)
+	}
+	for _, st := range spec.Stacks {
+		files = append(files, File{Path: StackFile(st.Name), Objects: []*object.Map{stacks.Stacks[st.Name].Object}})
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return files
 }
 
 type renderer struct {
-	spec *model.Spec
-	info *check.Info
+	spec   *model.Spec
+	info   *check.Info
+	stacks *rgd.Compiled
 }
 
 // RootFile returns the path, relative to the output root, of an
@@ -68,6 +69,42 @@ func RootFile(p *model.Platform, env string) string {
 		return path.Join(rootAppsDir, defaultRootApp)
 	}
 	return path.Join(rootAppsDir, "root-app-"+env+".yaml")
+}
+
+// StackFile returns the path, relative to the output root, of a stack's
+// ResourceGraphDefinition.
+func StackFile(stack string) string { return path.Join(stacksDir, stack+".yaml") }
+
+// includeGlob is a directory.include that matches exactly the files of the
+// given stacks.
+func includeGlob(stacks []string) string {
+	names := make([]string, len(stacks))
+	for i, s := range stacks {
+		names[i] = s + ".yaml"
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if len(names) == 1 {
+		return names[0]
+	}
+	return "{" + strings.Join(names, ",") + "}"
+}
+
+// instanceFiles are the files of a module that delivers stack instances in
+// env: one per stack, holding every client's instance, sorted by client. A
+// stack no client has in env still gets its file, so the folder exists.
+func (r *renderer) instanceFiles(env *model.Environment, m *model.Module) []File {
+	var files []File
+	for _, st := range m.Stacks {
+		f := File{Path: path.Join(ClusterDir(env.Name), m.Name, st+".yaml")}
+		for _, inst := range r.stacks.Instances {
+			if inst.Env == env && inst.Stack.Model.Name == st {
+				f.Objects = append(f.Objects, inst.Object)
+			}
+		}
+		files = append(files, f)
+	}
+	return files
 }
 
 // ClusterDir returns the folder, relative to the output root, of an
@@ -96,6 +133,13 @@ func (r *renderer) environment(env *model.Environment) []File {
 			p = path.Join(dir, parent, appsFile)
 		}
 		files = append(files, File{Path: p, Objects: objs})
+	}
+	// A module that delivers stack instances syncs a folder with a file
+	// per stack, one instance per client.
+	for _, m := range r.spec.Modules {
+		if m.Kind == model.KindStacks && r.delivered(env, m) {
+			files = append(files, r.instanceFiles(env, m)...)
+		}
 	}
 	if _, ok := children[""]; !ok {
 		// An environment with every module disabled still has an
@@ -147,27 +191,21 @@ func (r *renderer) ordered(ms []*model.Module) []*model.Module {
 
 func (r *renderer) root(env *model.Environment, include string) *object.Map {
 	p := &r.spec.Platform
-	return object.NewMap().
-		Set("apiVersion", apiVersion).
-		Set("kind", "Application").
-		Set("metadata", object.NewMap().
+	return argocd.Application(
+		object.NewMap().
 			Set("name", check.RootName(env.Name)).
-			Set("namespace", p.ArgoCDNamespace)).
-		Set("spec", object.NewMap().
-			Set("project", defaultProjectNm).
+			Set("namespace", p.ArgoCDNamespace),
+		object.NewMap().
+			Set("project", argocd.DefaultProject).
 			Set("source", object.NewMap().
 				Set("repoURL", p.RepoURL).
 				Set("targetRevision", env.Revision).
 				Set("path", path.Join(p.OutDir, ClusterDir(env.Name))).
 				Set("directory", object.NewMap().Set("include", include))).
 			Set("destination", object.NewMap().
-				Set("server", inClusterServer).
+				Set("server", argocd.InClusterServer).
 				Set("namespace", p.ArgoCDNamespace)).
-			Set("syncPolicy", object.NewMap().Set("automated", automated())))
-}
-
-func automated() *object.Map {
-	return object.NewMap().Set("prune", true).Set("selfHeal", true)
+			Set("syncPolicy", argocd.SyncPolicy(nil)))
 }
 
 func (r *renderer) application(env *model.Environment, m *model.Module) *object.Map {
@@ -175,9 +213,9 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	meta := object.NewMap().
 		Set("name", m.Name).
 		Set("namespace", p.ArgoCDNamespace).
-		Set("annotations", object.NewMap().Set(syncWave, strconv.Itoa(r.info.Waves[m.Name])))
+		Set("annotations", object.NewMap().Set(argocd.SyncWave, strconv.Itoa(r.info.Waves[m.Name])))
 	if m.CascadeDelete {
-		meta.Set("finalizers", []string{resourcesFinal})
+		meta.Set("finalizers", []string{argocd.ResourcesFinalizer})
 	}
 
 	project := env.Project
@@ -210,23 +248,29 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 			Set("repoURL", p.RepoURL).
 			Set("targetRevision", env.Revision).
 			Set("path", path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
-		dest.Set("server", inClusterServer).Set("namespace", p.ArgoCDNamespace)
+		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
+	case model.KindStacks:
+		spec.Set("source", object.NewMap().
+			Set("repoURL", p.RepoURL).
+			Set("targetRevision", env.Revision).
+			Set("path", path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
+		setDestination(dest, env.Destination)
+		dest.Set("namespace", m.Namespace)
+	case model.KindDefinitions:
+		// ResourceGraphDefinitions are cluster-scoped: no namespace.
+		spec.Set("source", object.NewMap().
+			Set("repoURL", p.RepoURL).
+			Set("targetRevision", env.Revision).
+			Set("path", path.Join(p.OutDir, stacksDir)).
+			Set("directory", object.NewMap().Set("include", includeGlob(m.Stacks))))
+		setDestination(dest, env.Destination)
 	}
-	if m.Kind != model.KindGroup && m.CreateNamespace {
-		syncOptions = append(syncOptions, createNamespace)
+	if (m.Kind == model.KindChart || m.Kind == model.KindPath || m.Kind == model.KindStacks) && m.CreateNamespace {
+		syncOptions = append(syncOptions, argocd.CreateNamespace)
 	}
 	syncOptions = append(syncOptions, m.SyncOptions...)
-
-	sync := object.NewMap().Set("automated", automated())
-	if len(syncOptions) > 0 {
-		sync.Set("syncOptions", syncOptions)
-	}
-	spec.Set("destination", dest).Set("syncPolicy", sync)
-	return object.NewMap().
-		Set("apiVersion", apiVersion).
-		Set("kind", "Application").
-		Set("metadata", meta).
-		Set("spec", spec)
+	spec.Set("destination", dest).Set("syncPolicy", argocd.SyncPolicy(syncOptions))
+	return argocd.Application(meta, spec)
 }
 
 func setDestination(m *object.Map, d model.Destination) {
@@ -237,21 +281,9 @@ func setDestination(m *object.Map, d model.Destination) {
 	}
 }
 
-// chartSource is a Helm source. A chart in an OCI registry is an OCI source
-// (Argo CD 3.1 and later): the chart is the last element of repoURL and the
-// path is always ".".
+// chartSource is the Helm source of a chart module, with its values.
 func (r *renderer) chartSource(env *model.Environment, m *model.Module) *object.Map {
-	c := r.spec.Chart(m.Chart)
-	src := object.NewMap()
-	if c.OCI() {
-		src.Set("repoURL", strings.TrimSuffix(c.RepoURL, "/")+"/"+c.Chart).
-			Set("targetRevision", c.Version).
-			Set("path", ".")
-	} else {
-		src.Set("repoURL", c.RepoURL).
-			Set("chart", c.Chart).
-			Set("targetRevision", c.Version)
-	}
+	src := argocd.ChartSource(r.spec.Chart(m.Chart))
 	if values := r.values(env, m); len(values) > 0 {
 		// valuesObject, never values: Argo CD drops values when both are
 		// set, and valuesObject takes precedence over every values file.
@@ -263,12 +295,12 @@ func (r *renderer) chartSource(env *model.Environment, m *model.Module) *object.
 // values merges a module's values, the environment's values for it, and the
 // wiring, in that order: later layers win.
 func (r *renderer) values(env *model.Environment, m *model.Module) map[string]any {
-	out := Merge(nil, m.Values)
+	out := object.Merge(nil, m.Values)
 	if s := env.Settings[m.Name]; s != nil {
-		out = Merge(out, s.Values)
+		out = object.Merge(out, s.Values)
 	}
 	for _, w := range m.Wiring {
-		out = setPath(out, w.ValuesPath, r.wired(env, w))
+		out = object.SetPath(out, w.ValuesPath, r.wired(env, w))
 	}
 	return out
 }
@@ -293,45 +325,6 @@ func (r *renderer) wired(env *model.Environment, w *model.Wire) any {
 		return fmt.Sprintf("%s://%s:%d", scheme, ep.Host, ep.Port)
 	}
 	return fmt.Sprintf("%s:%d", ep.Host, ep.Port)
-}
-
-// Merge returns base with over merged in, as Helm merges values: maps merge
-// key by key, anything else in over replaces what base has. Neither input
-// is modified.
-func Merge(base, over map[string]any) map[string]any {
-	if base == nil && over == nil {
-		return nil
-	}
-	out := make(map[string]any, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		if bm, ok := out[k].(map[string]any); ok {
-			if om, ok := v.(map[string]any); ok {
-				out[k] = Merge(bm, om)
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
-}
-
-// setPath returns values with the value at path set to v, copying the maps
-// on the way so that shared inputs stay as they were.
-func setPath(values map[string]any, path []string, v any) map[string]any {
-	out := make(map[string]any, len(values)+1)
-	for k, x := range values {
-		out[k] = x
-	}
-	if len(path) == 1 {
-		out[path[0]] = v
-		return out
-	}
-	inner, _ := out[path[0]].(map[string]any)
-	out[path[0]] = setPath(inner, path[1:], v)
-	return out
 }
 
 func (r *renderer) project(p *model.Project) *object.Map {
@@ -361,12 +354,12 @@ func (r *renderer) project(p *model.Project) *object.Map {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
 	return object.NewMap().
-		Set("apiVersion", apiVersion).
+		Set("apiVersion", argocd.APIVersion).
 		Set("kind", "AppProject").
 		Set("metadata", object.NewMap().
 			Set("name", p.Name).
 			Set("namespace", r.spec.Platform.ArgoCDNamespace).
-			Set("annotations", object.NewMap().Set(syncWave, projectsWave))).
+			Set("annotations", object.NewMap().Set(argocd.SyncWave, projectsWave))).
 		Set("spec", spec)
 }
 

@@ -1,4 +1,4 @@
-package render
+package object
 
 import (
 	"testing"
@@ -190,8 +190,8 @@ func TestSetPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, setPath(tt.values, tt.path, tt.v)); diff != "" {
-				t.Errorf("setPath(%v, %q) (-want +got):\n%s", tt.values, tt.path, diff)
+			if diff := cmp.Diff(tt.want, SetPath(tt.values, tt.path, tt.v)); diff != "" {
+				t.Errorf("SetPath(%v, %q) (-want +got):\n%s", tt.values, tt.path, diff)
 			}
 		})
 	}
@@ -200,9 +200,9 @@ func TestSetPath(t *testing.T) {
 func TestSetPathDoesNotModifyItsInput(t *testing.T) {
 	values := map[string]any{"config": map[string]any{"redis": map[string]any{"port": int64(6379)}}, "other": "x"}
 	before := map[string]any{"config": map[string]any{"redis": map[string]any{"port": int64(6379)}}, "other": "x"}
-	setPath(values, []string{"config", "redis", "host"}, "redis")
-	setPath(values, []string{"other"}, "y")
-	setPath(values, []string{"config", "new"}, 1)
+	SetPath(values, []string{"config", "redis", "host"}, "redis")
+	SetPath(values, []string{"other"}, "y")
+	SetPath(values, []string{"config", "new"}, 1)
 	if diff := cmp.Diff(before, values); diff != "" {
 		t.Errorf("setPath modified its input (-before +after):\n%s", diff)
 	}

@@ -1,0 +1,69 @@
+// Package argocd holds what platc knows of Argo CD's objects: the names,
+// annotations and finalizers they use, and the pieces every Application is
+// built from (a Helm chart source, the automated sync policy). render and
+// rgd both build Applications from them, so that an Application looks the
+// same whether platc renders it or kro creates it.
+//
+// It does not decide which Applications exist; that is render's and rgd's.
+package argocd
+
+import (
+	"strings"
+
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+)
+
+// Names and values of Argo CD v3 that the output relies on.
+const (
+	APIVersion         = "argoproj.io/v1alpha1"
+	InClusterServer    = "https://kubernetes.default.svc"
+	SyncWave           = "argocd.argoproj.io/sync-wave"
+	ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
+	CreateNamespace    = "CreateNamespace=true"
+	DefaultProject     = "default"
+	// ValuesRef is the ref name of the values source of a multi-source
+	// Application; "$values/..." in valueFiles is the root of its repository.
+	ValuesRef = "values"
+)
+
+// ChartSource returns the source of a Helm chart pin. A chart in an OCI
+// registry is an OCI source (Argo CD 3.1 and later): the chart is the last
+// element of repoURL and the path is always ".".
+func ChartSource(c *model.Chart) *object.Map {
+	src := object.NewMap()
+	if c.OCI() {
+		return src.Set("repoURL", strings.TrimSuffix(c.RepoURL, "/")+"/"+c.Chart).
+			Set("targetRevision", c.Version).
+			Set("path", ".")
+	}
+	return src.Set("repoURL", c.RepoURL).
+		Set("chart", c.Chart).
+		Set("targetRevision", c.Version)
+}
+
+// SourceRepo returns the repoURL an AppProject must allow for a chart: the
+// one ChartSource writes.
+func SourceRepo(c *model.Chart) string {
+	return ChartSource(c).Get("repoURL").(string)
+}
+
+// SyncPolicy returns the automated sync policy every child Application has
+// (prune and self-heal, ADR 0001), with the given sync options.
+func SyncPolicy(options []string) *object.Map {
+	p := object.NewMap().Set("automated", object.NewMap().Set("prune", true).Set("selfHeal", true))
+	if len(options) > 0 {
+		p.Set("syncOptions", options)
+	}
+	return p
+}
+
+// Application returns an Application with its metadata and spec, in the
+// order people read them.
+func Application(metadata, spec *object.Map) *object.Map {
+	return object.NewMap().
+		Set("apiVersion", APIVersion).
+		Set("kind", "Application").
+		Set("metadata", metadata).
+		Set("spec", spec)
+}

@@ -1,0 +1,192 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+)
+
+// reservedInstanceFields are the instance spec fields platc adds to every
+// stack and fills for each client.
+var reservedInstanceFields = []string{"values", "project"}
+
+// stacks checks the references of stacks and clients: what kro itself
+// checks of a stack (ids, SimpleSchema, CEL, the graph) is package rgd's.
+// It returns, for each stack, the module that delivers its definition and
+// the module that delivers its instances.
+func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
+	definitions, instances = map[string]*model.Module{}, map[string]*model.Module{}
+	for _, m := range c.spec.Modules {
+		byKind := map[model.ModuleKind]map[string]*model.Module{model.KindDefinitions: definitions, model.KindStacks: instances}[m.Kind]
+		if byKind == nil {
+			continue
+		}
+		for i, name := range m.Stacks {
+			if other := byKind[name]; other != nil {
+				c.log.Errorf(m.At(model.Kinds[m.Kind]), fmt.Sprintf("%s[%d]", m.FieldPath(model.Kinds[m.Kind]), i), "module %q already delivers the %s of stack %q: one module does", other.Name, model.Kinds[m.Kind], name)
+				continue
+			}
+			byKind[name] = m
+		}
+	}
+
+	for _, st := range c.spec.Stacks {
+		c.label(st.Pos, st.Path, st.Name)
+		for _, f := range reservedInstanceFields {
+			if _, ok := st.Spec[f]; ok {
+				c.log.Errorf(c.spec.PosOf(st.FieldPath("spec")+"."+f), st.FieldPath("spec")+"."+f, "%q is a field platc adds to every stack's instances: rename yours", f)
+			}
+		}
+		if msg := repoPathProblem(st.ValuesDir); msg != "" && st.Has("valuesDir") {
+			c.errorf(&st.Node, "valuesDir", "%q %s: name a folder relative to the client's values prefix", st.ValuesDir, msg)
+		}
+		for _, m := range st.Modules {
+			if m.Chart != "" && c.spec.Chart(m.Chart) == nil {
+				c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, didYouMean(m.Chart, chartNames(c.spec)))
+			}
+			if strings.Contains(m.ValuesFile, "/") && repoPathProblem(m.ValuesFile) != "" || m.ValuesFile == "" {
+				c.errorf(&m.Node, "valuesFile", "%q is not a file name in the client's values folder", m.ValuesFile)
+			}
+			for _, w := range m.Wiring {
+				if w.ValuesPath == nil {
+					c.log.Errorf(w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", w.Key)
+				}
+			}
+			for i, o := range m.SyncOptions {
+				if !syncOpt.MatchString(o) {
+					c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
+				}
+			}
+		}
+		for _, w := range st.Wiring {
+			c.stackWire(st, w)
+		}
+		if definitions[st.Name] == nil && instances[st.Name] != nil {
+			m := instances[st.Name]
+			c.log.Errorf(m.At("stacks"), m.FieldPath("stacks"), "no module delivers the definition of stack %q, so kro cannot create its instances: add a module with definitions: [%q]", st.Name, st.Name)
+		}
+	}
+
+	for _, cl := range c.spec.Clients {
+		c.client(cl, instances)
+	}
+	return definitions, instances
+}
+
+func (c *checker) stackWire(st *model.Stack, w *model.StackWire) {
+	if w.SpecPath == nil {
+		c.log.Errorf(w.Pos, w.Path, "%q is not a path into the instance spec: write dotted field names such as \"endpoints.logs\"", w.Key)
+	}
+	from := c.spec.Stack(w.FromStack)
+	switch {
+	case w.FromStack == st.Name:
+		c.errorf(&w.Node, "stack", "a stack cannot be wired from its own outputs")
+	case from == nil:
+		c.errorf(&w.Node, "stack", "unknown stack %q%s", w.FromStack, didYouMean(w.FromStack, stackNames(c.spec)))
+	case !slices.ContainsFunc(from.Outputs, func(o *model.Output) bool { return o.Name == w.FromOutput }):
+		var names []string
+		for _, o := range from.Outputs {
+			names = append(names, o.Name)
+		}
+		c.errorf(&w.Node, "output", "stack %q has no output %q%s: its outputs are %s", w.FromStack, w.FromOutput, didYouMean(w.FromOutput, names), orNone(names))
+	}
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
+	c.label(cl.Pos, cl.Path, cl.Name)
+	v := &cl.Values
+	if v.OK("repoURL") && !gitURL.MatchString(v.RepoURL) {
+		c.errorf(&v.Node, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", v.RepoURL)
+	}
+	if msg := repoPathProblem(v.Prefix); msg != "" {
+		c.errorf(&v.Node, "prefix", "%q %s: name a folder of the values repository", v.Prefix, msg)
+	}
+	if v.OK("revision") && v.Revision == "" {
+		c.errorf(&v.Node, "revision", "empty revision: name a branch or a tag of the values repository")
+	}
+	for _, cs := range cl.Stacks {
+		st := c.spec.Stack(cs.Stack)
+		if st == nil {
+			c.log.Errorf(cs.Pos, cs.Path, "unknown stack %q%s", cs.Stack, didYouMean(cs.Stack, stackNames(c.spec)))
+			continue
+		}
+		if len(cs.Environments) == 0 && cs.OK("environments") {
+			c.errorf(&cs.Node, "environments", "no environments: list where the client has the stack")
+		}
+		for i, name := range cs.Environments {
+			p := fmt.Sprintf("%s[%d]", cs.FieldPath("environments"), i)
+			env := c.environmentNamed(name)
+			switch {
+			case env == nil:
+				c.log.Errorf(cs.At("environments"), p, "unknown environment %q%s", name, didYouMean(name, envNames(c.spec)))
+			case instances[cs.Stack] == nil:
+				c.log.Errorf(cs.At("environments"), p, "no module delivers the instances of stack %q: add a module with stacks: [%q]", cs.Stack, cs.Stack)
+			case !Delivered(c.spec, env, instances[cs.Stack].Name, c.parent):
+				c.log.Errorf(cs.At("environments"), p, "environment %s does not deliver module %q, which delivers the instances of stack %q: enable it there, or remove %s", name, instances[cs.Stack].Name, cs.Stack, name)
+			case cs.Project != "" && !projectExists(env, cs.Project):
+				c.errorf(&cs.Node, "project", "environment %s has no project %q: declare it under %s, or use \"default\"", name, cs.Project, env.FieldPath("projects"))
+			}
+		}
+		// A wired instance field needs the client's instance of the other
+		// stack in the same environment.
+		for _, w := range st.Wiring {
+			from := c.spec.Stack(w.FromStack)
+			if from == nil {
+				continue
+			}
+			other := clientStack(cl, w.FromStack)
+			for _, name := range cs.Environments {
+				if other == nil || !slices.Contains(other.Environments, name) {
+					c.log.Errorf(cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, w.Key, w.FromStack, cl.Name, name, name, diagPathOf(cl, w.FromStack))
+				}
+			}
+		}
+	}
+}
+
+func diagPathOf(cl *model.Client, stack string) string {
+	return diag.JoinPath(diag.JoinPath(cl.FieldPath("stacks"), stack), "environments")
+}
+
+func clientStack(cl *model.Client, stack string) *model.ClientStack {
+	for _, cs := range cl.Stacks {
+		if cs.Stack == stack {
+			return cs
+		}
+	}
+	return nil
+}
+
+func (c *checker) environmentNamed(name string) *model.Environment {
+	for _, e := range c.spec.Environments {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+func projectExists(env *model.Environment, project string) bool {
+	return project == "default" || slices.ContainsFunc(env.Projects, func(p *model.Project) bool { return p.Name == project })
+}
+
+// Delivered reports whether module has an Application in env: it and every
+// group that delivers it are enabled there.
+func Delivered(spec *model.Spec, env *model.Environment, module string, parent map[string]string) bool {
+	for name := module; name != ""; name = parent[name] {
+		if !Enabled(env, name) {
+			return false
+		}
+	}
+	return true
+}

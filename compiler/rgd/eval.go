@@ -1,0 +1,166 @@
+package rgd
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
+
+	"github.com/platc/platc/compiler/kro"
+)
+
+// evalEnv is the CEL environment platc evaluates instance expressions in
+// offline: `schema` (the instance) and the stack's resource ids, all
+// dynamic. kro's typed environment has checked the expressions already;
+// this one only computes values.
+func evalEnv(ids []string) (*cel.Env, error) {
+	opts := []cel.EnvOption{
+		cel.Variable("schema", cel.DynType),
+		ext.Strings(), ext.Lists(), ext.Encoders(), ext.Bindings(), ext.TwoVarComprehensions(),
+		cel.OptionalTypes(),
+	}
+	for _, id := range ids {
+		opts = append(opts, cel.Variable(id, cel.DynType))
+	}
+	return cel.NewEnv(opts...)
+}
+
+var (
+	schemaOnlyEnvOnce sync.Once
+	schemaOnlyEnv     *cel.Env
+	schemaOnlyEnvErr  error
+)
+
+// evalOutput evaluates a stack output, a ${...} template over schema alone.
+func evalOutput(template string, schemaVar map[string]any) (any, error) {
+	schemaOnlyEnvOnce.Do(func() { schemaOnlyEnv, schemaOnlyEnvErr = evalEnv(nil) })
+	if schemaOnlyEnvErr != nil {
+		return nil, schemaOnlyEnvErr
+	}
+	return evalTemplate(schemaOnlyEnv, template, map[string]any{"schema": schemaVar}, nil)
+}
+
+// evalTemplate evaluates every ${...} of s. A string that is one expression
+// has that expression's value; otherwise every expression must give a
+// string, and the parts are joined. pending, when set, decides which
+// expressions cannot be evaluated offline (they read what only the cluster
+// knows); they are written as placeholders instead.
+func evalTemplate(env *cel.Env, s string, vars map[string]any, pending func(refs []string) bool) (any, error) {
+	segs, err := kro.Scan(s)
+	if err != nil {
+		return nil, err
+	}
+	standalone := kro.IsStandalone(segs)
+	var b strings.Builder
+	for _, seg := range segs {
+		if !seg.Expr {
+			b.WriteString(seg.Text)
+			continue
+		}
+		checked, iss := env.Compile(seg.Text)
+		if iss.Err() != nil {
+			return nil, fmt.Errorf("%s: %v", seg.Text, iss.Err())
+		}
+		if pending != nil && pending(references(checked.NativeRep().Expr())) {
+			if standalone {
+				return Placeholder(seg.Text), nil
+			}
+			b.WriteString(Placeholder(seg.Text))
+			continue
+		}
+		prg, err := env.Program(checked)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", seg.Text, err)
+		}
+		val, _, err := prg.Eval(vars)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", seg.Text, err)
+		}
+		v, err := native(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", seg.Text, err)
+		}
+		if standalone {
+			return v, nil
+		}
+		str, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: in a string template every expression must be a string, this one is %s", seg.Text, kindOf(v))
+		}
+		b.WriteString(str)
+	}
+	return b.String(), nil
+}
+
+// Placeholder marks a value only the cluster knows.
+func Placeholder(expr string) string { return "<from the cluster: " + expr + ">" }
+
+// native converts a CEL value into plain Go data.
+func native(v ref.Val) (any, error) {
+	x, err := v.ConvertToNative(reflect.TypeFor[any]())
+	if err != nil {
+		return nil, err
+	}
+	return normalize(x), nil
+}
+
+// normalize turns what CEL gives back into the plain data the rest of platc
+// uses: int64, float64, map[string]any, []any.
+func normalize(v any) any {
+	switch v := v.(type) {
+	case int:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case uint64:
+		return int64(v)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = normalize(x)
+		}
+		return out
+	case map[ref.Val]ref.Val:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			nv, _ := native(x)
+			out[fmt.Sprint(k.Value())] = nv
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[fmt.Sprint(k)] = normalize(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = normalize(x)
+		}
+		return out
+	case []ref.Val:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i], _ = native(x)
+		}
+		return out
+	}
+	return v
+}
+
+// references returns the top-level identifiers an expression reads.
+func references(e ast.Expr) []string {
+	var out []string
+	ast.PreOrderVisit(e, ast.NewExprVisitor(func(x ast.Expr) {
+		if x.Kind() == ast.IdentKind {
+			out = append(out, x.AsIdent())
+		}
+	}))
+	return out
+}

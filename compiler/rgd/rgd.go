@@ -1,0 +1,397 @@
+// Package rgd compiles the product stacks of a spec (ADR 010) into kro
+// ResourceGraphDefinitions and their instances. It builds each stack's RGD
+// (the primitives it consumes, and each Helm module as a multi-source Argo CD
+// Application whose platform wiring is in helm.valuesObject), checks it
+// offline with package kro as kro v0.9 would, and makes one instance per
+// client and environment, with the fields platc fills (where the client's
+// values live, the AppProject, the wiring from other stacks' outputs).
+//
+// It reports problems at the spec positions they come from. It writes no
+// files; render places the objects it returns.
+package rgd
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/check"
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/kro"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+)
+
+// kro's API and the values platc builds RGDs with.
+const (
+	rgdAPIVersion = "kro.run/v1alpha1"
+	defaultGroup  = "kro.run"
+	// valuesField and projectField are the instance spec fields platc adds
+	// to every stack and fills for each client.
+	valuesField  = "values"
+	projectField = "project"
+)
+
+// Stack is a stack compiled into a ResourceGraphDefinition.
+type Stack struct {
+	Model  *model.Stack
+	RGD    *kro.RGD
+	Result *kro.Result // nil when kro found problems
+	Object *object.Map // the ResourceGraphDefinition, as rendered
+}
+
+// Instance is one client's instance of a stack in one environment.
+type Instance struct {
+	Client *model.Client
+	Env    *model.Environment
+	Stack  *Stack
+	Spec   map[string]any // the instance spec, defaults not applied
+	Object *object.Map
+}
+
+// Compiled is every stack and instance of a spec.
+type Compiled struct {
+	Stacks    map[string]*Stack
+	Instances []*Instance // sorted by environment, stack, client
+}
+
+// Compile builds and checks every stack of spec, then its instances. It
+// reports problems to log; the result is complete only when log holds no
+// errors.
+func Compile(spec *model.Spec, info *check.Info, log *diag.Log) *Compiled {
+	out := &Compiled{Stacks: map[string]*Stack{}}
+	if len(spec.Stacks) == 0 {
+		return out
+	}
+	kinds, err := loadKinds()
+	if err != nil {
+		// The embedded CRDs are ours and tested; this is a bug.
+		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
+	}
+	for _, st := range spec.Stacks {
+		b := &builder{spec: spec, stack: st, kinds: kinds, log: log, origins: map[string]string{}}
+		out.Stacks[st.Name] = b.build()
+	}
+	out.Instances = instances(spec, info, out, log)
+	return out
+}
+
+// builder builds one stack's RGD and remembers where each part of it came
+// from in the spec, to place kro's problems.
+type builder struct {
+	spec    *model.Spec
+	stack   *model.Stack
+	kinds   map[string]kind
+	log     *diag.Log
+	origins map[string]string // resource id + "|" + kro path -> spec path
+}
+
+func (b *builder) build() *Stack {
+	st := b.stack
+	rgd := &kro.RGD{
+		APIVersion: st.APIVersion,
+		Kind:       st.Kind,
+		Group:      st.Group,
+		Spec:       b.instanceSpec(),
+		Status:     st.Status,
+	}
+	var resources []*object.Map
+	for _, p := range st.Primitives {
+		r, obj := b.primitive(p)
+		rgd.Resources = append(rgd.Resources, r)
+		resources = append(resources, obj)
+	}
+	for _, m := range st.Modules {
+		r, obj := b.module(m)
+		rgd.Resources = append(rgd.Resources, r)
+		resources = append(resources, obj)
+	}
+	result, problems := kro.Check(rgd)
+	for _, p := range problems {
+		specPath := b.origin(p.Resource, p.Path)
+		b.log.Errorf(b.spec.PosOf(specPath), specPath, "%s", p.Msg)
+	}
+	if len(problems) > 0 {
+		result = nil
+	}
+	return &Stack{Model: st, RGD: rgd, Result: result, Object: b.object(rgd, resources)}
+}
+
+// instanceSpec is the stack's SimpleSchema with the fields platc fills.
+func (b *builder) instanceSpec() map[string]any {
+	spec := object.Merge(nil, b.stack.Spec)
+	if spec == nil {
+		spec = map[string]any{}
+	}
+	spec[valuesField] = map[string]any{
+		"repoURL":  `string | required=true description="Git repository of the client's values files"`,
+		"revision": `string | default="main" description="revision of it"`,
+		"path":     `string | required=true description="folder of the client's values files for this stack"`,
+	}
+	spec[projectField] = `string | default="default" description="AppProject of the Applications"`
+	return spec
+}
+
+func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
+	k, ok := b.kinds[p.Kind]
+	schema := &kro.Schema{Type: "object", PreserveUnknown: true} // reported below
+	apiVersion := "platform.example.org/v1alpha1"
+	if ok {
+		schema, apiVersion = k.schema, k.apiVersion
+	} else {
+		b.log.Errorf(p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
+	}
+	name := p.Name
+	if name == "" {
+		name = "${schema.metadata.name}-" + kebab(p.ID)
+	}
+	tmpl := object.NewMap().
+		Set("apiVersion", apiVersion).
+		Set("kind", p.Kind).
+		Set("metadata", object.NewMap().Set("name", name).Set("namespace", "${schema.metadata.namespace}"))
+	if p.Spec != nil {
+		tmpl.Set("spec", p.Spec)
+	}
+	b.origins[p.ID+"|template.metadata.name"] = p.FieldPath("name")
+	b.mapPrefix(p.ID, "template.spec", p.FieldPath("spec"))
+	b.mapPrefix(p.ID, "", p.Path)
+	b.mapPrefix(p.ID, "includeWhen", p.FieldPath("includeWhen"))
+	b.mapPrefix(p.ID, "readyWhen", p.FieldPath("readyWhen"))
+	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen, Schema: schema},
+		resourceObject(p.ID, p.IncludeWhen, p.ReadyWhen, tmpl)
+}
+
+// module is a Helm module as a multi-source Application: the chart, with
+// the client's values file and the platform's values and wiring, and the
+// client's values repository as ref "values".
+func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
+	name := "${schema.metadata.name}-" + kebab(m.ID)
+	namespace := m.Namespace
+	if namespace == "" {
+		namespace = b.stack.Namespace
+	}
+	values := object.Merge(nil, m.Values)
+	const valuesObject = "template.spec.sources[0].helm.valuesObject"
+	for _, w := range m.Wiring {
+		if w.ValuesPath == nil {
+			continue // reported by check
+		}
+		values = object.SetPath(values, w.ValuesPath, w.Expr)
+		b.origins[m.ID+"|"+valuesObject+"."+strings.Join(w.ValuesPath, ".")] = w.Path
+	}
+	helm := object.NewMap().
+		Set("releaseName", name).
+		Set("valueFiles", []string{"$values/${schema.spec.values.path}/" + m.ValuesFile}).
+		// A team's override file is optional: the fast lane, not a duty.
+		Set("ignoreMissingValueFiles", true)
+	if len(values) > 0 {
+		helm.Set("valuesObject", values)
+	}
+	chartSource := object.NewMap().Set("repoURL", "")
+	if c := b.spec.Chart(m.Chart); c != nil {
+		chartSource = argocd.ChartSource(c)
+	}
+	chartSource.Set("helm", helm)
+	valuesSource := object.NewMap().
+		Set("repoURL", "${schema.spec.values.repoURL}").
+		Set("targetRevision", "${schema.spec.values.revision}").
+		Set("ref", argocd.ValuesRef)
+	spec := object.NewMap().Set("project", "${schema.spec.project}")
+	if m.Description != "" {
+		spec.Set("info", []any{object.NewMap().Set("name", "Description").Set("value", m.Description)})
+	}
+	spec.Set("sources", []any{chartSource, valuesSource}).
+		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace)).
+		Set("syncPolicy", argocd.SyncPolicy(append([]string{argocd.CreateNamespace}, m.SyncOptions...)))
+	tmpl := argocd.Application(
+		object.NewMap().
+			Set("name", name).
+			// Applications in any namespace: kro creates them beside the
+			// instance (ADR 010), so their project must list it in
+			// sourceNamespaces.
+			Set("namespace", "${schema.metadata.namespace}").
+			Set("finalizers", []string{argocd.ResourcesFinalizer}),
+		spec)
+	readyWhen := m.ReadyWhen
+	if readyWhen == nil {
+		readyWhen = []string{fmt.Sprintf(`${%s.status.health.status == "Healthy"}`, m.ID)}
+	}
+	b.mapPrefix(m.ID, valuesObject, m.FieldPath("values"))
+	b.mapPrefix(m.ID, "template.spec.destination.namespace", m.FieldPath("namespace"))
+	b.mapPrefix(m.ID, "", m.Path)
+	b.mapPrefix(m.ID, "includeWhen", m.FieldPath("includeWhen"))
+	b.mapPrefix(m.ID, "readyWhen", m.FieldPath("readyWhen"))
+	return kro.Resource{ID: m.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: m.IncludeWhen, ReadyWhen: readyWhen, Schema: b.kinds["Application"].schema},
+		resourceObject(m.ID, m.IncludeWhen, readyWhen, tmpl)
+}
+
+// mapPrefix records that kro paths of a resource starting with prefix come
+// from the spec path specPrefix (the rest of the path appended).
+func (b *builder) mapPrefix(id, prefix, specPrefix string) {
+	b.origins[id+"|"+prefix+"*"] = specPrefix
+}
+
+// origin returns the spec path a problem of kro's comes from: the exact
+// place where it is known (a wiring entry), else the spec path that holds
+// the longest recorded prefix of kro's path, with the rest appended.
+func (b *builder) origin(resource, kroPath string) string {
+	st := b.stack
+	if resource == "" {
+		head, _, _ := strings.Cut(kroPath, ".")
+		switch head {
+		case "status", "spec":
+			return appendKroPath(st.Path, kroPath)
+		case "kind", "apiVersion", "group":
+			return st.FieldPath(head)
+		}
+		return st.Path
+	}
+	if p, ok := b.origins[resource+"|"+kroPath]; ok {
+		return p
+	}
+	best, bestLen := st.Path, -1
+	for key, specPath := range b.origins {
+		id, prefix, _ := strings.Cut(key, "|")
+		prefix, isPrefix := strings.CutSuffix(prefix, "*")
+		if id != resource || !isPrefix || len(prefix) <= bestLen {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(kroPath, prefix); ok && (prefix == "" || rest == "" || rest[0] == '.' || rest[0] == '[') {
+			if prefix == "" {
+				rest = ""
+			}
+			best, bestLen = appendKroPath(specPath, strings.TrimPrefix(rest, ".")), len(prefix)
+		}
+	}
+	return best
+}
+
+// appendKroPath appends a kro path ("a.b[0].c") to a spec path, label by
+// label; list indices stay on their label.
+func appendKroPath(base, kroPath string) string {
+	if kroPath == "" {
+		return base
+	}
+	for _, label := range strings.Split(kroPath, ".") {
+		name, index, _ := strings.Cut(label, "[")
+		if name != "" {
+			base = diag.JoinPath(base, name)
+		}
+		if index != "" {
+			base += "[" + index
+		}
+	}
+	return base
+}
+
+// resourceObject is an entry of spec.resources, in kro's order of keys.
+func resourceObject(id string, includeWhen, readyWhen []string, template *object.Map) *object.Map {
+	r := object.NewMap().Set("id", id)
+	if len(includeWhen) > 0 {
+		r.Set("includeWhen", includeWhen)
+	}
+	if len(readyWhen) > 0 {
+		r.Set("readyWhen", readyWhen)
+	}
+	return r.Set("template", template)
+}
+
+// object is the ResourceGraphDefinition.
+func (b *builder) object(rgd *kro.RGD, resources []*object.Map) *object.Map {
+	st := b.stack
+	schema := object.NewMap().
+		Set("apiVersion", rgd.APIVersion).
+		Set("kind", rgd.Kind)
+	if rgd.Group != "" && rgd.Group != defaultGroup {
+		schema.Set("group", rgd.Group)
+	}
+	schema.Set("spec", rgd.Spec)
+	if len(rgd.Status) > 0 {
+		schema.Set("status", rgd.Status)
+	}
+	items := make([]any, len(resources))
+	for i, r := range resources {
+		items[i] = r
+	}
+	meta := object.NewMap().Set("name", st.Name)
+	if st.Description != "" {
+		meta.Set("annotations", object.NewMap().Set("platc.dev/description", st.Description))
+	}
+	return object.NewMap().
+		Set("apiVersion", rgdAPIVersion).
+		Set("kind", "ResourceGraphDefinition").
+		Set("metadata", meta).
+		Set("spec", object.NewMap().Set("schema", schema).Set("resources", items))
+}
+
+// kebab turns a resource id into a name part: lokiBucket is loki-bucket.
+func kebab(id string) string {
+	var b strings.Builder
+	for i, r := range id {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ValuesPath is the folder of a client's values files for a stack, in the
+// client's values repository.
+func ValuesPath(cl *model.Client, st *model.Stack) string {
+	return path.Join(cl.Values.Prefix, st.ValuesDir)
+}
+
+func primitiveKinds(kinds map[string]kind) []string {
+	var out []string
+	for name, k := range kinds {
+		if k.primitive {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CRD returns the CustomResourceDefinition kro generates for the stack's
+// instances, as plain data, or nil when the stack did not compile. It lets
+// the instances platc renders be validated like any other object.
+func (s *Stack) CRD() map[string]any {
+	if s.Result == nil {
+		return nil
+	}
+	group := s.Model.Group
+	if group == "" {
+		group = defaultGroup
+	}
+	plural := strings.ToLower(s.Model.Kind) + "s"
+	schema := s.Result.Instance.OpenAPI()
+	props, _ := schema["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+		schema["properties"] = props
+	}
+	props["apiVersion"] = map[string]any{"type": "string"}
+	props["kind"] = map[string]any{"type": "string"}
+	props["metadata"] = map[string]any{"type": "object"}
+	schema["type"] = "object"
+	return map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": plural + "." + group},
+		"spec": map[string]any{
+			"group": group,
+			"names": map[string]any{"kind": s.Model.Kind, "plural": plural, "singular": strings.ToLower(s.Model.Kind), "listKind": s.Model.Kind + "List"},
+			"scope": "Namespaced",
+			"versions": []any{map[string]any{
+				"name": s.Model.APIVersion, "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": schema},
+			}},
+		},
+	}
+}
