@@ -17,6 +17,8 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/schemas"
 )
 
@@ -38,6 +40,7 @@ Commands:
 	render   check the spec and write the output folder (out/)
 	check    render in memory and compare with the output folder (drift check)
 	vet      check the spec; write nothing
+	preview  print the Applications kro would create for a client's stack instance
 	schema   print the spec language (the embedded CUE schema)
 
 Run platc <command> -h for a command's flags.
@@ -62,6 +65,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runVet(rest, stdout, stderr)
 	case "schema":
 		return runSchema(rest, stdout, stderr)
+	case "preview":
+		return runPreview(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK
@@ -211,5 +216,61 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	stdout.Write(schemas.PlatformCUE)
+	return ExitOK
+}
+
+func runPreview(args []string, stdout, stderr io.Writer) int {
+	fs, c := newFlags("preview", `Preview evaluates a stack for one client's instance in one environment, offline,
+and prints the Applications kro would create. Values only the cluster knows
+(a primitive's status) are shown as <from the cluster: expression>.
+
+usage: platc preview [flags] <stack> -client <client> -env <environment>`, stderr)
+	client := fs.String("client", "", "the `client` whose instance to preview")
+	env := fs.String("env", "", "the `environment` of the instance")
+	// The stack may come before or after the flags.
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return ExitOK
+			}
+			return ExitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) != 1 || *client == "" || *env == "" {
+		fmt.Fprintln(stderr, "platc preview: name one stack, and a client and an environment with -client and -env")
+		fs.Usage()
+		return ExitUsage
+	}
+	root, res, code := c.compile(stderr)
+	if root == nil {
+		return code
+	}
+	root.Close()
+	p, err := res.Stacks.PreviewInstance(positional[0], *client, *env)
+	if err != nil {
+		fmt.Fprintf(stderr, "platc preview: %v\n", err)
+		return ExitProblems
+	}
+	inst := p.Instance
+	fmt.Fprintf(stdout, "# %s %q of stack %s in environment %s (namespace %s), evaluated offline.\n",
+		inst.Stack.Model.Kind, inst.Client.Name, inst.Stack.Model.Name, inst.Env.Name, inst.Namespace)
+	fmt.Fprintf(stdout, "# %s marks what only the cluster knows.\n#\n", rgd.Placeholder("expression"))
+	var apps []*object.Map
+	for _, r := range p.Resources {
+		fmt.Fprintf(stdout, "# %s (%s): %s\n", r.ID, r.Kind, r.Included)
+		if r.Object != nil && r.Kind == "Application" {
+			apps = append(apps, r.Object)
+		}
+	}
+	if len(apps) > 0 {
+		fmt.Fprint(stdout, "---\n")
+		stdout.Write(emit.Documents(apps))
+	}
 	return ExitOK
 }

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -291,5 +292,62 @@ func TestMissingSpecFolder(t *testing.T) {
 	want := "sources: reading the spec folder: no such file or directory: run platc in the repository root or pass -C\n"
 	if code != cli.ExitProblems || stderr != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the expected output in testdata")
+
+// TestPreview previews instances of the golden case "stacks" and compares
+// the whole output with testdata/preview-*.txt.
+func TestPreview(t *testing.T) {
+	tests := []struct{ name, stack, client, env string }{
+		{"cache-blue-prod", "cache", "blue", "prod"},
+		{"frontend-green-dev", "frontend", "green", "dev"},
+		{"frontend-blue-dev", "frontend", "blue", "dev"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := platc(t, "preview", "-C", "../../golden/stacks", tt.stack, "-client", tt.client, "-env", tt.env)
+			if code != cli.ExitOK || stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			file := filepath.Join("testdata", "preview-"+tt.name+".txt")
+			if *update {
+				if err := os.WriteFile(file, []byte(stdout), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), stdout); diff != "" {
+				t.Errorf("preview (-want +got), go test ./compiler/cli -update rewrites it:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPreviewProblems(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"cache", "-client", "green", "-env", "prod"}, cli.ExitProblems,
+			"platc preview: client green has no instance of stack cache in prod: the instances are blue in dev, green in dev, blue in prod\n"},
+		{[]string{"cash", "-client", "blue", "-env", "dev"}, cli.ExitProblems,
+			"platc preview: unknown stack \"cash\": the stacks are cache, frontend\n"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := platc(t, append([]string{"preview", "-C", "../../golden/stacks"}, tt.args...)...)
+		if code != tt.code || stderr != tt.stderr {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tt.args, code, stderr, tt.code, tt.stderr)
+		}
+	}
+	code, _, stderr := platc(t, "preview", "-C", "../../golden/stacks", "cache")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "name one stack, and a client and an environment") {
+		t.Errorf("missing flags: exit %d, stderr %q", code, stderr)
 	}
 }

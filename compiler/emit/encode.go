@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"path"
 
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
 )
 
@@ -49,13 +50,21 @@ func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
 		}
 		b := make([]byte, 0, len(header)+len(f.Objects)*1024)
 		b = append(b, header...)
-		for i, obj := range f.Objects {
-			if i > 0 {
-				b = append(b, "---\n"...)
-			}
-			b = appendDocument(b, obj)
-		}
+		b = append(b, Documents(f.Objects)...)
 		outs = append(outs, Output{Path: p, Data: b})
 	}
 	return outs, nil
+}
+
+// Documents returns objects as YAML documents separated by "---", without a
+// header: for output that is printed, not written under the output root.
+func Documents(objects []*object.Map) []byte {
+	var b []byte
+	for i, obj := range objects {
+		if i > 0 {
+			b = append(b, "---\n"...)
+		}
+		b = appendDocument(b, obj)
+	}
+	return b
 }

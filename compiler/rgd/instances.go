@@ -29,7 +29,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				if !check.Delivered(spec, env, info.Instances[cs.Stack].Name, info.Parent) {
 					continue
 				}
-				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model)}
+				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model), Namespace: info.Instances[cs.Stack].Namespace}
 				byKey[key{cl.Name, env.Name, cs.Stack}] = inst
 				out = append(out, inst)
 			}
@@ -47,7 +47,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 			if out == nil {
 				continue // check reported it
 			}
-			value, err := evalOutput(out.Expr, from.schemaVar(info))
+			value, err := evalOutput(out.Expr, from.schemaVar())
 			if err != nil {
 				log.Errorf(out.Pos, out.Path, "evaluating the output for client %s in %s: %v", inst.Client.Name, inst.Env.Name, err)
 				continue
@@ -66,7 +66,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				log.Errorf(spec.PosOf(specPath), specPath, "%s", p.msg)
 			}
 		}
-		inst.Object = inst.object(info)
+		inst.Object = inst.object()
 	}
 	slices.SortStableFunc(out, func(a, b *Instance) int {
 		if c := strings.Compare(a.Env.Name, b.Env.Name); c != 0 {
@@ -127,15 +127,9 @@ func outputOf(st *model.Stack, name string) *model.Output {
 // Name is the instance's metadata.name: the client's name.
 func (inst *Instance) Name() string { return inst.Client.Name }
 
-// Namespace is the instance's namespace: that of the module that delivers
-// the stack's instances.
-func (inst *Instance) Namespace(info *check.Info) string {
-	return info.Instances[inst.Stack.Model.Name].Namespace
-}
-
 // schemaVar is the instance as CEL's `schema` sees it: metadata, and the
 // spec with its defaults applied.
-func (inst *Instance) schemaVar(info *check.Info) map[string]any {
+func (inst *Instance) schemaVar() map[string]any {
 	spec := inst.Spec
 	if r := inst.Stack.Result; r != nil {
 		spec = applyDefaults(r.Instance.Properties["spec"], spec).(map[string]any)
@@ -143,7 +137,7 @@ func (inst *Instance) schemaVar(info *check.Info) map[string]any {
 	return map[string]any{
 		"apiVersion": inst.Stack.apiVersion(),
 		"kind":       inst.Stack.Model.Kind,
-		"metadata":   map[string]any{"name": inst.Name(), "namespace": inst.Namespace(info)},
+		"metadata":   map[string]any{"name": inst.Name(), "namespace": inst.Namespace},
 		"spec":       spec,
 	}
 }
@@ -156,11 +150,11 @@ func (st *Stack) apiVersion() string {
 	return group + "/" + st.Model.APIVersion
 }
 
-func (inst *Instance) object(info *check.Info) *object.Map {
+func (inst *Instance) object() *object.Map {
 	return object.NewMap().
 		Set("apiVersion", inst.Stack.apiVersion()).
 		Set("kind", inst.Stack.Model.Kind).
-		Set("metadata", object.NewMap().Set("name", inst.Name()).Set("namespace", inst.Namespace(info))).
+		Set("metadata", object.NewMap().Set("name", inst.Name()).Set("namespace", inst.Namespace)).
 		Set("spec", inst.Spec)
 }
 
@@ -172,13 +166,14 @@ func applyDefaults(s *kro.Schema, v any) any {
 		return v
 	}
 	if v == nil {
-		if s.Default != nil {
-			return s.Default
-		}
-		if s.Type != "object" || len(s.Properties) == 0 {
+		switch {
+		case s.Default != nil:
+			v = s.Default // an object's default ({}) gets its fields' defaults below
+		case s.Type == "object" && len(s.Properties) > 0:
+			v = map[string]any{}
+		default:
 			return nil
 		}
-		v = map[string]any{}
 	}
 	m, ok := v.(map[string]any)
 	if !ok || len(s.Properties) == 0 {

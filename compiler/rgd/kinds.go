@@ -109,3 +109,48 @@ func SchemaFromOpenAPI(m map[string]any) *kro.Schema {
 	}
 	return s
 }
+
+// FromObject reads a ResourceGraphDefinition (as decoded YAML) back into a
+// kro.RGD, with each resource typed by the embedded schema of its kind. It
+// lets a rendered RGD be checked again from its bytes, as kro will read it.
+func FromObject(obj map[string]any) (*kro.RGD, error) {
+	kinds, err := loadKinds()
+	if err != nil {
+		return nil, err
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	schema, _ := spec["schema"].(map[string]any)
+	if schema == nil {
+		return nil, fmt.Errorf("no spec.schema")
+	}
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	mapOf := func(m map[string]any, k string) map[string]any { x, _ := m[k].(map[string]any); return x }
+	strs := func(m map[string]any, k string) []string {
+		var out []string
+		l, _ := m[k].([]any)
+		for _, x := range l {
+			s, _ := x.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	rgd := &kro.RGD{
+		APIVersion: str(schema, "apiVersion"),
+		Kind:       str(schema, "kind"),
+		Group:      str(schema, "group"),
+		Spec:       mapOf(schema, "spec"),
+		Types:      mapOf(schema, "types"),
+		Status:     mapOf(schema, "status"),
+	}
+	resources, _ := spec["resources"].([]any)
+	for _, r := range resources {
+		rm, _ := r.(map[string]any)
+		tmpl := mapOf(rm, "template")
+		res := kro.Resource{ID: str(rm, "id"), Template: tmpl, IncludeWhen: strs(rm, "includeWhen"), ReadyWhen: strs(rm, "readyWhen")}
+		if k, ok := kinds[str(tmpl, "kind")]; ok && k.apiVersion == str(tmpl, "apiVersion") {
+			res.Schema = k.schema
+		}
+		rgd.Resources = append(rgd.Resources, res)
+	}
+	return rgd, nil
+}

@@ -40,6 +40,9 @@ type Stack struct {
 	RGD    *kro.RGD
 	Result *kro.Result // nil when kro found problems
 	Object *object.Map // the ResourceGraphDefinition, as rendered
+	// Resources are the entries of spec.resources, in order: id,
+	// includeWhen, readyWhen and template.
+	Resources []*object.Map
 }
 
 // Instance is one client's instance of a stack in one environment.
@@ -48,7 +51,9 @@ type Instance struct {
 	Env    *model.Environment
 	Stack  *Stack
 	Spec   map[string]any // the instance spec, defaults not applied
-	Object *object.Map
+	// Namespace is that of the module that delivers the stack's instances.
+	Namespace string
+	Object    *object.Map
 }
 
 // Compiled is every stack and instance of a spec.
@@ -116,7 +121,7 @@ func (b *builder) build() *Stack {
 	if len(problems) > 0 {
 		result = nil
 	}
-	return &Stack{Model: st, RGD: rgd, Result: result, Object: b.object(rgd, resources)}
+	return &Stack{Model: st, RGD: rgd, Result: result, Object: b.object(rgd, resources), Resources: resources}
 }
 
 // instanceSpec is the stack's SimpleSchema with the fields platc fills.

@@ -1,0 +1,182 @@
+package rgd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+
+	"github.com/platc/platc/compiler/object"
+)
+
+// Preview is what kro would create for one instance, evaluated offline.
+type Preview struct {
+	Instance *Instance
+	// Resources are the stack's resources in kro's order, each with what
+	// kro would create and whether it would.
+	Resources []PreviewResource
+}
+
+// PreviewResource is one resource of an instance.
+type PreviewResource struct {
+	ID   string
+	Kind string
+	// Included says whether kro creates the resource: "created", "not
+	// created: <why>", or "created when <condition only the cluster can
+	// decide>".
+	Included string
+	// Object is the template with every expression the spec decides
+	// evaluated; what only the cluster knows (a primitive's status) is a
+	// Placeholder. Nil when the resource is not created.
+	Object *object.Map
+}
+
+// PreviewInstance evaluates the stack's resources for the client's
+// instance in env.
+func (c *Compiled) PreviewInstance(stack, client, env string) (*Preview, error) {
+	var inst *Instance
+	var have []string
+	for _, i := range c.Instances {
+		if i.Stack.Model.Name != stack {
+			continue
+		}
+		if i.Client.Name == client && i.Env.Name == env {
+			inst = i
+		}
+		have = append(have, i.Client.Name+" in "+i.Env.Name)
+	}
+	st := c.Stacks[stack]
+	switch {
+	case st == nil:
+		var names []string
+		for name := range c.Stacks {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return nil, fmt.Errorf("unknown stack %q: the stacks are %s", stack, orNone(names))
+	case inst == nil:
+		return nil, fmt.Errorf("client %s has no instance of stack %s in %s: the instances are %s", client, stack, env, orNone(have))
+	case st.Result == nil:
+		return nil, fmt.Errorf("stack %s does not compile", stack)
+	}
+	ids := make([]string, len(st.Resources))
+	byID := map[string]*object.Map{}
+	for i, r := range st.Resources {
+		ids[i] = r.Get("id").(string)
+		byID[ids[i]] = r
+	}
+	celEnv, err := evalEnv(ids)
+	if err != nil {
+		return nil, err
+	}
+	vars := map[string]any{"schema": inst.schemaVar()}
+	pending := func(refs []string) bool {
+		return slices.ContainsFunc(refs, func(r string) bool { return r != "schema" })
+	}
+	p := &Preview{Instance: inst}
+	excluded := map[string]bool{}
+	for _, id := range st.Result.Order {
+		r := byID[id]
+		tmpl := r.Get("template").(*object.Map)
+		pr := PreviewResource{ID: id, Kind: fmt.Sprint(tmpl.Get("kind")), Included: created}
+		var conditions []string
+		for _, dep := range st.Result.Deps[id] {
+			if excluded[dep] {
+				pr.Included = "not created: it depends on " + dep + ", which is not created"
+			}
+		}
+		if cond, ok := r.Get("includeWhen").([]string); ok && pr.Included == created {
+			for _, expr := range cond {
+				v, err := evalTemplate(celEnv, expr, vars, pending)
+				if err != nil {
+					return nil, fmt.Errorf("%s: includeWhen: %v", id, err)
+				}
+				switch v {
+				case false:
+					pr.Included = "not created: " + strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}") + " is false"
+				case true:
+				default: // known only in the cluster
+					conditions = append(conditions, strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}"))
+				}
+			}
+		}
+		if pr.Included == created && len(conditions) > 0 {
+			pr.Included = "created when " + strings.Join(conditions, " and ")
+		}
+		if strings.HasPrefix(pr.Included, "not") {
+			excluded[id] = true
+		} else {
+			obj, err := evalObject(celEnv, tmpl, vars, pending)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", id, err)
+			}
+			pr.Object = obj.(*object.Map)
+		}
+		p.Resources = append(p.Resources, pr)
+	}
+	return p, nil
+}
+
+const created = "created"
+
+// evalObject evaluates every expression in a template.
+func evalObject(env *cel.Env, v any, vars map[string]any, pending func([]string) bool) (any, error) {
+	switch v := v.(type) {
+	case *object.Map:
+		out := object.NewMap()
+		var err error
+		v.Each(func(k string, x any) {
+			if err != nil {
+				return
+			}
+			var y any
+			y, err = evalObject(env, x, vars, pending)
+			out.Set(k, y)
+		})
+		return out, err
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			y, err := evalObject(env, x, vars, pending)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = y
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			y, err := evalObject(env, x, vars, pending)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = y
+		}
+		return out, nil
+	case []string:
+		out := make([]any, len(v))
+		for i, x := range v {
+			y, err := evalTemplate(env, x, vars, pending)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = y
+		}
+		return out, nil
+	case string:
+		if !strings.Contains(v, "${") {
+			return v, nil
+		}
+		return evalTemplate(env, v, vars, pending)
+	}
+	return v, nil
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
