@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -19,9 +20,20 @@ type kind struct {
 	primitive  bool // one of the orchestrator's primitives
 }
 
-// loadKinds reads the embedded CRDs: the primitives and Argo CD's
-// Application.
+var (
+	kindsOnce sync.Once
+	kindsVal  map[string]kind
+	kindsErr  error
+)
+
+// loadKinds reads the embedded CRDs (the primitives and Argo CD's
+// Application) once; the result is shared and never modified.
 func loadKinds() (map[string]kind, error) {
+	kindsOnce.Do(func() { kindsVal, kindsErr = readKinds() })
+	return kindsVal, kindsErr
+}
+
+func readKinds() (map[string]kind, error) {
 	kinds := map[string]kind{}
 	files := schemas.CRDs()
 	names := make([]string, 0, len(files))
