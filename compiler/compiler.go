@@ -1,5 +1,5 @@
-// Package compiler runs the platc pipeline (load, model, check, rgd, render,
-// emit) on a repository given as an fs.FS, and returns the output files in
+// Package compiler runs the platc pipeline (load, model, check, rgd, layers,
+// render, emit) on a repository given as an fs.FS, and returns the output files in
 // memory with every problem found. It does no I/O beyond reading fsys: the
 // CLI (package cli) writes or compares the result.
 package compiler
@@ -10,6 +10,7 @@ import (
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/load"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
@@ -24,6 +25,11 @@ type Options struct {
 	// SpecDir is the folder of the spec's .cue files, relative to the
 	// repository root. Default DefaultSpecDir.
 	SpecDir string
+	// ClientRepos are local checkouts of clients' values repositories, by
+	// client name, for the checks of their values files.
+	ClientRepos map[string]layers.Repo
+	// Strict makes a client's key that the platform overrides an error.
+	Strict bool
 }
 
 // Result is the outcome of a compilation.
@@ -36,9 +42,12 @@ type Result struct {
 	// Outputs are the rendered files, sorted by path; nil when the log
 	// holds errors.
 	Outputs []emit.Output
-	// Stacks are the compiled product stacks and their instances; nil
-	// when the log holds errors.
+	// The stages' results, for commands that look further (explain,
+	// preview); nil when the log holds errors.
+	Spec   *model.Spec
+	Info   *check.Info
 	Stacks *rgd.Compiled
+	Layers *layers.Result
 }
 
 // Compile loads, checks and renders the spec of the repository fsys.
@@ -59,10 +68,14 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	if res.Log.HasErrors() {
 		return res
 	}
+	files := layers.Read(spec, stacks, fsys, layers.Options{Repos: opts.ClientRepos, Strict: opts.Strict}, res.Log)
+	if res.Log.HasErrors() {
+		return res
+	}
 	res.OutDir = spec.Platform.OutDir
-	res.Stacks = stacks
-	files := render.Render(spec, info, stacks)
-	outs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, files)
+	res.Spec, res.Info, res.Stacks, res.Layers = spec, info, stacks, files
+	rendered := render.Render(spec, info, stacks)
+	outs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered)
 	if err != nil {
 		res.Log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)
 		return res

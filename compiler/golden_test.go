@@ -76,16 +76,22 @@ func goldenResult(t *testing.T, dir string) map[string]string {
 }
 
 // expectation reports whether a file of a case folder is an expectation:
-// anything outside sources/, the input.
-func expectation(p string) bool {
-	return p != "sources" && !strings.HasPrefix(p, "sources/")
+// stderr, or a file platc generated (its header says so). Everything else,
+// the spec in sources/ and a client's values files, is input, which -update
+// never touches.
+func expectation(dir, p string) bool {
+	if p == "stderr" {
+		return true
+	}
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+	return err == nil && emit.IsGenerated(data)
 }
 
 func readExpectations(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	want := map[string]string{}
 	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !expectation(p) {
+		if err != nil || d.IsDir() || !expectation(dir, p) {
 			return err
 		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
@@ -100,15 +106,9 @@ func readExpectations(t *testing.T, dir string) map[string]string {
 
 func writeExpectations(t *testing.T, dir string, got map[string]string) {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if expectation(e.Name()) {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				t.Fatal(err)
-			}
+	for p := range readExpectations(t, dir) {
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			t.Fatal(err)
 		}
 	}
 	paths := make([]string, 0, len(got))
@@ -117,7 +117,7 @@ func writeExpectations(t *testing.T, dir string, got map[string]string) {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		if !expectation(p) {
+		if strings.HasPrefix(p, "sources/") {
 			t.Fatalf("render wrote %s, inside sources/", p)
 		}
 		file := filepath.Join(dir, filepath.FromSlash(p))

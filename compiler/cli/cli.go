@@ -17,6 +17,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/schemas"
@@ -41,6 +42,7 @@ Commands:
 	check    render in memory and compare with the output folder (drift check)
 	vet      check the spec; write nothing
 	preview  print the Applications kro would create for a client's stack instance
+	explain  show the layers of Helm values that reach an Application, and which wins
 	schema   print the spec language (the embedded CUE schema)
 
 Run platc <command> -h for a command's flags.
@@ -67,6 +69,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runSchema(rest, stdout, stderr)
 	case "preview":
 		return runPreview(rest, stdout, stderr)
+	case "explain":
+		return runExplain(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK
@@ -77,16 +81,34 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // common are the flags every compiling command takes.
 type common struct {
-	dir     string
-	specDir string
+	dir         string
+	specDir     string
+	strict      bool
+	clientRepos clientRepos
+}
+
+// clientRepos is the repeatable -client-repo NAME=DIR flag.
+type clientRepos map[string]string
+
+func (c clientRepos) String() string { return "" }
+
+func (c clientRepos) Set(v string) error {
+	name, dir, ok := strings.Cut(v, "=")
+	if !ok || name == "" || dir == "" {
+		return fmt.Errorf("want CLIENT=DIR, such as search=../search-gitops")
+	}
+	c[name] = dir
+	return nil
 }
 
 func newFlags(name, summary string, stderr io.Writer) (*flag.FlagSet, *common) {
 	fs := flag.NewFlagSet("platc "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	c := &common{}
+	c := &common{clientRepos: clientRepos{}}
 	fs.StringVar(&c.dir, "C", ".", "run in `dir`, the repository root")
 	fs.StringVar(&c.specDir, "spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
+	fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
+	fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platc %s [flags]\n\n%s\n\nFlags:\n", name, summary)
 		fs.PrintDefaults()
@@ -118,7 +140,18 @@ func (c *common) compile(stderr io.Writer) (*os.Root, *compiler.Result, int) {
 		fmt.Fprintf(stderr, "platc: opening the repository: %v\n", err)
 		return nil, nil, ExitUsage
 	}
-	res := compiler.Compile(root.FS(), compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/")})
+	opts := compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}}
+	for name, dir := range c.clientRepos {
+		r, err := os.OpenRoot(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "platc: opening client %s's values repository: %v\n", name, err)
+			root.Close()
+			return nil, nil, ExitUsage
+		}
+		defer r.Close()
+		opts.ClientRepos[name] = layers.Repo{FS: r.FS(), Dir: dir}
+	}
+	res := compiler.Compile(root.FS(), opts)
 	printProblems(stderr, res.Log)
 	if res.Log.HasErrors() {
 		root.Close()

@@ -295,19 +295,40 @@ func (r *renderer) chartSource(env *model.Environment, m *model.Module) *object.
 // values merges a module's values, the environment's values for it, and the
 // wiring, in that order: later layers win.
 func (r *renderer) values(env *model.Environment, m *model.Module) map[string]any {
-	out := object.Merge(nil, m.Values)
-	if s := env.Settings[m.Name]; s != nil {
-		out = object.Merge(out, s.Values)
-	}
-	for _, w := range m.Wiring {
-		out = object.SetPath(out, w.ValuesPath, r.wired(env, w))
+	var out map[string]any
+	for _, l := range ValuesLayers(r.spec, env, m) {
+		out = object.Merge(out, l.Values)
 	}
 	return out
 }
 
-// wired is the value a wire sets in env.
-func (r *renderer) wired(env *model.Environment, w *model.Wire) any {
-	src := r.spec.Module(w.From)
+// ValuesLayer is one part of a chart module's helm.valuesObject.
+type ValuesLayer struct {
+	// SpecPath is where the spec sets it: the module's values, the
+	// environment's values for the module, or its wiring.
+	SpecPath string
+	Wiring   bool
+	Values   map[string]any
+}
+
+// ValuesLayers returns the parts render merges into a chart module's
+// valuesObject in env, in order (a later one wins): the module's values,
+// the environment's values for it, and the wiring, resolved for env.
+func ValuesLayers(spec *model.Spec, env *model.Environment, m *model.Module) []ValuesLayer {
+	layers := []ValuesLayer{{SpecPath: m.FieldPath("values"), Values: m.Values}}
+	if s := env.Settings[m.Name]; s != nil {
+		layers = append(layers, ValuesLayer{SpecPath: s.FieldPath("values"), Values: s.Values})
+	}
+	for _, w := range m.Wiring {
+		layers = append(layers, ValuesLayer{SpecPath: w.Path, Wiring: true, Values: object.SetPath(nil, w.ValuesPath, Wired(spec, env, w))})
+	}
+	return layers
+}
+
+// Wired is the value a wire sets in env: the endpoint of the module it
+// names, or the external endpoint env gives where it disables that module.
+func Wired(spec *model.Spec, env *model.Environment, w *model.Wire) any {
+	src := spec.Module(w.From)
 	ep := src.Endpoint
 	scheme := ep.Scheme
 	if !check.Enabled(env, w.From) {

@@ -150,7 +150,7 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	}
 	name := p.Name
 	if name == "" {
-		name = "${schema.metadata.name}-" + kebab(p.ID)
+		name = "${schema.metadata.name}-" + Kebab(p.ID)
 	}
 	tmpl := object.NewMap().
 		Set("apiVersion", apiVersion).
@@ -172,7 +172,7 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 // the client's values file and the platform's values and wiring, and the
 // client's values repository as ref "values".
 func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
-	name := "${schema.metadata.name}-" + kebab(m.ID)
+	name := "${schema.metadata.name}-" + Kebab(m.ID)
 	namespace := m.Namespace
 	if namespace == "" {
 		namespace = b.stack.Namespace
@@ -331,8 +331,8 @@ func (b *builder) object(rgd *kro.RGD, resources []*object.Map) *object.Map {
 		Set("spec", object.NewMap().Set("schema", schema).Set("resources", items))
 }
 
-// kebab turns a resource id into a name part: lokiBucket is loki-bucket.
-func kebab(id string) string {
+// Kebab turns a resource id into a name part: lokiBucket is loki-bucket.
+func Kebab(id string) string {
 	var b strings.Builder
 	for i, r := range id {
 		if r >= 'A' && r <= 'Z' {

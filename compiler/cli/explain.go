@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/platc/platc/compiler/layers"
+)
+
+func runExplain(args []string, stdout, stderr io.Writer) int {
+	fs, c := newFlags("explain", `Explain shows the layers of Helm values that reach one Application, in Argo CD's
+order (chart defaults, values files, values, valuesObject, parameters: a later
+layer wins), what each sets, and where. With a values path, what each layer
+sets for it and which wins; without, the merged values and the layer of each.
+
+usage: platc explain [flags] <environment>/<application> [values.path]`, stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return ExitOK
+			}
+			return ExitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	env, app, ok := "", "", len(positional) == 1 || len(positional) == 2
+	if ok {
+		env, app, ok = strings.Cut(positional[0], "/")
+	}
+	if !ok || env == "" || app == "" {
+		fmt.Fprintln(stderr, "platc explain: name an Application as <environment>/<application>, and optionally a values path")
+		fs.Usage()
+		return ExitUsage
+	}
+	valuesPath := ""
+	if len(positional) == 2 {
+		valuesPath = positional[1]
+	}
+	root, res, code := c.compile(stderr)
+	if root == nil {
+		return code
+	}
+	root.Close()
+	ex, err := layers.Explain(res.Spec, res.Info, res.Stacks, res.Layers, env, app)
+	if err != nil {
+		fmt.Fprintf(stderr, "platc explain: %v\n", err)
+		return ExitProblems
+	}
+	if *asJSON {
+		out := struct {
+			*layers.Explanation
+			Path   string          `json:"path,omitempty"`
+			Winner *layers.Setting `json:"winner,omitempty"`
+			Layer  *int            `json:"winnerLayer,omitempty"`
+		}{Explanation: ex, Path: valuesPath}
+		if valuesPath != "" {
+			if i, s, ok := ex.Winner(valuesPath); ok {
+				out.Winner, out.Layer = &s, &i
+			}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "platc explain: %v\n", err)
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	printExplanation(stdout, ex, valuesPath)
+	return ExitOK
+}
+
+func printExplanation(w io.Writer, ex *layers.Explanation, valuesPath string) {
+	fmt.Fprintf(w, "%s/%s: chart %s\n", ex.Environment, ex.Application, ex.Chart)
+	fmt.Fprintln(w, "Layers, lowest first; a later layer wins (parameters > valuesObject > values > valueFiles > chart defaults):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i, l := range ex.Layers {
+		what := l.Source
+		if l.Note != "" {
+			what = strings.TrimSpace(what + " " + l.Note)
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\n", i+1, l.Kind, what)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	if valuesPath == "" {
+		fmt.Fprintln(w, "Values Helm gets, and the layer each comes from (chart defaults not shown):")
+		winners := map[string]int{}
+		var order []string
+		for i, l := range ex.Layers {
+			for _, s := range l.Settings {
+				if _, seen := winners[s.Path]; !seen {
+					order = append(order, s.Path)
+				}
+				winners[s.Path] = i
+			}
+		}
+		// A value set above a key replaces it: drop keys their ancestors
+		// replaced in a later layer.
+		for _, p := range sortedStrings(order) {
+			i := winners[p]
+			if replacedAbove(ex, p, i) {
+				continue
+			}
+			for _, s := range ex.Layers[i].Settings {
+				if s.Path == p {
+					fmt.Fprintf(tw, "  %s\t%s\t%d %s\t%s\n", p, show(s.Value), i+1, ex.Layers[i].Kind, s.Pos)
+				}
+			}
+		}
+		tw.Flush()
+		return
+	}
+	fmt.Fprintf(w, "%s:\n", valuesPath)
+	at := ex.At(valuesPath)
+	winner, _, ok := ex.Winner(valuesPath)
+	for i, l := range ex.Layers {
+		switch {
+		case !l.Known:
+			fmt.Fprintf(tw, "  %d %s\t?\t%s\n", i+1, l.Kind, l.Note)
+		case len(at[i]) == 0:
+			fmt.Fprintf(tw, "  %d %s\t-\t\n", i+1, l.Kind)
+		default:
+			for _, s := range at[i] {
+				mark := ""
+				if i == winner && (s.Path == valuesPath || strings.HasPrefix(valuesPath, s.Path+".")) {
+					mark = "  <- wins"
+				}
+				fmt.Fprintf(tw, "  %d %s\t%s = %s\t%s%s\n", i+1, l.Kind, s.Path, show(s.Value), s.Pos, mark)
+			}
+		}
+	}
+	tw.Flush()
+	if !ok {
+		fmt.Fprintln(w, "No layer platc sees sets it: the chart's default applies.")
+	}
+}
+
+func replacedAbove(ex *layers.Explanation, p string, layer int) bool {
+	for i := layer + 1; i < len(ex.Layers); i++ {
+		for _, s := range ex.Layers[i].Settings {
+			if strings.HasPrefix(p, s.Path+".") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// show writes a value as JSON, cut short where it is long: -json has it
+// whole.
+func show(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	s := strings.TrimSuffix(b.String(), "\n")
+	if len(s) > 72 {
+		return s[:69] + "..."
+	}
+	return s
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

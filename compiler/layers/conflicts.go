@@ -1,0 +1,108 @@
+package layers
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+)
+
+// platformKey is a value the platform sets in a stack module's valuesObject.
+type platformKey struct {
+	labels   []string
+	specPath string // where the spec sets it
+	wiring   bool   // set by wiring, not by the module's values
+	list     bool   // the value is a list
+}
+
+// platformKeys returns the leaves the platform sets in a stack module's
+// valuesObject: the module's values, then its wiring (which wins).
+func platformKeys(m *model.StackModule) []platformKey {
+	var out []platformKey
+	var walk func(labels []string, specPath string, v any)
+	walk = func(labels []string, specPath string, v any) {
+		if mv, ok := v.(map[string]any); ok && len(mv) > 0 {
+			for _, k := range slices.Sorted(maps.Keys(mv)) {
+				walk(append(slices.Clip(labels), k), diag.JoinPath(specPath, k), mv[k])
+			}
+			return
+		}
+		_, list := v.([]any)
+		out = append(out, platformKey{labels: labels, specPath: specPath, list: list})
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Values)) {
+		walk([]string{k}, diag.JoinPath(m.FieldPath("values"), k), m.Values[k])
+	}
+	for _, w := range m.Wiring {
+		if w.ValuesPath != nil {
+			out = append(out, platformKey{labels: w.ValuesPath, specPath: w.Path, wiring: true, list: strings.HasPrefix(strings.TrimSpace(w.Expr), "${[")})
+		}
+	}
+	return out
+}
+
+// conflicts reports every key of a client's file that the platform also
+// sets: the platform's valuesObject wins over every values file, so the
+// client's value has no effect, and Argo CD says nothing.
+func conflicts(f *File, strict bool, spec *model.Spec, log *diag.Log) {
+	keys := platformKeys(f.Module)
+	exact := map[string]platformKey{}
+	under := map[string]platformKey{} // a proper prefix of a platform key -> that key
+	for _, k := range keys {
+		exact[join(k.labels)] = k // wiring, last, wins over values
+		for i := 1; i < len(k.labels); i++ {
+			if _, ok := under[join(k.labels[:i])]; !ok {
+				under[join(k.labels[:i])] = k
+			}
+		}
+	}
+	severity := diag.Warning
+	if strict {
+		severity = diag.Error
+	}
+	var walk func(labels []string, n *Node, keyPos diag.Pos)
+	walk = func(labels []string, n *Node, keyPos diag.Pos) {
+		if n.Kind == Map && len(n.Keys) > 0 {
+			// A mapping merges with the platform's: look deeper, unless
+			// the platform sets this key to something that replaces it.
+			if k, ok := exact[join(labels)]; ok && len(labels) > 0 {
+				report(log, severity, f, labels, keyPos, k, n, spec)
+				return
+			}
+			for i, k := range n.Keys {
+				walk(append(slices.Clip(labels), k.Name), n.Values[i], k.Pos)
+			}
+			return
+		}
+		// A leaf (a scalar, a list, an empty mapping): any platform key at
+		// it, above it, or below it makes it void.
+		for i := len(labels); i >= 1; i-- {
+			if k, ok := exact[join(labels[:i])]; ok {
+				report(log, severity, f, labels, keyPos, k, n, spec)
+				return
+			}
+		}
+		if k, ok := under[join(labels)]; ok {
+			report(log, severity, f, labels, keyPos, k, n, spec)
+		}
+	}
+	walk(nil, f.Tree, f.Tree.Pos)
+}
+
+func report(log *diag.Log, severity diag.Severity, f *File, labels []string, keyPos diag.Pos, k platformKey, n *Node, spec *model.Spec) {
+	by := "values"
+	if k.wiring {
+		by = "wiring"
+	}
+	msg := fmt.Sprintf("the platform also sets %s, in its %s (%s, %s), and the platform wins: Argo CD applies valuesObject over every values file, so this value is ignored; remove it, or ask the platform team to make it a stack field",
+		valuesPath(k.labels), by, spec.PosOf(k.specPath), k.specPath)
+	if n.Kind == List || k.list {
+		msg += "; lists are replaced, not merged, so no item of this list is kept"
+	}
+	log.Add(diag.Problem{Pos: keyPos, Path: valuesPath(labels), Msg: msg, Severity: severity})
+}
+
+func join(labels []string) string { return strings.Join(labels, "\x00") }

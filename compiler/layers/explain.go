@@ -1,0 +1,299 @@
+package layers
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/check"
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/rgd"
+)
+
+// Layer is one source of values for a Helm release, in Argo CD's order:
+// chart defaults, values files in order, values, valuesObject, parameters.
+// A later layer wins.
+type Layer struct {
+	// Kind is the Argo CD field: "chart defaults", "valueFiles", "values",
+	// "valuesObject" or "parameters".
+	Kind string `json:"kind"`
+	// Source says where the values are: a file, a spec path.
+	Source string `json:"source"`
+	// Known is false where platc cannot see the values offline (a chart's
+	// own defaults, a values repository out of reach).
+	Known bool `json:"known"`
+	// Note says why a layer is empty or unknown.
+	Note string `json:"note,omitempty"`
+	// Settings are the leaves the layer sets, sorted by path.
+	Settings []Setting `json:"settings,omitempty"`
+}
+
+// Setting is one value a layer sets.
+type Setting struct {
+	Path  string `json:"path"` // dotted, "\." for a dot in a key
+	Value any    `json:"value"`
+	Pos   string `json:"position,omitempty"`
+}
+
+// Explanation is the layers that reach one Helm release.
+type Explanation struct {
+	Environment string  `json:"environment"`
+	Application string  `json:"application"`
+	Chart       string  `json:"chart"` // repoURL, chart and version
+	Layers      []Layer `json:"layers"`
+}
+
+// Explain returns the layers of values that reach the Helm release of an
+// Application in env: a chart module platc renders, or an Application kro
+// creates for a client's stack instance (named <client>-<module>).
+func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *Result, envName, app string) (*Explanation, error) {
+	var env *model.Environment
+	for _, e := range spec.Environments {
+		if e.Name == envName {
+			env = e
+		}
+	}
+	if env == nil {
+		var names []string
+		for _, e := range spec.Environments {
+			names = append(names, e.Name)
+		}
+		return nil, fmt.Errorf("unknown environment %q: the environments are %s", envName, strings.Join(names, ", "))
+	}
+	if m := spec.Module(app); m != nil && m.Kind == model.KindChart && check.Delivered(spec, env, m.Name, info.Parent) {
+		return explainModule(spec, env, m), nil
+	}
+	if stacks != nil {
+		for _, inst := range stacks.Instances {
+			if inst.Env != env {
+				continue
+			}
+			for _, m := range inst.Stack.Model.Modules {
+				if inst.Client.Name+"-"+rgd.Kebab(m.ID) == app {
+					return explainStackModule(spec, stacks, files, inst, m)
+				}
+			}
+		}
+	}
+	return nil, fmt.Errorf("environment %s has no Helm Application %q: name a chart module, or <client>-<module> of a stack instance; the Applications are %s",
+		envName, app, strings.Join(applications(spec, info, stacks, env), ", "))
+}
+
+func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env *model.Environment) []string {
+	var out []string
+	for _, m := range spec.Modules {
+		if m.Kind == model.KindChart && check.Delivered(spec, env, m.Name, info.Parent) {
+			out = append(out, m.Name)
+		}
+	}
+	if stacks != nil {
+		for _, inst := range stacks.Instances {
+			if inst.Env == env {
+				for _, m := range inst.Stack.Model.Modules {
+					out = append(out, inst.Client.Name+"-"+rgd.Kebab(m.ID))
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func chartLine(c *model.Chart) string {
+	src := argocd.ChartSource(c)
+	if chart, ok := src.Get("chart").(string); ok {
+		return fmt.Sprintf("%s %s %s", src.Get("repoURL"), chart, c.Version)
+	}
+	return fmt.Sprintf("%s %s", src.Get("repoURL"), c.Version)
+}
+
+func defaultsLayer() Layer {
+	return Layer{Kind: "chart defaults", Source: "the chart's values.yaml", Note: "not known offline: platc does not download charts"}
+}
+
+func explainModule(spec *model.Spec, env *model.Environment, m *model.Module) *Explanation {
+	ex := &Explanation{Environment: env.Name, Application: m.Name, Chart: chartLine(spec.Chart(m.Chart))}
+	ex.Layers = append(ex.Layers, defaultsLayer(),
+		Layer{Kind: "valueFiles", Known: true, Note: "none: the module reads no values file"})
+	// The wires are one layer, as they are one field of the spec.
+	wiring := Layer{Kind: "valuesObject", Source: m.FieldPath("wiring"), Known: true}
+	for _, l := range render.ValuesLayers(spec, env, m) {
+		layer := Layer{Kind: "valuesObject", Source: l.SpecPath, Known: true}
+		if l.Wiring {
+			layer = wiring
+		}
+		leaves(nil, l.Values, func(labels []string, v any) {
+			specPath := l.SpecPath
+			if !l.Wiring {
+				specPath = appendLabels(l.SpecPath, labels)
+			}
+			layer.Settings = append(layer.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
+		})
+		if l.Wiring {
+			wiring = layer
+		} else if len(layer.Settings) > 0 {
+			ex.Layers = append(ex.Layers, layer)
+		}
+	}
+	if len(wiring.Settings) > 0 {
+		ex.Layers = append(ex.Layers, wiring)
+	}
+	ex.Layers = append(ex.Layers, Layer{Kind: "parameters", Known: true, Note: "none: platc sets no parameters"})
+	return ex
+}
+
+func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *Result, inst *rgd.Instance, m *model.StackModule) (*Explanation, error) {
+	st := inst.Stack.Model
+	ex := &Explanation{Environment: inst.Env.Name, Application: inst.Client.Name + "-" + rgd.Kebab(m.ID)}
+	if c := spec.Chart(m.Chart); c != nil {
+		ex.Chart = chartLine(c)
+	}
+	ex.Layers = append(ex.Layers, defaultsLayer())
+
+	file := "$values/" + rgd.ValuesPath(inst.Client, st) + "/" + m.ValuesFile
+	fileLayer := Layer{Kind: "valueFiles", Source: file}
+	switch f := files.File(inst.Client.Name, st.Name, m.ID); {
+	case !files.InReach(inst.Client.Name):
+		fileLayer.Note = fmt.Sprintf("not in reach: %s; give a checkout with -client-repo %s=DIR", inst.Client.Values.RepoURL, inst.Client.Name)
+	case f == nil || f.Tree == nil:
+		fileLayer.Known = true
+		fileLayer.Note = "no such file: the client overrides nothing (ignoreMissingValueFiles)"
+	default:
+		fileLayer.Known = true
+		fileLayer.Source += " (" + f.Path + ")"
+		nodeLeaves(nil, f.Tree, f.Tree.Pos, func(labels []string, v any, pos diag.Pos) {
+			fileLayer.Settings = append(fileLayer.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: pos.String()})
+		})
+	}
+	ex.Layers = append(ex.Layers, fileLayer)
+
+	// valuesObject as kro will create it for this instance: the module's
+	// values, then the wiring, evaluated offline where the spec decides.
+	p, err := stacks.PreviewInstance(st.Name, inst.Client.Name, inst.Env.Name)
+	if err != nil {
+		return nil, err
+	}
+	var evaluated map[string]any
+	for _, r := range p.Resources {
+		if r.ID == m.ID && r.Object != nil {
+			evaluated = valuesObject(r.Object)
+		}
+		if r.ID == m.ID && r.Object == nil {
+			return nil, fmt.Errorf("client %s does not get %s in %s: %s", inst.Client.Name, m.ID, inst.Env.Name, r.Included)
+		}
+	}
+	wired := map[string]*model.ExprWire{}
+	for _, w := range m.Wiring {
+		if w.ValuesPath != nil {
+			wired[join(w.ValuesPath)] = w
+		}
+	}
+	values := Layer{Kind: "valuesObject", Source: m.FieldPath("values"), Known: true}
+	wiring := Layer{Kind: "valuesObject", Source: m.FieldPath("wiring"), Known: true}
+	leaves(nil, evaluated, func(labels []string, v any) {
+		if w := wiredAt(wired, labels); w != nil {
+			wiring.Settings = append(wiring.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: w.Pos.String()})
+			return
+		}
+		specPath := appendLabels(m.FieldPath("values"), labels)
+		values.Settings = append(values.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
+	})
+	for _, l := range []Layer{values, wiring} {
+		if len(l.Settings) > 0 {
+			ex.Layers = append(ex.Layers, l)
+		}
+	}
+	ex.Layers = append(ex.Layers, Layer{Kind: "parameters", Known: true, Note: "none: platc sets no parameters"})
+	return ex, nil
+}
+
+// wiredAt returns the wire that sets labels, or a prefix of them.
+func wiredAt(wired map[string]*model.ExprWire, labels []string) *model.ExprWire {
+	for i := len(labels); i >= 1; i-- {
+		if w := wired[join(labels[:i])]; w != nil {
+			return w
+		}
+	}
+	return nil
+}
+
+func valuesObject(app *object.Map) map[string]any {
+	spec, _ := app.Get("spec").(*object.Map)
+	if spec == nil {
+		return nil
+	}
+	sources, _ := spec.Get("sources").([]any)
+	if len(sources) == 0 {
+		return nil
+	}
+	src, _ := sources[0].(*object.Map)
+	helm, _ := src.Get("helm").(*object.Map)
+	if helm == nil {
+		return nil
+	}
+	v, _ := object.Plain(helm.Get("valuesObject")).(map[string]any)
+	return v
+}
+
+// leaves calls fn for every leaf of a values tree (a scalar, a list, an
+// empty mapping), in sorted order.
+func leaves(labels []string, v any, fn func([]string, any)) {
+	if m, ok := v.(map[string]any); ok && (len(m) > 0 || labels == nil) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			leaves(append(slices.Clip(labels), k), m[k], fn)
+		}
+		return
+	}
+	fn(labels, v)
+}
+
+func nodeLeaves(labels []string, n *Node, pos diag.Pos, fn func([]string, any, diag.Pos)) {
+	if n.Kind == Map && (len(n.Keys) > 0 || labels == nil) {
+		for i, k := range n.Keys {
+			nodeLeaves(append(slices.Clip(labels), k.Name), n.Values[i], k.Pos, fn)
+		}
+		return
+	}
+	fn(labels, n.Plain(), pos)
+}
+
+func appendLabels(specPath string, labels []string) string {
+	for _, l := range labels {
+		specPath = diag.JoinPath(specPath, l)
+	}
+	return specPath
+}
+
+// Winner returns the layer whose value Helm uses for path (dotted), the
+// value, and whether any layer sets it. A layer sets a path when it sets
+// the path itself, or an ancestor to something that is not a mapping
+// (which replaces what is below).
+func (ex *Explanation) Winner(path string) (layer int, s Setting, ok bool) {
+	layer = -1
+	for i, l := range ex.Layers {
+		for _, st := range l.Settings {
+			if st.Path == path || strings.HasPrefix(path, st.Path+".") {
+				layer, s, ok = i, st, true
+			}
+		}
+	}
+	return layer, s, ok
+}
+
+// At returns what each layer sets for path, by layer index.
+func (ex *Explanation) At(path string) map[int][]Setting {
+	out := map[int][]Setting{}
+	for i, l := range ex.Layers {
+		for _, st := range l.Settings {
+			if st.Path == path || strings.HasPrefix(path, st.Path+".") || strings.HasPrefix(st.Path, path+".") {
+				out[i] = append(out[i], st)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+// Package layers makes Helm's layering of values visible. It reads the
+// values files clients keep for the modules of their stacks (ADR 010's fast
+// lane), strictly; checks that each file is where a module reads it; reports
+// every key a client sets that the platform also sets, since the platform's
+// valuesObject silently wins; and explains, for any value of any rendered
+// Application, which layer it comes from (see Explain).
+//
+// It reads only files: the client's repository when it is this one, or a
+// local checkout given by the caller. It renders nothing.
+package layers
+
+import (
+	"fmt"
+	"maps"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/rgd"
+)
+
+// Repo is a local checkout of a client's values repository.
+type Repo struct {
+	FS  fs.FS
+	Dir string // how to name it in messages, such as ../search-gitops
+}
+
+// Options say where client repositories are and how strict to be.
+type Options struct {
+	// Repos are local checkouts of clients' values repositories, by client
+	// name. A client whose values are in the platform's repository needs
+	// none.
+	Repos map[string]Repo
+	// Strict makes a key the platform overrides an error, not a warning.
+	Strict bool
+}
+
+// File is a client's values file for one module of a stack.
+type File struct {
+	Client *model.Client
+	Stack  *model.Stack
+	Module *model.StackModule
+	Path   string // as messages name it
+	Tree   *Node  // nil when the file is absent or unreadable
+}
+
+// Result is what Read found.
+type Result struct {
+	files   map[fileKey]*File
+	inReach map[string]bool // client name -> its values repository is readable
+}
+
+type fileKey struct{ client, stack, module string }
+
+// File returns the client's values file for a module of a stack, or nil
+// when there is none or it is out of reach.
+func (r *Result) File(client, stack, module string) *File {
+	return r.files[fileKey{client, stack, module}]
+}
+
+// InReach reports whether the client's values repository could be read.
+func (r *Result) InReach(client string) bool { return r.inReach[client] }
+
+// Read reads the values files of every client in reach, and reports
+// unreadable, malformed and misplaced files and keys the platform overrides.
+// repo is the platform's repository.
+func Read(spec *model.Spec, stacks *rgd.Compiled, repo fs.FS, opts Options, log *diag.Log) *Result {
+	res := &Result{files: map[fileKey]*File{}, inReach: map[string]bool{}}
+	inRepo := map[string][]*model.Client{} // parent folder of prefixes -> clients in this repository
+	for _, cl := range spec.Clients {
+		fsys, dir, ok := clientRepo(spec, cl, repo, opts)
+		if !ok {
+			continue
+		}
+		res.inReach[cl.Name] = true
+		if fsys == repo {
+			inRepo[path.Dir(cl.Values.Prefix)] = append(inRepo[path.Dir(cl.Values.Prefix)], cl)
+		}
+		res.readClient(spec, stacks, cl, fsys, dir, log)
+	}
+	checkTeamFolders(repo, inRepo, log)
+	for _, key := range sortedFileKeys(res.files) {
+		if f := res.files[key]; f.Tree != nil {
+			conflicts(f, opts.Strict, spec, log)
+		}
+	}
+	return res
+}
+
+// clientRepo returns the repository that holds a client's values files.
+func clientRepo(spec *model.Spec, cl *model.Client, repo fs.FS, opts Options) (fs.FS, string, bool) {
+	if r, ok := opts.Repos[cl.Name]; ok {
+		return r.FS, r.Dir, true
+	}
+	if cl.Values.RepoURL == spec.Platform.RepoURL {
+		return repo, "", true
+	}
+	return nil, "", false
+}
+
+func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.Client, fsys fs.FS, dir string, log *diag.Log) {
+	// Each folder holds the files of the modules of the client's stacks
+	// that read it (several stacks may share one).
+	type reader struct {
+		stack  *model.Stack
+		module *model.StackModule
+	}
+	folders := map[string]map[string]reader{} // folder -> file name -> reader
+	for _, cs := range cl.Stacks {
+		st := spec.Stack(cs.Stack)
+		if st == nil {
+			continue
+		}
+		folder := rgd.ValuesPath(cl, st)
+		if folders[folder] == nil {
+			folders[folder] = map[string]reader{}
+		}
+		for _, m := range st.Modules {
+			folders[folder][m.ValuesFile] = reader{st, m}
+		}
+	}
+	for _, folder := range slices.Sorted(maps.Keys(folders)) {
+		entries, err := fs.ReadDir(fsys, folder)
+		if err != nil {
+			continue // no folder: the client overrides nothing
+		}
+		for _, e := range entries {
+			name := path.Join(folder, e.Name())
+			shown := path.Join(dir, name)
+			if e.IsDir() || !isYAML(e.Name()) {
+				continue
+			}
+			r, ok := folders[folder][e.Name()]
+			if !ok {
+				var known []string
+				for f := range folders[folder] {
+					known = append(known, f)
+				}
+				slices.Sort(known)
+				log.Errorf(diag.Pos{File: shown}, "", "no module of client %s's stacks reads this file: the modules read %s; rename or remove it", cl.Name, strings.Join(known, ", "))
+				continue
+			}
+			f := &File{Client: cl, Stack: r.stack, Module: r.module, Path: shown}
+			res.files[fileKey{cl.Name, r.stack.Name, r.module.ID}] = f
+			if !consumes(stacks, cl, r.stack, r.module) {
+				log.Errorf(diag.Pos{File: shown}, "", "client %s does not get module %s of stack %s in any environment (its includeWhen is false for the client), so nothing reads this file: remove it", cl.Name, r.module.ID, r.stack.Name)
+				continue
+			}
+			data, err := fs.ReadFile(fsys, name)
+			if err != nil {
+				log.Errorf(diag.Pos{File: shown}, "", "reading the values file: %v", err)
+				continue
+			}
+			tree, err := ReadFile(shown, data)
+			if err != nil {
+				if fe, ok := err.(*FileError); ok {
+					log.Errorf(fe.Pos, "", "%s", fe.Msg)
+				} else {
+					log.Errorf(diag.Pos{File: shown}, "", "%v", err)
+				}
+				continue
+			}
+			f.Tree = tree
+		}
+	}
+}
+
+// consumes reports whether the client gets the module in some environment:
+// its includeWhen is not false for every instance of the client. A
+// condition only the cluster can decide counts as getting it.
+func consumes(stacks *rgd.Compiled, cl *model.Client, st *model.Stack, m *model.StackModule) bool {
+	if stacks == nil {
+		return true
+	}
+	for _, inst := range stacks.Instances {
+		if inst.Client != cl || inst.Stack.Model != st {
+			continue
+		}
+		p, err := stacks.PreviewInstance(st.Name, cl.Name, inst.Env.Name)
+		if err != nil {
+			return true
+		}
+		for _, r := range p.Resources {
+			if r.ID == m.ID && !strings.HasPrefix(r.Included, "not") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkTeamFolders reports folders beside the clients' folders in this
+// repository that no client names: a team's files that nothing reads.
+func checkTeamFolders(repo fs.FS, inRepo map[string][]*model.Client, log *diag.Log) {
+	for _, parent := range slices.Sorted(maps.Keys(inRepo)) {
+		entries, err := fs.ReadDir(repo, parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			folder := path.Join(parent, e.Name())
+			if !slices.ContainsFunc(inRepo[parent], func(c *model.Client) bool { return c.Values.Prefix == folder }) {
+				log.Errorf(diag.Pos{File: folder}, "", "folder has no client in the spec, so nothing reads its files: add a client whose values prefix is %q, or remove the folder", folder)
+			}
+		}
+	}
+}
+
+func isYAML(name string) bool {
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+}
+
+func sortedFileKeys(m map[fileKey]*File) []fileKey {
+	keys := make([]fileKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b fileKey) int {
+		return strings.Compare(a.client+"\x00"+a.stack+"\x00"+a.module, b.client+"\x00"+b.stack+"\x00"+b.module)
+	})
+	return keys
+}
+
+// valuesPath joins a Helm values path for messages: dotted, with a key
+// holding a dot escaped as platc's wiring keys write it.
+func valuesPath(labels []string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = strings.ReplaceAll(l, ".", `\.`)
+	}
+	return strings.Join(parts, ".")
+}
+
+// describe names a platform value for a message.
+func describe(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return fmt.Sprintf("%q", v)
+	}
+	return fmt.Sprint(v)
+}
