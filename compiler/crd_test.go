@@ -92,10 +92,36 @@ func TestOutputMatchesUpstreamCRDs(t *testing.T) {
 				for _, p := range problems {
 					t.Errorf("%s: %s: %s %v: %s", repo, o.Path, obj["kind"], obj["metadata"].(map[string]any)["name"], p)
 				}
+				if bothValues(obj) {
+					t.Errorf("%s: %s: a helm source sets both values and valuesObject; Argo CD drops values", repo, o.Path)
+				}
 			}
 		}
 	}
 	if objects < 50 {
 		t.Errorf("validated %d objects; the sample and the golden cases render more", objects)
 	}
+}
+
+// bothValues reports whether any helm block below v sets both values and
+// valuesObject.
+func bothValues(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if h, ok := v["helm"].(map[string]any); ok && h["values"] != nil && h["valuesObject"] != nil {
+			return true
+		}
+		for _, x := range v {
+			if bothValues(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if bothValues(x) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -351,3 +351,82 @@ func TestPreviewProblems(t *testing.T) {
 		t.Errorf("missing flags: exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestStrictMakesOverriddenKeysErrors(t *testing.T) {
+	repo := "../../golden/clients-conflicts"
+	want, err := os.ReadFile(filepath.Join(repo, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := platc(t, "vet", "-C", repo)
+	if code != cli.ExitOK || stderr != string(want) {
+		t.Errorf("vet: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = platc(t, "vet", "-strict", "-C", repo)
+	if code != cli.ExitProblems {
+		t.Errorf("vet -strict: exit %d, want %d", code, cli.ExitProblems)
+	}
+	if got, want := stderr, strings.ReplaceAll(string(want), ": warning: ", ": "); got != want {
+		t.Errorf("vet -strict: stderr:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestClientRepoChecksAnExternalClientsFiles(t *testing.T) {
+	checkout := t.TempDir()
+	writeFile(t, checkout, "teams/green/cache/redis.yaml", "replica:\n  replicaCount: 5\nauth: true\n")
+	code, _, stderr := platc(t, "vet", "-C", "../../golden/stacks", "-client-repo", "green="+checkout)
+	want := checkout + "/teams/green/cache/redis.yaml:2:3: warning: replica.replicaCount: the platform also sets replica.replicaCount, in its wiring (sources/platform.cue:46:5, stacks.cache.modules.redis.wiring.\"replica.replicaCount\"), and the platform wins: Argo CD applies valuesObject over every values file, so this value is ignored; remove it, or ask the platform team to make it a stack field\n"
+	if code != cli.ExitOK || stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
+	}
+	// Without the checkout, the file is out of reach and nothing is said.
+	if code, _, stderr := platc(t, "vet", "-C", "../../golden/stacks"); code != cli.ExitOK || stderr != "" {
+		t.Errorf("without -client-repo: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := platc(t, "vet", "-C", "../../golden/stacks", "-client-repo", "green"); code != cli.ExitUsage || !strings.Contains(stderr, "want CLIENT=DIR") {
+		t.Errorf("bad -client-repo: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestExplain explains Applications of the golden cases and compares the
+// whole output with testdata/explain-*.txt.
+func TestExplain(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"client-file", []string{"-C", "../../golden/clients-conflicts", "dev/blue-web"}},
+		{"client-file-path", []string{"-C", "../../golden/clients-conflicts", "dev/blue-web", "storage.bucket"}},
+		{"client-file-json", []string{"-C", "../../golden/clients-conflicts", "-json", "dev/blue-web", "replicas"}},
+		{"chart-module", []string{"-C", "../../golden/features", "edge/gateway", "envVars.REDIS_HOST"}},
+		{"unset-path", []string{"-C", "../../golden/features", "lab/gateway", "image.tag"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The case's warnings go to stderr, as for every command.
+			code, stdout, stderr := platc(t, append([]string{"explain"}, tt.args...)...)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			file := filepath.Join("testdata", "explain-"+tt.name+".txt")
+			if *update {
+				if err := os.WriteFile(file, []byte(stdout), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), stdout); diff != "" {
+				t.Errorf("explain (-want +got), go test ./compiler/cli -update rewrites it:\n%s", diff)
+			}
+		})
+	}
+	code, _, stderr := platc(t, "explain", "-C", "../../golden/features", "lab/nope")
+	want := "platc explain: environment lab has no Helm Application \"nope\": name a chart module, or <client>-<module> of a stack instance; the Applications are cache, cert-manager, gateway, keda\n"
+	if code != cli.ExitProblems || stderr != want {
+		t.Errorf("unknown application: exit %d, stderr %q", code, stderr)
+	}
+}

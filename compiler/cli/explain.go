@@ -82,14 +82,26 @@ usage: platc explain [flags] <environment>/<application> [values.path]`, stderr)
 	return ExitOK
 }
 
-func printExplanation(w io.Writer, ex *layers.Explanation, valuesPath string) {
+// printExplanation writes ex for a person: aligned columns, no trailing
+// spaces.
+func printExplanation(out io.Writer, ex *layers.Explanation, valuesPath string) {
+	var buf strings.Builder
+	writeExplanation(&buf, ex, valuesPath)
+	for line := range strings.Lines(buf.String()) {
+		fmt.Fprintln(out, strings.TrimRight(line, " \n"))
+	}
+}
+
+func writeExplanation(w io.Writer, ex *layers.Explanation, valuesPath string) {
 	fmt.Fprintf(w, "%s/%s: chart %s\n", ex.Environment, ex.Application, ex.Chart)
 	fmt.Fprintln(w, "Layers, lowest first; a later layer wins (parameters > valuesObject > values > valueFiles > chart defaults):")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, l := range ex.Layers {
 		what := l.Source
-		if l.Note != "" {
-			what = strings.TrimSpace(what + " " + l.Note)
+		if l.Note != "" && what != "" {
+			what += ": " + l.Note
+		} else if l.Note != "" {
+			what = l.Note
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\n", i+1, l.Kind, what)
 	}

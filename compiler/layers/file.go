@@ -130,6 +130,7 @@ func ReadFile(name string, data []byte) (*Node, error) {
 type reader struct {
 	name  string
 	nodes int
+	alias diag.Pos // the outermost alias being expanded, where a bomb is set off
 }
 
 func (r *reader) pos(n *yaml.Node) diag.Pos {
@@ -139,7 +140,11 @@ func (r *reader) pos(n *yaml.Node) diag.Pos {
 func (r *reader) node(n *yaml.Node, depth int) (*Node, error) {
 	r.nodes++
 	if r.nodes > MaxNodes {
-		return nil, &FileError{r.pos(n), fmt.Sprintf("more than %d values once aliases are expanded: a billion-laughs file? write the values out", MaxNodes)}
+		at := r.alias
+		if !at.IsValid() {
+			at = r.pos(n)
+		}
+		return nil, &FileError{at, fmt.Sprintf("more than %d values once aliases are expanded: a billion-laughs file? write the values out", MaxNodes)}
 	}
 	if depth > MaxDepth {
 		return nil, &FileError{r.pos(n), fmt.Sprintf("values nested more than %d deep", MaxDepth)}
@@ -148,6 +153,10 @@ func (r *reader) node(n *yaml.Node, depth int) (*Node, error) {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, &FileError{r.pos(n), "alias to an unknown anchor"}
+		}
+		if !r.alias.IsValid() {
+			r.alias = r.pos(n)
+			defer func() { r.alias = diag.Pos{} }()
 		}
 		x, err := r.node(n.Alias, depth+1)
 		if err != nil {
