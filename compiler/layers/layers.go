@@ -11,8 +11,8 @@ package layers
 
 import (
 	"fmt"
-	"maps"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
