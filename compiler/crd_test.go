@@ -63,16 +63,8 @@ func upstreamValidator(t *testing.T, compiled ...*compiler.Result) *validate.Val
 // Stack instances are checked against the CRD kro generates from their
 // ResourceGraphDefinition.
 func TestOutputMatchesUpstreamCRDs(t *testing.T) {
-	repos := []string{".."}
-	cases, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		repos = append(repos, filepath.Join(goldenDir, c.Name()))
-	}
 	objects := 0
-	for _, repo := range repos {
+	for _, repo := range repos(t) {
 		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
 		v := upstreamValidator(t, res)
 		for _, o := range res.Outputs {

@@ -169,3 +169,20 @@ func TestSampleUpToDate(t *testing.T) {
 		t.Errorf("%s is %s: run make render and commit %s/\n%s", d.Path, d.Kind, res.OutDir, d.Diff)
 	}
 }
+
+// repos returns the repositories the tests compile: the sample (the
+// repository itself) and every golden case.
+func repos(t *testing.T) []string {
+	t.Helper()
+	out := []string{".."}
+	cases, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if c.IsDir() {
+			out = append(out, filepath.Join(goldenDir, c.Name()))
+		}
+	}
+	return out
+}

@@ -3,7 +3,6 @@ package compiler_test
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,16 +18,8 @@ import (
 // with kro's offline checks: every CEL expression in the files compiles and
 // type-checks, the graph has no cycle, the schema parses.
 func TestRenderedRGDsCheck(t *testing.T) {
-	repos := []string{".."}
-	cases, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		repos = append(repos, filepath.Join(goldenDir, c.Name()))
-	}
 	checked := 0
-	for _, repo := range repos {
+	for _, repo := range repos(t) {
 		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
 		for _, o := range res.Outputs {
 			if !strings.Contains(o.Path, "/stacks/") {

@@ -240,19 +240,26 @@ func (c *checker) module(m *model.Module) {
 			c.log.Errorf(m.At("needs"), p, "unknown module %q%s", n, didYouMean(n, moduleNames(c.spec)))
 		}
 	}
-	for i, o := range m.SyncOptions {
-		if !syncOpt.MatchString(o) {
-			c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
-		}
-		if strings.HasPrefix(o, "CreateNamespace=") {
-			c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "set createNamespace instead of the CreateNamespace sync option")
-		}
-	}
+	c.syncOptions(&m.Node, m.SyncOptions)
 	for _, w := range m.Wiring {
 		c.wire(m, w)
 	}
 	if m.Endpoint != nil {
 		c.endpoint(m.Endpoint)
+	}
+}
+
+// syncOptions checks the Argo CD sync options of a module. Namespaces are
+// created by platc's own field, so that render and the checks agree.
+func (c *checker) syncOptions(n *model.Node, options []string) {
+	for i, o := range options {
+		p := fmt.Sprintf("%s[%d]", n.FieldPath("syncOptions"), i)
+		if !syncOpt.MatchString(o) {
+			c.log.Errorf(n.At("syncOptions"), p, "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
+		}
+		if strings.HasPrefix(o, "CreateNamespace=") {
+			c.log.Errorf(n.At("syncOptions"), p, "set createNamespace instead of the CreateNamespace sync option")
+		}
 	}
 }
 
@@ -455,33 +462,25 @@ func didYouMean(name string, candidates []string) string {
 }
 
 func moduleNames(s *model.Spec) []string {
-	var out []string
-	for _, m := range s.Modules {
-		out = append(out, m.Name)
-	}
-	return out
+	return names(s.Modules, func(m *model.Module) string { return m.Name })
 }
 
 func chartNames(s *model.Spec) []string {
-	var out []string
-	for _, c := range s.Charts {
-		out = append(out, c.Name)
-	}
-	return out
+	return names(s.Charts, func(c *model.Chart) string { return c.Name })
 }
 
 func stackNames(s *model.Spec) []string {
-	var out []string
-	for _, st := range s.Stacks {
-		out = append(out, st.Name)
-	}
-	return out
+	return names(s.Stacks, func(st *model.Stack) string { return st.Name })
 }
 
 func envNames(s *model.Spec) []string {
-	var out []string
-	for _, e := range s.Environments {
-		out = append(out, e.Name)
+	return names(s.Environments, func(e *model.Environment) string { return e.Name })
+}
+
+func names[T any](items []T, name func(T) string) []string {
+	out := make([]string, len(items))
+	for i, x := range items {
+		out[i] = name(x)
 	}
 	return out
 }

@@ -55,11 +55,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 					c.log.Errorf(w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", w.Key)
 				}
 			}
-			for i, o := range m.SyncOptions {
-				if !syncOpt.MatchString(o) {
-					c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
-				}
-			}
+			c.syncOptions(&m.Node, m.SyncOptions)
 		}
 		for _, w := range st.Wiring {
 			c.stackWire(st, w)
@@ -87,11 +83,8 @@ func (c *checker) stackWire(st *model.Stack, w *model.StackWire) {
 	case from == nil:
 		c.errorf(&w.Node, "stack", "unknown stack %q%s", w.FromStack, didYouMean(w.FromStack, stackNames(c.spec)))
 	case !slices.ContainsFunc(from.Outputs, func(o *model.Output) bool { return o.Name == w.FromOutput }):
-		var names []string
-		for _, o := range from.Outputs {
-			names = append(names, o.Name)
-		}
-		c.errorf(&w.Node, "output", "stack %q has no output %q%s: its outputs are %s", w.FromStack, w.FromOutput, didYouMean(w.FromOutput, names), orNone(names))
+		outputs := names(from.Outputs, func(o *model.Output) string { return o.Name })
+		c.errorf(&w.Node, "output", "stack %q has no output %q%s: its outputs are %s", w.FromStack, w.FromOutput, didYouMean(w.FromOutput, outputs), orNone(outputs))
 	}
 }
 

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -20,21 +18,11 @@ sets for it and which wins; without, the merged values and the layer of each.
 
 usage: platc explain [flags] <environment>/<application> [values.path]`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return ExitOK
-			}
-			return ExitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, code, stop := parse(fs, args, 2)
+	if stop {
+		return code
 	}
-	env, app, ok := "", "", len(positional) == 1 || len(positional) == 2
+	env, app, ok := "", "", len(positional) >= 1
 	if ok {
 		env, app, ok = strings.Cut(positional[0], "/")
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // Schema is an OpenAPI v3 style schema node, the subset kro and platc need.
@@ -828,40 +830,10 @@ func goKind(v any) string {
 }
 
 // didYouMean returns ` (did you mean "x"?)` for the candidate closest to
-// name, when one is close enough, else "".
+// name, when one is close enough to be a typo, else "".
 func didYouMean(name string, candidates []string) string {
-	best, bestD := "", 0
-	for _, c := range candidates {
-		d := levenshtein(strings.ToLower(name), strings.ToLower(c))
-		if best == "" || d < bestD {
-			best, bestD = c, d
-		}
+	if s := diag.Suggest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	limit := max(1, len(name)/3)
-	if best == "" || bestD > limit || best == name {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// levenshtein is the edit distance between a and b, in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return ""
 }
