@@ -15,6 +15,7 @@ import (
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
+	"github.com/platc/platc/compiler/verify"
 )
 
 // DefaultSpecDir is where the spec lives, relative to the repository root.
@@ -75,6 +76,11 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	res.OutDir = spec.Platform.OutDir
 	res.Spec, res.Info, res.Stacks, res.Layers = spec, info, stacks, files
 	rendered := render.Render(spec, info, stacks)
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys}, res.Log)
+	if res.Log.HasErrors() {
+		res.Spec, res.Info, res.Stacks, res.Layers = nil, nil, nil, nil
+		return res
+	}
 	outs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered)
 	if err != nil {
 		res.Log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)

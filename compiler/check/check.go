@@ -79,6 +79,9 @@ func (c *checker) platform() {
 	if msg := repoPathProblem(p.OutDir); msg != "" {
 		c.errorf(&p.Node, "outDir", "%q %s: use a folder inside the repository, such as \"out\"", p.OutDir, msg)
 	}
+	if !slices.Contains([]string{"annotation", "label", "annotation+label"}, p.ResourceTracking) {
+		c.errorf(&p.Node, "resourceTracking", "unknown tracking method %q: use annotation, label or annotation+label, as Argo CD's application.resourceTrackingMethod", p.ResourceTracking)
+	}
 	if p.DefaultEnvironment != "" && !slices.ContainsFunc(c.spec.Environments, func(e *model.Environment) bool { return e.Name == p.DefaultEnvironment }) {
 		c.errorf(&p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, didYouMean(p.DefaultEnvironment, envNames(c.spec)))
 	}
@@ -213,9 +216,6 @@ func (c *checker) module(m *model.Module) {
 				c.log.Errorf(m.At(field), fmt.Sprintf("%s[%d]", m.FieldPath(field), i), "unknown stack %q%s", name, didYouMean(name, stackNames(c.spec)))
 			}
 		}
-		if m.Kind == model.KindDefinitions && m.Has("namespace") {
-			c.errorf(&m.Node, "namespace", "ResourceGraphDefinitions are cluster-scoped: remove namespace")
-		}
 	}
 	if m.Kind == model.KindChart || m.Kind == model.KindPath || m.Kind == model.KindStacks {
 		if !m.Has("namespace") {
@@ -241,11 +241,28 @@ func (c *checker) module(m *model.Module) {
 		}
 	}
 	c.syncOptions(&m.Node, m.SyncOptions)
+	c.allow(&m.Node, m.Allow)
 	for _, w := range m.Wiring {
 		c.wire(m, w)
 	}
 	if m.Endpoint != nil {
 		c.endpoint(m.Endpoint)
+	}
+}
+
+// Lints are the security lints an allow field may make exceptions to.
+var Lints = []string{"literal-secret", "wildcard"}
+
+// allow checks an allow field: known lints, each with a reason.
+func (c *checker) allow(n *model.Node, allow model.Allow) {
+	for _, lint := range sortedKeys(allow) {
+		p := diag.JoinPath(n.FieldPath("allow"), lint)
+		switch {
+		case !slices.Contains(Lints, lint):
+			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, didYouMean(lint, Lints), strings.Join(Lints, ", "))
+		case strings.TrimSpace(allow[lint]) == "":
+			c.log.Errorf(c.spec.PosOf(p), p, "an exception needs its reason: say why, for the reviewer")
+		}
 	}
 }
 
@@ -383,6 +400,7 @@ func (c *checker) environment(env *model.Environment) {
 	projects := []string{"default"}
 	for _, p := range env.Projects {
 		c.label(p.Pos, p.Path, p.Name)
+		c.allow(&p.Node, p.Allow)
 		projects = append(projects, p.Name)
 		for i, pd := range p.Destinations {
 			if pd.Server != "" && pd.Name != "" {

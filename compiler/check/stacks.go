@@ -56,6 +56,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 				}
 			}
 			c.syncOptions(&m.Node, m.SyncOptions)
+			c.allow(&m.Node, m.Allow)
 		}
 		for _, w := range st.Wiring {
 			c.stackWire(st, w)
@@ -97,6 +98,7 @@ func orNone(names []string) string {
 
 func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 	c.label(cl.Pos, cl.Path, cl.Name)
+	c.allow(&cl.Node, cl.Allow)
 	v := &cl.Values
 	if v.OK("repoURL") && !gitURL.MatchString(v.RepoURL) {
 		c.errorf(&v.Node, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", v.RepoURL)

@@ -375,7 +375,7 @@ func TestClientRepoChecksAnExternalClientsFiles(t *testing.T) {
 	checkout := t.TempDir()
 	writeFile(t, checkout, "teams/green/cache/redis.yaml", "replica:\n  replicaCount: 5\nauth: true\n")
 	code, _, stderr := platc(t, "vet", "-C", "../../golden/stacks", "-client-repo", "green="+checkout)
-	want := checkout + "/teams/green/cache/redis.yaml:2:3: warning: replica.replicaCount: the platform also sets replica.replicaCount, in its wiring (sources/platform.cue:46:5, stacks.cache.modules.redis.wiring.\"replica.replicaCount\"), and the platform wins: Argo CD applies valuesObject over every values file, so this value is ignored; remove it, or ask the platform team to make it a stack field\n"
+	want := checkout + "/teams/green/cache/redis.yaml:2:3: warning: replica.replicaCount: the platform also sets replica.replicaCount, in its wiring (sources/platform.cue:49:5, stacks.cache.modules.redis.wiring.\"replica.replicaCount\"), and the platform wins: Argo CD applies valuesObject over every values file, so this value is ignored; remove it, or ask the platform team to make it a stack field\n"
 	if code != cli.ExitOK || stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, stderr, want)
 	}

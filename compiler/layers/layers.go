@@ -249,3 +249,20 @@ func describe(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// Files returns the client files read, sorted by client, stack and module.
+func (r *Result) Files() []*File {
+	var out []*File
+	for _, k := range sortedFileKeys(r.files) {
+		out = append(out, r.files[k])
+	}
+	return out
+}
+
+// Leaves calls fn for every leaf of the file's values (a scalar, a list, an
+// empty mapping), with its dotted path and position.
+func (f *File) Leaves(fn func(path []string, value any, pos diag.Pos)) {
+	if f.Tree != nil {
+		nodeLeaves(nil, f.Tree, f.Tree.Pos, fn)
+	}
+}

@@ -75,7 +75,7 @@ func decodeStack(name string, e entry) *Stack {
 			Node: m.node, ID: id, Description: m.str("description"), Chart: m.str("chart"),
 			Namespace: m.str("namespace"), ValuesFile: m.strOr("valuesFile", id+".yaml"),
 			Values: m.values("values"), IncludeWhen: m.strings("includeWhen"), ReadyWhen: m.strings("readyWhen"),
-			SyncOptions: m.strings("syncOptions"),
+			SyncOptions: m.strings("syncOptions"), Allow: m.allow(),
 		}
 		m.eachField("wiring", func(key string, w entry) {
 			expr, _ := w.v.String()
@@ -87,7 +87,7 @@ func decodeStack(name string, e entry) *Stack {
 }
 
 func decodeClient(name string, e entry) *Client {
-	c := &Client{Node: e.node, Name: name, Description: e.str("description")}
+	c := &Client{Node: e.node, Name: name, Description: e.str("description"), Allow: e.allow()}
 	v := e.sub("values")
 	c.Values = ClientValues{
 		Node: v.node, RepoURL: v.str("repoURL"),
@@ -111,6 +111,7 @@ func decodePlatform(e entry) Platform {
 		OutDir:             e.strOr("outDir", "out"),
 		ArgoCDNamespace:    e.strOr("argocdNamespace", "argocd"),
 		DefaultEnvironment: e.str("defaultEnvironment"),
+		ResourceTracking:   e.strOr("resourceTracking", "annotation"),
 	}
 }
 
@@ -146,6 +147,7 @@ func decodeModule(name string, e entry) *Module {
 	m.CreateNamespace = e.boolOr("createNamespace", true)
 	m.SyncOptions = e.strings("syncOptions")
 	m.CascadeDelete = e.boolOr("cascadeDelete", true)
+	m.Allow = e.allow()
 	e.eachField("wiring", func(key string, w entry) {
 		m.Wiring = append(m.Wiring, &Wire{
 			Node:       w.node,
@@ -181,6 +183,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		proj.ClusterResourceWhitelist = p.groupKinds("clusterResourceWhitelist")
 		proj.NamespaceResourceBlacklist = p.groupKinds("namespaceResourceBlacklist")
 		proj.SourceNamespaces = p.strings("sourceNamespaces")
+		proj.Allow = p.allow()
 		env.Projects = append(env.Projects, proj)
 	})
 	e.eachField("modules", func(mname string, s entry) {
@@ -303,6 +306,18 @@ func (e entry) strings(name string) []string {
 		if s, err := x.v.String(); err == nil {
 			out = append(out, s)
 		}
+	})
+	return out
+}
+
+// allow decodes the allow field: reasons by lint name.
+func (e entry) allow() Allow {
+	var out Allow
+	e.eachField("allow", func(lint string, x entry) {
+		if out == nil {
+			out = Allow{}
+		}
+		out[lint], _ = x.v.String()
 	})
 	return out
 }

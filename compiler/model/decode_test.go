@@ -41,11 +41,12 @@ environments: dev: revision: "HEAD"
 `)
 	want := &Spec{
 		Platform: Platform{
-			Node:            Node{Path: "platform"},
-			Name:            "shop",
-			RepoURL:         "https://git.example.com/shop.git",
-			OutDir:          "out",
-			ArgoCDNamespace: "argocd",
+			Node:             Node{Path: "platform"},
+			Name:             "shop",
+			RepoURL:          "https://git.example.com/shop.git",
+			OutDir:           "out",
+			ArgoCDNamespace:  "argocd",
+			ResourceTracking: "annotation",
 		},
 		Charts: []*Chart{{
 			Node:    Node{Path: "charts.redis"},
@@ -152,6 +153,7 @@ environments: {
 			OutDir:             "gen/out",
 			ArgoCDNamespace:    "gitops",
 			DefaultEnvironment: "prod",
+			ResourceTracking:   "annotation",
 		},
 		Charts: []*Chart{
 			{Node: Node{Path: "charts.app"}, Name: "app", RepoURL: "oci://registry.example.com/charts", Chart: "app", Version: "v0.1.0"},

@@ -56,6 +56,7 @@ type Platform struct {
 	OutDir             string // default "out"
 	ArgoCDNamespace    string // default "argocd"
 	DefaultEnvironment string
+	ResourceTracking   string // default "annotation"
 }
 
 // Chart is a pinned upstream Helm chart.
@@ -112,7 +113,11 @@ type Module struct {
 	CreateNamespace bool // default true
 	SyncOptions     []string
 	CascadeDelete   bool // default true
+	Allow           Allow
 }
+
+// Allow holds exceptions to the security lints: the reason, by lint name.
+type Allow map[string]string
 
 // Stack is a product stack, rendered as a kro ResourceGraphDefinition.
 type Stack struct {
@@ -173,6 +178,7 @@ type StackModule struct {
 	IncludeWhen []string
 	ReadyWhen   []string
 	SyncOptions []string
+	Allow       Allow
 }
 
 // ExprWire sets a Helm value of a stack module from an expression.
@@ -190,6 +196,7 @@ type Client struct {
 	Description string
 	Values      ClientValues
 	Stacks      []*ClientStack // sorted by stack name
+	Allow       Allow
 }
 
 // ClientValues is where a team's values files live.
@@ -266,6 +273,7 @@ type Project struct {
 	ClusterResourceWhitelist   []GroupKind
 	NamespaceResourceBlacklist []GroupKind
 	SourceNamespaces           []string
+	Allow                      Allow
 }
 
 // ProjectDestination is a cluster and namespace a project permits.

@@ -29,6 +29,9 @@ import (
 type File struct {
 	Path    string
 	Objects []*object.Map
+	// Env is the environment the file belongs to; empty for the files
+	// every environment shares (a stack's ResourceGraphDefinition).
+	Env string
 }
 
 // The layout of ADR 0001.
@@ -47,7 +50,10 @@ func Render(spec *model.Spec, info *check.Info, stacks *rgd.Compiled) []File {
 	r := &renderer{spec: spec, info: info, stacks: stacks}
 	var files []File
 	for _, env := range spec.Environments {
-		files = append(files, r.environment(env)...)
+		for _, f := range r.environment(env) {
+			f.Env = env.Name
+			files = append(files, f)
+		}
 	}
 	for _, st := range spec.Stacks {
 		files = append(files, File{Path: StackFile(st.Name), Objects: []*object.Map{stacks.Stacks[st.Name].Object}})
@@ -257,13 +263,17 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		setDestination(dest, env.Destination)
 		dest.Set("namespace", m.Namespace)
 	case model.KindDefinitions:
-		// ResourceGraphDefinitions are cluster-scoped: no namespace.
+		// ResourceGraphDefinitions are cluster-scoped: a namespace, if
+		// any, is only for the project's destinations to permit.
 		spec.Set("source", object.NewMap().
 			Set("repoURL", p.RepoURL).
 			Set("targetRevision", env.Revision).
 			Set("path", path.Join(p.OutDir, stacksDir)).
 			Set("directory", object.NewMap().Set("include", includeGlob(m.Stacks))))
 		setDestination(dest, env.Destination)
+		if m.Namespace != "" {
+			dest.Set("namespace", m.Namespace)
+		}
 	}
 	if (m.Kind == model.KindChart || m.Kind == model.KindPath || m.Kind == model.KindStacks) && m.CreateNamespace {
 		syncOptions = append(syncOptions, argocd.CreateNamespace)

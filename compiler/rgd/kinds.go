@@ -66,7 +66,8 @@ func readKinds() (map[string]kind, error) {
 				kinds[crd.Spec.Names.Kind] = kind{
 					apiVersion: crd.Spec.Group + "/" + v.Name,
 					schema:     SchemaFromOpenAPI(v.Schema.OpenAPIV3Schema),
-					primitive:  crd.Spec.Group != "argoproj.io",
+					// Argo CD's and kro's own kinds are not primitives.
+					primitive: crd.Spec.Group != "argoproj.io" && crd.Spec.Group != "kro.run",
 				}
 			}
 		}

@@ -12,6 +12,7 @@ package rgd
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -145,6 +146,11 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	apiVersion := "platform.example.org/v1alpha1"
 	if ok {
 		schema, apiVersion = k.schema, k.apiVersion
+		for _, req := range k.schema.Required {
+			if req == "spec" && p.Spec == nil {
+				b.log.Errorf(p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(slices.Sorted(maps.Keys(k.schema.Properties["spec"].Properties)), ", "))
+			}
+		}
 	} else {
 		b.log.Errorf(p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
 	}

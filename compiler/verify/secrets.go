@@ -1,0 +1,112 @@
+package verify
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/diag"
+)
+
+// secretKeys are key endings (lower case, without '_', '-' and '.') that
+// name a credential; a literal string under one is a secret in Git.
+var secretKeys = []string{"password", "passwd", "apikey", "accesskey", "secretkey", "accesskeyid", "secretaccesskey", "privatekey", "clientsecret", "masterkey", "token", "secret"}
+
+// nameKeys are key endings that name where a credential is (a Secret, a
+// key in it), not the credential.
+var nameKeys = []string{"existingsecret", "fromsecret", "secretname", "secretref", "secretkeyref", "usesecret", "passwordkey", "tokenkey", "secretkeyname", "passwordsecret", "tokensecret"}
+
+// secretValues are formats of well-known credentials, whatever the key.
+var secretValues = regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})$|-----BEGIN [A-Z ]*PRIVATE KEY-----`)
+
+// references are values that point to a credential rather than hold it.
+var references = regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>)$`)
+
+// literalSecret says what credential s under key looks like, or "".
+func literalSecret(key string, v any) string {
+	s, ok := v.(string)
+	if !ok || strings.TrimSpace(s) == "" || references.MatchString(s) {
+		return ""
+	}
+	if secretValues.MatchString(s) {
+		return "a credential (" + secretValues.FindString(s)[:min(4, len(s))] + "...)"
+	}
+	k := strings.NewReplacer("_", "", "-", "", ".", "").Replace(strings.ToLower(key))
+	for _, n := range nameKeys {
+		if strings.HasSuffix(k, n) {
+			return ""
+		}
+	}
+	for _, sk := range secretKeys {
+		if strings.HasSuffix(k, sk) {
+			return fmt.Sprintf("a %s", sk)
+		}
+	}
+	return ""
+}
+
+const secretFix = "anyone who can read the repository has it; keep it in a Secret and point the chart at it (existingSecret, secretKeyRef), or add allow: literal-secret: \"<reason>\""
+
+// secrets is the lint that no values layer holds a literal credential: the
+// platform's values (module, environment, stack module) and clients' files.
+func (v *verifier) secrets() {
+	spec := v.in.Spec
+	for _, m := range spec.Modules {
+		if _, ok := m.Allow["literal-secret"]; !ok {
+			v.valueSecrets(m.FieldPath("values"), m.Values, "to the module")
+		}
+		for _, env := range spec.Environments {
+			if s := env.Settings[m.Name]; s != nil {
+				if _, ok := m.Allow["literal-secret"]; !ok {
+					v.valueSecrets(s.FieldPath("values"), s.Values, "to module "+m.Name)
+				}
+			}
+		}
+	}
+	for _, st := range spec.Stacks {
+		for _, m := range st.Modules {
+			if _, ok := m.Allow["literal-secret"]; !ok {
+				v.valueSecrets(m.FieldPath("values"), m.Values, "to the stack module")
+			}
+		}
+	}
+	if v.in.Layers == nil {
+		return
+	}
+	for _, f := range v.in.Layers.Files() {
+		if _, ok := f.Client.Allow["literal-secret"]; ok {
+			continue
+		}
+		f.Leaves(func(labels []string, value any, pos diag.Pos) {
+			if len(labels) == 0 {
+				return
+			}
+			if what := literalSecret(labels[len(labels)-1], value); what != "" {
+				v.log.Errorf(pos, strings.Join(labels, "."), "%s written as a value: %s (to client %s)", what, secretFix, f.Client.Name)
+			}
+		})
+	}
+}
+
+func (v *verifier) valueSecrets(specPath string, values map[string]any, to string) {
+	var walk func(p string, key string, x any)
+	walk = func(p, key string, x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(diag.JoinPath(p, k), k, x[k])
+			}
+		case []any:
+			for _, item := range x {
+				walk(p, key, item)
+			}
+		default:
+			if what := literalSecret(key, x); what != "" {
+				v.errorf(p, "%s written as a value: %s (%s)", what, secretFix, to)
+			}
+		}
+	}
+	walk(specPath, "", values)
+}

@@ -1,0 +1,522 @@
+// Package verify checks the rendered output as its consumers will: Argo CD's
+// rules across objects (a project permits its Applications' repositories,
+// destinations, namespaces and kinds; names are unique; a root Application's
+// include matches exactly its files; a values file exists), and platc's
+// security lints (wildcards in a customer's projects, secrets written as
+// values). It reads the rendered objects, Applications that kro will create
+// (evaluated offline), and the spec, to place each problem where it can be
+// fixed.
+//
+// It changes nothing and renders nothing.
+package verify
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gobwas/glob"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/layers"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/rgd"
+)
+
+// Input is what Verify reads.
+type Input struct {
+	Spec   *model.Spec
+	Stacks *rgd.Compiled
+	Layers *layers.Result
+	Files  []render.File
+	// Repo is the platform's repository, for the files Applications name.
+	Repo fs.FS
+}
+
+// app is an Application as Argo CD will see it, with where it comes from.
+type app struct {
+	obj    map[string]any
+	file   string // the rendered file, or "kro" for an Application kro creates
+	origin string // the spec path that makes it
+	root   bool
+}
+
+func (a app) name() string      { return str(a.obj, "metadata", "name") }
+func (a app) namespace() string { return str(a.obj, "metadata", "namespace") }
+
+type verifier struct {
+	in  Input
+	log *diag.Log
+}
+
+// Verify checks the output of every environment.
+func Verify(in Input, log *diag.Log) {
+	v := &verifier{in: in, log: log}
+	byEnv := map[string][]render.File{}
+	for _, f := range in.Files {
+		byEnv[f.Env] = append(byEnv[f.Env], f)
+	}
+	for _, env := range in.Spec.Environments {
+		v.environment(env, byEnv[env.Name])
+	}
+	v.secrets()
+}
+
+func (v *verifier) errorf(specPath, format string, args ...any) {
+	v.log.Errorf(v.in.Spec.PosOf(specPath), specPath, format, args...)
+}
+
+func (v *verifier) environment(env *model.Environment, files []render.File) {
+	spec := v.in.Spec
+	var apps []app
+	projects := map[string]map[string]any{}
+	projectOrigin := map[string]*model.Project{}
+	for _, p := range env.Projects {
+		projectOrigin[p.Name] = p
+	}
+	for _, f := range files {
+		for _, o := range f.Objects {
+			obj := object.Plain(o).(map[string]any)
+			switch obj["kind"] {
+			case "AppProject":
+				projects[str(obj, "metadata", "name")] = obj
+			case "Application":
+				a := app{obj: obj, file: path.Join(spec.Platform.OutDir, f.Path)}
+				a.root = strings.HasPrefix(f.Path, "deploy/gitops/")
+				if m := spec.Module(a.name()); m != nil && !a.root {
+					a.origin = m.Path
+				} else {
+					a.origin = env.Path
+				}
+				apps = append(apps, a)
+			}
+		}
+	}
+	apps = append(apps, v.kroApps(env)...)
+
+	v.names(env, apps)
+	for _, a := range apps {
+		v.permitted(env, a, projects, projectOrigin)
+		v.valueFiles(a)
+	}
+	for _, a := range apps {
+		if a.root || a.obj["spec"].(map[string]any)["source"] != nil {
+			v.include(a, files)
+		}
+	}
+	if env.Pinned {
+		for _, p := range env.Projects {
+			v.wildcards(p)
+		}
+	}
+}
+
+// kroApps are the Applications kro will create for the instances in env,
+// evaluated offline: what only the cluster knows is a placeholder.
+func (v *verifier) kroApps(env *model.Environment) []app {
+	if v.in.Stacks == nil {
+		return nil
+	}
+	var out []app
+	for _, inst := range v.in.Stacks.Instances {
+		if inst.Env != env {
+			continue
+		}
+		p, err := v.in.Stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, env.Name)
+		if err != nil {
+			continue // reported by rgd
+		}
+		for _, r := range p.Resources {
+			if r.Object == nil || r.Kind != "Application" {
+				continue
+			}
+			origin := inst.Stack.Model.Path
+			for _, m := range inst.Stack.Model.Modules {
+				if m.ID == r.ID {
+					origin = m.Path
+				}
+			}
+			out = append(out, app{obj: object.Plain(r.Object).(map[string]any), file: "kro", origin: origin})
+		}
+	}
+	return out
+}
+
+// names checks Application names: valid resource names, unique in their
+// namespace, and short enough for a label where the platform tracks
+// resources by label (a label value is cut at 63 characters).
+func (v *verifier) names(env *model.Environment, apps []app) {
+	seen := map[string]app{}
+	for _, a := range apps {
+		name := a.name()
+		if strings.Contains(name, rgd.Placeholder("")[:5]) {
+			continue
+		}
+		if !subdomain.MatchString(name) || len(name) > 253 {
+			v.errorf(a.origin, "Application %q (%s) is not a valid resource name: use lower-case letters, digits, '-' and '.'", name, where(a, env))
+		}
+		if v.in.Spec.Platform.ResourceTracking != "annotation" && len(name) > 63 {
+			v.errorf(a.origin, "Application %q (%s) has %d characters: with %s resource tracking its name is a label value, which Kubernetes cuts at 63; shorten it", name, where(a, env), len(name), v.in.Spec.Platform.ResourceTracking)
+		}
+		key := a.namespace() + "/" + name
+		if other, dup := seen[key]; dup {
+			v.errorf(a.origin, "two Applications named %q in namespace %s of environment %s (%s, and %s): Argo CD keeps one; rename one", name, a.namespace(), env.Name, where(other, env), where(a, env))
+			continue
+		}
+		seen[key] = a
+	}
+}
+
+var subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// where names an Application's place for a message.
+func where(a app, env *model.Environment) string {
+	if a.file == "kro" {
+		return "created by kro in " + env.Name
+	}
+	return a.file
+}
+
+// permitted checks an Application against its AppProject as Argo CD does
+// before it syncs: sources, destination, the Application's namespace, and
+// the cluster-scoped kinds it creates.
+func (v *verifier) permitted(env *model.Environment, a app, projects map[string]map[string]any, origins map[string]*model.Project) {
+	spec, _ := a.obj["spec"].(map[string]any)
+	projName, _ := spec["project"].(string)
+	proj := projects[projName]
+	if proj == nil {
+		// "default", or a project check has reported unknown. Argo CD's
+		// default project permits everything.
+		return
+	}
+	pspec, _ := proj["spec"].(map[string]any)
+	po := origins[projName]
+	fix := "add it to " + po.Path
+	for _, src := range sources(spec) {
+		repo, _ := src["repoURL"].(string)
+		if repo == "" || strings.Contains(repo, "<from the cluster") {
+			continue
+		}
+		if !sourcePermitted(strings_(pspec["sourceRepos"]), repo) {
+			v.errorf(a.origin, "project %s does not permit source repository %s of Application %q (%s): %s.sourceRepos", projName, repo, a.name(), where(a, env), fix)
+		}
+	}
+	dest, _ := spec["destination"].(map[string]any)
+	server, _ := dest["server"].(string)
+	name, _ := dest["name"].(string)
+	ns, _ := dest["namespace"].(string)
+	if !strings.Contains(ns, "<from the cluster") && !destinationPermitted(pspec["destinations"], server, name, ns) {
+		target := server
+		if name != "" {
+			target = name
+		}
+		v.errorf(a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s.destinations", projName, target, ns, a.name(), where(a, env), fix)
+	}
+	if appNS := a.namespace(); appNS != "" && appNS != v.in.Spec.Platform.ArgoCDNamespace && !namespacePermitted(strings_(pspec["sourceNamespaces"]), appNS) {
+		v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it: %s.sourceNamespaces (Argo CD must also run with application.namespaces)", a.name(), where(a, env), appNS, v.in.Spec.Platform.ArgoCDNamespace, projName, fix)
+	}
+	if slices.Contains(strings_(syncOptions(spec)), argocd.CreateNamespace) && !clusterKindPermitted(pspec, "", "Namespace") {
+		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: add {group: \"\", kind: \"Namespace\"} to %s.clusterResourceWhitelist, or set createNamespace: false", a.name(), where(a, env), projName, po.Path)
+	}
+	if kinds, _ := spec["source"].(map[string]any); kinds != nil && str(a.obj, "spec", "source", "path") != "" && str(a.obj, "spec", "source", "chart") == "" && a.origin != env.Path {
+		v.repoPathKinds(env, a, projName, pspec, po)
+	}
+}
+
+// repoPathKinds checks the kinds a repo-path module deploys against its
+// project. It is filled in by the manifests checks.
+func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string, pspec map[string]any, po *model.Project) {
+}
+
+func sources(spec map[string]any) []map[string]any {
+	var out []map[string]any
+	if s, ok := spec["source"].(map[string]any); ok {
+		out = append(out, s)
+	}
+	if l, ok := spec["sources"].([]any); ok {
+		for _, x := range l {
+			if s, ok := x.(map[string]any); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func syncOptions(spec map[string]any) any {
+	p, _ := spec["syncPolicy"].(map[string]any)
+	return p["syncOptions"]
+}
+
+// sourcePermitted is Argo CD's AppProject.IsSourcePermitted: glob patterns
+// over normalized URLs, '/' a separator, "*" any, "!" a denial.
+func sourcePermitted(patterns []string, repo string) bool {
+	src := normalizeGitURL(repo)
+	any := false
+	for _, p := range patterns {
+		deny := strings.HasPrefix(p, "!")
+		norm := normalizeGitURL(strings.TrimPrefix(p, "!"))
+		if deny {
+			norm = "!" + norm
+		}
+		matched := globMatch(norm, src, true, '/')
+		if matched {
+			any = true
+		} else if deny {
+			return false
+		}
+	}
+	return any
+}
+
+// destinationPermitted is Argo CD's AppProject.isDestinationMatched.
+func destinationPermitted(destinations any, server, name, namespace string) bool {
+	list, _ := destinations.([]any)
+	anyMatched, noDeny := false, true
+	for _, d := range list {
+		item, _ := d.(map[string]any)
+		iServer, _ := item["server"].(string)
+		iName, _ := item["name"].(string)
+		iNS, _ := item["namespace"].(string)
+		nameOK := name != "" && globMatch(iName, name, true)
+		serverOK := server != "" && globMatch(iServer, server, true)
+		nsOK := globMatch(iNS, namespace, true)
+		if (serverOK || nameOK) && nsOK {
+			anyMatched = true
+		} else if (!nameOK && strings.HasPrefix(iName, "!")) || (!serverOK && strings.HasPrefix(iServer, "!")) || (!nsOK && strings.HasPrefix(iNS, "!")) {
+			noDeny = false
+		}
+	}
+	return anyMatched && noDeny
+}
+
+// namespacePermitted is Argo CD's IsAppNamespacePermitted: globs, or
+// regular expressions written /like this/.
+func namespacePermitted(patterns []string, ns string) bool {
+	for _, p := range patterns {
+		if len(p) > 2 && strings.HasPrefix(p, "/") && strings.HasSuffix(p, "/") {
+			if re, err := regexp.Compile(p[1 : len(p)-1]); err == nil && re.MatchString(ns) {
+				return true
+			}
+			continue
+		}
+		if globMatch(p, ns, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterKindPermitted is Argo CD's AppProject.IsGroupKindPermitted for a
+// cluster-scoped kind: allow-listed, and not deny-listed, with shell
+// patterns (filepath.Match) on group and kind.
+func clusterKindPermitted(pspec map[string]any, group, kind string) bool {
+	in := func(list any) bool {
+		l, _ := list.([]any)
+		for _, x := range l {
+			gk, _ := x.(map[string]any)
+			g, _ := gk["group"].(string)
+			k, _ := gk["kind"].(string)
+			if ok, err := filepath.Match(k, kind); ok && err == nil {
+				if ok, err := filepath.Match(g, group); ok && err == nil {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return in(pspec["clusterResourceWhitelist"]) && !in(pspec["clusterResourceBlacklist"])
+}
+
+// namespacedKindPermitted is the same for a namespaced kind: every kind
+// unless a whitelist is set and misses it, or the blacklist has it.
+func namespacedKindPermitted(pspec map[string]any, group, kind string) bool {
+	in := func(list []any) bool {
+		for _, x := range list {
+			gk, _ := x.(map[string]any)
+			g, _ := gk["group"].(string)
+			k, _ := gk["kind"].(string)
+			if ok, err := filepath.Match(k, kind); ok && err == nil {
+				if ok, err := filepath.Match(g, group); ok && err == nil {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	white, hasWhite := pspec["namespaceResourceWhitelist"].([]any)
+	black, _ := pspec["namespaceResourceBlacklist"].([]any)
+	return (!hasWhite || in(white)) && !in(black)
+}
+
+func globMatch(pattern, val string, negation bool, separators ...rune) bool {
+	if negation && strings.HasPrefix(pattern, "!") {
+		return !globMatch(pattern[1:], val, false, separators...)
+	}
+	if pattern == "*" {
+		return true
+	}
+	g, err := glob.Compile(pattern, separators...)
+	return err == nil && g.Match(val)
+}
+
+// normalizeGitURL is close to Argo CD's git.NormalizeGitURL: lower case,
+// no ".git" or "/" at the end, and scp-like SSH written as a URL.
+func normalizeGitURL(u string) string {
+	u = strings.ToLower(strings.TrimSpace(u))
+	if at := strings.Index(u, "@"); at > 0 && !strings.Contains(u, "://") {
+		if colon := strings.Index(u[at:], ":"); colon > 0 {
+			u = u[:at+colon] + "/" + u[at+colon+1:]
+		}
+	}
+	u = strings.TrimPrefix(u, "ssh://")
+	u = strings.TrimSuffix(u, "/")
+	return strings.TrimSuffix(u, ".git")
+}
+
+// include checks that a directory source's include matches exactly the
+// files platc renders in its folder (Argo CD does not recurse: only the
+// folder's own files count). A root Application that misses apps.yaml
+// would sync nothing; one that matches more would sync it twice.
+func (v *verifier) include(a app, files []render.File) {
+	src, _ := a.obj["spec"].(map[string]any)["source"].(map[string]any)
+	dir, _ := src["path"].(string)
+	repo, _ := src["repoURL"].(string)
+	out := v.in.Spec.Platform.OutDir
+	if repo != v.in.Spec.Platform.RepoURL || !strings.HasPrefix(dir, out+"/") {
+		return // a chart, or a folder of sources (the manifests checks)
+	}
+	rel := strings.TrimPrefix(dir, out+"/")
+	var inFolder []string
+	for _, f := range v.renderedFiles() {
+		if path.Dir(f) == rel {
+			inFolder = append(inFolder, path.Base(f))
+		}
+	}
+	if len(inFolder) == 0 {
+		v.errorf(a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, dir)
+		return
+	}
+	include := str(a.obj, "spec", "source", "directory", "include")
+	if include == "" {
+		return
+	}
+	matched := 0
+	for _, f := range inFolder {
+		if globMatch(include, f, false) {
+			matched++
+		}
+	}
+	if matched == 0 {
+		v.errorf(a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), dir)
+	}
+}
+
+func (v *verifier) renderedFiles() []string {
+	var out []string
+	for _, f := range v.in.Files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// valueFiles checks that every $values file of an Application exists, where
+// the values repository is this one, unless the source ignores missing
+// files.
+func (v *verifier) valueFiles(a app) {
+	spec, _ := a.obj["spec"].(map[string]any)
+	srcs := sources(spec)
+	refs := map[string]map[string]any{}
+	for _, s := range srcs {
+		if ref, _ := s["ref"].(string); ref != "" {
+			refs[ref] = s
+		}
+	}
+	for _, s := range srcs {
+		helm, _ := s["helm"].(map[string]any)
+		if ignore, _ := helm["ignoreMissingValueFiles"].(bool); ignore {
+			continue
+		}
+		for _, f := range strings_(helm["valueFiles"]) {
+			ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+			if !strings.HasPrefix(f, "$") || !ok {
+				continue
+			}
+			r := refs[ref]
+			if r == nil {
+				v.errorf(a.origin, "value file %s of Application %q names ref %q, which no source of it has", f, a.name(), ref)
+				continue
+			}
+			if repo, _ := r["repoURL"].(string); repo != v.in.Spec.Platform.RepoURL || strings.Contains(rest, "<from the cluster") {
+				continue // not in reach
+			}
+			if _, err := fs.Stat(v.in.Repo, rest); err != nil {
+				v.errorf(a.origin, "value file %s of Application %q does not exist in this repository: create %s, or set ignoreMissingValueFiles", f, a.name(), rest)
+			}
+		}
+	}
+}
+
+// wildcards is the lint that a pinned environment's projects name what they
+// permit: a * lets any repository, cluster or kind in.
+func (v *verifier) wildcards(p *model.Project) {
+	if _, ok := p.Allow["wildcard"]; ok {
+		return
+	}
+	var found []string
+	for _, r := range p.SourceRepos {
+		if strings.Contains(r, "*") {
+			found = append(found, fmt.Sprintf("source repository %q", r))
+		}
+	}
+	for _, d := range p.Destinations {
+		for _, x := range []struct{ what, val string }{{"server", d.Server}, {"name", d.Name}, {"namespace", d.Namespace}} {
+			if strings.Contains(x.val, "*") {
+				found = append(found, fmt.Sprintf("destination %s %q", x.what, x.val))
+			}
+		}
+	}
+	for _, gk := range p.ClusterResourceWhitelist {
+		if strings.Contains(gk.Group, "*") || strings.Contains(gk.Kind, "*") {
+			found = append(found, fmt.Sprintf("cluster resource %q/%q", gk.Group, gk.Kind))
+		}
+	}
+	if len(found) > 0 {
+		v.errorf(p.Path, "a pinned environment's project permits by wildcard: %s; name what it permits, or add allow: wildcard: \"<reason>\" to the project", strings.Join(found, ", "))
+	}
+}
+
+func str(m map[string]any, keys ...string) string {
+	var cur any = m
+	for _, k := range keys {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = mm[k]
+	}
+	s, _ := cur.(string)
+	return s
+}
+
+func strings_(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case []string:
+		return v
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,474 @@
+package schemas_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/validate"
+	"github.com/platc/platc/schemas"
+)
+
+// upstreamCRDs is the read-only folder of the CRDs Argo CD and kro ship,
+// beside the repository (the test runs in schemas/). A user's clone has none.
+const upstreamCRDs = "../../shared/crds"
+
+// upstreamKinds are the embedded CRDs that are subsets of an upstream CRD:
+// the test fails if one of them is missing on either side, so that it never
+// passes by comparing nothing.
+var upstreamKinds = []string{"argoproj.io/Application", "argoproj.io/AppProject", "kro.run/ResourceGraphDefinition"}
+
+// crd is the part of a CustomResourceDefinition the tests read.
+type crd struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group string `json:"group"`
+		Names struct {
+			Kind     string `json:"kind"`
+			ListKind string `json:"listKind"`
+			Plural   string `json:"plural"`
+			Singular string `json:"singular"`
+		} `json:"names"`
+		Scope    string    `json:"scope"`
+		Versions []version `json:"versions"`
+	} `json:"spec"`
+}
+
+type version struct {
+	Name    string `json:"name"`
+	Served  bool   `json:"served"`
+	Storage bool   `json:"storage"`
+	Schema  struct {
+		OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
+	} `json:"schema"`
+}
+
+func (c *crd) id() string { return c.Spec.Group + "/" + c.Spec.Names.Kind }
+
+func (c *crd) version(name string) *version {
+	for i := range c.Spec.Versions {
+		if c.Spec.Versions[i].Name == name {
+			return &c.Spec.Versions[i]
+		}
+	}
+	return nil
+}
+
+// parseCRDs reads every CustomResourceDefinition of a YAML stream (documents
+// separated by ---), skipping empty documents.
+func parseCRDs(data []byte) ([]*crd, error) {
+	var out []*crd
+	var docs [][]byte
+	var cur bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if strings.TrimRight(string(line), " \t\r\n") == "---" {
+			docs = append(docs, bytes.Clone(cur.Bytes()))
+			cur.Reset()
+			continue
+		}
+		cur.Write(line)
+	}
+	docs = append(docs, cur.Bytes())
+	for i, doc := range docs {
+		var probe any
+		if err := yaml.Unmarshal(doc, &probe); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if probe == nil {
+			continue
+		}
+		c := &crd{}
+		if err := yaml.Unmarshal(doc, c); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// TestEmbeddedCRDsAreSubsetsOfUpstream checks each embedded CRD of a kind
+// that Argo CD or kro ships against the upstream CRD: same group, names and
+// scope; each version served upstream; every property path declared here
+// declared upstream with the same type, format, value constraints (pattern,
+// enum, bounds) and default; every field upstream requires at a node declared
+// here declared and required here too. So everything the embedded schema
+// accepts, the upstream schema accepts (CEL rules aside).
+func TestEmbeddedCRDsAreSubsetsOfUpstream(t *testing.T) {
+	entries, err := os.ReadDir(upstreamCRDs)
+	if os.IsNotExist(err) {
+		t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstreamCRDs)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := map[string]*crd{}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(upstreamCRDs, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		crds, err := parseCRDs(data)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		for _, c := range crds {
+			upstream[c.id()] = c
+		}
+	}
+
+	embedded := schemas.CRDs()
+	names := make([]string, 0, len(embedded))
+	for name := range embedded {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	compared := map[string]bool{}
+	for _, name := range names {
+		crds, err := parseCRDs(embedded[name])
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, ours := range crds {
+			up, ok := upstream[ours.id()]
+			if !ok {
+				continue // one of the orchestrator's primitives: no upstream
+			}
+			compared[ours.id()] = true
+			for _, d := range subsetDiffs(ours, up) {
+				t.Errorf("%s: %s", name, d)
+			}
+		}
+	}
+	for _, k := range upstreamKinds {
+		if upstream[k] == nil {
+			t.Errorf("%s: no upstream CRD in %s", k, upstreamCRDs)
+		} else if !compared[k] {
+			t.Errorf("%s: no embedded CRD in schemas/crds/", k)
+		}
+	}
+}
+
+// subsetDiffs lists how ours is not a subset of up, one line per difference.
+func subsetDiffs(ours, up *crd) []string {
+	var out []string
+	report := func(path, format string, args ...any) {
+		out = append(out, fmt.Sprintf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	id := ours.Spec.Names.Kind
+	for _, f := range []struct{ field, ours, up string }{
+		{"metadata.name", ours.Metadata.Name, up.Metadata.Name},
+		{"spec.names.listKind", ours.Spec.Names.ListKind, up.Spec.Names.ListKind},
+		{"spec.names.plural", ours.Spec.Names.Plural, up.Spec.Names.Plural},
+		{"spec.names.singular", ours.Spec.Names.Singular, up.Spec.Names.Singular},
+		{"spec.scope", ours.Spec.Scope, up.Spec.Scope},
+	} {
+		if f.ours != f.up {
+			report(id, "%s is %q, upstream %q", f.field, f.ours, f.up)
+		}
+	}
+	for _, v := range ours.Spec.Versions {
+		uv := up.version(v.Name)
+		switch {
+		case uv == nil:
+			report(id, "version %s is not in the upstream CRD", v.Name)
+			continue
+		case v.Served && !uv.Served:
+			report(id, "version %s is served here, not upstream", v.Name)
+		}
+		c := &comparison{report: func(path, format string, args ...any) {
+			report(id+" "+v.Name+" "+path, format, args...)
+		}}
+		c.node(".", v.Schema.OpenAPIV3Schema, uv.Schema.OpenAPIV3Schema)
+	}
+	return out
+}
+
+type comparison struct {
+	report func(path, format string, args ...any)
+}
+
+// constraints are the value validations that upstream sets on a node and a
+// subset must keep, with the same value (it may add its own).
+var constraints = []string{
+	"format", "default", "enum", "pattern",
+	"minLength", "maxLength", "minItems", "maxItems", "uniqueItems",
+	"minProperties", "maxProperties", "minimum", "maximum",
+	"exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+}
+
+// node compares the schema node ours, at path, with the upstream node up.
+func (c *comparison) node(path string, ours, up map[string]any) {
+	if isTrue(up, "x-kubernetes-preserve-unknown-fields") && typeOf(up) == "" {
+		return // upstream accepts any value here
+	}
+	if typeOf(ours) != typeOf(up) {
+		c.report(path, "type %s, upstream %s", show(typeOf(ours)), show(typeOf(up)))
+		return
+	}
+	if isTrue(ours, "nullable") && !isTrue(up, "nullable") {
+		c.report(path, "nullable here, not upstream")
+	}
+	if isTrue(ours, "x-kubernetes-preserve-unknown-fields") && !isTrue(up, "x-kubernetes-preserve-unknown-fields") {
+		c.report(path, "x-kubernetes-preserve-unknown-fields here, not upstream (upstream prunes unknown fields)")
+	}
+	for _, k := range constraints {
+		uv, ok := up[k]
+		if ok && !reflect.DeepEqual(ours[k], uv) {
+			if ov, ok := ours[k]; ok {
+				c.report(path, "%s %v, upstream %v", k, ov, uv)
+			} else {
+				c.report(path, "no %s, upstream %v", k, uv)
+			}
+		}
+	}
+
+	upPreserve := isTrue(up, "x-kubernetes-preserve-unknown-fields")
+	upProps, _ := up["properties"].(map[string]any)
+	upAdditional, _ := up["additionalProperties"].(map[string]any)
+	ourProps, _ := ours["properties"].(map[string]any)
+	for _, name := range sortedKeys(ourProps) {
+		p := join(path, name)
+		op, _ := ourProps[name].(map[string]any)
+		if upp, ok := upProps[name].(map[string]any); ok {
+			c.node(p, op, upp)
+		} else if upAdditional != nil {
+			c.node(p, op, upAdditional)
+		} else if !upPreserve {
+			c.report(p, "not in the upstream CRD")
+		}
+	}
+	if oa, ok := ours["additionalProperties"].(map[string]any); ok {
+		p := join(path, "*")
+		if upAdditional != nil {
+			c.node(p, oa, upAdditional)
+		} else if !upPreserve {
+			c.report(p, "additionalProperties here, not upstream")
+		}
+	}
+	if oi, ok := ours["items"].(map[string]any); ok {
+		p := strings.TrimSuffix(path, ".") + "[]"
+		if ui, ok := up["items"].(map[string]any); ok {
+			c.node(p, oi, ui)
+		} else if !upPreserve {
+			c.report(p, "items here, not upstream")
+		}
+	}
+
+	ourRequired := strs(ours["required"])
+	for _, r := range strs(up["required"]) {
+		switch {
+		case ourProps[r] == nil:
+			c.report(path, "upstream requires %q: declare it, required", r)
+		case !slices.Contains(ourRequired, r):
+			c.report(path, "upstream requires %q, optional here", r)
+		}
+	}
+}
+
+// TestEmbeddedCRDsAreValid checks every CRD in crds/: an
+// apiextensions.k8s.io/v1 CustomResourceDefinition named after its group and
+// plural (file and object), with a served and a storage version, whose schema
+// is structural; and that compiler/validate builds a validator from them all.
+func TestEmbeddedCRDsAreValid(t *testing.T) {
+	entries, err := os.ReadDir("crds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := schemas.CRDs()
+	if len(entries) == 0 {
+		t.Fatal("crds/ is empty")
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".yaml") {
+			t.Errorf("crds/%s: not embedded: every file of crds/ is a CRD named <group>_<plural>.yaml", name)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("crds", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(embedded["schemas/crds/"+name], data) {
+			t.Errorf("crds/%s: schemas.CRDs() does not return it as schemas/crds/%s", name, name)
+		}
+		crds, err := parseCRDs(data)
+		if err != nil {
+			t.Errorf("crds/%s: %v", name, err)
+			continue
+		}
+		if len(crds) != 1 {
+			t.Errorf("crds/%s: %d CustomResourceDefinitions, want one a file", name, len(crds))
+			continue
+		}
+		for _, d := range validityDiffs(crds[0], name) {
+			t.Errorf("crds/%s: %s", name, d)
+		}
+	}
+	if _, err := validate.FromCRDs(embedded); err != nil {
+		t.Errorf("validate.FromCRDs: %v", err)
+	}
+}
+
+func validityDiffs(c *crd, file string) []string {
+	var out []string
+	report := func(path, format string, args ...any) {
+		out = append(out, fmt.Sprintf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	if c.APIVersion != "apiextensions.k8s.io/v1" || c.Kind != "CustomResourceDefinition" {
+		report("kind", "%s %s, want apiextensions.k8s.io/v1 CustomResourceDefinition", c.APIVersion, c.Kind)
+	}
+	n := c.Spec.Names
+	if c.Spec.Group == "" || n.Kind == "" || n.ListKind == "" || n.Plural == "" || n.Singular == "" {
+		report("spec", "want spec.group and spec.names.kind, listKind, plural and singular")
+	}
+	if want := n.Plural + "." + c.Spec.Group; c.Metadata.Name != want {
+		report("metadata.name", "%q, want %q", c.Metadata.Name, want)
+	}
+	if want := c.Spec.Group + "_" + n.Plural + ".yaml"; file != want {
+		report("file", "named %s, want %s", file, want)
+	}
+	if c.Spec.Scope != "Namespaced" && c.Spec.Scope != "Cluster" {
+		report("spec.scope", "%q, want Namespaced or Cluster", c.Spec.Scope)
+	}
+	served, storage := 0, 0
+	for _, v := range c.Spec.Versions {
+		if v.Served {
+			served++
+		}
+		if v.Storage {
+			storage++
+		}
+		s := v.Schema.OpenAPIV3Schema
+		if s == nil {
+			report("version "+v.Name, "no schema.openAPIV3Schema")
+			continue
+		}
+		if typeOf(s) != "object" {
+			report("version "+v.Name, "openAPIV3Schema has type %s, want object", show(typeOf(s)))
+		}
+		structural(".", s, func(path, format string, args ...any) {
+			report("version "+v.Name+" "+path, format, args...)
+		})
+	}
+	if served == 0 {
+		report("spec.versions", "no served version")
+	}
+	if storage != 1 {
+		report("spec.versions", "%d storage versions, want 1", storage)
+	}
+	return out
+}
+
+// structural checks the rules of a structural schema that a hand-written one
+// can break: every node has a type, except where unknown fields are preserved
+// or the value is an int-or-string; an array has items; an object has not
+// both properties and additionalProperties; required fields are declared.
+func structural(path string, s map[string]any, report func(path, format string, args ...any)) {
+	t := typeOf(s)
+	if t == "" && !isTrue(s, "x-kubernetes-preserve-unknown-fields") {
+		report(path, "no type")
+	}
+	if t == "int-or-string" {
+		if typ, ok := s["type"]; ok {
+			report(path, "x-kubernetes-int-or-string with type %v", typ)
+		}
+	}
+	props, hasProps := s["properties"].(map[string]any)
+	additional, hasAdditional := s["additionalProperties"].(map[string]any)
+	items, hasItems := s["items"].(map[string]any)
+	if (hasProps || hasAdditional) && t != "object" {
+		report(path, "properties on a node of type %s", show(t))
+	}
+	if hasProps && hasAdditional {
+		report(path, "both properties and additionalProperties")
+	}
+	if t == "array" && !hasItems {
+		report(path, "an array without items")
+	}
+	if hasItems && t != "array" {
+		report(path, "items on a node of type %s", show(t))
+	}
+	for _, r := range strs(s["required"]) {
+		if props[r] == nil {
+			report(path, "requires %q, which it does not declare", r)
+		}
+	}
+	for _, name := range sortedKeys(props) {
+		p, ok := props[name].(map[string]any)
+		if !ok {
+			report(join(path, name), "not a schema")
+			continue
+		}
+		structural(join(path, name), p, report)
+	}
+	if hasAdditional {
+		structural(join(path, "*"), additional, report)
+	}
+	if hasItems {
+		structural(strings.TrimSuffix(path, ".")+"[]", items, report)
+	}
+}
+
+// typeOf is a node's type, "int-or-string" for x-kubernetes-int-or-string.
+func typeOf(s map[string]any) string {
+	if isTrue(s, "x-kubernetes-int-or-string") {
+		return "int-or-string"
+	}
+	t, _ := s["type"].(string)
+	return t
+}
+
+func show(t string) string {
+	if t == "" {
+		return "(none)"
+	}
+	return t
+}
+
+func isTrue(s map[string]any, key string) bool {
+	b, _ := s[key].(bool)
+	return b
+}
+
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// join appends a property name to a path: "." + "spec" is ".spec".
+func join(path, name string) string {
+	if path == "." {
+		return "." + name
+	}
+	return path + "." + name
+}
