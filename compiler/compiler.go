@@ -31,6 +31,9 @@ type Options struct {
 	ClientRepos map[string]layers.Repo
 	// Strict makes a client's key that the platform overrides an error.
 	Strict bool
+	// CRDs, when set, are the CustomResourceDefinitions (by file name) to
+	// validate the output against instead of the embedded ones.
+	CRDs map[string][]byte
 }
 
 // Result is the outcome of a compilation.
@@ -76,7 +79,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	res.OutDir = spec.Platform.OutDir
 	res.Spec, res.Info, res.Stacks, res.Layers = spec, info, stacks, files
 	rendered := render.Render(spec, info, stacks)
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys}, res.Log)
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs}, res.Log)
 	if res.Log.HasErrors() {
 		res.Spec, res.Info, res.Stacks, res.Layers = nil, nil, nil, nil
 		return res

@@ -30,19 +30,60 @@ func evalEnv(ids []string) (*cel.Env, error) {
 	return cel.NewEnv(opts...)
 }
 
+// evaluator is a CEL environment with its compiled programs, kept so that
+// an expression every instance shares is compiled once.
+type evaluator struct {
+	env   *cel.Env
+	mu    sync.Mutex
+	progs map[string]program
+}
+
+type program struct {
+	prg  cel.Program
+	refs []string
+	err  error
+}
+
+func newEvaluator(ids []string) (*evaluator, error) {
+	env, err := evalEnv(ids)
+	if err != nil {
+		return nil, err
+	}
+	return &evaluator{env: env, progs: map[string]program{}}, nil
+}
+
+// program compiles expr once.
+func (e *evaluator) program(expr string) program {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if p, ok := e.progs[expr]; ok {
+		return p
+	}
+	var p program
+	checked, iss := e.env.Compile(expr)
+	if iss.Err() != nil {
+		p.err = iss.Err()
+	} else {
+		p.refs = references(checked.NativeRep().Expr())
+		p.prg, p.err = e.env.Program(checked)
+	}
+	e.progs[expr] = p
+	return p
+}
+
 var (
-	schemaOnlyEnvOnce sync.Once
-	schemaOnlyEnv     *cel.Env
-	schemaOnlyEnvErr  error
+	schemaOnlyOnce sync.Once
+	schemaOnly     *evaluator
+	schemaOnlyErr  error
 )
 
 // evalOutput evaluates a stack output, a ${...} template over schema alone.
 func evalOutput(template string, schemaVar map[string]any) (any, error) {
-	schemaOnlyEnvOnce.Do(func() { schemaOnlyEnv, schemaOnlyEnvErr = evalEnv(nil) })
-	if schemaOnlyEnvErr != nil {
-		return nil, schemaOnlyEnvErr
+	schemaOnlyOnce.Do(func() { schemaOnly, schemaOnlyErr = newEvaluator(nil) })
+	if schemaOnlyErr != nil {
+		return nil, schemaOnlyErr
 	}
-	return evalTemplate(schemaOnlyEnv, template, map[string]any{"schema": schemaVar}, nil)
+	return evalTemplate(schemaOnly, template, map[string]any{"schema": schemaVar}, nil)
 }
 
 // evalTemplate evaluates every ${...} of s. A string that is one expression
@@ -50,7 +91,7 @@ func evalOutput(template string, schemaVar map[string]any) (any, error) {
 // string, and the parts are joined. pending, when set, decides which
 // expressions cannot be evaluated offline (they read what only the cluster
 // knows); they are written as placeholders instead.
-func evalTemplate(env *cel.Env, s string, vars map[string]any, pending func(refs []string) bool) (any, error) {
+func evalTemplate(e *evaluator, s string, vars map[string]any, pending func(refs []string) bool) (any, error) {
 	segs, err := kro.Scan(s)
 	if err != nil {
 		return nil, err
@@ -62,22 +103,18 @@ func evalTemplate(env *cel.Env, s string, vars map[string]any, pending func(refs
 			b.WriteString(seg.Text)
 			continue
 		}
-		checked, iss := env.Compile(seg.Text)
-		if iss.Err() != nil {
-			return nil, fmt.Errorf("%s: %v", seg.Text, iss.Err())
+		p := e.program(seg.Text)
+		if p.err != nil {
+			return nil, fmt.Errorf("%s: %v", seg.Text, p.err)
 		}
-		if pending != nil && pending(references(checked.NativeRep().Expr())) {
+		if pending != nil && pending(p.refs) {
 			if standalone {
 				return Placeholder(seg.Text), nil
 			}
 			b.WriteString(Placeholder(seg.Text))
 			continue
 		}
-		prg, err := env.Program(checked)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", seg.Text, err)
-		}
-		val, _, err := prg.Eval(vars)
+		val, _, err := p.prg.Eval(vars)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", seg.Text, err)
 		}

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/cel-go/cel"
-
 	"github.com/platc/platc/compiler/object"
 )
 
@@ -33,8 +31,29 @@ type PreviewResource struct {
 }
 
 // PreviewInstance evaluates the stack's resources for the client's
-// instance in env.
+// instance in env. The result is computed once and shared: callers must not
+// modify it.
 func (c *Compiled) PreviewInstance(stack, client, env string) (*Preview, error) {
+	key := stack + "\x00" + client + "\x00" + env
+	c.previewMu.Lock()
+	defer c.previewMu.Unlock()
+	if r, ok := c.previews[key]; ok {
+		return r.p, r.err
+	}
+	p, err := c.previewInstance(stack, client, env)
+	if c.previews == nil {
+		c.previews = map[string]previewResult{}
+	}
+	c.previews[key] = previewResult{p, err}
+	return p, err
+}
+
+type previewResult struct {
+	p   *Preview
+	err error
+}
+
+func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) {
 	var inst *Instance
 	var have []string
 	for _, i := range c.Instances {
@@ -66,7 +85,7 @@ func (c *Compiled) PreviewInstance(stack, client, env string) (*Preview, error) 
 		ids[i] = r.Get("id").(string)
 		byID[ids[i]] = r
 	}
-	celEnv, err := evalEnv(ids)
+	celEnv, err := st.evaluator(ids)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +140,7 @@ func (c *Compiled) PreviewInstance(stack, client, env string) (*Preview, error) 
 const created = "created"
 
 // evalObject evaluates every expression in a template.
-func evalObject(env *cel.Env, v any, vars map[string]any, pending func([]string) bool) (any, error) {
+func evalObject(env *evaluator, v any, vars map[string]any, pending func([]string) bool) (any, error) {
 	switch v := v.(type) {
 	case *object.Map:
 		out := object.NewMap()
@@ -179,4 +198,10 @@ func orNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// evaluator returns the stack's evaluator, made once.
+func (s *Stack) evaluator(ids []string) (*evaluator, error) {
+	s.evalOnce.Do(func() { s.eval, s.evalErr = newEvaluator(ids) })
+	return s.eval, s.evalErr
 }

@@ -16,6 +16,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/check"
@@ -44,6 +45,10 @@ type Stack struct {
 	// Resources are the entries of spec.resources, in order: id,
 	// includeWhen, readyWhen and template.
 	Resources []*object.Map
+
+	evalOnce sync.Once
+	eval     *evaluator
+	evalErr  error
 }
 
 // Instance is one client's instance of a stack in one environment.
@@ -61,6 +66,9 @@ type Instance struct {
 type Compiled struct {
 	Stacks    map[string]*Stack
 	Instances []*Instance // sorted by environment, stack, client
+
+	previewMu sync.Mutex
+	previews  map[string]previewResult
 }
 
 // Compile builds and checks every stack of spec, then its instances. It

@@ -38,6 +38,10 @@ type Input struct {
 	Files  []render.File
 	// Repo is the platform's repository, for the files Applications name.
 	Repo fs.FS
+	// CRDs, when set, are the CustomResourceDefinitions to validate the
+	// output against (a cluster's own), by file name, instead of the ones
+	// platc embeds.
+	CRDs map[string][]byte
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.
@@ -67,6 +71,7 @@ func Verify(in Input, log *diag.Log) {
 		v.environment(env, byEnv[env.Name])
 	}
 	v.secrets()
+	v.schemasCheck()
 }
 
 func (v *verifier) errorf(specPath, format string, args ...any) {

@@ -1,0 +1,400 @@
+// Package manifests builds the folder of a repo-path module offline, the way
+// Argo CD would, and checks the Kubernetes objects it yields.
+//
+// A folder that holds a kustomization (kustomization.yaml, kustomization.yml
+// or Kustomization) is built with kustomize's own library (krusty), in
+// memory, over the repository's fs.FS: no network, no plugins, no exec, and
+// nothing outside the repository is read. Any other folder is read as Argo
+// CD's directory source without recurse: the *.yaml, *.yml and *.json files
+// at its top level.
+//
+// Build reports what Argo CD would fail on (a kustomization that does not
+// build, a file that is not YAML, a document that is not a Kubernetes object)
+// with the file and, where known, the line to blame. Check compares the
+// objects of one Application with its destination namespace and with each
+// other.
+//
+// It does not evaluate Jsonnet or render Helm charts (a folder Argo CD would
+// treat as either is reported, not built), does not fetch remote
+// kustomize bases or files (a remote reference is reported), does not apply
+// an Application's kustomize or directory overrides (images, name prefix,
+// include and exclude globs), and does not validate objects against their
+// schemas (compiler/validate does that for platc's own output).
+package manifests
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Object is one Kubernetes object a folder yields.
+type Object struct {
+	// APIVersion, Kind, Name and Namespace are the object's apiVersion,
+	// kind, metadata.name and metadata.namespace (empty when not set).
+	APIVersion, Kind, Name, Namespace string
+	// File is the slash path, relative to the repository root, of the file
+	// that declares the object: for a kustomization, the resource file it
+	// came from (or the kustomization that generated it) when kustomize
+	// tells us, else the kustomization file itself.
+	File string
+	// Line is the 1-based line of the object's first key in File, or 0 when
+	// unknown (objects built by kustomize).
+	Line int
+}
+
+// Problem is one finding about a folder.
+type Problem struct {
+	// File is the slash path, relative to the repository root, of the file
+	// to blame; the folder itself when no file is.
+	File string
+	// Line is the 1-based line in File, or 0 when unknown.
+	Line int
+	// Msg says what is wrong and what to do: lower-case, no trailing
+	// period.
+	Msg string
+}
+
+// String formats the problem as file:line: msg (file: msg when the line is
+// unknown).
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+	}
+	return p.File + ": " + p.Msg
+}
+
+// KustomizationNames are the file names that make a folder a kustomization,
+// for Argo CD and for kustomize alike.
+var KustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// skipMarker is the text that makes Argo CD's directory source skip a file.
+const skipMarker = "+argocd:skip-file-rendering"
+
+// Build builds the folder dir of the repository fsys the way Argo CD would:
+// with kustomize (sigs.k8s.io/kustomize/api/krusty, in memory, no network,
+// no plugins, no exec) when it holds kustomization.yaml, kustomization.yml
+// or Kustomization; else as a directory of plain manifests (top level only:
+// *.yaml, *.yml, *.json; Argo CD's directory source without recurse). dir is
+// a slash path relative to the root of fsys.
+//
+// It returns the objects, sorted by file, line, kind and name, and the
+// problems, sorted: a kustomization that does not build (kustomize's own
+// message, made one line), a kustomization that names a remote base or file,
+// a file that is not valid YAML or JSON, a document that is not an object
+// with apiVersion, kind and metadata.name. A List (any object whose items is
+// a sequence, as Argo CD reads it) is expanded into its items; empty
+// documents are skipped, and so are files holding Argo CD's
+// "+argocd:skip-file-rendering" marker. A folder Argo CD would render as a
+// Helm chart (a top-level file named *Chart.yaml) or that holds Jsonnet is
+// a problem, since platc builds neither.
+func Build(fsys fs.FS, dir string) ([]Object, []Problem) {
+	var b builder
+	b.build(fsys, dir)
+	slices.SortFunc(b.objects, compareObjects)
+	slices.SortFunc(b.problems, compareProblems)
+	return b.objects, slices.Compact(b.problems)
+}
+
+type builder struct {
+	objects  []Object
+	problems []Problem
+}
+
+func (b *builder) problem(file string, line int, format string, args ...any) {
+	b.problems = append(b.problems, Problem{File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (b *builder) build(fsys fs.FS, dir string) {
+	if dir == "" || !fs.ValidPath(dir) {
+		b.problem(dir, 0, "%q is not a folder of the repository: write a slash path relative to its root, without . or .. elements", dir)
+		return
+	}
+	info, err := fs.Stat(fsys, dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		b.problem(dir, 0, "folder %q does not exist: create it or fix the path", dir)
+		return
+	case err != nil:
+		b.problem(dir, 0, "cannot read folder %q: %v", dir, err)
+		return
+	case !info.IsDir():
+		b.problem(dir, 0, "%q is a file: name the folder that holds the manifests", dir)
+		return
+	}
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		b.problem(dir, 0, "cannot read folder %q: %v", dir, err)
+		return
+	}
+	// Argo CD's source type discovery walks the folder in lexical order and
+	// lets the last top-level file that matches win: a name ending in
+	// Chart.yaml makes it Helm, a kustomization name makes it Kustomize.
+	var chart, kustomization string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		if strings.HasSuffix(e.Name(), "Chart.yaml") {
+			chart, kustomization = e.Name(), ""
+		}
+		if slices.Contains(KustomizationNames, e.Name()) {
+			chart, kustomization = "", e.Name()
+		}
+	}
+	switch {
+	case chart != "":
+		b.problem(path.Join(dir, chart), 0, "a file named *Chart.yaml makes Argo CD render the folder as a Helm chart, which platc does not build from repository folders: declare a chart module, or rename the file")
+	case kustomization != "":
+		b.kustomize(fsys, dir, kustomization)
+	default:
+		b.directory(fsys, dir, entries)
+	}
+}
+
+// directory reads the folder as Argo CD's directory source does: regular
+// files at the top level whose names end in .yaml, .yml or .json (case
+// matters), in lexical order.
+func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
+	for _, e := range entries {
+		name := e.Name()
+		file := path.Join(dir, name)
+		ext := path.Ext(name)
+		if ext != ".yaml" && ext != ".yml" && ext != ".json" && ext != ".jsonnet" {
+			continue
+		}
+		// Stat follows a symbolic link, as Argo CD does; it only reads
+		// regular files.
+		info, err := fs.Stat(fsys, file)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			b.problem(file, 0, "cannot read the file: %v", err)
+			continue
+		}
+		if bytes.Contains(data, []byte(skipMarker)) {
+			continue
+		}
+		switch ext {
+		case ".jsonnet":
+			b.problem(file, 0, "a Jsonnet file, which Argo CD would evaluate and platc does not: write the objects as YAML, or add the %q marker to the file", skipMarker)
+		case ".json":
+			b.jsonFile(file, data)
+		default:
+			b.objects = append(b.objects, b.yamlObjects(file, data)...)
+		}
+	}
+}
+
+// jsonFile reads a .json file. Argo CD decodes exactly one JSON value from
+// it, so a second one is a problem; the value is then read like YAML, for
+// the lines.
+func (b *builder) jsonFile(file string, data []byte) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		b.problem(file, jsonLine(data, dec.InputOffset(), err), "invalid JSON: %s: fix the syntax", jsonError(err))
+		return
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		b.problem(file, lineAt(data, dec.InputOffset()), "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List")
+		return
+	}
+	b.objects = append(b.objects, b.yamlObjects(file, data)...)
+}
+
+// jsonLine is the line of a JSON decoding error.
+func jsonLine(data []byte, offset int64, err error) int {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		offset = syn.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	}
+	return lineAt(data, offset)
+}
+
+func jsonError(err error) string {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of file"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// lineAt is the 1-based line of byte offset in data.
+func lineAt(data []byte, offset int64) int {
+	offset = min(max(offset, 0), int64(len(data)))
+	return bytes.Count(data[:offset], []byte("\n")) + 1
+}
+
+var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlObjects reads the documents of a YAML stream as Argo CD does: empty
+// documents are skipped, Lists are expanded. A document that is not an
+// object is a problem; reading stops at the first syntax error.
+func (b *builder) yamlObjects(file string, data []byte) []Object {
+	var objects []Object
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
+			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
+				line, _ = strconv.Atoi(m[1])
+				msg = m[2]
+			}
+			b.problem(file, line, "invalid YAML: %s: fix the syntax", msg)
+			break
+		}
+		root := &doc
+		if root.Kind == yaml.DocumentNode {
+			if len(root.Content) == 0 {
+				continue
+			}
+			root = root.Content[0]
+		}
+		if isNull(root) {
+			continue
+		}
+		if root.Kind != yaml.MappingNode {
+			b.problem(file, root.Line, "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it")
+			continue
+		}
+		if items := lookup(root, "items"); items != nil && str(lookup(root, "kind")) != "" {
+			switch {
+			case items.Kind == yaml.SequenceNode:
+				for _, item := range items.Content {
+					if o, ok := b.object(file, item); ok {
+						objects = append(objects, o)
+					}
+				}
+				continue
+			case isNull(items) && lookup(root, "spec") == nil && lookup(root, "status") == nil:
+				continue // Argo CD skips a List whose items are null
+			}
+		}
+		if o, ok := b.object(file, root); ok {
+			objects = append(objects, o)
+		}
+	}
+	return objects
+}
+
+// object reads one Kubernetes object, and reports what it lacks.
+func (b *builder) object(file string, n *yaml.Node) (Object, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		b.problem(file, n.Line, "list item is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name")
+		return Object{}, false
+	}
+	meta := lookup(n, "metadata")
+	o := Object{
+		APIVersion: str(lookup(n, "apiVersion")),
+		Kind:       str(lookup(n, "kind")),
+		Name:       str(lookup(meta, "name")),
+		Namespace:  str(lookup(meta, "namespace")),
+		File:       file,
+		Line:       n.Line,
+	}
+	if msg := missing(o); msg != "" {
+		b.problem(file, n.Line, "%s", msg)
+		return Object{}, false
+	}
+	return o, true
+}
+
+// missing says which of apiVersion, kind and metadata.name an object lacks,
+// or "".
+func missing(o Object) string {
+	var lacks []string
+	if o.APIVersion == "" {
+		lacks = append(lacks, "apiVersion")
+	}
+	if o.Kind == "" {
+		lacks = append(lacks, "kind")
+	}
+	if o.Name == "" {
+		lacks = append(lacks, "metadata.name")
+	}
+	switch len(lacks) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("object has no %s: set it (every object needs apiVersion, kind and metadata.name)", lacks[0])
+	}
+	return fmt.Sprintf("object has no %s and %s: set them (every object needs apiVersion, kind and metadata.name)", strings.Join(lacks[:len(lacks)-1], ", "), lacks[len(lacks)-1])
+}
+
+// resolve follows an alias.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// lookup is the value of key in mapping n, or nil.
+func lookup(n *yaml.Node, key string) *yaml.Node {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return resolve(n.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// str is the value of a string scalar, or "" for anything else: Kubernetes
+// reads a number or a boolean where it wants a string as absent.
+func str(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		return ""
+	}
+	return n.Value
+}
+
+func isNull(n *yaml.Node) bool {
+	n = resolve(n)
+	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+func compareObjects(a, b Object) int {
+	return cmp.Or(
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Kind, b.Kind),
+		cmp.Compare(a.Name, b.Name),
+		cmp.Compare(a.Namespace, b.Namespace),
+		cmp.Compare(a.APIVersion, b.APIVersion),
+	)
+}
+
+func compareProblems(a, b Problem) int {
+	return cmp.Or(
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Msg, b.Msg),
+	)
+}

@@ -1,0 +1,89 @@
+package verify
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/validate"
+	"github.com/platc/platc/schemas"
+)
+
+var (
+	embeddedOnce sync.Once
+	embeddedVal  *validate.Validator
+	embeddedErr  error
+)
+
+// embedded returns the validator of the CRDs platc carries, compiled once.
+func embedded() (*validate.Validator, error) {
+	embeddedOnce.Do(func() { embeddedVal, embeddedErr = validate.FromCRDs(schemas.CRDs()) })
+	return embeddedVal, embeddedErr
+}
+
+// schemasCheck validates every rendered object against the schema of its
+// kind, strictly (an unknown field is an error): the embedded CRDs, or the
+// ones the caller gives (a cluster's own), and for stack instances the CRD
+// kro generates from their ResourceGraphDefinition.
+func (v *verifier) schemasCheck() {
+	var val *validate.Validator
+	var err error
+	if v.in.CRDs != nil {
+		val, err = validate.FromCRDs(v.in.CRDs)
+	} else {
+		val, err = embedded()
+	}
+	if err != nil {
+		v.log.Errorf(diag.Pos{}, "", "reading the CRDs: %v", err)
+		return
+	}
+	instances := map[string][]byte{}
+	if v.in.Stacks != nil {
+		for _, st := range v.in.Spec.Stacks {
+			if crd := v.in.Stacks.Stacks[st.Name].CRD(); crd != nil {
+				data, err := yaml.Marshal(crd)
+				if err != nil {
+					continue
+				}
+				instances["the CRD kro generates for stack "+st.Name] = data
+			}
+		}
+	}
+	var instVal *validate.Validator
+	if len(instances) > 0 {
+		if instVal, err = validate.FromCRDs(instances); err != nil {
+			v.log.Errorf(diag.Pos{}, "", "the CRDs of stack instances: %v", err)
+			return
+		}
+	}
+	instKinds := map[string]bool{}
+	if instVal != nil {
+		for _, k := range instVal.Kinds() {
+			instKinds[k] = true
+		}
+	}
+	for _, f := range v.in.Files {
+		file := path.Join(v.in.Spec.Platform.OutDir, f.Path)
+		for _, o := range f.Objects {
+			obj := object.Plain(o).(map[string]any)
+			use := val
+			if instKinds[fmt.Sprintf("%s/%s", obj["apiVersion"], obj["kind"])] {
+				use = instVal
+			}
+			problems, err := use.Validate(obj)
+			desc := fmt.Sprintf("%s %s", obj["kind"], str(obj, "metadata", "name"))
+			if err != nil {
+				v.log.Errorf(diag.Pos{File: file}, "", "%s: %v", desc, err)
+				continue
+			}
+			for _, p := range problems {
+				v.log.Errorf(diag.Pos{File: file}, "", "%s: %s: %s: the %s schema refuses it", desc, p.Pointer, p.Message, strings.ToLower(fmt.Sprint(obj["kind"])))
+			}
+		}
+	}
+}
