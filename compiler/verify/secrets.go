@@ -11,8 +11,22 @@ import (
 )
 
 // secretKeys are key endings (lower case, without '_', '-' and '.') that
-// name a credential; a literal string under one is a secret in Git.
-var secretKeys = []string{"password", "passwd", "apikey", "accesskey", "secretkey", "accesskeyid", "secretaccesskey", "privatekey", "clientsecret", "masterkey", "token", "secret"}
+// name a credential, longest first, and what to call it; a literal string
+// under one is a secret in Git.
+var secretKeys = []struct{ suffix, what string }{
+	{"secretaccesskey", "a secret access key"},
+	{"clientsecret", "a client secret"},
+	{"accesskeyid", "an access key id"},
+	{"privatekey", "a private key"},
+	{"accesskey", "an access key"},
+	{"secretkey", "a secret key"},
+	{"masterkey", "a master key"},
+	{"password", "a password"},
+	{"passwd", "a password"},
+	{"apikey", "an API key"},
+	{"secret", "a secret"},
+	{"token", "a token"},
+}
 
 // nameKeys are key endings that name where a credential is (a Secret, a
 // key in it), not the credential.
@@ -40,8 +54,8 @@ func literalSecret(key string, v any) string {
 		}
 	}
 	for _, sk := range secretKeys {
-		if strings.HasSuffix(k, sk) {
-			return fmt.Sprintf("a %s", sk)
+		if strings.HasSuffix(k, sk.suffix) {
+			return sk.what
 		}
 	}
 	return ""
@@ -99,8 +113,18 @@ func (v *verifier) valueSecrets(specPath string, values map[string]any, to strin
 				walk(diag.JoinPath(p, k), k, x[k])
 			}
 		case []any:
-			for _, item := range x {
-				walk(p, key, item)
+			for i, item := range x {
+				ip := fmt.Sprintf("%s[%d]", p, i)
+				// An env list ({name: DB_PASSWORD, value: ...}) names its
+				// values in name.
+				if m, ok := item.(map[string]any); ok {
+					if name, ok := m["name"].(string); ok {
+						if what := literalSecret(name, m["value"]); what != "" {
+							v.errorf(diag.JoinPath(ip, "value"), "%s (%s) written as a value: %s (%s)", what, name, secretFix, to)
+						}
+					}
+				}
+				walk(ip, key, item)
 			}
 		default:
 			if what := literalSecret(key, x); what != "" {
