@@ -4,7 +4,10 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test bench golden help
+.PHONY: render check vet test bench golden help quickstart bootstrap-argocd sync
+
+# Argo CD's own chart (8.5.0 is Argo CD v3.1.5), for bootstrap-argocd.
+ARGOCD_CHART_VERSION ?= 8.5.0
 
 ## render: check the sample platform in sources/ and write out/
 render:
@@ -32,6 +35,24 @@ golden:
 ## bench: Go benchmarks of the compiler, with allocations
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## quickstart: deliver the local environment to the current kube context;
+## QUICKSTART_DIRECT_APPLY=1 installs it with helm and kubectl, without Argo CD
+quickstart: render
+ifeq ($(QUICKSTART_DIRECT_APPLY),1)
+	bash out/deploy/direct-apply/local/plan.sh
+else
+	$(MAKE) bootstrap-argocd sync
+endif
+
+## bootstrap-argocd: install Argo CD from its chart into namespace argocd
+bootstrap-argocd:
+	helm upgrade --install argocd argo-cd --repo https://argoproj.github.io/argo-helm \
+		--version $(ARGOCD_CHART_VERSION) --namespace argocd --create-namespace --wait
+
+## sync: hand the local environment to Argo CD: apply its root Application
+sync:
+	kubectl apply --namespace argocd -f out/deploy/gitops/argocd/root-app.yaml
 
 help:
 	@grep -E '^## ' Makefile | sed 's/^## /  make /'

@@ -33,13 +33,15 @@ type Info struct {
 	// Definitions and Instances are the modules that deliver each stack's
 	// ResourceGraphDefinition and instances, by stack name.
 	Definitions, Instances map[string]*model.Module
+	// Kustomizations are the path modules whose folder is a kustomization.
+	Kustomizations map[string]bool
 }
 
 // Check applies every rule to spec. fsys is the repository, for the paths
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -48,7 +50,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations}
 	info.Definitions, info.Instances = c.stacks()
 	info.Waves = c.waves(info.Parent, info.Definitions)
 	for _, env := range spec.Environments {
@@ -59,10 +61,11 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 }
 
 type checker struct {
-	spec   *model.Spec
-	fsys   fs.FS
-	log    *diag.Log
-	parent map[string]string // the group of each module
+	spec           *model.Spec
+	fsys           fs.FS
+	log            *diag.Log
+	parent         map[string]string // the group of each module
+	kustomizations map[string]bool
 }
 
 func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
@@ -298,6 +301,12 @@ func (c *checker) modulePath(m *model.Module) {
 		c.errorf(&m.Node, "path", "%q is a file: name the folder that holds the manifests", m.Dir)
 	default:
 		entries, _ := fs.ReadDir(c.fsys, m.Dir)
+		for _, e := range entries {
+			switch e.Name() {
+			case "kustomization.yaml", "kustomization.yml", "Kustomization":
+				c.kustomizations[m.Name] = true
+			}
+		}
 		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
 		}

@@ -51,6 +51,7 @@ func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
 		b := make([]byte, 0, len(header)+len(f.Objects)*1024)
 		b = append(b, header...)
 		b = append(b, Documents(f.Objects)...)
+		b = append(b, f.Text...)
 		outs = append(outs, Output{Path: p, Data: b})
 	}
 	return outs, nil

@@ -165,6 +165,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 	env.Description = e.str("description")
 	env.Revision = e.str("revision")
 	env.Pinned = e.boolOr("pinned", false)
+	env.DirectApply = e.boolOr("directApply", false)
 	env.Project = e.strOr("project", "default")
 	d := e.sub("destination")
 	env.Destination = Destination{Node: d.node, Server: d.str("server"), Name: d.str("name")}

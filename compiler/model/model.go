@@ -240,6 +240,7 @@ type Environment struct {
 	Description string
 	Revision    string
 	Pinned      bool
+	DirectApply bool
 	Destination Destination
 	Project     string                     // default "default"
 	Projects    []*Project                 // sorted by name

@@ -32,6 +32,11 @@ type File struct {
 	// Env is the environment the file belongs to; empty for the files
 	// every environment shares (a stack's ResourceGraphDefinition).
 	Env string
+	// Text, for a file that is not YAML objects (a shell plan), is its
+	// content after the header.
+	Text string
+	// Values marks a file of Helm values, not Kubernetes objects.
+	Values bool
 }
 
 // The layout of ADR 0001.
@@ -151,6 +156,10 @@ func (r *renderer) environment(env *model.Environment) []File {
 		// An environment with every module disabled still has an
 		// apps.yaml for its root Application to include.
 		files = append(files, File{Path: path.Join(dir, appsFile)})
+	}
+
+	if env.DirectApply {
+		files = append(files, r.directApply(env, children)...)
 	}
 
 	include := appsFile

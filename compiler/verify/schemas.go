@@ -68,6 +68,9 @@ func (v *verifier) schemasCheck() {
 		}
 	}
 	for _, f := range v.in.Files {
+		if f.Values {
+			continue
+		}
 		file := path.Join(v.in.Spec.Platform.OutDir, f.Path)
 		for _, o := range f.Objects {
 			obj := object.Plain(o).(map[string]any)
