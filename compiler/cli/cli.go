@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/platc/platc/compiler"
@@ -85,6 +86,7 @@ type common struct {
 	specDir     string
 	strict      bool
 	clientRepos clientRepos
+	crds        string
 }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
@@ -109,6 +111,7 @@ func newFlags(name, summary string, stderr io.Writer) (*flag.FlagSet, *common) {
 	fs.StringVar(&c.specDir, "spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
 	fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
 	fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
+	fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platc %s [flags]\n\n%s\n\nFlags:\n", name, summary)
 		fs.PrintDefaults()
@@ -160,6 +163,15 @@ func (c *common) compile(stderr io.Writer) (*os.Root, *compiler.Result, int) {
 		}
 		defer r.Close()
 		opts.ClientRepos[name] = layers.Repo{FS: r.FS(), Dir: dir}
+	}
+	if c.crds != "" {
+		crds, err := readCRDs(c.crds)
+		if err != nil {
+			fmt.Fprintf(stderr, "platc: reading the CRDs: %v\n", err)
+			root.Close()
+			return nil, nil, ExitUsage
+		}
+		opts.CRDs = crds
 	}
 	res := compiler.Compile(root.FS(), opts)
 	printProblems(stderr, res.Log)
@@ -311,4 +323,27 @@ usage: platc preview [flags] <stack> -client <client> -env <environment>`, stder
 		stdout.Write(emit.Documents(apps))
 	}
 	return ExitOK
+}
+
+// readCRDs reads the .yaml and .yml files of dir.
+func readCRDs(dir string) (map[string][]byte, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.Join(dir, e.Name())] = data
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no .yaml file", dir)
+	}
+	return files, nil
 }

@@ -430,3 +430,30 @@ func TestExplain(t *testing.T) {
 		t.Errorf("unknown application: exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestVetAgainstAClustersCRDs(t *testing.T) {
+	const upstream = "../../../shared/crds"
+	if _, err := os.Stat(upstream); err != nil {
+		t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstream)
+	}
+	if code, _, stderr := platc(t, "vet", "-C", "../..", "-crds", upstream); code != cli.ExitOK {
+		t.Errorf("vet -crds %s: exit %d, stderr:\n%s", upstream, code, stderr)
+	}
+	// A cluster without kro: every ResourceGraphDefinition is refused.
+	partial := t.TempDir()
+	for _, f := range []string{"argocd-v3.5.1-application-crd.yaml", "argocd-v3.5.1-appproject-crd.yaml"} {
+		data, err := os.ReadFile(filepath.Join(upstream, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, partial, f, string(data))
+	}
+	code, _, stderr := platc(t, "vet", "-C", "../..", "-crds", partial)
+	var want string
+	for _, stack := range []string{"observability-agent", "observability"} {
+		want += "out/stacks/" + stack + ".yaml: ResourceGraphDefinition " + stack + ": no schema for apiVersion \"kro.run/v1alpha1\", kind \"ResourceGraphDefinition\" (known: argoproj.io/v1alpha1/AppProject, argoproj.io/v1alpha1/Application)\n"
+	}
+	if code != cli.ExitProblems || stderr != want {
+		t.Errorf("vet with a cluster without kro: exit %d, stderr:\n%s", code, stderr)
+	}
+}
