@@ -2,24 +2,33 @@
 // Argo CD would, and checks the Kubernetes objects it yields.
 //
 // A folder that holds a kustomization (kustomization.yaml, kustomization.yml
-// or Kustomization) is built with kustomize's own library (krusty), in
-// memory, over the repository's fs.FS: no network, no plugins, no exec, and
-// nothing outside the repository is read. Any other folder is read as Argo
+// or Kustomization) is built with kustomize's own library (krusty) and
+// kustomize's default options, in memory, over the repository's fs.FS: no
+// network, no plugins, no exec, and nothing outside the repository is read.
+// Kustomize's messages are its own (the same as on disk, with paths relative
+// to the repository root), made one line. Any other folder is read as Argo
 // CD's directory source without recurse: the *.yaml, *.yml and *.json files
 // at its top level.
 //
-// Build reports what Argo CD would fail on (a kustomization that does not
-// build, a file that is not YAML, a document that is not a Kubernetes object)
-// with the file and, where known, the line to blame. Check compares the
+// Build reports what would make Argo CD fail (a kustomization that does not
+// build, a file that is not YAML or JSON), and what it would sync as
+// something else than a Kubernetes object, with the file and, where known,
+// the line to blame. It is stricter than Argo CD in one way: Argo CD
+// silently ignores a YAML file whose first document is not an object unless
+// the file looks like a manifest, where Build reports it. Check compares the
 // objects of one Application with its destination namespace and with each
 // other.
 //
-// It does not evaluate Jsonnet or render Helm charts (a folder Argo CD would
-// treat as either is reported, not built), does not fetch remote
-// kustomize bases or files (a remote reference is reported), does not apply
-// an Application's kustomize or directory overrides (images, name prefix,
-// include and exclude globs), and does not validate objects against their
-// schemas (compiler/validate does that for platc's own output).
+// It does not fetch remote kustomize bases or files (it reports them: the
+// build must be reproducible offline), does not evaluate Jsonnet or render
+// Helm charts (a folder Argo CD would treat so is reported), does not apply
+// an Application's kustomize or directory options (images, name prefix,
+// include and exclude globs, recurse), and does not validate objects against
+// their schemas.
+//
+// Kustomize keeps process-wide state, so builds of kustomizations run one at
+// a time, each starting from kustomize's default OpenAPI schema, as a fresh
+// `kustomize build` would. Build is safe for concurrent use.
 package manifests
 
 import (
@@ -37,6 +46,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Object is one Kubernetes object a folder yields.
@@ -75,9 +86,9 @@ func (p Problem) String() string {
 	return p.File + ": " + p.Msg
 }
 
-// KustomizationNames are the file names that make a folder a kustomization,
+// kustomizationNames are the file names that make a folder a kustomization,
 // for Argo CD and for kustomize alike.
-var KustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
 // skipMarker is the text that makes Argo CD's directory source skip a file.
 const skipMarker = "+argocd:skip-file-rendering"
@@ -149,7 +160,7 @@ func (b *builder) build(fsys fs.FS, dir string) {
 		if strings.HasSuffix(e.Name(), "Chart.yaml") {
 			chart, kustomization = e.Name(), ""
 		}
-		if slices.Contains(KustomizationNames, e.Name()) {
+		if slices.Contains(kustomizationNames, e.Name()) {
 			chart, kustomization = "", e.Name()
 		}
 	}
@@ -185,6 +196,7 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 			b.problem(file, 0, "cannot read the file: %v", err)
 			continue
 		}
+		data = utf8Text(data)
 		if bytes.Contains(data, []byte(skipMarker)) {
 			continue
 		}
@@ -199,41 +211,102 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 	}
 }
 
-// jsonFile reads a .json file. Argo CD decodes exactly one JSON value from
-// it, so a second one is a problem; the value is then read like YAML, for
-// the lines.
+// utf8Text decodes data as Argo CD reads manifest files: UTF-8, or UTF-16
+// when a byte order mark says so, without the byte order mark.
+func utf8Text(data []byte) []byte {
+	out, _, err := transform.Bytes(unicode.BOMOverride(unicode.UTF8.NewDecoder()), data)
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+// jsonFile reads a .json file as Argo CD does, with encoding/json: one
+// value, and a second one is a problem. The value is made a yaml.Node, with
+// the lines, and read like a YAML document.
 func (b *builder) jsonFile(file string, data []byte) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		b.problem(file, jsonLine(data, dec.InputOffset(), err), "invalid JSON: %s: fix the syntax", jsonError(err))
+	dec.UseNumber()
+	root, err := jsonNode(dec, data)
+	if err != nil {
+		line := lineAt(data, dec.InputOffset())
+		if syn, ok := err.(*json.SyntaxError); ok {
+			line = lineAt(data, syn.Offset)
+		}
+		msg := err.Error()
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			msg = "unexpected end of file"
+		}
+		b.problem(file, line, "invalid JSON: %s: fix the syntax", msg)
 		return
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		b.problem(file, lineAt(data, dec.InputOffset()), "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List")
+	if dec.More() {
+		next := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")
+		b.problem(file, lineAt(data, int64(len(data)-len(next))), "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List")
 		return
 	}
-	b.objects = append(b.objects, b.yamlObjects(file, data)...)
+	b.objects = append(b.objects, b.rootObjects(file, root)...)
 }
 
-// jsonLine is the line of a JSON decoding error.
-func jsonLine(data []byte, offset int64, err error) int {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		offset = syn.Offset
-	case errors.As(err, &typ):
-		offset = typ.Offset
+// jsonNode reads the next JSON value of dec as a yaml.Node. Of keys given
+// twice, the last wins, as in encoding/json.
+func jsonNode(dec *json.Decoder, data []byte) (*yaml.Node, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
 	}
-	return lineAt(data, offset)
-}
-
-func jsonError(err error) string {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return "unexpected end of file"
+	line := lineAt(data, dec.InputOffset())
+	scalar := func(tag, value string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value, Line: line}
 	}
-	return strings.TrimPrefix(err.Error(), "json: ")
+	switch t := tok.(type) {
+	case json.Delim:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: line}
+		if t == '{' {
+			n.Kind, n.Tag = yaml.MappingNode, "!!map"
+		}
+		for dec.More() {
+			var key *yaml.Node
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k.(string), Line: lineAt(data, dec.InputOffset())}
+			}
+			v, err := jsonNode(dec, data)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case key == nil:
+				n.Content = append(n.Content, v)
+			case lookup(n, key.Value) != nil:
+				for i := 0; i < len(n.Content); i += 2 {
+					if n.Content[i].Value == key.Value {
+						n.Content[i+1] = v
+					}
+				}
+			default:
+				n.Content = append(n.Content, key, v)
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		return n, nil
+	case string:
+		return scalar("!!str", t), nil
+	case json.Number:
+		if _, err := t.Int64(); err == nil {
+			return scalar("!!int", t.String()), nil
+		}
+		return scalar("!!float", t.String()), nil
+	case bool:
+		return scalar("!!bool", strconv.FormatBool(t)), nil
+	default:
+		return scalar("!!null", "null"), nil
+	}
 }
 
 // lineAt is the 1-based line of byte offset in data.
@@ -272,31 +345,43 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 			}
 			root = root.Content[0]
 		}
-		if isNull(root) {
-			continue
-		}
-		if root.Kind != yaml.MappingNode {
-			b.problem(file, root.Line, "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it")
-			continue
-		}
-		if items := lookup(root, "items"); items != nil && str(lookup(root, "kind")) != "" {
-			switch {
-			case items.Kind == yaml.SequenceNode:
-				for _, item := range items.Content {
-					if o, ok := b.object(file, item); ok {
-						objects = append(objects, o)
-					}
-				}
-				continue
-			case isNull(items) && lookup(root, "spec") == nil && lookup(root, "status") == nil:
-				continue // Argo CD skips a List whose items are null
-			}
-		}
-		if o, ok := b.object(file, root); ok {
-			objects = append(objects, o)
-		}
+		objects = append(objects, b.rootObjects(file, root)...)
 	}
 	return objects
+}
+
+// rootObjects reads the objects of one document: none when it is empty,
+// the items of a List, or the object it is.
+func (b *builder) rootObjects(file string, root *yaml.Node) []Object {
+	root = resolve(root)
+	if isNull(root) {
+		return nil
+	}
+	if root.Kind != yaml.MappingNode {
+		b.problem(file, root.Line, "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it")
+		return nil
+	}
+	// Argo CD takes any object with a kind and a sequence of items for a
+	// List, and skips one whose items are null (and that has no spec or
+	// status).
+	if items := lookup(root, "items"); items != nil && str(lookup(root, "kind")) != "" {
+		switch {
+		case items.Kind == yaml.SequenceNode:
+			var objects []Object
+			for _, item := range items.Content {
+				if o, ok := b.object(file, item); ok {
+					objects = append(objects, o)
+				}
+			}
+			return objects
+		case isNull(items) && lookup(root, "spec") == nil && lookup(root, "status") == nil:
+			return nil
+		}
+	}
+	if o, ok := b.object(file, root); ok {
+		return []Object{o}
+	}
+	return nil
 }
 
 // object reads one Kubernetes object, and reports what it lacks.

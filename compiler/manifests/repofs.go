@@ -180,7 +180,7 @@ func (r *repoFS) lstatError(a string) error {
 	for elem := range strings.SplitSeq(name, "/") {
 		at = path.Join(at, elem)
 		if file {
-			return &fs.PathError{Op: "lstat", Path: filepath.FromSlash(at), Err: syscall.ENOTDIR}
+			return syscall.ENOTDIR // EvalSymlinks does not say where
 		}
 		info, err := r.stat(at)
 		if err != nil {

@@ -1,0 +1,107 @@
+package manifests
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// clusterScoped are the cluster-scoped kinds Check knows, by API group
+// ("" is the core group): the common ones of Kubernetes, and those of the
+// operators a platform usually runs (Kyverno, cert-manager, External
+// Secrets, kro). A kind not listed is taken as namespaced.
+var clusterScoped = map[string][]string{
+	"":                             {"Namespace", "PersistentVolume"},
+	"rbac.authorization.k8s.io":    {"ClusterRole", "ClusterRoleBinding"},
+	"apiextensions.k8s.io":         {"CustomResourceDefinition"},
+	"storage.k8s.io":               {"StorageClass", "CSIDriver"},
+	"scheduling.k8s.io":            {"PriorityClass"},
+	"admissionregistration.k8s.io": {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"},
+	"apiregistration.k8s.io":       {"APIService"},
+	"networking.k8s.io":            {"IngressClass"},
+	"node.k8s.io":                  {"RuntimeClass"},
+	"kyverno.io":                   {"ClusterPolicy"},
+	"cert-manager.io":              {"ClusterIssuer"},
+	"external-secrets.io":          {"ClusterSecretStore", "ClusterExternalSecret"},
+	"kro.run":                      {"ResourceGraphDefinition"},
+}
+
+// ClusterScoped reports whether a kind (by apiVersion group and kind) is one
+// of the cluster-scoped kinds Check knows: in the core group Namespace and
+// PersistentVolume; ClusterRole and ClusterRoleBinding
+// (rbac.authorization.k8s.io); CustomResourceDefinition
+// (apiextensions.k8s.io); StorageClass and CSIDriver (storage.k8s.io);
+// PriorityClass (scheduling.k8s.io); ValidatingWebhookConfiguration and
+// MutatingWebhookConfiguration (admissionregistration.k8s.io); APIService
+// (apiregistration.k8s.io); IngressClass (networking.k8s.io); RuntimeClass
+// (node.k8s.io); ClusterPolicy (kyverno.io); ClusterIssuer
+// (cert-manager.io); ClusterSecretStore and ClusterExternalSecret
+// (external-secrets.io); ResourceGraphDefinition (kro.run). The version in
+// apiVersion does not matter.
+func ClusterScoped(apiVersion, kind string) bool {
+	return slices.Contains(clusterScoped[group(apiVersion)], kind)
+}
+
+// group is the API group of an apiVersion: "" for the core group (v1).
+func group(apiVersion string) string {
+	g, _, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		return ""
+	}
+	return g
+}
+
+// Check checks the objects of one Application against its destination
+// namespace, and returns the problems, sorted:
+//
+//   - a namespaced object whose namespace differs from the destination
+//     (Argo CD would deploy it elsewhere than the Application says); an
+//     object with no namespace is fine, the destination applies to it;
+//   - a cluster-scoped object (see ClusterScoped) that sets a namespace;
+//   - two objects with the same group, kind, namespace (the destination for
+//     a namespaced object that sets none) and name (Argo CD would fight
+//     itself); the second one is blamed.
+//
+// A Namespace object, whatever its name, is cluster-scoped and so fine
+// without a namespace. Kinds Check does not know are taken as namespaced.
+// An empty destinationNamespace leaves namespaces unchecked: each object
+// goes where it says.
+func Check(objects []Object, destinationNamespace string) []Problem {
+	var problems []Problem
+	report := func(o Object, format string, args ...any) {
+		problems = append(problems, Problem{File: o.File, Line: o.Line, Msg: fmt.Sprintf(format, args...)})
+	}
+	sorted := slices.Clone(objects)
+	slices.SortStableFunc(sorted, compareObjects)
+	type key struct{ group, kind, namespace, name string }
+	seen := map[key]Object{}
+	for _, o := range sorted {
+		k := key{group(o.APIVersion), o.Kind, o.Namespace, o.Name}
+		switch {
+		case ClusterScoped(o.APIVersion, o.Kind):
+			k.namespace = ""
+			if o.Namespace != "" {
+				report(o, "%s %q is cluster-scoped but sets namespace %q: remove metadata.namespace", o.Kind, o.Name, o.Namespace)
+			}
+		case o.Namespace == "":
+			k.namespace = destinationNamespace
+		case destinationNamespace != "" && o.Namespace != destinationNamespace:
+			report(o, "%s %q sets namespace %q, but the Application deploys to %q: remove metadata.namespace, or deploy the object with another module", o.Kind, o.Name, o.Namespace, destinationNamespace)
+		}
+		if first, dup := seen[k]; dup {
+			report(o, "%s %q is declared twice (first at %s): Argo CD would apply both and fight itself: keep one", o.Kind, o.Name, where(first))
+			continue
+		}
+		seen[k] = o
+	}
+	slices.SortFunc(problems, compareProblems)
+	return problems
+}
+
+// where is file:line of an object, or file when the line is unknown.
+func where(o Object) string {
+	if o.Line > 0 {
+		return fmt.Sprintf("%s:%d", o.File, o.Line)
+	}
+	return o.File
+}

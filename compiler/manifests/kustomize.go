@@ -1,0 +1,224 @@
+package manifests
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resource"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+)
+
+// kustomizeMu serializes kustomize builds: krusty keeps process-wide
+// state (kyaml's OpenAPI schema, which a kustomization's openapi field
+// changes), so two builds must not run at once
+// (https://github.com/kubernetes-sigs/kustomize/issues/4824).
+var kustomizeMu sync.Mutex
+
+// defaultSchema is the OpenAPI schema version kyaml uses when no
+// kustomization chose one.
+var defaultSchema = openapi.GetSchemaVersion()
+
+// resetSchema forgets the OpenAPI schema a kustomization chose. Kustomize
+// keeps it for the next build of the process otherwise (a build without an
+// openapi field does not reset a custom schema), while Argo CD runs each
+// build in a new process. The default schema is kept, parsed once.
+func resetSchema() {
+	if openapi.GetSchemaVersion() != defaultSchema {
+		openapi.ResetOpenAPI()
+	}
+}
+
+// kustomize builds the kustomization in dir (kustomization is its file
+// name) and reads the objects it yields.
+func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
+	kfile := path.Join(dir, kustomization)
+	origins := map[string]bool{}
+	for _, name := range kustomizationNames {
+		origins[path.Join(dir, name)] = true
+	}
+	rfs := &repoFS{fsys: fsys, origins: origins}
+	resources, err := runKustomize(rfs, dir)
+	if err != nil && len(rfs.remote) == 0 {
+		// The origin annotations can be what fails, on an object whose
+		// metadata kustomize cannot annotate: build again exactly as Argo
+		// CD would, for its outcome and its message.
+		rfs = &repoFS{fsys: fsys}
+		resources, err = runKustomize(rfs, dir)
+	}
+	if len(rfs.remote) > 0 {
+		b.problems = append(b.problems, rfs.remote...)
+		return
+	}
+	if err != nil {
+		b.problem(kfile, 0, "kustomize build fails: %s: fix the kustomization", oneLine(err.Error()))
+		return
+	}
+	for _, res := range resources {
+		o := Object{
+			APIVersion: res.GetApiVersion(),
+			Kind:       res.GetKind(),
+			Name:       res.GetName(),
+			Namespace:  res.GetNamespace(),
+			File:       originFile(res, dir, kfile),
+		}
+		if msg := missing(o); msg != "" {
+			b.problem(o.File, 0, "%s", msg)
+			continue
+		}
+		b.objects = append(b.objects, o)
+	}
+}
+
+// runKustomize runs krusty on dir with kustomize's default options, which
+// are what Argo CD gets: it runs `kustomize build` with no flags unless
+// kustomize.buildOptions is configured. That means
+// LoadRestrictionsRootOnly (files only from the kustomization's folder and
+// below; bases may be anywhere in the repository), no plugins (so no exec
+// and no KRM functions), no Helm (helmCharts fails, as without
+// --enable-helm), and no managed-by label.
+//
+// Kustomize is known to panic on some invalid input (see fluxcd's
+// kustomize-controller, which recovers for that reason:
+// https://github.com/fluxcd/kustomize-controller/pull/637, and e.g.
+// https://github.com/kubernetes-sigs/kustomize/issues/4761), so a panic is
+// turned into an error. Its few log.Fatal calls are on "cannot happen"
+// paths and cannot be recovered from.
+func runKustomize(rfs *repoFS, dir string) (res []*resource.Resource, err error) {
+	kustomizeMu.Lock()
+	defer kustomizeMu.Unlock()
+	resetSchema()
+	defer resetSchema()
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("kustomize panicked: %v", r)
+		}
+	}()
+	m, err := krusty.MakeKustomizer(options()).Run(rfs, filepath.FromSlash(path.Join(root, dir)))
+	if err != nil {
+		return nil, err
+	}
+	return m.Resources(), nil
+}
+
+// options are kustomize's defaults, those of `kustomize build` without
+// flags, spelled out.
+func options() *krusty.Options {
+	opts := krusty.MakeDefaultOptions()
+	opts.LoadRestrictions = types.LoadRestrictionsRootOnly
+	opts.PluginConfig = types.DisabledPluginConfig()
+	opts.AddManagedbyLabel = false
+	// Unspecified is what the kustomize CLI passes today: the legacy order
+	// unless the kustomization sets sortOptions. The order does not matter
+	// here (Build sorts); with another value, kustomize logs a warning for a
+	// kustomization that sets sortOptions.
+	opts.Reorder = krusty.ReorderOptionUnspecified
+	return opts
+}
+
+// originFile is the repository path of the file an object came from, as
+// its origin annotation tells (a resource file, or the kustomization whose
+// generator made it), else kfile.
+func originFile(res *resource.Resource, dir, kfile string) string {
+	origin, err := res.GetOrigin()
+	if err != nil || origin == nil || origin.Repo != "" {
+		return kfile
+	}
+	p := origin.Path
+	if p == "" {
+		p = origin.ConfiguredIn
+	}
+	if p == "" {
+		return kfile
+	}
+	file := path.Join(dir, filepath.ToSlash(p))
+	if !fs.ValidPath(file) {
+		return kfile
+	}
+	return file
+}
+
+// withOrigins adds originAnnotations to the buildMetadata of a
+// kustomization, so that kustomize annotates each object with the file it
+// came from (Build reads the annotation; it does not change names, hashes
+// or anything else kustomize yields). It returns data unchanged when it
+// cannot add it without changing anything else, checked by decoding both.
+func withOrigins(data []byte) []byte {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 {
+		return data
+	}
+	n := doc.Content[0]
+	if n.Kind != yaml.MappingNode {
+		return data
+	}
+	var want map[string]any
+	if doc.Decode(&want) != nil || want == nil {
+		return data
+	}
+	const option = types.OriginAnnotations
+	var candidates [][]byte
+	switch bm := lookup(n, "buildMetadata"); {
+	case bm == nil:
+		want["buildMetadata"] = []any{option}
+		// Appending a key keeps the bytes that kustomize reads; it is
+		// safe for a block mapping, as the check below confirms.
+		if n.Style&yaml.FlowStyle == 0 {
+			candidates = append(candidates, append(bytes.TrimRight(data, "\n"), []byte("\nbuildMetadata: ["+option+"]\n")...))
+		}
+		n.Content = append(n.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "buildMetadata"},
+			&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: option}}})
+	case bm.Kind == yaml.SequenceNode:
+		for _, item := range bm.Content {
+			if item.Value == option {
+				return data
+			}
+		}
+		list, _ := want["buildMetadata"].([]any)
+		want["buildMetadata"] = append(list, option)
+		bm.Content = append(bm.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: option})
+	default:
+		return data // not a list: kustomize reports it
+	}
+	if out, err := yaml.Marshal(&doc); err == nil {
+		candidates = append(candidates, out)
+	}
+	for _, c := range candidates {
+		var got map[string]any
+		if yaml.Unmarshal(c, &got) == nil && reflect.DeepEqual(got, want) {
+			return c
+		}
+	}
+	return data
+}
+
+// evalSymlinks is the noise kustomize puts before a missing path.
+var evalSymlinks = regexp.MustCompile(`evalsymlink failure on '[^']*' : (lstat )?`)
+
+// notFound matches kustomize's message for a resource that is neither a
+// file nor a folder (once evalSymlinks is gone): it tries both, and says
+// twice that the path does not exist.
+var notFound = regexp.MustCompile(`accumulation err='(accumulating resources from '[^']*': [^']*: no such file or directory)': must build at directory: not a valid directory: [^']*: no such file or directory`)
+
+// oneLine makes a kustomize error one line: paths relative to the
+// repository root, white space collapsed, no trailing period, and a missing
+// resource said once, without the noise of how kustomize found out.
+func oneLine(msg string) string {
+	msg = strings.ReplaceAll(msg, filepath.FromSlash(root)+string(filepath.Separator), "")
+	msg = strings.ReplaceAll(msg, root+"/", "")
+	msg = strings.ReplaceAll(msg, root, ".")
+	msg = strings.Join(strings.Fields(msg), " ")
+	msg = evalSymlinks.ReplaceAllString(msg, "")
+	msg = notFound.ReplaceAllString(msg, "$1")
+	return strings.TrimRight(msg, ".")
+}

@@ -1,0 +1,155 @@
+package manifests
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Kustomize fetches what a kustomization names remotely: a file with an
+// http(s) URL over HTTP, and a base, component or plugin configuration
+// folder with a git URL by running git. platc builds offline, so repoFS
+// refuses to hand kustomize a file that names one, and Build reports the
+// reference instead. Every such name comes from a file kustomize reads
+// through repoFS (a kustomization, or a builtin plugin configuration, which
+// may be inline in a kustomization or in a file it names), so checking what
+// those files hold before kustomize sees them is enough.
+
+// errRemote is what repoFS answers for a file that names a remote reference.
+var errRemote = errors.New("names a remote reference, which platc does not fetch")
+
+// pathKeys are the fields of a kustomization and of builtin plugin
+// configurations whose values kustomize loads as files or folders.
+var pathKeys = map[string]bool{
+	"resources": true, "bases": true, "components": true, "crds": true,
+	"configurations": true, "generators": true, "transformers": true, "validators": true,
+	"patchesStrategicMerge": true, "paths": true, "path": true,
+	"files": true, "envs": true, "env": true,
+	"valuesFile": true, "additionalValuesFiles": true, "targetFilePath": true,
+}
+
+// folderKeys are the fields kustomize may load as a folder, and so clone
+// as a git repository.
+var folderKeys = map[string]bool{
+	"resources": true, "bases": true, "components": true,
+	"generators": true, "transformers": true, "validators": true,
+}
+
+// inlineKeys are the fields whose values may be plugin configurations
+// written inline.
+var inlineKeys = map[string]bool{"generators": true, "transformers": true, "validators": true}
+
+// remoteRefs reports the remote references in file (a repository path) that
+// kustomize would fetch: in a kustomization, or in a builtin plugin
+// configuration (apiVersion: builtin). Unparsable YAML yields none:
+// kustomize fails on it without fetching anything.
+func remoteRefs(file string, data []byte) []Problem {
+	kustomization := slices.Contains(kustomizationNames, path.Base(file))
+	if !kustomization && !bytes.Contains(data, []byte("builtin")) {
+		return nil
+	}
+	var found []Problem
+	scanDocs(file, 0, data, kustomization, &found)
+	return found
+}
+
+// scanDocs scans the documents of data: all of them when all is set, else
+// the builtin plugin configurations. line, when not 0, is the line to blame
+// for what is found (that of an inline configuration).
+func scanDocs(file string, line int, data []byte, all bool, found *[]Problem) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		if dec.Decode(&doc) != nil {
+			return
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		n := resolve(doc.Content[0])
+		if n.Kind == yaml.MappingNode && (all || str(lookup(n, "apiVersion")) == "builtin") {
+			scanNode(file, line, n, found)
+		}
+	}
+}
+
+func scanNode(file string, line int, n *yaml.Node, found *[]Problem) {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, v := n.Content[i].Value, resolve(n.Content[i+1])
+			if pathKeys[key] {
+				values := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					values = v.Content
+				}
+				for _, s := range values {
+					if s = resolve(s); s.Kind == yaml.ScalarNode {
+						scanValue(file, cmp.Or(line, s.Line), key, s.Value, found)
+					}
+				}
+			}
+			scanNode(file, line, v, found)
+		}
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			scanNode(file, line, item, found)
+		}
+	}
+}
+
+func scanValue(file string, line int, key, value string, found *[]Problem) {
+	if inlineKeys[key] {
+		var inline yaml.Node
+		if yaml.Unmarshal([]byte(value), &inline) == nil && len(inline.Content) > 0 && resolve(inline.Content[0]).Kind == yaml.MappingNode {
+			scanDocs(file, line, []byte(value), true, found)
+			return
+		}
+	}
+	refs := []string{value}
+	if _, p, ok := strings.Cut(value, "="); ok && key == "files" {
+		refs = append(refs, p) // files: [key=path]
+	}
+	for _, ref := range refs {
+		if remoteFile(ref) || folderKeys[key] && remoteRepo(ref) {
+			*found = append(*found, Problem{File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository", key, ref)})
+		}
+	}
+}
+
+// remoteFile reports whether kustomize loads ref over HTTP (its
+// loader.IsRemoteFile).
+func remoteFile(ref string) bool {
+	u, err := url.Parse(ref)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+var scpUser = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`)
+
+// remoteRepo reports whether kustomize may take ref for a git repository
+// to clone: a superset of what its git.NewRepoSpecFromURL accepts (an
+// optional git:: prefix, then an ssh, https, http or file URL, a user@ of
+// an scp-like URL, or github.com).
+func remoteRepo(ref string) bool {
+	if filepath.IsAbs(ref) {
+		return false
+	}
+	lower := strings.ToLower(ref)
+	lower = strings.TrimPrefix(lower, "git::")
+	for _, prefix := range []string{"ssh://", "https://", "http://", "file://", "github.com/", "github.com:"} {
+		if strings.HasPrefix(lower, prefix) {
+			return true
+		}
+	}
+	return scpUser.MatchString(lower)
+}
