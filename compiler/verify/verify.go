@@ -24,6 +24,7 @@ import (
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/layers"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
@@ -56,13 +57,15 @@ func (a app) name() string      { return str(a.obj, "metadata", "name") }
 func (a app) namespace() string { return str(a.obj, "metadata", "namespace") }
 
 type verifier struct {
-	in  Input
-	log *diag.Log
+	in    Input
+	log   *diag.Log
+	built map[string]built // by folder
 }
 
 // Verify checks the output of every environment.
 func Verify(in Input, log *diag.Log) {
-	v := &verifier{in: in, log: log}
+	v := &verifier{in: in, log: log, built: map[string]built{}}
+	v.folders()
 	byEnv := map[string][]render.File{}
 	for _, f := range in.Files {
 		byEnv[f.Env] = append(byEnv[f.Env], f)
@@ -236,8 +239,61 @@ func (v *verifier) permitted(env *model.Environment, a app, projects map[string]
 }
 
 // repoPathKinds checks the kinds a repo-path module deploys against its
-// project. It is filled in by the manifests checks.
+// project: a cluster-scoped kind must be allow-listed, a namespaced one not
+// deny-listed.
 func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string, pspec map[string]any, po *model.Project) {
+	objs, _ := v.build(str(a.obj, "spec", "source", "path"))
+	reported := map[string]bool{}
+	for _, o := range objs {
+		group, _, _ := strings.Cut(o.APIVersion, "/")
+		if !strings.Contains(o.APIVersion, "/") {
+			group = ""
+		}
+		key := group + "/" + o.Kind
+		if reported[key] {
+			continue
+		}
+		if manifests.ClusterScoped(o.APIVersion, o.Kind) {
+			if !clusterKindPermitted(pspec, group, o.Kind) {
+				reported[key] = true
+				v.errorf(a.origin, "%s deploys the cluster-scoped kind %s (%s:%d), which project %s does not allow: add {group: %q, kind: %q} to %s.clusterResourceWhitelist", a.name(), o.Kind, o.File, o.Line, projName, group, o.Kind, po.Path)
+			}
+		} else if !namespacedKindPermitted(pspec, group, o.Kind) {
+			reported[key] = true
+			v.errorf(a.origin, "%s deploys %s (%s:%d), which project %s does not allow: remove it from %s.namespaceResourceBlacklist", a.name(), o.Kind, o.File, o.Line, projName, po.Path)
+		}
+	}
+}
+
+// build builds a repo-path module's folder once.
+func (v *verifier) build(dir string) ([]manifests.Object, []manifests.Problem) {
+	if r, ok := v.built[dir]; ok {
+		return r.objects, r.problems
+	}
+	objs, problems := manifests.Build(v.in.Repo, dir)
+	v.built[dir] = built{objs, problems}
+	return objs, problems
+}
+
+type built struct {
+	objects  []manifests.Object
+	problems []manifests.Problem
+}
+
+// folders builds every repo-path module's folder and checks what it yields
+// against the module's namespace: a kustomization that does not build, a
+// file that is not a manifest, an object in another namespace.
+func (v *verifier) folders() {
+	for _, m := range v.in.Spec.Modules {
+		if m.Kind != model.KindPath {
+			continue
+		}
+		objs, problems := v.build(m.Dir)
+		problems = append(problems, manifests.Check(objs, m.Namespace)...)
+		for _, p := range problems {
+			v.log.Errorf(diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
+		}
+	}
 }
 
 func sources(spec map[string]any) []map[string]any {
