@@ -233,7 +233,7 @@ func (v *verifier) permitted(env *model.Environment, a app, projects map[string]
 	if slices.Contains(strings_(syncOptions(spec)), argocd.CreateNamespace) && !clusterKindPermitted(pspec, "", "Namespace") {
 		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: add {group: \"\", kind: \"Namespace\"} to %s.clusterResourceWhitelist, or set createNamespace: false", a.name(), where(a, env), projName, po.Path)
 	}
-	if kinds, _ := spec["source"].(map[string]any); kinds != nil && str(a.obj, "spec", "source", "path") != "" && str(a.obj, "spec", "source", "chart") == "" && a.origin != env.Path {
+	if m := v.in.Spec.Module(a.name()); m != nil && m.Kind == model.KindPath && !a.root && a.file != "kro" {
 		v.repoPathKinds(env, a, projName, pspec, po)
 	}
 }
