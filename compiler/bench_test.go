@@ -9,10 +9,12 @@ import (
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/load"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
+	"github.com/platc/platc/compiler/verify"
 	"github.com/platc/platc/internal/synth"
 )
 
@@ -49,8 +51,9 @@ func BenchmarkCompile(b *testing.B) {
 	}
 }
 
-// BenchmarkStages measures each stage alone, on the output of the one
-// before.
+// BenchmarkStages measures each stage alone, on the output of the ones
+// before (the stacks' previews, computed once per compile, are warm after
+// the first round of layers and verify).
 func BenchmarkStages(b *testing.B) {
 	for _, r := range benchRepos() {
 		log := &diag.Log{}
@@ -58,6 +61,7 @@ func BenchmarkStages(b *testing.B) {
 		spec := model.Decode(loaded)
 		info := check.Check(spec, r.fsys, log)
 		stacks := rgd.Compile(spec, info, log)
+		clientFiles := layers.Read(spec, stacks, r.fsys, layers.Options{}, log)
 		files := render.Render(spec, info, stacks)
 		if log.HasErrors() {
 			b.Fatalf("%s does not compile:\n%s", r.name, log)
@@ -86,10 +90,22 @@ func BenchmarkStages(b *testing.B) {
 				rgd.Compile(spec, info, &diag.Log{})
 			}
 		})
+		b.Run(r.name+"/layers", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				layers.Read(spec, stacks, r.fsys, layers.Options{}, &diag.Log{})
+			}
+		})
 		b.Run(r.name+"/render", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				render.Render(spec, info, stacks)
+			}
+		})
+		b.Run(r.name+"/verify", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: clientFiles, Files: files, Repo: r.fsys}, &diag.Log{})
 			}
 		})
 		b.Run(r.name+"/emit", func(b *testing.B) {
