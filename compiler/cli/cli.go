@@ -229,9 +229,18 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("check", "Check renders the spec in memory and compares it with the output folder.\nIt exits 1 with a diff per file when they differ.", stderr)
+	fs, c := newFlags("check", `Check renders the spec in memory and compares it with the output folder, for a
+pre-commit hook or CI. It exits 1 when they differ, with a line per file saying
+how (stale, missing, extra, or edited by hand), a summary, and a unified diff
+per file on stdout. With -format github, it writes GitHub Actions annotations
+that point at the files instead of the plain lines.`, stderr)
+	format := fs.String("format", "text", "`text` or github (GitHub Actions annotations)")
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
+	}
+	if *format != "text" && *format != "github" {
+		fmt.Fprintf(stderr, "platc check: unknown -format %q: use text or github\n", *format)
+		return ExitUsage
 	}
 	root, res, st, code := c.compileAndScan(stderr)
 	if root == nil {
@@ -243,15 +252,35 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	count := map[emit.DriftKind]int{}
+	edited := 0
 	for _, d := range drifts {
 		count[d.Kind]++
+		if d.EditedByHand {
+			edited++
+		}
+	}
+	summary := fmt.Sprintf("%s/ is stale: %d changed, %d missing, %d extra", res.OutDir, count[emit.Changed], count[emit.Missing], count[emit.Extra])
+	if edited > 0 {
+		summary += fmt.Sprintf(" (%d edited by hand)", edited)
+	}
+	fix := fmt.Sprintf("run `platc render` and commit %s/", res.OutDir)
+	if *format == "github" {
+		for _, d := range drifts {
+			fmt.Fprintf(stdout, "::error file=%s,line=%d,title=platc check::%s: %s\n", d.Path, d.Line, d.Why(), fix)
+		}
+		for _, d := range drifts {
+			fmt.Fprintf(stdout, "::group::diff of %s\n%s::endgroup::\n", d.Path, d.Diff)
+		}
+		fmt.Fprintf(stdout, "::error title=platc check::%s: %s\n", summary, fix)
+		return ExitProblems
+	}
+	for _, d := range drifts {
 		fmt.Fprint(stdout, d.Diff)
 	}
 	for _, d := range drifts {
-		fmt.Fprintf(stderr, "%s: %s\n", d.Path, d.Kind)
+		fmt.Fprintf(stderr, "%s: %s\n", d.Path, d.Why())
 	}
-	fmt.Fprintf(stderr, "platc: %s/ is stale (%d changed, %d missing, %d extra): run `platc render` and commit %s/\n",
-		res.OutDir, count[emit.Changed], count[emit.Missing], count[emit.Extra], res.OutDir)
+	fmt.Fprintf(stderr, "platc: %s: %s\n", summary, fix)
 	return ExitProblems
 }
 

@@ -136,10 +136,10 @@ func TestCheckReportsDrift(t *testing.T) {
 	if code != cli.ExitProblems {
 		t.Errorf("check: exit %d, want %d", code, cli.ExitProblems)
 	}
-	wantStderr := `out/deploy/clusters/dev/apps.yaml: changed
-out/deploy/clusters/old/apps.yaml: extra
-out/deploy/gitops/argocd/root-app-prod.yaml: missing
-platc: out/ is stale (1 changed, 1 missing, 1 extra): run ` + "`platc render`" + ` and commit out/
+	wantStderr := `out/deploy/clusters/dev/apps.yaml: edited by hand: the file no longer matches what its inputs produce
+out/deploy/clusters/old/apps.yaml: extra: the spec no longer renders it
+out/deploy/gitops/argocd/root-app-prod.yaml: missing: the spec renders it, but it is not there
+platc: out/ is stale: 1 changed, 1 missing, 1 extra (1 edited by hand): run ` + "`platc render`" + ` and commit out/
 `
 	if diff := cmp.Diff(wantStderr, stderr); diff != "" {
 		t.Errorf("stderr (-want +got):\n%s", diff)
@@ -455,5 +455,47 @@ func TestVetAgainstAClustersCRDs(t *testing.T) {
 	}
 	if code != cli.ExitProblems || stderr != want {
 		t.Errorf("vet with a cluster without kro: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// TestCheckTellsStaleFromEdited changes the spec (not out/): the file is
+// stale, not edited; and -format github annotates the files for a pull
+// request.
+func TestCheckTellsStaleFromEdited(t *testing.T) {
+	dir := repo(t)
+	if code, _, stderr := platc(t, "render", "-C", dir); code != cli.ExitOK {
+		t.Fatalf("render: %s", stderr)
+	}
+	spec := filepath.Join(dir, "sources/platform.cue")
+	data, _ := os.ReadFile(spec)
+	os.WriteFile(spec, bytes.Replace(data, []byte(`version: "1.2.3"`), []byte(`version: "1.2.4"`), 1), 0o666)
+
+	code, _, stderr := platc(t, "check", "-C", dir)
+	want := `out/deploy/clusters/dev/apps.yaml: stale: its inputs changed since it was rendered
+out/deploy/clusters/dev/extras/apps.yaml: stale: its inputs changed since it was rendered
+out/deploy/clusters/prod/apps.yaml: stale: its inputs changed since it was rendered
+out/deploy/clusters/prod/extras/apps.yaml: stale: its inputs changed since it was rendered
+platc: out/ is stale: 4 changed, 0 missing, 0 extra: run ` + "`platc render`" + ` and commit out/
+`
+	if code != cli.ExitProblems || stderr != want {
+		t.Errorf("check: exit %d, stderr:\n%s", code, stderr)
+	}
+
+	code, stdout, stderr := platc(t, "check", "-C", dir, "-format", "github")
+	if code != cli.ExitProblems || stderr != "" {
+		t.Errorf("check -format github: exit %d, stderr %q", code, stderr)
+	}
+	for _, line := range []string{
+		"::error file=out/deploy/clusters/dev/apps.yaml,line=17,title=platc check::stale: its inputs changed since it was rendered: run `platc render` and commit out/\n",
+		"::group::diff of out/deploy/clusters/dev/apps.yaml\n--- a/out/deploy/clusters/dev/apps.yaml\n",
+		"-    targetRevision: 1.2.3\n+    targetRevision: 1.2.4\n",
+		"::error title=platc check::out/ is stale: 4 changed, 0 missing, 0 extra: run `platc render` and commit out/\n",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("-format github lacks %q:\n%s", line, stdout)
+		}
+	}
+	if code, _, stderr := platc(t, "check", "-C", dir, "-format", "json"); code != cli.ExitUsage || !strings.Contains(stderr, "unknown -format") {
+		t.Errorf("-format json: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -77,6 +77,27 @@ type Drift struct {
 	Path string
 	Kind DriftKind
 	Diff string
+	// EditedByHand marks a changed or extra file whose body no longer has
+	// the digest platc wrote in its header: someone edited it.
+	EditedByHand bool
+	// Line is the first line of the file on disk that differs (1 for a
+	// missing file).
+	Line int
+}
+
+// Why says, for a person, how the file differs and what made it so.
+func (d Drift) Why() string {
+	switch {
+	case d.Kind == Missing:
+		return "missing: the spec renders it, but it is not there"
+	case d.EditedByHand && d.Kind == Extra:
+		return "extra, and edited by hand: the spec no longer renders it"
+	case d.EditedByHand:
+		return "edited by hand: the file no longer matches what its inputs produce"
+	case d.Kind == Extra:
+		return "extra: the spec no longer renders it"
+	}
+	return "stale: its inputs changed since it was rendered"
 }
 
 // Compare returns how the output folder differs from outs, sorted by path.
@@ -88,18 +109,43 @@ func Compare(st *State, outs []Output) []Drift {
 		old, ok := st.Generated[o.Path]
 		switch {
 		case !ok:
-			drifts = append(drifts, Drift{Path: o.Path, Kind: Missing, Diff: unified(o.Path, nil, o.Data)})
+			drifts = append(drifts, Drift{Path: o.Path, Kind: Missing, Diff: unified(o.Path, nil, o.Data), Line: 1})
 		case !bytes.Equal(old, o.Data):
-			drifts = append(drifts, Drift{Path: o.Path, Kind: Changed, Diff: unified(o.Path, old, o.Data)})
+			drifts = append(drifts, Drift{Path: o.Path, Kind: Changed, Diff: unified(o.Path, old, o.Data), EditedByHand: EditedByHand(old), Line: firstDifference(old, o.Data)})
 		}
 	}
 	for p, old := range st.Generated {
 		if !rendered[p] {
-			drifts = append(drifts, Drift{Path: p, Kind: Extra, Diff: unified(p, old, nil)})
+			drifts = append(drifts, Drift{Path: p, Kind: Extra, Diff: unified(p, old, nil), EditedByHand: EditedByHand(old), Line: 1})
 		}
 	}
 	slices.SortFunc(drifts, func(a, b Drift) int { return strings.Compare(a.Path, b.Path) })
 	return drifts
+}
+
+// firstDifference returns the first line (from 1) of the bodies of two
+// generated files that differs; the header's digest line differs whenever
+// the bodies do, and says nothing.
+func firstDifference(a, b []byte) int {
+	a, b = afterLines(a, 2), afterLines(b, 2)
+	line := 3
+	for i := 0; i < len(a) && i < len(b) && a[i] == b[i]; i++ {
+		if a[i] == '\n' {
+			line++
+		}
+	}
+	return line
+}
+
+func afterLines(data []byte, n int) []byte {
+	for ; n > 0; n-- {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return nil
+		}
+		data = data[i+1:]
+	}
+	return data
 }
 
 func unified(p string, old, new []byte) string {

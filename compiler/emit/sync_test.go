@@ -12,7 +12,7 @@ import (
 )
 
 // gen is the content of a generated file.
-func gen(body string) string { return header + body }
+func gen(body string) string { return headerFor(body) + body }
 
 // makeTree writes files (slash-separated paths to contents) under dir.
 func makeTree(t *testing.T, dir string, files map[string]string) {
