@@ -51,6 +51,7 @@ type app struct {
 	file   string // the rendered file, or "kro" for an Application kro creates
 	origin string // the spec path that makes it
 	root   bool
+	client *model.Client // whose instance made it, for an Application kro creates
 }
 
 func (a app) name() string      { return str(a.obj, "metadata", "name") }
@@ -123,8 +124,41 @@ func (v *verifier) environment(env *model.Environment, files []render.File) {
 		for _, p := range env.Projects {
 			v.wildcards(p)
 		}
+		for _, a := range apps {
+			v.pinnedSources(env, a)
+		}
 	}
 }
+
+// pinnedSources is release coherence: in a pinned environment every source
+// in this repository reads the environment's tag, and no Git source follows
+// a branch or HEAD (a chart's version is a pin already).
+func (v *verifier) pinnedSources(env *model.Environment, a app) {
+	spec, _ := a.obj["spec"].(map[string]any)
+	for _, src := range sources(spec) {
+		repo, _ := src["repoURL"].(string)
+		rev, _ := src["targetRevision"].(string)
+		if src["chart"] != nil || src["path"] == "." || strings.HasPrefix(repo, "oci://") || strings.Contains(rev, "<from the cluster") {
+			continue // a chart: its version is checked as a pin
+		}
+		switch {
+		case repo == v.in.Spec.Platform.RepoURL && rev != env.Revision:
+			v.errorf(a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
+		case !isTag(rev) && a.client != nil && src["ref"] == argocd.ValuesRef:
+			v.errorf(a.client.Values.FieldPath("revision"), "pinned environment %s reads client %s's values at %q of %s (Application %q): a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, a.name())
+		case !isTag(rev):
+			v.errorf(a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
+		}
+	}
+}
+
+// isTag reports whether a revision looks like a release tag, vX.Y.Z or
+// X.Y.Z, rather than a branch or HEAD.
+func isTag(rev string) bool {
+	return releaseTag.MatchString(rev)
+}
+
+var releaseTag = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`)
 
 // kroApps are the Applications kro will create for the instances in env,
 // evaluated offline: what only the cluster knows is a placeholder.
@@ -151,7 +185,7 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 					origin = m.Path
 				}
 			}
-			out = append(out, app{obj: object.Plain(r.Object).(map[string]any), file: "kro", origin: origin})
+			out = append(out, app{obj: object.Plain(r.Object).(map[string]any), file: "kro", origin: origin, client: inst.Client})
 		}
 	}
 	return out
