@@ -20,6 +20,7 @@ import (
 	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/release"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/schemas"
 )
@@ -44,6 +45,7 @@ Commands:
 	vet      check the spec; write nothing
 	preview  print the Applications kro would create for a client's stack instance
 	explain  show the layers of Helm values that reach an Application, and which wins
+	release  move the pinned environments to a new release tag, check it, and render
 	schema   print the spec language (the embedded CUE schema)
 
 Run platc <command> -h for a command's flags.
@@ -72,6 +74,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runPreview(rest, stdout, stderr)
 	case "explain":
 		return runExplain(rest, stdout, stderr)
+	case "release":
+		return runRelease(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK
@@ -87,7 +91,11 @@ type common struct {
 	strict      bool
 	clientRepos clientRepos
 	crds        string
+	opts        compiler.Options // set by compile
 }
+
+// options returns the compiler options compile used.
+func (c *common) options() compiler.Options { return c.opts }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
 type clientRepos map[string]string
@@ -153,16 +161,17 @@ func (c *common) compile(stderr io.Writer) (*os.Root, *compiler.Result, int) {
 		fmt.Fprintf(stderr, "platc: opening the repository: %v\n", err)
 		return nil, nil, ExitUsage
 	}
-	opts := compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}}
+	c.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}}
 	for name, dir := range c.clientRepos {
+		// Reads stay inside the checkout; the root lives as long as the
+		// command.
 		r, err := os.OpenRoot(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "platc: opening client %s's values repository: %v\n", name, err)
 			root.Close()
 			return nil, nil, ExitUsage
 		}
-		defer r.Close()
-		opts.ClientRepos[name] = layers.Repo{FS: r.FS(), Dir: dir}
+		c.opts.ClientRepos[name] = layers.Repo{FS: r.FS(), Dir: dir}
 	}
 	if c.crds != "" {
 		crds, err := readCRDs(c.crds)
@@ -171,9 +180,9 @@ func (c *common) compile(stderr io.Writer) (*os.Root, *compiler.Result, int) {
 			root.Close()
 			return nil, nil, ExitUsage
 		}
-		opts.CRDs = crds
+		c.opts.CRDs = crds
 	}
-	res := compiler.Compile(root.FS(), opts)
+	res := compiler.Compile(root.FS(), c.opts)
 	printProblems(stderr, res.Log)
 	if res.Log.HasErrors() {
 		root.Close()
@@ -285,15 +294,25 @@ that point at the files instead of the plain lines.`, stderr)
 }
 
 func runVet(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("vet", "Vet runs every check on the spec and writes nothing.", stderr)
+	fs, c := newFlags("vet", "Vet runs every check on the spec and writes nothing. With -tag, it also\nrequires every pinned environment to pin that tag (for CI on a tag push).", stderr)
+	tag := fs.String("tag", "", "require every pinned environment to pin `vX.Y.Z`")
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
 	}
-	root, _, code := c.compile(stderr)
-	if root != nil {
-		root.Close()
+	root, res, code := c.compile(stderr)
+	if root == nil {
+		return code
 	}
-	return code
+	root.Close()
+	if *tag != "" {
+		log := &diag.Log{}
+		release.CheckTag(res.Spec, *tag, log)
+		fmt.Fprint(stderr, log.String())
+		if log.HasErrors() {
+			return ExitProblems
+		}
+	}
+	return ExitOK
 }
 
 func runSchema(args []string, stdout, stderr io.Writer) int {

@@ -499,3 +499,130 @@ platc: out/ is stale: 4 changed, 0 missing, 0 extra: run ` + "`platc render`" + 
 		t.Errorf("-format json: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// sample copies the sample platform (spec, client files, render) to a new
+// folder and returns it.
+func sample(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, top := range []string{"sources", "clients", "out"} {
+		err := filepath.WalkDir(filepath.Join("../..", top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel("../..", p)
+			writeFile(t, dir, filepath.ToSlash(rel), string(data))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestReleaseMovesThePin(t *testing.T) {
+	dir := sample(t)
+	before := tree(t, dir)
+	code, stdout, stderr := platc(t, "release", "-C", dir, "v0.12.0")
+	if code != cli.ExitOK {
+		t.Fatalf("release: exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "platc: customer: v0.11.0 -> v0.12.0 (sources/environments.cue:") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	after := tree(t, dir)
+	// The spec: one literal changed, every comment and space kept.
+	spec := "sources/environments.cue"
+	if want := strings.Replace(before[spec], `revision:    "v0.11.0"`, `revision:    "v0.12.0"`, 1); after[spec] != want || want == before[spec] {
+		t.Errorf("the spec was not edited in place:\n%s", cmp.Diff(before[spec], after[spec]))
+	}
+	// The render: the customer's files changed, the local ones did not.
+	for p := range before {
+		switch {
+		case strings.HasPrefix(p, "out/deploy/clusters/local/"), strings.HasPrefix(p, "out/deploy/direct-apply/"), p == "out/deploy/gitops/argocd/root-app.yaml":
+			if after[p] != before[p] {
+				t.Errorf("%s changed; the local environment is not released", p)
+			}
+		case p == "out/deploy/gitops/argocd/root-app-customer.yaml":
+			if !strings.Contains(after[p], "targetRevision: v0.12.0") {
+				t.Errorf("%s does not pin v0.12.0:\n%s", p, after[p])
+			}
+		}
+	}
+	if code, _, stderr := platc(t, "check", "-C", dir); code != cli.ExitOK {
+		t.Errorf("check after release: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := platc(t, "vet", "-C", dir, "-tag", "v0.12.0"); code != cli.ExitOK {
+		t.Errorf("vet -tag v0.12.0: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = platc(t, "vet", "-C", dir, "-tag", "v0.12.1")
+	if code != cli.ExitProblems || !strings.Contains(stderr, `environments.customer.revision: pinned environment customer is at "v0.12.0", not at the tag v0.12.1 being released`) {
+		t.Errorf("vet -tag v0.12.1: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestReleaseRefusesAndWritesNothing(t *testing.T) {
+	dir := sample(t)
+	before := tree(t, dir)
+	tests := []struct {
+		tag, want string
+	}{
+		{"v0.10.0", `sources/environments.cue:17:16: environments.customer.revision: v0.10.0 is not newer than the current pin v0.11.0: a release moves forward`},
+		{"v0.11.0", `sources/environments.cue:17:16: environments.customer.revision: v0.11.0 is not newer than the current pin v0.11.0: a release moves forward`},
+		{"0.12.0", `platc: "0.12.0" is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3`},
+		{"v0.12", `platc: "v0.12" is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3`},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := platc(t, "release", "-C", dir, tt.tag)
+		if code != cli.ExitProblems || stdout != "" || stderr != tt.want+"\n" {
+			t.Errorf("release %s: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", tt.tag, code, stdout, stderr, tt.want)
+		}
+	}
+	if code, _, stderr := platc(t, "release", "-C", dir, "-env", "local", "v0.12.0"); code != cli.ExitProblems || !strings.Contains(stderr, "environment local is not pinned") {
+		t.Errorf("release -env local: exit %d, stderr:\n%s", code, stderr)
+	}
+	if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
+		t.Errorf("a refused release changed files:\n%s", diff)
+	}
+}
+
+// TestReleaseOfAMixedPin gives the customer a team whose values follow a
+// branch: the pinned render is not coherent, and the release says why and
+// writes nothing.
+func TestReleaseOfAMixedPin(t *testing.T) {
+	dir := sample(t)
+	clients := filepath.Join(dir, "sources/clients.cue")
+	data, _ := os.ReadFile(clients)
+	mixed := strings.Replace(string(data), `"observability-agent": environments: ["local"]
+		}
+	}
+}`, `"observability-agent": environments: ["local", "customer"]
+			observability: environments: ["local", "customer"]
+		}
+	}
+}`, 1)
+	mixed = strings.Replace(mixed, `			observability: {
+				environments: ["local"]
+				// Search looks at its data in the company-wide Grafana.
+				spec: grafana: enabled: false
+			}
+`, "", 1)
+	if mixed == string(data) {
+		t.Fatal("the sample changed: update this test")
+	}
+	os.WriteFile(clients, []byte(mixed), 0o666)
+	before := tree(t, dir)
+	code, stdout, stderr := platc(t, "release", "-C", dir, "v0.12.0")
+	want := `clients.search.values.revision: pinned environment customer reads client search's values at "main" of https://git.example.com/search/gitops.git (Application "search-alloy"): a pinned environment reads fixed releases; set values.revision to a tag`
+	if code != cli.ExitProblems || stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("release: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
+		t.Errorf("a refused release changed files:\n%s", diff)
+	}
+}

@@ -64,10 +64,15 @@ type Problem struct {
 }
 
 // String formats p the way go/scanner and cue/errors do:
-// file:line:col: path: message, with "warning: " before the path for warnings.
+// file:line:col: path: message, with "warning: " before the path for
+// warnings; a problem of no file starts "platc: ", as the go command's do.
 func (p Problem) String() string {
 	var b strings.Builder
-	b.WriteString(p.Pos.String())
+	if p.Pos.IsValid() {
+		b.WriteString(p.Pos.String())
+	} else {
+		b.WriteString("platc")
+	}
 	b.WriteString(": ")
 	if p.Severity == Warning {
 		b.WriteString("warning: ")

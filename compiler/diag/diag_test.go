@@ -97,7 +97,7 @@ func TestProblemString(t *testing.T) {
 		{
 			name: "no position",
 			p:    Problem{Path: "platform", Msg: "broken"},
-			want: "-: platform: broken",
+			want: "platc: platform: broken",
 		},
 	}
 	for _, tt := range tests {

@@ -76,7 +76,7 @@ func Read(spec *model.Spec, stacks *rgd.Compiled, repo fs.FS, opts Options, log 
 			continue
 		}
 		res.inReach[cl.Name] = true
-		if fsys == repo {
+		if _, checkout := opts.Repos[cl.Name]; !checkout {
 			inRepo[path.Dir(cl.Values.Prefix)] = append(inRepo[path.Dir(cl.Values.Prefix)], cl)
 		}
 		res.readClient(spec, stacks, cl, fsys, dir, log)
