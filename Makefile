@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test bench golden help quickstart bootstrap-argocd sync
+.PHONY: render check vet test bench golden help quickstart bootstrap-argocd sync hooks
 
 # Argo CD's own chart (8.5.0 is Argo CD v3.1.5), for bootstrap-argocd.
 ARGOCD_CHART_VERSION ?= 8.5.0
@@ -27,6 +27,12 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 	$(PLATC) check
+
+## hooks: install the Git pre-commit hook that refuses a commit whose staged out/ is stale
+hooks:
+	$(GO) build -o "$$(git rev-parse --git-dir)/platc" ./cmd/platc
+	cp hooks/pre-commit "$$(git rev-parse --git-dir)/hooks/pre-commit"
+	@echo "installed $$(git rev-parse --git-dir)/hooks/pre-commit; run make hooks again after updating platc"
 
 ## golden: rewrite the expected output of the golden cases in golden/
 golden:

@@ -46,6 +46,7 @@ Commands:
 	preview  print the Applications kro would create for a client's stack instance
 	explain  show the layers of Helm values that reach an Application, and which wins
 	release  move the pinned environments to a new release tag, check it, and render
+	diff     compare two renders (Git revisions or folders) object by object
 	schema   print the spec language (the embedded CUE schema)
 
 Run platc <command> -h for a command's flags.
@@ -76,6 +77,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runExplain(rest, stdout, stderr)
 	case "release":
 		return runRelease(rest, stdout, stderr)
+	case "diff":
+		return runDiff(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -624,5 +625,139 @@ func TestReleaseOfAMixedPin(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, tree(t, dir)); diff != "" {
 		t.Errorf("a refused release changed files:\n%s", diff)
+	}
+}
+
+// renderCopy copies a golden case's inputs to a new folder, edits its spec
+// with edit, renders it, and returns the folder.
+func renderCopy(t *testing.T, goldenCase string, edit func(spec string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("../../golden", goldenCase, "sources")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join("../../golden", goldenCase), p)
+		text := string(data)
+		if edit != nil && strings.HasSuffix(p, ".cue") {
+			text = edit(text)
+		}
+		writeFile(t, dir, filepath.ToSlash(rel), text)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := platc(t, "render", "-C", dir); code != cli.ExitOK {
+		t.Fatalf("render: exit %d\n%s", code, stderr)
+	}
+	return dir
+}
+
+// TestDiff compares two renders of the golden case "features" (a chart
+// bump, values, a removed and an added module, project permissions, sync
+// options) and compares the whole output with testdata/diff-*.txt.
+func TestDiff(t *testing.T) {
+	old := renderCopy(t, "features", nil)
+	new := renderCopy(t, "features", func(s string) string {
+		for _, r := range [][2]string{
+			{`version: "20.7.0"`, `version: "20.8.1"`},
+			{`LOG_LEVEL: "debug", replicaCount: 3`, `LOG_LEVEL: "warn", replicaCount: 3`},
+			{`docs: {path: "sources/manifests/docs", namespace: "docs", wave: 5, needs: ["gateway"]}`, `docs: {path: "sources/manifests/docs", namespace: "docs", wave: 5, needs: ["gateway"], syncOptions: ["PruneLast=true"]}`},
+			{`sourceNamespaces: ["team-a"]`, `sourceNamespaces: ["team-a", "team-b"]`},
+			{`scalers: group: ["keda"]`, `scalers: group: ["keda"]
+	extra: {chart: "cm", namespace: "extra"}`},
+			{`			docs: enabled: false
+`, ``},
+			{`operators: enabled: false`, `operators: enabled: false
+			extra: enabled: false`},
+		} {
+			s = strings.Replace(s, r[0], r[1], 1)
+		}
+		return s
+	})
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"features", []string{"-out", "rendered"}},
+		{"features-edge", []string{"-out", "rendered", "-env", "edge"}},
+		{"features-json", []string{"-out", "rendered", "-json", "-env", "prod"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(append([]string{"diff"}, tt.args...), old, new)
+			code, stdout, stderr := platc(t, args...)
+			if code != cli.ExitOK || stderr != "" {
+				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+			}
+			stdout = strings.ReplaceAll(strings.ReplaceAll(stdout, old, "OLD"), new, "NEW")
+			file := filepath.Join("testdata", "diff-"+tt.name+".txt")
+			if *update {
+				if err := os.WriteFile(file, []byte(stdout), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), stdout); diff != "" {
+				t.Errorf("diff (-want +got), go test ./compiler/cli -update rewrites it:\n%s", diff)
+			}
+		})
+	}
+	// A render compared with itself, or after a change of nothing but
+	// order, shows nothing.
+	code, stdout, _ := platc(t, "diff", "-out", "rendered", old, old)
+	if code != cli.ExitOK || stdout != old+" -> "+old+": 0 added, 0 removed, 0 changed\n" {
+		t.Errorf("diff of a render with itself: exit %d, stdout %q", code, stdout)
+	}
+}
+
+// TestDiffOfRevisions diffs two commits of a temporary Git repository, as a
+// customer diffs two tags.
+func TestDiffOfRevisions(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found: revisions are read with git")
+	}
+	dir := sample(t)
+	gitRun := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitRun("init", "-q")
+	gitRun("add", "-A")
+	gitRun("commit", "-qm", "v0.11.0")
+	gitRun("tag", "v0.11.0")
+	if code, _, stderr := platc(t, "release", "-C", dir, "v0.12.0"); code != cli.ExitOK {
+		t.Fatalf("release: %s", stderr)
+	}
+	gitRun("commit", "-qam", "v0.12.0")
+	gitRun("tag", "v0.12.0")
+	code, stdout, stderr := platc(t, "diff", "-C", dir, "-env", "customer", "-client", "payments", "v0.11.0", "v0.12.0")
+	want := `environment customer:
+  changed ObservabilityAgent observability/payments
+      spec.values.revision: "v0.11.0" -> "v0.12.0"
+  changed ObservabilityStack observability/payments
+      spec.values.revision: "v0.11.0" -> "v0.12.0"
+v0.11.0 -> v0.12.0: 0 added, 0 removed, 2 changed
+`
+	if code != cli.ExitOK || stdout != want {
+		t.Errorf("diff of tags: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = platc(t, "diff", "-C", dir, "v0.11.0", "v9.9.9")
+	if code != cli.ExitUsage || !strings.Contains(stderr, "platc diff: v9.9.9: neither a folder nor a Git revision") {
+		t.Errorf("diff of an unknown revision: exit %d, stderr %q", code, stderr)
 	}
 }

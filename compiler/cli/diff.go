@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/platc/platc/compiler/diff"
+)
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	fs, c := newFlags("diff", `Diff compares two renders object by object: the Applications, AppProjects,
+ResourceGraphDefinitions and stack instances added, removed and changed,
+grouped by environment, and for a change the fields with their old and new
+values. Each side is a Git revision of the repository (a tag, a branch, a
+commit) or a folder: a repository, or an output root. Ordering and formatting
+never show as a change.
+
+usage: platc diff [flags] OLD NEW`, stderr)
+	env := fs.String("env", "", "only this `environment` (and what every environment shares)")
+	client := fs.String("client", "", "only the stack instances of this `client`")
+	asJSON := fs.Bool("json", false, "print JSON")
+	outDir := fs.String("out", "out", "the output root, relative to the repository, in a revision or a repository folder")
+	positional, code, stop := parse(fs, args, 2)
+	if stop {
+		return code
+	}
+	if len(positional) != 2 {
+		fmt.Fprintln(stderr, "platc diff: name two renders: Git revisions or folders")
+		fs.Usage()
+		return ExitUsage
+	}
+	var sides [2][]diff.Object
+	for i, side := range positional {
+		files, err := readSide(c.dir, side, *outDir)
+		if err != nil {
+			fmt.Fprintf(stderr, "platc diff: %s: %v\n", side, err)
+			return ExitUsage
+		}
+		if sides[i], err = diff.Objects(files, *outDir); err != nil {
+			fmt.Fprintf(stderr, "platc diff: %s: %v\n", side, err)
+			return ExitProblems
+		}
+	}
+	diffs := diff.Diff(sides[0], sides[1], diff.Filter{Env: *env, Client: *client})
+	if *asJSON {
+		if diffs == nil {
+			diffs = []diff.ObjectDiff{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(diffs); err != nil {
+			fmt.Fprintf(stderr, "platc diff: %v\n", err)
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	printDiff(stdout, positional[0], positional[1], diffs)
+	return ExitOK
+}
+
+func printDiff(w io.Writer, old, new string, diffs []diff.ObjectDiff) {
+	count := map[diff.Status]int{}
+	env := "\x00"
+	for _, d := range diffs {
+		count[d.Status]++
+		if d.Env != env {
+			env = d.Env
+			if env == "" {
+				fmt.Fprintln(w, "every environment:")
+			} else {
+				fmt.Fprintf(w, "environment %s:\n", env)
+			}
+		}
+		name := d.Name
+		if d.Namespace != "" {
+			name = d.Namespace + "/" + d.Name
+		}
+		fmt.Fprintf(w, "  %s %s %s\n", d.Status, d.Kind, name)
+		for _, c := range d.Changes {
+			switch {
+			case !c.HasOld:
+				fmt.Fprintf(w, "      %s: added %s\n", c.Path, show(c.New))
+			case !c.HasNew:
+				fmt.Fprintf(w, "      %s: removed %s\n", c.Path, show(c.Old))
+			default:
+				fmt.Fprintf(w, "      %s: %s -> %s\n", c.Path, show(c.Old), show(c.New))
+			}
+		}
+	}
+	fmt.Fprintf(w, "%s -> %s: %d added, %d removed, %d changed\n", old, new, count[diff.Added], count[diff.Removed], count[diff.Changed])
+}
+
+// readSide reads the generated files of one side of a diff, by path
+// relative to the repository root: from a folder (a repository holding the
+// output root, or an output root itself), or from a Git revision of the
+// repository in dir.
+func readSide(dir, side, outDir string) (map[string][]byte, error) {
+	if info, err := os.Stat(side); err == nil && info.IsDir() {
+		root := side
+		if _, err := os.Stat(filepath.Join(side, outDir)); err == nil {
+			root = filepath.Join(side, outDir)
+		}
+		return readFolder(root, outDir)
+	}
+	return readRevision(dir, side, outDir)
+}
+
+func readFolder(root, outDir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		files[outDir+"/"+filepath.ToSlash(rel)] = data
+		return nil
+	})
+	return files, err
+}
+
+// readRevision reads the output root at a Git revision with git itself:
+// the one dependency a revision needs.
+func readRevision(dir, rev, outDir string) (map[string][]byte, error) {
+	list, err := git(dir, "ls-tree", "-r", "--name-only", rev, "--", outDir)
+	if err != nil {
+		return nil, fmt.Errorf("neither a folder nor a Git revision: %v", err)
+	}
+	files := map[string][]byte{}
+	for _, p := range strings.Split(strings.TrimSpace(string(list)), "\n") {
+		if !strings.HasSuffix(p, ".yaml") {
+			continue
+		}
+		data, err := git(dir, "show", rev+":"+p)
+		if err != nil {
+			return nil, err
+		}
+		files[p] = data
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no rendered files under %s/ at this revision", outDir)
+	}
+	return files, nil
+}
+
+func git(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(errOut.String()); msg != "" {
+			return nil, fmt.Errorf("git %s: %s", args[0], msg)
+		}
+		return nil, fmt.Errorf("git %s: %v", args[0], err)
+	}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+// Package hooks_test tests the Git pre-commit hook in this folder, as `make
+// hooks` installs it, on a temporary repository.
+package hooks_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, dir string, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		target := filepath.Join(to, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o666)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPreCommitHookRefusesAStaleCommit installs the hook in a repository
+// holding the sample platform: a commit of a spec change without its render
+// is refused and names the files; with its render, it goes through.
+func TestPreCommitHookRefusesAStaleCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found: the hook is a Git hook")
+	}
+	repo := t.TempDir()
+	for _, top := range []string{"sources", "clients", "out"} {
+		copyTree(t, filepath.Join("..", top), filepath.Join(repo, top))
+	}
+	if out, err := run(t, repo, "git", "init", "-q"); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	// make hooks: build platc into the Git folder, copy the hook.
+	if out, err := run(t, "..", "go", "build", "-o", filepath.Join(repo, ".git", "platc"), "./cmd/platc"); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	hook, err := os.ReadFile("pre-commit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "hooks", "pre-commit"), hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, repo, "git", "add", "-A")
+	if out, err := run(t, repo, "git", "commit", "-qm", "the sample, rendered"); err != nil {
+		t.Fatalf("a fresh commit was refused: %v\n%s", err, out)
+	}
+
+	charts := filepath.Join(repo, "sources", "charts.cue")
+	data, _ := os.ReadFile(charts)
+	os.WriteFile(charts, []byte(strings.Replace(string(data), `version: "1.15.4"`, `version: "1.15.5"`, 1)), 0o666)
+	run(t, repo, "git", "add", "sources")
+	out, err := run(t, repo, "git", "commit", "-qm", "qdrant 1.15.5, not rendered")
+	if err == nil {
+		t.Fatal("a commit of a spec change without its render went through")
+	}
+	for _, want := range []string{
+		"out/deploy/clusters/local/apps.yaml: stale: its inputs changed since it was rendered",
+		"pre-commit: the staged out/ is not what the staged spec renders: run make render, then git add out/",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the hook's output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// An unstaged render does not count: the hook checks what is staged.
+	if out, err := run(t, repo, filepath.Join(repo, ".git", "platc"), "render"); err != nil {
+		t.Fatalf("render: %v\n%s", err, out)
+	}
+	if _, err := run(t, repo, "git", "commit", "-qm", "still not staged"); err == nil {
+		t.Error("the hook looked at the working tree, not at what is staged")
+	}
+	run(t, repo, "git", "add", "out")
+	if out, err := run(t, repo, "git", "commit", "-qm", "qdrant 1.15.5, rendered"); err != nil {
+		t.Errorf("a commit with its render was refused: %v\n%s", err, out)
+	}
+}
