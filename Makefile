@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test bench golden help quickstart bootstrap-argocd sync hooks
+.PHONY: render check vet test bench bench-compare golden help quickstart bootstrap-argocd sync hooks
 
 # Argo CD's own chart (8.5.0 is Argo CD v3.1.5), for bootstrap-argocd.
 ARGOCD_CHART_VERSION ?= 8.5.0
@@ -41,6 +41,11 @@ golden:
 ## bench: Go benchmarks of the compiler, with allocations
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-compare: time cue export, the pure-CUE way and platc render on the same
+## generated platforms; prints medians, peak memory and ratios (docs/performance.md)
+bench-compare:
+	$(GO) run ./internal/benchcompare $(BENCH_COMPARE_FLAGS)
 
 ## quickstart: deliver the local environment to the current kube context;
 ## QUICKSTART_DIRECT_APPLY=1 installs it with helm and kubectl, without Argo CD

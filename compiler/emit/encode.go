@@ -75,18 +75,21 @@ func EditedByHand(data []byte) bool {
 // root (defence in depth: check has made sure no name from the spec can
 // produce one).
 func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
-	outs := make([]Output, 0, len(files))
 	for _, f := range files {
-		p := path.Join(outDir, f.Path)
-		if f.Path == "." || !fs.ValidPath(f.Path) || !fs.ValidPath(p) {
+		if p := path.Join(outDir, f.Path); f.Path == "." || !fs.ValidPath(f.Path) || !fs.ValidPath(p) {
 			return nil, fmt.Errorf("rendered path %q escapes the output root %q", f.Path, outDir)
 		}
+	}
+	// Files are independent: encode them in parallel.
+	outs := make([]Output, len(files))
+	object.Parallel(len(files), func(i int) {
+		f := files[i]
 		body := append(Documents(f.Objects), f.Text...)
 		header := Header(specDir, body)
 		b := make([]byte, 0, len(header)+len(body))
 		b = append(append(b, header...), body...)
-		outs = append(outs, Output{Path: p, Data: b})
-	}
+		outs[i] = Output{Path: path.Join(outDir, f.Path), Data: b}
+	})
 	return outs, nil
 }
 

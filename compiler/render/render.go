@@ -53,12 +53,18 @@ const (
 // Render returns the files of the whole platform, sorted by path.
 func Render(spec *model.Spec, info *check.Info, stacks *rgd.Compiled) []File {
 	r := &renderer{spec: spec, info: info, stacks: stacks}
-	var files []File
-	for _, env := range spec.Environments {
-		for _, f := range r.environment(env) {
-			f.Env = env.Name
-			files = append(files, f)
+	// Environments are independent: render them in parallel.
+	perEnv := make([][]File, len(spec.Environments))
+	object.Parallel(len(spec.Environments), func(i int) {
+		env := spec.Environments[i]
+		perEnv[i] = r.environment(env)
+		for j := range perEnv[i] {
+			perEnv[i][j].Env = env.Name
 		}
+	})
+	var files []File
+	for _, fs := range perEnv {
+		files = append(files, fs...)
 	}
 	for _, st := range spec.Stacks {
 		files = append(files, File{Path: StackFile(st.Name), Objects: []*object.Map{stacks.Stacks[st.Name].Object}})

@@ -67,13 +67,13 @@ func (v *verifier) schemasCheck() {
 			instKinds[k] = true
 		}
 	}
-	for _, f := range v.in.Files {
+	object.Parallel(len(v.in.Files), func(i int) {
+		f := v.in.Files[i]
 		if f.Values {
-			continue
+			return
 		}
 		file := path.Join(v.in.Spec.Platform.OutDir, f.Path)
-		for _, o := range f.Objects {
-			obj := object.Plain(o).(map[string]any)
+		for _, obj := range v.plain[i] {
 			use := val
 			if instKinds[fmt.Sprintf("%s/%s", obj["apiVersion"], obj["kind"])] {
 				use = instVal
@@ -88,5 +88,5 @@ func (v *verifier) schemasCheck() {
 				v.log.Errorf(diag.Pos{File: file}, "", "%s: %s: %s: the %s schema refuses it", desc, p.Pointer, p.Message, strings.ToLower(fmt.Sprint(obj["kind"])))
 			}
 		}
-	}
+	})
 }

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gobwas/glob"
 
@@ -58,22 +59,45 @@ func (a app) name() string      { return str(a.obj, "metadata", "name") }
 func (a app) namespace() string { return str(a.obj, "metadata", "namespace") }
 
 type verifier struct {
-	in    Input
-	log   *diag.Log
-	built map[string]built // by folder
+	in  Input
+	log *diag.Log
+
+	builtMu sync.Mutex
+	built   map[string]built // by folder
+
+	// plain holds every rendered object as plain data, by file and
+	// object index, converted once for every check that reads them.
+	plain [][]map[string]any
+	// folders lists the files rendered in each folder of the output root.
+	folderFiles map[string][]string
 }
 
-// Verify checks the output of every environment.
+// Verify checks the output of every environment. Environments are
+// independent and checked in parallel; the log sorts what they report, so
+// the output does not depend on the order they finish in.
 func Verify(in Input, log *diag.Log) {
-	v := &verifier{in: in, log: log, built: map[string]built{}}
+	v := &verifier{in: in, log: log, built: map[string]built{}, folderFiles: map[string][]string{}}
+	v.plain = make([][]map[string]any, len(in.Files))
+	byEnv := map[string][]int{}
+	for i, f := range in.Files {
+		byEnv[f.Env] = append(byEnv[f.Env], i)
+		v.folderFiles[path.Dir(f.Path)] = append(v.folderFiles[path.Dir(f.Path)], path.Base(f.Path))
+	}
+	object.Parallel(len(in.Files), func(i int) {
+		if in.Files[i].Values {
+			return
+		}
+		objs := make([]map[string]any, len(in.Files[i].Objects))
+		for j, o := range in.Files[i].Objects {
+			objs[j] = object.Plain(o).(map[string]any)
+		}
+		v.plain[i] = objs
+	})
 	v.folders()
-	byEnv := map[string][]render.File{}
-	for _, f := range in.Files {
-		byEnv[f.Env] = append(byEnv[f.Env], f)
-	}
-	for _, env := range in.Spec.Environments {
+	object.Parallel(len(in.Spec.Environments), func(i int) {
+		env := in.Spec.Environments[i]
 		v.environment(env, byEnv[env.Name])
-	}
+	})
 	v.secrets()
 	v.schemasCheck()
 }
@@ -82,7 +106,7 @@ func (v *verifier) errorf(specPath, format string, args ...any) {
 	v.log.Errorf(v.in.Spec.PosOf(specPath), specPath, format, args...)
 }
 
-func (v *verifier) environment(env *model.Environment, files []render.File) {
+func (v *verifier) environment(env *model.Environment, files []int) {
 	spec := v.in.Spec
 	var apps []app
 	projects := map[string]map[string]any{}
@@ -90,9 +114,9 @@ func (v *verifier) environment(env *model.Environment, files []render.File) {
 	for _, p := range env.Projects {
 		projectOrigin[p.Name] = p
 	}
-	for _, f := range files {
-		for _, o := range f.Objects {
-			obj := object.Plain(o).(map[string]any)
+	for _, fi := range files {
+		f := v.in.Files[fi]
+		for _, obj := range v.plain[fi] {
 			switch obj["kind"] {
 			case "AppProject":
 				projects[str(obj, "metadata", "name")] = obj
@@ -117,7 +141,7 @@ func (v *verifier) environment(env *model.Environment, files []render.File) {
 	}
 	for _, a := range apps {
 		if a.root || a.obj["spec"].(map[string]any)["source"] != nil {
-			v.include(a, files)
+			v.include(a)
 		}
 	}
 	if env.Pinned {
@@ -301,6 +325,8 @@ func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string,
 
 // build builds a repo-path module's folder once.
 func (v *verifier) build(dir string) ([]manifests.Object, []manifests.Problem) {
+	v.builtMu.Lock()
+	defer v.builtMu.Unlock()
 	if r, ok := v.built[dir]; ok {
 		return r.objects, r.problems
 	}
@@ -480,7 +506,7 @@ func normalizeGitURL(u string) string {
 // files platc renders in its folder (Argo CD does not recurse: only the
 // folder's own files count). A root Application that misses apps.yaml
 // would sync nothing; one that matches more would sync it twice.
-func (v *verifier) include(a app, files []render.File) {
+func (v *verifier) include(a app) {
 	src, _ := a.obj["spec"].(map[string]any)["source"].(map[string]any)
 	dir, _ := src["path"].(string)
 	repo, _ := src["repoURL"].(string)
@@ -488,13 +514,7 @@ func (v *verifier) include(a app, files []render.File) {
 	if repo != v.in.Spec.Platform.RepoURL || !strings.HasPrefix(dir, out+"/") {
 		return // a chart, or a folder of sources (the manifests checks)
 	}
-	rel := strings.TrimPrefix(dir, out+"/")
-	var inFolder []string
-	for _, f := range v.renderedFiles() {
-		if path.Dir(f) == rel {
-			inFolder = append(inFolder, path.Base(f))
-		}
-	}
+	inFolder := v.folderFiles[strings.TrimPrefix(dir, out+"/")]
 	if len(inFolder) == 0 {
 		v.errorf(a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, dir)
 		return
@@ -512,14 +532,6 @@ func (v *verifier) include(a app, files []render.File) {
 	if matched == 0 {
 		v.errorf(a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), dir)
 	}
-}
-
-func (v *verifier) renderedFiles() []string {
-	var out []string
-	for _, f := range v.in.Files {
-		out = append(out, f.Path)
-	}
-	return out
 }
 
 // valueFiles checks that every $values file of an Application exists, where

@@ -1,0 +1,34 @@
+package object
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Parallel calls fn for each of 0..n-1, on as many goroutines as there are
+// processors, and returns when all calls have. The callers' results go to
+// their own slots, so the output does not depend on the order of the calls.
+func Parallel(n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}

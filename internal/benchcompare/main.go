@@ -1,0 +1,290 @@
+// Command benchcompare measures platc against the pure-CUE way, on the same
+// generated input, in one run (make bench-compare):
+//
+//	(a) cue export of the input spec alone: what evaluating the spec costs;
+//	(b) the same Applications produced with CUE comprehensions and exported
+//	    by cue export, as users of CUE-based tools do;
+//	(c) platc render.
+//
+// It builds platc and the cue command of the version in go.mod, times each
+// command over repeated runs (median wall time, peak resident memory), checks
+// that (b) yields exactly the Applications platc renders, and prints the
+// table and the ratios. It is a developer's tool, not part of platc.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/internal/synth"
+)
+
+var (
+	runs     = flag.Int("runs", 5, "runs of each command; the median is reported")
+	sizes    = flag.String("sizes", "sample,50x200x20,100x500x40", "comma-separated sizes: sample, or one of internal/synth's")
+	skipPure = flag.String("skip-pure", "100x500x40", "sizes at which (b) is not run (it is the slow one)")
+)
+
+type measure struct {
+	wall time.Duration
+	rss  int64 // KiB
+}
+
+func main() {
+	flag.Parse()
+	tmp, err := os.MkdirTemp("", "platc-bench-")
+	check(err)
+	defer os.RemoveAll(tmp)
+	platc := filepath.Join(tmp, "platc")
+	cue := filepath.Join(tmp, "cue")
+	run("go", "build", "-o", platc, "./cmd/platc")
+	run("go", "build", "-o", cue, "cuelang.org/go/cmd/cue")
+	fmt.Printf("machine: %s/%s, %d cores; %d runs each, median wall time and peak memory\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), *runs)
+
+	type row struct {
+		size       string
+		apps       int
+		a, b, c    measure
+		hasB       bool
+		checkC     measure
+		equivalent string
+	}
+	var rows []row
+	for _, size := range strings.Split(*sizes, ",") {
+		dir := filepath.Join(tmp, size)
+		r := row{size: size}
+		if size == "sample" {
+			for _, top := range []string{"sources", "clients"} {
+				copyTree(top, filepath.Join(dir, top))
+			}
+		} else {
+			s, ok := synth.Sizes[size]
+			if !ok {
+				fail("unknown size %q", size)
+			}
+			for name, f := range synth.Platform(s) {
+				write(filepath.Join(dir, name), f.Data)
+			}
+			pure := filepath.Join(dir, "pure")
+			data, err := os.ReadFile(filepath.Join(dir, "sources", "platform.cue"))
+			check(err)
+			write(filepath.Join(pure, "platform.cue"), data)
+			write(filepath.Join(pure, "pure.cue"), []byte(synth.PureCUE(s)))
+		}
+		fmt.Fprintf(os.Stderr, "%s: (a) cue export of the spec\n", size)
+		r.a = median(func() { runIn(dir, cue, "export", "./sources", "--out", "json") })
+		fmt.Fprintf(os.Stderr, "%s: (c) platc render\n", size)
+		r.c = median(func() {
+			check(os.RemoveAll(filepath.Join(dir, "out")))
+			runIn(dir, platc, "render")
+		})
+		if size == "sample" {
+			fmt.Fprintf(os.Stderr, "%s: platc check\n", size)
+			r.checkC = median(func() { runIn(dir, platc, "check") })
+		}
+		rendered := renderedApps(filepath.Join(dir, "out"))
+		r.apps = countApps(filepath.Join(dir, "out"))
+		if size != "sample" && !slices.Contains(strings.Split(*skipPure, ","), size) {
+			fmt.Fprintf(os.Stderr, "%s: (b) the pure-CUE way\n", size)
+			var out []byte
+			r.b = median(func() { out = runIn(dir, cue, "export", "./pure", "-e", "applications", "--out", "json") })
+			r.hasB = true
+			r.equivalent = equivalent(out, rendered)
+		}
+		rows = append(rows, r)
+	}
+
+	fmt.Printf("%-12s %7s  %-18s %-18s %-18s %8s %8s\n", "size", "apps", "(a) cue export", "(b) pure CUE", "(c) platc render", "(c)/(a)", "(b)/(c)")
+	for _, r := range rows {
+		b, bc := "-", "-"
+		if r.hasB {
+			b, bc = r.b.String(), fmt.Sprintf("%.1f", r.b.wall.Seconds()/r.c.wall.Seconds())
+		}
+		fmt.Printf("%-12s %7d  %-18s %-18s %-18s %8.2f %8s\n", r.size, r.apps, r.a, b, r.c, r.c.wall.Seconds()/r.a.wall.Seconds(), bc)
+	}
+	fmt.Println()
+	byName := map[string]row{}
+	for _, r := range rows {
+		byName[r.size] = r
+		if r.equivalent != "" {
+			fmt.Printf("%s: (b) and (c) %s\n", r.size, r.equivalent)
+		}
+		if r.size == "sample" {
+			fmt.Printf("sample: platc check %s, %.2f x (a) (target <= 2)\n", r.checkC, r.checkC.wall.Seconds()/r.a.wall.Seconds())
+		}
+	}
+	if small, ok := byName["50x200x20"]; ok {
+		fmt.Printf("50x200x20: (b)/(c) = %.1f (target >= 10), (c)/(a) = %.2f (target <= 2), peak memory of (c) %d MB (target <= 300)\n",
+			small.b.wall.Seconds()/small.c.wall.Seconds(), small.c.wall.Seconds()/small.a.wall.Seconds(), small.c.rss/1024)
+		if big, ok := byName["100x500x40"]; ok {
+			fmt.Printf("100x500x40 / 50x200x20: %.2f x the time (target <= 5.5) for %.1f x the Applications\n",
+				big.c.wall.Seconds()/small.c.wall.Seconds(), float64(big.apps)/float64(small.apps))
+		}
+	}
+	for _, r := range rows {
+		if r.equivalent != "" && !strings.HasPrefix(r.equivalent, "yield the same") {
+			os.Exit(1)
+		}
+	}
+}
+
+func (m measure) String() string {
+	return fmt.Sprintf("%.3fs %4dMB", m.wall.Seconds(), m.rss/1024)
+}
+
+// median runs fn *runs times and returns the median wall time and the
+// median peak memory of the command fn ran last.
+func median(fn func()) measure {
+	var ms []measure
+	for range *runs {
+		start := time.Now()
+		fn()
+		ms = append(ms, measure{wall: time.Since(start), rss: lastRSS})
+	}
+	slices.SortFunc(ms, func(a, b measure) int { return int(a.wall - b.wall) })
+	m := ms[len(ms)/2]
+	rss := make([]int64, len(ms))
+	for i, x := range ms {
+		rss[i] = x.rss
+	}
+	slices.Sort(rss)
+	m.rss = rss[len(rss)/2]
+	return m
+}
+
+var lastRSS int64
+
+// runIn runs a command in dir and returns its standard output; it records
+// the command's peak resident memory in lastRSS.
+func runIn(dir, name string, args ...string) []byte {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		fail("%s %s: %v\n%s", name, strings.Join(args, " "), err, errOut.String())
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		lastRSS = ru.Maxrss // KiB on Linux
+	}
+	return out.Bytes()
+}
+
+func run(name string, args ...string) {
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fail("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+}
+
+// renderedApps reads the Applications platc rendered for the environments'
+// modules (module-*), by environment and name, as JSON values.
+func renderedApps(out string) map[string]any {
+	apps := map[string]any{}
+	filepath.WalkDir(filepath.Join(out, "deploy", "clusters"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Base(p) != "apps.yaml" {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join(out, "deploy", "clusters"), p)
+		env, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		data, err := os.ReadFile(p)
+		check(err)
+		for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+			var app map[string]any
+			check(yaml.Unmarshal(doc, &app))
+			if app == nil {
+				continue
+			}
+			name := app["metadata"].(map[string]any)["name"].(string)
+			if strings.HasPrefix(name, "module-") {
+				apps[env+"/"+name] = app
+			}
+		}
+		return nil
+	})
+	return apps
+}
+
+func countApps(out string) int {
+	n := 0
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
+			data, _ := os.ReadFile(p)
+			n += bytes.Count(data, []byte("\nkind: Application\n"))
+		}
+		return nil
+	})
+	return n
+}
+
+// equivalent compares (b)'s export with platc's Applications.
+func equivalent(export []byte, rendered map[string]any) string {
+	var pure map[string]map[string]any
+	check(json.Unmarshal(export, &pure))
+	got := map[string]any{}
+	for env, apps := range pure {
+		for name, app := range apps {
+			got[env+"/"+name] = app
+		}
+	}
+	var differ []string
+	for k, v := range rendered {
+		a, _ := json.Marshal(v)
+		b, _ := json.Marshal(got[k])
+		if !bytes.Equal(a, b) {
+			differ = append(differ, k)
+		}
+	}
+	for k := range got {
+		if _, ok := rendered[k]; !ok {
+			differ = append(differ, k)
+		}
+	}
+	if len(differ) > 0 {
+		slices.Sort(differ)
+		return fmt.Sprintf("DIFFER on %d of %d Applications, such as %s", len(differ), len(rendered), differ[0])
+	}
+	return fmt.Sprintf("yield the same %d Applications", len(rendered))
+}
+
+func copyTree(from, to string) {
+	filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		check(err)
+		rel, _ := filepath.Rel(from, p)
+		write(filepath.Join(to, rel), data)
+		return nil
+	})
+}
+
+func write(p string, data []byte) {
+	check(os.MkdirAll(filepath.Dir(p), 0o777))
+	check(os.WriteFile(p, data, 0o666))
+}
+
+func check(err error) {
+	if err != nil {
+		fail("%v", err)
+	}
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "benchcompare: "+format+"\n", args...)
+	os.Exit(1)
+}
