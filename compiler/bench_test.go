@@ -29,7 +29,8 @@ func benchRepos() []struct {
 		fsys fs.FS
 	}{
 		{"sample", os.DirFS("..")},
-		{"10x100", synth.Platform(synth.Size{Environments: 10, Modules: 100})},
+		{"10x100", synth.Platform(synth.Sizes["10x100"])},
+		{"50x200x20", synth.Platform(synth.Sizes["50x200x20"])},
 	}
 }
 

@@ -34,6 +34,10 @@ type Options struct {
 	// CRDs, when set, are the CustomResourceDefinitions (by file name) to
 	// validate the output against instead of the embedded ones.
 	CRDs map[string][]byte
+	// ScanOutput also reads the output folder as it is now (Result.Existing),
+	// for commands that compare or write it. It is read while the spec
+	// compiles, once the spec has named the folder.
+	ScanOutput bool
 }
 
 // Result is the outcome of a compilation.
@@ -52,6 +56,10 @@ type Result struct {
 	Info   *check.Info
 	Stacks *rgd.Compiled
 	Layers *layers.Result
+	// Existing is what the output folder holds now, with
+	// Options.ScanOutput; ScanErr says why it could not be read.
+	Existing *emit.State
+	ScanErr  error
 }
 
 // Compile loads, checks and renders the spec of the repository fsys.
@@ -60,12 +68,48 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		opts.SpecDir = DefaultSpecDir
 	}
 	res := &Result{Log: &diag.Log{}}
-	loaded := load.Load(fsys, opts.SpecDir, res.Log)
+	// The embedded CRDs are read and compiled once per process; the
+	// spec loads on one core meanwhile.
+	go func() {
+		rgd.Prepare()
+		if opts.CRDs == nil {
+			verify.Prepare()
+		}
+	}()
+	// The output folder is read on another core while the spec loads. It
+	// is almost always the default one; a spec that names another has
+	// that one read as soon as it is known.
+	var defaultScan, otherScan <-chan scanned
+	if opts.ScanOutput {
+		defaultScan = startScan(fsys, model.DefaultOutDir)
+		defer func() {
+			r := <-defaultScan
+			if otherScan != nil {
+				r = <-otherScan
+			}
+			res.Existing, res.ScanErr = r.state, r.err
+		}()
+	}
+	loaded := load.Begin(fsys, opts.SpecDir, res.Log)
 	if loaded == nil {
 		return res
 	}
+	if opts.ScanOutput && model.OutDir(loaded) != model.DefaultOutDir {
+		otherScan = startScan(fsys, model.OutDir(loaded))
+	}
+	// The spec is read while the schema check runs on another core; it
+	// is read again, checking every field, if it does not fit.
 	spec := model.Decode(loaded)
+	if !loaded.Checked() {
+		spec = model.Decode(loaded)
+	}
 	info := check.Check(spec, fsys, res.Log)
+	var folders *verify.Folders
+	if !res.Log.HasErrors() {
+		// Kustomize runs while the stacks compile and the environments
+		// render.
+		folders = verify.BuildFolders(spec, fsys)
+	}
 	// Stacks are compiled even when the spec has errors elsewhere: kro's
 	// problems are independent of them, and all are reported at once.
 	stacks := rgd.Compile(spec, info, res.Log)
@@ -79,7 +123,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	res.OutDir = spec.Platform.OutDir
 	res.Spec, res.Info, res.Stacks, res.Layers = spec, info, stacks, files
 	rendered := render.Render(spec, info, stacks)
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs}, res.Log)
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, res.Log)
 	if res.Log.HasErrors() {
 		res.Spec, res.Info, res.Stacks, res.Layers = nil, nil, nil, nil
 		return res
@@ -91,4 +135,19 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	}
 	res.Outputs = outs
 	return res
+}
+
+type scanned struct {
+	state *emit.State
+	err   error
+}
+
+// startScan reads the output folder dir of fsys on another goroutine.
+func startScan(fsys fs.FS, dir string) <-chan scanned {
+	ch := make(chan scanned, 1)
+	go func() {
+		st, err := emit.Scan(fsys, dir)
+		ch <- scanned{st, err}
+	}()
+	return ch
 }

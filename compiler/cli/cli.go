@@ -94,6 +94,7 @@ type common struct {
 	strict      bool
 	clientRepos clientRepos
 	crds        string
+	scan        bool             // compile also reads the output folder
 	opts        compiler.Options // set by compile
 }
 
@@ -164,7 +165,7 @@ func (c *common) compile(stderr io.Writer) (*os.Root, *compiler.Result, int) {
 		fmt.Fprintf(stderr, "platc: opening the repository: %v\n", err)
 		return nil, nil, ExitUsage
 	}
-	c.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}}
+	c.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: c.scan}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.
@@ -185,7 +186,7 @@ func (c *common) compile(stderr io.Writer) (*os.Root, *compiler.Result, int) {
 		}
 		c.opts.CRDs = crds
 	}
-	res := compiler.Compile(root.FS(), c.opts)
+	res := compiler.Compile(newRepoFS(root), c.opts)
 	printProblems(stderr, res.Log)
 	if res.Log.HasErrors() {
 		root.Close()
@@ -201,17 +202,17 @@ func printProblems(w io.Writer, log *diag.Log) {
 // compileAndScan compiles the repository and reads its output folder, for
 // the commands that compare or write it. root is nil when they should stop.
 func (c *common) compileAndScan(stderr io.Writer) (*os.Root, *compiler.Result, *emit.State, int) {
+	c.scan = true
 	root, res, code := c.compile(stderr)
 	if root == nil {
 		return nil, nil, nil, code
 	}
-	st, err := emit.Scan(root.FS(), res.OutDir)
-	if err != nil {
-		fmt.Fprintf(stderr, "platc: %v\n", err)
+	if res.ScanErr != nil {
+		fmt.Fprintf(stderr, "platc: %v\n", res.ScanErr)
 		root.Close()
 		return nil, nil, nil, ExitUsage
 	}
-	return root, res, st, ExitOK
+	return root, res, res.Existing, ExitOK
 }
 
 func runRender(args []string, stdout, stderr io.Writer) int {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"sync"
 
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
@@ -80,15 +81,21 @@ func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
 			return nil, fmt.Errorf("rendered path %q escapes the output root %q", f.Path, outDir)
 		}
 	}
-	// Files are independent: encode them in parallel.
+	// Files are independent: encode them in parallel. Each is encoded into
+	// a scratch buffer that grows once and is reused, then copied into a
+	// file of the exact size: the output is most of a render's memory.
 	outs := make([]Output, len(files))
+	scratch := sync.Pool{New: func() any { return new([]byte) }}
 	object.Parallel(len(files), func(i int) {
 		f := files[i]
-		body := append(Documents(f.Objects), f.Text...)
+		buf := scratch.Get().(*[]byte)
+		body := append(appendDocuments((*buf)[:0], f.Objects), f.Text...)
 		header := Header(specDir, body)
 		b := make([]byte, 0, len(header)+len(body))
 		b = append(append(b, header...), body...)
 		outs[i] = Output{Path: path.Join(outDir, f.Path), Data: b}
+		*buf = body
+		scratch.Put(buf)
 	})
 	return outs, nil
 }
@@ -96,7 +103,10 @@ func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
 // Documents returns objects as YAML documents separated by "---", without a
 // header: for output that is printed, not written under the output root.
 func Documents(objects []*object.Map) []byte {
-	var b []byte
+	return appendDocuments(nil, objects)
+}
+
+func appendDocuments(b []byte, objects []*object.Map) []byte {
 	for i, obj := range objects {
 		if i > 0 {
 			b = append(b, "---\n"...)

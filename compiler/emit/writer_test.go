@@ -3,6 +3,7 @@ package emit
 import (
 	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -145,3 +146,36 @@ func FuzzWriterRoundTrip(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// TestScalarMatchers checks versionLike and quantityLike against the
+// regular expressions that define them, on every short string over the
+// characters that matter.
+func TestScalarMatchers(t *testing.T) {
+	version := regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`)
+	quantity := regexp.MustCompile(`^[0-9]+[ac-df-np-wyzAC-DF-NP-WYZ][A-Za-z]*$`)
+	alphabet := "0.1-+aBeEoxXmMz_ "
+	var walk func(s string, n int)
+	checked := 0
+	walk = func(s string, n int) {
+		checked++
+		if got, want := versionLike(s), version.MatchString(s); got != want {
+			t.Errorf("versionLike(%q) = %v, want %v", s, got, want)
+		}
+		if got, want := quantityLike(s), quantity.MatchString(s); got != want {
+			t.Errorf("quantityLike(%q) = %v, want %v", s, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			walk(s+string(c), n-1)
+		}
+	}
+	walk("", 5)
+	for _, s := range []string{"1.15.4", "2.21.1-rc.1", "10.0.0+build.7", "30Gi", "500m", "10s", "1e3", "0x1f", "0b1", "0o7", "1.2", "1.2.3.4"} {
+		walk(s, 1)
+	}
+	if checked < 1000000 {
+		t.Fatalf("checked %d strings", checked)
+	}
+}

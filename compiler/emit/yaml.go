@@ -3,7 +3,6 @@ package emit
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,7 +48,7 @@ func appendValue(b []byte, v any, indent int) []byte {
 			return append(b, " {}\n"...)
 		}
 		b = append(b, '\n')
-		return appendMapBody(b, sortedMap(v), indent+2, false)
+		return appendPlainMapBody(b, v, indent+2, false)
 	case []any:
 		if len(v) == 0 {
 			return append(b, " []\n"...)
@@ -80,24 +79,45 @@ const maxImplicitKey = 1000
 func appendMapBody(b []byte, m *object.Map, indent int, inline bool) []byte {
 	first := true
 	m.Each(func(k string, v any) {
-		if !(first && inline) {
-			b = appendIndent(b, indent)
-		}
+		b = appendEntry(b, k, v, indent, first && inline)
 		first = false
-		start := len(b)
-		b = appendString(b, k, indent, true)
-		if len(b)-start > maxImplicitKey {
-			// YAML limits an implicit key to 1024 characters; a longer
-			// one needs the explicit "? key" form.
-			b = append(b[:start], "? "...)
-			b = appendQuoted(b, k)
-			b = append(b, '\n')
-			b = appendIndent(b, indent)
-		}
-		b = append(b, ':')
-		b = appendValue(b, v, indent)
 	})
 	return b
+}
+
+// appendPlainMapBody is appendMapBody for a map[string]any (Helm values),
+// whose keys are written sorted, for deterministic output.
+func appendPlainMapBody(b []byte, m map[string]any, indent int, inline bool) []byte {
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		b = appendEntry(b, k, m[k], indent, i == 0 && inline)
+	}
+	return b
+}
+
+// appendEntry appends "key: value" at indent; inline says the line is
+// indented already (the first entry of a map in a sequence, after "- ").
+func appendEntry(b []byte, k string, v any, indent int, inline bool) []byte {
+	if !inline {
+		b = appendIndent(b, indent)
+	}
+	start := len(b)
+	b = appendString(b, k, indent, true)
+	if len(b)-start > maxImplicitKey {
+		// YAML limits an implicit key to 1024 characters; a longer
+		// one needs the explicit "? key" form.
+		b = append(b[:start], "? "...)
+		b = appendQuoted(b, k)
+		b = append(b, '\n')
+		b = appendIndent(b, indent)
+	}
+	b = append(b, ':')
+	return appendValue(b, v, indent)
 }
 
 func appendSeq(b []byte, items []any, indent int) []byte {
@@ -114,7 +134,7 @@ func appendSeq(b []byte, items []any, indent int) []byte {
 		case map[string]any:
 			if len(x) > 0 {
 				b = append(b, ' ')
-				b = appendMapBody(b, sortedMap(x), indent+2, true)
+				b = appendPlainMapBody(b, x, indent+2, true)
 				continue
 			}
 		}
@@ -123,25 +143,15 @@ func appendSeq(b []byte, items []any, indent int) []byte {
 	return b
 }
 
-// sortedMap orders a map's keys, for deterministic output.
-func sortedMap(m map[string]any) *object.Map {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := object.NewMap()
-	for _, k := range keys {
-		out.Set(k, m[k])
-	}
-	return out
-}
+// spaces is indentation, appended in one piece.
+const spaces = "                                                                "
 
 func appendIndent(b []byte, n int) []byte {
-	for range n {
-		b = append(b, ' ')
+	for n > len(spaces) {
+		b = append(b, spaces...)
+		n -= len(spaces)
 	}
-	return b
+	return append(b, spaces[:n]...)
 }
 
 // appendScalar appends " value\n" for a scalar after "key:" or "-".
@@ -243,15 +253,64 @@ func appendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// versionLike matches strings that start with a digit yet are strings to
-// every YAML decoder: versions such as 1.15.4 or 2.21.1-rc.1, which are
-// common enough in charts to deserve to stay readable.
-var versionLike = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`)
+// versionLike reports whether s is a version such as 1.15.4 or
+// 2.21.1-rc.1: digits.digits.digits, then optionally '-' or '+' and
+// [0-9A-Za-z.+-]*. Such strings start with a digit yet are strings to
+// every YAML decoder, and are common enough in charts to deserve to stay
+// readable.
+func versionLike(s string) bool {
+	i := 0
+	for part := range 3 {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+		if part < 2 {
+			if i == len(s) || s[i] != '.' {
+				return false
+			}
+			i++
+		}
+	}
+	if i == len(s) {
+		return true
+	}
+	if s[i] != '-' && s[i] != '+' {
+		return false
+	}
+	for _, c := range []byte(s[i+1:]) {
+		if !isAlnum(c) && c != '.' && c != '+' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
-// quantityLike matches Kubernetes quantities and durations such as 30Gi,
-// 500m or 10s: digits and a unit. A unit may not start with b, e, o or x,
-// which would make a binary, exponent, octal or hex number.
-var quantityLike = regexp.MustCompile(`^[0-9]+[ac-df-np-wyzAC-DF-NP-WYZ][A-Za-z]*$`)
+// quantityLike reports whether s is a Kubernetes quantity or duration
+// such as 30Gi, 500m or 10s: digits, then letters. The first letter may
+// not be b, e, o or x, which would make a binary, exponent, octal or hex
+// number.
+func quantityLike(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(s) || strings.IndexByte("beoxBEOX", s[i]) >= 0 {
+		return false
+	}
+	for _, c := range []byte(s[i:]) {
+		if !isLetter(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
 
 // plainSafe reports whether s reads back as the same string when written
 // plain, in YAML 1.1 and YAML 1.2, as a key or a value in block context. It
@@ -266,18 +325,27 @@ func plainSafe(s string) bool {
 		return false
 	}
 	if c := s[0]; c >= '0' && c <= '9' || c == '+' || c == '.' {
-		return versionLike.MatchString(s) || quantityLike.MatchString(s)
+		return versionLike(s) || quantityLike(s)
 	}
 	if strings.Contains(s, ": ") || strings.Contains(s, " #") {
 		return false
 	}
-	for _, r := range s {
-		if r < ' ' || r == 0x7f || !unicode.IsPrint(r) || r == 0xfeff {
-			return false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c >= 0x7f {
+			// Not printable ASCII: decide rune by rune.
+			for _, r := range s[i:] {
+				if r < ' ' || r == 0x7f || !unicode.IsPrint(r) || r == 0xfeff {
+					return false
+				}
+			}
+			break
 		}
 	}
-	return !reserved[strings.ToLower(s)]
+	return len(s) > maxReserved || !reserved[strings.ToLower(s)]
 }
+
+// maxReserved is the length of the longest reserved word.
+const maxReserved = 5
 
 // reserved are the plain scalars some YAML decoder reads as something other
 // than a string: booleans of YAML 1.1 and 1.2, null, and the merge and value

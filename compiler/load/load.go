@@ -18,7 +18,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
-	"cuelang.org/go/cue/build"
+	cuebuild "cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
@@ -34,9 +34,16 @@ const MaxFileSize = 8 << 20
 
 // Spec is a loaded platform spec.
 type Spec struct {
-	// Value is the spec unified with #Spec. It may hold errors where the
-	// spec does not fit the schema; they have been reported to the log.
+	// Value is the spec as written when it fits the schema, and the spec
+	// unified with #Spec when it does not: then it holds the errors, which
+	// have been reported to the log. The schema constrains and adds no
+	// value (it has no defaults: model applies them), so a spec that fits
+	// it reads the same either way, and the spec as written reads about
+	// twice as fast: its fields carry no schema conjuncts.
 	Value cue.Value
+	// Valid says that the spec fits the schema: every field of Value is
+	// concrete and free of errors, so a reader need not check each one.
+	Valid bool
 	// Files are the spec files, slash-separated and relative to the
 	// repository root, sorted.
 	Files []string
@@ -45,13 +52,30 @@ type Spec struct {
 	// Once unified with the schema, CUE places a struct poorly; this is
 	// where people wrote it.
 	Decls map[string]diag.Pos
+
+	check chan checked // the schema check Begin started, until Checked
 }
 
 // Load parses the .cue files directly in dir (slash-separated, relative to
-// the root of fsys) and unifies them with the spec schema. Problems go to
+// the root of fsys) and checks them against the spec schema. Problems go to
 // log. It returns nil when the spec cannot be evaluated at all (no files,
 // syntax errors); otherwise a Spec, whose Value may still hold schema errors.
 func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
+	s := Begin(fsys, dir, log)
+	if s != nil {
+		s.Checked()
+	}
+	return s
+}
+
+// Begin is Load, except that it returns as soon as the spec as written is
+// built, and checks it against the schema on another goroutine: reading the
+// spec and checking it are two CUE evaluations, and they run on two cores.
+// The Spec's Value is the spec as written, and Valid is true, until Checked
+// says otherwise. The check has its own CUE context and its own parse of
+// the files: CUE values are not safe for concurrent use, and building a
+// value annotates the syntax tree.
+func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		log.Errorf(diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", unwrapPathError(err))
@@ -70,12 +94,14 @@ func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	}
 
 	var files []*ast.File
+	var sources [][]byte
 	ok := true
 	for _, name := range names {
-		f, good := parseFile(fsys, name, log)
+		f, data, good := parseFile(fsys, name, log)
 		ok = ok && good
 		if f != nil {
 			files = append(files, f)
+			sources = append(sources, data)
 		}
 	}
 	if !ok {
@@ -86,50 +112,107 @@ func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	}
 	decls := indexDecls(files, log)
 
-	ctx := cuecontext.New()
-	inst := build.NewContext().NewInstance(dir, nil)
-	for _, f := range files {
-		if err := inst.AddSyntax(f); err != nil {
-			(&reporter{log: log, decls: decls}).report(err)
-			return nil
-		}
-	}
-	value := ctx.BuildInstance(inst)
-	if err := value.Err(); err != nil && !value.Exists() {
+	check := make(chan checked, 1)
+	go func() { check <- checkSchema(dir, names, sources, decls, log) }()
+
+	value, err := build(dir, files)
+	if err != nil {
+		<-check // it failed too, silently: the error is reported here
 		(&reporter{log: log, decls: decls}).report(err)
 		return nil
 	}
-	schema := ctx.CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
+	return &Spec{Value: value, Valid: true, Files: names, Decls: decls, check: check}
+}
+
+// Checked waits for the schema check that Begin started and says whether
+// the spec fits the schema. If it does not, the problems have been
+// reported, Value becomes the spec unified with the schema, which holds
+// them, and Valid becomes false.
+func (s *Spec) Checked() bool {
+	if s.check != nil {
+		c := <-s.check
+		s.check = nil
+		if !c.ok {
+			s.Valid = false
+			if c.unified.Exists() {
+				s.Value = c.unified
+			}
+		}
+	}
+	return s.Valid
+}
+
+// checked is the outcome of checkSchema.
+type checked struct {
+	ok      bool
+	unified cue.Value // the spec unified with the schema, when not ok
+}
+
+// checkSchema parses the sources anew, builds them in a CUE context of its
+// own, unifies them with #Spec and reports what does not fit. A spec that
+// does not build is reported by Begin, not here.
+func checkSchema(dir string, names []string, sources [][]byte, decls map[string]diag.Pos, log *diag.Log) checked {
+	files := make([]*ast.File, len(names))
+	for i, name := range names {
+		f, err := parser.ParseFile(name, sources[i], parser.ParseComments)
+		if err != nil {
+			return checked{} // Begin parsed the same bytes; it cannot fail here
+		}
+		files[i] = f
+	}
+	value, err := build(dir, files)
+	if err != nil {
+		return checked{}
+	}
+	schema := value.Context().CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
 	if err := schema.Err(); err != nil {
 		// The schema is ours and tested; this is a bug, not a user error.
 		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
 	}
 	unified := value.Unify(schema.LookupPath(cue.MakePath(cue.Def("Spec"))))
-	validate(&reporter{log: log, root: unified, decls: decls}, unified)
-	return &Spec{Value: unified, Files: names, Decls: decls}
+	if validate(&reporter{log: log, root: unified, decls: decls}, unified) {
+		return checked{unified: unified}
+	}
+	return checked{ok: true}
 }
 
-func parseFile(fsys fs.FS, name string, log *diag.Log) (*ast.File, bool) {
+// build builds the parsed files of the spec folder dir into a value of a
+// new CUE context.
+func build(dir string, files []*ast.File) (cue.Value, error) {
+	inst := cuebuild.NewContext().NewInstance(dir, nil)
+	for _, f := range files {
+		if err := inst.AddSyntax(f); err != nil {
+			return cue.Value{}, err
+		}
+	}
+	value := cuecontext.New().BuildInstance(inst)
+	if err := value.Err(); err != nil && !value.Exists() {
+		return cue.Value{}, err
+	}
+	return value, nil
+}
+
+func parseFile(fsys fs.FS, name string, log *diag.Log) (*ast.File, []byte, bool) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		log.Errorf(diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
-		return nil, false
+		return nil, nil, false
 	}
 	if info.Size() > MaxFileSize {
 		log.Errorf(diag.Pos{File: name}, "", "file is %d bytes, more than the %d a spec file may have: split it or move it out of the spec folder", info.Size(), MaxFileSize)
-		return nil, false
+		return nil, nil, false
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		log.Errorf(diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
-		return nil, false
+		return nil, nil, false
 	}
 	f, err := parser.ParseFile(name, data, parser.ParseComments, parser.AllErrors)
 	if err != nil {
 		(&reporter{log: log}).report(err)
-		return f, false
+		return f, data, false
 	}
-	return f, true
+	return f, data, true
 }
 
 // checkPackages requires one package name across the spec files, as CUE does
@@ -327,6 +410,12 @@ func nearestDecl(decls map[string]diag.Pos, specPath string) diag.Pos {
 // from the schema alone (a default) or from nowhere.
 func Pos(v cue.Value) diag.Pos {
 	p := v.Pos()
+	if f, ok := v.Source().(*ast.Field); ok && f.Value != nil {
+		// Read from the spec as written, a value made by one field has
+		// that field as its source: point at the value, as CUE does for
+		// the spec unified with the schema.
+		p = f.Value.Pos()
+	}
 	if !p.IsValid() || p.Filename() == schemas.PlatformFile {
 		return diag.Pos{}
 	}

@@ -11,9 +11,22 @@ import (
 	"github.com/platc/platc/compiler/load"
 )
 
+// DefaultOutDir is the output root when the spec names none.
+const DefaultOutDir = "out"
+
+// OutDir is Decode(loaded).Platform.OutDir, read alone: the output folder
+// can be read while the rest of the spec decodes.
+func OutDir(loaded *load.Spec) string {
+	v := loaded.Value.LookupPath(cue.ParsePath("platform.outDir"))
+	if s, err := v.String(); err == nil {
+		return s
+	}
+	return DefaultOutDir
+}
+
 // Decode turns the loaded spec into a Spec.
 func Decode(loaded *load.Spec) *Spec {
-	d := &decoder{decls: loaded.Decls}
+	d := &decoder{decls: loaded.Decls, valid: loaded.Valid}
 	v := loaded.Value
 	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, decls: loaded.Decls}
 	s.Platform = decodePlatform(d.entry(v.LookupPath(cue.MakePath(cue.Str("platform"))), "platform"))
@@ -108,7 +121,7 @@ func decodePlatform(e entry) Platform {
 		Name:               e.str("name"),
 		Description:        e.str("description"),
 		RepoURL:            e.str("repoURL"),
-		OutDir:             e.strOr("outDir", "out"),
+		OutDir:             e.strOr("outDir", DefaultOutDir),
 		ArgoCDNamespace:    e.strOr("argocdNamespace", "argocd"),
 		DefaultEnvironment: e.str("defaultEnvironment"),
 		ResourceTracking:   e.strOr("resourceTracking", "annotation"),
@@ -203,6 +216,9 @@ func decodeEnvironment(name string, e entry) *Environment {
 // decoder holds what every entry needs to place itself.
 type decoder struct {
 	decls map[string]diag.Pos
+	// valid says every field is concrete and free of errors (load.Spec):
+	// then none is checked, which saves a CUE evaluation context per value.
+	valid bool
 }
 
 // entry is a CUE struct being decoded, with its node.
@@ -210,13 +226,16 @@ type entry struct {
 	d    *decoder
 	v    cue.Value
 	node Node
+	// vals are the fields' values, defaults taken, read once by entry so
+	// that decoding a field does not look it up again.
+	vals map[string]cue.Value
 }
 
 // entry starts decoding the struct v at the spec path. Its position is where
 // its label was written; each field's is where its value was written, or
 // its label.
 func (d *decoder) entry(v cue.Value, path string) entry {
-	e := entry{d: d, v: v, node: Node{Path: path, Pos: d.decls[path], fields: map[string]field{}}}
+	e := entry{d: d, v: v, node: Node{Path: path, Pos: d.decls[path], fields: map[string]field{}}, vals: map[string]cue.Value{}}
 	if !v.Exists() {
 		return e
 	}
@@ -234,12 +253,14 @@ func (d *decoder) entry(v cue.Value, path string) entry {
 		name := it.Selector().Unquoted()
 		x, _ := it.Value().Default()
 		pos := load.Pos(x)
-		if !pos.IsValid() || x.IncompleteKind() == cue.StructKind {
+		if k := x.IncompleteKind(); !pos.IsValid() || k == cue.StructKind || k == cue.ListKind {
+			// A struct or a list is placed at its label.
 			if p, ok := d.decls[diag.JoinPath(path, name)]; ok {
 				pos = p
 			}
 		}
-		e.node.fields[name] = field{pos: pos, ok: usable(x)}
+		e.node.fields[name] = field{pos: pos, ok: d.valid || usable(x)}
+		e.vals[name] = x
 	}
 	return e
 }
@@ -268,8 +289,7 @@ func (e entry) field(name string) (cue.Value, bool) {
 	if !e.node.OK(name) {
 		return cue.Value{}, false
 	}
-	v, _ := e.v.LookupPath(cue.MakePath(cue.Str(name))).Default()
-	return v, true
+	return e.vals[name], true
 }
 
 func (e entry) str(name string) string { return e.strOr(name, "") }
@@ -354,7 +374,7 @@ func (e entry) values(name string) map[string]any {
 	if !ok {
 		return nil
 	}
-	m, _ := Value(v).(map[string]any)
+	m, _ := value(v, e.d.valid).(map[string]any)
 	return m
 }
 
@@ -436,14 +456,20 @@ func (d *decoder) eachStructField(v cue.Value, path string, fn func(string, entr
 // []any, string, int64, float64, bool or nil, taking defaults. Fields and
 // elements that are not concrete are left out; load has reported them.
 func Value(v cue.Value) any {
+	return value(v, false)
+}
+
+// value is Value; valid says v is known to be concrete and free of errors
+// throughout, so that its parts need no check.
+func value(v cue.Value, valid bool) any {
 	v, _ = v.Default()
 	switch v.Kind() {
 	case cue.StructKind:
 		m := map[string]any{}
 		if it, err := v.Fields(); err == nil {
 			for it.Next() {
-				if x, ok := concrete(it.Value()); ok {
-					m[it.Selector().Unquoted()] = Value(x)
+				if x, ok := concrete(it.Value(), valid); ok {
+					m[it.Selector().Unquoted()] = value(x, valid)
 				}
 			}
 		}
@@ -452,8 +478,8 @@ func Value(v cue.Value) any {
 		l := []any{}
 		if it, err := v.List(); err == nil {
 			for it.Next() {
-				if x, ok := concrete(it.Value()); ok {
-					l = append(l, Value(x))
+				if x, ok := concrete(it.Value(), valid); ok {
+					l = append(l, value(x, valid))
 				}
 			}
 		}
@@ -508,8 +534,11 @@ func SplitValuesPath(key string) []string {
 
 // concrete returns v with its default taken, and whether it is data: a
 // concrete scalar, or a struct or list (whose parts Value checks in turn).
-func concrete(v cue.Value) (cue.Value, bool) {
+func concrete(v cue.Value, valid bool) (cue.Value, bool) {
 	v, _ = v.Default()
+	if valid {
+		return v, true
+	}
 	if v.Err() != nil {
 		return v, false
 	}

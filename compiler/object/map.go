@@ -3,13 +3,19 @@
 // plain Go data for everything else. It does no I/O and knows no kinds.
 package object
 
+import "slices"
+
 // Map is a YAML mapping whose keys keep the order they were set in, so that
 // rendered objects read apiVersion, kind, metadata, spec, as people expect.
 // Values are string, int, int64, float64, bool, nil, []any, []string, *Map,
 // or map[string]any (Helm values, whose keys are written sorted).
 type Map struct {
-	keys []string
-	vals []any
+	entries []entry
+}
+
+type entry struct {
+	key string
+	val any
 }
 
 // NewMap returns an empty Map.
@@ -18,67 +24,99 @@ func NewMap() *Map { return &Map{} }
 // Set sets key to v, in place if the key is there, last otherwise, and
 // returns m for chaining.
 func (m *Map) Set(key string, v any) *Map {
-	for i, k := range m.keys {
-		if k == key {
-			m.vals[i] = v
+	for i := range m.entries {
+		if m.entries[i].key == key {
+			m.entries[i].val = v
 			return m
 		}
 	}
-	m.keys = append(m.keys, key)
-	m.vals = append(m.vals, v)
+	if m.entries == nil {
+		// Most maps of an object have a few keys: start with room for
+		// four rather than growing one by one.
+		m.entries = make([]entry, 0, 4)
+	}
+	m.entries = append(m.entries, entry{key, v})
 	return m
 }
 
 // Get returns the value of key, or nil.
 func (m *Map) Get(key string) any {
-	for i, k := range m.keys {
-		if k == key {
-			return m.vals[i]
+	for i := range m.entries {
+		if m.entries[i].key == key {
+			return m.entries[i].val
 		}
 	}
 	return nil
 }
 
 // Len returns the number of keys.
-func (m *Map) Len() int { return len(m.keys) }
+func (m *Map) Len() int { return len(m.entries) }
 
 // Each calls fn for each key and value, in order.
 func (m *Map) Each(fn func(key string, v any)) {
-	for i, k := range m.keys {
-		fn(k, m.vals[i])
+	for _, e := range m.entries {
+		fn(e.key, e.val)
 	}
 }
 
 // Plain returns v with every Map turned into a map[string]any (recursively),
-// for code that reads objects as plain data: validators, CEL.
+// for code that reads objects as plain data: validators, CEL. Plain data in
+// v (a map[string]any or []any with no Map below, such as Helm values) is
+// shared, not copied: treat the result as read-only.
 func Plain(v any) any {
+	p, _ := plain(v)
+	return p
+}
+
+// plain is Plain; it also reports whether the result differs from v, so
+// that unchanged plain data is shared rather than copied.
+func plain(v any) (any, bool) {
 	switch v := v.(type) {
 	case *Map:
-		m := make(map[string]any, len(v.keys))
-		for i, k := range v.keys {
-			m[k] = Plain(v.vals[i])
+		m := make(map[string]any, len(v.entries))
+		for _, e := range v.entries {
+			m[e.key], _ = plain(e.val)
 		}
-		return m
+		return m, true
 	case map[string]any:
-		m := make(map[string]any, len(v))
+		var out map[string]any
 		for k, x := range v {
-			m[k] = Plain(x)
+			if p, changed := plain(x); changed {
+				if out == nil {
+					out = make(map[string]any, len(v))
+					for k2, x2 := range v {
+						out[k2] = x2
+					}
+				}
+				out[k] = p
+			}
 		}
-		return m
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	case []any:
-		l := make([]any, len(v))
+		var out []any
 		for i, x := range v {
-			l[i] = Plain(x)
+			if p, changed := plain(x); changed {
+				if out == nil {
+					out = slices.Clone(v)
+				}
+				out[i] = p
+			}
 		}
-		return l
+		if out == nil {
+			return v, false
+		}
+		return out, true
 	case []string:
 		l := make([]any, len(v))
 		for i, x := range v {
 			l[i] = x
 		}
-		return l
+		return l, true
 	}
-	return v
+	return v, false
 }
 
 // Merge returns base with over merged in, as Helm merges values: maps merge
@@ -118,4 +156,21 @@ func SetPath(values map[string]any, path []string, v any) map[string]any {
 	inner, _ := out[path[0]].(map[string]any)
 	out[path[0]] = SetPath(inner, path[1:], v)
 	return out
+}
+
+// Lookup returns the value at the path keys below v, reading Maps and
+// map[string]any alike, or nil where the path does not exist. It lets
+// checks read rendered objects without converting them to plain data.
+func Lookup(v any, keys ...string) any {
+	for _, k := range keys {
+		switch m := v.(type) {
+		case *Map:
+			v = m.Get(k)
+		case map[string]any:
+			v = m[k]
+		default:
+			return nil
+		}
+	}
+	return v
 }

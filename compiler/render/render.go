@@ -318,11 +318,19 @@ func (r *renderer) chartSource(env *model.Environment, m *model.Module) *object.
 }
 
 // values merges a module's values, the environment's values for it, and the
-// wiring, in that order: later layers win.
+// wiring, in that order: later layers win. A single layer is returned as it
+// is, not copied: rendered objects are read-only, and most modules have no
+// environment values or wiring.
 func (r *renderer) values(env *model.Environment, m *model.Module) map[string]any {
 	var out map[string]any
 	for _, l := range ValuesLayers(r.spec, env, m) {
-		out = object.Merge(out, l.Values)
+		switch {
+		case len(l.Values) == 0:
+		case out == nil:
+			out = l.Values
+		default:
+			out = object.Merge(out, l.Values)
+		}
 	}
 	return out
 }

@@ -26,6 +26,11 @@ var (
 	kindsErr  error
 )
 
+// Prepare reads the embedded CRDs of the kinds stacks use. Compile calls it
+// on another goroutine while the spec loads; Compile (of this package)
+// waits for it if it has not finished.
+func Prepare() { loadKinds() }
+
 // loadKinds reads the embedded CRDs (the primitives and Argo CD's
 // Application) once; the result is shared and never modified.
 func loadKinds() (map[string]kind, error) {

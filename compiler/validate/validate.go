@@ -25,6 +25,7 @@ import (
 // safe for concurrent use.
 type Validator struct {
 	schemas map[gvk]*jsonschema.Schema
+	shapes  map[gvk]*shape // what each schema looks at, for Memo
 }
 
 type gvk struct{ apiVersion, kind string }
@@ -55,6 +56,7 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 	c.DefaultDraft(jsonschema.Draft2020)
 	locs := map[gvk]string{}
 	origin := map[gvk]string{}
+	shapes := map[gvk]*shape{}
 	for _, name := range names {
 		for i, doc := range splitDocuments(files[name]) {
 			where := fmt.Sprintf("%s: document %d", name, i+1)
@@ -78,6 +80,7 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 					return nil, fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev)
 				}
 				origin[v.gvk] = where
+				shapes[v.gvk] = shapeOf(v.schema)
 				loc := "mem://platc/" + v.gvk.String() + ".json"
 				if err := c.AddResource(loc, v.schema); err != nil {
 					return nil, fmt.Errorf("%s: %s: %w", where, v.gvk, err)
@@ -87,7 +90,7 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 		}
 	}
 
-	v := &Validator{schemas: make(map[gvk]*jsonschema.Schema, len(locs))}
+	v := &Validator{schemas: make(map[gvk]*jsonschema.Schema, len(locs)), shapes: shapes}
 	for k, loc := range locs {
 		sch, err := c.Compile(loc)
 		if err != nil {

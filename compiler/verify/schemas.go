@@ -20,6 +20,11 @@ var (
 	embeddedErr  error
 )
 
+// Prepare compiles the validator of the CRDs platc carries, which every
+// Verify of their kinds needs. Compile calls it on another goroutine while
+// the spec loads; Verify waits for it if it has not finished.
+func Prepare() { embedded() }
+
 // embedded returns the validator of the CRDs platc carries, compiled once.
 func embedded() (*validate.Validator, error) {
 	embeddedOnce.Do(func() { embeddedVal, embeddedErr = validate.FromCRDs(schemas.CRDs()) })
@@ -29,7 +34,8 @@ func embedded() (*validate.Validator, error) {
 // schemasCheck validates every rendered object against the schema of its
 // kind, strictly (an unknown field is an error): the embedded CRDs, or the
 // ones the caller gives (a cluster's own), and for stack instances the CRD
-// kro generates from their ResourceGraphDefinition.
+// kro generates from their ResourceGraphDefinition. Objects of one shape
+// are validated once (validate.Memo).
 func (v *verifier) schemasCheck() {
 	var val *validate.Validator
 	var err error
@@ -67,26 +73,42 @@ func (v *verifier) schemasCheck() {
 			instKinds[k] = true
 		}
 	}
+	memo := val.Memo()
+	var instMemo *validate.Memo
+	if instVal != nil {
+		instMemo = instVal.Memo()
+	}
 	object.Parallel(len(v.in.Files), func(i int) {
 		f := v.in.Files[i]
 		if f.Values {
 			return
 		}
 		file := path.Join(v.in.Spec.Platform.OutDir, f.Path)
-		for _, obj := range v.plain[i] {
-			use := val
-			if instKinds[fmt.Sprintf("%s/%s", obj["apiVersion"], obj["kind"])] {
-				use = instVal
+		for _, obj := range f.Objects {
+			apiVersion, kind := obj.Get("apiVersion"), obj.Get("kind")
+			use := memo
+			if instKinds[fmt.Sprintf("%s/%s", apiVersion, kind)] {
+				use = instMemo
 			}
 			problems, err := use.Validate(obj)
-			desc := fmt.Sprintf("%s %s", obj["kind"], str(obj, "metadata", "name"))
+			desc := fmt.Sprintf("%s %s", kind, objectName(obj))
 			if err != nil {
 				v.log.Errorf(diag.Pos{File: file}, "", "%s: %v", desc, err)
 				continue
 			}
 			for _, p := range problems {
-				v.log.Errorf(diag.Pos{File: file}, "", "%s: %s: %s: the %s schema refuses it", desc, p.Pointer, p.Message, strings.ToLower(fmt.Sprint(obj["kind"])))
+				v.log.Errorf(diag.Pos{File: file}, "", "%s: %s: %s: the %s schema refuses it", desc, p.Pointer, p.Message, strings.ToLower(fmt.Sprint(kind)))
 			}
 		}
 	})
+}
+
+// objectName is the metadata.name of obj, or "".
+func objectName(obj *object.Map) string {
+	meta, _ := obj.Get("metadata").(*object.Map)
+	if meta == nil {
+		return ""
+	}
+	name, _ := meta.Get("name").(string)
+	return name
 }

@@ -39,6 +39,10 @@ var secretValues = regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{
 var references = regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>)$`)
 
 // literalSecret says what credential s under key looks like, or "".
+// keySeparators drops the separators of a key, so that db_password,
+// db-password and dbPassword compare alike.
+var keySeparators = strings.NewReplacer("_", "", "-", "", ".", "")
+
 func literalSecret(key string, v any) string {
 	s, ok := v.(string)
 	if !ok || strings.TrimSpace(s) == "" || references.MatchString(s) {
@@ -47,7 +51,7 @@ func literalSecret(key string, v any) string {
 	if secretValues.MatchString(s) {
 		return "a credential (" + secretValues.FindString(s)[:min(4, len(s))] + "...)"
 	}
-	k := strings.NewReplacer("_", "", "-", "", ".", "").Replace(strings.ToLower(key))
+	k := keySeparators.Replace(strings.ToLower(key))
 	for _, n := range nameKeys {
 		if strings.HasSuffix(k, n) {
 			return ""

@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/gobwas/glob"
 
@@ -44,11 +43,14 @@ type Input struct {
 	// output against (a cluster's own), by file name, instead of the ones
 	// platc embeds.
 	CRDs map[string][]byte
+	// Folders, when set, are the repo-path modules' folders, being built
+	// (BuildFolders); otherwise Verify builds them.
+	Folders *Folders
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.
 type app struct {
-	obj    map[string]any
+	obj    any    // an *object.Map as rendered, or plain data from kro's preview
 	file   string // the rendered file, or "kro" for an Application kro creates
 	origin string // the spec path that makes it
 	root   bool
@@ -62,12 +64,6 @@ type verifier struct {
 	in  Input
 	log *diag.Log
 
-	builtMu sync.Mutex
-	built   map[string]built // by folder
-
-	// plain holds every rendered object as plain data, by file and
-	// object index, converted once for every check that reads them.
-	plain [][]map[string]any
 	// folders lists the files rendered in each folder of the output root.
 	folderFiles map[string][]string
 }
@@ -76,23 +72,15 @@ type verifier struct {
 // independent and checked in parallel; the log sorts what they report, so
 // the output does not depend on the order they finish in.
 func Verify(in Input, log *diag.Log) {
-	v := &verifier{in: in, log: log, built: map[string]built{}, folderFiles: map[string][]string{}}
-	v.plain = make([][]map[string]any, len(in.Files))
+	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}}
+	if v.in.Folders == nil {
+		v.in.Folders = BuildFolders(in.Spec, in.Repo)
+	}
 	byEnv := map[string][]int{}
 	for i, f := range in.Files {
 		byEnv[f.Env] = append(byEnv[f.Env], i)
 		v.folderFiles[path.Dir(f.Path)] = append(v.folderFiles[path.Dir(f.Path)], path.Base(f.Path))
 	}
-	object.Parallel(len(in.Files), func(i int) {
-		if in.Files[i].Values {
-			return
-		}
-		objs := make([]map[string]any, len(in.Files[i].Objects))
-		for j, o := range in.Files[i].Objects {
-			objs[j] = object.Plain(o).(map[string]any)
-		}
-		v.plain[i] = objs
-	})
 	v.folders()
 	object.Parallel(len(in.Spec.Environments), func(i int) {
 		env := in.Spec.Environments[i]
@@ -109,15 +97,18 @@ func (v *verifier) errorf(specPath, format string, args ...any) {
 func (v *verifier) environment(env *model.Environment, files []int) {
 	spec := v.in.Spec
 	var apps []app
-	projects := map[string]map[string]any{}
+	projects := map[string]any{}
 	projectOrigin := map[string]*model.Project{}
 	for _, p := range env.Projects {
 		projectOrigin[p.Name] = p
 	}
 	for _, fi := range files {
 		f := v.in.Files[fi]
-		for _, obj := range v.plain[fi] {
-			switch obj["kind"] {
+		if f.Values {
+			continue
+		}
+		for _, obj := range f.Objects {
+			switch obj.Get("kind") {
 			case "AppProject":
 				projects[str(obj, "metadata", "name")] = obj
 			case "Application":
@@ -140,7 +131,7 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		v.valueFiles(a)
 	}
 	for _, a := range apps {
-		if a.root || a.obj["spec"].(map[string]any)["source"] != nil {
+		if a.root || object.Lookup(a.obj, "spec", "source") != nil {
 			v.include(a)
 		}
 	}
@@ -158,17 +149,15 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 // in this repository reads the environment's tag, and no Git source follows
 // a branch or HEAD (a chart's version is a pin already).
 func (v *verifier) pinnedSources(env *model.Environment, a app) {
-	spec, _ := a.obj["spec"].(map[string]any)
-	for _, src := range sources(spec) {
-		repo, _ := src["repoURL"].(string)
-		rev, _ := src["targetRevision"].(string)
-		if src["chart"] != nil || src["path"] == "." || strings.HasPrefix(repo, "oci://") || strings.Contains(rev, "<from the cluster") {
+	for _, src := range sources(object.Lookup(a.obj, "spec")) {
+		repo, rev := str(src, "repoURL"), str(src, "targetRevision")
+		if object.Lookup(src, "chart") != nil || object.Lookup(src, "path") == "." || strings.HasPrefix(repo, "oci://") || strings.Contains(rev, "<from the cluster") {
 			continue // a chart: its version is checked as a pin
 		}
 		switch {
 		case repo == v.in.Spec.Platform.RepoURL && rev != env.Revision:
 			v.errorf(a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
-		case !isTag(rev) && a.client != nil && src["ref"] == argocd.ValuesRef:
+		case !isTag(rev) && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
 			v.errorf(a.client.Values.FieldPath("revision"), "pinned environment %s reads client %s's values at %q of %s (Application %q): a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, a.name())
 		case !isTag(rev):
 			v.errorf(a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
@@ -209,7 +198,7 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 					origin = m.Path
 				}
 			}
-			out = append(out, app{obj: object.Plain(r.Object).(map[string]any), file: "kro", origin: origin, client: inst.Client})
+			out = append(out, app{obj: r.Object, file: "kro", origin: origin, client: inst.Client})
 		}
 	}
 	return out
@@ -253,39 +242,36 @@ func where(a app, env *model.Environment) string {
 // permitted checks an Application against its AppProject as Argo CD does
 // before it syncs: sources, destination, the Application's namespace, and
 // the cluster-scoped kinds it creates.
-func (v *verifier) permitted(env *model.Environment, a app, projects map[string]map[string]any, origins map[string]*model.Project) {
-	spec, _ := a.obj["spec"].(map[string]any)
-	projName, _ := spec["project"].(string)
+func (v *verifier) permitted(env *model.Environment, a app, projects map[string]any, origins map[string]*model.Project) {
+	spec := object.Lookup(a.obj, "spec")
+	projName := str(spec, "project")
 	proj := projects[projName]
 	if proj == nil {
 		// "default", or a project check has reported unknown. Argo CD's
 		// default project permits everything.
 		return
 	}
-	pspec, _ := proj["spec"].(map[string]any)
+	pspec := object.Lookup(proj, "spec")
 	po := origins[projName]
 	fix := "add it to " + po.Path
 	for _, src := range sources(spec) {
-		repo, _ := src["repoURL"].(string)
+		repo := str(src, "repoURL")
 		if repo == "" || strings.Contains(repo, "<from the cluster") {
 			continue
 		}
-		if !sourcePermitted(strings_(pspec["sourceRepos"]), repo) {
+		if !sourcePermitted(strings_(object.Lookup(pspec, "sourceRepos")), repo) {
 			v.errorf(a.origin, "project %s does not permit source repository %s of Application %q (%s): %s.sourceRepos", projName, repo, a.name(), where(a, env), fix)
 		}
 	}
-	dest, _ := spec["destination"].(map[string]any)
-	server, _ := dest["server"].(string)
-	name, _ := dest["name"].(string)
-	ns, _ := dest["namespace"].(string)
-	if !strings.Contains(ns, "<from the cluster") && !destinationPermitted(pspec["destinations"], server, name, ns) {
+	server, name, ns := str(spec, "destination", "server"), str(spec, "destination", "name"), str(spec, "destination", "namespace")
+	if !strings.Contains(ns, "<from the cluster") && !destinationPermitted(object.Lookup(pspec, "destinations"), server, name, ns) {
 		target := server
 		if name != "" {
 			target = name
 		}
 		v.errorf(a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s.destinations", projName, target, ns, a.name(), where(a, env), fix)
 	}
-	if appNS := a.namespace(); appNS != "" && appNS != v.in.Spec.Platform.ArgoCDNamespace && !namespacePermitted(strings_(pspec["sourceNamespaces"]), appNS) {
+	if appNS := a.namespace(); appNS != "" && appNS != v.in.Spec.Platform.ArgoCDNamespace && !namespacePermitted(strings_(object.Lookup(pspec, "sourceNamespaces")), appNS) {
 		v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it: %s.sourceNamespaces (Argo CD must also run with application.namespaces)", a.name(), where(a, env), appNS, v.in.Spec.Platform.ArgoCDNamespace, projName, fix)
 	}
 	if slices.Contains(strings_(syncOptions(spec)), argocd.CreateNamespace) && !clusterKindPermitted(pspec, "", "Namespace") {
@@ -299,8 +285,8 @@ func (v *verifier) permitted(env *model.Environment, a app, projects map[string]
 // repoPathKinds checks the kinds a repo-path module deploys against its
 // project: a cluster-scoped kind must be allow-listed, a namespaced one not
 // deny-listed.
-func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string, pspec map[string]any, po *model.Project) {
-	objs, _ := v.build(str(a.obj, "spec", "source", "path"))
+func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string, pspec any, po *model.Project) {
+	objs, _ := v.in.Folders.build(str(a.obj, "spec", "source", "path"))
 	reported := map[string]bool{}
 	for _, o := range objs {
 		group, _, _ := strings.Cut(o.APIVersion, "/")
@@ -323,32 +309,15 @@ func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string,
 	}
 }
 
-// build builds a repo-path module's folder once.
-func (v *verifier) build(dir string) ([]manifests.Object, []manifests.Problem) {
-	v.builtMu.Lock()
-	defer v.builtMu.Unlock()
-	if r, ok := v.built[dir]; ok {
-		return r.objects, r.problems
-	}
-	objs, problems := manifests.Build(v.in.Repo, dir)
-	v.built[dir] = built{objs, problems}
-	return objs, problems
-}
-
-type built struct {
-	objects  []manifests.Object
-	problems []manifests.Problem
-}
-
-// folders builds every repo-path module's folder and checks what it yields
-// against the module's namespace: a kustomization that does not build, a
+// folders checks what every repo-path module's folder yields against the
+// module's namespace: a kustomization that does not build, a
 // file that is not a manifest, an object in another namespace.
 func (v *verifier) folders() {
 	for _, m := range v.in.Spec.Modules {
 		if m.Kind != model.KindPath {
 			continue
 		}
-		objs, problems := v.build(m.Dir)
+		objs, problems := v.in.Folders.build(m.Dir)
 		problems = append(problems, manifests.Check(objs, m.Namespace)...)
 		for _, p := range problems {
 			v.log.Errorf(diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
@@ -356,24 +325,32 @@ func (v *verifier) folders() {
 	}
 }
 
-func sources(spec map[string]any) []map[string]any {
-	var out []map[string]any
-	if s, ok := spec["source"].(map[string]any); ok {
+// sources are the sources of an Application's spec, single or multiple.
+func sources(spec any) []any {
+	var out []any
+	if s := object.Lookup(spec, "source"); isMap(s) {
 		out = append(out, s)
 	}
-	if l, ok := spec["sources"].([]any); ok {
+	if l, ok := object.Lookup(spec, "sources").([]any); ok {
 		for _, x := range l {
-			if s, ok := x.(map[string]any); ok {
-				out = append(out, s)
+			if isMap(x) {
+				out = append(out, x)
 			}
 		}
 	}
 	return out
 }
 
-func syncOptions(spec map[string]any) any {
-	p, _ := spec["syncPolicy"].(map[string]any)
-	return p["syncOptions"]
+func isMap(v any) bool {
+	switch v.(type) {
+	case *object.Map, map[string]any:
+		return true
+	}
+	return false
+}
+
+func syncOptions(spec any) any {
+	return object.Lookup(spec, "syncPolicy", "syncOptions")
 }
 
 // sourcePermitted is Argo CD's AppProject.IsSourcePermitted: glob patterns
@@ -401,11 +378,8 @@ func sourcePermitted(patterns []string, repo string) bool {
 func destinationPermitted(destinations any, server, name, namespace string) bool {
 	list, _ := destinations.([]any)
 	anyMatched, noDeny := false, true
-	for _, d := range list {
-		item, _ := d.(map[string]any)
-		iServer, _ := item["server"].(string)
-		iName, _ := item["name"].(string)
-		iNS, _ := item["namespace"].(string)
+	for _, item := range list {
+		iServer, iName, iNS := str(item, "server"), str(item, "name"), str(item, "namespace")
 		nameOK := name != "" && globMatch(iName, name, true)
 		serverOK := server != "" && globMatch(iServer, server, true)
 		nsOK := globMatch(iNS, namespace, true)
@@ -438,13 +412,11 @@ func namespacePermitted(patterns []string, ns string) bool {
 // clusterKindPermitted is Argo CD's AppProject.IsGroupKindPermitted for a
 // cluster-scoped kind: allow-listed, and not deny-listed, with shell
 // patterns (filepath.Match) on group and kind.
-func clusterKindPermitted(pspec map[string]any, group, kind string) bool {
+func clusterKindPermitted(pspec any, group, kind string) bool {
 	in := func(list any) bool {
 		l, _ := list.([]any)
-		for _, x := range l {
-			gk, _ := x.(map[string]any)
-			g, _ := gk["group"].(string)
-			k, _ := gk["kind"].(string)
+		for _, gk := range l {
+			g, k := str(gk, "group"), str(gk, "kind")
 			if ok, err := filepath.Match(k, kind); ok && err == nil {
 				if ok, err := filepath.Match(g, group); ok && err == nil {
 					return true
@@ -453,17 +425,15 @@ func clusterKindPermitted(pspec map[string]any, group, kind string) bool {
 		}
 		return false
 	}
-	return in(pspec["clusterResourceWhitelist"]) && !in(pspec["clusterResourceBlacklist"])
+	return in(object.Lookup(pspec, "clusterResourceWhitelist")) && !in(object.Lookup(pspec, "clusterResourceBlacklist"))
 }
 
 // namespacedKindPermitted is the same for a namespaced kind: every kind
 // unless a whitelist is set and misses it, or the blacklist has it.
-func namespacedKindPermitted(pspec map[string]any, group, kind string) bool {
+func namespacedKindPermitted(pspec any, group, kind string) bool {
 	in := func(list []any) bool {
-		for _, x := range list {
-			gk, _ := x.(map[string]any)
-			g, _ := gk["group"].(string)
-			k, _ := gk["kind"].(string)
+		for _, gk := range list {
+			g, k := str(gk, "group"), str(gk, "kind")
 			if ok, err := filepath.Match(k, kind); ok && err == nil {
 				if ok, err := filepath.Match(g, group); ok && err == nil {
 					return true
@@ -472,8 +442,8 @@ func namespacedKindPermitted(pspec map[string]any, group, kind string) bool {
 		}
 		return false
 	}
-	white, hasWhite := pspec["namespaceResourceWhitelist"].([]any)
-	black, _ := pspec["namespaceResourceBlacklist"].([]any)
+	white, hasWhite := object.Lookup(pspec, "namespaceResourceWhitelist").([]any)
+	black, _ := object.Lookup(pspec, "namespaceResourceBlacklist").([]any)
 	return (!hasWhite || in(white)) && !in(black)
 }
 
@@ -507,9 +477,7 @@ func normalizeGitURL(u string) string {
 // folder's own files count). A root Application that misses apps.yaml
 // would sync nothing; one that matches more would sync it twice.
 func (v *verifier) include(a app) {
-	src, _ := a.obj["spec"].(map[string]any)["source"].(map[string]any)
-	dir, _ := src["path"].(string)
-	repo, _ := src["repoURL"].(string)
+	dir, repo := str(a.obj, "spec", "source", "path"), str(a.obj, "spec", "source", "repoURL")
 	out := v.in.Spec.Platform.OutDir
 	if repo != v.in.Spec.Platform.RepoURL || !strings.HasPrefix(dir, out+"/") {
 		return // a chart, or a folder of sources (the manifests checks)
@@ -538,20 +506,19 @@ func (v *verifier) include(a app) {
 // the values repository is this one, unless the source ignores missing
 // files.
 func (v *verifier) valueFiles(a app) {
-	spec, _ := a.obj["spec"].(map[string]any)
-	srcs := sources(spec)
-	refs := map[string]map[string]any{}
+	srcs := sources(object.Lookup(a.obj, "spec"))
+	refs := map[string]any{}
 	for _, s := range srcs {
-		if ref, _ := s["ref"].(string); ref != "" {
+		if ref := str(s, "ref"); ref != "" {
 			refs[ref] = s
 		}
 	}
 	for _, s := range srcs {
-		helm, _ := s["helm"].(map[string]any)
-		if ignore, _ := helm["ignoreMissingValueFiles"].(bool); ignore {
+		helm := object.Lookup(s, "helm")
+		if ignore, _ := object.Lookup(helm, "ignoreMissingValueFiles").(bool); ignore {
 			continue
 		}
-		for _, f := range strings_(helm["valueFiles"]) {
+		for _, f := range strings_(object.Lookup(helm, "valueFiles")) {
 			ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
 			if !strings.HasPrefix(f, "$") || !ok {
 				continue
@@ -561,7 +528,7 @@ func (v *verifier) valueFiles(a app) {
 				v.errorf(a.origin, "value file %s of Application %q names ref %q, which no source of it has", f, a.name(), ref)
 				continue
 			}
-			if repo, _ := r["repoURL"].(string); repo != v.in.Spec.Platform.RepoURL || strings.Contains(rest, "<from the cluster") {
+			if repo := str(r, "repoURL"); repo != v.in.Spec.Platform.RepoURL || strings.Contains(rest, "<from the cluster") {
 				continue // not in reach
 			}
 			if _, err := fs.Stat(v.in.Repo, rest); err != nil {
@@ -600,16 +567,9 @@ func (v *verifier) wildcards(p *model.Project) {
 	}
 }
 
-func str(m map[string]any, keys ...string) string {
-	var cur any = m
-	for _, k := range keys {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return ""
-		}
-		cur = mm[k]
-	}
-	s, _ := cur.(string)
+// str is the string at keys below v, or "".
+func str(v any, keys ...string) string {
+	s, _ := object.Lookup(v, keys...).(string)
 	return s
 }
 

@@ -54,12 +54,12 @@ func main() {
 	fmt.Printf("machine: %s/%s, %d cores; %d runs each, median wall time and peak memory\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), *runs)
 
 	type row struct {
-		size       string
-		apps       int
-		a, b, c    measure
-		hasB       bool
-		checkC     measure
-		equivalent string
+		size                string
+		apps                int
+		a, b, c, fresh, vet measure
+		hasB                bool
+		check               measure
+		equivalent          string
 	}
 	var rows []row
 	for _, size := range strings.Split(*sizes, ",") {
@@ -83,36 +83,46 @@ func main() {
 			write(filepath.Join(pure, "platform.cue"), data)
 			write(filepath.Join(pure, "pure.cue"), []byte(synth.PureCUE(s)))
 		}
-		fmt.Fprintf(os.Stderr, "%s: (a) cue export of the spec\n", size)
-		r.a = median(func() { runIn(dir, cue, "export", "./sources", "--out", "json") })
-		fmt.Fprintf(os.Stderr, "%s: (c) platc render\n", size)
-		r.c = median(func() {
-			check(os.RemoveAll(filepath.Join(dir, "out")))
-			runIn(dir, platc, "render")
-		})
-		if size == "sample" {
-			fmt.Fprintf(os.Stderr, "%s: platc check\n", size)
-			r.checkC = median(func() { runIn(dir, platc, "check") })
+		out := filepath.Join(dir, "out")
+		runIn(dir, platc, "render") // the output folder exists, as it does day to day
+		fmt.Fprintf(os.Stderr, "%s: (a) cue export, (c) platc render, a fresh render, platc vet, in %d interleaved rounds\n", size, *runs)
+		cmds := []*command{
+			{name: "(a)", args: []string{cue, "export", "./sources", "--out", "json"}},
+			{name: "(c)", args: []string{platc, "render"}},
+			{name: "fresh", args: []string{platc, "render"}, setup: func() { check(os.RemoveAll(out)) }},
+			{name: "vet", args: []string{platc, "vet"}},
 		}
-		rendered := renderedApps(filepath.Join(dir, "out"))
-		r.apps = countApps(filepath.Join(dir, "out"))
+		if size == "sample" {
+			cmds = append(cmds, &command{name: "check", args: []string{platc, "check"}})
+		}
+		rounds(dir, cmds)
+		r.a, r.c, r.fresh, r.vet = cmds[0].median(), cmds[1].median(), cmds[2].median(), cmds[3].median()
+		if size == "sample" {
+			r.check = cmds[4].median()
+		}
+		rendered := renderedApps(out)
+		r.apps = countApps(out)
 		if size != "sample" && !slices.Contains(strings.Split(*skipPure, ","), size) {
-			fmt.Fprintf(os.Stderr, "%s: (b) the pure-CUE way\n", size)
-			var out []byte
-			r.b = median(func() { out = runIn(dir, cue, "export", "./pure", "-e", "applications", "--out", "json") })
-			r.hasB = true
-			r.equivalent = equivalent(out, rendered)
+			fmt.Fprintf(os.Stderr, "%s: (b) the pure-CUE way, %d runs\n", size, *runs)
+			b := &command{name: "(b)", args: []string{cue, "export", "./pure", "-e", "applications", "--out", "json"}}
+			rounds(dir, []*command{b})
+			r.b, r.hasB = b.median(), true
+			r.equivalent = equivalent(b.lastOut, rendered)
 		}
 		rows = append(rows, r)
 	}
 
-	fmt.Printf("%-12s %7s  %-18s %-18s %-18s %8s %8s\n", "size", "apps", "(a) cue export", "(b) pure CUE", "(c) platc render", "(c)/(a)", "(b)/(c)")
+	fmt.Println("(a) cue export of the spec alone; (b) the same Applications the pure-CUE way (CUE comprehensions, cue export);")
+	fmt.Println("(c) platc render with its output folder up to date (it reads, checks and compares every file, and writes none);")
+	fmt.Println("fresh: platc render into an empty folder (writes every file); vet: platc vet (every check, no output folder)")
+	fmt.Println()
+	fmt.Printf("%-11s %6s  %-15s %-15s %-15s %-15s %-15s %7s %7s\n", "size", "apps", "(a) cue export", "(b) pure CUE", "(c) render", "fresh render", "vet", "(c)/(a)", "(b)/(c)")
 	for _, r := range rows {
 		b, bc := "-", "-"
 		if r.hasB {
 			b, bc = r.b.String(), fmt.Sprintf("%.1f", r.b.wall.Seconds()/r.c.wall.Seconds())
 		}
-		fmt.Printf("%-12s %7d  %-18s %-18s %-18s %8.2f %8s\n", r.size, r.apps, r.a, b, r.c, r.c.wall.Seconds()/r.a.wall.Seconds(), bc)
+		fmt.Printf("%-11s %6d  %-15s %-15s %-15s %-15s %-15s %7.2f %7s\n", r.size, r.apps, r.a, b, r.c, r.fresh, r.vet, r.c.wall.Seconds()/r.a.wall.Seconds(), bc)
 	}
 	fmt.Println()
 	byName := map[string]row{}
@@ -122,12 +132,16 @@ func main() {
 			fmt.Printf("%s: (b) and (c) %s\n", r.size, r.equivalent)
 		}
 		if r.size == "sample" {
-			fmt.Printf("sample: platc check %s, %.2f x (a) (target <= 2)\n", r.checkC, r.checkC.wall.Seconds()/r.a.wall.Seconds())
+			fmt.Printf("sample: platc check %s, %.2f x (a) (target <= 2)\n", r.check, r.check.wall.Seconds()/r.a.wall.Seconds())
 		}
 	}
 	if small, ok := byName["50x200x20"]; ok {
-		fmt.Printf("50x200x20: (b)/(c) = %.1f (target >= 10), (c)/(a) = %.2f (target <= 2), peak memory of (c) %d MB (target <= 300)\n",
-			small.b.wall.Seconds()/small.c.wall.Seconds(), small.c.wall.Seconds()/small.a.wall.Seconds(), small.c.rss/1024)
+		bc := "not run"
+		if small.hasB {
+			bc = fmt.Sprintf("%.1f", small.b.wall.Seconds()/small.c.wall.Seconds())
+		}
+		fmt.Printf("50x200x20: (b)/(c) = %s (target >= 10), (c)/(a) = %.2f (target <= 2), peak memory of (c) %d MB (target <= 300)\n",
+			bc, small.c.wall.Seconds()/small.a.wall.Seconds(), small.c.rss/1024)
 		if big, ok := byName["100x500x40"]; ok {
 			fmt.Printf("100x500x40 / 50x200x20: %.2f x the time (target <= 5.5) for %.1f x the Applications\n",
 				big.c.wall.Seconds()/small.c.wall.Seconds(), float64(big.apps)/float64(small.apps))
@@ -140,28 +154,44 @@ func main() {
 	}
 }
 
-func (m measure) String() string {
-	return fmt.Sprintf("%.3fs %4dMB", m.wall.Seconds(), m.rss/1024)
+// command is one measured command and its runs.
+type command struct {
+	name    string
+	args    []string
+	setup   func() // before each run, not timed
+	runs    []measure
+	lastOut []byte
 }
 
-// median runs fn *runs times and returns the median wall time and the
-// median peak memory of the command fn ran last.
-func median(fn func()) measure {
-	var ms []measure
+// rounds runs each command once per round, *runs rounds, so that a
+// machine's drift over the run touches every command alike.
+func rounds(dir string, cmds []*command) {
 	for range *runs {
-		start := time.Now()
-		fn()
-		ms = append(ms, measure{wall: time.Since(start), rss: lastRSS})
+		for _, c := range cmds {
+			if c.setup != nil {
+				c.setup()
+			}
+			start := time.Now()
+			c.lastOut = runIn(dir, c.args[0], c.args[1:]...)
+			c.runs = append(c.runs, measure{wall: time.Since(start), rss: lastRSS})
+		}
 	}
-	slices.SortFunc(ms, func(a, b measure) int { return int(a.wall - b.wall) })
-	m := ms[len(ms)/2]
-	rss := make([]int64, len(ms))
-	for i, x := range ms {
-		rss[i] = x.rss
+}
+
+// median is the median wall time and the median peak memory of c's runs.
+func (c *command) median() measure {
+	walls := make([]time.Duration, len(c.runs))
+	rss := make([]int64, len(c.runs))
+	for i, m := range c.runs {
+		walls[i], rss[i] = m.wall, m.rss
 	}
+	slices.Sort(walls)
 	slices.Sort(rss)
-	m.rss = rss[len(rss)/2]
-	return m
+	return measure{wall: walls[len(walls)/2], rss: rss[len(rss)/2]}
+}
+
+func (m measure) String() string {
+	return fmt.Sprintf("%.3fs %4dMB", m.wall.Seconds(), m.rss/1024)
 }
 
 var lastRSS int64

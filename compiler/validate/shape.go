@@ -1,0 +1,261 @@
+package validate
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/platc/platc/compiler/object"
+)
+
+// This file memoizes validation. A platform renders thousands of objects
+// that differ only in strings the schema does not constrain (names,
+// namespaces, chart names, Helm values below a preserve-unknown-fields
+// node), and the schema's verdict on such objects is the same. Memo
+// validates one object of each shape with the library and reuses its
+// problems for the others.
+//
+// The shape of an object is everything the schema can look at: every map's
+// keys and every list's length along the paths the schema describes, the
+// Go type of every value there, every number and bool, and a string's text
+// only where the schema constrains strings (pattern, lengths). Below a
+// keyword whose verdict depends on values in ways this file does not model
+// (enum, const, uniqueItems, allOf, anyOf, oneOf, not, or any keyword it
+// does not know), the shape is the whole value. Below a node that
+// constrains nothing but the type (a property with no schema, Helm values
+// under x-kubernetes-preserve-unknown-fields), the shape is the type.
+//
+// Two objects of one shape get the same problems from the library: the
+// library reads nothing outside the shape, and its messages quote only
+// what the shape holds (keys, types, constrained strings). The tests
+// check this against the library on mutated objects.
+
+// shape is what a schema node looks at in a value. A nil *shape looks at
+// the type only.
+type shape struct {
+	props      map[string]*shape // the schemas of declared properties
+	additional *shape            // additionalProperties, when a schema
+	items      *shape
+	strings    bool // a string's text matters here
+	whole      bool // the whole value below matters
+}
+
+// shapeOf returns what the converted JSON Schema s looks at.
+func shapeOf(s map[string]any) *shape {
+	var sh shape
+	constrained := false
+	for k, v := range s {
+		switch k {
+		case "type":
+			// The key always holds the Go type.
+		case "properties":
+			constrained = true
+			props, _ := v.(map[string]any)
+			sh.props = make(map[string]*shape, len(props))
+			for name, ps := range props {
+				psm, _ := ps.(map[string]any)
+				sh.props[name] = shapeOf(psm)
+			}
+		case "additionalProperties":
+			constrained = true
+			if m, ok := v.(map[string]any); ok {
+				sh.additional = shapeOf(m)
+			}
+		case "items":
+			constrained = true
+			if m, ok := v.(map[string]any); ok {
+				sh.items = shapeOf(m)
+			}
+		case "required", "minProperties", "maxProperties", "minItems", "maxItems":
+			constrained = true // keys and lengths are in the key
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+			constrained = true // numbers are always in the key
+		case "pattern", "minLength", "maxLength":
+			constrained = true
+			sh.strings = true
+		default:
+			constrained = true
+			sh.whole = true
+		}
+	}
+	if !constrained {
+		return nil
+	}
+	return &sh
+}
+
+// key appends the shape of v, as seen by sh, to b.
+func (sh *shape) key(b []byte, v any) []byte {
+	if sh != nil && sh.whole {
+		return whole(b, v)
+	}
+	switch v := v.(type) {
+	case *object.Map:
+		b = append(b, '{')
+		if sh != nil {
+			v.Each(func(k string, x any) {
+				b = appendString(b, k)
+				b = sh.child(k).key(b, x)
+			})
+		}
+		return append(b, '}')
+	case map[string]any:
+		b = append(b, '{')
+		if sh != nil {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				b = appendString(b, k)
+				b = sh.child(k).key(b, v[k])
+			}
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		if sh != nil {
+			b = strconv.AppendInt(b, int64(len(v)), 10)
+			for _, x := range v {
+				b = sh.items.key(b, x)
+			}
+		}
+		return append(b, ']')
+	case []string:
+		b = append(b, '[')
+		if sh != nil {
+			b = strconv.AppendInt(b, int64(len(v)), 10)
+			for _, x := range v {
+				b = sh.items.key(b, x)
+			}
+		}
+		return append(b, ']')
+	case string:
+		if sh != nil && sh.strings {
+			return appendString(append(b, 's'), v)
+		}
+		return append(b, 's')
+	}
+	return scalar(b, v)
+}
+
+// child is the shape of the property k.
+func (sh *shape) child(k string) *shape {
+	if c, ok := sh.props[k]; ok {
+		return c
+	}
+	return sh.additional
+}
+
+// whole appends all of v to b.
+func whole(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case *object.Map:
+		b = append(b, '{')
+		v.Each(func(k string, x any) {
+			b = whole(appendString(b, k), x)
+		})
+		return append(b, '}')
+	case map[string]any:
+		b = append(b, '{')
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			b = whole(appendString(b, k), v[k])
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for _, x := range v {
+			b = whole(b, x)
+		}
+		return append(b, ']')
+	case []string:
+		b = append(b, '[')
+		for _, x := range v {
+			b = appendString(append(b, 's'), x)
+		}
+		return append(b, ']')
+	case string:
+		return appendString(append(b, 's'), v)
+	}
+	return scalar(b, v)
+}
+
+// scalar appends a number, a bool or null with its value; anything else
+// (no rendered object holds other types) with a marker that matches no
+// other key, so that it is validated on its own.
+func scalar(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case bool:
+		return strconv.AppendBool(append(b, 'b'), v)
+	case int:
+		return strconv.AppendInt(append(b, 'i'), int64(v), 10)
+	case int64:
+		return strconv.AppendInt(append(b, 'i'), v, 10)
+	case float64:
+		return strconv.AppendFloat(append(b, 'f'), v, 'g', -1, 64)
+	}
+	return append(b, '?')
+}
+
+// appendString appends s, length first, so that no two sequences of
+// strings give the same bytes.
+func appendString(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
+}
+
+// Memo validates objects like its Validator, and validates each shape of
+// object once (see the top of shape.go). It is safe for concurrent use.
+// The problems it returns are shared between objects of one shape: do not
+// modify them.
+type Memo struct {
+	v    *Validator
+	mu   sync.Mutex
+	seen map[string]memoResult
+	bufs sync.Pool
+}
+
+type memoResult struct {
+	problems []Problem
+	err      error
+}
+
+// Memo returns a new, empty Memo of v.
+func (v *Validator) Memo() *Memo {
+	return &Memo{v: v, seen: map[string]memoResult{}, bufs: sync.Pool{New: func() any { return new([]byte) }}}
+}
+
+// Validate is Validator.Validate for obj, an *object.Map or a
+// map[string]any.
+func (m *Memo) Validate(obj any) ([]Problem, error) {
+	var apiVersion, kind string
+	switch o := obj.(type) {
+	case *object.Map:
+		apiVersion, _ = o.Get("apiVersion").(string)
+		kind, _ = o.Get("kind").(string)
+	case map[string]any:
+		apiVersion, _ = o["apiVersion"].(string)
+		kind, _ = o["kind"].(string)
+	}
+	sh, ok := m.v.shapes[gvk{apiVersion, kind}]
+	if !ok {
+		return m.v.Validate(object.Plain(obj).(map[string]any))
+	}
+	buf := m.bufs.Get().(*[]byte)
+	defer m.bufs.Put(buf)
+	b := appendString((*buf)[:0], apiVersion)
+	b = appendString(b, kind)
+	b = sh.key(b, obj)
+	*buf = b
+	m.mu.Lock()
+	r, ok := m.seen[string(b)]
+	m.mu.Unlock()
+	if ok {
+		return r.problems, r.err
+	}
+	r.problems, r.err = m.v.Validate(object.Plain(obj).(map[string]any))
+	m.mu.Lock()
+	m.seen[string(b)] = r
+	m.mu.Unlock()
+	return r.problems, r.err
+}

@@ -1,0 +1,55 @@
+package verify
+
+import (
+	"io/fs"
+	"sync"
+
+	"github.com/platc/platc/compiler/manifests"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+)
+
+// Folders are the repo-path modules' folders, built (kustomize, or plain
+// manifests) once each, for the checks of what they deploy. Building them
+// needs only the spec and the repository, so Compile starts it as soon as
+// the spec is checked: kustomize then runs while the stacks compile and
+// the environments render.
+type Folders struct {
+	repo fs.FS
+	mu   sync.Mutex
+	dirs map[string]*folder
+}
+
+type folder struct {
+	once     sync.Once
+	objects  []manifests.Object
+	problems []manifests.Problem
+}
+
+// BuildFolders starts building the folders of spec's repo-path modules in
+// repo, in parallel, and returns at once; Verify waits for what it reads.
+func BuildFolders(spec *model.Spec, repo fs.FS) *Folders {
+	f := &Folders{repo: repo, dirs: map[string]*folder{}}
+	var dirs []string
+	for _, m := range spec.Modules {
+		if m.Kind == model.KindPath {
+			dirs = append(dirs, m.Dir)
+		}
+	}
+	go object.Parallel(len(dirs), func(i int) { f.build(dirs[i]) })
+	return f
+}
+
+// build returns the objects and problems of the folder dir, building it
+// on the first call; other calls for dir wait for that one.
+func (f *Folders) build(dir string) ([]manifests.Object, []manifests.Problem) {
+	f.mu.Lock()
+	d := f.dirs[dir]
+	if d == nil {
+		d = &folder{}
+		f.dirs[dir] = d
+	}
+	f.mu.Unlock()
+	d.once.Do(func() { d.objects, d.problems = manifests.Build(f.repo, dir) })
+	return d.objects, d.problems
+}
