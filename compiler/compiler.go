@@ -100,16 +100,16 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// The spec is read while the schema check runs on another core; it
 	// is read again, checking every field, if it does not fit.
 	spec := model.Decode(loaded)
+	// Kustomize builds the repo-path modules' folders on other cores while
+	// the spec is checked, the stacks compile and the environments render.
+	// Verify reads them only if all of that succeeds; a folder the checks
+	// would refuse is not reachable through fsys anyway.
+	folders := verify.BuildFolders(spec, fsys)
 	if !loaded.Checked() {
 		spec = model.Decode(loaded)
+		folders = nil
 	}
 	info := check.Check(spec, fsys, res.Log)
-	var folders *verify.Folders
-	if !res.Log.HasErrors() {
-		// Kustomize runs while the stacks compile and the environments
-		// render.
-		folders = verify.BuildFolders(spec, fsys)
-	}
 	// Stacks are compiled even when the spec has errors elsewhere: kro's
 	// problems are independent of them, and all are reported at once.
 	stacks := rgd.Compile(spec, info, res.Log)
