@@ -110,23 +110,9 @@ func (sh *shape) key(b []byte, v any) []byte {
 		}
 		return append(b, '}')
 	case []any:
-		b = append(b, '[')
-		if sh != nil {
-			b = strconv.AppendInt(b, int64(len(v)), 10)
-			for _, x := range v {
-				b = sh.items.key(b, x)
-			}
-		}
-		return append(b, ']')
+		return listKey(sh, b, v)
 	case []string:
-		b = append(b, '[')
-		if sh != nil {
-			b = strconv.AppendInt(b, int64(len(v)), 10)
-			for _, x := range v {
-				b = sh.items.key(b, x)
-			}
-		}
-		return append(b, ']')
+		return listKey(sh, b, v)
 	case string:
 		if sh != nil && sh.strings {
 			return appendString(append(b, 's'), v)
@@ -134,6 +120,18 @@ func (sh *shape) key(b []byte, v any) []byte {
 		return append(b, 's')
 	}
 	return scalar(b, v)
+}
+
+// listKey appends the shape of the list v, as seen by sh, to b.
+func listKey[T any](sh *shape, b []byte, v []T) []byte {
+	b = append(b, '[')
+	if sh != nil {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		for _, x := range v {
+			b = sh.items.key(b, x)
+		}
+	}
+	return append(b, ']')
 }
 
 // child is the shape of the property k.
