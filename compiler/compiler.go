@@ -94,8 +94,8 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	if loaded == nil {
 		return res
 	}
-	if opts.ScanOutput && model.OutDir(loaded) != model.DefaultOutDir {
-		otherScan = startScan(fsys, model.OutDir(loaded))
+	if outDir := model.OutDir(loaded); opts.ScanOutput && outDir != model.DefaultOutDir {
+		otherScan = startScan(fsys, outDir)
 	}
 	// The spec is read while the schema check runs on another core; it
 	// is read again, checking every field, if it does not fit.
@@ -121,13 +121,12 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		return res
 	}
 	res.OutDir = spec.Platform.OutDir
-	res.Spec, res.Info, res.Stacks, res.Layers = spec, info, stacks, files
 	rendered := render.Render(spec, info, stacks)
 	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, res.Log)
 	if res.Log.HasErrors() {
-		res.Spec, res.Info, res.Stacks, res.Layers = nil, nil, nil, nil
 		return res
 	}
+	res.Spec, res.Info, res.Stacks, res.Layers = spec, info, stacks, files
 	outs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered)
 	if err != nil {
 		res.Log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)

@@ -2,9 +2,12 @@ package compiler_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -17,44 +20,62 @@ import (
 // beside the repository. A user's clone has none.
 const upstreamCRDs = "../../shared/crds"
 
-// upstreamValidator returns a validator of the upstream CRDs, and of the
-// CRDs kro generates for the instances of stacks (from compiled).
-func upstreamValidator(t *testing.T, compiled ...*compiler.Result) *validate.Validator {
-	t.Helper()
+// upstream is the validator of the upstream CRDs, read and compiled once;
+// the error of reading upstreamCRDs, which a user's clone lacks, says
+// os.IsNotExist.
+var upstream = sync.OnceValues(func() (*validate.Validator, error) {
 	entries, err := os.ReadDir(upstreamCRDs)
-	if os.IsNotExist(err) {
-		t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstreamCRDs)
-	}
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	files := map[string][]byte{}
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".yaml") {
 			data, err := os.ReadFile(filepath.Join(upstreamCRDs, e.Name()))
 			if err != nil {
-				t.Fatal(err)
+				return nil, fmt.Errorf("reading the upstream CRDs: %w", err)
 			}
 			files[e.Name()] = data
 		}
 	}
+	return validate.FromCRDs(files)
+})
+
+// upstreamValidator returns a validator of the upstream CRDs, and of the
+// CRDs kro generates for the instances of stacks (from compiled), which
+// must not define a kind the upstream CRDs define.
+func upstreamValidator(t *testing.T, compiled ...*compiler.Result) *validate.Validator {
+	t.Helper()
+	v, err := upstream()
+	if os.IsNotExist(err) {
+		t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstreamCRDs)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	instances := map[string][]map[string]any{}
 	for _, res := range compiled {
 		if res.Stacks == nil {
 			continue
 		}
 		for name, st := range res.Stacks.Stacks {
-			data, err := yaml.Marshal(st.CRD())
-			if err != nil {
-				t.Fatal(err)
-			}
-			files["instances of "+name] = data
+			instances["instances of "+name] = []map[string]any{st.CRD()}
 		}
 	}
-	v, err := validate.FromCRDs(files)
+	if len(instances) == 0 {
+		return v
+	}
+	inst, err := validate.FromObjects(instances)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	upstreamKinds := v.Kinds()
+	for _, k := range inst.Kinds() {
+		if slices.Contains(upstreamKinds, k) {
+			t.Fatalf("the CRD kro generates for the instances of a stack defines %s, which the upstream CRDs define", k)
+		}
+	}
+	return v.With(inst)
 }
 
 // TestOutputMatchesUpstreamCRDs checks every object platc renders, for the

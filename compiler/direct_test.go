@@ -59,7 +59,7 @@ func TestDirectApplyMatchesTheApplications(t *testing.T) {
 			}
 			src, _ := app["spec"].(map[string]any)["source"].(map[string]any)
 			path, _ := src["path"].(string)
-			if strings.HasPrefix(path, "out/deploy/clusters/local/") && !strings.Contains(path, "observability") {
+			if strings.HasPrefix(path, "out/deploy/clusters/local/") {
 				walk(strings.TrimSuffix(path, "/") + "/apps.yaml")
 				continue
 			}

@@ -3,6 +3,7 @@ package compiler_test
 import (
 	"flag"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,29 +19,38 @@ import (
 var update = flag.Bool("update", false, "rewrite the expected output of the golden cases")
 
 // goldenDir holds the end-to-end cases. Each case is a folder laid out as a
-// repository: sources/ (the spec, and any manifests it names) is the input;
-// everything else is expected output: the render under its output root
-// (out/ unless the spec says otherwise), and stderr, the problems exactly as
-// platc prints them. A case that must fail has a stderr and no render.
+// repository. The expectations are stderr, the problems exactly as platc
+// prints them, and the generated files of the render under its output root
+// (out/ unless the spec says otherwise); everything else is input: sources/
+// (the spec, and any manifests it names) and clients' values files. A case
+// that must fail has a stderr and no render.
 const goldenDir = "../golden"
+
+// goldenCases returns the folders of the golden cases.
+func goldenCases(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, e := range entries {
+		if e.IsDir() {
+			cases = append(cases, filepath.Join(goldenDir, e.Name()))
+		}
+	}
+	if len(cases) == 0 {
+		t.Fatal("no golden cases")
+	}
+	return cases
+}
 
 // TestGolden compiles every case and compares the whole result with the
 // expectations: every file's bytes, and no file missing or extra.
 // go test ./compiler -update rewrites the expectations, never the inputs.
 func TestGolden(t *testing.T) {
-	cases, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) == 0 {
-		t.Fatal("no golden cases")
-	}
-	for _, c := range cases {
-		if !c.IsDir() {
-			continue
-		}
-		t.Run(c.Name(), func(t *testing.T) {
-			dir := filepath.Join(goldenDir, c.Name())
+	for _, dir := range goldenCases(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
 			got := goldenResult(t, dir)
 			if *update {
 				writeExpectations(t, dir, got)
@@ -48,7 +58,7 @@ func TestGolden(t *testing.T) {
 			}
 			want := readExpectations(t, dir)
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("golden case %s differs (-want +got), run go test ./compiler -update if the change is intended:\n%s", c.Name(), diff)
+				t.Errorf("golden case %s differs (-want +got), run go test ./compiler -update if the change is intended:\n%s", filepath.Base(dir), diff)
 			}
 		})
 	}
@@ -75,28 +85,25 @@ func goldenResult(t *testing.T, dir string) map[string]string {
 	return got
 }
 
-// expectation reports whether a file of a case folder is an expectation:
-// stderr, or a file platc generated (its header says so). Everything else,
-// the spec in sources/ and a client's values files, is input, which -update
-// never touches.
-func expectation(dir, p string) bool {
-	if p == "stderr" {
-		return true
-	}
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-	return err == nil && emit.IsGenerated(data)
-}
-
+// readExpectations reads the expectations of a case folder: stderr, and
+// the files platc generated (their header says so). Everything else, the
+// spec in sources/ and clients' values files, is input, which -update never
+// touches.
 func readExpectations(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	want := map[string]string{}
 	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !expectation(dir, p) {
+		if err != nil || d.IsDir() {
 			return err
 		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-		want[p] = string(data)
-		return err
+		if err != nil {
+			return err
+		}
+		if p == "stderr" || emit.IsGenerated(data) {
+			want[p] = string(data)
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -111,12 +118,7 @@ func writeExpectations(t *testing.T, dir string, got map[string]string) {
 			t.Fatal(err)
 		}
 	}
-	paths := make([]string, 0, len(got))
-	for p := range got {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(got)) {
 		if strings.HasPrefix(p, "sources/") {
 			t.Fatalf("render wrote %s, inside sources/", p)
 		}
@@ -133,18 +135,10 @@ func writeExpectations(t *testing.T, dir string, got map[string]string) {
 // TestGoldenDeterministic compiles every case twice and requires the same
 // bytes: no map order, no clock, no address leaks into the output.
 func TestGoldenDeterministic(t *testing.T) {
-	cases, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		if !c.IsDir() {
-			continue
-		}
-		dir := filepath.Join(goldenDir, c.Name())
+	for _, dir := range goldenCases(t) {
 		a, b := goldenResult(t, dir), goldenResult(t, dir)
 		if diff := cmp.Diff(a, b); diff != "" {
-			t.Errorf("%s: two compilations differ:\n%s", c.Name(), diff)
+			t.Errorf("%s: two compilations differ:\n%s", filepath.Base(dir), diff)
 		}
 	}
 }
@@ -174,15 +168,5 @@ func TestSampleUpToDate(t *testing.T) {
 // repository itself) and every golden case.
 func repos(t *testing.T) []string {
 	t.Helper()
-	out := []string{".."}
-	cases, err := os.ReadDir(goldenDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		if c.IsDir() {
-			out = append(out, filepath.Join(goldenDir, c.Name()))
-		}
-	}
-	return out
+	return append([]string{".."}, goldenCases(t)...)
 }

@@ -19,28 +19,6 @@ func run(t *testing.T, dir string, name string, args ...string) (string, error) 
 	return string(out), err
 }
 
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		target := filepath.Join(to, rel)
-		if err := os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o666)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestPreCommitHookRefusesAStaleCommit installs the hook in a repository
 // holding the sample platform: a commit of a spec change without its render
 // is refused and names the files; with its render, it goes through.
@@ -50,7 +28,9 @@ func TestPreCommitHookRefusesAStaleCommit(t *testing.T) {
 	}
 	repo := t.TempDir()
 	for _, top := range []string{"sources", "clients", "out"} {
-		copyTree(t, filepath.Join("..", top), filepath.Join(repo, top))
+		if err := os.CopyFS(filepath.Join(repo, top), os.DirFS(filepath.Join("..", top))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if out, err := run(t, repo, "git", "init", "-q"); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
@@ -66,15 +46,28 @@ func TestPreCommitHookRefusesAStaleCommit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, ".git", "hooks", "pre-commit"), hook, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run(t, repo, "git", "add", "-A")
+	if out, err := run(t, repo, "git", "add", "-A"); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
 	if out, err := run(t, repo, "git", "commit", "-qm", "the sample, rendered"); err != nil {
 		t.Fatalf("a fresh commit was refused: %v\n%s", err, out)
 	}
 
 	charts := filepath.Join(repo, "sources", "charts.cue")
-	data, _ := os.ReadFile(charts)
-	os.WriteFile(charts, []byte(strings.Replace(string(data), `version: "1.15.4"`, `version: "1.15.5"`, 1)), 0o666)
-	run(t, repo, "git", "add", "sources")
+	data, err := os.ReadFile(charts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bumped := strings.Replace(string(data), `version: "1.15.4"`, `version: "1.15.5"`, 1)
+	if bumped == string(data) {
+		t.Fatal("the sample changed: update this test")
+	}
+	if err := os.WriteFile(charts, []byte(bumped), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, repo, "git", "add", "sources"); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
 	out, err := run(t, repo, "git", "commit", "-qm", "qdrant 1.15.5, not rendered")
 	if err == nil {
 		t.Fatal("a commit of a spec change without its render went through")
@@ -95,7 +88,9 @@ func TestPreCommitHookRefusesAStaleCommit(t *testing.T) {
 	if _, err := run(t, repo, "git", "commit", "-qm", "still not staged"); err == nil {
 		t.Error("the hook looked at the working tree, not at what is staged")
 	}
-	run(t, repo, "git", "add", "out")
+	if out, err := run(t, repo, "git", "add", "out"); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
 	if out, err := run(t, repo, "git", "commit", "-qm", "qdrant 1.15.5, rendered"); err != nil {
 		t.Errorf("a commit with its render was refused: %v\n%s", err, out)
 	}

@@ -3,6 +3,7 @@ package schemas_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -241,7 +242,7 @@ func (c *comparison) node(path string, ours, up map[string]any) {
 	upProps, _ := up["properties"].(map[string]any)
 	upAdditional, _ := up["additionalProperties"].(map[string]any)
 	ourProps, _ := ours["properties"].(map[string]any)
-	for _, name := range sortedKeys(ourProps) {
+	for _, name := range slices.Sorted(maps.Keys(ourProps)) {
 		p := join(path, name)
 		op, _ := ourProps[name].(map[string]any)
 		if upp, ok := upProps[name].(map[string]any); ok {
@@ -408,7 +409,7 @@ func structural(path string, s map[string]any, report func(path, format string, 
 			report(path, "requires %q, which it does not declare", r)
 		}
 	}
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		p, ok := props[name].(map[string]any)
 		if !ok {
 			report(join(path, name), "not a schema")
@@ -454,15 +455,6 @@ func strs(v any) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // join appends a property name to a path: "." + "spec" is ".spec".

@@ -48,6 +48,14 @@ func SourceRepo(c *model.Chart) string {
 	return ChartSource(c).Get("repoURL").(string)
 }
 
+// SetDescription sets an Application spec's info to the description, which
+// Argo CD shows beside the Application; an empty one sets nothing.
+func SetDescription(spec *object.Map, description string) {
+	if description != "" {
+		spec.Set("info", []any{object.NewMap().Set("name", "Description").Set("value", description)})
+	}
+}
+
 // SyncPolicy returns the automated sync policy every child Application has
 // (prune and self-heal, ADR 0001), with the given sync options.
 func SyncPolicy(options []string) *object.Map {

@@ -11,6 +11,7 @@ package check
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 )
 
@@ -85,8 +87,8 @@ func (c *checker) platform() {
 	if !slices.Contains([]string{"annotation", "label", "annotation+label"}, p.ResourceTracking) {
 		c.errorf(&p.Node, "resourceTracking", "unknown tracking method %q: use annotation, label or annotation+label, as Argo CD's application.resourceTrackingMethod", p.ResourceTracking)
 	}
-	if p.DefaultEnvironment != "" && !slices.ContainsFunc(c.spec.Environments, func(e *model.Environment) bool { return e.Name == p.DefaultEnvironment }) {
-		c.errorf(&p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, didYouMean(p.DefaultEnvironment, envNames(c.spec)))
+	if p.DefaultEnvironment != "" && c.spec.Environment(p.DefaultEnvironment) == nil {
+		c.errorf(&p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, diag.DidYouMean(p.DefaultEnvironment, envNames(c.spec)))
 	}
 }
 
@@ -198,7 +200,7 @@ func (c *checker) module(m *model.Module) {
 		}
 	case model.KindChart:
 		if c.spec.Chart(m.Chart) == nil {
-			c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, didYouMean(m.Chart, chartNames(c.spec)))
+			c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
 		}
 	case model.KindPath:
 		c.modulePath(m)
@@ -212,15 +214,19 @@ func (c *checker) module(m *model.Module) {
 	case model.KindStacks, model.KindDefinitions:
 		field := model.Kinds[m.Kind]
 		if len(m.Stacks) == 0 {
-			c.errorf(&m.Node, field, "no stacks: list the stacks whose %s the module delivers", map[model.ModuleKind]string{model.KindStacks: "instances", model.KindDefinitions: "definitions"}[m.Kind])
+			what := "instances"
+			if m.Kind == model.KindDefinitions {
+				what = "definitions"
+			}
+			c.errorf(&m.Node, field, "no stacks: list the stacks whose %s the module delivers", what)
 		}
 		for i, name := range m.Stacks {
 			if c.spec.Stack(name) == nil {
-				c.log.Errorf(m.At(field), fmt.Sprintf("%s[%d]", m.FieldPath(field), i), "unknown stack %q%s", name, didYouMean(name, stackNames(c.spec)))
+				c.log.Errorf(m.At(field), fmt.Sprintf("%s[%d]", m.FieldPath(field), i), "unknown stack %q%s", name, diag.DidYouMean(name, stackNames(c.spec)))
 			}
 		}
 	}
-	if m.Kind == model.KindChart || m.Kind == model.KindPath || m.Kind == model.KindStacks {
+	if m.Kind.Namespaced() {
 		if !m.Has("namespace") {
 			c.log.Errorf(m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
 		} else {
@@ -240,7 +246,7 @@ func (c *checker) module(m *model.Module) {
 		case n == m.Name:
 			c.log.Errorf(m.At("needs"), p, "a module cannot need itself")
 		case c.spec.Module(n) == nil:
-			c.log.Errorf(m.At("needs"), p, "unknown module %q%s", n, didYouMean(n, moduleNames(c.spec)))
+			c.log.Errorf(m.At("needs"), p, "unknown module %q%s", n, diag.DidYouMean(n, moduleNames(c.spec)))
 		}
 	}
 	c.syncOptions(&m.Node, m.SyncOptions)
@@ -258,11 +264,11 @@ var Lints = []string{"literal-secret", "wildcard"}
 
 // allow checks an allow field: known lints, each with a reason.
 func (c *checker) allow(n *model.Node, allow model.Allow) {
-	for _, lint := range sortedKeys(allow) {
+	for _, lint := range slices.Sorted(maps.Keys(allow)) {
 		p := diag.JoinPath(n.FieldPath("allow"), lint)
 		switch {
 		case !slices.Contains(Lints, lint):
-			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, didYouMean(lint, Lints), strings.Join(Lints, ", "))
+			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, diag.DidYouMean(lint, Lints), strings.Join(Lints, ", "))
 		case strings.TrimSpace(allow[lint]) == "":
 			c.log.Errorf(c.spec.PosOf(p), p, "an exception needs its reason: say why, for the reviewer")
 		}
@@ -301,11 +307,8 @@ func (c *checker) modulePath(m *model.Module) {
 		c.errorf(&m.Node, "path", "%q is a file: name the folder that holds the manifests", m.Dir)
 	default:
 		entries, _ := fs.ReadDir(c.fsys, m.Dir)
-		for _, e := range entries {
-			switch e.Name() {
-			case "kustomization.yaml", "kustomization.yml", "Kustomization":
-				c.kustomizations[m.Name] = true
-			}
+		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
+			c.kustomizations[m.Name] = true
 		}
 		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
@@ -325,9 +328,14 @@ var kindList = strings.Join(model.Kinds[1:len(model.Kinds)-1], ", ") + " or " + 
 
 var wireFields = []string{"address", "host", "port", "url"}
 
+// badValuesPath reports a wiring key that is not a Helm values path.
+func (c *checker) badValuesPath(w *model.Node, key string) {
+	c.log.Errorf(w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
+}
+
 func (c *checker) wire(m *model.Module, w *model.Wire) {
 	if w.ValuesPath == nil {
-		c.log.Errorf(w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", w.Key)
+		c.badValuesPath(&w.Node, w.Key)
 	}
 	if !slices.Contains(wireFields, w.Field) {
 		c.errorf(&w.Node, "field", "unknown endpoint field %q: use one of %s", w.Field, strings.Join(wireFields, ", "))
@@ -337,7 +345,7 @@ func (c *checker) wire(m *model.Module, w *model.Wire) {
 	case w.From == m.Name:
 		c.errorf(&w.Node, "from", "a module cannot wire its own endpoint")
 	case src == nil:
-		c.errorf(&w.Node, "from", "unknown module %q%s", w.From, didYouMean(w.From, moduleNames(c.spec)))
+		c.errorf(&w.Node, "from", "unknown module %q%s", w.From, diag.DidYouMean(w.From, moduleNames(c.spec)))
 	case src.Endpoint == nil:
 		c.errorf(&w.Node, "from", "module %q declares no endpoint: add endpoint: {host, port} to it", w.From)
 	case w.Field == "url" && src.Endpoint.Scheme == "":
@@ -363,7 +371,7 @@ func (c *checker) groups() map[string]string {
 			member := c.spec.Module(name)
 			switch {
 			case member == nil:
-				c.log.Errorf(g.At("group"), p, "unknown module %q%s", name, didYouMean(name, moduleNames(c.spec)))
+				c.log.Errorf(g.At("group"), p, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
 			case name == g.Name:
 				c.log.Errorf(g.At("group"), p, "a group cannot contain itself")
 			case parent[name] != "":
@@ -418,17 +426,17 @@ func (c *checker) environment(env *model.Environment) {
 		}
 	}
 	if !slices.Contains(projects, env.Project) {
-		c.errorf(&env.Node, "project", "unknown project %q: declare it under projects, or use \"default\"%s", env.Project, didYouMean(env.Project, projects))
+		c.errorf(&env.Node, "project", "unknown project %q: declare it under projects, or use \"default\"%s", env.Project, diag.DidYouMean(env.Project, projects))
 	}
-	for _, name := range sortedKeys(env.Settings) {
+	for _, name := range slices.Sorted(maps.Keys(env.Settings)) {
 		s := env.Settings[name]
 		m := c.spec.Module(name)
 		if m == nil {
-			c.log.Errorf(s.Pos, s.Path, "unknown module %q%s", name, didYouMean(name, moduleNames(c.spec)))
+			c.log.Errorf(s.Pos, s.Path, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
 			continue
 		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {
-			c.errorf(&s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), didYouMean(s.Project, projects))
+			c.errorf(&s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), diag.DidYouMean(s.Project, projects))
 		}
 		if s.External != nil {
 			c.endpoint(s.External)
@@ -455,7 +463,7 @@ func (c *checker) environment(env *model.Environment) {
 			wiredBy[w.From] = append(wiredBy[w.From], fmt.Sprintf("%s (%s)", m.Name, w.Key))
 		}
 	}
-	for _, name := range sortedKeys(wiredBy) {
+	for _, name := range slices.Sorted(maps.Keys(wiredBy)) {
 		s := env.Settings[name]
 		c.log.Errorf(s.Pos, s.Path, "disables %q, whose endpoint is wired into %s: give external: {host, port}, the endpoint of the service that replaces it", name, strings.Join(wiredBy[name], ", "))
 	}
@@ -481,13 +489,6 @@ func (c *checker) applicationNames() {
 // RootName is the name of an environment's root Application.
 func RootName(env string) string { return "root-" + env }
 
-func didYouMean(name string, candidates []string) string {
-	if s := diag.Suggest(name, candidates); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
-}
-
 func moduleNames(s *model.Spec) []string {
 	return names(s.Modules, func(m *model.Module) string { return m.Name })
 }
@@ -510,13 +511,4 @@ func names[T any](items []T, name func(T) string) []string {
 		out[i] = name(x)
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -67,7 +67,7 @@ func TestPinProblemRejects(t *testing.T) {
 	}
 }
 
-func TestPinProblemCallsAWordWithAnXARange(t *testing.T) {
+func TestPinProblemDoesNotTakeAWordWithAnXForARange(t *testing.T) {
 	want := `"next" is not a semantic version: ` + pinExample
 	if got := pinProblem("next"); got != want {
 		t.Errorf("pinProblem(%q)\n got %q\nwant %q", "next", got, want)

@@ -20,8 +20,13 @@ var reservedInstanceFields = []string{"values", "project"}
 func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 	definitions, instances = map[string]*model.Module{}, map[string]*model.Module{}
 	for _, m := range c.spec.Modules {
-		byKind := map[model.ModuleKind]map[string]*model.Module{model.KindDefinitions: definitions, model.KindStacks: instances}[m.Kind]
-		if byKind == nil {
+		var byKind map[string]*model.Module
+		switch m.Kind {
+		case model.KindDefinitions:
+			byKind = definitions
+		case model.KindStacks:
+			byKind = instances
+		default:
 			continue
 		}
 		for i, name := range m.Stacks {
@@ -45,14 +50,14 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 		}
 		for _, m := range st.Modules {
 			if m.Chart != "" && c.spec.Chart(m.Chart) == nil {
-				c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, didYouMean(m.Chart, chartNames(c.spec)))
+				c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
 			}
 			if strings.Contains(m.ValuesFile, "/") && repoPathProblem(m.ValuesFile) != "" || m.ValuesFile == "" {
 				c.errorf(&m.Node, "valuesFile", "%q is not a file name in the client's values folder", m.ValuesFile)
 			}
 			for _, w := range m.Wiring {
 				if w.ValuesPath == nil {
-					c.log.Errorf(w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", w.Key)
+					c.badValuesPath(&w.Node, w.Key)
 				}
 			}
 			c.syncOptions(&m.Node, m.SyncOptions)
@@ -82,18 +87,11 @@ func (c *checker) stackWire(st *model.Stack, w *model.StackWire) {
 	case w.FromStack == st.Name:
 		c.errorf(&w.Node, "stack", "a stack cannot be wired from its own outputs")
 	case from == nil:
-		c.errorf(&w.Node, "stack", "unknown stack %q%s", w.FromStack, didYouMean(w.FromStack, stackNames(c.spec)))
-	case !slices.ContainsFunc(from.Outputs, func(o *model.Output) bool { return o.Name == w.FromOutput }):
+		c.errorf(&w.Node, "stack", "unknown stack %q%s", w.FromStack, diag.DidYouMean(w.FromStack, stackNames(c.spec)))
+	case from.Output(w.FromOutput) == nil:
 		outputs := names(from.Outputs, func(o *model.Output) string { return o.Name })
-		c.errorf(&w.Node, "output", "stack %q has no output %q%s: its outputs are %s", w.FromStack, w.FromOutput, didYouMean(w.FromOutput, outputs), orNone(outputs))
+		c.errorf(&w.Node, "output", "stack %q has no output %q%s: its outputs are %s", w.FromStack, w.FromOutput, diag.DidYouMean(w.FromOutput, outputs), diag.OrNone(outputs))
 	}
-}
-
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
 }
 
 func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
@@ -112,7 +110,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 	for _, cs := range cl.Stacks {
 		st := c.spec.Stack(cs.Stack)
 		if st == nil {
-			c.log.Errorf(cs.Pos, cs.Path, "unknown stack %q%s", cs.Stack, didYouMean(cs.Stack, stackNames(c.spec)))
+			c.log.Errorf(cs.Pos, cs.Path, "unknown stack %q%s", cs.Stack, diag.DidYouMean(cs.Stack, stackNames(c.spec)))
 			continue
 		}
 		if len(cs.Environments) == 0 && cs.OK("environments") {
@@ -120,13 +118,13 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 		}
 		for i, name := range cs.Environments {
 			p := fmt.Sprintf("%s[%d]", cs.FieldPath("environments"), i)
-			env := c.environmentNamed(name)
+			env := c.spec.Environment(name)
 			switch {
 			case env == nil:
-				c.log.Errorf(cs.At("environments"), p, "unknown environment %q%s", name, didYouMean(name, envNames(c.spec)))
+				c.log.Errorf(cs.At("environments"), p, "unknown environment %q%s", name, diag.DidYouMean(name, envNames(c.spec)))
 			case instances[cs.Stack] == nil:
 				c.log.Errorf(cs.At("environments"), p, "no module delivers the instances of stack %q: add a module with stacks: [%q]", cs.Stack, cs.Stack)
-			case !Delivered(c.spec, env, instances[cs.Stack].Name, c.parent):
+			case !Delivered(env, instances[cs.Stack].Name, c.parent):
 				c.log.Errorf(cs.At("environments"), p, "environment %s does not deliver module %q, which delivers the instances of stack %q: enable it there, or remove %s", name, instances[cs.Stack].Name, cs.Stack, name)
 			case cs.Project != "" && !projectExists(env, cs.Project):
 				c.errorf(&cs.Node, "project", "environment %s has no project %q: declare it under %s, or use \"default\"", name, cs.Project, env.FieldPath("projects"))
@@ -139,7 +137,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 			if from == nil {
 				continue
 			}
-			other := clientStack(cl, w.FromStack)
+			other := cl.Stack(w.FromStack)
 			for _, name := range cs.Environments {
 				if other == nil || !slices.Contains(other.Environments, name) {
 					c.log.Errorf(cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, w.Key, w.FromStack, cl.Name, name, name, diagPathOf(cl, w.FromStack))
@@ -153,31 +151,13 @@ func diagPathOf(cl *model.Client, stack string) string {
 	return diag.JoinPath(diag.JoinPath(cl.FieldPath("stacks"), stack), "environments")
 }
 
-func clientStack(cl *model.Client, stack string) *model.ClientStack {
-	for _, cs := range cl.Stacks {
-		if cs.Stack == stack {
-			return cs
-		}
-	}
-	return nil
-}
-
-func (c *checker) environmentNamed(name string) *model.Environment {
-	for _, e := range c.spec.Environments {
-		if e.Name == name {
-			return e
-		}
-	}
-	return nil
-}
-
 func projectExists(env *model.Environment, project string) bool {
 	return project == "default" || slices.ContainsFunc(env.Projects, func(p *model.Project) bool { return p.Name == project })
 }
 
 // Delivered reports whether module has an Application in env: it and every
 // group that delivers it are enabled there.
-func Delivered(spec *model.Spec, env *model.Environment, module string, parent map[string]string) bool {
+func Delivered(env *model.Environment, module string, parent map[string]string) bool {
 	for name := module; name != ""; name = parent[name] {
 		if !Enabled(env, name) {
 			return false

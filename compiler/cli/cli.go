@@ -7,6 +7,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -94,12 +95,7 @@ type common struct {
 	strict      bool
 	clientRepos clientRepos
 	crds        string
-	scan        bool             // compile also reads the output folder
-	opts        compiler.Options // set by compile
 }
-
-// options returns the compiler options compile used.
-func (c *common) options() compiler.Options { return c.opts }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
 type clientRepos map[string]string
@@ -157,62 +153,81 @@ func parse(fs *flag.FlagSet, args []string, max int) (positional []string, code 
 	return positional, 0, false
 }
 
-// compile opens the repository and compiles it. It prints the problems and
-// returns nil with an exit code when there is nothing to write or compare.
-func (c *common) compile(stderr io.Writer) (*os.Root, *compiler.Result, int) {
+// compiled is a compiled repository, open until close.
+type compiled struct {
+	root    *os.Root
+	clients []*os.Root // the checkouts of -client-repo
+	opts    compiler.Options
+	res     *compiler.Result
+}
+
+// close closes the repository and the client checkouts.
+func (repo *compiled) close() {
+	repo.root.Close()
+	for _, r := range repo.clients {
+		r.Close()
+	}
+}
+
+// compile opens the repository and compiles it; with scan, it also reads
+// the output folder (res.Existing), for the commands that compare or write
+// it. It prints the problems and returns nil with an exit code when the
+// command should stop; otherwise the caller closes what it returns.
+func (c *common) compile(stderr io.Writer, scan bool) (*compiled, int) {
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc: opening the repository: %v\n", err)
-		return nil, nil, ExitUsage
+		return nil, ExitUsage
 	}
-	c.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: c.scan}
+	repo := &compiled{root: root}
+	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.
 		r, err := os.OpenRoot(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "platc: opening client %s's values repository: %v\n", name, err)
-			root.Close()
-			return nil, nil, ExitUsage
+			repo.close()
+			return nil, ExitUsage
 		}
-		c.opts.ClientRepos[name] = layers.Repo{FS: r.FS(), Dir: dir}
+		repo.clients = append(repo.clients, r)
+		repo.opts.ClientRepos[name] = layers.Repo{FS: r.FS(), Dir: dir}
 	}
 	if c.crds != "" {
 		crds, err := readCRDs(c.crds)
 		if err != nil {
 			fmt.Fprintf(stderr, "platc: reading the CRDs: %v\n", err)
-			root.Close()
-			return nil, nil, ExitUsage
+			repo.close()
+			return nil, ExitUsage
 		}
-		c.opts.CRDs = crds
+		repo.opts.CRDs = crds
 	}
-	res := compiler.Compile(newRepoFS(root), c.opts)
-	printProblems(stderr, res.Log)
-	if res.Log.HasErrors() {
-		root.Close()
-		return nil, nil, ExitProblems
+	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
+	fmt.Fprint(stderr, repo.res.Log.String())
+	if repo.res.Log.HasErrors() {
+		repo.close()
+		return nil, ExitProblems
 	}
-	return root, res, ExitOK
+	if scan && repo.res.ScanErr != nil {
+		fmt.Fprintf(stderr, "platc: %v\n", repo.res.ScanErr)
+		repo.close()
+		return nil, ExitUsage
+	}
+	return repo, ExitOK
 }
 
-func printProblems(w io.Writer, log *diag.Log) {
-	fmt.Fprint(w, log.String())
+// writeJSON writes v as indented JSON, with <, > and & as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := jsonEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
-// compileAndScan compiles the repository and reads its output folder, for
-// the commands that compare or write it. root is nil when they should stop.
-func (c *common) compileAndScan(stderr io.Writer) (*os.Root, *compiler.Result, *emit.State, int) {
-	c.scan = true
-	root, res, code := c.compile(stderr)
-	if root == nil {
-		return nil, nil, nil, code
-	}
-	if res.ScanErr != nil {
-		fmt.Fprintf(stderr, "platc: %v\n", res.ScanErr)
-		root.Close()
-		return nil, nil, nil, ExitUsage
-	}
-	return root, res, res.Existing, ExitOK
+// jsonEncoder is a JSON encoder that leaves <, > and & as they are.
+func jsonEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
 }
 
 func runRender(args []string, stdout, stderr io.Writer) int {
@@ -220,18 +235,19 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
 	}
-	root, res, st, code := c.compileAndScan(stderr)
-	if root == nil {
+	repo, code := c.compile(stderr, true)
+	if repo == nil {
 		return code
 	}
-	defer root.Close()
-	if conflicts := emit.Conflicts(st, res.Outputs); len(conflicts) > 0 {
+	defer repo.close()
+	res := repo.res
+	if conflicts := emit.Conflicts(res.Existing, res.Outputs); len(conflicts) > 0 {
 		for _, p := range conflicts {
 			fmt.Fprintf(stderr, "%s: file exists and was not generated by platc: move it out of %s/, platc does not overwrite it\n", p, res.OutDir)
 		}
 		return ExitProblems
 	}
-	w, err := emit.Write(root, res.OutDir, st, res.Outputs)
+	w, err := emit.Write(repo.root, res.OutDir, res.Existing, res.Outputs)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc: %v\n", err)
 		return ExitUsage
@@ -255,12 +271,13 @@ that point at the files instead of the plain lines.`, stderr)
 		fmt.Fprintf(stderr, "platc check: unknown -format %q: use text or github\n", *format)
 		return ExitUsage
 	}
-	root, res, st, code := c.compileAndScan(stderr)
-	if root == nil {
+	repo, code := c.compile(stderr, true)
+	if repo == nil {
 		return code
 	}
-	defer root.Close()
-	drifts := emit.Compare(st, res.Outputs)
+	defer repo.close()
+	res := repo.res
+	drifts := emit.Compare(res.Existing, res.Outputs)
 	if len(drifts) == 0 {
 		return ExitOK
 	}
@@ -303,11 +320,12 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
 	}
-	root, res, code := c.compile(stderr)
-	if root == nil {
+	repo, code := c.compile(stderr, false)
+	if repo == nil {
 		return code
 	}
-	root.Close()
+	repo.close()
+	res := repo.res
 	if *tag != "" {
 		log := &diag.Log{}
 		release.CheckTag(res.Spec, *tag, log)
@@ -349,11 +367,12 @@ usage: platc preview [flags] <stack> -client <client> -env <environment>`, stder
 		fs.Usage()
 		return ExitUsage
 	}
-	root, res, code := c.compile(stderr)
-	if root == nil {
+	repo, code := c.compile(stderr, false)
+	if repo == nil {
 		return code
 	}
-	root.Close()
+	repo.close()
+	res := repo.res
 	p, err := res.Stacks.PreviewInstance(positional[0], *client, *env)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc preview: %v\n", err)

@@ -298,6 +298,25 @@ func TestMissingSpecFolder(t *testing.T) {
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata")
 
+// checkGolden compares got, the output of the command what, with file; with
+// -update, it writes got to file instead.
+func checkGolden(t *testing.T, file, got, what string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(file, []byte(got), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got), go test ./compiler/cli -update rewrites it:\n%s", what, diff)
+	}
+}
+
 // TestPreview previews instances of the golden case "stacks" and compares
 // the whole output with testdata/preview-*.txt.
 func TestPreview(t *testing.T) {
@@ -312,20 +331,7 @@ func TestPreview(t *testing.T) {
 			if code != cli.ExitOK || stderr != "" {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			file := filepath.Join("testdata", "preview-"+tt.name+".txt")
-			if *update {
-				if err := os.WriteFile(file, []byte(stdout), 0o666); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), stdout); diff != "" {
-				t.Errorf("preview (-want +got), go test ./compiler/cli -update rewrites it:\n%s", diff)
-			}
+			checkGolden(t, filepath.Join("testdata", "preview-"+tt.name+".txt"), stdout, "preview")
 		})
 	}
 }
@@ -409,20 +415,7 @@ func TestExplain(t *testing.T) {
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
-			file := filepath.Join("testdata", "explain-"+tt.name+".txt")
-			if *update {
-				if err := os.WriteFile(file, []byte(stdout), 0o666); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), stdout); diff != "" {
-				t.Errorf("explain (-want +got), go test ./compiler/cli -update rewrites it:\n%s", diff)
-			}
+			checkGolden(t, filepath.Join("testdata", "explain-"+tt.name+".txt"), stdout, "explain")
 		})
 	}
 	code, _, stderr := platc(t, "explain", "-C", "../../golden/features", "lab/nope")
@@ -433,30 +426,34 @@ func TestExplain(t *testing.T) {
 }
 
 func TestVetAgainstAClustersCRDs(t *testing.T) {
-	const upstream = "../../../shared/crds"
-	if _, err := os.Stat(upstream); err != nil {
-		t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstream)
-	}
-	if code, _, stderr := platc(t, "vet", "-C", "../..", "-crds", upstream); code != cli.ExitOK {
-		t.Errorf("vet -crds %s: exit %d, stderr:\n%s", upstream, code, stderr)
-	}
-	// A cluster without kro: every ResourceGraphDefinition is refused.
-	partial := t.TempDir()
-	for _, f := range []string{"argocd-v3.5.1-application-crd.yaml", "argocd-v3.5.1-appproject-crd.yaml"} {
-		data, err := os.ReadFile(filepath.Join(upstream, f))
-		if err != nil {
-			t.Fatal(err)
+	t.Run("upstream", func(t *testing.T) {
+		const upstream = "../../../shared/crds"
+		if _, err := os.Stat(upstream); err != nil {
+			t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstream)
 		}
-		writeFile(t, partial, f, string(data))
-	}
-	code, _, stderr := platc(t, "vet", "-C", "../..", "-crds", partial)
-	var want string
-	for _, stack := range []string{"observability-agent", "observability"} {
-		want += "out/stacks/" + stack + ".yaml: ResourceGraphDefinition " + stack + ": no schema for apiVersion \"kro.run/v1alpha1\", kind \"ResourceGraphDefinition\" (known: argoproj.io/v1alpha1/AppProject, argoproj.io/v1alpha1/Application)\n"
-	}
-	if code != cli.ExitProblems || stderr != want {
-		t.Errorf("vet with a cluster without kro: exit %d, stderr:\n%s", code, stderr)
-	}
+		if code, _, stderr := platc(t, "vet", "-C", "../..", "-crds", upstream); code != cli.ExitOK {
+			t.Errorf("vet -crds %s: exit %d, stderr:\n%s", upstream, code, stderr)
+		}
+	})
+	// A cluster without kro: every ResourceGraphDefinition is refused.
+	t.Run("without kro", func(t *testing.T) {
+		partial := t.TempDir()
+		for _, f := range []string{"argoproj.io_applications.yaml", "argoproj.io_appprojects.yaml"} {
+			data, err := os.ReadFile(filepath.Join("../../schemas/crds", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, partial, f, string(data))
+		}
+		code, _, stderr := platc(t, "vet", "-C", "../..", "-crds", partial)
+		var want string
+		for _, stack := range []string{"observability-agent", "observability"} {
+			want += "out/stacks/" + stack + ".yaml: ResourceGraphDefinition " + stack + ": no schema for apiVersion \"kro.run/v1alpha1\", kind \"ResourceGraphDefinition\" (known: argoproj.io/v1alpha1/AppProject, argoproj.io/v1alpha1/Application)\n"
+		}
+		if code != cli.ExitProblems || stderr != want {
+			t.Errorf("vet with a cluster without kro: exit %d, stderr:\n%s", code, stderr)
+		}
+	})
 }
 
 // TestCheckTellsStaleFromEdited changes the spec (not out/): the file is
@@ -507,19 +504,7 @@ func sample(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, top := range []string{"sources", "clients", "out"} {
-		err := filepath.WalkDir(filepath.Join("../..", top), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel("../..", p)
-			writeFile(t, dir, filepath.ToSlash(rel), string(data))
-			return nil
-		})
-		if err != nil {
+		if err := os.CopyFS(filepath.Join(dir, top), os.DirFS(filepath.Join("../..", top))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -697,24 +682,10 @@ func TestDiff(t *testing.T) {
 				t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 			}
 			stdout = strings.ReplaceAll(strings.ReplaceAll(stdout, old, "OLD"), new, "NEW")
-			file := filepath.Join("testdata", "diff-"+tt.name+".txt")
-			if *update {
-				if err := os.WriteFile(file, []byte(stdout), 0o666); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), stdout); diff != "" {
-				t.Errorf("diff (-want +got), go test ./compiler/cli -update rewrites it:\n%s", diff)
-			}
+			checkGolden(t, filepath.Join("testdata", "diff-"+tt.name+".txt"), stdout, "diff")
 		})
 	}
-	// A render compared with itself, or after a change of nothing but
-	// order, shows nothing.
+	// A render compared with itself shows nothing.
 	code, stdout, _ := platc(t, "diff", "-out", "rendered", old, old)
 	if code != cli.ExitOK || stdout != old+" -> "+old+": 0 added, 0 removed, 0 changed\n" {
 		t.Errorf("diff of a render with itself: exit %d, stdout %q", code, stdout)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/diff"
+	"github.com/platc/platc/compiler/model"
 )
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -26,7 +26,7 @@ usage: platc diff [flags] OLD NEW`, stderr)
 	env := fs.String("env", "", "only this `environment` (and what every environment shares)")
 	client := fs.String("client", "", "only the stack instances of this `client`")
 	asJSON := fs.Bool("json", false, "print JSON")
-	outDir := fs.String("out", "out", "the output root, relative to the repository, in a revision or a repository folder")
+	outDir := fs.String("out", model.DefaultOutDir, "the output root, relative to the repository, in a revision or a repository folder")
 	positional, code, stop := parse(fs, args, 2)
 	if stop {
 		return code
@@ -53,10 +53,7 @@ usage: platc diff [flags] OLD NEW`, stderr)
 		if diffs == nil {
 			diffs = []diff.ObjectDiff{}
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(diffs); err != nil {
+		if err := writeJSON(stdout, diffs); err != nil {
 			fmt.Fprintf(stderr, "platc diff: %v\n", err)
 			return ExitUsage
 		}

@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -35,11 +35,12 @@ usage: platc explain [flags] <environment>/<application> [values.path]`, stderr)
 	if len(positional) == 2 {
 		valuesPath = positional[1]
 	}
-	root, res, code := c.compile(stderr)
-	if root == nil {
+	repo, code := c.compile(stderr, false)
+	if repo == nil {
 		return code
 	}
-	root.Close()
+	repo.close()
+	res := repo.res
 	ex, err := layers.Explain(res.Spec, res.Info, res.Stacks, res.Layers, env, app)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc explain: %v\n", err)
@@ -57,10 +58,7 @@ usage: platc explain [flags] <environment>/<application> [values.path]`, stderr)
 				out.Winner, out.Layer = &s, &i
 			}
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(stdout, out); err != nil {
 			fmt.Fprintf(stderr, "platc explain: %v\n", err)
 			return ExitUsage
 		}
@@ -109,7 +107,8 @@ func writeExplanation(w io.Writer, ex *layers.Explanation, valuesPath string) {
 		}
 		// A value set above a key replaces it: drop keys their ancestors
 		// replaced in a later layer.
-		for _, p := range sortedStrings(order) {
+		slices.Sort(order)
+		for _, p := range order {
 			i := winners[p]
 			if replacedAbove(ex, p, i) {
 				continue
@@ -163,9 +162,7 @@ func replacedAbove(ex *layers.Explanation, p string, layer int) bool {
 // whole.
 func show(v any) string {
 	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := jsonEncoder(&b).Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
 	s := strings.TrimSuffix(b.String(), "\n")
@@ -173,14 +170,4 @@ func show(v any) string {
 		return s[:69] + "..."
 	}
 	return s
-}
-
-func sortedStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }

@@ -11,11 +11,23 @@ import (
 // from the repository's root (emit.Scan reads the output folder this way).
 // A Sub holds an open folder until it is closed.
 type repoFS struct {
-	fs.FS
+	rootFS
 	root *os.Root
 }
 
-func newRepoFS(root *os.Root) *repoFS { return &repoFS{FS: root.FS(), root: root} }
+// rootFS is what os.Root's FS implements. Embedding it, not fs.FS, keeps
+// its ReadFile, ReadDir, Stat, Lstat and ReadLink, which fs.ReadFile,
+// fs.Stat and the others would otherwise reach through Open.
+type rootFS interface {
+	fs.ReadDirFS
+	fs.ReadFileFS
+	fs.StatFS
+	fs.ReadLinkFS
+}
+
+func newRepoFS(root *os.Root) *repoFS {
+	return &repoFS{rootFS: root.FS().(rootFS), root: root}
+}
 
 // Sub opens dir as a repoFS of its own; Close releases it.
 func (r *repoFS) Sub(dir string) (fs.FS, error) {
@@ -30,16 +42,6 @@ func (r *repoFS) Sub(dir string) (fs.FS, error) {
 		return nil, err
 	}
 	return &closingFS{newRepoFS(sub)}, nil
-}
-
-// ReadFile and ReadDir are os.Root's, which fs.ReadFile and fs.ReadDir
-// would otherwise reach through Open.
-func (r *repoFS) ReadFile(name string) ([]byte, error) {
-	return r.FS.(fs.ReadFileFS).ReadFile(name)
-}
-
-func (r *repoFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	return r.FS.(fs.ReadDirFS).ReadDir(name)
 }
 
 // closingFS is a repoFS of a folder it opened, which Close closes.

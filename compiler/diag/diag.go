@@ -145,6 +145,35 @@ func (l *Log) String() string {
 	return b.String()
 }
 
+// DidYouMean returns ` (did you mean "x"?)` for the candidate closest to
+// name (Suggest), or "" when none is close enough: the end of an "unknown"
+// message.
+func DidYouMean(name string, candidates []string) string {
+	if s := Suggest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// OrNone lists names for a message, or says "none".
+func OrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// Nearest returns the position of the field at path in decls (positions by
+// spec path), or of its nearest enclosing field that has one.
+func Nearest(decls map[string]Pos, path string) Pos {
+	for p := path; p != ""; p = ParentPath(p) {
+		if pos, ok := decls[p]; ok {
+			return pos
+		}
+	}
+	return Pos{}
+}
+
 // Suggest returns the candidate closest to name when it is close enough to be
 // a typo of it (at most two edits, and fewer edits than the candidate is
 // long), or "".

@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/render"
 )
 
 // Object is one object of a render and where it belongs.
@@ -30,7 +32,6 @@ type Object struct {
 	Namespace string
 	Name      string
 	Client    string // the client of a stack instance
-	File      string
 	Data      map[string]any
 }
 
@@ -45,7 +46,7 @@ func Objects(files map[string][]byte, outDir string) ([]Object, error) {
 	var out []Object
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		rel, ok := strings.CutPrefix(p, outDir+"/")
-		if !ok || !strings.HasSuffix(p, ".yaml") || strings.HasPrefix(rel, "deploy/direct-apply/") {
+		if !ok || !strings.HasSuffix(p, ".yaml") || strings.HasPrefix(rel, render.DirectApplyRoot+"/") {
 			continue
 		}
 		for i, doc := range bytes.Split(files[p], []byte("\n---\n")) {
@@ -56,7 +57,7 @@ func Objects(files map[string][]byte, outDir string) ([]Object, error) {
 			if data == nil {
 				continue
 			}
-			o := Object{File: p, Data: data, Env: envOf(rel, data)}
+			o := Object{Data: data, Env: envOf(rel, data)}
 			o.Kind, _ = data["kind"].(string)
 			meta, _ := data["metadata"].(map[string]any)
 			o.Name, _ = meta["name"].(string)
@@ -72,15 +73,15 @@ func Objects(files map[string][]byte, outDir string) ([]Object, error) {
 	return out, nil
 }
 
-// envOf finds an object's environment from its file: deploy/clusters/<env>/
+// envOf finds an object's environment from its file: render.ClusterDir
 // holds an environment's files; a root Application syncs its environment's
 // folder.
 func envOf(rel string, data map[string]any) string {
-	if rest, ok := strings.CutPrefix(rel, "deploy/clusters/"); ok {
+	if rest, ok := strings.CutPrefix(rel, render.ClustersDir+"/"); ok {
 		env, _, _ := strings.Cut(rest, "/")
 		return env
 	}
-	if strings.HasPrefix(rel, "deploy/gitops/") {
+	if strings.HasPrefix(rel, render.RootAppsDir+"/") {
 		spec, _ := data["spec"].(map[string]any)
 		src, _ := spec["source"].(map[string]any)
 		p, _ := src["path"].(string)
@@ -192,13 +193,9 @@ func fields(at string, a, b any) []Change {
 			break
 		}
 		var out []Change
-		keys := slices.Sorted(maps.Keys(av))
-		for _, k := range slices.Sorted(maps.Keys(bv)) {
-			if _, ok := av[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
+		union := maps.Clone(av)
+		maps.Copy(union, bv)
+		keys := slices.Sorted(maps.Keys(union))
 		for _, k := range keys {
 			x, inA := av[k]
 			y, inB := bv[k]

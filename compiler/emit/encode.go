@@ -55,20 +55,35 @@ func IsGenerated(data []byte) bool { return bytes.HasPrefix(data, []byte(marker)
 // EditedByHand reports whether a generated file's body no longer matches the
 // digest its header records: someone changed it after platc wrote it.
 func EditedByHand(data []byte) bool {
-	first := bytes.IndexByte(data, '\n')
-	if first < 0 {
+	line, body, ok := splitHeader(data)
+	if !ok {
 		return false
 	}
-	second := bytes.IndexByte(data[first+1:], '\n')
-	if second < 0 {
-		return false
-	}
-	line := data[first+1 : first+1+second]
 	i := bytes.Index(line, []byte(digestPrefix))
 	if i < 0 {
 		return false // written by a platc that recorded no digest
 	}
-	return string(line[i+len(digestPrefix):]) != digest(data[first+1+second+1:])
+	return string(line[i+len(digestPrefix):]) != digest(body)
+}
+
+// headerLines is the number of lines Header writes.
+const headerLines = 2
+
+// splitHeader splits a generated file into the last line of its header
+// (the one with the digest) and its body; ok is false when data is shorter
+// than a header.
+func splitHeader(data []byte) (digestLine, body []byte, ok bool) {
+	for i := range headerLines {
+		end := bytes.IndexByte(data, '\n')
+		if end < 0 {
+			return nil, nil, false
+		}
+		if i == headerLines-1 {
+			digestLine = data[:end]
+		}
+		data = data[end+1:]
+	}
+	return digestLine, data, true
 }
 
 // Encode returns the bytes of each file, under outDir, in the order given.

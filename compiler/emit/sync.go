@@ -165,25 +165,15 @@ func Compare(st *State, outs []Output) []Drift {
 // generated files that differs; the header's digest line differs whenever
 // the bodies do, and says nothing.
 func firstDifference(a, b []byte) int {
-	a, b = afterLines(a, 2), afterLines(b, 2)
-	line := 3
+	_, a, _ = splitHeader(a)
+	_, b, _ = splitHeader(b)
+	line := headerLines + 1
 	for i := 0; i < len(a) && i < len(b) && a[i] == b[i]; i++ {
 		if a[i] == '\n' {
 			line++
 		}
 	}
 	return line
-}
-
-func afterLines(data []byte, n int) []byte {
-	for ; n > 0; n-- {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return nil
-		}
-		data = data[i+1:]
-	}
-	return data
 }
 
 func unified(p string, old, new []byte) string {

@@ -201,7 +201,7 @@ func appendLiteral(b []byte, s string, indent int) []byte {
 	default:
 		b = append(b, "|+"...)
 	}
-	for _, line := range strings.Split(s[:len(s)-min(len(s)-len(body), 1)], "\n") {
+	for line := range strings.SplitSeq(s[:len(s)-min(len(s)-len(body), 1)], "\n") {
 		b = append(b, '\n')
 		if line != "" {
 			b = appendIndent(b, indent+2)

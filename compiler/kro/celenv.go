@@ -132,6 +132,9 @@ func (p *typeProvider) NewValue(name string, fields map[string]ref.Val) ref.Val 
 var celReserved = []string{"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
 	"function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"}
 
+// celFieldEscaper escapes a property name as Kubernetes does for CEL.
+var celFieldEscaper = strings.NewReplacer("__", "__underscores__", ".", "__dot__", "-", "__dash__", "/", "__slash__")
+
 // celFieldName returns the CEL field name of a schema property, escaped the
 // way Kubernetes does ("__" as "__underscores__", "." as "__dot__", "-" as
 // "__dash__", "/" as "__slash__"); false when it cannot be a CEL field.
@@ -139,8 +142,7 @@ func celFieldName(prop string) (string, bool) {
 	if prop == "" {
 		return "", false
 	}
-	r := strings.NewReplacer("__", "__underscores__", ".", "__dot__", "-", "__dash__", "/", "__slash__")
-	f := r.Replace(prop)
+	f := celFieldEscaper.Replace(prop)
 	for i, c := range f {
 		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
 			return "", false
@@ -329,8 +331,8 @@ func typeString(t *types.Type) string {
 	case types.MapKind:
 		return "map(" + typeString(t.Parameters()[0]) + ", " + typeString(t.Parameters()[1]) + ")"
 	case types.OpaqueKind:
-		if t.TypeName() == "optional_type" && len(t.Parameters()) == 1 {
-			return "optional_type(" + typeString(t.Parameters()[0]) + ")"
+		if inner, ok := isOptional(t); ok {
+			return "optional_type(" + typeString(inner) + ")"
 		}
 	}
 	return t.String()

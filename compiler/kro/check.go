@@ -25,6 +25,8 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // Resource is one resource of an RGD.
@@ -337,7 +339,7 @@ func (c *checker) expr(idx int, path string, u use, src string) (t *types.Type, 
 				allowed = fmt.Sprintf("the resource's own id, %q", self)
 			}
 			c.errorf(idx, path, "expression %q references unknown identifier %q%s: use %s (kro: references unknown identifiers: [%s])",
-				src, name, didYouMean(name, c.identifiers()), allowed, name)
+				src, name, diag.DidYouMean(name, c.identifiers()), allowed, name)
 		}
 	}
 	if !ok {
@@ -521,7 +523,7 @@ func (c *checker) walk(i int, v any, s *Schema, path string) {
 				if fs == nil {
 					kind, _ := c.rgd.Resources[i].Template["kind"].(string)
 					c.errorf(i, joinPath(path, k), "field %q is not in the schema of %s%s: remove it or fix its name (kro: schema not found for field %s)",
-						k, kind, didYouMean(k, slices.Sorted(maps.Keys(s.Properties))), k)
+						k, kind, diag.DidYouMean(k, slices.Sorted(maps.Keys(s.Properties))), k)
 					continue
 				}
 			}

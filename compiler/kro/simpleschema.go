@@ -279,7 +279,7 @@ func (p *ssParser) typ(t, top, path string, depth int) (*Schema, string) {
 		return p.custom(t, path), ""
 	}
 	known := append([]string{"string", "integer", "boolean", "float", "object"}, slices.Sorted(maps.Keys(p.types))...)
-	return nil, fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", t, didYouMean(t, known))
+	return nil, fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", t, diag.DidYouMean(t, known))
 }
 
 // custom resolves the custom type name, reporting a cycle at path. It
@@ -538,7 +538,7 @@ func (p *ssParser) applyMarkers(s *Schema, typ string, markers []marker, path st
 			}
 		default:
 			p.errorf(path, "unknown marker %q%s: use one of %s (kro: invalid marker key %q: unknown marker: %s)",
-				m.key, didYouMean(m.key, markerNames), strings.Join(markerNames, ", "), m.key, m.key)
+				m.key, diag.DidYouMean(m.key, markerNames), strings.Join(markerNames, ", "), m.key, m.key)
 		}
 	}
 	if def != nil {
@@ -557,7 +557,7 @@ func (p *ssParser) applyMarkers(s *Schema, typ string, markers []marker, path st
 // server requires of a CRD default.
 func parseDefault(s *Schema, raw string) (any, string) {
 	if s.Type == "string" {
-		return raw, changeDefault(checkValue(s, raw, true))
+		return raw, changeDefault(checkValue(s, raw))
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	dec.UseNumber()
@@ -566,7 +566,7 @@ func parseDefault(s *Schema, raw string) (any, string) {
 		return nil, "write it as JSON, such as " + exampleValue(s)
 	}
 	v = normalizeJSON(v)
-	return v, changeDefault(checkValue(s, v, true))
+	return v, changeDefault(checkValue(s, v))
 }
 
 // changeDefault turns why a default does not fit into a message that says
@@ -614,10 +614,10 @@ func exampleValue(s *Schema) string {
 	return "default={}"
 }
 
-// checkValue checks a static value against s. With constraints it also checks
-// enum, minimum, maximum, pattern and lengths (for a default). It returns ""
-// when v fits, else what is wrong.
-func checkValue(s *Schema, v any, constraints bool) string {
+// checkValue checks a static value (a default) against s: its type, and
+// enum, minimum, maximum, pattern and lengths. It returns "" when v fits,
+// else what is wrong.
+func checkValue(s *Schema, v any) string {
 	if s == nil || v == nil {
 		return ""
 	}
@@ -639,18 +639,16 @@ func checkValue(s *Schema, v any, constraints bool) string {
 		if !ok {
 			return "expected string, got " + valueKind(v)
 		}
-		if constraints {
-			n := int64(utf8.RuneCountInString(str))
-			if s.MinLength != nil && n < *s.MinLength {
-				return fmt.Sprintf("%q is shorter than minLength %d", str, *s.MinLength)
-			}
-			if s.MaxLength != nil && n > *s.MaxLength {
-				return fmt.Sprintf("%q is longer than maxLength %d", str, *s.MaxLength)
-			}
-			if s.Pattern != "" {
-				if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(str) {
-					return fmt.Sprintf("%q does not match pattern %q", str, s.Pattern)
-				}
+		n := int64(utf8.RuneCountInString(str))
+		if s.MinLength != nil && n < *s.MinLength {
+			return fmt.Sprintf("%q is shorter than minLength %d", str, *s.MinLength)
+		}
+		if s.MaxLength != nil && n > *s.MaxLength {
+			return fmt.Sprintf("%q is longer than maxLength %d", str, *s.MaxLength)
+		}
+		if s.Pattern != "" {
+			if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(str) {
+				return fmt.Sprintf("%q does not match pattern %q", str, s.Pattern)
 			}
 		}
 	case "integer":
@@ -670,16 +668,14 @@ func checkValue(s *Schema, v any, constraints bool) string {
 		if !ok {
 			return "expected array, got " + valueKind(v)
 		}
-		if constraints {
-			if s.MinItems != nil && int64(len(l)) < *s.MinItems {
-				return fmt.Sprintf("has %d items, fewer than minItems %d", len(l), *s.MinItems)
-			}
-			if s.MaxItems != nil && int64(len(l)) > *s.MaxItems {
-				return fmt.Sprintf("has %d items, more than maxItems %d", len(l), *s.MaxItems)
-			}
+		if s.MinItems != nil && int64(len(l)) < *s.MinItems {
+			return fmt.Sprintf("has %d items, fewer than minItems %d", len(l), *s.MinItems)
+		}
+		if s.MaxItems != nil && int64(len(l)) > *s.MaxItems {
+			return fmt.Sprintf("has %d items, more than maxItems %d", len(l), *s.MaxItems)
 		}
 		for i, e := range l {
-			if err := checkValue(s.Items, e, constraints); err != "" {
+			if err := checkValue(s.Items, e); err != "" {
 				return fmt.Sprintf("[%d]: %s", i, err)
 			}
 		}
@@ -699,22 +695,20 @@ func checkValue(s *Schema, v any, constraints bool) string {
 				}
 				return fmt.Sprintf("field %q is not in the schema", k)
 			}
-			if err := checkValue(fs, m[k], constraints); err != "" {
+			if err := checkValue(fs, m[k]); err != "" {
 				return fmt.Sprintf("%s: %s", k, err)
 			}
 		}
 	}
-	if constraints {
-		if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return sameValue(e, v) }) {
-			return fmt.Sprintf("%s is not one of the enum values %s", jsonText(v), jsonText(s.Enum))
+	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return sameValue(e, v) }) {
+		return fmt.Sprintf("%s is not one of the enum values %s", jsonText(v), jsonText(s.Enum))
+	}
+	if f, ok := asFloat(v); ok {
+		if s.Minimum != nil && f < *s.Minimum {
+			return fmt.Sprintf("%s is less than minimum %v", jsonText(v), *s.Minimum)
 		}
-		if f, ok := asFloat(v); ok {
-			if s.Minimum != nil && f < *s.Minimum {
-				return fmt.Sprintf("%s is less than minimum %v", jsonText(v), *s.Minimum)
-			}
-			if s.Maximum != nil && f > *s.Maximum {
-				return fmt.Sprintf("%s is greater than maximum %v", jsonText(v), *s.Maximum)
-			}
+		if s.Maximum != nil && f > *s.Maximum {
+			return fmt.Sprintf("%s is greater than maximum %v", jsonText(v), *s.Maximum)
 		}
 	}
 	return ""
@@ -827,13 +821,4 @@ func goKind(v any) string {
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// didYouMean returns ` (did you mean "x"?)` for the candidate closest to
-// name, when one is close enough to be a typo, else "".
-func didYouMean(name string, candidates []string) string {
-	if s := diag.Suggest(name, candidates); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
 }

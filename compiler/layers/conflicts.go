@@ -2,7 +2,6 @@ package layers
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -22,20 +21,10 @@ type platformKey struct {
 // valuesObject: the module's values, then its wiring (which wins).
 func platformKeys(m *model.StackModule) []platformKey {
 	var out []platformKey
-	var walk func(labels []string, specPath string, v any)
-	walk = func(labels []string, specPath string, v any) {
-		if mv, ok := v.(map[string]any); ok && len(mv) > 0 {
-			for _, k := range slices.Sorted(maps.Keys(mv)) {
-				walk(append(slices.Clip(labels), k), diag.JoinPath(specPath, k), mv[k])
-			}
-			return
-		}
+	leaves(nil, m.Values, func(labels []string, v any) {
 		_, list := v.([]any)
-		out = append(out, platformKey{labels: labels, specPath: specPath, list: list})
-	}
-	for _, k := range slices.Sorted(maps.Keys(m.Values)) {
-		walk([]string{k}, diag.JoinPath(m.FieldPath("values"), k), m.Values[k])
-	}
+		out = append(out, platformKey{labels: labels, specPath: appendLabels(m.FieldPath("values"), labels), list: list})
+	})
 	for _, w := range m.Wiring {
 		if w.ValuesPath != nil {
 			out = append(out, platformKey{labels: w.ValuesPath, specPath: w.Path, wiring: true, list: strings.HasPrefix(strings.TrimSpace(w.Expr), "${[")})

@@ -52,12 +52,7 @@ type Explanation struct {
 // Application in env: a chart module platc renders, or an Application kro
 // creates for a client's stack instance (named <client>-<module>).
 func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *Result, envName, app string) (*Explanation, error) {
-	var env *model.Environment
-	for _, e := range spec.Environments {
-		if e.Name == envName {
-			env = e
-		}
-	}
+	env := spec.Environment(envName)
 	if env == nil {
 		var names []string
 		for _, e := range spec.Environments {
@@ -65,7 +60,7 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *Re
 		}
 		return nil, fmt.Errorf("unknown environment %q: the environments are %s", envName, strings.Join(names, ", "))
 	}
-	if m := spec.Module(app); m != nil && m.Kind == model.KindChart && check.Delivered(spec, env, m.Name, info.Parent) {
+	if m := spec.Module(app); m != nil && m.Kind == model.KindChart && check.Delivered(env, m.Name, info.Parent) {
 		return explainModule(spec, env, m), nil
 	}
 	if stacks != nil {
@@ -74,7 +69,7 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *Re
 				continue
 			}
 			for _, m := range inst.Stack.Model.Modules {
-				if inst.Client.Name+"-"+rgd.Kebab(m.ID) == app {
+				if rgd.AppName(inst.Client.Name, m.ID) == app {
 					return explainStackModule(spec, stacks, files, inst, m)
 				}
 			}
@@ -87,7 +82,7 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *Re
 func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env *model.Environment) []string {
 	var out []string
 	for _, m := range spec.Modules {
-		if m.Kind == model.KindChart && check.Delivered(spec, env, m.Name, info.Parent) {
+		if m.Kind == model.KindChart && check.Delivered(env, m.Name, info.Parent) {
 			out = append(out, m.Name)
 		}
 	}
@@ -95,7 +90,7 @@ func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env 
 		for _, inst := range stacks.Instances {
 			if inst.Env == env {
 				for _, m := range inst.Stack.Model.Modules {
-					out = append(out, inst.Client.Name+"-"+rgd.Kebab(m.ID))
+					out = append(out, rgd.AppName(inst.Client.Name, m.ID))
 				}
 			}
 		}
@@ -149,7 +144,7 @@ func explainModule(spec *model.Spec, env *model.Environment, m *model.Module) *E
 
 func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *Result, inst *rgd.Instance, m *model.StackModule) (*Explanation, error) {
 	st := inst.Stack.Model
-	ex := &Explanation{Environment: inst.Env.Name, Application: inst.Client.Name + "-" + rgd.Kebab(m.ID)}
+	ex := &Explanation{Environment: inst.Env.Name, Application: rgd.AppName(inst.Client.Name, m.ID)}
 	if c := spec.Chart(m.Chart); c != nil {
 		ex.Chart = chartLine(c)
 	}
@@ -166,7 +161,7 @@ func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *Result, i
 	default:
 		fileLayer.Known = true
 		fileLayer.Source += " (" + f.Path + ")"
-		nodeLeaves(nil, f.Tree, f.Tree.Pos, func(labels []string, v any, pos diag.Pos) {
+		f.Leaves(func(labels []string, v any, pos diag.Pos) {
 			fileLayer.Settings = append(fileLayer.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: pos.String()})
 		})
 	}

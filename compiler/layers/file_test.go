@@ -69,7 +69,7 @@ func TestReadFileErrors(t *testing.T) {
 		{"unknown anchor", "a: *nope\n", "v.yaml: unknown anchor 'nope' referenced"},
 		{"key not a string", "? [a, b]\n: 1\n", "v.yaml:1:3: a key that is not a string: Helm values are keyed by names"},
 		{"billion laughs", laughs, "v.yaml:5:29: more than 100000 values once aliases are expanded: a billion-laughs file? write the values out"},
-		{"too deep", strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n", ""},
+		{"too deep", "a: " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n", "v.yaml:1:68: values nested more than 64 deep"},
 		{"too large", "a: " + strings.Repeat("x", MaxFileSize) + "\n", "v.yaml: file is 1048580 bytes, more than the 1048576 a values file may have: a values file holds a chart's overrides, not data"},
 		{"merge of a scalar", "a:\n  <<: 1\n", "v.yaml:2:7: a merge key (<<) takes a mapping or a list of mappings"},
 	}

@@ -10,7 +10,6 @@
 package layers
 
 import (
-	"fmt"
 	"io/fs"
 	"maps"
 	"path"
@@ -184,7 +183,7 @@ func consumes(stacks *rgd.Compiled, cl *model.Client, st *model.Stack, m *model.
 			return true
 		}
 		for _, r := range p.Resources {
-			if r.ID == m.ID && !strings.HasPrefix(r.Included, "not") {
+			if r.ID == m.ID && r.Object != nil {
 				return true
 			}
 		}
@@ -235,19 +234,6 @@ func valuesPath(labels []string) string {
 		parts[i] = strings.ReplaceAll(l, ".", `\.`)
 	}
 	return strings.Join(parts, ".")
-}
-
-// describe names a platform value for a message.
-func describe(v any) string {
-	switch v := v.(type) {
-	case map[string]any:
-		return "a mapping"
-	case []any:
-		return "a list"
-	case string:
-		return fmt.Sprintf("%q", v)
-	}
-	return fmt.Sprint(v)
 }
 
 // Files returns the client files read, sorted by client, stack and module.

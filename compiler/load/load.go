@@ -335,7 +335,7 @@ func (r *reporter) report(err error) {
 			specPath = diag.JoinPath(specPath, label)
 		}
 		if !p.IsValid() {
-			p = nearestDecl(r.decls, specPath)
+			p = diag.Nearest(r.decls, specPath)
 		}
 		r.log.Add(diag.Problem{Pos: p, Path: specPath, Msg: explain(msg, e.Path(), r.root)})
 	}
@@ -390,17 +390,6 @@ func userPos(e errors.Error) diag.Pos {
 	for _, p := range candidates {
 		if p.IsValid() && p.Filename() != schemas.PlatformFile {
 			return position(p)
-		}
-	}
-	return diag.Pos{}
-}
-
-// nearestDecl returns the position of the field at specPath, or of the
-// nearest enclosing field written in a spec file.
-func nearestDecl(decls map[string]diag.Pos, specPath string) diag.Pos {
-	for p := specPath; p != ""; p = diag.ParentPath(p) {
-		if pos, ok := decls[p]; ok {
-			return pos
 		}
 	}
 	return diag.Pos{}

@@ -39,11 +39,11 @@ var clusterScoped = map[string][]string{
 // (external-secrets.io); ResourceGraphDefinition (kro.run). The version in
 // apiVersion does not matter.
 func ClusterScoped(apiVersion, kind string) bool {
-	return slices.Contains(clusterScoped[group(apiVersion)], kind)
+	return slices.Contains(clusterScoped[Group(apiVersion)], kind)
 }
 
-// group is the API group of an apiVersion: "" for the core group (v1).
-func group(apiVersion string) string {
+// Group is the API group of an apiVersion: "" for the core group (v1).
+func Group(apiVersion string) string {
 	g, _, ok := strings.Cut(apiVersion, "/")
 	if !ok {
 		return ""
@@ -76,7 +76,7 @@ func Check(objects []Object, destinationNamespace string) []Problem {
 	type key struct{ group, kind, namespace, name string }
 	seen := map[key]Object{}
 	for _, o := range sorted {
-		k := key{group(o.APIVersion), o.Kind, o.Namespace, o.Name}
+		k := key{Group(o.APIVersion), o.Kind, o.Namespace, o.Name}
 		switch {
 		case ClusterScoped(o.APIVersion, o.Kind):
 			k.namespace = ""

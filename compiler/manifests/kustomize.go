@@ -42,11 +42,7 @@ func resetSchema() {
 // name) and reads the objects it yields.
 func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 	kfile := path.Join(dir, kustomization)
-	origins := map[string]bool{}
-	for _, name := range kustomizationNames {
-		origins[path.Join(dir, name)] = true
-	}
-	rfs := &repoFS{fsys: fsys, origins: origins}
+	rfs := &repoFS{fsys: fsys, originsIn: dir}
 	resources, err := runKustomize(rfs, dir)
 	if err != nil && len(rfs.remote) == 0 {
 		// The origin annotations can be what fails, on an object whose

@@ -90,6 +90,13 @@ func (p Problem) String() string {
 // for Argo CD and for kustomize alike.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
+// IsKustomization reports whether a file name (not a path) is one that
+// makes a folder a kustomization: kustomization.yaml, kustomization.yml or
+// Kustomization.
+func IsKustomization(name string) bool {
+	return slices.Contains(kustomizationNames, name)
+}
+
 // skipMarker is the text that makes Argo CD's directory source skip a file.
 const skipMarker = "+argocd:skip-file-rendering"
 
@@ -160,7 +167,7 @@ func (b *builder) build(fsys fs.FS, dir string) {
 		if strings.HasSuffix(e.Name(), "Chart.yaml") {
 			chart, kustomization = e.Name(), ""
 		}
-		if slices.Contains(kustomizationNames, e.Name()) {
+		if IsKustomization(e.Name()) {
 			chart, kustomization = "", e.Name()
 		}
 	}

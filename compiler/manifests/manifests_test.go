@@ -387,7 +387,7 @@ func TestOriginsChangeNothingElse(t *testing.T) {
 		"overlay/kustomization.yaml", "resources: [../base]\nnamespace: ns\nnamePrefix: p-\nsecretGenerator:\n- name: s\n  literals: [x=y]\ncommonAnnotations: {team: a}\n",
 	)
 	for _, dir := range []string{"base", "overlay"} {
-		with, err := runKustomize(&repoFS{fsys: fsys, origins: map[string]bool{dir + "/kustomization.yaml": true}}, dir)
+		with, err := runKustomize(&repoFS{fsys: fsys, originsIn: dir}, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -53,7 +52,7 @@ var inlineKeys = map[string]bool{"generators": true, "transformers": true, "vali
 // configuration (apiVersion: builtin). Unparsable YAML yields none:
 // kustomize fails on it without fetching anything.
 func remoteRefs(file string, data []byte) []Problem {
-	kustomization := slices.Contains(kustomizationNames, path.Base(file))
+	kustomization := IsKustomization(path.Base(file))
 	if !kustomization && !bytes.Contains(data, []byte("builtin")) {
 		return nil
 	}

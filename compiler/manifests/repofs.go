@@ -36,9 +36,10 @@ var errReadOnly = errors.New("read-only file system")
 // kustomization (see withOrigins).
 type repoFS struct {
 	fsys fs.FS
-	// origins are the repository paths of the root kustomization files,
-	// which ReadFile serves with buildMetadata: [originAnnotations].
-	origins map[string]bool
+	// originsIn, unless empty, is the folder of the root kustomization:
+	// ReadFile serves its kustomization files (whichever name kustomize
+	// finds) with buildMetadata: [originAnnotations].
+	originsIn string
 	// remote are the remote references refused so far.
 	remote []Problem
 }
@@ -115,20 +116,34 @@ func (r *repoFS) RemoveAll(p string) error {
 	return &fs.PathError{Op: "unlinkat", Path: p, Err: errReadOnly}
 }
 
-// Open opens a file for reading, through ReadFile.
+// Open opens a file for reading, as ReadFile reads it.
 func (r *repoFS) Open(p string) (filesys.File, error) {
-	info, err := r.stat(p)
+	name, info, err := r.open(p)
 	if err != nil {
-		return nil, pathError("open", p, err)
+		return nil, err
 	}
 	if info.IsDir() {
 		return &file{info: info}, nil
 	}
-	data, err := r.ReadFile(p)
+	data, err := r.read(p, name)
 	if err != nil {
 		return nil, err
 	}
 	return &file{Reader: bytes.NewReader(data), info: info}, nil
+}
+
+// open maps p to a path of fsys and stats it, with the errors of open(2)
+// on p.
+func (r *repoFS) open(p string) (string, fs.FileInfo, error) {
+	name, ok := rel(p)
+	if !ok {
+		return "", nil, pathError("open", p, fs.ErrNotExist)
+	}
+	info, err := fs.Stat(r.fsys, name)
+	if err != nil {
+		return "", nil, pathError("open", p, err)
+	}
+	return name, info, nil
 }
 
 // IsDir reports whether p is a folder of the repository.
@@ -221,17 +236,18 @@ func (r *repoFS) Glob(pattern string) ([]string, error) {
 // builtin plugin configuration that names a remote base or file, recording
 // the reference, and serves the root kustomization with origin annotations.
 func (r *repoFS) ReadFile(p string) ([]byte, error) {
-	name, ok := rel(p)
-	if !ok {
-		return nil, pathError("open", p, fs.ErrNotExist)
-	}
-	info, err := fs.Stat(r.fsys, name)
+	name, info, err := r.open(p)
 	if err != nil {
-		return nil, pathError("open", p, err)
+		return nil, err
 	}
 	if info.IsDir() {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: syscall.EISDIR}
 	}
+	return r.read(p, name)
+}
+
+// read is ReadFile of p, the file name of fsys.
+func (r *repoFS) read(p, name string) ([]byte, error) {
 	data, err := fs.ReadFile(r.fsys, name)
 	if err != nil {
 		return nil, pathError("open", p, err)
@@ -244,7 +260,7 @@ func (r *repoFS) ReadFile(p string) ([]byte, error) {
 		}
 		return nil, &fs.PathError{Op: "open", Path: p, Err: errRemote}
 	}
-	if r.origins[name] {
+	if r.originsIn != "" && path.Dir(name) == r.originsIn && IsKustomization(path.Base(name)) {
 		data = withOrigins(data)
 	}
 	return data, nil

@@ -28,7 +28,7 @@ func OutDir(loaded *load.Spec) string {
 func Decode(loaded *load.Spec) *Spec {
 	d := &decoder{decls: loaded.Decls, valid: loaded.Valid}
 	v := loaded.Value
-	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, decls: loaded.Decls}
+	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, environments: map[string]*Environment{}, decls: loaded.Decls}
 	s.Platform = decodePlatform(d.entry(v.LookupPath(cue.MakePath(cue.Str("platform"))), "platform"))
 	d.eachEntry(v, "charts", func(name string, e entry) {
 		c := &Chart{Node: e.node, Name: name}
@@ -44,7 +44,9 @@ func Decode(loaded *load.Spec) *Spec {
 		s.modules[name] = m
 	})
 	d.eachEntry(v, "environments", func(name string, e entry) {
-		s.Environments = append(s.Environments, decodeEnvironment(name, e))
+		env := decodeEnvironment(name, e)
+		s.Environments = append(s.Environments, env)
+		s.environments[name] = env
 	})
 	d.eachEntry(v, "stacks", func(name string, e entry) {
 		st := decodeStack(name, e)
@@ -242,8 +244,8 @@ func (d *decoder) entry(v cue.Value, path string) entry {
 	if !e.node.Pos.IsValid() {
 		e.node.Pos = load.Pos(v)
 	}
-	for p := diag.ParentPath(path); !e.node.Pos.IsValid() && p != ""; p = diag.ParentPath(p) {
-		e.node.Pos = d.decls[p]
+	if !e.node.Pos.IsValid() {
+		e.node.Pos = diag.Nearest(d.decls, diag.ParentPath(path))
 	}
 	it, err := v.Fields()
 	if err != nil {
@@ -268,11 +270,10 @@ func (d *decoder) entry(v cue.Value, path string) entry {
 // Has reports whether the field is set in the spec.
 func (e entry) Has(field string) bool { return e.node.Has(field) }
 
-// usable reports whether a field's value can be decoded: it has no error
-// (load reported those) and is concrete, or a struct or list whose parts
-// are decoded one by one.
+// usable reports whether a field's value, its default taken, can be
+// decoded: it has no error (load reported those) and is concrete, or a
+// struct or list whose parts are decoded one by one.
 func usable(v cue.Value) bool {
-	v, _ = v.Default()
 	if v.Err() != nil {
 		return false
 	}
@@ -385,7 +386,7 @@ func (e entry) eachField(name string, fn func(string, entry)) {
 	if !ok {
 		return
 	}
-	e.d.eachStructField(v, e.node.FieldPath(name), fn)
+	e.d.eachField(v, e.node.FieldPath(name), true, fn)
 }
 
 func (e entry) eachElem(name string, fn func(entry)) {
@@ -409,18 +410,8 @@ func (e entry) eachElem(name string, fn func(entry)) {
 // eachFieldInOrder is eachField in the order the fields were written, for
 // lists whose order the author chose (a stack's resources).
 func (e entry) eachFieldInOrder(name string, fn func(string, entry)) {
-	v, ok := e.field(name)
-	if !ok {
-		return
-	}
-	it, err := v.Fields()
-	if err != nil {
-		return
-	}
-	for it.Next() {
-		x, _ := it.Value().Default()
-		label := it.Selector().Unquoted()
-		fn(label, e.d.entry(x, diag.JoinPath(e.node.FieldPath(name), label)))
+	if v, ok := e.field(name); ok {
+		e.d.eachField(v, e.node.FieldPath(name), false, fn)
 	}
 }
 
@@ -429,10 +420,12 @@ func (d *decoder) eachEntry(root cue.Value, name string, fn func(string, entry))
 	if !v.Exists() {
 		return
 	}
-	d.eachStructField(v, name, fn)
+	d.eachField(v, name, true, fn)
 }
 
-func (d *decoder) eachStructField(v cue.Value, path string, fn func(string, entry)) {
+// eachField calls fn for each field of the struct v at path, sorted by name
+// or in the order they were written.
+func (d *decoder) eachField(v cue.Value, path string, sorted bool, fn func(string, entry)) {
 	it, err := v.Fields()
 	if err != nil {
 		return
@@ -446,7 +439,9 @@ func (d *decoder) eachStructField(v cue.Value, path string, fn func(string, entr
 		v, _ := it.Value().Default()
 		fields = append(fields, named{it.Selector().Unquoted(), v})
 	}
-	slices.SortFunc(fields, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	if sorted {
+		slices.SortFunc(fields, func(a, b named) int { return strings.Compare(a.name, b.name) })
+	}
 	for _, f := range fields {
 		fn(f.name, d.entry(f.v, diag.JoinPath(path, f.name)))
 	}

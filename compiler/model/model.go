@@ -21,25 +21,22 @@ type Spec struct {
 	Stacks       []*Stack       // sorted by name
 	Clients      []*Client      // sorted by name
 
-	charts  map[string]*Chart
-	modules map[string]*Module
-	stacks  map[string]*Stack
-	decls   map[string]diag.Pos
+	charts       map[string]*Chart
+	modules      map[string]*Module
+	stacks       map[string]*Stack
+	environments map[string]*Environment
+	decls        map[string]diag.Pos
 }
 
 // Stack returns the stack named name, or nil.
 func (s *Spec) Stack(name string) *Stack { return s.stacks[name] }
 
+// Environment returns the environment named name, or nil.
+func (s *Spec) Environment(name string) *Environment { return s.environments[name] }
+
 // PosOf returns the position of the field at a spec path, or of the nearest
 // enclosing field written in a spec file.
-func (s *Spec) PosOf(path string) diag.Pos {
-	for p := path; p != ""; p = diag.ParentPath(p) {
-		if pos, ok := s.decls[p]; ok {
-			return pos
-		}
-	}
-	return diag.Pos{}
-}
+func (s *Spec) PosOf(path string) diag.Pos { return diag.Nearest(s.decls, path) }
 
 // Chart returns the chart named name, or nil.
 func (s *Spec) Chart(name string) *Chart { return s.charts[name] }
@@ -90,6 +87,14 @@ const (
 	KindDefinitions
 )
 
+// Namespaced reports whether modules of kind k deploy into a namespace of
+// their own, which they must name: charts, folders and stack instances (a
+// group's Applications live in Argo CD's namespace, stack definitions are
+// cluster-scoped).
+func (k ModuleKind) Namespaced() bool {
+	return k == KindChart || k == KindPath || k == KindStacks
+}
+
 // Kinds lists the fields that set a module's kind, in the order of
 // ModuleKind.
 var Kinds = []string{"", "chart", "path", "group", "stacks", "definitions"}
@@ -135,6 +140,16 @@ type Stack struct {
 	Namespace   string         // template; default "${schema.metadata.namespace}"
 	Primitives  []*Primitive   // in declaration order
 	Modules     []*StackModule // in declaration order
+}
+
+// Output returns the output named name, or nil.
+func (st *Stack) Output(name string) *Output {
+	for _, o := range st.Outputs {
+		if o.Name == name {
+			return o
+		}
+	}
+	return nil
 }
 
 // Output is a value of a stack's instance other stacks can be wired from.
@@ -197,6 +212,16 @@ type Client struct {
 	Values      ClientValues
 	Stacks      []*ClientStack // sorted by stack name
 	Allow       Allow
+}
+
+// Stack returns the client's use of the stack named name, or nil.
+func (c *Client) Stack(name string) *ClientStack {
+	for _, cs := range c.Stacks {
+		if cs.Stack == name {
+			return cs
+		}
+	}
+	return nil
 }
 
 // ClientValues is where a team's values files live.

@@ -77,12 +77,6 @@ func TestMerge(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Merge (-want +got):\n%s", diff)
 			}
-			if tt.want == nil && got != nil {
-				t.Errorf("Merge = %#v, want nil", got)
-			}
-			if tt.want != nil && got == nil {
-				t.Errorf("Merge = nil, want an empty map")
-			}
 		})
 	}
 }

@@ -39,7 +39,7 @@ func Pin(fsys fs.FS, spec *model.Spec, tag string, envs []string, log *diag.Log)
 	files := map[string][]byte{}
 	var moves []Move
 	for _, name := range envs {
-		if !slices.ContainsFunc(spec.Environments, func(e *model.Environment) bool { return e.Name == name }) {
+		if spec.Environment(name) == nil {
 			log.Errorf(diag.Pos{}, "", "unknown environment %q", name)
 		}
 	}

@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
@@ -12,7 +14,7 @@ import (
 
 // DirectApplyDir returns the folder, relative to the output root, of an
 // environment's direct-apply plan.
-func DirectApplyDir(env string) string { return path.Join("deploy", "direct-apply", env) }
+func DirectApplyDir(env string) string { return path.Join(DirectApplyRoot, env) }
 
 // directApply renders the plan of ADR 0001's workstation path
 // (QUICKSTART_DIRECT_APPLY=1 make quickstart): the same charts at the same
@@ -42,7 +44,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				c := r.spec.Chart(m.Chart)
 				args := []string{"helm", "upgrade", "--install", m.Name}
 				if c.OCI() {
-					args = append(args, fmt.Sprint(argocd.ChartSource(c).Get("repoURL")))
+					args = append(args, argocd.SourceRepo(c))
 				} else {
 					args = append(args, c.Chart, "--repo", c.RepoURL)
 				}
@@ -77,21 +79,8 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 // valuesDocument makes a values tree a document, keys sorted.
 func valuesDocument(values map[string]any) *object.Map {
 	doc := object.NewMap()
-	for _, k := range sortedKeys(values) {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		doc.Set(k, values[k])
 	}
 	return doc
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }

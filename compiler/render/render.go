@@ -39,13 +39,18 @@ type File struct {
 	Values bool
 }
 
-// The layout of ADR 0001.
+// The layout of ADR 0001, relative to the output root.
 const (
+	// RootAppsDir holds the root Applications, one per environment.
+	RootAppsDir = "deploy/gitops/argocd"
+	// ClustersDir holds a folder per environment (ClusterDir).
+	ClustersDir = "deploy/clusters"
+	// DirectApplyRoot holds the direct-apply plans (DirectApplyDir).
+	DirectApplyRoot = "deploy/direct-apply"
+
 	projectsWave    = "-1" // AppProjects exist before the Applications that use them
 	appsFile        = "apps.yaml"
 	appProjectsFile = "appprojects.yaml"
-	rootAppsDir     = "deploy/gitops/argocd"
-	clustersDir     = "deploy/clusters"
 	defaultRootApp  = "root-app.yaml"
 	stacksDir       = "stacks"
 )
@@ -83,9 +88,9 @@ type renderer struct {
 // environment's root Application.
 func RootFile(p *model.Platform, env string) string {
 	if env == p.DefaultEnvironment {
-		return path.Join(rootAppsDir, defaultRootApp)
+		return path.Join(RootAppsDir, defaultRootApp)
 	}
-	return path.Join(rootAppsDir, "root-app-"+env+".yaml")
+	return path.Join(RootAppsDir, "root-app-"+env+".yaml")
 }
 
 // StackFile returns the path, relative to the output root, of a stack's
@@ -126,7 +131,7 @@ func (r *renderer) instanceFiles(env *model.Environment, m *model.Module) []File
 
 // ClusterDir returns the folder, relative to the output root, of an
 // environment's apps.
-func ClusterDir(env string) string { return path.Join(clustersDir, env) }
+func ClusterDir(env string) string { return path.Join(ClustersDir, env) }
 
 func (r *renderer) environment(env *model.Environment) []File {
 	dir := ClusterDir(env.Name)
@@ -184,10 +189,8 @@ func (r *renderer) environment(env *model.Environment) []File {
 // delivered reports whether a module has an Application in env: it is
 // enabled, its groups are, and a group has at least one member delivered.
 func (r *renderer) delivered(env *model.Environment, m *model.Module) bool {
-	for name := m.Name; name != ""; name = r.info.Parent[name] {
-		if !check.Enabled(env, name) {
-			return false
-		}
+	if !check.Delivered(env, m.Name, r.info.Parent) {
+		return false
 	}
 	if m.Kind == model.KindGroup {
 		for _, name := range m.Members {
@@ -218,10 +221,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 			Set("namespace", p.ArgoCDNamespace),
 		object.NewMap().
 			Set("project", argocd.DefaultProject).
-			Set("source", object.NewMap().
-				Set("repoURL", p.RepoURL).
-				Set("targetRevision", env.Revision).
-				Set("path", path.Join(p.OutDir, ClusterDir(env.Name))).
+			Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name))).
 				Set("directory", object.NewMap().Set("include", include))).
 			Set("destination", object.NewMap().
 				Set("server", argocd.InClusterServer).
@@ -244,58 +244,51 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		project = s.Project
 	}
 	spec := object.NewMap().Set("project", project)
-	if m.Description != "" {
-		spec.Set("info", []any{object.NewMap().Set("name", "Description").Set("value", m.Description)})
-	}
+	argocd.SetDescription(spec, m.Description)
 
-	dest := object.NewMap()
-	var syncOptions []string
 	switch m.Kind {
 	case model.KindChart:
 		spec.Set("source", r.chartSource(env, m))
-		setDestination(dest, env.Destination)
-		dest.Set("namespace", m.Namespace)
 	case model.KindPath:
-		spec.Set("source", object.NewMap().
-			Set("repoURL", p.RepoURL).
-			Set("targetRevision", env.Revision).
-			Set("path", m.Dir))
-		setDestination(dest, env.Destination)
-		dest.Set("namespace", m.Namespace)
-	case model.KindGroup:
+		spec.Set("source", r.gitSource(env, m.Dir))
+	case model.KindGroup, model.KindStacks:
+		spec.Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
+	case model.KindDefinitions:
+		spec.Set("source", r.gitSource(env, path.Join(p.OutDir, stacksDir)).
+			Set("directory", object.NewMap().Set("include", includeGlob(m.Stacks))))
+	}
+	dest := object.NewMap()
+	var syncOptions []string
+	switch {
+	case m.Kind == model.KindGroup:
 		// A group's Application creates Applications, which live in the
 		// Argo CD namespace of the cluster Argo CD runs in.
-		spec.Set("source", object.NewMap().
-			Set("repoURL", p.RepoURL).
-			Set("targetRevision", env.Revision).
-			Set("path", path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
 		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
-	case model.KindStacks:
-		spec.Set("source", object.NewMap().
-			Set("repoURL", p.RepoURL).
-			Set("targetRevision", env.Revision).
-			Set("path", path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
+	case m.Kind.Namespaced():
 		setDestination(dest, env.Destination)
 		dest.Set("namespace", m.Namespace)
-	case model.KindDefinitions:
+		if m.CreateNamespace {
+			syncOptions = append(syncOptions, argocd.CreateNamespace)
+		}
+	default:
 		// ResourceGraphDefinitions are cluster-scoped: a namespace, if
 		// any, is only for the project's destinations to permit.
-		spec.Set("source", object.NewMap().
-			Set("repoURL", p.RepoURL).
-			Set("targetRevision", env.Revision).
-			Set("path", path.Join(p.OutDir, stacksDir)).
-			Set("directory", object.NewMap().Set("include", includeGlob(m.Stacks))))
 		setDestination(dest, env.Destination)
 		if m.Namespace != "" {
 			dest.Set("namespace", m.Namespace)
 		}
 	}
-	if (m.Kind == model.KindChart || m.Kind == model.KindPath || m.Kind == model.KindStacks) && m.CreateNamespace {
-		syncOptions = append(syncOptions, argocd.CreateNamespace)
-	}
 	syncOptions = append(syncOptions, m.SyncOptions...)
 	spec.Set("destination", dest).Set("syncPolicy", argocd.SyncPolicy(syncOptions))
 	return argocd.Application(meta, spec)
+}
+
+// gitSource is a source of this repository at the environment's revision.
+func (r *renderer) gitSource(env *model.Environment, dir string) *object.Map {
+	return object.NewMap().
+		Set("repoURL", r.spec.Platform.RepoURL).
+		Set("targetRevision", env.Revision).
+		Set("path", dir)
 }
 
 func setDestination(m *object.Map, d model.Destination) {

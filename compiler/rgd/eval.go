@@ -135,7 +135,12 @@ func evalTemplate(e *evaluator, s string, vars map[string]any, pending func(refs
 }
 
 // Placeholder marks a value only the cluster knows.
-func Placeholder(expr string) string { return "<from the cluster: " + expr + ">" }
+func Placeholder(expr string) string { return placeholderPrefix + expr + ">" }
+
+const placeholderPrefix = "<from the cluster: "
+
+// HasPlaceholder reports whether s holds a Placeholder.
+func HasPlaceholder(s string) bool { return strings.Contains(s, placeholderPrefix) }
 
 // native converts a CEL value into plain Go data.
 func native(v ref.Val) (any, error) {

@@ -2,6 +2,7 @@ package rgd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -26,7 +27,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				if st == nil || !slices.Contains(cs.Environments, env.Name) || info.Instances[cs.Stack] == nil {
 					continue // unknown stack or environment: check reported it
 				}
-				if !check.Delivered(spec, env, info.Instances[cs.Stack].Name, info.Parent) {
+				if !check.Delivered(env, info.Instances[cs.Stack].Name, info.Parent) {
 					continue
 				}
 				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model), Namespace: info.Instances[cs.Stack].Namespace}
@@ -43,7 +44,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 			if from == nil || w.SpecPath == nil {
 				continue // check reported it
 			}
-			out := outputOf(from.Stack.Model, w.FromOutput)
+			out := from.Stack.Model.Output(w.FromOutput)
 			if out == nil {
 				continue // check reported it
 			}
@@ -57,7 +58,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 	}
 	for _, inst := range out {
 		if r := inst.Stack.Result; r != nil {
-			cs := clientStack(inst.Client, inst.Stack.Model.Name)
+			cs := inst.Client.Stack(inst.Stack.Model.Name)
 			for _, p := range validate(r.Instance.Properties["spec"], inst.Spec, "") {
 				specPath := cs.FieldPath("spec")
 				if p.path != "" {
@@ -104,24 +105,6 @@ func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs
 	}
 	out[projectField] = project
 	return out
-}
-
-func clientStack(cl *model.Client, stack string) *model.ClientStack {
-	for _, cs := range cl.Stacks {
-		if cs.Stack == stack {
-			return cs
-		}
-	}
-	return nil
-}
-
-func outputOf(st *model.Stack, name string) *model.Output {
-	for _, o := range st.Outputs {
-		if o.Name == name {
-			return o
-		}
-	}
-	return nil
 }
 
 // Name is the instance's metadata.name: the client's name.
@@ -210,18 +193,14 @@ func validate(s *kro.Schema, v any, at string) []problem {
 		if !ok {
 			return []problem{{at, fmt.Sprintf("got %s, want an object", kindOf(v))}}
 		}
-		for _, name := range sortedKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			p := joinKro(at, name)
 			if f, ok := s.Properties[name]; ok {
 				out = append(out, validate(f, m[name], p)...)
 			} else if s.AdditionalProperties != nil {
 				out = append(out, validate(s.AdditionalProperties, m[name], p)...)
 			} else if s.Properties != nil {
-				var names []string
-				for k := range s.Properties {
-					names = append(names, k)
-				}
-				slices.Sort(names)
+				names := slices.Sorted(maps.Keys(s.Properties))
 				msg := fmt.Sprintf("unknown field %q", name)
 				if sug := diag.Suggest(name, names); sug != "" {
 					msg += fmt.Sprintf(": did you mean %q?", sug)
@@ -298,13 +277,4 @@ func kindOf(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

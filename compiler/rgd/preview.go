@@ -2,9 +2,12 @@ package rgd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
 )
 
@@ -26,31 +29,34 @@ type PreviewResource struct {
 	Included string
 	// Object is the template with every expression the spec decides
 	// evaluated; what only the cluster knows (a primitive's status) is a
-	// Placeholder. Nil when the resource is not created.
+	// Placeholder. Nil exactly when the resource is not created.
 	Object *object.Map
 }
 
 // PreviewInstance evaluates the stack's resources for the client's
 // instance in env. The result is computed once and shared: callers must not
-// modify it.
+// modify it. Previews of different instances are evaluated concurrently.
 func (c *Compiled) PreviewInstance(stack, client, env string) (*Preview, error) {
 	key := stack + "\x00" + client + "\x00" + env
 	c.previewMu.Lock()
-	defer c.previewMu.Unlock()
-	if r, ok := c.previews[key]; ok {
-		return r.p, r.err
+	e := c.previews[key]
+	if e == nil {
+		if c.previews == nil {
+			c.previews = map[string]*previewEntry{}
+		}
+		e = &previewEntry{}
+		c.previews[key] = e
 	}
-	p, err := c.previewInstance(stack, client, env)
-	if c.previews == nil {
-		c.previews = map[string]previewResult{}
-	}
-	c.previews[key] = previewResult{p, err}
-	return p, err
+	c.previewMu.Unlock()
+	e.once.Do(func() { e.p, e.err = c.previewInstance(stack, client, env) })
+	return e.p, e.err
 }
 
-type previewResult struct {
-	p   *Preview
-	err error
+// previewEntry is one instance's preview, computed once.
+type previewEntry struct {
+	once sync.Once
+	p    *Preview
+	err  error
 }
 
 func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) {
@@ -68,24 +74,13 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 	st := c.Stacks[stack]
 	switch {
 	case st == nil:
-		var names []string
-		for name := range c.Stacks {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("unknown stack %q: the stacks are %s", stack, orNone(names))
+		return nil, fmt.Errorf("unknown stack %q: the stacks are %s", stack, diag.OrNone(slices.Sorted(maps.Keys(c.Stacks))))
 	case inst == nil:
-		return nil, fmt.Errorf("client %s has no instance of stack %s in %s: the instances are %s", client, stack, env, orNone(have))
+		return nil, fmt.Errorf("client %s has no instance of stack %s in %s: the instances are %s", client, stack, env, diag.OrNone(have))
 	case st.Result == nil:
 		return nil, fmt.Errorf("stack %s does not compile", stack)
 	}
-	ids := make([]string, len(st.Resources))
-	byID := map[string]*object.Map{}
-	for i, r := range st.Resources {
-		ids[i] = r.Get("id").(string)
-		byID[ids[i]] = r
-	}
-	celEnv, err := st.evaluator(ids)
+	celEnv, byID, err := st.evaluator()
 	if err != nil {
 		return nil, err
 	}
@@ -99,13 +94,17 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 		r := byID[id]
 		tmpl := r.Get("template").(*object.Map)
 		pr := PreviewResource{ID: id, Kind: fmt.Sprint(tmpl.Get("kind")), Included: created}
+		notCreated := func(why string) {
+			pr.Included = "not created: " + why
+			excluded[id] = true
+		}
 		var conditions []string
 		for _, dep := range st.Result.Deps[id] {
 			if excluded[dep] {
-				pr.Included = "not created: it depends on " + dep + ", which is not created"
+				notCreated("it depends on " + dep + ", which is not created")
 			}
 		}
-		if cond, ok := r.Get("includeWhen").([]string); ok && pr.Included == created {
+		if cond, ok := r.Get("includeWhen").([]string); ok && !excluded[id] {
 			for _, expr := range cond {
 				v, err := evalTemplate(celEnv, expr, vars, pending)
 				if err != nil {
@@ -113,19 +112,17 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 				}
 				switch v {
 				case false:
-					pr.Included = "not created: " + strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}") + " is false"
+					notCreated(strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}") + " is false")
 				case true:
 				default: // known only in the cluster
 					conditions = append(conditions, strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}"))
 				}
 			}
 		}
-		if pr.Included == created && len(conditions) > 0 {
+		if !excluded[id] && len(conditions) > 0 {
 			pr.Included = "created when " + strings.Join(conditions, " and ")
 		}
-		if strings.HasPrefix(pr.Included, "not") {
-			excluded[id] = true
-		} else {
+		if !excluded[id] {
 			obj, err := evalObject(celEnv, tmpl, vars, pending)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", id, err)
@@ -175,15 +172,13 @@ func evalObject(env *evaluator, v any, vars map[string]any, pending func([]strin
 		}
 		return out, nil
 	case []string:
-		out := make([]any, len(v))
+		// As a []any: a string without "${" is kept as it is, which is
+		// what evalTemplate would make of it.
+		l := make([]any, len(v))
 		for i, x := range v {
-			y, err := evalTemplate(env, x, vars, pending)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = y
+			l[i] = x
 		}
-		return out, nil
+		return evalObject(env, l, vars, pending)
 	case string:
 		if !strings.Contains(v, "${") {
 			return v, nil
@@ -193,15 +188,17 @@ func evalObject(env *evaluator, v any, vars map[string]any, pending func([]strin
 	return v, nil
 }
 
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
-// evaluator returns the stack's evaluator, made once.
-func (s *Stack) evaluator(ids []string) (*evaluator, error) {
-	s.evalOnce.Do(func() { s.eval, s.evalErr = newEvaluator(ids) })
-	return s.eval, s.evalErr
+// evaluator returns the stack's evaluator, with its resource ids as
+// variables, and its resources by id, made once.
+func (s *Stack) evaluator() (*evaluator, map[string]*object.Map, error) {
+	s.evalOnce.Do(func() {
+		ids := make([]string, len(s.Resources))
+		s.byID = make(map[string]*object.Map, len(s.Resources))
+		for i, r := range s.Resources {
+			ids[i] = r.Get("id").(string)
+			s.byID[ids[i]] = r
+		}
+		s.eval, s.evalErr = newEvaluator(ids)
+	})
+	return s.eval, s.byID, s.evalErr
 }

@@ -39,7 +39,6 @@ const (
 // Stack is a stack compiled into a ResourceGraphDefinition.
 type Stack struct {
 	Model  *model.Stack
-	RGD    *kro.RGD
 	Result *kro.Result // nil when kro found problems
 	Object *object.Map // the ResourceGraphDefinition, as rendered
 	// Resources are the entries of spec.resources, in order: id,
@@ -49,6 +48,7 @@ type Stack struct {
 	evalOnce sync.Once
 	eval     *evaluator
 	evalErr  error
+	byID     map[string]*object.Map // Resources by id, made with eval
 }
 
 // Instance is one client's instance of a stack in one environment.
@@ -67,8 +67,8 @@ type Compiled struct {
 	Stacks    map[string]*Stack
 	Instances []*Instance // sorted by environment, stack, client
 
-	previewMu sync.Mutex
-	previews  map[string]previewResult
+	previewMu sync.Mutex // guards previews, not their evaluation
+	previews  map[string]*previewEntry
 }
 
 // Compile builds and checks every stack of spec, then its instances. It
@@ -130,7 +130,7 @@ func (b *builder) build() *Stack {
 	if len(problems) > 0 {
 		result = nil
 	}
-	return &Stack{Model: st, RGD: rgd, Result: result, Object: b.object(rgd, resources), Resources: resources}
+	return &Stack{Model: st, Result: result, Object: b.object(rgd, resources), Resources: resources}
 }
 
 // instanceSpec is the stack's SimpleSchema with the fields platc fills.
@@ -186,7 +186,7 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 // the client's values file and the platform's values and wiring, and the
 // client's values repository as ref "values".
 func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
-	name := "${schema.metadata.name}-" + Kebab(m.ID)
+	name := AppName("${schema.metadata.name}", m.ID)
 	namespace := m.Namespace
 	if namespace == "" {
 		namespace = b.stack.Namespace
@@ -218,9 +218,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 		Set("targetRevision", "${schema.spec.values.revision}").
 		Set("ref", argocd.ValuesRef)
 	spec := object.NewMap().Set("project", "${schema.spec.project}")
-	if m.Description != "" {
-		spec.Set("info", []any{object.NewMap().Set("name", "Description").Set("value", m.Description)})
-	}
+	argocd.SetDescription(spec, m.Description)
 	spec.Set("sources", []any{chartSource, valuesSource}).
 		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace)).
 		Set("syncPolicy", argocd.SyncPolicy(append([]string{argocd.CreateNamespace}, m.SyncOptions...)))
@@ -360,6 +358,13 @@ func Kebab(id string) string {
 	return b.String()
 }
 
+// AppName is the name of the Application of a stack's Helm module in the
+// instance named instance (the client's name, or "${schema.metadata.name}"
+// in the RGD's template): <instance>-<module id in kebab case>.
+func AppName(instance, moduleID string) string {
+	return instance + "-" + Kebab(moduleID)
+}
+
 // ValuesPath is the folder of a client's values files for a stack, in the
 // client's values repository.
 func ValuesPath(cl *model.Client, st *model.Stack) string {
@@ -389,16 +394,8 @@ func (s *Stack) CRD() map[string]any {
 		group = defaultGroup
 	}
 	plural := strings.ToLower(s.Model.Kind) + "s"
+	// kro's instance schema has apiVersion, kind, metadata and spec already.
 	schema := s.Result.Instance.OpenAPI()
-	props, _ := schema["properties"].(map[string]any)
-	if props == nil {
-		props = map[string]any{}
-		schema["properties"] = props
-	}
-	props["apiVersion"] = map[string]any{"type": "string"}
-	props["kind"] = map[string]any{"type": "string"}
-	props["metadata"] = map[string]any{"type": "object"}
-	schema["type"] = "object"
 	return map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",

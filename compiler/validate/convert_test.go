@@ -1,10 +1,12 @@
 package validate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
 )
 
 // widgetCRD exercises the conversion rules on a small CRD of its own, so
@@ -317,5 +319,74 @@ func TestFromCRDsErrors(t *testing.T) {
 				t.Errorf("FromCRDs error:\n got %s\nwant %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// widgetObjects are the documents of widgetCRD, decoded, as FromObjects
+// takes them: the empty first document is nil.
+func widgetObjects(t *testing.T) []map[string]any {
+	t.Helper()
+	var docs []map[string]any
+	for _, doc := range splitDocuments([]byte(widgetCRD)) {
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, m)
+	}
+	return docs
+}
+
+// TestFromObjects checks that decoded CRDs make the validator their YAML
+// makes, errors included.
+func TestFromObjects(t *testing.T) {
+	v, err := FromObjects(map[string][]map[string]any{"widget.yaml": widgetObjects(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(widgetValidator(t).Kinds(), v.Kinds()); diff != "" {
+		t.Errorf("Kinds() mismatch (-FromCRDs +FromObjects):\n%s", diff)
+	}
+	obj := decode(t, "apiVersion: example.com/v1\nkind: Widget\nspec: {size: 11, mode: medium, colour: red}\n")
+	want, _ := widgetValidator(t).Validate(obj)
+	got, err := v.Validate(obj)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("Validate: %v, %d problems from FromCRDs' validator", err, len(want))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems mismatch (-FromCRDs +FromObjects):\n%s", diff)
+	}
+
+	_, err = FromObjects(map[string][]map[string]any{"a.yaml": widgetObjects(t), "b.yaml": widgetObjects(t)})
+	if want := "b.yaml: document 2: example.com/v1/Widget is already defined in a.yaml: document 2"; fmt.Sprint(err) != want {
+		t.Errorf("FromObjects error:\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestWith checks that the extra validator's kinds win, and that an
+// unknown kind's error lists the base validator's kinds only.
+func TestWith(t *testing.T) {
+	base := widgetValidator(t)
+	extraCRD := strings.Replace(widgetCRD, "                maximum: 10\n", "                maximum: 20\n", 1)
+	extraCRD = strings.ReplaceAll(extraCRD, "  - name: v2\n", "  - name: v3\n")
+	extra, err := FromCRDs(map[string][]byte{"extra.yaml": []byte(extraCRD)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := base.With(extra)
+	want := []string{"example.com/v1/Widget", "example.com/v2/Widget", "example.com/v3/Widget"}
+	if diff := cmp.Diff(want, v.Kinds()); diff != "" {
+		t.Errorf("Kinds() mismatch (-want +got):\n%s", diff)
+	}
+	obj := decode(t, "apiVersion: example.com/v1\nkind: Widget\nspec: {size: 15, mode: fast}\n")
+	if got, err := v.Validate(obj); err != nil || len(got) != 0 {
+		t.Errorf("Validate with extra's schema (maximum 20): %v, %v; want no problem", got, err)
+	}
+	if got, _ := base.Validate(obj); len(got) != 1 {
+		t.Errorf("Validate with base's schema (maximum 10): %v; want one problem, base must not change", got)
+	}
+	_, err = v.Validate(map[string]any{"apiVersion": "v1", "kind": "ConfigMap"})
+	if want := `no schema for apiVersion "v1", kind "ConfigMap" (known: example.com/v1/Widget, example.com/v2/Widget)`; fmt.Sprint(err) != want {
+		t.Errorf("Validate error:\n got %v\nwant %s", err, want)
 	}
 }

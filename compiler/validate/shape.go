@@ -158,21 +158,22 @@ func whole(b []byte, v any) []byte {
 		}
 		return append(b, '}')
 	case []any:
-		b = append(b, '[')
-		for _, x := range v {
-			b = whole(b, x)
-		}
-		return append(b, ']')
+		return wholeList(b, v)
 	case []string:
-		b = append(b, '[')
-		for _, x := range v {
-			b = appendString(append(b, 's'), x)
-		}
-		return append(b, ']')
+		return wholeList(b, v)
 	case string:
 		return appendString(append(b, 's'), v)
 	}
 	return scalar(b, v)
+}
+
+// wholeList appends all of the list v to b.
+func wholeList[T any](b []byte, v []T) []byte {
+	b = append(b, '[')
+	for _, x := range v {
+		b = whole(b, x)
+	}
+	return append(b, ']')
 }
 
 // scalar appends a number, a bool or null with its value; anything else
@@ -226,15 +227,8 @@ func (v *Validator) Memo() *Memo {
 // Validate is Validator.Validate for obj, an *object.Map or a
 // map[string]any.
 func (m *Memo) Validate(obj any) ([]Problem, error) {
-	var apiVersion, kind string
-	switch o := obj.(type) {
-	case *object.Map:
-		apiVersion, _ = o.Get("apiVersion").(string)
-		kind, _ = o.Get("kind").(string)
-	case map[string]any:
-		apiVersion, _ = o["apiVersion"].(string)
-		kind, _ = o["kind"].(string)
-	}
+	apiVersion, _ := object.Lookup(obj, "apiVersion").(string)
+	kind, _ := object.Lookup(obj, "kind").(string)
 	sh, ok := m.v.shapes[gvk{apiVersion, kind}]
 	if !ok {
 		return m.v.Validate(object.Plain(obj).(map[string]any))

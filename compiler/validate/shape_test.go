@@ -151,9 +151,9 @@ func testMemoAgrees(t *testing.T, v *Validator, docs map[string]string) {
 	for _, name := range slices.Sorted(maps.Keys(docs)) {
 		base := decode(t, docs[name])
 		for i, obj := range append([]map[string]any{base}, mutants(base, 400, uint64(len(name)))...) {
+			objects++ // once: its two forms share a shape
 			want, wantErr := v.Validate(obj)
 			for _, form := range []any{obj, ordered(obj)} {
-				objects++
 				got, gotErr := memo.Validate(form)
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 					t.Fatalf("%s, mutant %d (%T): Memo error %v, Validator error %v", name, i, form, gotErr, wantErr)
@@ -164,8 +164,11 @@ func testMemoAgrees(t *testing.T, v *Validator, docs map[string]string) {
 			}
 		}
 	}
-	// The test means something only if shapes repeat.
-	if len(memo.seen)*2 > objects {
+	// The test means something only if shapes repeat: at least a quarter
+	// of the objects must reuse the shape of an earlier one, that is, there
+	// are at most 3/4 as many shapes as objects (measured: 549 shapes with
+	// the upstream CRDs, 1054 with the embedded ones, for 1604 objects).
+	if len(memo.seen)*4 > objects*3 {
 		t.Errorf("%d shapes for %d objects: the mutants hardly share shapes, the test exercises little reuse", len(memo.seen), objects)
 	}
 }

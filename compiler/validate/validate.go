@@ -8,13 +8,15 @@
 // CEL rules (x-kubernetes-validations) and formats are not checked.
 //
 // Each served version of each CRD is converted (see convert.go) and
-// compiled once, in FromCRDs; Validate only runs the compiled schema.
+// compiled once, in FromCRDs or FromObjects; Validate only runs the
+// compiled schema.
 package validate
 
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -26,6 +28,7 @@ import (
 type Validator struct {
 	schemas map[gvk]*jsonschema.Schema
 	shapes  map[gvk]*shape // what each schema looks at, for Memo
+	known   string         // the kinds an unknown kind's error lists
 }
 
 type gvk struct{ apiVersion, kind string }
@@ -46,18 +49,8 @@ func (p Problem) String() string { return p.Pointer + ": " + p.Message }
 // apiextensions.k8s.io/v1 CustomResourceDefinition; each served version
 // becomes a kind apiVersion <group>/<version>, kind spec.names.kind.
 func FromCRDs(files map[string][]byte) (*Validator, error) {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	locs := map[gvk]string{}
-	origin := map[gvk]string{}
-	shapes := map[gvk]*shape{}
-	for _, name := range names {
+	b := newBuilder()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		for i, doc := range splitDocuments(files[name]) {
 			where := fmt.Sprintf("%s: document %d", name, i+1)
 			var crd any
@@ -71,34 +64,94 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s: not a CustomResourceDefinition: want a mapping, got %T", where, crd)
 			}
-			versions, err := crdSchemas(m)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", where, err)
-			}
-			for _, v := range versions {
-				if prev, dup := origin[v.gvk]; dup {
-					return nil, fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev)
-				}
-				origin[v.gvk] = where
-				shapes[v.gvk] = shapeOf(v.schema)
-				loc := "mem://platc/" + v.gvk.String() + ".json"
-				if err := c.AddResource(loc, v.schema); err != nil {
-					return nil, fmt.Errorf("%s: %s: %w", where, v.gvk, err)
-				}
-				locs[v.gvk] = loc
+			if err := b.add(where, m); err != nil {
+				return nil, err
 			}
 		}
 	}
+	return b.compile()
+}
 
-	v := &Validator{schemas: make(map[gvk]*jsonschema.Schema, len(locs)), shapes: shapes}
-	for k, loc := range locs {
-		sch, err := c.Compile(loc)
+// FromObjects is FromCRDs for CRDs already decoded (plain data:
+// map[string]any, []any, strings, numbers, bools, nil), with no YAML in
+// between: the documents of each file, by the file's name. A nil document
+// is skipped, as an empty one in FromCRDs, and errors name a document as
+// FromCRDs does ("<name>: document <n>"). The CRDs are only read.
+func FromObjects(files map[string][]map[string]any) (*Validator, error) {
+	b := newBuilder()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		for i, crd := range files[name] {
+			if crd == nil {
+				continue
+			}
+			if err := b.add(fmt.Sprintf("%s: document %d", name, i+1), crd); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.compile()
+}
+
+// builder collects the schemas of CRDs and compiles them.
+type builder struct {
+	c      *jsonschema.Compiler
+	locs   map[gvk]string
+	origin map[gvk]string // where each kind is defined, for messages
+	shapes map[gvk]*shape
+}
+
+func newBuilder() *builder {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	return &builder{c: c, locs: map[gvk]string{}, origin: map[gvk]string{}, shapes: map[gvk]*shape{}}
+}
+
+// add adds the served versions of the CRD m, found at where.
+func (b *builder) add(where string, m map[string]any) error {
+	versions, err := crdSchemas(m)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	for _, v := range versions {
+		if prev, dup := b.origin[v.gvk]; dup {
+			return fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev)
+		}
+		b.origin[v.gvk] = where
+		b.shapes[v.gvk] = shapeOf(v.schema)
+		loc := "mem://platc/" + v.gvk.String() + ".json"
+		if err := b.c.AddResource(loc, v.schema); err != nil {
+			return fmt.Errorf("%s: %s: %w", where, v.gvk, err)
+		}
+		b.locs[v.gvk] = loc
+	}
+	return nil
+}
+
+// compile compiles the schemas added.
+func (b *builder) compile() (*Validator, error) {
+	v := &Validator{schemas: make(map[gvk]*jsonschema.Schema, len(b.locs)), shapes: b.shapes}
+	for k, loc := range b.locs {
+		sch, err := b.c.Compile(loc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: compiling the schema of %s: %w", origin[k], k, err)
+			return nil, fmt.Errorf("%s: compiling the schema of %s: %w", b.origin[k], k, err)
 		}
 		v.schemas[k] = sch
 	}
+	v.known = strings.Join(v.Kinds(), ", ")
 	return v, nil
+}
+
+// With returns a Validator of the kinds of v and those of extra, which
+// wins where both define a kind. An object of a kind that neither defines
+// gets v's error, which lists v's kinds only: extra is meant for the kinds
+// of particular objects, such as the CRDs kro generates for stack
+// instances, next to the CRDs of a cluster that v holds. Neither v nor
+// extra changes.
+func (v *Validator) With(extra *Validator) *Validator {
+	out := &Validator{schemas: maps.Clone(v.schemas), shapes: maps.Clone(v.shapes), known: v.known}
+	maps.Copy(out.schemas, extra.schemas)
+	maps.Copy(out.shapes, extra.shapes)
+	return out
 }
 
 type versionSchema struct {
@@ -172,7 +225,7 @@ func (v *Validator) Validate(obj map[string]any) ([]Problem, error) {
 	kind, _ := obj["kind"].(string)
 	sch, ok := v.schemas[gvk{apiVersion, kind}]
 	if !ok {
-		return nil, fmt.Errorf("no schema for apiVersion %q, kind %q (known: %s)", apiVersion, kind, strings.Join(v.Kinds(), ", "))
+		return nil, fmt.Errorf("no schema for apiVersion %q, kind %q (known: %s)", apiVersion, kind, v.known)
 	}
 	return problems(sch.Validate(obj))
 }
@@ -184,6 +237,6 @@ func (v *Validator) Kinds() []string {
 	for k := range v.schemas {
 		out = append(out, k.String())
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

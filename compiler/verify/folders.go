@@ -17,19 +17,13 @@ import (
 type Folders struct {
 	repo fs.FS
 	mu   sync.Mutex
-	dirs map[string]*folder
-}
-
-type folder struct {
-	once     sync.Once
-	objects  []manifests.Object
-	problems []manifests.Problem
+	dirs map[string]func() ([]manifests.Object, []manifests.Problem)
 }
 
 // BuildFolders starts building the folders of spec's repo-path modules in
 // repo, in parallel, and returns at once; Verify waits for what it reads.
 func BuildFolders(spec *model.Spec, repo fs.FS) *Folders {
-	f := &Folders{repo: repo, dirs: map[string]*folder{}}
+	f := &Folders{repo: repo, dirs: map[string]func() ([]manifests.Object, []manifests.Problem){}}
 	var dirs []string
 	for _, m := range spec.Modules {
 		if m.Kind == model.KindPath {
@@ -44,12 +38,11 @@ func BuildFolders(spec *model.Spec, repo fs.FS) *Folders {
 // on the first call; other calls for dir wait for that one.
 func (f *Folders) build(dir string) ([]manifests.Object, []manifests.Problem) {
 	f.mu.Lock()
-	d := f.dirs[dir]
-	if d == nil {
-		d = &folder{}
-		f.dirs[dir] = d
+	b := f.dirs[dir]
+	if b == nil {
+		b = sync.OnceValues(func() ([]manifests.Object, []manifests.Problem) { return manifests.Build(f.repo, dir) })
+		f.dirs[dir] = b
 	}
 	f.mu.Unlock()
-	d.once.Do(func() { d.objects, d.problems = manifests.Build(f.repo, dir) })
-	return d.objects, d.problems
+	return b()
 }

@@ -2,11 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"strings"
 	"sync"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
@@ -14,28 +13,22 @@ import (
 	"github.com/platc/platc/schemas"
 )
 
-var (
-	embeddedOnce sync.Once
-	embeddedVal  *validate.Validator
-	embeddedErr  error
-)
+// embedded returns the validator of the CRDs platc carries, compiled once.
+var embedded = sync.OnceValues(func() (*validate.Validator, error) {
+	return validate.FromCRDs(schemas.CRDs())
+})
 
 // Prepare compiles the validator of the CRDs platc carries, which every
 // Verify of their kinds needs. Compile calls it on another goroutine while
 // the spec loads; Verify waits for it if it has not finished.
 func Prepare() { embedded() }
 
-// embedded returns the validator of the CRDs platc carries, compiled once.
-func embedded() (*validate.Validator, error) {
-	embeddedOnce.Do(func() { embeddedVal, embeddedErr = validate.FromCRDs(schemas.CRDs()) })
-	return embeddedVal, embeddedErr
-}
-
 // schemasCheck validates every rendered object against the schema of its
 // kind, strictly (an unknown field is an error): the embedded CRDs, or the
 // ones the caller gives (a cluster's own), and for stack instances the CRD
-// kro generates from their ResourceGraphDefinition. Objects of one shape
-// are validated once (validate.Memo).
+// kro generates from their ResourceGraphDefinition, which wins over a
+// cluster's CRD of the same kind. Objects of one shape are validated once
+// (validate.Memo).
 func (v *verifier) schemasCheck() {
 	var val *validate.Validator
 	var err error
@@ -48,36 +41,23 @@ func (v *verifier) schemasCheck() {
 		v.log.Errorf(diag.Pos{}, "", "reading the CRDs: %v", err)
 		return
 	}
-	instances := map[string][]byte{}
+	instances := map[string][]map[string]any{}
 	if v.in.Stacks != nil {
 		for _, st := range v.in.Spec.Stacks {
-			if crd := v.in.Stacks.Stacks[st.Name].CRD(); crd != nil {
-				data, err := yaml.Marshal(crd)
-				if err != nil {
-					continue
-				}
-				instances["the CRD kro generates for stack "+st.Name] = data
+			if crd := v.in.Stacks.Stacks[st.Name].CRD(); crd != nil && finite(crd) {
+				instances["the CRD kro generates for stack "+st.Name] = []map[string]any{crd}
 			}
 		}
 	}
-	var instVal *validate.Validator
 	if len(instances) > 0 {
-		if instVal, err = validate.FromCRDs(instances); err != nil {
+		instVal, err := validate.FromObjects(instances)
+		if err != nil {
 			v.log.Errorf(diag.Pos{}, "", "the CRDs of stack instances: %v", err)
 			return
 		}
-	}
-	instKinds := map[string]bool{}
-	if instVal != nil {
-		for _, k := range instVal.Kinds() {
-			instKinds[k] = true
-		}
+		val = val.With(instVal)
 	}
 	memo := val.Memo()
-	var instMemo *validate.Memo
-	if instVal != nil {
-		instMemo = instVal.Memo()
-	}
 	object.Parallel(len(v.in.Files), func(i int) {
 		f := v.in.Files[i]
 		if f.Values {
@@ -85,13 +65,12 @@ func (v *verifier) schemasCheck() {
 		}
 		file := path.Join(v.in.Spec.Platform.OutDir, f.Path)
 		for _, obj := range f.Objects {
-			apiVersion, kind := obj.Get("apiVersion"), obj.Get("kind")
-			use := memo
-			if instKinds[fmt.Sprintf("%s/%s", apiVersion, kind)] {
-				use = instMemo
+			problems, err := memo.Validate(obj)
+			if err == nil && len(problems) == 0 {
+				continue
 			}
-			problems, err := use.Validate(obj)
-			desc := fmt.Sprintf("%s %s", kind, objectName(obj))
+			kind := obj.Get("kind")
+			desc := fmt.Sprintf("%s %s", kind, str(obj, "metadata", "name"))
 			if err != nil {
 				v.log.Errorf(diag.Pos{File: file}, "", "%s: %v", desc, err)
 				continue
@@ -103,12 +82,27 @@ func (v *verifier) schemasCheck() {
 	})
 }
 
-// objectName is the metadata.name of obj, or "".
-func objectName(obj *object.Map) string {
-	meta, _ := obj.Get("metadata").(*object.Map)
-	if meta == nil {
-		return ""
+// finite reports whether every number in v is finite. The CRD kro generates
+// for a stack whose schema says minimum=NaN, or default=1e400, holds a
+// number that JSON cannot write: verify leaves such a CRD out, as it did
+// when it went through YAML, and objects of its kind are refused as of a
+// kind no CRD defines.
+func finite(v any) bool {
+	switch v := v.(type) {
+	case float64:
+		return !math.IsNaN(v) && !math.IsInf(v, 0)
+	case map[string]any:
+		for _, x := range v {
+			if !finite(x) {
+				return false
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if !finite(x) {
+				return false
+			}
+		}
 	}
-	name, _ := meta.Get("name").(string)
-	return name
+	return true
 }

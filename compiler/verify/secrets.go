@@ -72,14 +72,13 @@ const secretFix = "anyone who can read the repository has it; keep it in a Secre
 func (v *verifier) secrets() {
 	spec := v.in.Spec
 	for _, m := range spec.Modules {
-		if _, ok := m.Allow["literal-secret"]; !ok {
-			v.valueSecrets(m.FieldPath("values"), m.Values, "to the module")
+		if _, ok := m.Allow["literal-secret"]; ok {
+			continue
 		}
+		v.valueSecrets(m.FieldPath("values"), m.Values, "to the module")
 		for _, env := range spec.Environments {
 			if s := env.Settings[m.Name]; s != nil {
-				if _, ok := m.Allow["literal-secret"]; !ok {
-					v.valueSecrets(s.FieldPath("values"), s.Values, "to module "+m.Name)
-				}
+				v.valueSecrets(s.FieldPath("values"), s.Values, "to module "+m.Name)
 			}
 		}
 	}
@@ -108,33 +107,56 @@ func (v *verifier) secrets() {
 	}
 }
 
+// valueSecrets reports the literal credentials in values, found at
+// specPath.
 func (v *verifier) valueSecrets(specPath string, values map[string]any, to string) {
-	var walk func(p string, key string, x any)
-	walk = func(p, key string, x any) {
+	// at is the way from values to the value walk is at: a key or a list
+	// index per step. It is made a spec path only to report.
+	type step struct {
+		key   string
+		index int // -1 for a key
+	}
+	var at []step
+	where := func() string {
+		p := specPath
+		for _, s := range at {
+			if s.index < 0 {
+				p = diag.JoinPath(p, s.key)
+			} else {
+				p = fmt.Sprintf("%s[%d]", p, s.index)
+			}
+		}
+		return p
+	}
+	var walk func(key string, x any)
+	walk = func(key string, x any) {
 		switch x := x.(type) {
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(x)) {
-				walk(diag.JoinPath(p, k), k, x[k])
+				at = append(at, step{key: k, index: -1})
+				walk(k, x[k])
+				at = at[:len(at)-1]
 			}
 		case []any:
 			for i, item := range x {
-				ip := fmt.Sprintf("%s[%d]", p, i)
+				at = append(at, step{index: i})
 				// An env list ({name: DB_PASSWORD, value: ...}) names its
 				// values in name.
 				if m, ok := item.(map[string]any); ok {
 					if name, ok := m["name"].(string); ok {
 						if what := literalSecret(name, m["value"]); what != "" {
-							v.errorf(diag.JoinPath(ip, "value"), "%s (%s) written as a value: %s (%s)", what, name, secretFix, to)
+							v.errorf(diag.JoinPath(where(), "value"), "%s (%s) written as a value: %s (%s)", what, name, secretFix, to)
 						}
 					}
 				}
-				walk(ip, key, item)
+				walk(key, item)
+				at = at[:len(at)-1]
 			}
 		default:
 			if what := literalSecret(key, x); what != "" {
-				v.errorf(p, "%s written as a value: %s (%s)", what, secretFix, to)
+				v.errorf(where(), "%s written as a value: %s (%s)", what, secretFix, to)
 			}
 		}
 	}
-	walk(specPath, "", values)
+	walk("", values)
 }

@@ -55,6 +55,7 @@ type app struct {
 	origin string // the spec path that makes it
 	root   bool
 	client *model.Client // whose instance made it, for an Application kro creates
+	mod    *model.Module // the module named like a rendered Application, or nil
 }
 
 func (a app) name() string      { return str(a.obj, "metadata", "name") }
@@ -107,15 +108,17 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		if f.Values {
 			continue
 		}
+		file := path.Join(spec.Platform.OutDir, f.Path)
+		root := strings.HasPrefix(f.Path, render.RootAppsDir+"/")
 		for _, obj := range f.Objects {
 			switch obj.Get("kind") {
 			case "AppProject":
 				projects[str(obj, "metadata", "name")] = obj
 			case "Application":
-				a := app{obj: obj, file: path.Join(spec.Platform.OutDir, f.Path)}
-				a.root = strings.HasPrefix(f.Path, "deploy/gitops/")
-				if m := spec.Module(a.name()); m != nil && !a.root {
-					a.origin = m.Path
+				a := app{obj: obj, file: file, root: root}
+				a.mod = spec.Module(a.name())
+				if a.mod != nil && !a.root {
+					a.origin = a.mod.Path
 				} else {
 					a.origin = env.Path
 				}
@@ -151,7 +154,7 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 func (v *verifier) pinnedSources(env *model.Environment, a app) {
 	for _, src := range sources(object.Lookup(a.obj, "spec")) {
 		repo, rev := str(src, "repoURL"), str(src, "targetRevision")
-		if object.Lookup(src, "chart") != nil || object.Lookup(src, "path") == "." || strings.HasPrefix(repo, "oci://") || strings.Contains(rev, "<from the cluster") {
+		if object.Lookup(src, "chart") != nil || object.Lookup(src, "path") == "." || strings.HasPrefix(repo, "oci://") || rgd.HasPlaceholder(rev) {
 			continue // a chart: its version is checked as a pin
 		}
 		switch {
@@ -211,7 +214,7 @@ func (v *verifier) names(env *model.Environment, apps []app) {
 	seen := map[string]app{}
 	for _, a := range apps {
 		name := a.name()
-		if strings.Contains(name, rgd.Placeholder("")[:5]) {
+		if rgd.HasPlaceholder(name) {
 			continue
 		}
 		if !subdomain.MatchString(name) || len(name) > 253 {
@@ -256,7 +259,7 @@ func (v *verifier) permitted(env *model.Environment, a app, projects map[string]
 	fix := "add it to " + po.Path
 	for _, src := range sources(spec) {
 		repo := str(src, "repoURL")
-		if repo == "" || strings.Contains(repo, "<from the cluster") {
+		if repo == "" || rgd.HasPlaceholder(repo) {
 			continue
 		}
 		if !sourcePermitted(strings_(object.Lookup(pspec, "sourceRepos")), repo) {
@@ -264,7 +267,7 @@ func (v *verifier) permitted(env *model.Environment, a app, projects map[string]
 		}
 	}
 	server, name, ns := str(spec, "destination", "server"), str(spec, "destination", "name"), str(spec, "destination", "namespace")
-	if !strings.Contains(ns, "<from the cluster") && !destinationPermitted(object.Lookup(pspec, "destinations"), server, name, ns) {
+	if !rgd.HasPlaceholder(ns) && !destinationPermitted(object.Lookup(pspec, "destinations"), server, name, ns) {
 		target := server
 		if name != "" {
 			target = name
@@ -277,7 +280,7 @@ func (v *verifier) permitted(env *model.Environment, a app, projects map[string]
 	if slices.Contains(strings_(syncOptions(spec)), argocd.CreateNamespace) && !clusterKindPermitted(pspec, "", "Namespace") {
 		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: add {group: \"\", kind: \"Namespace\"} to %s.clusterResourceWhitelist, or set createNamespace: false", a.name(), where(a, env), projName, po.Path)
 	}
-	if m := v.in.Spec.Module(a.name()); m != nil && m.Kind == model.KindPath && !a.root && a.file != "kro" {
+	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" {
 		v.repoPathKinds(env, a, projName, pspec, po)
 	}
 }
@@ -289,10 +292,7 @@ func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string,
 	objs, _ := v.in.Folders.build(str(a.obj, "spec", "source", "path"))
 	reported := map[string]bool{}
 	for _, o := range objs {
-		group, _, _ := strings.Cut(o.APIVersion, "/")
-		if !strings.Contains(o.APIVersion, "/") {
-			group = ""
-		}
+		group := manifests.Group(o.APIVersion)
 		key := group + "/" + o.Kind
 		if reported[key] {
 			continue
@@ -318,8 +318,8 @@ func (v *verifier) folders() {
 			continue
 		}
 		objs, problems := v.in.Folders.build(m.Dir)
-		problems = append(problems, manifests.Check(objs, m.Namespace)...)
-		for _, p := range problems {
+		// Folders keeps the folder's problems: add to a copy.
+		for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
 			v.log.Errorf(diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
 		}
 	}
@@ -413,49 +413,53 @@ func namespacePermitted(patterns []string, ns string) bool {
 // cluster-scoped kind: allow-listed, and not deny-listed, with shell
 // patterns (filepath.Match) on group and kind.
 func clusterKindPermitted(pspec any, group, kind string) bool {
-	in := func(list any) bool {
-		l, _ := list.([]any)
-		for _, gk := range l {
-			g, k := str(gk, "group"), str(gk, "kind")
-			if ok, err := filepath.Match(k, kind); ok && err == nil {
-				if ok, err := filepath.Match(g, group); ok && err == nil {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return in(object.Lookup(pspec, "clusterResourceWhitelist")) && !in(object.Lookup(pspec, "clusterResourceBlacklist"))
+	return groupKindListed(object.Lookup(pspec, "clusterResourceWhitelist"), group, kind) &&
+		!groupKindListed(object.Lookup(pspec, "clusterResourceBlacklist"), group, kind)
 }
 
 // namespacedKindPermitted is the same for a namespaced kind: every kind
 // unless a whitelist is set and misses it, or the blacklist has it.
 func namespacedKindPermitted(pspec any, group, kind string) bool {
-	in := func(list []any) bool {
-		for _, gk := range list {
-			g, k := str(gk, "group"), str(gk, "kind")
-			if ok, err := filepath.Match(k, kind); ok && err == nil {
-				if ok, err := filepath.Match(g, group); ok && err == nil {
-					return true
-				}
+	white := object.Lookup(pspec, "namespaceResourceWhitelist")
+	_, hasWhite := white.([]any)
+	return (!hasWhite || groupKindListed(white, group, kind)) &&
+		!groupKindListed(object.Lookup(pspec, "namespaceResourceBlacklist"), group, kind)
+}
+
+// groupKindListed reports whether a list of {group, kind} patterns (shell
+// patterns, filepath.Match) has group and kind. A list that is not a []any
+// has nothing.
+func groupKindListed(list any, group, kind string) bool {
+	l, _ := list.([]any)
+	for _, gk := range l {
+		g, k := str(gk, "group"), str(gk, "kind")
+		if ok, err := filepath.Match(k, kind); ok && err == nil {
+			if ok, err := filepath.Match(g, group); ok && err == nil {
+				return true
 			}
 		}
-		return false
 	}
-	white, hasWhite := object.Lookup(pspec, "namespaceResourceWhitelist").([]any)
-	black, _ := object.Lookup(pspec, "namespaceResourceBlacklist").([]any)
-	return (!hasWhite || in(white)) && !in(black)
+	return false
 }
 
 func globMatch(pattern, val string, negation bool, separators ...rune) bool {
+	return globMatcher(pattern, negation, separators...)(val)
+}
+
+// globMatcher compiles pattern once, for globMatch on many values.
+func globMatcher(pattern string, negation bool, separators ...rune) func(val string) bool {
 	if negation && strings.HasPrefix(pattern, "!") {
-		return !globMatch(pattern[1:], val, false, separators...)
+		match := globMatcher(pattern[1:], false, separators...)
+		return func(val string) bool { return !match(val) }
 	}
 	if pattern == "*" {
-		return true
+		return func(string) bool { return true }
 	}
 	g, err := glob.Compile(pattern, separators...)
-	return err == nil && g.Match(val)
+	if err != nil {
+		return func(string) bool { return false }
+	}
+	return g.Match
 }
 
 // normalizeGitURL is close to Argo CD's git.NormalizeGitURL: lower case,
@@ -491,9 +495,10 @@ func (v *verifier) include(a app) {
 	if include == "" {
 		return
 	}
+	match := globMatcher(include, false)
 	matched := 0
 	for _, f := range inFolder {
-		if globMatch(include, f, false) {
+		if match(f) {
 			matched++
 		}
 	}
@@ -528,7 +533,7 @@ func (v *verifier) valueFiles(a app) {
 				v.errorf(a.origin, "value file %s of Application %q names ref %q, which no source of it has", f, a.name(), ref)
 				continue
 			}
-			if repo := str(r, "repoURL"); repo != v.in.Spec.Platform.RepoURL || strings.Contains(rest, "<from the cluster") {
+			if repo := str(r, "repoURL"); repo != v.in.Spec.Platform.RepoURL || rgd.HasPlaceholder(rest) {
 				continue // not in reach
 			}
 			if _, err := fs.Stat(v.in.Repo, rest); err != nil {

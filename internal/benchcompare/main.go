@@ -81,7 +81,7 @@ func main() {
 			data, err := os.ReadFile(filepath.Join(dir, "sources", "platform.cue"))
 			check(err)
 			write(filepath.Join(pure, "platform.cue"), data)
-			write(filepath.Join(pure, "pure.cue"), []byte(synth.PureCUE(s)))
+			write(filepath.Join(pure, "pure.cue"), []byte(synth.PureCUE()))
 		}
 		out := filepath.Join(dir, "out")
 		runIn(dir, platc, "render") // the output folder exists, as it does day to day
@@ -100,8 +100,8 @@ func main() {
 		if size == "sample" {
 			r.check = cmds[4].median()
 		}
-		rendered := renderedApps(out)
-		r.apps = countApps(out)
+		var rendered map[string]any
+		rendered, r.apps = renderedApps(out)
 		if size != "sample" && !slices.Contains(strings.Split(*skipPure, ","), size) {
 			fmt.Fprintf(os.Stderr, "%s: (b) the pure-CUE way, %d runs\n", size, *runs)
 			b := &command{name: "(b)", args: []string{cue, "export", "./pure", "-e", "applications", "--out", "json"}}
@@ -220,18 +220,24 @@ func run(name string, args ...string) {
 	}
 }
 
-// renderedApps reads the Applications platc rendered for the environments'
-// modules (module-*), by environment and name, as JSON values.
-func renderedApps(out string) map[string]any {
-	apps := map[string]any{}
-	filepath.WalkDir(filepath.Join(out, "deploy", "clusters"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Base(p) != "apps.yaml" {
+// renderedApps reads the render in out: the Applications platc rendered for
+// the environments' modules (module-*), by environment and name, as JSON
+// values, and how many Applications it has in all.
+func renderedApps(out string) (modules map[string]any, all int) {
+	modules = map[string]any{}
+	clusters := filepath.Join(out, "deploy", "clusters")
+	check(filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
 			return err
 		}
-		rel, _ := filepath.Rel(filepath.Join(out, "deploy", "clusters"), p)
-		env, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
 		data, err := os.ReadFile(p)
 		check(err)
+		all += bytes.Count(data, []byte("\nkind: Application\n"))
+		rel, err := filepath.Rel(clusters, p)
+		if err != nil || strings.HasPrefix(rel, "..") || filepath.Base(p) != "apps.yaml" {
+			return nil
+		}
+		env, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
 		for _, doc := range bytes.Split(data, []byte("\n---\n")) {
 			var app map[string]any
 			check(yaml.Unmarshal(doc, &app))
@@ -240,24 +246,12 @@ func renderedApps(out string) map[string]any {
 			}
 			name := app["metadata"].(map[string]any)["name"].(string)
 			if strings.HasPrefix(name, "module-") {
-				apps[env+"/"+name] = app
+				modules[env+"/"+name] = app
 			}
 		}
 		return nil
-	})
-	return apps
-}
-
-func countApps(out string) int {
-	n := 0
-	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
-			data, _ := os.ReadFile(p)
-			n += bytes.Count(data, []byte("\nkind: Application\n"))
-		}
-		return nil
-	})
-	return n
+	}))
+	return modules, all
 }
 
 // equivalent compares (b)'s export with platc's Applications.

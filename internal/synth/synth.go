@@ -37,7 +37,8 @@ var Sizes = map[string]Size{
 	"10x100-nostck": {Environments: 10, Modules: 100},
 }
 
-// String names the size, as benchmarks do: 10x100x4.
+// String names the size by its dimensions: environments x modules x
+// clients, such as 10x100x4 (not necessarily its key in Sizes).
 func (s Size) String() string {
 	if s.Clients == 0 {
 		return fmt.Sprintf("%dx%d", s.Environments, s.Modules)
@@ -95,8 +96,7 @@ func wired(m, modules int) int {
 }
 
 // disabled reports whether environment e operates module m itself: one in
-// thirteen chart modules, never a group member or a wiring source's
-// consumer's group.
+// thirteen chart modules, never a group member.
 func disabled(e, m, modules int) bool {
 	return isChart(m, modules) && !isMember(m, modules) && m%13 == 1+e%13
 }
@@ -258,7 +258,7 @@ stacks: agent: {
 // chart, folder and group modules; stacks are kro's), as
 // applications: <env>: <name>: <Application>. It goes beside the spec, in
 // the same package.
-func PureCUE(s Size) string {
+func PureCUE() string {
 	return `package platform
 
 import "strings"
