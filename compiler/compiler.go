@@ -6,6 +6,7 @@ package compiler
 
 import (
 	"io/fs"
+	"sync"
 
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
@@ -79,14 +80,11 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// The output folder is read on another core while the spec loads. It
 	// is almost always the default one; a spec that names another has
 	// that one read as soon as it is known.
-	var defaultScan, otherScan <-chan scanned
+	scan := &outputScan{}
 	if opts.ScanOutput {
-		defaultScan = startScan(fsys, model.DefaultOutDir)
+		scan.first = startScan(fsys, model.DefaultOutDir)
 		defer func() {
-			r := <-defaultScan
-			if otherScan != nil {
-				r = <-otherScan
-			}
+			r := scan.result()
 			res.Existing, res.ScanErr = r.state, r.err
 		}()
 	}
@@ -95,50 +93,119 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		return res
 	}
 	if outDir := model.OutDir(loaded); opts.ScanOutput && outDir != model.DefaultOutDir {
-		otherScan = startScan(fsys, outDir)
+		scan.other = startScan(fsys, outDir)
 	}
-	// The spec is read while the schema check runs on another core; it
-	// is read again, checking every field, if it does not fit.
+	// The spec as written is compiled while the schema check runs on
+	// another core, into a log of its own: kept if the spec fits the
+	// schema, and otherwise dropped, and the spec is read again, checking
+	// every field, and compiled for the problems that remain.
 	spec := model.Decode(loaded)
-	// Kustomize builds the repo-path modules' folders on other cores while
-	// the spec is checked, the stacks compile and the environments render.
-	// Verify reads them only if all of that succeeds; a folder the checks
-	// would refuse is not reachable through fsys anyway.
+	// Kustomize builds the repo-path modules' folders on other cores
+	// meanwhile. Verify reads them only if the spec checks; a folder the
+	// checks would refuse is not reachable through fsys anyway.
 	folders := verify.BuildFolders(spec, fsys)
-	if !loaded.Checked() {
-		spec = model.Decode(loaded)
-		folders = nil
+	unchecked := &diag.Log{}
+	out, finished := compileUnchecked(spec, fsys, opts, folders, scan, unchecked)
+	if loaded.Checked() {
+		if !finished {
+			// The spec fits the schema, so a panic is a bug of platc:
+			// let it happen where it can be seen.
+			out = compileSpec(spec, fsys, opts, folders, scan, res.Log)
+		} else {
+			for _, p := range unchecked.Problems() {
+				res.Log.Add(p)
+			}
+		}
+	} else {
+		out = compileSpec(model.Decode(loaded), fsys, opts, nil, scan, res.Log)
 	}
-	info := check.Check(spec, fsys, res.Log)
+	res.OutDir = out.outDir
+	if res.Log.HasErrors() {
+		return res
+	}
+	res.Spec, res.Info, res.Stacks, res.Layers = out.spec, out.info, out.stacks, out.layers
+	res.Outputs = out.outputs
+	return res
+}
+
+// compiled is what compileSpec makes of a spec.
+type compiled struct {
+	outDir  string
+	spec    *model.Spec
+	info    *check.Info
+	stacks  *rgd.Compiled
+	layers  *layers.Result
+	outputs []emit.Output
+}
+
+// compileUnchecked is compileSpec on a spec that has not yet been checked
+// against the schema, which the stages rely on. A stage that panics on
+// what the schema would refuse is not finished: the schema check reports
+// the problem.
+func compileUnchecked(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Folders, scan *outputScan, log *diag.Log) (out compiled, finished bool) {
+	defer func() {
+		if recover() != nil {
+			out, finished = compiled{}, false
+		}
+	}()
+	return compileSpec(spec, fsys, opts, folders, scan, log), true
+}
+
+// compileSpec checks, renders, verifies and encodes spec, stopping at the
+// first stage that reports an error.
+func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Folders, scan *outputScan, log *diag.Log) compiled {
+	info := check.Check(spec, fsys, log)
 	// Stacks are compiled even when the spec has errors elsewhere: kro's
 	// problems are independent of them, and all are reported at once.
-	stacks := rgd.Compile(spec, info, res.Log)
-	if res.Log.HasErrors() {
-		return res
+	stacks := rgd.Compile(spec, info, log)
+	if log.HasErrors() {
+		return compiled{}
 	}
-	files := layers.Read(spec, stacks, fsys, layers.Options{Repos: opts.ClientRepos, Strict: opts.Strict}, res.Log)
-	if res.Log.HasErrors() {
-		return res
+	files := layers.Read(spec, stacks, fsys, layers.Options{Repos: opts.ClientRepos, Strict: opts.Strict}, log)
+	if log.HasErrors() {
+		return compiled{}
 	}
-	res.OutDir = spec.Platform.OutDir
+	out := compiled{outDir: spec.Platform.OutDir}
 	rendered := render.Render(spec, info, stacks)
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, res.Log)
-	if res.Log.HasErrors() {
-		return res
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, log)
+	if log.HasErrors() {
+		return out
 	}
-	res.Spec, res.Info, res.Stacks, res.Layers = spec, info, stacks, files
-	outs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered)
+	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
 	if err != nil {
-		res.Log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)
-		return res
+		log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)
+		return out
 	}
-	res.Outputs = outs
-	return res
+	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
+	return out
 }
 
 type scanned struct {
 	state *emit.State
 	err   error
+}
+
+// outputScan is the reading of the output folder that Compile starts, of
+// the default folder and, where the spec names another, of that one too.
+type outputScan struct {
+	first, other <-chan scanned
+	once         sync.Once
+	done         scanned
+}
+
+// result waits for the reading of the spec's output folder; it is empty
+// without Options.ScanOutput.
+func (s *outputScan) result() scanned {
+	s.once.Do(func() {
+		if s.first == nil {
+			return
+		}
+		s.done = <-s.first
+		if s.other != nil {
+			s.done = <-s.other
+		}
+	})
+	return s.done
 }
 
 // startScan reads the output folder dir of fsys on another goroutine.

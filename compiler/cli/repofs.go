@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 )
 
 // repoFS is the repository as an fs.FS, read through an os.Root so that no
@@ -23,6 +26,60 @@ type rootFS interface {
 	fs.ReadFileFS
 	fs.StatFS
 	fs.ReadLinkFS
+}
+
+// ReadFile reads the named file, as os.Root's FS does, opening it in
+// non-blocking mode where the system has one: reads of a regular file
+// never block anyway, and an open in blocking mode costs four more system
+// calls (the os package switches the mode to try the poller and back). A
+// large platform's output folder has thousands of files.
+func (r *repoFS) ReadFile(name string) ([]byte, error) {
+	f, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 512
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() < 1<<30 {
+		size = int(info.Size()) + 1 // one more, to see the end in one read
+	}
+	data := make([]byte, 0, size)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if len(data) == cap(data) {
+			data = slices.Grow(data, len(data))
+		}
+	}
+}
+
+// ReadDir reads the named folder, sorted by name, as os.Root's FS does,
+// opening it as ReadFile opens a file.
+func (r *repoFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	f, err := r.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if err != nil {
+		return entries, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return entries, nil
+}
+
+func (r *repoFS) open(name string) (*os.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return r.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 }
 
 func newRepoFS(root *os.Root) *repoFS {

@@ -89,12 +89,18 @@ func splitHeader(data []byte) (digestLine, body []byte, ok bool) {
 // Encode returns the bytes of each file, under outDir, in the order given.
 // It refuses a path that is not a clean relative path inside the output
 // root (defence in depth: check has made sure no name from the spec can
-// produce one).
-func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
+// produce one). existing, if not nil, is the output folder as it is: a file
+// that encodes to the bytes it holds shares them (treat them as read-only),
+// so that an up-to-date folder is not held in memory twice.
+func Encode(specDir, outDir string, files []render.File, existing *State) ([]Output, error) {
 	for _, f := range files {
 		if p := path.Join(outDir, f.Path); f.Path == "." || !fs.ValidPath(f.Path) || !fs.ValidPath(p) {
 			return nil, fmt.Errorf("rendered path %q escapes the output root %q", f.Path, outDir)
 		}
+	}
+	var old map[string][]byte
+	if existing != nil {
+		old = existing.Generated
 	}
 	// Files are independent: encode them in parallel. Each is encoded into
 	// a scratch buffer that grows once and is reused, then copied into a
@@ -103,12 +109,17 @@ func Encode(specDir, outDir string, files []render.File) ([]Output, error) {
 	scratch := sync.Pool{New: func() any { return new([]byte) }}
 	object.Parallel(len(files), func(i int) {
 		f := files[i]
+		p := path.Join(outDir, f.Path)
 		buf := scratch.Get().(*[]byte)
 		body := append(appendDocuments((*buf)[:0], f.Objects), f.Text...)
 		header := Header(specDir, body)
-		b := make([]byte, 0, len(header)+len(body))
-		b = append(append(b, header...), body...)
-		outs[i] = Output{Path: path.Join(outDir, f.Path), Data: b}
+		if prev, ok := old[p]; ok && len(prev) == len(header)+len(body) && string(prev[:len(header)]) == header && bytes.Equal(prev[len(header):], body) {
+			outs[i] = Output{Path: p, Data: prev}
+		} else {
+			b := make([]byte, 0, len(header)+len(body))
+			b = append(append(b, header...), body...)
+			outs[i] = Output{Path: p, Data: b}
+		}
 		*buf = body
 		scratch.Put(buf)
 	})

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
@@ -49,7 +50,7 @@ func TestEditedByHand(t *testing.T) {
 // encodeOne encodes one file holding objs under out/ and returns its bytes.
 func encodeOne(t *testing.T, objs ...*object.Map) []byte {
 	t.Helper()
-	outs, err := Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: objs}})
+	outs, err := Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: objs}}, nil)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
@@ -99,7 +100,7 @@ func TestEncodeExactBytes(t *testing.T) {
 	outs, err := Encode("sources", "out", []render.File{
 		{Path: "deploy/clusters/dev/apps.yaml", Objects: []*object.Map{app, cm}},
 		{Path: "deploy/gitops/argocd/root-app.yaml", Objects: []*object.Map{cm}},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
@@ -342,7 +343,7 @@ func TestEncodeSeparatesObjectsWithDocumentMarkers(t *testing.T) {
 }
 
 func TestEncodeFileWithoutObjects(t *testing.T) {
-	outs, err := Encode("sources", "out", []render.File{{Path: "deploy/clusters/dev/apps.yaml"}})
+	outs, err := Encode("sources", "out", []render.File{{Path: "deploy/clusters/dev/apps.yaml"}}, nil)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
@@ -369,7 +370,7 @@ func TestEncodeRefusesPathsOutsideTheOutputRoot(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			good := render.File{Path: "ok.yaml", Objects: []*object.Map{object.NewMap().Set("a", 1)}}
-			outs, err := Encode("sources", "out", []render.File{good, {Path: tt.path, Objects: good.Objects}})
+			outs, err := Encode("sources", "out", []render.File{good, {Path: tt.path, Objects: good.Objects}}, nil)
 			if err == nil {
 				t.Fatalf("Encode accepted %q: %v", tt.path, outs)
 			}
@@ -390,7 +391,7 @@ func TestEncodePanicsOnATypeRenderDoesNotProduce(t *testing.T) {
 			t.Errorf("panic %v, want %q", got, want)
 		}
 	}()
-	Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: []*object.Map{object.NewMap().Set("k", []int{1})}}})
+	Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: []*object.Map{object.NewMap().Set("k", []int{1})}}}, nil)
 }
 
 func TestIsGenerated(t *testing.T) {
@@ -413,5 +414,39 @@ func TestIsGenerated(t *testing.T) {
 		if got := IsGenerated([]byte(tt.data)); got != tt.want {
 			t.Errorf("IsGenerated(%q) = %v, want %v", tt.data, got, tt.want)
 		}
+	}
+}
+
+// TestEncodeSharesWhatIsThere checks that a file that encodes to the bytes
+// the output folder holds shares them, and that any other gets its own.
+func TestEncodeSharesWhatIsThere(t *testing.T) {
+	files := []render.File{
+		{Path: "same.yaml", Objects: []*object.Map{object.NewMap().Set("kind", "A")}},
+		{Path: "changed.yaml", Objects: []*object.Map{object.NewMap().Set("kind", "B")}},
+		{Path: "new.yaml", Objects: []*object.Map{object.NewMap().Set("kind", "C")}},
+	}
+	before, err := Encode("sources", "out", files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := bytes.Replace(before[1].Data, []byte("kind: B"), []byte("kind: X"), 1)
+	existing := &State{Generated: map[string][]byte{
+		"out/same.yaml":    bytes.Clone(before[0].Data),
+		"out/changed.yaml": changed,
+	}}
+	outs, err := Encode("sources", "out", files, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range outs {
+		if !bytes.Equal(o.Data, before[i].Data) {
+			t.Errorf("%s encodes to\n%s\nwith an output folder, and to\n%s\nwithout", o.Path, o.Data, before[i].Data)
+		}
+	}
+	if &outs[0].Data[0] != &existing.Generated["out/same.yaml"][0] {
+		t.Errorf("out/same.yaml does not share the bytes the output folder holds")
+	}
+	if &outs[1].Data[0] == &changed[0] {
+		t.Errorf("out/changed.yaml shares the bytes of a file that differs")
 	}
 }

@@ -295,7 +295,7 @@ const (
 // returns its type and the resource ids it references; ok is false when a
 // problem was reported.
 func (c *checker) expr(idx int, path string, u use, src string) (t *types.Type, refs []string, ok bool) {
-	parsed, iss := c.env.Parse(src)
+	parsed, iss := Parse(src)
 	if iss.Err() != nil {
 		for _, e := range iss.Errors() {
 			c.errorf(idx, path, "expression %q has a CEL syntax error at column %d: %s: fix the syntax", src, e.Location.Column()+1, e.Message)

@@ -1,11 +1,12 @@
 // Package load reads a platform spec: it parses the CUE files of the spec
-// folder, builds them into one CUE value and unifies that value with the
-// embedded schema (schemas/platform.cue), reporting every syntax and schema
-// problem with its file position.
+// folder, reads them as plain data (from their syntax where they are
+// written as plain data, as most specs are, and through a CUE evaluation
+// otherwise), and checks them against the embedded schema
+// (schemas/platform.cue) by unifying them with it, reporting every syntax
+// and schema problem with its file position.
 //
 // It does not interpret the spec: names, versions and references are checked
-// by later stages on plain Go types. CUE values do not leave this package and
-// the model package, which decodes them.
+// by later stages on plain Go types. CUE values do not leave this package.
 package load
 
 import (
@@ -34,15 +35,16 @@ const MaxFileSize = 8 << 20
 
 // Spec is a loaded platform spec.
 type Spec struct {
-	// Value is the spec as written when it fits the schema, and the spec
-	// unified with #Spec when it does not: then it holds the errors, which
-	// have been reported to the log. The schema constrains and adds no
-	// value (it has no defaults: model applies them), so a spec that fits
-	// it reads the same either way, and the spec as written reads about
-	// twice as fast: its fields carry no schema conjuncts.
-	Value cue.Value
-	// Valid says that the spec fits the schema: every field of Value is
-	// concrete and free of errors, so a reader need not check each one.
+	// Data is the spec as written when it fits the schema, and the spec
+	// unified with #Spec when it does not: then the parts that do not fit
+	// are not OK, and have been reported to the log. The schema
+	// constrains and adds no value (it has no defaults: model applies
+	// them), so a spec that fits it reads the same either way, and the
+	// spec as written is read from its syntax when it is plain data,
+	// without a CUE evaluation of its own.
+	Data *Value
+	// Valid says that the spec fits the schema: every part of Data is OK,
+	// so a reader need not check each one.
 	Valid bool
 	// Files are the spec files, slash-separated and relative to the
 	// repository root, sorted.
@@ -69,12 +71,12 @@ func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
 }
 
 // Begin is Load, except that it returns as soon as the spec as written is
-// built, and checks it against the schema on another goroutine: reading the
-// spec and checking it are two CUE evaluations, and they run on two cores.
-// The Spec's Value is the spec as written, and Valid is true, until Checked
-// says otherwise. The check has its own CUE context and its own parse of
-// the files: CUE values are not safe for concurrent use, and building a
-// value annotates the syntax tree.
+// read, and checks it against the schema on another goroutine: reading the
+// spec and checking it run on two cores. A spec written as plain data is
+// read from its syntax; any other is evaluated by CUE. The Spec's Data is
+// the spec as written, and Valid is true, until Checked says otherwise.
+// The check has its own CUE context: CUE values are not safe for
+// concurrent use.
 func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -112,30 +114,38 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	}
 	decls := indexDecls(files, log)
 
+	// A spec written as plain data is read from its syntax tree, which
+	// then goes to the schema check; any other is built into a CUE value
+	// here, and the check parses the files anew: building annotates the
+	// syntax tree, so two builds cannot share one.
 	check := make(chan checked, 1)
-	go func() { check <- checkSchema(dir, names, sources, decls, log) }()
-
-	value, err := build(dir, files)
-	if err != nil {
-		<-check // it failed too, silently: the error is reported here
-		(&reporter{log: log, decls: decls}).report(err)
-		return nil
+	data, plain := fromSyntax(files)
+	if plain {
+		go func() { check <- checkSchema(dir, files, decls, log) }()
+	} else {
+		go func() { check <- checkSchema(dir, reparse(names, sources), decls, log) }()
+		value, err := build(dir, files)
+		if err != nil {
+			<-check // it has reported the error
+			return nil
+		}
+		data = fromCUE(value, true, decls)
 	}
-	return &Spec{Value: value, Valid: true, Files: names, Decls: decls, check: check}
+	return &Spec{Data: data, Valid: true, Files: names, Decls: decls, check: check}
 }
 
 // Checked waits for the schema check that Begin started and says whether
 // the spec fits the schema. If it does not, the problems have been
-// reported, Value becomes the spec unified with the schema, which holds
-// them, and Valid becomes false.
+// reported, Data becomes the spec unified with the schema, and Valid
+// becomes false.
 func (s *Spec) Checked() bool {
 	if s.check != nil {
 		c := <-s.check
 		s.check = nil
 		if !c.ok {
 			s.Valid = false
-			if c.unified.Exists() {
-				s.Value = c.unified
+			if c.unified != nil {
+				s.Data = c.unified
 			}
 		}
 	}
@@ -145,23 +155,19 @@ func (s *Spec) Checked() bool {
 // checked is the outcome of checkSchema.
 type checked struct {
 	ok      bool
-	unified cue.Value // the spec unified with the schema, when not ok
+	unified *Value // the spec unified with the schema, when not ok
 }
 
-// checkSchema parses the sources anew, builds them in a CUE context of its
-// own, unifies them with #Spec and reports what does not fit. A spec that
-// does not build is reported by Begin, not here.
-func checkSchema(dir string, names []string, sources [][]byte, decls map[string]diag.Pos, log *diag.Log) checked {
-	files := make([]*ast.File, len(names))
-	for i, name := range names {
-		f, err := parser.ParseFile(name, sources[i], parser.ParseComments)
-		if err != nil {
-			return checked{} // Begin parsed the same bytes; it cannot fail here
-		}
-		files[i] = f
+// checkSchema builds the parsed files in a CUE context of its own, unifies
+// them with #Spec and reports what does not fit, or why the spec does not
+// build. files is nil if they do not parse, which Begin has reported.
+func checkSchema(dir string, files []*ast.File, decls map[string]diag.Pos, log *diag.Log) checked {
+	if files == nil {
+		return checked{}
 	}
 	value, err := build(dir, files)
 	if err != nil {
+		(&reporter{log: log, decls: decls}).report(err)
 		return checked{}
 	}
 	schema := value.Context().CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
@@ -171,9 +177,23 @@ func checkSchema(dir string, names []string, sources [][]byte, decls map[string]
 	}
 	unified := value.Unify(schema.LookupPath(cue.MakePath(cue.Def("Spec"))))
 	if validate(&reporter{log: log, root: unified, decls: decls}, unified) {
-		return checked{unified: unified}
+		return checked{unified: fromCUE(unified, false, decls)}
 	}
 	return checked{ok: true}
+}
+
+// reparse parses the sources of the files names again, for a second
+// build; it returns nil if they do not parse.
+func reparse(names []string, sources [][]byte) []*ast.File {
+	files := make([]*ast.File, len(names))
+	for i, name := range names {
+		f, err := parser.ParseFile(name, sources[i], parser.ParseComments)
+		if err != nil {
+			return nil
+		}
+		files[i] = f
+	}
+	return files
 }
 
 // build builds the parsed files of the spec folder dir into a value of a

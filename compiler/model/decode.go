@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"cuelang.org/go/cue"
-
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/load"
 )
@@ -17,19 +15,18 @@ const DefaultOutDir = "out"
 // OutDir is Decode(loaded).Platform.OutDir, read alone: the output folder
 // can be read while the rest of the spec decodes.
 func OutDir(loaded *load.Spec) string {
-	v := loaded.Value.LookupPath(cue.ParsePath("platform.outDir"))
-	if s, err := v.String(); err == nil {
-		return s
+	if v := loaded.Data.Lookup("platform").Lookup("outDir"); v != nil && v.OK && v.Kind == load.String {
+		return v.Str
 	}
 	return DefaultOutDir
 }
 
 // Decode turns the loaded spec into a Spec.
 func Decode(loaded *load.Spec) *Spec {
-	d := &decoder{decls: loaded.Decls, valid: loaded.Valid}
-	v := loaded.Value
+	d := &decoder{decls: loaded.Decls}
+	v := loaded.Data
 	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, environments: map[string]*Environment{}, decls: loaded.Decls}
-	s.Platform = decodePlatform(d.entry(v.LookupPath(cue.MakePath(cue.Str("platform"))), "platform"))
+	s.Platform = decodePlatform(d.entry(v.Lookup("platform"), "platform"))
 	d.eachEntry(v, "charts", func(name string, e entry) {
 		c := &Chart{Node: e.node, Name: name}
 		c.RepoURL = e.str("repoURL")
@@ -70,7 +67,7 @@ func decodeStack(name string, e entry) *Stack {
 	st.ValuesDir = e.strOr("valuesDir", name)
 	st.Namespace = e.strOr("namespace", "${schema.metadata.namespace}")
 	e.eachField("outputs", func(out string, o entry) {
-		expr, _ := o.v.String()
+		expr := o.v.Str
 		st.Outputs = append(st.Outputs, &Output{Node: o.node, Name: out, Expr: expr})
 	})
 	e.eachField("wiring", func(key string, w entry) {
@@ -93,7 +90,7 @@ func decodeStack(name string, e entry) *Stack {
 			SyncOptions: m.strings("syncOptions"), Allow: m.allow(),
 		}
 		m.eachField("wiring", func(key string, w entry) {
-			expr, _ := w.v.String()
+			expr := w.v.Str
 			sm.Wiring = append(sm.Wiring, &ExprWire{Node: w.node, Key: key, ValuesPath: SplitValuesPath(key), Expr: expr})
 		})
 		st.Modules = append(st.Modules, sm)
@@ -218,51 +215,49 @@ func decodeEnvironment(name string, e entry) *Environment {
 // decoder holds what every entry needs to place itself.
 type decoder struct {
 	decls map[string]diag.Pos
-	// valid says every field is concrete and free of errors (load.Spec):
-	// then none is checked, which saves a CUE evaluation context per value.
-	valid bool
 }
 
-// entry is a CUE struct being decoded, with its node.
+// entry is a struct of the spec being decoded, with its node.
 type entry struct {
 	d    *decoder
-	v    cue.Value
+	v    *load.Value
 	node Node
-	// vals are the fields' values, defaults taken, read once by entry so
-	// that decoding a field does not look it up again.
-	vals map[string]cue.Value
+	// vals are the fields' values, read once by entry so that decoding a
+	// field does not look for it again.
+	vals map[string]*load.Value
 }
 
 // entry starts decoding the struct v at the spec path. Its position is where
 // its label was written; each field's is where its value was written, or
 // its label.
-func (d *decoder) entry(v cue.Value, path string) entry {
-	e := entry{d: d, v: v, node: Node{Path: path, Pos: d.decls[path], fields: map[string]field{}}, vals: map[string]cue.Value{}}
-	if !v.Exists() {
+func (d *decoder) entry(v *load.Value, path string) entry {
+	e := entry{d: d, v: v, node: Node{Path: path, Pos: d.decls[path]}}
+	if v == nil {
+		e.v = &load.Value{}
 		return e
 	}
 	if !e.node.Pos.IsValid() {
-		e.node.Pos = load.Pos(v)
+		e.node.Pos = v.Pos
 	}
 	if !e.node.Pos.IsValid() {
 		e.node.Pos = diag.Nearest(d.decls, diag.ParentPath(path))
 	}
-	it, err := v.Fields()
-	if err != nil {
+	if len(v.Fields) == 0 {
 		return e
 	}
-	for it.Next() {
-		name := it.Selector().Unquoted()
-		x, _ := it.Value().Default()
-		pos := load.Pos(x)
-		if k := x.IncompleteKind(); !pos.IsValid() || k == cue.StructKind || k == cue.ListKind {
+	e.node.fields = make(map[string]field, len(v.Fields))
+	e.vals = make(map[string]*load.Value, len(v.Fields))
+	for _, f := range v.Fields {
+		x := f.Value
+		pos := x.Pos
+		if !pos.IsValid() || x.Kind == load.Struct || x.Kind == load.List {
 			// A struct or a list is placed at its label.
-			if p, ok := d.decls[diag.JoinPath(path, name)]; ok {
+			if p, ok := d.decls[diag.JoinPath(path, f.Name)]; ok {
 				pos = p
 			}
 		}
-		e.node.fields[name] = field{pos: pos, ok: d.valid || usable(x)}
-		e.vals[name] = x
+		e.node.fields[f.Name] = field{pos: pos, ok: x.OK}
+		e.vals[f.Name] = x
 	}
 	return e
 }
@@ -270,25 +265,10 @@ func (d *decoder) entry(v cue.Value, path string) entry {
 // Has reports whether the field is set in the spec.
 func (e entry) Has(field string) bool { return e.node.Has(field) }
 
-// usable reports whether a field's value, its default taken, can be
-// decoded: it has no error (load reported those) and is concrete, or a
-// struct or list whose parts are decoded one by one.
-func usable(v cue.Value) bool {
-	if v.Err() != nil {
-		return false
-	}
-	switch v.IncompleteKind() {
-	case cue.StructKind, cue.ListKind:
-		return true
-	}
-	return v.IsConcrete()
-}
-
-// field returns the value of a field that is set and usable, its default
-// taken where it is a disjunction with one (*"HEAD" | string).
-func (e entry) field(name string) (cue.Value, bool) {
+// field returns the value of a field that is set and usable.
+func (e entry) field(name string) (*load.Value, bool) {
 	if !e.node.OK(name) {
-		return cue.Value{}, false
+		return nil, false
 	}
 	return e.vals[name], true
 }
@@ -296,28 +276,22 @@ func (e entry) field(name string) (cue.Value, bool) {
 func (e entry) str(name string) string { return e.strOr(name, "") }
 
 func (e entry) strOr(name, def string) string {
-	if v, ok := e.field(name); ok {
-		if s, err := v.String(); err == nil {
-			return s
-		}
+	if v, ok := e.field(name); ok && v.Kind == load.String {
+		return v.Str
 	}
 	return def
 }
 
 func (e entry) boolOr(name string, def bool) bool {
-	if v, ok := e.field(name); ok {
-		if b, err := v.Bool(); err == nil {
-			return b
-		}
+	if v, ok := e.field(name); ok && v.Kind == load.Bool {
+		return v.Bool
 	}
 	return def
 }
 
 func (e entry) int(name string) (int64, bool) {
-	if v, ok := e.field(name); ok {
-		if i, err := v.Int64(); err == nil {
-			return i, true
-		}
+	if v, ok := e.field(name); ok && v.Kind == load.Int {
+		return v.Int, true
 	}
 	return 0, false
 }
@@ -325,8 +299,8 @@ func (e entry) int(name string) (int64, bool) {
 func (e entry) strings(name string) []string {
 	var out []string
 	e.eachElem(name, func(x entry) {
-		if s, err := x.v.String(); err == nil {
-			out = append(out, s)
+		if x.v.OK && x.v.Kind == load.String {
+			out = append(out, x.v.Str)
 		}
 	})
 	return out
@@ -339,7 +313,7 @@ func (e entry) allow() Allow {
 		if out == nil {
 			out = Allow{}
 		}
-		out[lint], _ = x.v.String()
+		out[lint] = x.v.Str
 	})
 	return out
 }
@@ -375,7 +349,7 @@ func (e entry) values(name string) map[string]any {
 	if !ok {
 		return nil
 	}
-	m, _ := value(v, e.d.valid).(map[string]any)
+	m, _ := Value(v).(map[string]any)
 	return m
 }
 
@@ -394,16 +368,12 @@ func (e entry) eachElem(name string, fn func(entry)) {
 	if !ok {
 		return
 	}
-	it, err := v.List()
-	if err != nil {
-		return
-	}
-	for i := 0; it.Next(); i++ {
-		x := e.d.entry(it.Value(), e.node.FieldPath(name)+"["+strconv.Itoa(i)+"]")
-		if !x.node.Pos.IsValid() {
-			x.node.Pos = e.node.At(name)
+	for i, x := range v.Elems {
+		xe := e.d.entry(x, e.node.FieldPath(name)+"["+strconv.Itoa(i)+"]")
+		if !xe.node.Pos.IsValid() {
+			xe.node.Pos = e.node.At(name)
 		}
-		fn(x)
+		fn(xe)
 	}
 }
 
@@ -415,88 +385,54 @@ func (e entry) eachFieldInOrder(name string, fn func(string, entry)) {
 	}
 }
 
-func (d *decoder) eachEntry(root cue.Value, name string, fn func(string, entry)) {
-	v := root.LookupPath(cue.MakePath(cue.Str(name)))
-	if !v.Exists() {
-		return
+func (d *decoder) eachEntry(root *load.Value, name string, fn func(string, entry)) {
+	if v := root.Lookup(name); v != nil {
+		d.eachField(v, name, true, fn)
 	}
-	d.eachField(v, name, true, fn)
 }
 
 // eachField calls fn for each field of the struct v at path, sorted by name
 // or in the order they were written.
-func (d *decoder) eachField(v cue.Value, path string, sorted bool, fn func(string, entry)) {
-	it, err := v.Fields()
-	if err != nil {
-		return
-	}
-	type named struct {
-		name string
-		v    cue.Value
-	}
-	var fields []named
-	for it.Next() {
-		v, _ := it.Value().Default()
-		fields = append(fields, named{it.Selector().Unquoted(), v})
-	}
+func (d *decoder) eachField(v *load.Value, path string, sorted bool, fn func(string, entry)) {
+	fields := v.Fields
 	if sorted {
-		slices.SortFunc(fields, func(a, b named) int { return strings.Compare(a.name, b.name) })
+		fields = slices.Clone(fields)
+		slices.SortFunc(fields, func(a, b load.Field) int { return strings.Compare(a.Name, b.Name) })
 	}
 	for _, f := range fields {
-		fn(f.name, d.entry(f.v, diag.JoinPath(path, f.name)))
+		fn(f.Name, d.entry(f.Value, diag.JoinPath(path, f.Name)))
 	}
 }
 
-// Value converts a concrete CUE value into plain Go data: map[string]any,
-// []any, string, int64, float64, bool or nil, taking defaults. Fields and
-// elements that are not concrete are left out; load has reported them.
-func Value(v cue.Value) any {
-	return value(v, false)
-}
-
-// value is Value; valid says v is known to be concrete and free of errors
-// throughout, so that its parts need no check.
-func value(v cue.Value, valid bool) any {
-	v, _ = v.Default()
-	switch v.Kind() {
-	case cue.StructKind:
-		m := map[string]any{}
-		if it, err := v.Fields(); err == nil {
-			for it.Next() {
-				if x, ok := concrete(it.Value(), valid); ok {
-					m[it.Selector().Unquoted()] = value(x, valid)
-				}
+// Value converts a value of the spec into plain Go data: map[string]any,
+// []any, string, int64, float64, bool or nil. Fields and elements that are
+// not OK are left out; load has reported them.
+func Value(v *load.Value) any {
+	switch v.Kind {
+	case load.Struct:
+		m := make(map[string]any, len(v.Fields))
+		for _, f := range v.Fields {
+			if f.Value.OK {
+				m[f.Name] = Value(f.Value)
 			}
 		}
 		return m
-	case cue.ListKind:
-		l := []any{}
-		if it, err := v.List(); err == nil {
-			for it.Next() {
-				if x, ok := concrete(it.Value(), valid); ok {
-					l = append(l, value(x, valid))
-				}
+	case load.List:
+		l := make([]any, 0, len(v.Elems))
+		for _, x := range v.Elems {
+			if x.OK {
+				l = append(l, Value(x))
 			}
 		}
 		return l
-	case cue.StringKind:
-		s, _ := v.String()
-		return s
-	case cue.BytesKind:
-		b, _ := v.Bytes()
-		return string(b)
-	case cue.IntKind:
-		if i, err := v.Int64(); err == nil {
-			return i
-		}
-		f, _ := v.Float64()
-		return f
-	case cue.FloatKind:
-		f, _ := v.Float64()
-		return f
-	case cue.BoolKind:
-		b, _ := v.Bool()
-		return b
+	case load.String, load.Bytes:
+		return v.Str
+	case load.Int:
+		return v.Int
+	case load.Float:
+		return v.Float
+	case load.Bool:
+		return v.Bool
 	}
 	return nil
 }
@@ -525,21 +461,4 @@ func SplitValuesPath(key string) []string {
 		return nil
 	}
 	return append(parts, cur.String())
-}
-
-// concrete returns v with its default taken, and whether it is data: a
-// concrete scalar, or a struct or list (whose parts Value checks in turn).
-func concrete(v cue.Value, valid bool) (cue.Value, bool) {
-	v, _ = v.Default()
-	if valid {
-		return v, true
-	}
-	if v.Err() != nil {
-		return v, false
-	}
-	switch v.Kind() {
-	case cue.StructKind, cue.ListKind:
-		return v, true
-	}
-	return v, v.IsConcrete()
 }

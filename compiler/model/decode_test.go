@@ -1,21 +1,14 @@
 package model
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
-	"reflect"
 	"testing"
 	"testing/fstest"
-
-	"cuelang.org/go/cue"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/load"
-	"github.com/platc/platc/schemas"
 )
 
 // decodeSpec loads the spec text as sources/platform.cue and decodes it. The
@@ -456,45 +449,5 @@ environments: dev: revision: *"HEAD" | string
 	}{"gen", "HEAD", true, &wave, map[string]any{"replicas": int64(1)}, "web"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded (-want +got):\n%s", diff)
-	}
-}
-
-// TestDecodeAsWrittenEqualsUnified checks what load relies on when it hands
-// over the spec as written instead of the spec unified with the schema: both
-// decode to the same Spec. It decodes the sample platform and every golden
-// case that loads without problems both ways. Positions are left out: the
-// spec as written places an entry whose label has no declaration (such as
-// "") at its value rather than at its parent; TestNodePositions and the
-// golden cases check positions.
-func TestDecodeAsWrittenEqualsUnified(t *testing.T) {
-	repos := map[string]fs.FS{"sample": os.DirFS("../..")}
-	cases, err := filepath.Glob("../../golden/*/sources")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		repos[filepath.Base(filepath.Dir(c))] = os.DirFS(filepath.Dir(c))
-	}
-	decoded := 0
-	for name, fsys := range repos {
-		t.Run(name, func(t *testing.T) {
-			log := &diag.Log{}
-			loaded := load.Load(fsys, "sources", log)
-			if loaded == nil || log.HasErrors() {
-				return // the schema's errors come from the unified spec
-			}
-			ctx := loaded.Value.Context()
-			schema := ctx.CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile)).LookupPath(cue.MakePath(cue.Def("Spec")))
-			unified := *loaded
-			unified.Value = loaded.Value.Unify(schema)
-			asWritten, fromUnified := Decode(loaded), Decode(&unified)
-			if diff := cmp.Diff(fromUnified, asWritten, cmp.Exporter(func(reflect.Type) bool { return true }), cmpopts.IgnoreTypes(diag.Pos{})); diff != "" {
-				t.Errorf("the spec as written decodes differently from the unified spec (-unified +as written):\n%s", diff)
-			}
-			decoded++
-		})
-	}
-	if decoded < 5 {
-		t.Fatalf("only %d specs loaded without problems; the test compares too little", decoded)
 	}
 }

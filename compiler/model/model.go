@@ -1,6 +1,6 @@
 // Package model holds the platform spec as plain Go types, and decodes them
-// from the CUE value that load produced. No CUE type is visible past this
-// package: check and render work on these structs alone.
+// from the plain data that load read (load.Value). No CUE type is visible
+// here or past it: check and render work on these structs alone.
 //
 // Decoding is lenient. It takes what is there and leaves the rest zero, since
 // load has already reported every value that does not fit the schema; it

@@ -1,7 +1,9 @@
 package object
 
 import (
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -9,6 +11,8 @@ import (
 // Parallel calls fn for each of 0..n-1, on as many goroutines as there are
 // processors, and returns when all calls have. The callers' results go to
 // their own slots, so the output does not depend on the order of the calls.
+// A call that panics makes Parallel panic, in the caller's goroutine, once
+// all other calls have returned.
 func Parallel(n int, fn func(i int)) {
 	workers := min(n, runtime.GOMAXPROCS(0))
 	if workers <= 1 {
@@ -19,8 +23,15 @@ func Parallel(n int, fn func(i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var failed atomic.Pointer[string]
 	for range workers {
 		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					msg := fmt.Sprintf("%v\n\n%s", r, debug.Stack())
+					failed.CompareAndSwap(nil, &msg)
+				}
+			}()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
@@ -31,4 +42,7 @@ func Parallel(n int, fn func(i int)) {
 		})
 	}
 	wg.Wait()
+	if msg := failed.Load(); msg != nil {
+		panic(*msg)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/ext"
 
 	"github.com/platc/platc/compiler/kro"
 )
@@ -19,11 +18,7 @@ import (
 // dynamic. kro's typed environment has checked the expressions already;
 // this one only computes values.
 func evalEnv(ids []string) (*cel.Env, error) {
-	opts := []cel.EnvOption{
-		cel.Variable("schema", cel.DynType),
-		ext.Strings(), ext.Lists(), ext.Encoders(), ext.Bindings(), ext.TwoVarComprehensions(),
-		cel.OptionalTypes(),
-	}
+	opts := append(kro.Libraries(), cel.Variable("schema", cel.DynType))
 	for _, id := range ids {
 		opts = append(opts, cel.Variable(id, cel.DynType))
 	}
@@ -60,7 +55,10 @@ func (e *evaluator) program(expr string) program {
 		return p
 	}
 	var p program
-	checked, iss := e.env.Compile(expr)
+	checked, iss := kro.Parse(expr)
+	if iss.Err() == nil {
+		checked, iss = e.env.Check(checked)
+	}
 	if iss.Err() != nil {
 		p.err = iss.Err()
 	} else {

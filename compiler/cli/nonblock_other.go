@@ -1,0 +1,7 @@
+//go:build !unix
+
+package cli
+
+// openNonblock is the flag that opens a file in non-blocking mode: none
+// here.
+const openNonblock = 0

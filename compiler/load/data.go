@@ -1,0 +1,371 @@
+package load
+
+import (
+	"slices"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/literal"
+	"cuelang.org/go/cue/token"
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/platc/platc/compiler/diag"
+)
+
+// Value is a value of the spec as plain data, with where it was written:
+// what package model decodes. It is read from the syntax of a spec written
+// as plain data (most are), and from the CUE evaluation of any other, so
+// that the model never sees a CUE value.
+type Value struct {
+	Kind Kind
+	// Pos is where the value was written, or the zero Pos where it comes
+	// from the schema alone or from nowhere.
+	Pos diag.Pos
+	// OK says the value can be decoded: it is concrete and free of
+	// errors, or it is a struct or list whose parts are decoded one by
+	// one (each has its own OK).
+	OK     bool
+	Fields []Field  // of a Struct, in the order they were written
+	Elems  []*Value // of a List
+	Str    string   // of a String, or the bytes of Bytes
+	Int    int64
+	Float  float64
+	Bool   bool
+}
+
+// Field is a field of a struct Value.
+type Field struct {
+	Name  string
+	Value *Value
+}
+
+// Kind is the kind of a Value.
+type Kind uint8
+
+// The kinds of Value. Bottom is a value that is not data: an error, or a
+// type or bound that no concrete value was given for. An integer too large
+// for an int64 is a Float, as encoding/json would read it.
+const (
+	Bottom Kind = iota
+	Null
+	Bool
+	Int
+	Float
+	String
+	Bytes
+	Struct
+	List
+)
+
+// Lookup returns the field name of a struct, or nil.
+func (v *Value) Lookup(name string) *Value {
+	if v == nil {
+		return nil
+	}
+	for _, f := range v.Fields {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return nil
+}
+
+// fromSyntax reads the spec from the syntax of its files when they are
+// plain data: fields with literal labels and values of struct, list,
+// string, number, bool and null literals, a struct declared in several
+// places merged as CUE merges it. It says false for anything that needs
+// CUE's evaluation to read (a reference, a comprehension, a disjunction,
+// an interpolation, a definition, a scalar declared twice, an import...);
+// then the caller evaluates the spec instead. Evaluating costs more than
+// the rest of a render, and the schema check evaluates the spec anyway.
+func fromSyntax(files []*ast.File) (*Value, bool) {
+	root := &Value{Kind: Struct, OK: true}
+	var idx index
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.Package, *ast.CommentGroup:
+			case *ast.Field:
+				if !idx.addField(root, d) {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+		}
+	}
+	return root, true
+}
+
+// index finds the fields of the structs fromSyntax builds: a struct may be
+// declared in several places, and each declaration adds to it.
+type index map[*Value]map[string]*Value
+
+func (idx *index) addField(parent *Value, f *ast.Field) bool {
+	if f.Alias != nil || f.Constraint != token.ILLEGAL || len(f.Attrs) > 0 {
+		return false
+	}
+	name, ok := plainLabel(f.Label)
+	if !ok {
+		return false
+	}
+	if *idx == nil {
+		*idx = index{}
+	}
+	fields := (*idx)[parent]
+	if fields == nil {
+		fields = map[string]*Value{}
+		(*idx)[parent] = fields
+	}
+	if prev, seen := fields[name]; seen {
+		// CUE unifies the declarations: structs merge, anything else
+		// must be equal, which CUE checks and reports.
+		// CUE places a struct declared several times at the last
+		// declaration; so does this.
+		s, isStruct := f.Value.(*ast.StructLit)
+		if !isStruct || prev.Kind != Struct {
+			return false
+		}
+		prev.Pos = position(s.Pos())
+		return idx.addStruct(prev, s)
+	}
+	v, ok := idx.fromExpr(f.Value)
+	if !ok {
+		return false
+	}
+	fields[name] = v
+	parent.Fields = append(parent.Fields, Field{Name: name, Value: v})
+	return true
+}
+
+func (idx *index) addStruct(v *Value, s *ast.StructLit) bool {
+	for _, d := range s.Elts {
+		switch d := d.(type) {
+		case *ast.Field:
+			if !idx.addField(v, d) {
+				return false
+			}
+		case *ast.CommentGroup:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (idx *index) fromExpr(x ast.Expr) (*Value, bool) {
+	v := &Value{Pos: position(x.Pos()), OK: true}
+	switch x := x.(type) {
+	case *ast.StructLit:
+		v.Kind = Struct
+		return v, idx.addStruct(v, x)
+	case *ast.ListLit:
+		v.Kind = List
+		v.Elems = make([]*Value, 0, len(x.Elts))
+		for _, e := range x.Elts {
+			ev, ok := idx.fromExpr(e)
+			if !ok {
+				return nil, false
+			}
+			v.Elems = append(v.Elems, ev)
+		}
+		return v, true
+	case *ast.BasicLit:
+		return v, scalar(v, x, false)
+	case *ast.UnaryExpr:
+		lit, ok := x.X.(*ast.BasicLit)
+		if !ok || (x.Op != token.SUB && x.Op != token.ADD) || (lit.Kind != token.INT && lit.Kind != token.FLOAT) {
+			return nil, false
+		}
+		return v, scalar(v, lit, x.Op == token.SUB)
+	}
+	return nil, false
+}
+
+// scalar reads a literal into v, negated if neg.
+func scalar(v *Value, lit *ast.BasicLit, neg bool) bool {
+	switch lit.Kind {
+	case token.NULL:
+		v.Kind = Null
+	case token.TRUE, token.FALSE:
+		v.Kind, v.Bool = Bool, lit.Kind == token.TRUE
+	case token.STRING:
+		s, err := literal.Unquote(lit.Value)
+		if err != nil {
+			return false
+		}
+		v.Kind, v.Str = String, s
+		if strings.TrimLeft(lit.Value, "#")[0] == '\'' {
+			v.Kind = Bytes
+		}
+	case token.INT, token.FLOAT:
+		var info literal.NumInfo
+		if err := literal.ParseNum(lit.Value, &info); err != nil {
+			return false
+		}
+		var d apd.Decimal
+		if err := info.Decimal(&d); err != nil {
+			return false
+		}
+		if neg {
+			d.Neg(&d)
+		}
+		return number(v, &d, info.IsInt())
+	default:
+		return false
+	}
+	return true
+}
+
+// number sets v to d as CUE's Int64 and Float64 would read it.
+func number(v *Value, d *apd.Decimal, isInt bool) bool {
+	if isInt {
+		if i, err := d.Int64(); err == nil {
+			v.Kind, v.Int = Int, i
+			return true
+		}
+	}
+	f, err := d.Float64()
+	if err != nil {
+		return false
+	}
+	v.Kind, v.Float = Float, f
+	return true
+}
+
+// plainLabel returns the name of a regular field: an identifier or a
+// string, not a definition, a hidden field, a pattern or an expression.
+func plainLabel(l ast.Label) (string, bool) {
+	switch l := l.(type) {
+	case *ast.Ident:
+		if strings.HasPrefix(l.Name, "#") || strings.HasPrefix(l.Name, "_") {
+			return "", false
+		}
+		return l.Name, true
+	case *ast.BasicLit:
+		if l.Kind != token.STRING || strings.HasPrefix(l.Value, "'") || strings.HasPrefix(l.Value, "#") {
+			return "", false
+		}
+		s, err := literal.Unquote(l.Value)
+		return s, err == nil
+	}
+	return "", false
+}
+
+// fromCUE converts an evaluated spec, or a part of it. Defaults are taken.
+// valid says v is known to be concrete and free of errors throughout (it
+// fits the schema), so that no part needs checking. The fields of a struct
+// are put in the order of their first declaration in decls, as fromSyntax
+// reads them (CUE orders the fields of a struct declared in several places
+// its own way); fields no file declares come last, in CUE's order.
+func fromCUE(v cue.Value, valid bool, decls map[string]diag.Pos) *Value {
+	return readCUE(v, valid, decls, "", true)
+}
+
+// readCUE is fromCUE for the value at path; declared says that its fields'
+// declarations are in decls (fields inside a list are not).
+func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, declared bool) *Value {
+	v, _ = v.Default()
+	out := &Value{Pos: Pos(v), OK: valid || usable(v)}
+	kind := v.IncompleteKind()
+	switch {
+	case kind&cue.StructKind != 0 || !out.OK && v.Err() != nil:
+		// A struct with an error below has an error itself, and no
+		// kind: its fields are read, each with its own OK.
+		it, err := v.Fields()
+		if err != nil {
+			out.Kind = Bottom
+			break
+		}
+		out.Kind = Struct
+		var at []diag.Pos
+		for it.Next() {
+			name := it.Selector().Unquoted()
+			p := diag.JoinPath(path, name)
+			out.Fields = append(out.Fields, Field{Name: name, Value: readCUE(it.Value(), valid, decls, p, declared)})
+			if declared {
+				at = append(at, decls[p])
+			}
+		}
+		if declared {
+			sortByDecl(out.Fields, at)
+		}
+	case kind&cue.ListKind != 0:
+		out.Kind = List
+		if it, err := v.List(); err == nil {
+			out.Elems = []*Value{}
+			for it.Next() {
+				out.Elems = append(out.Elems, readCUE(it.Value(), valid, decls, path, false))
+			}
+		}
+	case !out.OK:
+		out.Kind = Bottom
+	case kind == cue.StringKind:
+		out.Kind = String
+		out.Str, _ = v.String()
+	case kind == cue.BytesKind:
+		b, _ := v.Bytes()
+		out.Kind, out.Str = Bytes, string(b)
+	case kind == cue.IntKind:
+		if i, err := v.Int64(); err == nil {
+			out.Kind, out.Int = Int, i
+		} else {
+			out.Kind = Float
+			out.Float, _ = v.Float64()
+		}
+	case kind == cue.FloatKind:
+		out.Kind = Float
+		out.Float, _ = v.Float64()
+	case kind == cue.BoolKind:
+		out.Kind = Bool
+		out.Bool, _ = v.Bool()
+	case kind == cue.NullKind:
+		out.Kind = Null
+	}
+	return out
+}
+
+// sortByDecl sorts fields by at, their declarations, those without one
+// last and in the order they are in.
+func sortByDecl(fields []Field, at []diag.Pos) {
+	if slices.IsSortedFunc(at, compareDecl) {
+		return
+	}
+	idx := make([]int, len(fields))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return compareDecl(at[i], at[j]) })
+	sorted := make([]Field, len(fields))
+	for i, k := range idx {
+		sorted[i] = fields[k]
+	}
+	copy(fields, sorted)
+}
+
+func compareDecl(a, b diag.Pos) int {
+	switch {
+	case !a.IsValid() && !b.IsValid():
+		return 0
+	case !a.IsValid():
+		return 1
+	case !b.IsValid():
+		return -1
+	}
+	return a.Compare(b)
+}
+
+// usable reports whether a value, its default taken, can be decoded: it
+// has no error (the schema check reports those) and is concrete, or it is
+// a struct or list whose parts are decoded one by one.
+func usable(v cue.Value) bool {
+	if v.Err() != nil {
+		return false
+	}
+	switch v.IncompleteKind() {
+	case cue.StructKind, cue.ListKind:
+		return true
+	}
+	return v.IsConcrete()
+}
