@@ -13,6 +13,7 @@ import (
 	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/load"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
@@ -35,6 +36,9 @@ type Options struct {
 	// CRDs, when set, are the CustomResourceDefinitions (by file name) to
 	// validate the output against instead of the embedded ones.
 	CRDs map[string][]byte
+	// KustomizeCache, when set, keeps the outcomes of kustomize builds
+	// from one compilation to the next (manifests.Cache).
+	KustomizeCache manifests.Cache
 	// ScanOutput also reads the output folder as it is now (Result.Existing),
 	// for commands that compare or write it. It is read while the spec
 	// compiles, once the spec has named the folder.
@@ -103,7 +107,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// Kustomize builds the repo-path modules' folders on other cores
 	// meanwhile. Verify reads them only if the spec checks; a folder the
 	// checks would refuse is not reachable through fsys anyway.
-	folders := verify.BuildFolders(spec, fsys)
+	folders := verify.BuildFolders(spec, fsys, opts.KustomizeCache)
 	unchecked := &diag.Log{}
 	out, finished := compileUnchecked(spec, fsys, opts, folders, scan, unchecked)
 	if loaded.Checked() {
@@ -167,7 +171,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	}
 	out := compiled{outDir: spec.Platform.OutDir}
 	rendered := render.Render(spec, info, stacks)
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, log)
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders, KustomizeCache: opts.KustomizeCache}, log)
 	if log.HasErrors() {
 		return out
 	}

@@ -20,8 +20,8 @@ func FuzzBuild(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kustomization, resource string) {
 		fsys := repo("k/kustomization.yaml", kustomization, "k/a.yaml", resource, "m/a.yaml", resource, "m/b.json", resource)
 		for _, dir := range []string{"k", "m"} {
-			objects, problems := Build(fsys, dir)
-			objects2, problems2 := Build(fsys, dir)
+			objects, problems := Build(fsys, dir, nil)
+			objects2, problems2 := Build(fsys, dir, nil)
 			if diff := cmp.Diff(objects, objects2); diff != "" {
 				t.Errorf("%s: objects differ between two builds:\n%s", dir, diff)
 			}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -23,6 +24,10 @@ import (
 // changes), so two builds must not run at once
 // (https://github.com/kubernetes-sigs/kustomize/issues/4824).
 var kustomizeMu sync.Mutex
+
+// kustomizeRuns counts the kustomize builds of the process, for the tests
+// of Cache.
+var kustomizeRuns atomic.Int64
 
 // defaultSchema is the OpenAPI schema version kyaml uses when no
 // kustomization chose one.
@@ -39,8 +44,30 @@ func resetSchema() {
 }
 
 // kustomize builds the kustomization in dir (kustomization is its file
-// name) and reads the objects it yields.
+// name) and reads the objects it yields, or takes them from the cache.
 func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
+	if b.cache == nil {
+		b.kustomizeNow(fsys, dir, kustomization)
+		return
+	}
+	kfile := path.Join(dir, kustomization)
+	if e, ok := cached(b.cache, fsys, kfile); ok {
+		b.objects = append(b.objects, e.Objects...)
+		b.problems = append(b.problems, e.Problems...)
+		return
+	}
+	rec := newRecordingFS(fsys)
+	var now builder
+	now.kustomizeNow(rec, dir, kustomization)
+	if !rec.unsound {
+		store(b.cache, kfile, rec.Reads(), now.objects, now.problems)
+	}
+	b.objects = append(b.objects, now.objects...)
+	b.problems = append(b.problems, now.problems...)
+}
+
+// kustomizeNow is kustomize without the cache.
+func (b *builder) kustomizeNow(fsys fs.FS, dir, kustomization string) {
 	kfile := path.Join(dir, kustomization)
 	rfs := &repoFS{fsys: fsys, originsIn: dir}
 	resources, err := runKustomize(rfs, dir)
@@ -92,6 +119,7 @@ func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 func runKustomize(rfs *repoFS, dir string) (res []*resource.Resource, err error) {
 	kustomizeMu.Lock()
 	defer kustomizeMu.Unlock()
+	kustomizeRuns.Add(1)
 	resetSchema()
 	defer resetSchema()
 	defer func() {

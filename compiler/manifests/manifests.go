@@ -117,8 +117,11 @@ const skipMarker = "+argocd:skip-file-rendering"
 // "+argocd:skip-file-rendering" marker. A folder Argo CD would render as a
 // Helm chart (a top-level file named *Chart.yaml) or that holds Jsonnet is
 // a problem, since platc builds neither.
-func Build(fsys fs.FS, dir string) ([]Object, []Problem) {
-	var b builder
+//
+// cache, if not nil, keeps the outcomes of kustomize builds for the next
+// call, in this process or another (see Cache); it must serve fsys alone.
+func Build(fsys fs.FS, dir string, cache Cache) ([]Object, []Problem) {
+	b := builder{cache: cache}
 	b.build(fsys, dir)
 	slices.SortFunc(b.objects, compareObjects)
 	slices.SortFunc(b.problems, compareProblems)
@@ -126,6 +129,7 @@ func Build(fsys fs.FS, dir string) ([]Object, []Problem) {
 }
 
 type builder struct {
+	cache    Cache
 	objects  []Object
 	problems []Problem
 }

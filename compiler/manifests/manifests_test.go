@@ -326,7 +326,7 @@ configMapGenerator:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			objects, problems := Build(tt.fsys, tt.dir)
+			objects, problems := Build(tt.fsys, tt.dir, nil)
 			if diff := cmp.Diff(tt.objects, objects); diff != "" {
 				t.Errorf("objects (-want +got):\n%s", diff)
 			}
@@ -488,7 +488,7 @@ func TestSampleFolders(t *testing.T) {
 	fsys := os.DirFS("../..")
 	for _, dir := range sampleFolders(t) {
 		t.Run(path.Base(dir), func(t *testing.T) {
-			objects, problems := Build(fsys, dir)
+			objects, problems := Build(fsys, dir, nil)
 			for _, p := range problems {
 				t.Errorf("%s", p)
 			}
@@ -512,7 +512,7 @@ func BenchmarkBuildSamples(b *testing.B) {
 	build := func(b *testing.B, dirs ...string) {
 		for b.Loop() {
 			for _, dir := range dirs {
-				if _, problems := Build(fsys, dir); len(problems) > 0 {
+				if _, problems := Build(fsys, dir, nil); len(problems) > 0 {
 					b.Fatal(problems)
 				}
 			}
@@ -536,14 +536,14 @@ func TestBuildConcurrently(t *testing.T) {
 	}
 	want := map[string]result{}
 	for _, dir := range dirs {
-		o, p := Build(fsys, dir)
+		o, p := Build(fsys, dir, nil)
 		want[dir] = result{o, p}
 	}
 	var wg sync.WaitGroup
 	for range 4 {
 		for _, dir := range dirs {
 			wg.Go(func() {
-				o, p := Build(fsys, dir)
+				o, p := Build(fsys, dir, nil)
 				if diff := cmp.Diff(want[dir], result{o, p}, cmp.AllowUnexported(result{})); diff != "" {
 					t.Errorf("%s (-sequential +concurrent):\n%s", dir, diff)
 				}
@@ -568,7 +568,7 @@ func TestBuildsAreIndependent(t *testing.T) {
 		"plain/thing.yaml", thing,
 	)
 	for i, tt := range []struct{ dir, namespace string }{{"plain", "team"}, {"custom", ""}, {"plain", "team"}} {
-		objects, problems := Build(fsys, tt.dir)
+		objects, problems := Build(fsys, tt.dir, nil)
 		want := []Object{{APIVersion: "example.com/v1", Kind: "Thing", Name: "t", Namespace: tt.namespace, File: tt.dir + "/thing.yaml"}}
 		if diff := cmp.Diff(want, objects); diff != "" || len(problems) > 0 {
 			t.Errorf("build %d of %s: %v (-want +got):\n%s", i+1, tt.dir, problems, diff)

@@ -15,15 +15,17 @@ import (
 // the spec is checked: kustomize then runs while the stacks compile and
 // the environments render.
 type Folders struct {
-	repo fs.FS
-	mu   sync.Mutex
-	dirs map[string]func() ([]manifests.Object, []manifests.Problem)
+	repo  fs.FS
+	cache manifests.Cache
+	mu    sync.Mutex
+	dirs  map[string]func() ([]manifests.Object, []manifests.Problem)
 }
 
 // BuildFolders starts building the folders of spec's repo-path modules in
 // repo, in parallel, and returns at once; Verify waits for what it reads.
-func BuildFolders(spec *model.Spec, repo fs.FS) *Folders {
-	f := &Folders{repo: repo, dirs: map[string]func() ([]manifests.Object, []manifests.Problem){}}
+// cache, if not nil, keeps kustomize's outcomes (manifests.Cache).
+func BuildFolders(spec *model.Spec, repo fs.FS, cache manifests.Cache) *Folders {
+	f := &Folders{repo: repo, cache: cache, dirs: map[string]func() ([]manifests.Object, []manifests.Problem){}}
 	var dirs []string
 	for _, m := range spec.Modules {
 		if m.Kind == model.KindPath {
@@ -40,7 +42,7 @@ func (f *Folders) build(dir string) ([]manifests.Object, []manifests.Problem) {
 	f.mu.Lock()
 	b := f.dirs[dir]
 	if b == nil {
-		b = sync.OnceValues(func() ([]manifests.Object, []manifests.Problem) { return manifests.Build(f.repo, dir) })
+		b = sync.OnceValues(func() ([]manifests.Object, []manifests.Problem) { return manifests.Build(f.repo, dir, f.cache) })
 		f.dirs[dir] = b
 	}
 	f.mu.Unlock()

@@ -44,8 +44,9 @@ type Input struct {
 	// platc embeds.
 	CRDs map[string][]byte
 	// Folders, when set, are the repo-path modules' folders, being built
-	// (BuildFolders); otherwise Verify builds them.
-	Folders *Folders
+	// (BuildFolders); otherwise Verify builds them, with KustomizeCache.
+	Folders        *Folders
+	KustomizeCache manifests.Cache
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.
@@ -75,7 +76,7 @@ type verifier struct {
 func Verify(in Input, log *diag.Log) {
 	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}}
 	if v.in.Folders == nil {
-		v.in.Folders = BuildFolders(in.Spec, in.Repo)
+		v.in.Folders = BuildFolders(in.Spec, in.Repo, in.KustomizeCache)
 	}
 	byEnv := map[string][]int{}
 	for i, f := range in.Files {

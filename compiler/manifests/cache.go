@@ -1,0 +1,186 @@
+package manifests
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Cache keeps the outcomes of kustomize builds from one run to the next: a
+// build costs milliseconds of kustomize's own set-up even for a small
+// kustomization, and a platform's kustomizations rarely change between two
+// renders. Build stores with each outcome what the build read (every file's
+// digest, every folder listing, every file looked up), and uses the outcome
+// again only when reading the same paths gives the same again: nothing a
+// build can see escapes the record. Keys are printable and safe as file
+// names. Get and Put may be called from several goroutines.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, data []byte)
+}
+
+// cacheFormat names the layout of a cache entry, and what produces it:
+// change it whenever an entry, or what Build makes of a build, changes.
+const cacheFormat = "platc kustomize cache 1"
+
+// cacheEntry is a kustomize build's outcome with what the build read.
+type cacheEntry struct {
+	Format   string
+	Reads    []read
+	Objects  []Object
+	Problems []Problem
+}
+
+// read is one look at the repository, and what it saw.
+type read struct {
+	Op, Name, Saw string
+}
+
+// cacheKey is the key of the build of the kustomization file kfile.
+func cacheKey(kfile string) string {
+	sum := sha256.Sum256([]byte(cacheFormat + "\x00" + kfile))
+	return "kustomize-" + hex.EncodeToString(sum[:16])
+}
+
+// cached returns the outcome of the build of kfile stored in cache, if
+// the repository fsys still reads as it did for that build.
+func cached(cache Cache, fsys fs.FS, kfile string) (*cacheEntry, bool) {
+	data, ok := cache.Get(cacheKey(kfile))
+	if !ok {
+		return nil, false
+	}
+	var e cacheEntry
+	if json.Unmarshal(data, &e) != nil || e.Format != cacheFormat {
+		return nil, false
+	}
+	for _, r := range e.Reads {
+		if look(fsys, r.Op, r.Name) != r.Saw {
+			return nil, false
+		}
+	}
+	return &e, true
+}
+
+// store records the outcome of the build of kfile, and what it read.
+func store(cache Cache, kfile string, reads []read, objects []Object, problems []Problem) {
+	data, err := json.Marshal(cacheEntry{Format: cacheFormat, Reads: reads, Objects: objects, Problems: problems})
+	if err == nil {
+		cache.Put(cacheKey(kfile), data)
+	}
+}
+
+// The operations of recordingFS, as look performs them.
+const (
+	opStat     = "stat"
+	opReadDir  = "readdir"
+	opReadFile = "readfile"
+)
+
+// look performs op on name in fsys and says what it saw, as a string that
+// changes whenever what a build could learn from the operation does.
+func look(fsys fs.FS, op, name string) string {
+	switch op {
+	case opStat:
+		return sawStat(fs.Stat(fsys, name))
+	case opReadDir:
+		return sawReadDir(fs.ReadDir(fsys, name))
+	case opReadFile:
+		return sawReadFile(fs.ReadFile(fsys, name))
+	}
+	return "unknown operation " + op
+}
+
+func sawStat(info fs.FileInfo, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("%v %d", info.Mode(), info.Size())
+}
+
+func sawReadDir(entries []fs.DirEntry, err error) string {
+	var b strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&b, "%s %v\n", e.Name(), e.Type())
+	}
+	if err != nil {
+		b.WriteString("error: " + err.Error())
+	}
+	return b.String()
+}
+
+func sawReadFile(data []byte, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// recordingFS is fsys, recording every look a build takes at it. It serves
+// what fsys serves, and records what look would see, so that the record
+// can be checked again later. A build that opens a file directly (none of
+// kustomize's adapter does: it reads through Stat, ReadDir and ReadFile)
+// cannot be recorded, and is not cached.
+type recordingFS struct {
+	fsys fs.FS
+
+	mu      sync.Mutex
+	reads   []read
+	seen    map[read]bool
+	unsound bool
+}
+
+func newRecordingFS(fsys fs.FS) *recordingFS {
+	return &recordingFS{fsys: fsys, seen: map[read]bool{}}
+}
+
+func (r *recordingFS) record(op, name, saw string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rd := read{Op: op, Name: name, Saw: saw}
+	if !r.seen[rd] {
+		r.seen[rd] = true
+		r.reads = append(r.reads, rd)
+	}
+}
+
+// Reads returns what was read, in a stable order.
+func (r *recordingFS) Reads() []read {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.reads)
+	slices.SortFunc(out, func(a, b read) int {
+		return strings.Compare(a.Op+"\x00"+a.Name+"\x00"+a.Saw, b.Op+"\x00"+b.Name+"\x00"+b.Saw)
+	})
+	return out
+}
+
+func (r *recordingFS) Open(name string) (fs.File, error) {
+	r.mu.Lock()
+	r.unsound = true
+	r.mu.Unlock()
+	return r.fsys.Open(name)
+}
+
+func (r *recordingFS) Stat(name string) (fs.FileInfo, error) {
+	info, err := fs.Stat(r.fsys, name)
+	r.record(opStat, name, sawStat(info, err))
+	return info, err
+}
+
+func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(r.fsys, name)
+	r.record(opReadDir, name, sawReadDir(entries, err))
+	return entries, err
+}
+
+func (r *recordingFS) ReadFile(name string) ([]byte, error) {
+	data, err := fs.ReadFile(r.fsys, name)
+	r.record(opReadFile, name, sawReadFile(data, err))
+	return data, err
+}

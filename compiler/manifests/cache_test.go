@@ -1,0 +1,116 @@
+package manifests
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// memCache is a Cache in memory.
+type memCache struct {
+	mu      sync.Mutex
+	entries map[string][]byte
+}
+
+func (c *memCache) Get(key string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	data, ok := c.entries[key]
+	return data, ok
+}
+
+func (c *memCache) Put(key string, data []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string][]byte{}
+	}
+	c.entries[key] = data
+}
+
+const cacheKustomization = `resources:
+  - deploy.yaml
+namePrefix: team-
+`
+
+const cacheDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+`
+
+// TestCacheReusesWhatStillHolds builds a kustomization with a cache, again
+// after each change to the repository, and checks each time that the
+// outcome is Build's without a cache, and that kustomize ran only when
+// something it read had changed.
+func TestCacheReusesWhatStillHolds(t *testing.T) {
+	fsys := fstest.MapFS{
+		"app/kustomization.yaml": {Data: []byte(cacheKustomization)},
+		"app/deploy.yaml":        {Data: []byte(cacheDeployment)},
+		"other/cm.yaml":          {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")},
+	}
+	cache := &memCache{}
+	steps := []struct {
+		name   string
+		change func()
+		runs   int64 // kustomize builds the step costs (a failing build runs twice: see kustomize)
+	}{
+		{"first build", func() {}, 1},
+		{"nothing changed", func() {}, 0},
+		{"a file kustomize does not read", func() { fsys["app/README.md"] = &fstest.MapFile{Data: []byte("hi")} }, 0},
+		{"a folder elsewhere", func() { fsys["other/cm.yaml"].Data = []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n") }, 0},
+		{"a resource", func() {
+			fsys["app/deploy.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(cacheDeployment, "web", "api", 1))}
+		}, 1},
+		{"the same again", func() {}, 0},
+		{"the kustomization", func() {
+			fsys["app/kustomization.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(cacheKustomization, "team-", "crew-", 1))}
+		}, 1},
+		{"a missing resource", func() { delete(fsys, "app/deploy.yaml") }, 2},
+		{"still missing", func() {}, 0},
+		{"a second kustomization file, which kustomize refuses", func() { fsys["app/kustomization.yml"] = &fstest.MapFile{Data: []byte(cacheKustomization)} }, 2},
+	}
+	for _, step := range steps {
+		step.change()
+		before := kustomizeRuns.Load()
+		objects, problems := Build(fsys, "app", cache)
+		if runs := kustomizeRuns.Load() - before; runs != step.runs {
+			t.Errorf("%s: kustomize ran %d times, want %d", step.name, runs, step.runs)
+		}
+		wantObjects, wantProblems := Build(fsys, "app", nil)
+		if diff := cmp.Diff(wantObjects, objects); diff != "" {
+			t.Errorf("%s: objects with the cache differ from a build (-build +cache):\n%s", step.name, diff)
+		}
+		if diff := cmp.Diff(wantProblems, problems); diff != "" {
+			t.Errorf("%s: problems with the cache differ from a build (-build +cache):\n%s", step.name, diff)
+		}
+	}
+}
+
+// TestCacheIgnoresBadEntries checks that an entry that does not decode, or
+// comes from another format, is rebuilt rather than used.
+func TestCacheIgnoresBadEntries(t *testing.T) {
+	fsys := fstest.MapFS{
+		"app/kustomization.yaml": {Data: []byte(cacheKustomization)},
+		"app/deploy.yaml":        {Data: []byte(cacheDeployment)},
+	}
+	want, _ := Build(fsys, "app", nil)
+	for _, entry := range []string{
+		"not json",
+		`{"Format":"platc kustomize cache 0","Objects":[{"Kind":"Stale"}]}`,
+	} {
+		cache := &memCache{}
+		cache.Put(cacheKey("app/kustomization.yaml"), []byte(entry))
+		before := kustomizeRuns.Load()
+		got, _ := Build(fsys, "app", cache)
+		if kustomizeRuns.Load() == before {
+			t.Errorf("entry %q was used", entry)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("entry %q: (-build +cache):\n%s", entry, diff)
+		}
+	}
+}
