@@ -227,18 +227,41 @@ func withMetadata(s *Schema) *Schema {
 // random functions (declared for checking only), and one variable per name
 // of vars.
 func newEnv(p *typeProvider, vars map[string]*types.Type) (*cel.Env, error) {
-	opts := append(Libraries(), cel.CustomTypeProvider(p),
+	opts := append(Libraries(), Functions()...)
+	opts = append(opts, cel.CustomTypeProvider(p))
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		opts = append(opts, cel.Variable(name, vars[name]))
+	}
+	return cel.NewEnv(opts...)
+}
+
+// OwnFunctions are the functions kro adds to CEL. platc declares them, so
+// that expressions using them type-check, but does not evaluate them: a
+// preview shows their result as known only in the cluster.
+var OwnFunctions = []string{"json.unmarshal", "json.marshal", "hash.fnv64a", "hash.sha256", "hash.md5", "random.seededString"}
+
+// Functions declares OwnFunctions, with kro v0.9's signatures.
+func Functions() []cel.EnvOption {
+	return []cel.EnvOption{
 		cel.Function("json.unmarshal", cel.Overload("json.unmarshal_string", []*cel.Type{cel.StringType}, cel.DynType)),
 		cel.Function("json.marshal", cel.Overload("json.marshal_dyn", []*cel.Type{cel.DynType}, cel.StringType)),
 		cel.Function("hash.fnv64a", cel.Overload("hash.fnv64a_string", []*cel.Type{cel.StringType}, cel.BytesType)),
 		cel.Function("hash.sha256", cel.Overload("hash.sha256_string", []*cel.Type{cel.StringType}, cel.BytesType)),
 		cel.Function("hash.md5", cel.Overload("hash.md5_string", []*cel.Type{cel.StringType}, cel.BytesType)),
 		cel.Function("random.seededString", cel.Overload("random.seededString_int_string", []*cel.Type{cel.IntType, cel.StringType}, cel.StringType)),
-	)
-	for _, name := range slices.Sorted(maps.Keys(vars)) {
-		opts = append(opts, cel.Variable(name, vars[name]))
 	}
-	return cel.NewEnv(opts...)
+}
+
+// CallsOwnFunction reports whether the checked expression e calls one of
+// OwnFunctions.
+func CallsOwnFunction(e ast.Expr) bool {
+	found := false
+	ast.PreOrderVisit(e, ast.NewExprVisitor(func(x ast.Expr) {
+		if x.Kind() == ast.CallKind && slices.Contains(OwnFunctions, x.AsCall().FunctionName()) {
+			found = true
+		}
+	}))
+	return found
 }
 
 // Libraries are the cel-go libraries of kro v0.9's environment: they set
@@ -304,11 +327,11 @@ func parse(src string) *parsed {
 	return &parsed{fresh: func() *cel.Ast { return cel.ParsedExprToAst(pe) }, iss: iss}
 }
 
-// freeIdents returns the identifiers that e refers to from outside: not the
+// FreeIdents returns the identifiers that e refers to from outside: not the
 // variables of an enclosing comprehension (macros, cel.bind), not the
 // namespace of a function such as strings.quote. Each name appears once,
 // in order of first use.
-func freeIdents(env *cel.Env, e ast.Expr) []string {
+func FreeIdents(env *cel.Env, e ast.Expr) []string {
 	var out []string
 	var walk func(e ast.Expr, bound []string)
 	walk = func(e ast.Expr, bound []string) {

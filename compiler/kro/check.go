@@ -307,7 +307,7 @@ func (c *checker) expr(idx int, path string, u use, src string) (t *types.Type, 
 		self = c.rgd.Resources[idx].ID
 	}
 	ok = true
-	for _, name := range freeIdents(c.env, parsed.NativeRep().Expr()) {
+	for _, name := range FreeIdents(c.env, parsed.NativeRep().Expr()) {
 		_, isRes := c.known[name]
 		switch {
 		case name == schemaVar && (u == inReadyWhen || u == inStatus):

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/platc/platc/compiler/kro"
@@ -18,7 +17,8 @@ import (
 // dynamic. kro's typed environment has checked the expressions already;
 // this one only computes values.
 func evalEnv(ids []string) (*cel.Env, error) {
-	opts := append(kro.Libraries(), cel.Variable("schema", cel.DynType))
+	opts := append(kro.Libraries(), kro.Functions()...)
+	opts = append(opts, cel.Variable("schema", cel.DynType))
 	for _, id := range ids {
 		opts = append(opts, cel.Variable(id, cel.DynType))
 	}
@@ -36,7 +36,10 @@ type evaluator struct {
 type program struct {
 	prg  cel.Program
 	refs []string
-	err  error
+	// kroOnly says the expression calls a function of kro's own
+	// (kro.OwnFunctions), which platc does not evaluate.
+	kroOnly bool
+	err     error
 }
 
 func newEvaluator(ids []string) (*evaluator, error) {
@@ -62,8 +65,11 @@ func (e *evaluator) program(expr string) program {
 	if iss.Err() != nil {
 		p.err = iss.Err()
 	} else {
-		p.refs = references(checked.NativeRep().Expr())
-		p.prg, p.err = e.env.Program(checked)
+		p.refs = kro.FreeIdents(e.env, checked.NativeRep().Expr())
+		p.kroOnly = kro.CallsOwnFunction(checked.NativeRep().Expr())
+		if !p.kroOnly {
+			p.prg, p.err = e.env.Program(checked)
+		}
 	}
 	e.progs[expr] = p
 	return p
@@ -88,7 +94,8 @@ func evalOutput(template string, schemaVar map[string]any) (any, error) {
 // has that expression's value; otherwise every expression must give a
 // string, and the parts are joined. pending, when set, decides which
 // expressions cannot be evaluated offline (they read what only the cluster
-// knows); they are written as placeholders instead.
+// knows); they are written as placeholders instead, as are the expressions
+// that call kro's own functions.
 func evalTemplate(e *evaluator, s string, vars map[string]any, pending func(refs []string) bool) (any, error) {
 	segs, err := kro.Scan(s)
 	if err != nil {
@@ -105,7 +112,7 @@ func evalTemplate(e *evaluator, s string, vars map[string]any, pending func(refs
 		if p.err != nil {
 			return nil, fmt.Errorf("%s: %v", seg.Text, p.err)
 		}
-		if pending != nil && pending(p.refs) {
+		if p.kroOnly || pending != nil && pending(p.refs) {
 			if standalone {
 				return Placeholder(seg.Text), nil
 			}
@@ -192,15 +199,4 @@ func normalize(v any) any {
 		return out
 	}
 	return v
-}
-
-// references returns the top-level identifiers an expression reads.
-func references(e ast.Expr) []string {
-	var out []string
-	ast.PreOrderVisit(e, ast.NewExprVisitor(func(x ast.Expr) {
-		if x.Kind() == ast.IdentKind {
-			out = append(out, x.AsIdent())
-		}
-	}))
-	return out
 }

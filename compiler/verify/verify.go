@@ -190,7 +190,13 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 		}
 		p, err := v.in.Stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, env.Name)
 		if err != nil {
-			continue // reported by rgd
+			// kro would fail the same way in the cluster.
+			where := inst.Client.Node.FieldPath("stacks")
+			if cs := inst.Client.Stack(inst.Stack.Model.Name); cs != nil {
+				where = cs.Path
+			}
+			v.errorf(where, "the %s instance for %s in %s does not evaluate: %v: fix the stack's expression or the instance's spec", inst.Stack.Model.Name, inst.Client.Name, env.Name, err)
+			continue
 		}
 		for _, r := range p.Resources {
 			if r.Object == nil || r.Kind != "Application" {
