@@ -11,9 +11,9 @@ import (
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/load"
-	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
@@ -36,14 +36,28 @@ type Options struct {
 	// CRDs, when set, are the CustomResourceDefinitions (by file name) to
 	// validate the output against instead of the embedded ones.
 	CRDs map[string][]byte
-	// KustomizeCache, when set, keeps the outcomes of kustomize builds
-	// from one compilation to the next (manifests.Cache).
-	KustomizeCache manifests.Cache
+	// Cache, when set, keeps what is costly to compute and rarely changes
+	// from one compilation to the next, even in another process: the
+	// outcomes of kustomize builds (manifests.Cache) and the parses of CEL
+	// expressions (kro.ReadParses).
+	Cache Cache
 	// ScanOutput also reads the output folder as it is now (Result.Existing),
 	// for commands that compare or write it. It is read while the spec
 	// compiles, once the spec has named the folder.
 	ScanOutput bool
 }
+
+// Cache is a store of byte strings by key, kept between compilations (the
+// CLI keeps one per repository in the user's cache directory). A failure to
+// read or write it only costs time. Get and Put may be called from several
+// goroutines.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, data []byte)
+}
+
+// celParsesKey is the Cache key of the CEL parses.
+const celParsesKey = "cel-parses"
 
 // Result is the outcome of a compilation.
 type Result struct {
@@ -76,11 +90,23 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// The embedded CRDs are read and compiled once per process; the
 	// spec loads on one core meanwhile.
 	go func() {
+		if opts.Cache != nil {
+			if data, ok := opts.Cache.Get(celParsesKey); ok {
+				kro.ReadParses(data)
+			}
+		}
 		rgd.Prepare()
 		if opts.CRDs == nil {
 			verify.Prepare()
 		}
 	}()
+	if opts.Cache != nil {
+		defer func() {
+			if data, changed := kro.WriteParses(); changed {
+				opts.Cache.Put(celParsesKey, data)
+			}
+		}()
+	}
 	// The output folder is read on another core while the spec loads. It
 	// is almost always the default one; a spec that names another has
 	// that one read as soon as it is known.
@@ -107,7 +133,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// Kustomize builds the repo-path modules' folders on other cores
 	// meanwhile. Verify reads them only if the spec checks; a folder the
 	// checks would refuse is not reachable through fsys anyway.
-	folders := verify.BuildFolders(spec, fsys, opts.KustomizeCache)
+	folders := verify.BuildFolders(spec, fsys, opts.Cache)
 	unchecked := &diag.Log{}
 	out, finished := compileUnchecked(spec, fsys, opts, folders, scan, unchecked)
 	if loaded.Checked() {
@@ -171,7 +197,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	}
 	out := compiled{outDir: spec.Platform.OutDir}
 	rendered := render.Render(spec, info, stacks)
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders, KustomizeCache: opts.KustomizeCache}, log)
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders, KustomizeCache: opts.Cache}, log)
 	if log.HasErrors() {
 		return out
 	}

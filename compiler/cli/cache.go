@@ -8,20 +8,20 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/platc/platc/compiler/manifests"
+	"github.com/platc/platc/compiler"
 )
 
-// CacheEnv names the environment variable that says where platc keeps
-// kustomize's outcomes between runs: a folder, or "off". Unset, it is the
-// platc folder of the user's cache directory (os.UserCacheDir).
+// CacheEnv names the environment variable that says where platc keeps its
+// cache (compiler.Options.Cache) between runs: a folder, or "off". Unset,
+// it is the platc folder of the user's cache directory (os.UserCacheDir).
 const CacheEnv = "PLATC_CACHE"
 
-// kustomizeCache returns the cache of the repository at dir, or nil when
+// openCache returns the cache of the repository at dir, or nil when
 // there is none: turned off, or no cache directory or executable to key it
 // by. Each repository has a folder of its own; each entry starts with the
 // identity of the platc executable that wrote it, so that another build of
 // platc (which may make something else of a build) does not use it.
-func kustomizeCache(dir string) manifests.Cache {
+func openCache(dir string) compiler.Cache {
 	base := os.Getenv(CacheEnv)
 	if base == "off" {
 		return nil
@@ -47,13 +47,13 @@ func kustomizeCache(dir string) manifests.Cache {
 	}
 	sum := sha256.Sum256([]byte(repo))
 	return &dirCache{
-		dir:      filepath.Join(base, "kustomize", hex.EncodeToString(sum[:12])),
+		dir:      filepath.Join(base, "repos", hex.EncodeToString(sum[:12])),
 		identity: fmt.Sprintf("%s %d %d\n", exe, info.Size(), info.ModTime().UnixNano()),
 	}
 }
 
-// dirCache is a manifests.Cache kept in a folder, one file per key. A
-// failure to read or write it only costs a kustomize build.
+// dirCache is a compiler.Cache kept in a folder, one file per key. A
+// failure to read or write it only costs time.
 type dirCache struct {
 	dir      string
 	identity string // the first line of every entry

@@ -43,13 +43,13 @@ func TestDirCache(t *testing.T) {
 	}
 }
 
-func TestKustomizeCacheOff(t *testing.T) {
+func TestOpenCacheOff(t *testing.T) {
 	t.Setenv(CacheEnv, "off")
-	if c := kustomizeCache("."); c != nil {
+	if c := openCache("."); c != nil {
 		t.Errorf("%s=off gives a cache: %#v", CacheEnv, c)
 	}
 	t.Setenv(CacheEnv, t.TempDir())
-	if c := kustomizeCache("."); c == nil {
+	if c := openCache("."); c == nil {
 		t.Errorf("%s=<folder> gives no cache", CacheEnv)
 	}
 }

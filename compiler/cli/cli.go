@@ -180,7 +180,7 @@ func (c *common) compile(stderr io.Writer, scan bool) (*compiled, int) {
 		return nil, ExitUsage
 	}
 	repo := &compiled{root: root}
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KustomizeCache: kustomizeCache(c.dir)}
+	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: openCache(c.dir)}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.

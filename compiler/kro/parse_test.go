@@ -62,3 +62,35 @@ func TestParseReportsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestParsesRoundTrip checks that the parses WriteParses writes come back
+// through ReadParses as Parse would make them.
+func TestParsesRoundTrip(t *testing.T) {
+	const src = `schema.spec.roundTrip.map(x, x + 1)`
+	want, iss := Parse(src)
+	if iss.Err() != nil {
+		t.Fatal(iss.Err())
+	}
+	data, changed := WriteParses()
+	if !changed {
+		t.Errorf("WriteParses says nothing is new after a parse")
+	}
+	parses.Delete(src)
+	ReadParses([]byte("not json"))
+	if _, ok := parses.Load(src); ok {
+		t.Fatalf("ReadParses of garbage added %s", src)
+	}
+	ReadParses(data)
+	if _, ok := parses.Load(src); !ok {
+		t.Fatalf("ReadParses did not add %s", src)
+	}
+	got, iss := Parse(src)
+	if iss.Err() != nil {
+		t.Fatal(iss.Err())
+	}
+	wantExpr, _ := cel.AstToParsedExpr(want)
+	gotExpr, _ := cel.AstToParsedExpr(got)
+	if diff := cmp.Diff(wantExpr, gotExpr, protocmp.Transform()); diff != "" {
+		t.Errorf("a parse read back differs (-parsed +read):\n%s", diff)
+	}
+}
