@@ -37,6 +37,9 @@ type Info struct {
 	Definitions, Instances map[string]*model.Module
 	// Kustomizations are the path modules whose folder is a kustomization.
 	Kustomizations map[string]bool
+	// StackOrder is every stack, each after the stacks it wires from: the
+	// order in which an instance's wired fields can be filled.
+	StackOrder []string
 }
 
 // Check applies every rule to spec. fsys is the repository, for the paths
@@ -54,6 +57,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 	c.parent = c.groups()
 	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations}
 	info.Definitions, info.Instances = c.stacks()
+	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
 	for _, env := range spec.Environments {
 		c.environment(env)

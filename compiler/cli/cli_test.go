@@ -345,7 +345,7 @@ func TestPreviewProblems(t *testing.T) {
 		{[]string{"cache", "-client", "green", "-env", "prod"}, cli.ExitProblems,
 			"platc preview: client green has no instance of stack cache in prod: the instances are blue in dev, green in dev, blue in prod\n"},
 		{[]string{"cash", "-client", "blue", "-env", "dev"}, cli.ExitProblems,
-			"platc preview: unknown stack \"cash\": the stacks are cache, frontend\n"},
+			"platc preview: unknown stack \"cash\": the stacks are cache, dashboard, frontend\n"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := platc(t, append([]string{"preview", "-C", "../../golden/stacks"}, tt.args...)...)

@@ -37,8 +37,18 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 		}
 	}
 	// Wiring reads the outputs of the other stack's instance, evaluated
-	// over that instance's own spec (with its defaults).
+	// over that instance's own spec (with its defaults, and its own wired
+	// fields: stacks are wired in check's order, each after those it wires
+	// from).
+	byStack := map[string][]*Instance{}
 	for _, inst := range out {
+		byStack[inst.Stack.Model.Name] = append(byStack[inst.Stack.Model.Name], inst)
+	}
+	var wired []*Instance
+	for _, name := range info.StackOrder {
+		wired = append(wired, byStack[name]...)
+	}
+	for _, inst := range wired {
 		for _, w := range inst.Stack.Model.Wiring {
 			from := byKey[key{inst.Client.Name, inst.Env.Name, w.FromStack}]
 			if from == nil || w.SpecPath == nil {
