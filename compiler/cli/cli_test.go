@@ -552,6 +552,30 @@ func TestReleaseMovesThePin(t *testing.T) {
 	}
 }
 
+// TestReleasePrintsWarningsOnce gives the sample a warning (a client value
+// the platform's wiring overrides): release compiles the spec as it is and
+// as it will be, and prints the warning once.
+func TestReleasePrintsWarningsOnce(t *testing.T) {
+	dir := sample(t)
+	loki := filepath.Join(dir, "clients/payments/observability/loki.yaml")
+	data, err := os.ReadFile(loki)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withRegion := strings.Replace(string(data), "loki:\n", "loki:\n  storage:\n    s3:\n      region: eu-west-1\n", 1)
+	if err := os.WriteFile(loki, []byte(withRegion), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := platc(t, "release", "-C", dir, "v0.12.0")
+	if code != cli.ExitOK {
+		t.Fatalf("release: exit %d, stderr:\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "warning: loki.storage.s3.region: the platform also sets") {
+		t.Errorf("release printed, want the one warning once:\n%s", stderr)
+	}
+}
+
 func TestReleaseRefusesAndWritesNothing(t *testing.T) {
 	dir := sample(t)
 	before := tree(t, dir)
