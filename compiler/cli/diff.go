@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/platc/platc/compiler/diff"
@@ -128,31 +129,55 @@ func readFolder(root, outDir string) (map[string][]byte, error) {
 }
 
 // readRevision reads the output root at a Git revision with git itself:
-// the one dependency a revision needs.
+// the one dependency a revision needs. It lists the files with one git
+// command and reads them all with another (git cat-file --batch): one
+// process per file costs more than the diff.
 func readRevision(dir, rev, outDir string) (map[string][]byte, error) {
-	list, err := git(dir, "ls-tree", "-r", "--name-only", rev, "--", outDir)
+	list, err := git(dir, nil, "ls-tree", "-r", "-z", rev, "--", outDir)
 	if err != nil {
 		return nil, fmt.Errorf("neither a folder nor a Git revision: %v", err)
 	}
-	files := map[string][]byte{}
-	for _, p := range strings.Split(strings.TrimSpace(string(list)), "\n") {
-		if !strings.HasSuffix(p, ".yaml") {
+	var paths []string
+	var ids strings.Builder
+	for _, entry := range strings.Split(string(list), "\x00") {
+		meta, p, ok := strings.Cut(entry, "\t")
+		fields := strings.Fields(meta) // mode, type, object name
+		if !ok || len(fields) != 3 || fields[1] != "blob" || !strings.HasSuffix(p, ".yaml") {
 			continue
 		}
-		data, err := git(dir, "show", rev+":"+p)
-		if err != nil {
-			return nil, err
-		}
-		files[p] = data
+		paths = append(paths, p)
+		ids.WriteString(fields[2] + "\n")
 	}
-	if len(files) == 0 {
+	if len(paths) == 0 {
 		return nil, fmt.Errorf("no rendered files under %s/ at this revision", outDir)
+	}
+	out, err := git(dir, strings.NewReader(ids.String()), "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		// Each object is "<name> <type> <size>\n<content>\n".
+		header, rest, ok := bytes.Cut(out, []byte("\n"))
+		fields := strings.Fields(string(header))
+		var size int
+		if ok && len(fields) == 3 {
+			size, err = strconv.Atoi(fields[2])
+		}
+		if !ok || len(fields) != 3 || err != nil || size < 0 || len(rest) < size+1 {
+			return nil, fmt.Errorf("git cat-file: cannot read %s at %s: %q", p, rev, header)
+		}
+		files[p] = rest[:size:size]
+		out = rest[size+1:]
 	}
 	return files, nil
 }
 
-func git(dir string, args ...string) ([]byte, error) {
+// git runs git in dir with the arguments, stdin as its input if not nil,
+// and returns its output.
+func git(dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Stdin = stdin
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	out, err := cmd.Output()
