@@ -111,20 +111,27 @@ func (c clientRepos) Set(v string) error {
 	return nil
 }
 
-func newFlags(name, summary string, stderr io.Writer) (*flag.FlagSet, *common) {
+// newFlags returns a command's flag set, with -C: usage is what follows
+// the command's name on its usage line, summary says what it does.
+// Commands that compile the spec add the compile flags (compileFlags).
+func newFlags(name, usage, summary string, stderr io.Writer) (*flag.FlagSet, *common) {
 	fs := flag.NewFlagSet("platc "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	c := &common{clientRepos: clientRepos{}}
+	c := &common{clientRepos: clientRepos{}, specDir: compiler.DefaultSpecDir}
 	fs.StringVar(&c.dir, "C", ".", "run in `dir`, the repository root")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: platc %s %s\n\n%s\n\nFlags:\n", name, usage, summary)
+		fs.PrintDefaults()
+	}
+	return fs, c
+}
+
+// compileFlags adds the flags of the commands that compile the spec.
+func (c *common) compileFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.specDir, "spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
 	fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
 	fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
 	fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: platc %s [flags]\n\n%s\n\nFlags:\n", name, summary)
-		fs.PrintDefaults()
-	}
-	return fs, c
 }
 
 // parse parses flags, which may come before, between or after the
@@ -140,6 +147,12 @@ func parse(fs *flag.FlagSet, args []string, max int) (positional []string, code 
 			return nil, ExitUsage, true
 		}
 		if fs.NArg() == 0 {
+			break
+		}
+		if read := len(args) - fs.NArg(); read > 0 && args[read-1] == "--" {
+			// After --, everything is positional, even what looks
+			// like a flag.
+			positional = append(positional, fs.Args()...)
 			break
 		}
 		positional = append(positional, fs.Arg(0))
@@ -231,7 +244,8 @@ func jsonEncoder(w io.Writer) *json.Encoder {
 }
 
 func runRender(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("render", "Render checks the spec and writes the output folder. On any problem it writes nothing.", stderr)
+	fs, c := newFlags("render", "[flags]", "Render checks the spec and writes the output folder. On any problem it writes nothing.", stderr)
+	c.compileFlags(fs)
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
 	}
@@ -258,11 +272,12 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("check", `Check renders the spec in memory and compares it with the output folder, for a
+	fs, c := newFlags("check", "[flags]", `Check renders the spec in memory and compares it with the output folder, for a
 pre-commit hook or CI. It exits 1 when they differ, with a line per file saying
 how (stale, missing, extra, or edited by hand), a summary, and a unified diff
 per file on stdout. With -format github, it writes GitHub Actions annotations
 that point at the files instead of the plain lines.`, stderr)
+	c.compileFlags(fs)
 	format := fs.String("format", "text", "`text` or github (GitHub Actions annotations)")
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
@@ -315,7 +330,8 @@ that point at the files instead of the plain lines.`, stderr)
 }
 
 func runVet(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("vet", "Vet runs every check on the spec and writes nothing. With -tag, it also\nrequires every pinned environment to pin that tag (for CI on a tag push).", stderr)
+	fs, c := newFlags("vet", "[flags]", "Vet runs every check on the spec and writes nothing. With -tag, it also\nrequires every pinned environment to pin that tag (for CI on a tag push).", stderr)
+	c.compileFlags(fs)
 	tag := fs.String("tag", "", "require every pinned environment to pin `vX.Y.Z`")
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
@@ -351,11 +367,10 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 }
 
 func runPreview(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("preview", `Preview evaluates a stack for one client's instance in one environment, offline,
+	fs, c := newFlags("preview", "[flags] <stack> -client <client> -env <environment>", `Preview evaluates a stack for one client's instance in one environment, offline,
 and prints the Applications kro would create. Values only the cluster knows
-(a primitive's status) are shown as <from the cluster: expression>.
-
-usage: platc preview [flags] <stack> -client <client> -env <environment>`, stderr)
+(a primitive's status) are shown as <from the cluster: expression>.`, stderr)
+	c.compileFlags(fs)
 	client := fs.String("client", "", "the `client` whose instance to preview")
 	env := fs.String("env", "", "the `environment` of the instance")
 	positional, code, stop := parse(fs, args, 1)

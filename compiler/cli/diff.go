@@ -16,14 +16,12 @@ import (
 )
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("diff", `Diff compares two renders object by object: the Applications, AppProjects,
+	fs, c := newFlags("diff", "[flags] OLD NEW", `Diff compares two renders object by object: the Applications, AppProjects,
 ResourceGraphDefinitions and stack instances added, removed and changed,
 grouped by environment, and for a change the fields with their old and new
 values. Each side is a Git revision of the repository (a tag, a branch, a
 commit) or a folder: a repository, or an output root. Ordering and formatting
-never show as a change.
-
-usage: platc diff [flags] OLD NEW`, stderr)
+never show as a change.`, stderr)
 	env := fs.String("env", "", "only this `environment` (and what every environment shares)")
 	client := fs.String("client", "", "only the stack instances of this `client`")
 	asJSON := fs.Bool("json", false, "print JSON")

@@ -11,12 +11,11 @@ import (
 )
 
 func runExplain(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("explain", `Explain shows the layers of Helm values that reach one Application, in Argo CD's
+	fs, c := newFlags("explain", "[flags] <environment>/<application> [values.path]", `Explain shows the layers of Helm values that reach one Application, in Argo CD's
 order (chart defaults, values files, values, valuesObject, parameters: a later
 layer wins), what each sets, and where. With a values path, what each layer
-sets for it and which wins; without, the merged values and the layer of each.
-
-usage: platc explain [flags] <environment>/<application> [values.path]`, stderr)
+sets for it and which wins; without, the merged values and the layer of each.`, stderr)
+	c.compileFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	positional, code, stop := parse(fs, args, 2)
 	if stop {

@@ -18,13 +18,12 @@ import (
 )
 
 func runRelease(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("release", `Release moves the pinned environments (the customers') to a new release tag:
+	fs, c := newFlags("release", "[flags] vMAJOR.MINOR.PATCH", `Release moves the pinned environments (the customers') to a new release tag:
 it edits the revision in the spec files in place (formatting and comments
 stay), checks the release (a valid tag newer than the current pin, every
 source in this repository at the tag, no branch or HEAD), and renders. On any
-problem it writes nothing.
-
-usage: platc release [flags] vMAJOR.MINOR.PATCH`, stderr)
+problem it writes nothing.`, stderr)
+	c.compileFlags(fs)
 	var envs stringList
 	fs.Var(&envs, "env", "release only this pinned `environment` (repeatable)")
 	positional, code, stop := parse(fs, args, 1)
