@@ -162,11 +162,6 @@ func isSemVer(v string) bool {
 	return semver.IsValid("v"+v) && strings.Count(core, ".") == 2
 }
 
-// isReleaseTag reports whether a Git revision is a release tag vX.Y.Z.
-func isReleaseTag(rev string) bool {
-	return strings.HasPrefix(rev, "v") && isSemVer(rev[1:])
-}
-
 // repoPathProblem says why p is not a usable folder inside the repository,
 // or returns "".
 func repoPathProblem(p string) string {
@@ -411,7 +406,7 @@ func (c *checker) environment(env *model.Environment) {
 	case !env.OK("revision"):
 	case env.Revision == "":
 		c.errorf(&env.Node, "revision", "empty revision: use HEAD, a branch, or a release tag")
-	case env.Pinned && !isReleaseTag(env.Revision):
+	case env.Pinned && !model.IsReleaseTag(env.Revision):
 		c.errorf(&env.Node, "revision", "pinned environment tracks %q: pin a release tag such as \"v1.2.3\", so that it reconciles against a fixed, reviewed release", env.Revision)
 	}
 	d := env.Destination

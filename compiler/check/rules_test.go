@@ -74,33 +74,6 @@ func TestPinProblemDoesNotTakeAWordWithAnXForARange(t *testing.T) {
 	}
 }
 
-func TestIsReleaseTag(t *testing.T) {
-	tests := []struct {
-		rev  string
-		want bool
-	}{
-		{"v1.2.3", true},
-		{"v0.11.0", true},
-		{"v10.0.100", true},
-		{"1.2.3", false},
-		{"v1.2", false},
-		{"v1", false},
-		{"v", false},
-		{"", false},
-		{"HEAD", false},
-		{"main", false},
-		{"vv1.2.3", false},
-		{"V1.2.3", false},
-		{"v01.2.3", false},
-		{"release-v1.2.3", false},
-	}
-	for _, tt := range tests {
-		if got := isReleaseTag(tt.rev); got != tt.want {
-			t.Errorf("isReleaseTag(%q) = %v, want %v", tt.rev, got, tt.want)
-		}
-	}
-}
-
 func TestRepoPathProblem(t *testing.T) {
 	tests := []struct {
 		path string

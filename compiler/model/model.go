@@ -9,6 +9,8 @@
 package model
 
 import (
+	"golang.org/x/mod/semver"
+
 	"github.com/platc/platc/compiler/diag"
 )
 
@@ -357,4 +359,13 @@ func (n *Node) Has(name string) bool {
 // Checks of a value look at it only where OK: load has reported the others.
 func (n *Node) OK(name string) bool {
 	return n.fields[name].ok
+}
+
+// IsReleaseTag reports whether rev is a release tag of the platform's
+// repository, which a pinned environment names: vMAJOR.MINOR.PATCH, with an
+// optional pre-release (v1.2.3-rc.1), in semantic versioning's canonical
+// form (no leading zeros), without build metadata (which semantic
+// versioning does not order).
+func IsReleaseTag(rev string) bool {
+	return semver.IsValid(rev) && semver.Canonical(rev) == rev && semver.Build(rev) == ""
 }

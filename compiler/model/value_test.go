@@ -64,3 +64,33 @@ func TestValue(t *testing.T) {
 		t.Errorf("Value (-want +got):\n%s", diff)
 	}
 }
+
+func TestIsReleaseTag(t *testing.T) {
+	tests := []struct {
+		rev  string
+		want bool
+	}{
+		{"v1.2.3", true},
+		{"v0.11.0", true},
+		{"v10.0.100", true},
+		{"1.2.3", false},
+		{"v1.2", false},
+		{"v1", false},
+		{"v", false},
+		{"", false},
+		{"HEAD", false},
+		{"main", false},
+		{"vv1.2.3", false},
+		{"V1.2.3", false},
+		{"v01.2.3", false},
+		{"release-v1.2.3", false},
+		{"v1.2.3-rc.1", true},
+		{"v1.2.3+build.5", false},
+		{"v1.2.3-rc.1+build.5", false},
+	}
+	for _, tt := range tests {
+		if got := IsReleaseTag(tt.rev); got != tt.want {
+			t.Errorf("IsReleaseTag(%q) = %v, want %v", tt.rev, got, tt.want)
+		}
+	}
+}

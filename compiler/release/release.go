@@ -32,7 +32,7 @@ type Move struct {
 // environment when envs is empty) to tag. It returns the edited spec files
 // by path, and what moved; problems go to log.
 func Pin(fsys fs.FS, spec *model.Spec, tag string, envs []string, log *diag.Log) (map[string][]byte, []Move) {
-	if !IsReleaseTag(tag) {
+	if !model.IsReleaseTag(tag) {
 		log.Errorf(diag.Pos{}, "", "%q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 		return nil, nil
 	}
@@ -55,7 +55,7 @@ func Pin(fsys fs.FS, spec *model.Spec, tag string, envs []string, log *diag.Log)
 		}
 		pos := env.At("revision")
 		switch {
-		case IsReleaseTag(env.Revision) && semver.Compare(tag, env.Revision) <= 0:
+		case model.IsReleaseTag(env.Revision) && semver.Compare(tag, env.Revision) <= 0:
 			log.Errorf(pos, env.FieldPath("revision"), "%s is not newer than the current pin %s: a release moves forward", tag, env.Revision)
 			continue
 		case !pos.IsValid() || pos.Line == 0:
@@ -122,10 +122,4 @@ func CheckTag(spec *model.Spec, tag string, log *diag.Log) {
 	if pinned == 0 {
 		log.Errorf(diag.Pos{}, "", "no pinned environment pins %s: mark a customer environment pinned: true", tag)
 	}
-}
-
-// IsReleaseTag reports whether tag is vMAJOR.MINOR.PATCH, with an optional
-// pre-release.
-func IsReleaseTag(tag string) bool {
-	return semver.IsValid(tag) && semver.Canonical(tag) == tag && semver.Build(tag) == ""
 }

@@ -161,17 +161,20 @@ func (v *verifier) pinnedSources(env *model.Environment, a app) {
 		switch {
 		case repo == v.in.Spec.Platform.RepoURL && rev != env.Revision:
 			v.errorf(a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
-		case !isTag(rev) && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
+		case !isFixedRevision(rev) && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
 			v.errorf(a.client.Values.FieldPath("revision"), "pinned environment %s reads client %s's values at %q of %s (Application %q): a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, a.name())
-		case !isTag(rev):
+		case !isFixedRevision(rev):
 			v.errorf(a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
 		}
 	}
 }
 
-// isTag reports whether a revision looks like a release tag, vX.Y.Z or
-// X.Y.Z, rather than a branch or HEAD.
-func isTag(rev string) bool {
+// isFixedRevision reports whether a revision of another repository (a
+// client's values, a module's Git source) names a release: a semantic
+// version tag, with or without the leading v (repositories differ, and
+// platc does not own their tags, unlike model.IsReleaseTag for its own).
+// A branch or HEAD moves, and is not fixed.
+func isFixedRevision(rev string) bool {
 	return releaseTag.MatchString(rev)
 }
 
