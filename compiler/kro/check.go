@@ -492,8 +492,9 @@ func takes(exp []string, t string) bool {
 	return slices.Contains(exp, t) || slices.Contains(exp, "any")
 }
 
-// joinPath appends a field to a path, as kro does: ["a.b"] for a name with a dot.
-func joinPath(path, field string) string {
+// JoinPath appends a field to a path of kro's (a Problem's Path), as kro
+// writes it: ["a.b"] for a name with a dot.
+func JoinPath(path, field string) string {
 	if field == "" || strings.ContainsAny(field, ".[]\"") {
 		return path + "[" + strconv.Quote(field) + "]"
 	}
@@ -522,12 +523,12 @@ func (c *checker) walk(i int, v any, s *Schema, path string) {
 				}
 				if fs == nil {
 					kind, _ := c.rgd.Resources[i].Template["kind"].(string)
-					c.errorf(i, joinPath(path, k), "field %q is not in the schema of %s%s: remove it or fix its name (kro: schema not found for field %s)",
+					c.errorf(i, JoinPath(path, k), "field %q is not in the schema of %s%s: remove it or fix its name (kro: schema not found for field %s)",
 						k, kind, diag.DidYouMean(k, slices.Sorted(maps.Keys(s.Properties))), k)
 					continue
 				}
 			}
-			c.walk(i, v[k], fs, joinPath(path, k))
+			c.walk(i, v[k], fs, JoinPath(path, k))
 		}
 	case []any:
 		if !takes(exp, "array") {
@@ -634,7 +635,7 @@ func (c *checker) stringPart(i int, path, e string, t *types.Type) {
 func (c *checker) checkStatus() *Schema {
 	s := &Schema{Type: "object", Properties: map[string]*Schema{}}
 	for _, k := range slices.Sorted(maps.Keys(c.rgd.Status)) {
-		path := joinPath("status", k)
+		path := JoinPath("status", k)
 		if slices.Contains(reservedStatus, k) {
 			c.errorf(-1, path, "status field %q is reserved: kro sets status.%s itself; rename the field", k, k)
 			continue
@@ -650,7 +651,7 @@ func (c *checker) statusValue(v any, path string) *Schema {
 	case map[string]any:
 		s := &Schema{Type: "object", Properties: map[string]*Schema{}}
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			s.Properties[k] = c.statusValue(v[k], joinPath(path, k))
+			s.Properties[k] = c.statusValue(v[k], JoinPath(path, k))
 		}
 		return s
 	case []any:

@@ -204,7 +204,7 @@ func validate(s *kro.Schema, v any, at string) []problem {
 			return []problem{{at, fmt.Sprintf("got %s, want an object", kindOf(v))}}
 		}
 		for _, name := range slices.Sorted(maps.Keys(m)) {
-			p := joinKro(at, name)
+			p := kro.JoinPath(at, name)
 			if f, ok := s.Properties[name]; ok {
 				out = append(out, validate(f, m[name], p)...)
 			} else if s.AdditionalProperties != nil {
@@ -260,13 +260,6 @@ func validate(s *kro.Schema, v any, at string) []problem {
 		out = append(out, problem{at, fmt.Sprintf("%s is not one of %s", kindOf(v), strings.Join(allowed, ", "))})
 	}
 	return out
-}
-
-func joinKro(at, name string) string {
-	if at == "" {
-		return name
-	}
-	return at + "." + name
 }
 
 func kindOf(v any) string {

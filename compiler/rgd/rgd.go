@@ -15,6 +15,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -198,7 +199,11 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 			continue // reported by check
 		}
 		values = object.SetPath(values, w.ValuesPath, w.Expr)
-		b.origins[m.ID+"|"+valuesObject+"."+strings.Join(w.ValuesPath, ".")] = w.Path
+		at := valuesObject
+		for _, label := range w.ValuesPath {
+			at = kro.JoinPath(at, label)
+		}
+		b.origins[m.ID+"|"+at] = w.Path
 	}
 	helm := object.NewMap().
 		Set("releaseName", name).
@@ -285,19 +290,36 @@ func (b *builder) origin(resource, kroPath string) string {
 	return best
 }
 
-// appendKroPath appends a kro path ("a.b[0].c") to a spec path, label by
-// label; list indices stay on their label.
+// appendKroPath appends a kro path (a.b[0].c["d.e"], as kro.JoinPath
+// writes it) to a spec path, label by label; list indices stay on their
+// label.
 func appendKroPath(base, kroPath string) string {
-	if kroPath == "" {
-		return base
-	}
-	for _, label := range strings.Split(kroPath, ".") {
-		name, index, _ := strings.Cut(label, "[")
-		if name != "" {
-			base = diag.JoinPath(base, name)
-		}
-		if index != "" {
-			base += "[" + index
+	for p := kroPath; p != ""; {
+		switch {
+		case strings.HasPrefix(p, `["`):
+			q, err := strconv.QuotedPrefix(p[1:])
+			label, uerr := strconv.Unquote(q)
+			if err != nil || uerr != nil || !strings.HasPrefix(p[1+len(q):], "]") {
+				return diag.JoinPath(base, p) // not kro's: keep it whole
+			}
+			base = diag.JoinPath(base, label)
+			p = p[1+len(q)+1:]
+		case p[0] == '[':
+			end := strings.IndexByte(p, ']')
+			if end < 0 {
+				return diag.JoinPath(base, p)
+			}
+			base += p[:end+1]
+			p = p[end+1:]
+		case p[0] == '.':
+			p = p[1:]
+		default:
+			end := strings.IndexAny(p, ".[")
+			if end < 0 {
+				end = len(p)
+			}
+			base = diag.JoinPath(base, p[:end])
+			p = p[end:]
 		}
 	}
 	return base
