@@ -6,8 +6,15 @@
 package schemas
 
 import (
+	"bytes"
 	"embed"
+	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
+	"sync"
+
+	"sigs.k8s.io/yaml"
 )
 
 // PlatformCUE is the CUE schema of the spec language; #Spec is its top.
@@ -31,3 +38,22 @@ func CRDs() map[string][]byte {
 	}
 	return out
 }
+
+// CRDObjects returns the embedded CustomResourceDefinitions decoded as plain
+// data (map[string]any, []any, strings, float64, bools): the documents of
+// each file, by file name, as CRDs names them. They are decoded once per
+// process and shared: treat them as read-only.
+var CRDObjects = sync.OnceValues(func() (map[string][]map[string]any, error) {
+	files := CRDs()
+	out := map[string][]map[string]any{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		for i, doc := range bytes.Split(files[name], []byte("\n---\n")) {
+			var crd map[string]any
+			if err := yaml.Unmarshal(doc, &crd); err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
+			}
+			out[name] = append(out[name], crd)
+		}
+	}
+	return out, nil
+})

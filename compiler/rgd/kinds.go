@@ -1,14 +1,13 @@
 package rgd
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/platc/platc/compiler/kro"
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/schemas"
 )
 
@@ -40,39 +39,26 @@ func loadKinds() (map[string]kind, error) {
 
 func readKinds() (map[string]kind, error) {
 	kinds := map[string]kind{}
-	files := schemas.CRDs()
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
+	files, err := schemas.CRDObjects()
+	if err != nil {
+		return nil, err
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		for _, doc := range bytes.Split(files[name], []byte("\n---\n")) {
-			var crd struct {
-				Spec struct {
-					Group    string
-					Names    struct{ Kind string }
-					Versions []struct {
-						Name   string
-						Served bool
-						Schema struct {
-							OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
-						}
-					}
-				}
-			}
-			if err := yaml.Unmarshal(doc, &crd); err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			for _, v := range crd.Spec.Versions {
-				if !v.Served {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		for _, crd := range files[name] {
+			group, _ := object.Lookup(crd, "spec", "group").(string)
+			kindName, _ := object.Lookup(crd, "spec", "names", "kind").(string)
+			versions, _ := object.Lookup(crd, "spec", "versions").([]any)
+			for _, v := range versions {
+				if served, _ := object.Lookup(v, "served").(bool); !served {
 					continue
 				}
-				kinds[crd.Spec.Names.Kind] = kind{
-					apiVersion: crd.Spec.Group + "/" + v.Name,
-					schema:     SchemaFromOpenAPI(v.Schema.OpenAPIV3Schema),
+				version, _ := object.Lookup(v, "name").(string)
+				openAPI, _ := object.Lookup(v, "schema", "openAPIV3Schema").(map[string]any)
+				kinds[kindName] = kind{
+					apiVersion: group + "/" + version,
+					schema:     SchemaFromOpenAPI(openAPI),
 					// Argo CD's and kro's own kinds are not primitives.
-					primitive: crd.Spec.Group != "argoproj.io" && crd.Spec.Group != "kro.run",
+					primitive: group != "argoproj.io" && group != "kro.run",
 				}
 			}
 		}

@@ -15,7 +15,11 @@ import (
 
 // embedded returns the validator of the CRDs platc carries, compiled once.
 var embedded = sync.OnceValues(func() (*validate.Validator, error) {
-	return validate.FromCRDs(schemas.CRDs())
+	crds, err := schemas.CRDObjects()
+	if err != nil {
+		return nil, err
+	}
+	return validate.FromObjects(crds)
 })
 
 // Prepare compiles the validator of the CRDs platc carries, which every
