@@ -250,3 +250,18 @@ func ParentPath(p string) string {
 	}
 	return p[:end]
 }
+
+// YAMLError splits an error of the YAML parser (go.yaml.in/yaml), which
+// reads "yaml: line 3: mapping values are not allowed here", into the line
+// (0 when it names none) and the message without the prefix.
+func YAMLError(err error) (line int, msg string) {
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil && l > 0 {
+				return l, after
+			}
+		}
+	}
+	return 0, msg
+}

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
@@ -346,6 +347,24 @@ func TestParentPathUndoesJoinPath(t *testing.T) {
 			if got := ParentPath(p); got != base {
 				t.Errorf("ParentPath(JoinPath(%q, %q) = %q) = %q, want %q", base, label, p, got, base)
 			}
+		}
+	}
+}
+
+func TestYAMLError(t *testing.T) {
+	for _, tt := range []struct {
+		err  string
+		line int
+		msg  string
+	}{
+		{"yaml: line 3: mapping values are not allowed here", 3, "mapping values are not allowed here"},
+		{"yaml: control characters are not allowed", 0, "control characters are not allowed"},
+		{"yaml: line x: odd", 0, "line x: odd"},
+		{"something else", 0, "something else"},
+	} {
+		line, msg := YAMLError(errors.New(tt.err))
+		if line != tt.line || msg != tt.msg {
+			t.Errorf("YAMLError(%q) = %d, %q; want %d, %q", tt.err, line, msg, tt.line, tt.msg)
 		}
 	}
 }

@@ -266,21 +266,6 @@ func yamlError(name string, err error) error {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		return &FileError{diag.Pos{File: name}, te.Errors[0]}
 	}
-	msg := err.Error()
-	// go-yaml writes "yaml: line 3: mapping values are not allowed here".
-	var line int
-	if _, scanErr := fmt.Sscanf(msg, "yaml: line %d:", &line); scanErr == nil {
-		if i := bytes.IndexByte([]byte(msg), ':'); i >= 0 {
-			rest := msg[len(fmt.Sprintf("yaml: line %d: ", line)):]
-			return &FileError{diag.Pos{File: name, Line: line}, rest}
-		}
-	}
-	return &FileError{diag.Pos{File: name}, trimYAMLPrefix(msg)}
-}
-
-func trimYAMLPrefix(msg string) string {
-	if len(msg) > 6 && msg[:6] == "yaml: " {
-		return msg[6:]
-	}
-	return msg
+	line, msg := diag.YAMLError(err)
+	return &FileError{diag.Pos{File: name, Line: line}, msg}
 }

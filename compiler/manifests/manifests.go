@@ -40,7 +40,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +47,8 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // Object is one Kubernetes object a folder yields.
@@ -326,8 +327,6 @@ func lineAt(data []byte, offset int64) int {
 	return bytes.Count(data[:offset], []byte("\n")) + 1
 }
 
-var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // yamlObjects reads the documents of a YAML stream as Argo CD does: empty
 // documents are skipped, Lists are expanded. A document that is not an
 // object is a problem; reading stops at the first syntax error.
@@ -341,11 +340,7 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 			break
 		}
 		if err != nil {
-			line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
-			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-				line, _ = strconv.Atoi(m[1])
-				msg = m[2]
-			}
+			line, msg := diag.YAMLError(err)
 			b.problem(file, line, "invalid YAML: %s: fix the syntax", msg)
 			break
 		}
