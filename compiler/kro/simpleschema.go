@@ -450,7 +450,9 @@ func (p *ssParser) applyMarkers(s *Schema, typ string, markers []marker, path st
 			s.Description = m.value
 		case "minimum", "maximum":
 			f, err := strconv.ParseFloat(m.value, 64)
-			if err != nil {
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				// NaN and infinities parse, but a CRD, which is JSON,
+				// cannot hold them.
 				bad(m, "write a number")
 				continue
 			}
@@ -566,7 +568,33 @@ func parseDefault(s *Schema, raw string) (any, string) {
 		return nil, "write it as JSON, such as " + exampleValue(s)
 	}
 	v = normalizeJSON(v)
+	if !finite(v) {
+		return nil, "write a number a CRD can hold (a float64), such as " + exampleValue(s)
+	}
 	return v, changeDefault(checkValue(s, v))
+}
+
+// finite reports whether every number in v is finite: normalizeJSON turns a
+// number too large for a float64 into an infinity, which JSON, and so a
+// CRD, cannot hold.
+func finite(v any) bool {
+	switch v := v.(type) {
+	case float64:
+		return !math.IsNaN(v) && !math.IsInf(v, 0)
+	case map[string]any:
+		for _, x := range v {
+			if !finite(x) {
+				return false
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if !finite(x) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // changeDefault turns why a default does not fit into a message that says

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"math"
 	"path"
 	"strings"
 	"sync"
@@ -48,7 +47,7 @@ func (v *verifier) schemasCheck() {
 	instances := map[string][]map[string]any{}
 	if v.in.Stacks != nil {
 		for _, st := range v.in.Spec.Stacks {
-			if crd := v.in.Stacks.Stacks[st.Name].CRD(); crd != nil && finite(crd) {
+			if crd := v.in.Stacks.Stacks[st.Name].CRD(); crd != nil {
 				instances["the CRD kro generates for stack "+st.Name] = []map[string]any{crd}
 			}
 		}
@@ -84,29 +83,4 @@ func (v *verifier) schemasCheck() {
 			}
 		}
 	})
-}
-
-// finite reports whether every number in v is finite. The CRD kro generates
-// for a stack whose schema says minimum=NaN, or default=1e400, holds a
-// number that JSON cannot write: verify leaves such a CRD out, as it did
-// when it went through YAML, and objects of its kind are refused as of a
-// kind no CRD defines.
-func finite(v any) bool {
-	switch v := v.(type) {
-	case float64:
-		return !math.IsNaN(v) && !math.IsInf(v, 0)
-	case map[string]any:
-		for _, x := range v {
-			if !finite(x) {
-				return false
-			}
-		}
-	case []any:
-		for _, x := range v {
-			if !finite(x) {
-				return false
-			}
-		}
-	}
-	return true
 }
