@@ -8,7 +8,6 @@ package diag
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -211,13 +210,30 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-var plainLabel = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+// isPlainLabel reports whether label needs no quotes in a spec path: it
+// matches [A-Za-z_$][A-Za-z0-9_$-]*. (A loop, not a regular expression:
+// every field of a spec passes here.)
+func isPlainLabel(label string) bool {
+	if label == "" {
+		return false
+	}
+	for i := 0; i < len(label); i++ {
+		c := label[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_', c == '$':
+		case i > 0 && ('0' <= c && c <= '9' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // JoinPath appends a label to a spec path, quoting the label where it is not
 // a plain identifier (a wiring key with dots, say), so that every stage
 // writes the same path for the same value.
 func JoinPath(base, label string) string {
-	if !plainLabel.MatchString(label) {
+	if !isPlainLabel(label) {
 		label = strconv.Quote(label)
 	}
 	if base == "" {

@@ -2,6 +2,7 @@ package diag
 
 import (
 	"errors"
+	"regexp"
 	"sync"
 	"testing"
 
@@ -365,6 +366,24 @@ func TestYAMLError(t *testing.T) {
 		line, msg := YAMLError(errors.New(tt.err))
 		if line != tt.line || msg != tt.msg {
 			t.Errorf("YAMLError(%q) = %d, %q; want %d, %q", tt.err, line, msg, tt.line, tt.msg)
+		}
+	}
+}
+
+// TestIsPlainLabel compares isPlainLabel with the regular expression it
+// stands for, on every string of up to two bytes from a set that covers
+// each class.
+func TestIsPlainLabel(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+	chars := []string{"", "a", "Z", "_", "$", "0", "9", "-", ".", " ", "\"", "é", "\x00"}
+	for _, a := range chars {
+		for _, b := range chars {
+			for _, c := range chars {
+				s := a + b + c
+				if got, want := isPlainLabel(s), re.MatchString(s); got != want {
+					t.Errorf("isPlainLabel(%q) = %v, want %v", s, got, want)
+				}
+			}
 		}
 	}
 }

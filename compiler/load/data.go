@@ -99,8 +99,43 @@ func fromSyntax(files []*ast.File) (*Value, bool) {
 }
 
 // index finds the fields of the structs fromSyntax builds: a struct may be
-// declared in several places, and each declaration adds to it.
+// declared in several places, and each declaration adds to it. A small
+// struct is searched field by field; a large one (a collection of modules
+// or environments) gets a map.
 type index map[*Value]map[string]*Value
+
+// smallStruct is the most fields a struct has for a search field by field.
+const smallStruct = 16
+
+func (idx *index) lookup(parent *Value, name string) *Value {
+	if len(parent.Fields) <= smallStruct {
+		for _, f := range parent.Fields {
+			if f.Name == name {
+				return f.Value
+			}
+		}
+		return nil
+	}
+	if *idx == nil {
+		*idx = index{}
+	}
+	fields := (*idx)[parent]
+	if fields == nil {
+		fields = make(map[string]*Value, len(parent.Fields))
+		for _, f := range parent.Fields {
+			fields[f.Name] = f.Value
+		}
+		(*idx)[parent] = fields
+	}
+	return fields[name]
+}
+
+func (idx *index) add(parent *Value, name string, v *Value) {
+	parent.Fields = append(parent.Fields, Field{Name: name, Value: v})
+	if fields := (*idx)[parent]; fields != nil {
+		fields[name] = v
+	}
+}
 
 func (idx *index) addField(parent *Value, f *ast.Field) bool {
 	if f.Alias != nil || f.Constraint != token.ILLEGAL || len(f.Attrs) > 0 {
@@ -110,19 +145,11 @@ func (idx *index) addField(parent *Value, f *ast.Field) bool {
 	if !ok {
 		return false
 	}
-	if *idx == nil {
-		*idx = index{}
-	}
-	fields := (*idx)[parent]
-	if fields == nil {
-		fields = map[string]*Value{}
-		(*idx)[parent] = fields
-	}
-	if prev, seen := fields[name]; seen {
+	if prev := idx.lookup(parent, name); prev != nil {
 		// CUE unifies the declarations: structs merge, anything else
-		// must be equal, which CUE checks and reports.
-		// CUE places a struct declared several times at the last
-		// declaration; so does this.
+		// must be equal, which CUE checks and reports. CUE places a
+		// struct declared several times at the last declaration; so
+		// does this.
 		s, isStruct := f.Value.(*ast.StructLit)
 		if !isStruct || prev.Kind != Struct {
 			return false
@@ -134,8 +161,7 @@ func (idx *index) addField(parent *Value, f *ast.Field) bool {
 	if !ok {
 		return false
 	}
-	fields[name] = v
-	parent.Fields = append(parent.Fields, Field{Name: name, Value: v})
+	idx.add(parent, name, v)
 	return true
 }
 

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -217,6 +218,18 @@ func TestFromSyntaxRefusesWhatNeedsCUE(t *testing.T) {
 			}
 		})
 	}
+	// A struct large enough to be searched with a map: a field declared
+	// twice is found there too.
+	var large strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&large, "x: f%d: 1\n", i)
+	}
+	large.WriteString("x: f7: 1\n")
+	if f, err := parser.ParseFile("x.cue", "package p\n"+large.String()); err != nil {
+		t.Fatal(err)
+	} else if _, ok := fromSyntax([]*ast.File{f}); ok {
+		t.Errorf("fromSyntax reads a scalar declared twice in a large struct; only CUE's evaluation can")
+	}
 	f, err := parser.ParseFile("x.cue", "package p\nimport \"strings\"\nx: strings.ToUpper(\"a\")")
 	if err != nil {
 		t.Fatal(err)
@@ -280,4 +293,30 @@ func plainData(v *Value) any {
 // declsOf is the declarations Begin indexes.
 func declsOf(files []*ast.File) map[string]diag.Pos {
 	return indexDecls(files, &diag.Log{})
+}
+
+// TestFromSyntaxMergesLargeStructs declares a large struct (searched with a
+// map) in two places, a struct inside it in two more, and compares the
+// reading with CUE's.
+func TestFromSyntaxMergesLargeStructs(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("package p\n")
+	for i := range 40 {
+		fmt.Fprintf(&src, "x: f%02d: {a: %d}\n", i, i)
+	}
+	src.WriteString("x: {f03: b: 2, g: 1}\nx: f39: c: 3\n")
+	f, err := parser.ParseFile("sources/x.cue", src.String(), parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := fromSyntax([]*ast.File{f})
+	if !ok {
+		t.Fatal("fromSyntax refuses a plain spec")
+	}
+	if n := len(got.Lookup("x").Fields); n != 41 {
+		t.Errorf("x has %d fields, want 41", n)
+	}
+	if diff := cmp.Diff(evaluated(t, []*ast.File{f}).Fields, got.Fields); diff != "" {
+		t.Errorf("fromSyntax (+) differs from the evaluated spec (-):\n%s", diff)
+	}
 }
