@@ -320,3 +320,43 @@ func TestFromSyntaxMergesLargeStructs(t *testing.T) {
 		t.Errorf("fromSyntax (+) differs from the evaluated spec (-):\n%s", diff)
 	}
 }
+
+// FuzzFromSyntax checks, on any file that parses, that what fromSyntax
+// reads is what CUE evaluates (positions and order included), and that it
+// refuses rather than reads anything CUE rejects.
+func FuzzFromSyntax(f *testing.F) {
+	for _, seed := range []string{
+		`x: 1`,
+		`x: {a: "s", b: [1, 2.5, true, null]}`,
+		"x: a: b: 1\nx: a: c: 'b'\ny: -3",
+		`"a.b": {"c d": 0x10, e: 1e3, f: 1Ki}`,
+		"x: \"\"\"\n\tmulti\n\t\"\"\"",
+		`x: #"raw\n"#`,
+		`x: [{a: 1}, {b: [[]]}]`,
+		`x: {}, y: []`,
+		`x: 1, x: 2`,
+		`x: {a: 1}, x: {a: 1}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := parser.ParseFile("sources/x.cue", "package p\n"+src, parser.ParseComments)
+		if err != nil {
+			return
+		}
+		got, ok := fromSyntax([]*ast.File{file})
+		if !ok {
+			return
+		}
+		v, err := build("sources", []*ast.File{file})
+		if err != nil {
+			t.Fatalf("fromSyntax reads %q, which does not build: %v", src, err)
+		}
+		if err := v.Validate(cue.Concrete(true)); err != nil {
+			t.Fatalf("fromSyntax reads %q, which CUE rejects: %v", src, err)
+		}
+		if diff := cmp.Diff(fromCUE(v, true, declsOf([]*ast.File{file})).Fields, got.Fields); diff != "" {
+			t.Fatalf("fromSyntax(%q) (+) differs from the evaluated spec (-):\n%s", src, diff)
+		}
+	})
+}
