@@ -54,11 +54,10 @@ func evaluated(t *testing.T, files []*ast.File) *Value {
 	return fromCUE(v, true, declsOf(files))
 }
 
-// TestSyntaxReadsAsCUEEvaluates checks what Begin relies on when it reads a
-// plain-data spec from its syntax: the result is the Value that evaluating
-// the spec gives, positions and field order included. It reads the sample
-// platform, every golden case, and generated platforms.
-func TestSyntaxReadsAsCUEEvaluates(t *testing.T) {
+// specRepos are the repositories whose specs the tests read: the sample
+// platform and every golden case, by name.
+func specRepos(t *testing.T) map[string]fs.FS {
+	t.Helper()
 	repos := map[string]fs.FS{"sample": os.DirFS("../..")}
 	cases, err := filepath.Glob("../../golden/*/sources")
 	if err != nil {
@@ -67,6 +66,15 @@ func TestSyntaxReadsAsCUEEvaluates(t *testing.T) {
 	for _, c := range cases {
 		repos["golden/"+filepath.Base(filepath.Dir(c))] = os.DirFS(filepath.Dir(c))
 	}
+	return repos
+}
+
+// TestSyntaxReadsAsCUEEvaluates checks what Begin relies on when it reads a
+// plain-data spec from its syntax: the result is the Value that evaluating
+// the spec gives, positions and field order included. It reads the sample
+// platform, every golden case, and generated platforms.
+func TestSyntaxReadsAsCUEEvaluates(t *testing.T) {
+	repos := specRepos(t)
 	for _, size := range []string{"sample", "10x100"} {
 		repos["synth/"+size] = synth.Platform(synth.Sizes[size])
 	}
@@ -96,14 +104,7 @@ func TestSyntaxReadsAsCUEEvaluates(t *testing.T) {
 // schema's at the schema). It reads the sample platform and every golden
 // case that fits the schema.
 func TestSchemaAddsNothingToRead(t *testing.T) {
-	repos := map[string]fs.FS{"sample": os.DirFS("../..")}
-	cases, err := filepath.Glob("../../golden/*/sources")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		repos["golden/"+filepath.Base(filepath.Dir(c))] = os.DirFS(filepath.Dir(c))
-	}
+	repos := specRepos(t)
 	compared := 0
 	for name, fsys := range repos {
 		t.Run(name, func(t *testing.T) {
