@@ -83,11 +83,13 @@ func Verify(in Input, log *diag.Log) {
 		byEnv[f.Env] = append(byEnv[f.Env], i)
 		v.folderFiles[path.Dir(f.Path)] = append(v.folderFiles[path.Dir(f.Path)], path.Base(f.Path))
 	}
-	v.folders()
+	// The environments read the folders they need as kustomize finishes
+	// them; the folders' own checks come after, when all are built.
 	object.Parallel(len(in.Spec.Environments), func(i int) {
 		env := in.Spec.Environments[i]
 		v.environment(env, byEnv[env.Name])
 	})
+	v.folders()
 	v.secrets()
 	v.schemasCheck()
 }
