@@ -11,14 +11,14 @@ import (
 	"sync"
 )
 
-// Cache keeps the outcomes of kustomize builds from one run to the next: a
+// Cache keeps the outcomes of Build from one run to the next: a kustomize
 // build costs milliseconds of kustomize's own set-up even for a small
-// kustomization, and a platform's kustomizations rarely change between two
-// renders. Build stores with each outcome what the build read (every file's
-// digest, every folder listing, every file looked up), and uses the outcome
-// again only when reading the same paths gives the same again: nothing a
-// build can see escapes the record. Keys are printable and safe as file
-// names. Get and Put may be called from several goroutines.
+// kustomization, and a platform's folders rarely change between two
+// renders. Build stores with each folder's outcome what building it read
+// (every file's digest, every folder listing, every file looked up), and
+// uses the outcome again only when reading the same paths gives the same
+// again: nothing a build can see escapes the record. Keys are printable and
+// safe as file names. Get and Put may be called from several goroutines.
 type Cache interface {
 	Get(key string) ([]byte, bool)
 	Put(key string, data []byte)
@@ -26,9 +26,9 @@ type Cache interface {
 
 // cacheFormat names the layout of a cache entry, and what produces it:
 // change it whenever an entry, or what Build makes of a build, changes.
-const cacheFormat = "platc kustomize cache 1"
+const cacheFormat = "platc manifests cache 2"
 
-// cacheEntry is a kustomize build's outcome with what the build read.
+// cacheEntry is a folder's outcome with what building it read.
 type cacheEntry struct {
 	Format   string
 	Reads    []read
@@ -41,16 +41,16 @@ type read struct {
 	Op, Name, Saw string
 }
 
-// cacheKey is the key of the build of the kustomization file kfile.
-func cacheKey(kfile string) string {
-	sum := sha256.Sum256([]byte(cacheFormat + "\x00" + kfile))
-	return "kustomize-" + hex.EncodeToString(sum[:16])
+// cacheKey is the key of the build of the folder dir.
+func cacheKey(dir string) string {
+	sum := sha256.Sum256([]byte(cacheFormat + "\x00" + dir))
+	return "manifests-" + hex.EncodeToString(sum[:16])
 }
 
-// cached returns the outcome of the build of kfile stored in cache, if
-// the repository fsys still reads as it did for that build.
-func cached(cache Cache, fsys fs.FS, kfile string) (*cacheEntry, bool) {
-	data, ok := cache.Get(cacheKey(kfile))
+// cached returns the outcome of the build of dir stored in cache, if the
+// repository fsys still reads as it did for that build.
+func cached(cache Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
+	data, ok := cache.Get(cacheKey(dir))
 	if !ok {
 		return nil, false
 	}
@@ -66,11 +66,11 @@ func cached(cache Cache, fsys fs.FS, kfile string) (*cacheEntry, bool) {
 	return &e, true
 }
 
-// store records the outcome of the build of kfile, and what it read.
-func store(cache Cache, kfile string, reads []read, objects []Object, problems []Problem) {
+// store records the outcome of the build of dir, and what it read.
+func store(cache Cache, dir string, reads []read, objects []Object, problems []Problem) {
 	data, err := json.Marshal(cacheEntry{Format: cacheFormat, Reads: reads, Objects: objects, Problems: problems})
 	if err == nil {
-		cache.Put(cacheKey(kfile), data)
+		cache.Put(cacheKey(dir), data)
 	}
 }
 
@@ -123,9 +123,9 @@ func sawReadFile(data []byte, err error) string {
 
 // recordingFS is fsys, recording every look a build takes at it. It serves
 // what fsys serves, and records what look would see, so that the record
-// can be checked again later. A build that opens a file directly (none of
-// kustomize's adapter does: it reads through Stat, ReadDir and ReadFile)
-// cannot be recorded, and is not cached.
+// can be checked again later. A build that opens a file directly (neither
+// Build nor kustomize's adapter does: they read through Stat, ReadDir and
+// ReadFile) cannot be recorded, and is not cached.
 type recordingFS struct {
 	fsys fs.FS
 

@@ -60,7 +60,10 @@ func TestCacheReusesWhatStillHolds(t *testing.T) {
 	}{
 		{"first build", func() {}, 1},
 		{"nothing changed", func() {}, 0},
-		{"a file kustomize does not read", func() { fsys["app/README.md"] = &fstest.MapFile{Data: []byte("hi")} }, 0},
+		// Build lists the folder to tell a kustomization from plain
+		// manifests: a new file there is a new listing.
+		{"a file in the folder", func() { fsys["app/README.md"] = &fstest.MapFile{Data: []byte("hi")} }, 1},
+		{"a file's content kustomize does not read", func() { fsys["app/README.md"] = &fstest.MapFile{Data: []byte("hello")} }, 0},
 		{"a folder elsewhere", func() { fsys["other/cm.yaml"].Data = []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n") }, 0},
 		{"a resource", func() {
 			fsys["app/deploy.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(cacheDeployment, "web", "api", 1))}
@@ -100,10 +103,10 @@ func TestCacheIgnoresBadEntries(t *testing.T) {
 	want, _ := Build(fsys, "app", nil)
 	for _, entry := range []string{
 		"not json",
-		`{"Format":"platc kustomize cache 0","Objects":[{"Kind":"Stale"}]}`,
+		`{"Format":"platc manifests cache 1","Objects":[{"Kind":"Stale"}]}`,
 	} {
 		cache := &memCache{}
-		cache.Put(cacheKey("app/kustomization.yaml"), []byte(entry))
+		cache.Put(cacheKey("app"), []byte(entry))
 		before := kustomizeRuns.Load()
 		got, _ := Build(fsys, "app", cache)
 		if kustomizeRuns.Load() == before {
@@ -112,5 +115,54 @@ func TestCacheIgnoresBadEntries(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("entry %q: (-build +cache):\n%s", entry, diff)
 		}
+	}
+}
+
+// TestCacheFollowsAPlainFolder builds a folder of plain manifests with a
+// cache, again after each change, and checks each time that the outcome is
+// Build's without a cache.
+func TestCacheFollowsAPlainFolder(t *testing.T) {
+	fsys := fstest.MapFS{
+		"app/a.yaml": {Data: []byte(cacheDeployment)},
+	}
+	cache := &memCache{}
+	for _, step := range []struct {
+		name   string
+		change func()
+	}{
+		{"first build", func() {}},
+		{"a new file", func() {
+			fsys["app/b.yaml"] = &fstest.MapFile{Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n")}
+		}},
+		{"a changed file", func() {
+			fsys["app/a.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(cacheDeployment, "web", "api", 1))}
+		}},
+		{"a broken file", func() { fsys["app/b.yaml"] = &fstest.MapFile{Data: []byte("a: [")} }},
+		{"a removed file", func() { delete(fsys, "app/b.yaml") }},
+		{"a file skipped by its marker", func() {
+			fsys["app/a.yaml"] = &fstest.MapFile{Data: []byte("# +argocd:skip-file-rendering\n" + cacheDeployment)}
+		}},
+		{"now a kustomization", func() {
+			fsys["app/kustomization.yaml"] = &fstest.MapFile{Data: []byte("resources: [c.yaml]\n")}
+			fsys["app/c.yaml"] = &fstest.MapFile{Data: []byte(cacheDeployment)}
+		}},
+		{"the folder gone", func() {
+			for name := range fsys {
+				delete(fsys, name)
+			}
+		}},
+	} {
+		step.change()
+		objects, problems := Build(fsys, "app", cache)
+		wantObjects, wantProblems := Build(fsys, "app", nil)
+		if diff := cmp.Diff(wantObjects, objects); diff != "" {
+			t.Errorf("%s: objects with the cache differ from a build (-build +cache):\n%s", step.name, diff)
+		}
+		if diff := cmp.Diff(wantProblems, problems); diff != "" {
+			t.Errorf("%s: problems with the cache differ from a build (-build +cache):\n%s", step.name, diff)
+		}
+	}
+	if len(cache.entries) != 1 {
+		t.Errorf("the cache has %d entries, want the folder's one", len(cache.entries))
 	}
 }

@@ -44,30 +44,8 @@ func resetSchema() {
 }
 
 // kustomize builds the kustomization in dir (kustomization is its file
-// name) and reads the objects it yields, or takes them from the cache.
+// name) and reads the objects it yields.
 func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
-	if b.cache == nil {
-		b.kustomizeNow(fsys, dir, kustomization)
-		return
-	}
-	kfile := path.Join(dir, kustomization)
-	if e, ok := cached(b.cache, fsys, kfile); ok {
-		b.objects = append(b.objects, e.Objects...)
-		b.problems = append(b.problems, e.Problems...)
-		return
-	}
-	rec := newRecordingFS(fsys)
-	var now builder
-	now.kustomizeNow(rec, dir, kustomization)
-	if !rec.unsound {
-		store(b.cache, kfile, rec.Reads(), now.objects, now.problems)
-	}
-	b.objects = append(b.objects, now.objects...)
-	b.problems = append(b.problems, now.problems...)
-}
-
-// kustomizeNow is kustomize without the cache.
-func (b *builder) kustomizeNow(fsys fs.FS, dir, kustomization string) {
 	kfile := path.Join(dir, kustomization)
 	rfs := &repoFS{fsys: fsys, originsIn: dir}
 	resources, err := runKustomize(rfs, dir)

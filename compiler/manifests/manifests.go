@@ -119,18 +119,28 @@ const skipMarker = "+argocd:skip-file-rendering"
 // Helm chart (a top-level file named *Chart.yaml) or that holds Jsonnet is
 // a problem, since platc builds neither.
 //
-// cache, if not nil, keeps the outcomes of kustomize builds for the next
-// call, in this process or another (see Cache); it must serve fsys alone.
+// cache, if not nil, keeps each folder's outcome for the next call, in this
+// process or another, with what building it read (see Cache); it must
+// serve fsys alone.
 func Build(fsys fs.FS, dir string, cache Cache) ([]Object, []Problem) {
-	b := builder{cache: cache}
-	b.build(fsys, dir)
+	var b builder
+	if cache == nil {
+		b.build(fsys, dir)
+	} else if e, ok := cached(cache, fsys, dir); ok {
+		b.objects, b.problems = e.Objects, e.Problems
+	} else {
+		rec := newRecordingFS(fsys)
+		b.build(rec, dir)
+		if !rec.unsound {
+			store(cache, dir, rec.Reads(), b.objects, b.problems)
+		}
+	}
 	slices.SortFunc(b.objects, compareObjects)
 	slices.SortFunc(b.problems, compareProblems)
 	return b.objects, slices.Compact(b.problems)
 }
 
 type builder struct {
-	cache    Cache
 	objects  []Object
 	problems []Problem
 }
