@@ -77,8 +77,8 @@ func (v *Value) Lookup(name string) *Value {
 // places merged as CUE merges it. It says false for anything that needs
 // CUE's evaluation to read (a reference, a comprehension, a disjunction,
 // an interpolation, a definition, a scalar declared twice, an import...);
-// then the caller evaluates the spec instead. Evaluating costs more than
-// the rest of a render, and the schema check evaluates the spec anyway.
+// then the caller evaluates the spec instead. Evaluating is the largest
+// single cost of a render, and the schema check evaluates the spec anyway.
 func fromSyntax(files []*ast.File) (*Value, bool) {
 	root := &Value{Kind: Struct, OK: true}
 	var idx index
