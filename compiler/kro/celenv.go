@@ -354,7 +354,7 @@ func ReadParses(data []byte) {
 
 // WriteParses returns the expressions this process has parsed without
 // error, for ReadParses in a later run, and whether any is new since
-// ReadParses.
+// ReadParses or the last WriteParses.
 func WriteParses() ([]byte, bool) {
 	stored := map[string][]byte{}
 	parses.Range(func(k, v any) bool {
@@ -366,7 +366,7 @@ func WriteParses() ([]byte, bool) {
 		return true
 	})
 	data, err := json.Marshal(stored)
-	return data, err == nil && parsesNew.Load()
+	return data, err == nil && parsesNew.Swap(false)
 }
 
 // FreeIdents returns the identifiers that e refers to from outside: not the

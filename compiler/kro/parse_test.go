@@ -75,6 +75,9 @@ func TestParsesRoundTrip(t *testing.T) {
 	if !changed {
 		t.Errorf("WriteParses says nothing is new after a parse")
 	}
+	if _, changed := WriteParses(); changed {
+		t.Errorf("WriteParses says something is new twice")
+	}
 	parses.Delete(src)
 	ReadParses([]byte("not json"))
 	if _, ok := parses.Load(src); ok {
