@@ -5,8 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
-	"path"
 	"slices"
 	"strings"
 	"testing/fstest"
@@ -72,18 +70,22 @@ problem it writes nothing.`, stderr)
 	// The spec edits are staged beside their files, the render written,
 	// and only then the edits renamed into place: a release that fails to
 	// write leaves the spec as it was.
-	staged, err := stage(root, edits)
+	var specEdits []emit.Output
+	for _, name := range slices.Sorted(maps.Keys(edits)) {
+		specEdits = append(specEdits, emit.Output{Path: name, Data: edits[name]})
+	}
+	staged, err := emit.Stage(root, specEdits)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc: %v\n", err)
 		return ExitUsage
 	}
 	w, err := emit.Write(root, next.OutDir, st, next.Outputs)
 	if err != nil {
-		staged.abort()
+		staged.Abort()
 		fmt.Fprintf(stderr, "platc: %v\n", err)
 		return ExitUsage
 	}
-	if err := staged.commit(); err != nil {
+	if err := staged.Commit(); err != nil {
 		fmt.Fprintf(stderr, "platc: %v: %s/ is rendered for the release; run platc release again\n", err, next.OutDir)
 		return ExitUsage
 	}
@@ -107,60 +109,6 @@ func (o overlay) Open(name string) (fs.File, error) {
 		return fstest.MapFS{name: &fstest.MapFile{Data: data, Mode: 0o644}}.Open(name)
 	}
 	return o.FS.Open(name)
-}
-
-// staged are files of the repository written beside their places, to be
-// renamed there together.
-type staged struct {
-	root *os.Root
-	tmp  map[string]string // file -> its staged copy
-}
-
-// stage writes each file's new content beside it.
-func stage(root *os.Root, files map[string][]byte) (*staged, error) {
-	s := &staged{root: root, tmp: map[string]string{}}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		dir, base := path.Split(name)
-		tmp := dir + "." + base + ".platc-tmp"
-		if err := writeFile(root, tmp, files[name]); err != nil {
-			s.abort()
-			return nil, fmt.Errorf("writing %s: %v", name, err)
-		}
-		s.tmp[name] = tmp
-	}
-	return s, nil
-}
-
-// commit renames the staged copies into place.
-func (s *staged) commit() error {
-	for _, name := range slices.Sorted(maps.Keys(s.tmp)) {
-		if err := s.root.Rename(s.tmp[name], name); err != nil {
-			s.abort()
-			return fmt.Errorf("writing %s: %v", name, err)
-		}
-		delete(s.tmp, name)
-	}
-	return nil
-}
-
-// abort removes the staged copies not yet renamed.
-func (s *staged) abort() {
-	for _, tmp := range s.tmp {
-		s.root.Remove(tmp)
-	}
-	clear(s.tmp)
-}
-
-func writeFile(root *os.Root, name string, data []byte) error {
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // stringList is a repeatable string flag.
