@@ -147,7 +147,9 @@ func Compile(fsys fs.FS, opts Options) *Result {
 			}
 		}
 	} else {
-		out = compileSpec(model.Decode(loaded), fsys, opts, nil, scan, res.Log)
+		// The folders are those of the spec as read again, built if
+		// verify gets that far.
+		out = compileSpec(model.Decode(loaded), fsys, opts, verify.NewFolders(fsys, opts.Cache), scan, res.Log)
 	}
 	res.OutDir = out.outDir
 	if res.Log.HasErrors() {
@@ -197,7 +199,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	}
 	out := compiled{outDir: spec.Platform.OutDir}
 	rendered := render.Render(spec, info, stacks)
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders, KustomizeCache: opts.Cache}, log)
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, log)
 	if log.HasErrors() {
 		return out
 	}

@@ -21,11 +21,16 @@ type Folders struct {
 	dirs  map[string]func() ([]manifests.Object, []manifests.Problem)
 }
 
-// BuildFolders starts building the folders of spec's repo-path modules in
-// repo, in parallel, and returns at once; Verify waits for what it reads.
-// cache, if not nil, keeps kustomize's outcomes (manifests.Cache).
+// NewFolders returns the folders of repo, each built on first use. cache,
+// if not nil, keeps their outcomes between runs (manifests.Cache).
+func NewFolders(repo fs.FS, cache manifests.Cache) *Folders {
+	return &Folders{repo: repo, cache: cache, dirs: map[string]func() ([]manifests.Object, []manifests.Problem){}}
+}
+
+// BuildFolders is NewFolders, and starts building the folders of spec's
+// repo-path modules in parallel at once; Verify waits for what it reads.
 func BuildFolders(spec *model.Spec, repo fs.FS, cache manifests.Cache) *Folders {
-	f := &Folders{repo: repo, cache: cache, dirs: map[string]func() ([]manifests.Object, []manifests.Problem){}}
+	f := NewFolders(repo, cache)
 	var dirs []string
 	for _, m := range spec.Modules {
 		if m.Kind == model.KindPath {

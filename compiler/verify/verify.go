@@ -43,10 +43,9 @@ type Input struct {
 	// output against (a cluster's own), by file name, instead of the ones
 	// platc embeds.
 	CRDs map[string][]byte
-	// Folders, when set, are the repo-path modules' folders, being built
-	// (BuildFolders); otherwise Verify builds them, with KustomizeCache.
-	Folders        *Folders
-	KustomizeCache manifests.Cache
+	// Folders, when set, are the repo-path modules' folders (BuildFolders,
+	// NewFolders); otherwise Verify builds them.
+	Folders *Folders
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.
@@ -76,7 +75,7 @@ type verifier struct {
 func Verify(in Input, log *diag.Log) {
 	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}}
 	if v.in.Folders == nil {
-		v.in.Folders = BuildFolders(in.Spec, in.Repo, in.KustomizeCache)
+		v.in.Folders = BuildFolders(in.Spec, in.Repo, nil)
 	}
 	byEnv := map[string][]int{}
 	for i, f := range in.Files {
