@@ -239,30 +239,42 @@ func newEnv(p *typeProvider, vars map[string]*types.Type) (*cel.Env, error) {
 	return cel.NewEnv(opts...)
 }
 
-// OwnFunctions are the functions kro adds to CEL. platc declares them, so
-// that expressions using them type-check, but does not evaluate them: a
-// preview shows their result as known only in the cluster.
-var OwnFunctions = []string{"json.unmarshal", "json.marshal", "hash.fnv64a", "hash.sha256", "hash.md5", "random.seededString"}
+// ownFunctions are the functions kro v0.9 adds to CEL, with their
+// signatures. platc declares them, so that expressions using them
+// type-check, but does not evaluate them: a preview shows their result as
+// known only in the cluster.
+var ownFunctions = []ownFunction{
+	{"json.unmarshal", "json.unmarshal_string", []*cel.Type{cel.StringType}, cel.DynType},
+	{"json.marshal", "json.marshal_dyn", []*cel.Type{cel.DynType}, cel.StringType},
+	{"hash.fnv64a", "hash.fnv64a_string", []*cel.Type{cel.StringType}, cel.BytesType},
+	{"hash.sha256", "hash.sha256_string", []*cel.Type{cel.StringType}, cel.BytesType},
+	{"hash.md5", "hash.md5_string", []*cel.Type{cel.StringType}, cel.BytesType},
+	{"random.seededString", "random.seededString_int_string", []*cel.Type{cel.IntType, cel.StringType}, cel.StringType},
+}
 
-// Functions declares OwnFunctions, with kro v0.9's signatures.
+type ownFunction struct {
+	name, overload string
+	args           []*cel.Type
+	result         *cel.Type
+}
+
+// Functions declares kro's own functions.
 func Functions() []cel.EnvOption {
-	return []cel.EnvOption{
-		cel.Function("json.unmarshal", cel.Overload("json.unmarshal_string", []*cel.Type{cel.StringType}, cel.DynType)),
-		cel.Function("json.marshal", cel.Overload("json.marshal_dyn", []*cel.Type{cel.DynType}, cel.StringType)),
-		cel.Function("hash.fnv64a", cel.Overload("hash.fnv64a_string", []*cel.Type{cel.StringType}, cel.BytesType)),
-		cel.Function("hash.sha256", cel.Overload("hash.sha256_string", []*cel.Type{cel.StringType}, cel.BytesType)),
-		cel.Function("hash.md5", cel.Overload("hash.md5_string", []*cel.Type{cel.StringType}, cel.BytesType)),
-		cel.Function("random.seededString", cel.Overload("random.seededString_int_string", []*cel.Type{cel.IntType, cel.StringType}, cel.StringType)),
+	var opts []cel.EnvOption
+	for _, f := range ownFunctions {
+		opts = append(opts, cel.Function(f.name, cel.Overload(f.overload, f.args, f.result)))
 	}
+	return opts
 }
 
 // CallsOwnFunction reports whether the checked expression e calls one of
-// OwnFunctions.
+// kro's own functions.
 func CallsOwnFunction(e ast.Expr) bool {
 	found := false
 	ast.PreOrderVisit(e, ast.NewExprVisitor(func(x ast.Expr) {
-		if x.Kind() == ast.CallKind && slices.Contains(OwnFunctions, x.AsCall().FunctionName()) {
-			found = true
+		if x.Kind() == ast.CallKind {
+			name := x.AsCall().FunctionName()
+			found = found || slices.ContainsFunc(ownFunctions, func(f ownFunction) bool { return f.name == name })
 		}
 	}))
 	return found

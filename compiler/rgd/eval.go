@@ -37,7 +37,7 @@ type program struct {
 	prg  cel.Program
 	refs []string
 	// kroOnly says the expression calls a function of kro's own
-	// (kro.OwnFunctions), which platc does not evaluate.
+	// (kro.Functions), which platc does not evaluate.
 	kroOnly bool
 	err     error
 }
