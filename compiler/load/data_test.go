@@ -254,7 +254,7 @@ environments: dev: revision: "HEAD"
 	for _, src := range []string{spec, computed} {
 		log := &diag.Log{}
 		s := Load(fstest.MapFS{"sources/platform.cue": {Data: []byte(src)}}, "sources", log)
-		if s == nil || log.HasErrors() || !s.Valid {
+		if s == nil || log.HasErrors() || !s.Checked() {
 			t.Fatalf("the spec does not load:\n%s", log)
 		}
 		got = append(got, s.Data)

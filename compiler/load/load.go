@@ -43,9 +43,6 @@ type Spec struct {
 	// spec as written is read from its syntax when it is plain data,
 	// without a CUE evaluation of its own.
 	Data *Value
-	// Valid says that the spec fits the schema: every part of Data is OK,
-	// so a reader need not check each one.
-	Valid bool
 	// Files are the spec files, slash-separated and relative to the
 	// repository root, sorted.
 	Files []string
@@ -56,6 +53,7 @@ type Spec struct {
 	Decls map[string]diag.Pos
 
 	check chan checked // the schema check Begin started, until Checked
+	fits  bool         // what Checked said
 }
 
 // Load parses the .cue files directly in dir (slash-separated, relative to
@@ -74,7 +72,7 @@ func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
 // read, and checks it against the schema on another goroutine: reading the
 // spec and checking it run on two cores. A spec written as plain data is
 // read from its syntax; any other is evaluated by CUE. The Spec's Data is
-// the spec as written, and Valid is true, until Checked says otherwise.
+// the spec as written until Checked says it does not fit the schema.
 // The check has its own CUE context: CUE values are not safe for
 // concurrent use.
 func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
@@ -131,25 +129,23 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 		}
 		data = fromCUE(value, true, decls)
 	}
-	return &Spec{Data: data, Valid: true, Files: names, Decls: decls, check: check}
+	return &Spec{Data: data, Files: names, Decls: decls, check: check}
 }
 
 // Checked waits for the schema check that Begin started and says whether
 // the spec fits the schema. If it does not, the problems have been
-// reported, Data becomes the spec unified with the schema, and Valid
-// becomes false.
+// reported, and Data becomes the spec unified with the schema. Later calls
+// say the same again.
 func (s *Spec) Checked() bool {
 	if s.check != nil {
 		c := <-s.check
 		s.check = nil
-		if !c.ok {
-			s.Valid = false
-			if c.unified != nil {
-				s.Data = c.unified
-			}
+		s.fits = c.ok
+		if !c.ok && c.unified != nil {
+			s.Data = c.unified
 		}
 	}
-	return s.Valid
+	return s.fits
 }
 
 // checked is the outcome of checkSchema.
