@@ -312,6 +312,9 @@ type parsed struct {
 	// into a new AST cheaply; nil where src does not parse.
 	expr *exprpb.ParsedExpr
 	iss  *cel.Issues
+	// uncopied says the parse has no protocol buffer form: Parse parses
+	// src again at each use.
+	uncopied bool
 }
 
 // Parse parses the CEL expression src as environments built on Libraries
@@ -323,6 +326,10 @@ func Parse(src string) (*cel.Ast, *cel.Issues) {
 		p, _ = parses.LoadOrStore(src, parse(src))
 	}
 	pp := p.(*parsed)
+	if pp.uncopied {
+		env, _ := parseEnv() // parse built it
+		return env.Parse(src)
+	}
 	if pp.expr == nil {
 		return nil, pp.iss
 	}
@@ -341,8 +348,9 @@ func parse(src string) *parsed {
 	}
 	pe, err := cel.AstToParsedExpr(ast)
 	if err != nil {
-		// Every AST cel-go parses converts.
-		panic(fmt.Sprintf("platc: a parsed CEL expression does not convert: %v", err))
+		// Every AST cel-go parses converts; one that did not would be
+		// parsed again at each use rather than kept.
+		return &parsed{iss: iss, uncopied: true}
 	}
 	parsesNew.Store(true)
 	return &parsed{expr: pe, iss: iss}
