@@ -18,6 +18,8 @@ func TestParse(t *testing.T) {
 		{[]string{"a", "-C", "x", "b"}, []string{"a", "b"}, "x"},
 		{[]string{"a", "-C", "x", "--", "-C", "y"}, []string{"a", "-C", "y"}, "x"},
 		{[]string{"--", "-C"}, []string{"-C"}, "."},
+		// A flag after a positional argument after -- is positional too.
+		{[]string{"--", "a", "-C", "y"}, []string{"a", "-C", "y"}, "."},
 	}
 	for _, tt := range tests {
 		var out strings.Builder
