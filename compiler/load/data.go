@@ -260,23 +260,18 @@ func number(v *Value, d *apd.Decimal, isInt bool) bool {
 	return true
 }
 
-// plainLabel returns the name of a regular field: an identifier or a
-// string, not a definition, a hidden field, a pattern or an expression.
+// plainLabel returns the name of a regular field, as CUE reads its label
+// (ast.LabelName): not an alias, a definition, a hidden field, a pattern or
+// an expression.
 func plainLabel(l ast.Label) (string, bool) {
-	switch l := l.(type) {
-	case *ast.Ident:
-		if strings.HasPrefix(l.Name, "#") || strings.HasPrefix(l.Name, "_") {
-			return "", false
-		}
-		return l.Name, true
-	case *ast.BasicLit:
-		if l.Kind != token.STRING || strings.HasPrefix(l.Value, "'") || strings.HasPrefix(l.Value, "#") {
-			return "", false
-		}
-		s, err := literal.Unquote(l.Value)
-		return s, err == nil
+	if _, alias := l.(*ast.Alias); alias {
+		return "", false
 	}
-	return "", false
+	name, isIdent, err := ast.LabelName(l)
+	if err != nil || isIdent && (strings.HasPrefix(name, "#") || strings.HasPrefix(name, "_")) {
+		return "", false
+	}
+	return name, true
 }
 
 // fromCUE converts an evaluated spec, or a part of it. Defaults are taken.
