@@ -1,8 +1,10 @@
 package compiler_test
 
 import (
+	"bytes"
 	"os"
-	"regexp"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,13 +14,73 @@ import (
 	"github.com/platc/platc/compiler"
 )
 
-var helmLine = regexp.MustCompile(`^helm upgrade --install (\S+) (\S+)(?: --repo (\S+))? --version (\S+) --namespace (\S+)`)
-var kubectlLine = regexp.MustCompile(`^kubectl apply --server-side --namespace (\S+) -[fk] (\S+)$`)
+// runPlan runs a direct-apply plan (its bytes) with bash from the folder
+// dir, with helm and kubectl replaced by stubs that record their
+// arguments, and returns the argument vector of every command it ran, the
+// command's name first, in order. It reads the plan as the shell does, so
+// the test sees what an operator's helm and kubectl would receive.
+func runPlan(t *testing.T, dir string, plan []byte) [][]string {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash on PATH: the plan is checked by running it")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Each argument ends with a NUL, each command with \x01 and a NUL:
+	// no argument platc writes can hold either (check refuses control
+	// characters in spec strings). A stub reads its input to the end
+	// first, so the two sides of a pipe record in order.
+	stub := "#!/bin/sh\ncat >/dev/null\nfor a in \"$(basename \"$0\")\" \"$@\"; do printf '%s\\0' \"$a\"; done >>\"$PLAN_LOG\"\nprintf '\\001\\0' >>\"$PLAN_LOG\"\n"
+	for _, tool := range []string{"helm", "kubectl"} {
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(tmp, "plan.sh")
+	if err := os.WriteFile(script, plan, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(tmp, "log")
+	cmd := exec.Command(bash, script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PLAN_LOG="+log)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the plan fails: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var cmds [][]string
+	for _, rec := range bytes.Split(data, []byte("\x01\x00")) {
+		if len(rec) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimSuffix(string(rec), "\x00"), "\x00")
+		cmds = append(cmds, args)
+	}
+	return cmds
+}
 
-// TestDirectApplyMatchesTheApplications reads the sample's direct-apply plan
-// and the local environment's Applications from the rendered bytes, and
-// requires the same charts at the same versions in the same namespaces with
-// the same values, the same folders, and the same order.
+// flagValue returns the value after flag in args, or "".
+func flagValue(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// TestDirectApplyMatchesTheApplications runs the sample's direct-apply
+// plan with stub tools and reads the local environment's Applications
+// from the rendered bytes, and requires the same charts at the same
+// versions in the same namespaces with the same values, the same folders,
+// and the same order.
 func TestDirectApplyMatchesTheApplications(t *testing.T) {
 	res := compiler.Compile(os.DirFS(".."), compiler.Options{})
 	if res.Log.HasErrors() {
@@ -33,17 +95,17 @@ func TestDirectApplyMatchesTheApplications(t *testing.T) {
 		t.Fatal("no plan for the local environment")
 	}
 
-	type install struct{ Chart, Repo, Version, Namespace string }
+	type install struct{ Chart, Repo, Version, Namespace, Values string }
 	planned := map[string]install{}
 	var order []string
-	for _, line := range strings.Split(plan, "\n") {
-		if m := helmLine.FindStringSubmatch(line); m != nil {
-			planned[m[1]] = install{m[2], m[3], m[4], m[5]}
-			order = append(order, m[1])
-		}
-		if m := kubectlLine.FindStringSubmatch(line); m != nil {
-			planned[m[2]] = install{Namespace: m[1]}
-			order = append(order, m[2])
+	for _, args := range runPlan(t, "..", []byte(plan)) {
+		switch {
+		case len(args) > 4 && args[0] == "helm" && args[1] == "upgrade" && args[2] == "--install":
+			planned[args[3]] = install{args[4], flagValue(args, "--repo"), flagValue(args, "--version"), flagValue(args, "--namespace"), flagValue(args, "--values")}
+			order = append(order, args[3])
+		case len(args) == 7 && args[0] == "kubectl" && args[1] == "apply" && args[2] == "--server-side":
+			planned[args[6]] = install{Namespace: flagValue(args, "--namespace")}
+			order = append(order, args[6])
 		}
 	}
 
@@ -83,12 +145,16 @@ func TestDirectApplyMatchesTheApplications(t *testing.T) {
 			if chart == nil { // OCI: the chart is the repository
 				chart, repo = repo, ""
 			}
-			if diff := cmp.Diff(install{chart.(string), repo, src["targetRevision"].(string), ns.(string)}, got); diff != "" {
+			wantValues := ""
+			if _, ok := files["out/deploy/direct-apply/local/values/"+name+".yaml"]; ok {
+				wantValues = "out/deploy/direct-apply/local/values/" + name + ".yaml"
+			}
+			if diff := cmp.Diff(install{chart.(string), repo, src["targetRevision"].(string), ns.(string), wantValues}, got); diff != "" {
 				t.Errorf("%s: the plan installs something else (-Application +plan):\n%s", name, diff)
 			}
 			var values any
-			if data := files["out/deploy/direct-apply/local/values/"+name+".yaml"]; data != "" {
-				if err := yaml.Unmarshal([]byte(data), &values); err != nil {
+			if got.Values != "" {
+				if err := yaml.Unmarshal([]byte(files[got.Values]), &values); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -110,5 +176,82 @@ func TestDirectApplyMatchesTheApplications(t *testing.T) {
 	}
 	if checked < 15 {
 		t.Errorf("checked %d Applications; the sample's local environment has more", checked)
+	}
+}
+
+// TestDirectApplyHostileNames renders a platform whose folder names and
+// chart repositories hold shell syntax, runs its plan with stub tools, and
+// requires every spec string to reach helm and kubectl as exactly the one
+// argument it is, and no command of the spec to run.
+func TestDirectApplyHostileNames(t *testing.T) {
+	repo := t.TempDir()
+	folders := []string{"x$(touch PWNED)", "a;touch PWNED;b", "with space", "b`touch PWNED`c", "q'uote"}
+	files := map[string]string{
+		"sources/platform.cue": `package platform
+
+platform: {name: "hostile", repoURL: "https://git.example.com/hostile.git", outDir: "gen out"}
+charts: {
+	web: {repoURL: "https://charts.example.com/$(touch$IFS'PWNED')", chart: "web", version: "1.0.0"}
+	registry: {repoURL: "oci://registry.example.com/charts;touch$IFS'PWNED'", chart: "app", version: "2.0.0"}
+}
+modules: {
+	web: {chart: "web", namespace: "web", values: replicas: 1}
+	app: {chart: "registry", namespace: "app"}
+	subst: {path: "sources/manifests/x$(touch PWNED)", namespace: "subst"}
+	semi: {path: "sources/manifests/a;touch PWNED;b", namespace: "semi"}
+	space: {path: "sources/manifests/with space", namespace: "space"}
+	tick: {path: "sources/manifests/b` + "`touch PWNED`" + `c", namespace: "tick"}
+	quote: {path: "sources/manifests/q'uote", namespace: "quote"}
+}
+environments: local: {revision: "HEAD", directApply: true}
+`,
+	}
+	for _, f := range folders {
+		files["sources/manifests/"+f+"/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: b\n"
+	}
+	for name, data := range files {
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+	if res.Log.HasErrors() {
+		t.Fatalf("the platform does not compile:\n%s", res.Log)
+	}
+	var plan []byte
+	for _, o := range res.Outputs {
+		if o.Path == "gen out/deploy/direct-apply/local/plan.sh" {
+			plan = o.Data
+		}
+	}
+	if plan == nil {
+		t.Fatal("no plan for the local environment")
+	}
+	got := runPlan(t, repo, plan)
+	apply := func(ns, dir string) [][]string {
+		return [][]string{
+			{"kubectl", "create", "namespace", ns, "--dry-run=client", "-o", "yaml"},
+			{"kubectl", "apply", "-f", "-"},
+			{"kubectl", "apply", "--server-side", "--namespace", ns, "-f", "sources/manifests/" + dir},
+		}
+	}
+	var want [][]string
+	want = append(want, []string{"helm", "upgrade", "--install", "app", "oci://registry.example.com/charts;touch$IFS'PWNED'/app", "--version", "2.0.0", "--namespace", "app", "--create-namespace", "--wait"})
+	want = append(want, apply("quote", "q'uote")...)
+	want = append(want, apply("semi", "a;touch PWNED;b")...)
+	want = append(want, apply("space", "with space")...)
+	want = append(want, apply("subst", "x$(touch PWNED)")...)
+	want = append(want, apply("tick", "b`touch PWNED`c")...)
+	want = append(want, []string{"helm", "upgrade", "--install", "web", "web", "--repo", "https://charts.example.com/$(touch$IFS'PWNED')", "--version", "1.0.0", "--namespace", "web", "--create-namespace", "--values", "gen out/deploy/direct-apply/local/values/web.yaml", "--wait"})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("helm and kubectl receive other arguments (-want +got):\n%s\nplan:\n%s", diff, plan)
+	}
+	matches, _ := filepath.Glob(filepath.Join(repo, "*PWNED*"))
+	if len(matches) > 0 {
+		t.Errorf("the plan ran a command of the spec: %v", matches)
 	}
 }

@@ -84,6 +84,8 @@ func (c *checker) platform() {
 	c.name(&p.Node, "argocdNamespace", p.ArgoCDNamespace)
 	if p.OK("repoURL") && !gitURL.MatchString(p.RepoURL) {
 		c.errorf(&p.Node, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", p.RepoURL)
+	} else if msg := urlProblem(p.RepoURL); p.OK("repoURL") && msg != "" {
+		c.errorf(&p.Node, "repoURL", "%q %s", p.RepoURL, msg)
 	}
 	if msg := repoPathProblem(p.OutDir); msg != "" {
 		c.errorf(&p.Node, "outDir", "%q %s: use a folder inside the repository, such as \"out\"", p.OutDir, msg)
@@ -126,6 +128,8 @@ func (c *checker) chart(ch *model.Chart) {
 	c.label(ch.Pos, ch.Path, ch.Name)
 	if ch.OK("repoURL") && !chartRepo.MatchString(ch.RepoURL) {
 		c.errorf(&ch.Node, "repoURL", "%q is not a chart repository URL: use https://... for a Helm repository or oci://... for an OCI registry", ch.RepoURL)
+	} else if msg := urlProblem(ch.RepoURL); ch.OK("repoURL") && msg != "" {
+		c.errorf(&ch.Node, "repoURL", "%q %s", ch.RepoURL, msg)
 	}
 	if ch.OK("chart") && !chartName.MatchString(ch.Chart) {
 		c.errorf(&ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
@@ -170,6 +174,8 @@ func repoPathProblem(p string) string {
 		return "is empty"
 	case strings.Contains(p, `\`):
 		return "uses backslashes"
+	case strings.IndexFunc(p, isControl) >= 0:
+		return "holds a control character"
 	case path.IsAbs(p):
 		return "is absolute"
 	case path.Clean(p) == ".":
@@ -181,6 +187,30 @@ func repoPathProblem(p string) string {
 	}
 	return ""
 }
+
+// urlProblem says why u, which already has the shape of a URL, cannot be
+// one, or returns "": RFC 3986 allows only its unreserved and reserved
+// characters and percent-encodings. A space, a quote, a backtick, a brace
+// or a control character is not a URL's; refusing them keeps a URL one
+// word wherever it goes (Argo CD, Helm, the direct-apply plan).
+func urlProblem(u string) string {
+	for _, r := range u {
+		if !isURLChar(r) {
+			return fmt.Sprintf("holds %q, which a URL cannot hold: percent-encode it (RFC 3986)", r)
+		}
+	}
+	return ""
+}
+
+func isURLChar(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return true
+	}
+	return strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=%", r)
+}
+
+func isControl(r rune) bool { return r < ' ' || r == 0x7f || (0x80 <= r && r < 0xa0) }
 
 func (c *checker) module(m *model.Module) {
 	c.label(m.Pos, m.Path, m.Name)

@@ -101,6 +101,11 @@ func TestRepoPathProblem(t *testing.T) {
 		{"./a", `is not clean (write "a")`},
 		{"a/./b", `is not clean (write "a/b")`},
 		{"sources/../out/deploy", `is not clean (write "out/deploy")`},
+		{"a\nb", "holds a control character"},
+		{"a\tb", "holds a control character"},
+		{"a\x7fb", "holds a control character"},
+		{"with space", ""},
+		{"x$(touch PWNED)", ""}, // a legal folder name: the plan quotes it
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -155,5 +160,36 @@ func TestSiblings(t *testing.T) {
 				t.Errorf("siblings(%q, %q) = %q, %q, %v; want %q, %q, %v", tt.a, tt.b, a, b, ok, tt.wantA, tt.wantB, tt.wantOK)
 			}
 		})
+	}
+}
+
+func TestURLProblem(t *testing.T) {
+	for _, u := range []string{
+		"https://charts.example.com/x",
+		"https://charts.example.com/$(id)",
+		"oci://registry.example.com/a;b",
+		"https://user@host.example.com:8443/p?q=1&r=2#f",
+		"https://host.example.com/a%20b",
+		"git@github.com:org/repo.git",
+		"https://[::1]:8080/x",
+	} {
+		if got := urlProblem(u); got != "" {
+			t.Errorf("urlProblem(%q) = %q, want \"\"", u, got)
+		}
+	}
+	const tail = ", which a URL cannot hold: percent-encode it (RFC 3986)"
+	for u, want := range map[string]string{
+		"https://a.example.com/a b":    `holds ' '` + tail,
+		"https://a.example.com/`id`":   "holds '`'" + tail,
+		"https://a.example.com/${x}":   `holds '{'` + tail,
+		"https://a.example.com/a|b":    `holds '|'` + tail,
+		"https://a.example.com/a\"b":   `holds '"'` + tail,
+		"https://a.example.com/a\\b":   `holds '\\'` + tail,
+		"https://a.example.com/a\nb":   `holds '\n'` + tail,
+		"https://a.example.com/\u00e9": `holds 'é'` + tail,
+	} {
+		if got := urlProblem(u); got != want {
+			t.Errorf("urlProblem(%q) = %q, want %q", u, got, want)
+		}
 	}
 }
