@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/platc/platc/compiler/layers"
+	"github.com/platc/platc/compiler/explain"
 )
 
 func runExplain(args []string, stdout, stderr io.Writer) int {
@@ -40,17 +40,17 @@ sets for it and which wins; without, the merged values and the layer of each.`, 
 	}
 	repo.close()
 	res := repo.res
-	ex, err := layers.Explain(res.Spec, res.Info, res.Stacks, res.Layers, env, app)
+	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, env, app)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc explain: %v\n", err)
 		return ExitProblems
 	}
 	if *asJSON {
 		out := struct {
-			*layers.Explanation
-			Path   string          `json:"path,omitempty"`
-			Winner *layers.Setting `json:"winner,omitempty"`
-			Layer  *int            `json:"winnerLayer,omitempty"`
+			*explain.Explanation
+			Path   string           `json:"path,omitempty"`
+			Winner *explain.Setting `json:"winner,omitempty"`
+			Layer  *int             `json:"winnerLayer,omitempty"`
 		}{Explanation: ex, Path: valuesPath}
 		if valuesPath != "" {
 			if i, s, ok := ex.Winner(valuesPath); ok {
@@ -69,7 +69,7 @@ sets for it and which wins; without, the merged values and the layer of each.`, 
 
 // printExplanation writes ex for a person: aligned columns, no trailing
 // spaces.
-func printExplanation(out io.Writer, ex *layers.Explanation, valuesPath string) {
+func printExplanation(out io.Writer, ex *explain.Explanation, valuesPath string) {
 	var buf strings.Builder
 	writeExplanation(&buf, ex, valuesPath)
 	for line := range strings.Lines(buf.String()) {
@@ -77,7 +77,7 @@ func printExplanation(out io.Writer, ex *layers.Explanation, valuesPath string) 
 	}
 }
 
-func writeExplanation(w io.Writer, ex *layers.Explanation, valuesPath string) {
+func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
 	fmt.Fprintf(w, "%s/%s: chart %s\n", ex.Environment, ex.Application, ex.Chart)
 	fmt.Fprintln(w, "Layers, lowest first; a later layer wins (parameters > valuesObject > values > valueFiles > chart defaults):")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -146,7 +146,7 @@ func writeExplanation(w io.Writer, ex *layers.Explanation, valuesPath string) {
 	}
 }
 
-func replacedAbove(ex *layers.Explanation, p string, layer int) bool {
+func replacedAbove(ex *explain.Explanation, p string, layer int) bool {
 	for i := layer + 1; i < len(ex.Layers); i++ {
 		for _, s := range ex.Layers[i].Settings {
 			if strings.HasPrefix(p, s.Path+".") {

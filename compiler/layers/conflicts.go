@@ -21,9 +21,9 @@ type platformKey struct {
 // valuesObject: the module's values, then its wiring (which wins).
 func platformKeys(m *model.StackModule) []platformKey {
 	var out []platformKey
-	leaves(nil, m.Values, func(labels []string, v any) {
+	ValueLeaves(nil, m.Values, func(labels []string, v any) {
 		_, list := v.([]any)
-		out = append(out, platformKey{labels: labels, specPath: appendLabels(m.FieldPath("values"), labels), list: list})
+		out = append(out, platformKey{labels: labels, specPath: AppendLabels(m.FieldPath("values"), labels), list: list})
 	})
 	for _, w := range m.Wiring {
 		if w.ValuesPath != nil {
@@ -41,10 +41,10 @@ func conflicts(f *File, strict bool, spec *model.Spec, log *diag.Log) {
 	exact := map[string]platformKey{}
 	under := map[string]platformKey{} // a proper prefix of a platform key -> that key
 	for _, k := range keys {
-		exact[join(k.labels)] = k // wiring, last, wins over values
+		exact[JoinLabels(k.labels)] = k // wiring, last, wins over values
 		for i := 1; i < len(k.labels); i++ {
-			if _, ok := under[join(k.labels[:i])]; !ok {
-				under[join(k.labels[:i])] = k
+			if _, ok := under[JoinLabels(k.labels[:i])]; !ok {
+				under[JoinLabels(k.labels[:i])] = k
 			}
 		}
 	}
@@ -57,7 +57,7 @@ func conflicts(f *File, strict bool, spec *model.Spec, log *diag.Log) {
 		if n.Kind == Map && len(n.Keys) > 0 {
 			// A mapping merges with the platform's: look deeper, unless
 			// the platform sets this key to something that replaces it.
-			if k, ok := exact[join(labels)]; ok && len(labels) > 0 {
+			if k, ok := exact[JoinLabels(labels)]; ok && len(labels) > 0 {
 				report(log, severity, f, labels, keyPos, k, n, spec)
 				return
 			}
@@ -69,12 +69,12 @@ func conflicts(f *File, strict bool, spec *model.Spec, log *diag.Log) {
 		// A leaf (a scalar, a list, an empty mapping): any platform key at
 		// it, above it, or below it makes it void.
 		for i := len(labels); i >= 1; i-- {
-			if k, ok := exact[join(labels[:i])]; ok {
+			if k, ok := exact[JoinLabels(labels[:i])]; ok {
 				report(log, severity, f, labels, keyPos, k, n, spec)
 				return
 			}
 		}
-		if k, ok := under[join(labels)]; ok {
+		if k, ok := under[JoinLabels(labels)]; ok {
 			report(log, severity, f, labels, keyPos, k, n, spec)
 		}
 	}
@@ -87,11 +87,13 @@ func report(log *diag.Log, severity diag.Severity, f *File, labels []string, key
 		by = "wiring"
 	}
 	msg := fmt.Sprintf("the platform also sets %s, in its %s (%s, %s), and the platform wins: Argo CD applies valuesObject over every values file, so this value is ignored; remove it, or ask the platform team to make it a stack field",
-		valuesPath(k.labels), by, spec.PosOf(k.specPath), k.specPath)
+		ValuesPath(k.labels), by, spec.PosOf(k.specPath), k.specPath)
 	if n.Kind == List || k.list {
 		msg += "; lists are replaced, not merged, so no item of this list is kept"
 	}
-	log.Add(diag.Problem{Pos: keyPos, Path: valuesPath(labels), Msg: msg, Severity: severity})
+	log.Add(diag.Problem{Pos: keyPos, Path: ValuesPath(labels), Msg: msg, Severity: severity})
 }
 
-func join(labels []string) string { return strings.Join(labels, "\x00") }
+// JoinLabels makes a map key of a values path: its labels joined by a
+// byte no key holds.
+func JoinLabels(labels []string) string { return strings.Join(labels, "\x00") }

@@ -226,9 +226,9 @@ func sortedFileKeys(m map[fileKey]*File) []fileKey {
 	return keys
 }
 
-// valuesPath joins a Helm values path for messages: dotted, with a key
+// ValuesPath joins a Helm values path for messages: dotted, with a key
 // holding a dot escaped as platc's wiring keys write it.
-func valuesPath(labels []string) string {
+func ValuesPath(labels []string) string {
 	parts := make([]string, len(labels))
 	for i, l := range labels {
 		parts[i] = strings.ReplaceAll(l, ".", `\.`)
@@ -251,4 +251,34 @@ func (f *File) Leaves(fn func(path []string, value any, pos diag.Pos)) {
 	if f.Tree != nil {
 		nodeLeaves(nil, f.Tree, f.Tree.Pos, fn)
 	}
+}
+
+func nodeLeaves(labels []string, n *Node, pos diag.Pos, fn func([]string, any, diag.Pos)) {
+	if n.Kind == Map && (len(n.Keys) > 0 || labels == nil) {
+		for i, k := range n.Keys {
+			nodeLeaves(append(slices.Clip(labels), k.Name), n.Values[i], k.Pos, fn)
+		}
+		return
+	}
+	fn(labels, n.Plain(), pos)
+}
+
+// ValueLeaves calls fn for every leaf of a values tree (a scalar, a list, an
+// empty mapping), in sorted order.
+func ValueLeaves(labels []string, v any, fn func([]string, any)) {
+	if m, ok := v.(map[string]any); ok && (len(m) > 0 || labels == nil) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			ValueLeaves(append(slices.Clip(labels), k), m[k], fn)
+		}
+		return
+	}
+	fn(labels, v)
+}
+
+// AppendLabels extends a spec path with the labels of a values path.
+func AppendLabels(specPath string, labels []string) string {
+	for _, l := range labels {
+		specPath = diag.JoinPath(specPath, l)
+	}
+	return specPath
 }

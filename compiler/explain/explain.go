@@ -1,14 +1,19 @@
-package layers
+// Package explain says which layers of Helm values reach one Application's
+// release, in Argo CD's order, what each sets, and which wins (platc
+// explain). It reads the stages' results (the spec, the stacks, the
+// client files, render's value layers) and changes nothing; it is a view
+// for the CLI, not a stage, so it may read every stage.
+package explain
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
@@ -51,7 +56,7 @@ type Explanation struct {
 // Explain returns the layers of values that reach the Helm release of an
 // Application in env: a chart module platc renders, or an Application kro
 // creates for a client's stack instance (named <client>-<module>).
-func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *Result, envName, app string) (*Explanation, error) {
+func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *layers.Result, envName, app string) (*Explanation, error) {
 	env := spec.Environment(envName)
 	if env == nil {
 		var names []string
@@ -122,12 +127,12 @@ func explainModule(spec *model.Spec, env *model.Environment, m *model.Module) *E
 		if l.Wiring {
 			layer = wiring
 		}
-		leaves(nil, l.Values, func(labels []string, v any) {
+		layers.ValueLeaves(nil, l.Values, func(labels []string, v any) {
 			specPath := l.SpecPath
 			if !l.Wiring {
-				specPath = appendLabels(l.SpecPath, labels)
+				specPath = layers.AppendLabels(l.SpecPath, labels)
 			}
-			layer.Settings = append(layer.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
+			layer.Settings = append(layer.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
 		})
 		if l.Wiring {
 			wiring = layer
@@ -142,7 +147,7 @@ func explainModule(spec *model.Spec, env *model.Environment, m *model.Module) *E
 	return ex
 }
 
-func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *Result, inst *rgd.Instance, m *model.StackModule) (*Explanation, error) {
+func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Result, inst *rgd.Instance, m *model.StackModule) (*Explanation, error) {
 	st := inst.Stack.Model
 	ex := &Explanation{Environment: inst.Env.Name, Application: rgd.AppName(inst.Client.Name, m.ID)}
 	if c := spec.Chart(m.Chart); c != nil {
@@ -162,7 +167,7 @@ func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *Result, i
 		fileLayer.Known = true
 		fileLayer.Source += " (" + f.Path + ")"
 		f.Leaves(func(labels []string, v any, pos diag.Pos) {
-			fileLayer.Settings = append(fileLayer.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: pos.String()})
+			fileLayer.Settings = append(fileLayer.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
 		})
 	}
 	ex.Layers = append(ex.Layers, fileLayer)
@@ -185,18 +190,18 @@ func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *Result, i
 	wired := map[string]*model.ExprWire{}
 	for _, w := range m.Wiring {
 		if w.ValuesPath != nil {
-			wired[join(w.ValuesPath)] = w
+			wired[layers.JoinLabels(w.ValuesPath)] = w
 		}
 	}
 	values := Layer{Kind: "valuesObject", Source: m.FieldPath("values"), Known: true}
 	wiring := Layer{Kind: "valuesObject", Source: m.FieldPath("wiring"), Known: true}
-	leaves(nil, evaluated, func(labels []string, v any) {
+	layers.ValueLeaves(nil, evaluated, func(labels []string, v any) {
 		if w := wiredAt(wired, labels); w != nil {
-			wiring.Settings = append(wiring.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: w.Pos.String()})
+			wiring.Settings = append(wiring.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: w.Pos.String()})
 			return
 		}
-		specPath := appendLabels(m.FieldPath("values"), labels)
-		values.Settings = append(values.Settings, Setting{Path: valuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
+		specPath := layers.AppendLabels(m.FieldPath("values"), labels)
+		values.Settings = append(values.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
 	})
 	for _, l := range []Layer{values, wiring} {
 		if len(l.Settings) > 0 {
@@ -210,7 +215,7 @@ func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *Result, i
 // wiredAt returns the wire that sets labels, or a prefix of them.
 func wiredAt(wired map[string]*model.ExprWire, labels []string) *model.ExprWire {
 	for i := len(labels); i >= 1; i-- {
-		if w := wired[join(labels[:i])]; w != nil {
+		if w := wired[layers.JoinLabels(labels[:i])]; w != nil {
 			return w
 		}
 	}
@@ -233,35 +238,6 @@ func valuesObject(app *object.Map) map[string]any {
 	}
 	v, _ := object.Plain(helm.Get("valuesObject")).(map[string]any)
 	return v
-}
-
-// leaves calls fn for every leaf of a values tree (a scalar, a list, an
-// empty mapping), in sorted order.
-func leaves(labels []string, v any, fn func([]string, any)) {
-	if m, ok := v.(map[string]any); ok && (len(m) > 0 || labels == nil) {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			leaves(append(slices.Clip(labels), k), m[k], fn)
-		}
-		return
-	}
-	fn(labels, v)
-}
-
-func nodeLeaves(labels []string, n *Node, pos diag.Pos, fn func([]string, any, diag.Pos)) {
-	if n.Kind == Map && (len(n.Keys) > 0 || labels == nil) {
-		for i, k := range n.Keys {
-			nodeLeaves(append(slices.Clip(labels), k.Name), n.Values[i], k.Pos, fn)
-		}
-		return
-	}
-	fn(labels, n.Plain(), pos)
-}
-
-func appendLabels(specPath string, labels []string) string {
-	for _, l := range labels {
-		specPath = diag.JoinPath(specPath, l)
-	}
-	return specPath
 }
 
 // Winner returns the layer whose value Helm uses for path (dotted), the
