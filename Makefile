@@ -31,8 +31,8 @@ test:
 ## hooks: install the Git pre-commit hook that refuses a commit whose staged out/ is stale
 hooks:
 	$(GO) build -o "$$(git rev-parse --git-dir)/platc" ./cmd/platc
-	cp hooks/pre-commit "$$(git rev-parse --git-dir)/hooks/pre-commit"
-	@echo "installed $$(git rev-parse --git-dir)/hooks/pre-commit; run make hooks again after updating platc"
+	"$$(git rev-parse --git-dir)/platc" hooks install
+	@echo "run make hooks again after updating platc"
 
 ## golden: rewrite the expected output of the golden cases in golden/
 golden:

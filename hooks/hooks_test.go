@@ -1,5 +1,5 @@
 // Package hooks_test tests the Git pre-commit hook in this folder, as `make
-// hooks` installs it, on a temporary repository.
+// hooks` (platc hooks install) installs it, on a temporary repository.
 package hooks_test
 
 import (
@@ -50,16 +50,12 @@ func TestPreCommitHookRefusesAStaleCommit(t *testing.T) {
 	if out, err := run(t, repo, "git", "init", "-q"); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	// make hooks: build platc into the Git folder, copy the hook.
+	// make hooks: build platc into the Git folder; it installs the hook.
 	if out, err := run(t, "..", "go", "build", "-o", filepath.Join(repo, ".git", "platc"), "./cmd/platc"); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	hook, err := os.ReadFile("pre-commit")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(repo, ".git", "hooks", "pre-commit"), hook, 0o755); err != nil {
-		t.Fatal(err)
+	if out, err := run(t, repo, filepath.Join(repo, ".git", "platc"), "hooks", "install"); err != nil {
+		t.Fatalf("platc hooks install: %v\n%s", err, out)
 	}
 	if out, err := run(t, repo, "git", "add", "-A"); err != nil {
 		t.Fatalf("git add: %v\n%s", err, out)
@@ -89,7 +85,7 @@ func TestPreCommitHookRefusesAStaleCommit(t *testing.T) {
 	}
 	for _, want := range []string{
 		"out/deploy/clusters/local/apps.yaml: stale: its inputs changed since it was rendered",
-		"pre-commit: the staged out/ is not what the staged spec renders: run make render, then git add out/",
+		"pre-commit: the staged out/ is not what the staged spec renders: run platc render, then git add out/",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the hook's output lacks %q:\n%s", want, out)

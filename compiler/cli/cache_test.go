@@ -4,19 +4,30 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain keeps the commands the tests run from the user's cache: each
-// test run gets a cache folder of its own.
+// test run gets a cache folder of its own. It also makes this test binary
+// the platc command of the txtar scripts (script_test.go).
 func TestMain(m *testing.M) {
+	testscript.Main(cachedRun{m}, map[string]func(){
+		"platc": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// cachedRun runs the tests with a cache folder of their own.
+type cachedRun struct{ m *testing.M }
+
+func (r cachedRun) Run() int {
 	dir, err := os.MkdirTemp("", "platc-cache-")
 	if err != nil {
 		panic(err)
 	}
+	defer os.RemoveAll(dir)
 	os.Setenv(CacheEnv, dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return r.m.Run()
 }
 
 func TestDirCache(t *testing.T) {

@@ -49,6 +49,9 @@ Commands:
 	release  move the pinned environments to a new release tag, check it, and render
 	diff     compare two renders (Git revisions or folders) object by object
 	schema   print the spec language (the embedded CUE schema)
+	init     start a platform of your own: a minimal spec, a Makefile, pre-commit and CI, rendered
+	hooks    install the Git pre-commit hook (platc hooks install)
+	version  print which platc this is
 
 Run platc <command> -h for a command's flags.
 
@@ -80,6 +83,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runRelease(rest, stdout, stderr)
 	case "diff":
 		return runDiff(rest, stdout, stderr)
+	case "init":
+		return runInit(rest, stdout, stderr)
+	case "hooks":
+		return runHooks(rest, stdout, stderr)
+	case "version", "-version", "--version":
+		return runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return ExitOK

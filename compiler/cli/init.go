@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// starterFiles are what platc init writes: a minimal platform that renders
+// and checks at once, and what a repository needs to keep it checked (make
+// targets, the pre-commit configuration, a CI workflow). Each is a
+// template over the platform's name, its repository and platc's version.
+var starterFiles = []struct{ path, text string }{
+	{"sources/platform.cue", `package platform
+
+// The platform spec. platc reads every .cue file of this folder, checks it
+// against its schema (platc schema prints it: a field written name! there
+// is required, name? is optional) and renders out/. platc render writes
+// out/; platc check fails when out/ is not what this spec renders.
+
+platform: {
+	name:               "{{name}}"
+	repoURL:            "{{repo}}"
+	defaultEnvironment: "local"
+}
+
+// charts pins the Helm charts modules install, each at an exact version.
+charts: podinfo: {
+	repoURL: "https://stefanprodan.github.io/podinfo"
+	chart:   "podinfo"
+	version: "6.4.0"
+}
+
+// modules are the Argo CD Applications every environment gets.
+modules: podinfo: {
+	chart:     "podinfo"
+	namespace: "podinfo"
+	values: replicaCount: 1
+}
+
+// environments are the clusters. local follows the newest commit; a
+// customer's cluster would pin a release tag (pinned: true, revision: "v1.0.0").
+environments: local: revision: "HEAD"
+`},
+	{"Makefile", `# The platform's commands: make render before a commit, make check in CI.
+PLATC ?= platc
+
+.PHONY: render check vet hooks
+
+## render: check the spec in sources/ and write out/
+render:
+	$(PLATC) render
+
+## check: fail if out/ is not what sources/ renders (the drift check)
+check:
+	$(PLATC) check
+
+## vet: run every check on sources/, write nothing
+vet:
+	$(PLATC) vet
+
+## hooks: install the Git pre-commit hook that refuses a commit whose out/ is stale
+hooks:
+	$(PLATC) hooks install
+`},
+	{".pre-commit-config.yaml", `# The pre-commit framework's configuration (https://pre-commit.com): the
+# commit is refused when out/ is not what the spec renders.
+repos:
+  - repo: https://github.com/platc/platc
+    rev: {{version}}
+    hooks:
+      - id: platc-check
+`},
+	{".github/workflows/platc.yaml", `# The drift check: fails when out/ is not what the spec renders, with an
+# annotation on each stale file.
+name: platc
+on: [push, pull_request]
+jobs:
+  check:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-go@v5
+        with:
+          go-version: stable
+      - run: go install github.com/platc/platc/cmd/platc@{{version}}
+      - run: platc check -format github
+`},
+}
+
+// notLabel finds what a DNS-1123 label cannot hold, to make a label of a
+// folder's name for a platform's name.
+var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
+
+func runInit(args []string, stdout, stderr io.Writer) int {
+	flags, _ := newFlags("init", "[flags] [dir]", `Init starts a platform of your own in dir (default the current folder): a
+minimal spec in sources/ (one chart module, one environment), a Makefile, the
+pre-commit configuration and a CI workflow that runs the drift check, then
+renders out/. It writes nothing when any of its files exists.`, stdout)
+	name := flags.String("name", "", "the platform's `name` (default the folder's name)")
+	repo := flags.String("repo", "", "the platform's Git repository `URL` (default https://git.example.com/<name>.git, to change)")
+	positional, code, stop := parse(flags, args, 1)
+	if stop {
+		return code
+	}
+	dir := "."
+	if len(positional) == 1 {
+		dir = positional[0]
+	}
+	if *name == "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "platc init: %v\n", err)
+			return ExitUsage
+		}
+		*name = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+		if *name == "" {
+			*name = "platform"
+		}
+	}
+	if *repo == "" {
+		*repo = "https://git.example.com/" + *name + ".git"
+	}
+	version := readBuildVersion().release()
+	if version == "" {
+		version = "main" // a development build: pin a release instead
+	}
+	replacer := strings.NewReplacer("{{name}}", *name, "{{repo}}", *repo, "{{version}}", version)
+
+	var inTheWay []string
+	for _, f := range starterFiles {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); !errors.Is(err, fs.ErrNotExist) {
+			inTheWay = append(inTheWay, f.path)
+		}
+	}
+	if len(inTheWay) > 0 {
+		slices.Sort(inTheWay)
+		for _, p := range inTheWay {
+			fmt.Fprintf(stderr, "%s: exists: platc init writes nothing over a file; start in an empty folder, or move it\n", filepath.Join(dir, p))
+		}
+		return ExitProblems
+	}
+	for _, f := range starterFiles {
+		p := filepath.Join(dir, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			fmt.Fprintf(stderr, "platc init: %v\n", err)
+			return ExitUsage
+		}
+		if err := os.WriteFile(p, []byte(replacer.Replace(f.text)), 0o644); err != nil {
+			fmt.Fprintf(stderr, "platc init: %v\n", err)
+			return ExitUsage
+		}
+		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
+	}
+	if code := runRender([]string{"-C", dir}, stdout, stderr); code != ExitOK {
+		return code
+	}
+	fmt.Fprintf(stdout, "platc: next: set platform.repoURL in %s, commit, and run platc hooks install\n", filepath.Join(dir, "sources", "platform.cue"))
+	return ExitOK
+}
