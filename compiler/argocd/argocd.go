@@ -21,7 +21,7 @@ const (
 	SyncWave           = "argocd.argoproj.io/sync-wave"
 	ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 	CreateNamespace    = "CreateNamespace=true"
-	DefaultProject     = "default"
+	DefaultProjectName = "default"
 	// ValuesRef is the ref name of the values source of a multi-source
 	// Application; "$values/..." in valueFiles is the root of its repository.
 	ValuesRef = "values"
@@ -74,4 +74,21 @@ func Application(metadata, spec *object.Map) *object.Map {
 		Set("kind", "Application").
 		Set("metadata", metadata).
 		Set("spec", spec)
+}
+
+// InstancesProject is the AppProject of the Applications kro creates for a
+// client's instance of a stack in env: the client's project for the stack,
+// else the environment's. Where that would be Argo CD's default project,
+// which holds no Application outside Argo CD's namespace (and kro creates
+// them beside the instance, ADR 010), it is the project platc renders for
+// the module that delivers the instances, named after the module;
+// generated says so.
+func InstancesProject(env *model.Environment, cs *model.ClientStack, module string) (name string, generated bool) {
+	switch {
+	case cs != nil && cs.Project != "":
+		return cs.Project, false
+	case env.Project != DefaultProjectName:
+		return env.Project, false
+	}
+	return module, true
 }
