@@ -29,7 +29,7 @@ func (p *project) fix(field string) string {
 	case p.module != nil:
 		return fmt.Sprintf("platc renders project %s for the stack instances of module %s; report this as a bug of platc", p.Name, p.module.Name)
 	}
-	return "Argo CD's built-in project default permits it only in Argo CD's namespace: name a project of the environment that lists it"
+	return "Argo CD's built-in project default holds no Application outside Argo CD's namespace: name a project of the environment that lists it, or leave the client's project unset for the one platc renders"
 }
 
 // envArgo is what Argo CD knows of one environment: its projects, by name
@@ -117,7 +117,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 		switch c.Kind {
 		case argocd.SourceNotPermitted:
 			if repo := a.spec.Sources[c.Source].RepoURL; !rgd.HasPlaceholder(repo) {
-				v.errorf(a.origin, "project %s does not permit source repository %s of Application %q (%s): %s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"))
+				v.errorf(a.origin, "project %s does not permit source repository %s of Application %q (%s): %s%s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
 			}
 		case argocd.DestinationNotPermitted:
 			d := a.spec.Destination
@@ -138,7 +138,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 	argoNS := v.in.Spec.Platform.ArgoCDNamespace
 	if ns := a.namespace(); ns != "" && ns != argoNS && !rgd.HasPlaceholder(ns) {
 		if !proj.IsAppNamespacePermitted(ns, argoNS) {
-			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"))
+			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s%s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
 		}
 		if !argocd.NamespaceEnabled(ns, argoNS, e.appNamespaces) {
 			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, which the Argo CD values of environment %s do not enable (application.namespaces %q): Argo CD would ignore it; report this as a bug of platc", a.name(), where(a, env), ns, env.Name, strings.Join(e.appNamespaces, ","))
@@ -184,4 +184,31 @@ func (v *verifier) repoPathKinds(a app, proj *project) {
 			v.errorf(a.origin, "%s deploys %s (%s:%d), which project %s does not allow: remove it from %s", a.name(), o.Kind, o.File, o.Line, proj.Name, proj.fixPath("namespaceResourceBlacklist"))
 		}
 	}
+}
+
+// sourceHint says why a pattern that looks like the repository does not
+// permit it, where Argo CD's reading differs from a reader's: a "/" at the
+// end counts, and braces do not alternate.
+func sourceHint(patterns []string, repo string) string {
+	trim := func(u string) string { return argocd.NormalizeGitURL(strings.TrimSuffix(strings.TrimSpace(u), "/")) }
+	for _, p := range patterns {
+		switch {
+		case trim(p) == trim(repo):
+			return " (Argo CD compares URLs with the \"/\" at the end: write them alike)"
+		case strings.ContainsAny(p, "{}"):
+			return " (braces do not alternate in sourceRepos: Argo CD reads " + p + " as a URL; list each repository)"
+		}
+	}
+	return ""
+}
+
+// namespaceHint says where a /regexp/ is not what Go's regexp reads:
+// Argo CD's is regexp2's (.NET) syntax.
+func namespaceHint(patterns []string) string {
+	for _, p := range patterns {
+		if strings.HasPrefix(p, "/") && strings.Contains(p, "[[:") {
+			return " (Argo CD's /regexp/ is .NET's syntax, which has no POSIX classes such as [[:alpha:]])"
+		}
+	}
+	return ""
 }
