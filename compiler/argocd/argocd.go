@@ -1,10 +1,22 @@
-// Package argocd holds what platc knows of Argo CD's objects: the names,
+// Package argocd is what Argo CD would say: Argo CD v3.5.1's own rules for
+// AppProjects and Applications, ported function by function (each names
+// the upstream file it follows) and proven against Argo CD's code by the
+// conformance module (conformance/argocd): URL normalization, Argo CD's
+// globs and /regexp/ lists, what a project permits (sources, destinations
+// through the cluster they name, Application namespaces, kinds),
+// ValidateProject and the offline part of ValidatePermissions. Where an
+// answer needs the live installation (a cluster platc does not know, a
+// repository's reachability), it says it is not known rather than guess.
+//
+// It also holds what platc knows of Argo CD's objects: the names,
 // annotations and finalizers they use, and the pieces every Application is
-// built from (a Helm chart source, the automated sync policy). render and
+// built from (a Helm chart source, the automated sync policy, the project
+// of stack instances), and the values of Argo CD's installation. render and
 // rgd both build Applications from them, so that an Application looks the
 // same whether platc renders it or kro creates it.
 //
-// It does not decide which Applications exist; that is render's and rgd's.
+// It does not decide which Applications exist (render's and rgd's job), nor
+// where a problem is in the spec (verify's).
 package argocd
 
 import (

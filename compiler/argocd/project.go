@@ -283,7 +283,21 @@ func (p *Project) IsAppNamespacePermitted(appNamespace, controllerNamespace stri
 // namespace and in those application.namespaces enables (globs, or
 // /regexp/), and ignore all others.
 func NamespaceEnabled(namespace, controllerNamespace string, enabled []string) bool {
-	return namespace == controllerNamespace || compileNamespaceList(enabled).match(namespace)
+	return NewNamespaces(enabled).Enabled(namespace, controllerNamespace)
+}
+
+// Namespaces is an application.namespaces list, compiled once for
+// NamespaceEnabled on many Applications.
+type Namespaces struct{ list namespaceList }
+
+// NewNamespaces compiles an application.namespaces list.
+func NewNamespaces(enabled []string) Namespaces {
+	return Namespaces{list: compileNamespaceList(enabled)}
+}
+
+// Enabled is NamespaceEnabled with the compiled list.
+func (n Namespaces) Enabled(namespace, controllerNamespace string) bool {
+	return namespace == controllerNamespace || n.list.match(namespace)
 }
 
 // ProjectProblem is what ValidateProject refuses: the field, the index of

@@ -39,8 +39,9 @@ type envArgo struct {
 	projects map[string]*project
 	clusters []argocd.Cluster
 	// appNamespaces is application.namespaces as the environment's Argo
-	// CD values render it.
+	// CD values render it; enabled, the same compiled.
 	appNamespaces []string
+	enabled       argocd.Namespaces
 }
 
 // argo reads the projects the environment renders and checks them as Argo
@@ -93,6 +94,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 			}
 		}
 	}
+	e.enabled = argocd.NewNamespaces(e.appNamespaces)
 	if e.projects[argocd.DefaultProjectName] == nil {
 		e.projects[argocd.DefaultProjectName] = &project{Project: argocd.DefaultProject()}
 	}
@@ -140,7 +142,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 		if !proj.IsAppNamespacePermitted(ns, argoNS) {
 			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s%s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
 		}
-		if !argocd.NamespaceEnabled(ns, argoNS, e.appNamespaces) {
+		if !e.enabled.Enabled(ns, argoNS) {
 			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, which the Argo CD values of environment %s do not enable (application.namespaces %q): Argo CD would ignore it; report this as a bug of platc", a.name(), where(a, env), ns, env.Name, strings.Join(e.appNamespaces, ","))
 		}
 	}

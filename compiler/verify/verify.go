@@ -1,11 +1,13 @@
 // Package verify checks the rendered output as its consumers will: Argo CD's
-// rules across objects (a project permits its Applications' repositories,
-// destinations, namespaces and kinds; names are unique; a root Application's
-// include matches exactly its files; a values file exists), and platc's
-// security lints (wildcards in a customer's projects, secrets written as
-// values). It reads the rendered objects, Applications that kro will create
-// (evaluated offline), and the spec, to place each problem where it can be
-// fixed.
+// rules across objects (compiler/argocd says what Argo CD would: a project
+// permits its Applications' repositories, destinations, namespaces and
+// kinds, and is one Argo CD's API accepts; verify places each answer at the
+// spec position that can fix it), platc's own rules (names are unique; a
+// root Application's include matches exactly its files; a values file
+// exists), and platc's security lints (wildcards in a customer's projects,
+// secrets written as values). It reads the rendered objects, Applications
+// that kro will create (evaluated offline), and the spec, to place each
+// problem where it can be fixed.
 //
 // It changes nothing and renders nothing.
 package verify
