@@ -127,14 +127,23 @@ func sourceFromObject(s any) Source {
 		RepoURL: str(s, "repoURL"), Path: str(s, "path"), Chart: str(s, "chart"),
 		Ref: str(s, "ref"), TargetRevision: str(s, "targetRevision"),
 	}
-	// ApplicationSource.ExplicitType's order.
-	for _, t := range []string{"kustomize", "helm", "directory", "plugin"} {
-		if object.Lookup(s, t) != nil {
+	for i, t := range sourceTypes {
+		if object.Lookup(s, t) == nil {
+			continue
+		}
+		if src.Types == nil {
+			// One type, the usual case, shares the table's.
+			src.Types = sourceTypes[i : i+1 : i+1]
+		} else {
 			src.Types = append(src.Types, t)
 		}
 	}
 	return src
 }
+
+// sourceTypes are the source types in ApplicationSource.ExplicitType's
+// order; read-only.
+var sourceTypes = []string{"kustomize", "helm", "directory", "plugin"}
 
 // ProjectName is the project the Application uses (ApplicationSpec.GetProject).
 func (a App) ProjectName() string {
@@ -179,17 +188,30 @@ type Condition struct {
 // not know, the project's own clusters), it reports nothing of the
 // destination. Argo CD stops at the first malformed source, as this does.
 func ValidatePermissions(a App, p *Project, clusters []Cluster) []Condition {
+	return (&Permissions{Clusters: clusters}).Validate(a, p)
+}
+
+// Permissions is ValidatePermissions for many Applications, over the same
+// clusters: it normalizes each repository URL once. It is not safe for
+// concurrent use.
+type Permissions struct {
+	Clusters []Cluster
+	urls     map[string]string // NormalizeGitURL, memoized
+}
+
+// Validate is ValidatePermissions of one Application.
+func (ps *Permissions) Validate(a App, p *Project) []Condition {
 	var out []Condition
 	for i, src := range a.Sources {
 		if c, bad := validateSourcePermissions(src, a.MultipleSources); bad {
 			c.Source = i
 			return append(out, c)
 		}
-		if !p.IsSourcePermitted(src.RepoURL) {
+		if !p.isNormalizedSourcePermitted(ps.normalize(src.RepoURL)) {
 			out = append(out, Condition{Kind: SourceNotPermitted, Source: i, Message: fmt.Sprintf("application repo %s is not permitted in project '%s'", src.RepoURL, p.Name)})
 		}
 	}
-	c, err := DestinationCluster(a.Destination, clusters)
+	c, err := DestinationCluster(a.Destination, ps.Clusters)
 	if err != nil {
 		return append(out, Condition{Kind: InvalidDestination, Message: err.Error()})
 	}
@@ -201,6 +223,18 @@ func ValidatePermissions(a App, p *Project, clusters []Cluster) []Condition {
 		out = append(out, Condition{Kind: DestinationNotPermitted, Message: fmt.Sprintf("application destination server '%s' and namespace '%s' do not match any of the allowed destinations in project '%s'", server, a.Destination.Namespace, p.Name)})
 	}
 	return out
+}
+
+func (ps *Permissions) normalize(repo string) string {
+	n, ok := ps.urls[repo]
+	if !ok {
+		if ps.urls == nil {
+			ps.urls = map[string]string{}
+		}
+		n = NormalizeGitURL(repo)
+		ps.urls[repo] = n
+	}
+	return n
 }
 
 // validateSourcePermissions is util/argo's (Argo CD v3.5.1). Its message

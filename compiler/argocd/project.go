@@ -124,7 +124,11 @@ func ProjectFromObject(obj any) *Project {
 // repository, normalized (NormalizeGitURL), matches a pattern (globs, "/"
 // a separator) and no denial ("!pattern") excludes it.
 func (p *Project) IsSourcePermitted(repoURL string) bool {
-	src := NormalizeGitURL(repoURL)
+	return p.isNormalizedSourcePermitted(NormalizeGitURL(repoURL))
+}
+
+// isNormalizedSourcePermitted is IsSourcePermitted of a normalized URL.
+func (p *Project) isNormalizedSourcePermitted(src string) bool {
 	anySourceMatched := false
 	for _, s := range p.sources {
 		matched := s.glob.match(src)
@@ -200,16 +204,26 @@ func (p *Project) isDestinationMatched(c Cluster, namespace string) (permitted, 
 // empty), false for an empty pattern, true for "*", either for others.
 func fieldMatches(g projectGlob, pat, value string) []bool {
 	if value != "" {
-		return []bool{g.match(value)}
+		if g.match(value) {
+			return aMatch
+		}
+		return noMatch
 	}
 	switch pat {
 	case "":
-		return []bool{false}
+		return noMatch
 	case "*":
-		return []bool{true}
+		return aMatch
 	}
-	return []bool{false, true}
+	return eitherMatch
 }
+
+// The answers fieldMatches gives, read-only: it allocates nothing.
+var (
+	noMatch     = []bool{false}
+	aMatch      = []bool{true}
+	eitherMatch = []bool{false, true}
+)
 
 // IsGroupKindPermitted is AppProject.IsGroupKindNamePermitted of Argo CD
 // v3.5.1: a namespaced kind is permitted unless a namespace whitelist is

@@ -37,7 +37,9 @@ func (p *project) fix(field string) string {
 // own), the clusters, and the namespaces its installation enables.
 type envArgo struct {
 	projects map[string]*project
-	clusters []argocd.Cluster
+	// permissions checks the Applications against the clusters Argo CD
+	// knows (in-cluster, and the environment's).
+	permissions *argocd.Permissions
 	// appNamespaces is application.namespaces as the environment's Argo
 	// CD values render it; enabled, the same compiled.
 	appNamespaces []string
@@ -49,10 +51,11 @@ type envArgo struct {
 // error.
 func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	spec := v.in.Spec
-	e := &envArgo{projects: map[string]*project{}, clusters: []argocd.Cluster{argocd.InCluster}}
+	clusters := []argocd.Cluster{argocd.InCluster}
 	if d := env.Destination; d.Server != argocd.InClusterServer || d.Name != "" {
-		e.clusters = append(e.clusters, argocd.Cluster{Server: d.Server, Name: d.Name})
+		clusters = append(clusters, argocd.Cluster{Server: d.Server, Name: d.Name})
 	}
+	e := &envArgo{projects: map[string]*project{}, permissions: &argocd.Permissions{Clusters: clusters}}
 	declared := map[string]*model.Project{}
 	for _, p := range env.Projects {
 		declared[p.Name] = p
@@ -115,7 +118,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 	for _, c := range a.spec.SourceProblems() {
 		v.errorf(a.origin, "Argo CD refuses source %d (%s) of Application %q (%s): %s", c.Source, a.spec.Sources[c.Source].RepoURL, a.name(), where(a, env), c.Message)
 	}
-	for _, c := range argocd.ValidatePermissions(a.spec, proj.Project, e.clusters) {
+	for _, c := range e.permissions.Validate(*a.spec, proj.Project) {
 		switch c.Kind {
 		case argocd.SourceNotPermitted:
 			if repo := a.spec.Sources[c.Source].RepoURL; !rgd.HasPlaceholder(repo) {

@@ -55,7 +55,7 @@ type app struct {
 	root   bool
 	client *model.Client // whose instance made it, for an Application kro creates
 	mod    *model.Module // the module named like a rendered Application, or nil
-	spec   argocd.App    // what Argo CD's rules read of it
+	spec   *argocd.App   // what Argo CD's rules read of it
 }
 
 func (a app) name() string      { return str(a.obj, "metadata", "name") }
@@ -123,8 +123,10 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		}
 	}
 	apps = append(apps, v.kroApps(env)...)
+	specs := make([]argocd.App, len(apps))
 	for i := range apps {
-		apps[i].spec = argocd.AppFromObject(apps[i].obj)
+		specs[i] = argocd.AppFromObject(apps[i].obj)
+		apps[i].spec = &specs[i]
 	}
 
 	v.names(env, apps)
