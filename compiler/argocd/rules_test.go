@@ -257,3 +257,32 @@ func TestInstallValues(t *testing.T) {
 		t.Error("Empty")
 	}
 }
+
+func TestProjectFromObject(t *testing.T) {
+	obj := map[string]any{
+		"metadata": map[string]any{"name": "apps"},
+		"spec": map[string]any{
+			"sourceRepos":                []any{"https://a"},
+			"destinations":               []any{map[string]any{"name": "in-cluster", "namespace": "web"}},
+			"namespaceResourceWhitelist": []any{},
+			"clusterResourceWhitelist":   []any{map[string]any{"group": "", "kind": "Namespace", "name": "web"}},
+			"sourceNamespaces":           []any{"teams"},
+		},
+	}
+	p := ProjectFromObject(obj)
+	if p.Name != "apps" || !p.IsSourcePermitted("https://A") || !p.IsAppNamespacePermitted("teams", "argocd") {
+		t.Errorf("ProjectFromObject read %+v", p.Spec())
+	}
+	if ok, known := p.IsDestinationPermitted(InCluster, "web"); !ok || !known {
+		t.Error("a destination by name permits the cluster given by server")
+	}
+	if p.IsGroupKindPermitted("apps", "Deployment", "d", true) {
+		t.Error("an empty namespaceResourceWhitelist read as none")
+	}
+	if !p.IsGroupKindPermitted("", "Namespace", "web", false) || p.IsGroupKindPermitted("", "Namespace", "db", false) {
+		t.Error("a cluster resource's name not read")
+	}
+	if ProjectFromObject(map[string]any{"spec": map[string]any{}}).Spec().NamespaceResourceWhitelist != nil {
+		t.Error("a missing namespaceResourceWhitelist read as an empty one")
+	}
+}

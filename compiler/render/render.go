@@ -39,6 +39,10 @@ type File struct {
 	Values bool
 }
 
+// AppProjectsFile is the file of an environment's own AppProjects, beside
+// its apps.yaml.
+const AppProjectsFile = "appprojects.yaml"
+
 // The layout of ADR 0001, relative to the output root.
 const (
 	// RootAppsDir holds the root Applications, one per environment.
@@ -50,7 +54,7 @@ const (
 
 	projectsWave    = "-1" // AppProjects exist before the Applications that use them
 	appsFile        = "apps.yaml"
-	appProjectsFile = "appprojects.yaml"
+	appProjectsFile = AppProjectsFile
 	defaultRootApp  = "root-app.yaml"
 	stacksDir       = "stacks"
 )

@@ -60,6 +60,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	for _, p := range env.Projects {
 		declared[p.Name] = p
 	}
+	twice := map[string]bool{}
 	for _, fi := range files {
 		f := v.in.Files[fi]
 		if f.Values {
@@ -74,18 +75,24 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 			if obj.Get("kind") != "AppProject" {
 				continue
 			}
-			p := &project{Project: argocd.ProjectFromObject(obj), declared: declared[str(obj, "metadata", "name")]}
-			if p.declared == nil {
-				if m := spec.Module(p.Name); m != nil && m.Kind == model.KindStacks {
-					p.module = m
-				}
+			p := &project{Project: argocd.ProjectFromObject(obj)}
+			// The environment's projects are in appprojects.yaml; those
+			// of stack instances beside the Applications.
+			if m := spec.Module(p.Name); m != nil && m.Kind == model.KindStacks && path.Base(f.Path) != render.AppProjectsFile {
+				p.module = m
+			} else {
+				p.declared = declared[p.Name]
 			}
-			if other := e.projects[p.Name]; other != nil {
+			if e.projects[p.Name] != nil || twice[p.Name] {
 				where := env.FieldPath("projects")
-				if p.declared != nil {
-					where = p.declared.Path
+				if d := declared[p.Name]; d != nil {
+					where = d.Path
 				}
-				v.errorf(where, "two AppProjects named %s in environment %s (%s): Argo CD keeps one; platc names the project of a stacks module's instances after the module, so rename the environment's project", p.Name, env.Name, path.Join(spec.Platform.OutDir, f.Path))
+				v.errorf(where, "two AppProjects named %s in environment %s: Argo CD keeps one; platc names the project of a stacks module's instances after the module, so rename the environment's project", p.Name, env.Name)
+				// Which one Argo CD keeps is not known: judge no
+				// Application by either.
+				delete(e.projects, p.Name)
+				twice[p.Name] = true
 				continue
 			}
 			e.projects[p.Name] = p
@@ -98,7 +105,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 		}
 	}
 	e.enabled = argocd.NewNamespaces(e.appNamespaces)
-	if e.projects[argocd.DefaultProjectName] == nil {
+	if e.projects[argocd.DefaultProjectName] == nil && !twice[argocd.DefaultProjectName] {
 		e.projects[argocd.DefaultProjectName] = &project{Project: argocd.DefaultProject()}
 	}
 	return e
@@ -113,7 +120,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 	proj := e.projects[a.spec.ProjectName()]
 	if proj == nil {
-		return // an unknown project: check has reported it
+		return // an unknown project (check has reported it), or two of one name
 	}
 	for _, c := range a.spec.SourceProblems() {
 		v.errorf(a.origin, "Argo CD refuses source %d (%s) of Application %q (%s): %s", c.Source, a.spec.Sources[c.Source].RepoURL, a.name(), where(a, env), c.Message)
