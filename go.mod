@@ -6,6 +6,7 @@ require (
 	cuelang.org/go v0.17.1
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/cockroachdb/apd/v3 v3.2.3
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/gobwas/glob v0.2.3
 	github.com/google/cel-go v0.31.0
 	github.com/google/go-cmp v0.7.0
@@ -28,7 +29,6 @@ require (
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/coder/websocket v1.8.14 // indirect
-	github.com/dlclark/regexp2 v1.12.0 // indirect
 	github.com/emicklei/proto v1.14.3 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
