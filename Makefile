@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test bench bench-compare golden help quickstart bootstrap-argocd sync hooks
+.PHONY: render check vet test conformance bench bench-compare golden help quickstart bootstrap-argocd sync hooks
 
 # Argo CD's own chart (8.5.0 is Argo CD v3.1.5), for bootstrap-argocd.
 ARGOCD_CHART_VERSION ?= 8.5.0
@@ -27,6 +27,12 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 	$(PLATC) check
+
+## conformance: platc's rules against Argo CD's own code, in modules of their own
+# (the first run downloads about 1.1 GB of modules)
+CONFORMANCE = conformance/argocd
+conformance:
+	@set -e; for m in $(CONFORMANCE); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test ./...); done
 
 ## hooks: install the Git pre-commit hook that refuses a commit whose staged out/ is stale
 hooks:
@@ -56,10 +62,17 @@ else
 	$(MAKE) bootstrap-argocd sync
 endif
 
-## bootstrap-argocd: install Argo CD from its chart into namespace argocd
+# What the local environment's Argo CD needs (application.namespaces for the
+# teams' Applications, the Application health check where the platform asks
+# for it), as platc renders it; absent where it needs nothing.
+ARGOCD_VALUES = $(wildcard out/deploy/gitops/argocd/argocd-values.yaml)
+
+## bootstrap-argocd: install Argo CD from its chart into namespace argocd, with
+## the values platc renders for it (out/deploy/gitops/argocd/argocd-values.yaml)
 bootstrap-argocd:
 	helm upgrade --install argocd argo-cd --repo https://argoproj.github.io/argo-helm \
-		--version $(ARGOCD_CHART_VERSION) --namespace argocd --create-namespace --wait
+		--version $(ARGOCD_CHART_VERSION) --namespace argocd --create-namespace \
+		$(addprefix --values ,$(ARGOCD_VALUES)) --wait
 
 ## sync: hand the local environment to Argo CD: apply its root Application
 sync:

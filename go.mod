@@ -6,6 +6,7 @@ require (
 	cuelang.org/go v0.17.1
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/cockroachdb/apd/v3 v3.2.3
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/gobwas/glob v0.2.3
 	github.com/google/cel-go v0.31.0
 	github.com/google/go-cmp v0.7.0

@@ -1,10 +1,22 @@
-// Package argocd holds what platc knows of Argo CD's objects: the names,
+// Package argocd is what Argo CD would say: Argo CD v3.5.1's own rules for
+// AppProjects and Applications, ported function by function (each names
+// the upstream file it follows) and proven against Argo CD's code by the
+// conformance module (conformance/argocd): URL normalization, Argo CD's
+// globs and /regexp/ lists, what a project permits (sources, destinations
+// through the cluster they name, Application namespaces, kinds),
+// ValidateProject and the offline part of ValidatePermissions. Where an
+// answer needs the live installation (a cluster platc does not know, a
+// repository's reachability), it says it is not known rather than guess.
+//
+// It also holds what platc knows of Argo CD's objects: the names,
 // annotations and finalizers they use, and the pieces every Application is
-// built from (a Helm chart source, the automated sync policy). render and
+// built from (a Helm chart source, the automated sync policy, the project
+// of stack instances), and the values of Argo CD's installation. render and
 // rgd both build Applications from them, so that an Application looks the
 // same whether platc renders it or kro creates it.
 //
-// It does not decide which Applications exist; that is render's and rgd's.
+// It does not decide which Applications exist (render's and rgd's job), nor
+// where a problem is in the spec (verify's).
 package argocd
 
 import (
@@ -21,7 +33,7 @@ const (
 	SyncWave           = "argocd.argoproj.io/sync-wave"
 	ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 	CreateNamespace    = "CreateNamespace=true"
-	DefaultProject     = "default"
+	DefaultProjectName = "default"
 	// ValuesRef is the ref name of the values source of a multi-source
 	// Application; "$values/..." in valueFiles is the root of its repository.
 	ValuesRef = "values"
@@ -74,4 +86,21 @@ func Application(metadata, spec *object.Map) *object.Map {
 		Set("kind", "Application").
 		Set("metadata", metadata).
 		Set("spec", spec)
+}
+
+// InstancesProject is the AppProject of the Applications kro creates for a
+// client's instance of a stack in env: the client's project for the stack,
+// else the environment's. Where that would be Argo CD's default project,
+// which holds no Application outside Argo CD's namespace (and kro creates
+// them beside the instance, ADR 010), it is the project platc renders for
+// the module that delivers the instances, named after the module;
+// generated says so.
+func InstancesProject(env *model.Environment, cs *model.ClientStack, module string) (name string, generated bool) {
+	switch {
+	case cs != nil && cs.Project != "":
+		return cs.Project, false
+	case env.Project != DefaultProjectName:
+		return env.Project, false
+	}
+	return module, true
 }

@@ -104,6 +104,8 @@ var (
 	dnsLabel  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	chartName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$`)
 	syncOpt   = regexp.MustCompile(`^[A-Za-z]+=[A-Za-z0-9_.-]+$`)
+	// templateExpr is a ${...} of kro, without a "}" inside.
+	templateExpr = regexp.MustCompile(`\$\{[^}]*\}`)
 	// rangeOps finds what only a range has: operators, spaces, commas,
 	// and wildcard components such as 1.x or 1.2.*.
 	rangeOps = regexp.MustCompile(`[\^~<>=*| ,]|(^|\.)[xX](\.|$)`)
@@ -278,7 +280,7 @@ func (c *checker) module(m *model.Module) {
 			c.log.Errorf(m.At("needs"), p, "unknown module %q%s", n, diag.DidYouMean(n, moduleNames(c.spec)))
 		}
 	}
-	c.syncOptions(&m.Node, m.SyncOptions)
+	c.syncOptions(&m.Node, m.SyncOptions, false)
 	c.allow(&m.Node, m.Allow)
 	for _, w := range m.Wiring {
 		c.wire(m, w)
@@ -305,11 +307,16 @@ func (c *checker) allow(n *model.Node, allow model.Allow) {
 }
 
 // syncOptions checks the Argo CD sync options of a module. Namespaces are
-// created by platc's own field, so that render and the checks agree.
-func (c *checker) syncOptions(n *model.Node, options []string) {
+// created by platc's own field, so that render and the checks agree. In a
+// stack's module (templated), kro fills each ${...} before Argo CD reads
+// the option: an expression may stand for a name, a value, or all of it.
+func (c *checker) syncOptions(n *model.Node, options []string, templated bool) {
 	for i, o := range options {
 		p := fmt.Sprintf("%s[%d]", n.FieldPath("syncOptions"), i)
-		if !syncOpt.MatchString(o) {
+		if templated {
+			o = templateExpr.ReplaceAllString(o, "x")
+		}
+		if !syncOpt.MatchString(o) && !(templated && o == "x") {
 			c.log.Errorf(n.At("syncOptions"), p, "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
 		}
 		if strings.HasPrefix(o, "CreateNamespace=") {

@@ -60,7 +60,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 					c.badValuesPath(&w.Node, w.Key)
 				}
 			}
-			c.syncOptions(&m.Node, m.SyncOptions)
+			c.syncOptions(&m.Node, m.SyncOptions, true)
 			c.allow(&m.Node, m.Allow)
 		}
 		for _, w := range st.Wiring {

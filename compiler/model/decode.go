@@ -124,6 +124,7 @@ func decodePlatform(e entry) Platform {
 		ArgoCDNamespace:    e.strOr("argocdNamespace", "argocd"),
 		DefaultEnvironment: e.str("defaultEnvironment"),
 		ResourceTracking:   e.strOr("resourceTracking", "annotation"),
+		ApplicationHealth:  e.boolOr("applicationHealth", false),
 	}
 }
 

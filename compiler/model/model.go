@@ -56,6 +56,7 @@ type Platform struct {
 	ArgoCDNamespace    string // default "argocd"
 	DefaultEnvironment string
 	ResourceTracking   string // default "annotation"
+	ApplicationHealth  bool   // default false
 }
 
 // Chart is a pinned upstream Helm chart.

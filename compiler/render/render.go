@@ -39,6 +39,10 @@ type File struct {
 	Values bool
 }
 
+// AppProjectsFile is the file of an environment's own AppProjects, beside
+// its apps.yaml.
+const AppProjectsFile = "appprojects.yaml"
+
 // The layout of ADR 0001, relative to the output root.
 const (
 	// RootAppsDir holds the root Applications, one per environment.
@@ -50,7 +54,7 @@ const (
 
 	projectsWave    = "-1" // AppProjects exist before the Applications that use them
 	appsFile        = "apps.yaml"
-	appProjectsFile = "appprojects.yaml"
+	appProjectsFile = AppProjectsFile
 	defaultRootApp  = "root-app.yaml"
 	stacksDir       = "stacks"
 )
@@ -91,6 +95,18 @@ func RootFile(p *model.Platform, env string) string {
 		return path.Join(RootAppsDir, defaultRootApp)
 	}
 	return path.Join(RootAppsDir, "root-app-"+env+".yaml")
+}
+
+// ArgoCDValuesFile returns the path, relative to the output root, of the
+// values of Argo CD's Helm chart that an environment's installation needs
+// (make bootstrap-argocd passes the default environment's): beside its root
+// Application, argocd-values.yaml for the default environment,
+// argocd-values-<env>.yaml for the others.
+func ArgoCDValuesFile(p *model.Platform, env string) string {
+	if env == p.DefaultEnvironment {
+		return path.Join(RootAppsDir, "argocd-values.yaml")
+	}
+	return path.Join(RootAppsDir, "argocd-values-"+env+".yaml")
 }
 
 // StackFile returns the path, relative to the output root, of a stack's
@@ -147,6 +163,14 @@ func (r *renderer) environment(env *model.Environment) []File {
 	}
 	for _, parent := range slices.Sorted(maps.Keys(children)) {
 		var objs []*object.Map
+		// The project of a stacks module's instances, where platc
+		// renders it, comes first (wave -1), in the file that delivers
+		// the module: the file its parent's Application reads.
+		for _, m := range children[parent] {
+			if p := r.instancesProject(env, m); p != nil {
+				objs = append(objs, p)
+			}
+		}
 		for _, m := range r.ordered(children[parent]) {
 			objs = append(objs, r.application(env, m))
 		}
@@ -183,6 +207,9 @@ func (r *renderer) environment(env *model.Environment) []File {
 		include = "{" + appsFile + "," + appProjectsFile + "}"
 	}
 	files = append(files, File{Path: RootFile(&r.spec.Platform, env.Name), Objects: []*object.Map{r.root(env, include)}})
+	if in := r.install(env, children); !in.Empty() {
+		files = append(files, File{Path: ArgoCDValuesFile(&r.spec.Platform, env.Name), Objects: []*object.Map{in.HelmValues()}, Values: true})
+	}
 	return files
 }
 
@@ -220,7 +247,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 			Set("name", check.RootName(env.Name)).
 			Set("namespace", p.ArgoCDNamespace),
 		object.NewMap().
-			Set("project", argocd.DefaultProject).
+			Set("project", argocd.DefaultProjectName).
 			Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name))).
 				Set("directory", object.NewMap().Set("include", include))).
 			Set("destination", object.NewMap().
@@ -400,11 +427,17 @@ func (r *renderer) project(p *model.Project) *object.Map {
 	if len(p.SourceNamespaces) > 0 {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
+	return r.appProject(p.Name, spec)
+}
+
+// appProject is an AppProject in Argo CD's namespace, synced before the
+// Applications that use it.
+func (r *renderer) appProject(name string, spec *object.Map) *object.Map {
 	return object.NewMap().
 		Set("apiVersion", argocd.APIVersion).
 		Set("kind", "AppProject").
 		Set("metadata", object.NewMap().
-			Set("name", p.Name).
+			Set("name", name).
 			Set("namespace", r.spec.Platform.ArgoCDNamespace).
 			Set("annotations", object.NewMap().Set(argocd.SyncWave, projectsWave))).
 		Set("spec", spec)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/kro"
@@ -30,7 +31,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				if !check.Delivered(env, info.Instances[cs.Stack].Name, info.Parent) {
 					continue
 				}
-				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model), Namespace: info.Instances[cs.Stack].Namespace}
+				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model, info.Instances[cs.Stack].Name), Namespace: info.Instances[cs.Stack].Namespace}
 				byKey[key{cl.Name, env.Name, cs.Stack}] = inst
 				out = append(out, inst)
 			}
@@ -95,7 +96,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 // the client's values live and the AppProject of its Applications. A
 // client's values in this repository follow the environment's revision, so
 // that a pinned environment reads them at its tag.
-func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs *model.ClientStack, st *model.Stack) map[string]any {
+func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs *model.ClientStack, st *model.Stack, module string) map[string]any {
 	out := object.Merge(nil, cs.Spec)
 	if out == nil {
 		out = map[string]any{}
@@ -109,11 +110,7 @@ func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs
 		"revision": revision,
 		"path":     ValuesPath(cl, st),
 	}
-	project := cs.Project
-	if project == "" {
-		project = env.Project
-	}
-	out[projectField] = project
+	out[projectField], _ = argocd.InstancesProject(env, cs, module)
 	return out
 }
 

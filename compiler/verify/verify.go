@@ -1,11 +1,13 @@
 // Package verify checks the rendered output as its consumers will: Argo CD's
-// rules across objects (a project permits its Applications' repositories,
-// destinations, namespaces and kinds; names are unique; a root Application's
-// include matches exactly its files; a values file exists), and platc's
-// security lints (wildcards in a customer's projects, secrets written as
-// values). It reads the rendered objects, Applications that kro will create
-// (evaluated offline), and the spec, to place each problem where it can be
-// fixed.
+// rules across objects (compiler/argocd says what Argo CD would: a project
+// permits its Applications' repositories, destinations, namespaces and
+// kinds, and is one Argo CD's API accepts; verify places each answer at the
+// spec position that can fix it), platc's own rules (names are unique; a
+// root Application's include matches exactly its files; a values file
+// exists), and platc's security lints (wildcards in a customer's projects,
+// secrets written as values). It reads the rendered objects, Applications
+// that kro will create (evaluated offline), and the spec, to place each
+// problem where it can be fixed.
 //
 // It changes nothing and renders nothing.
 package verify
@@ -14,12 +16,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/gobwas/glob"
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
@@ -56,6 +55,7 @@ type app struct {
 	root   bool
 	client *model.Client // whose instance made it, for an Application kro creates
 	mod    *model.Module // the module named like a rendered Application, or nil
+	spec   *argocd.App   // what Argo CD's rules read of it
 }
 
 func (a app) name() string      { return str(a.obj, "metadata", "name") }
@@ -100,11 +100,7 @@ func (v *verifier) errorf(specPath, format string, args ...any) {
 func (v *verifier) environment(env *model.Environment, files []int) {
 	spec := v.in.Spec
 	var apps []app
-	projects := map[string]any{}
-	projectOrigin := map[string]*model.Project{}
-	for _, p := range env.Projects {
-		projectOrigin[p.Name] = p
-	}
+	argo := v.argo(env, files)
 	for _, fi := range files {
 		f := v.in.Files[fi]
 		if f.Values {
@@ -113,26 +109,29 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		file := path.Join(spec.Platform.OutDir, f.Path)
 		root := strings.HasPrefix(f.Path, render.RootAppsDir+"/")
 		for _, obj := range f.Objects {
-			switch obj.Get("kind") {
-			case "AppProject":
-				projects[str(obj, "metadata", "name")] = obj
-			case "Application":
-				a := app{obj: obj, file: file, root: root}
-				a.mod = spec.Module(a.name())
-				if a.mod != nil && !a.root {
-					a.origin = a.mod.Path
-				} else {
-					a.origin = env.Path
-				}
-				apps = append(apps, a)
+			if obj.Get("kind") != "Application" {
+				continue
 			}
+			a := app{obj: obj, file: file, root: root}
+			a.mod = spec.Module(a.name())
+			if a.mod != nil && !a.root {
+				a.origin = a.mod.Path
+			} else {
+				a.origin = env.Path
+			}
+			apps = append(apps, a)
 		}
 	}
 	apps = append(apps, v.kroApps(env)...)
+	specs := make([]argocd.App, len(apps))
+	for i := range apps {
+		specs[i] = argocd.AppFromObject(apps[i].obj)
+		apps[i].spec = &specs[i]
+	}
 
 	v.names(env, apps)
 	for _, a := range apps {
-		v.permitted(env, a, projects, projectOrigin)
+		v.permitted(env, a, argo)
 		v.valueFiles(a)
 	}
 	for _, a := range apps {
@@ -228,7 +227,7 @@ func (v *verifier) names(env *model.Environment, apps []app) {
 		if rgd.HasPlaceholder(name) {
 			continue
 		}
-		if !subdomain.MatchString(name) || len(name) > 253 {
+		if !argocd.IsValidAppName(name) {
 			v.errorf(a.origin, "Application %q (%s) is not a valid resource name: use lower-case letters, digits, '-' and '.'", name, where(a, env))
 		}
 		if v.in.Spec.Platform.ResourceTracking != "annotation" && len(name) > 63 {
@@ -243,81 +242,12 @@ func (v *verifier) names(env *model.Environment, apps []app) {
 	}
 }
 
-var subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
 // where names an Application's place for a message.
 func where(a app, env *model.Environment) string {
 	if a.file == "kro" {
 		return "created by kro in " + env.Name
 	}
 	return a.file
-}
-
-// permitted checks an Application against its AppProject as Argo CD does
-// before it syncs: sources, destination, the Application's namespace, and
-// the cluster-scoped kinds it creates.
-func (v *verifier) permitted(env *model.Environment, a app, projects map[string]any, origins map[string]*model.Project) {
-	spec := object.Lookup(a.obj, "spec")
-	projName := str(spec, "project")
-	proj := projects[projName]
-	if proj == nil {
-		// "default", or a project check has reported unknown. Argo CD's
-		// default project permits everything.
-		return
-	}
-	pspec := object.Lookup(proj, "spec")
-	po := origins[projName]
-	fix := "add it to " + po.Path
-	for _, src := range sources(spec) {
-		repo := str(src, "repoURL")
-		if repo == "" || rgd.HasPlaceholder(repo) {
-			continue
-		}
-		if !sourcePermitted(strings_(object.Lookup(pspec, "sourceRepos")), repo) {
-			v.errorf(a.origin, "project %s does not permit source repository %s of Application %q (%s): %s.sourceRepos", projName, repo, a.name(), where(a, env), fix)
-		}
-	}
-	server, name, ns := str(spec, "destination", "server"), str(spec, "destination", "name"), str(spec, "destination", "namespace")
-	if !rgd.HasPlaceholder(ns) && !destinationPermitted(object.Lookup(pspec, "destinations"), server, name, ns) {
-		target := server
-		if name != "" {
-			target = name
-		}
-		v.errorf(a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s.destinations", projName, target, ns, a.name(), where(a, env), fix)
-	}
-	if appNS := a.namespace(); appNS != "" && appNS != v.in.Spec.Platform.ArgoCDNamespace && !namespacePermitted(strings_(object.Lookup(pspec, "sourceNamespaces")), appNS) {
-		v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it: %s.sourceNamespaces (Argo CD must also run with application.namespaces)", a.name(), where(a, env), appNS, v.in.Spec.Platform.ArgoCDNamespace, projName, fix)
-	}
-	if slices.Contains(strings_(syncOptions(spec)), argocd.CreateNamespace) && !clusterKindPermitted(pspec, "", "Namespace") {
-		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: add {group: \"\", kind: \"Namespace\"} to %s.clusterResourceWhitelist, or set createNamespace: false", a.name(), where(a, env), projName, po.Path)
-	}
-	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" {
-		v.repoPathKinds(env, a, projName, pspec, po)
-	}
-}
-
-// repoPathKinds checks the kinds a repo-path module deploys against its
-// project: a cluster-scoped kind must be allow-listed, a namespaced one not
-// deny-listed.
-func (v *verifier) repoPathKinds(env *model.Environment, a app, projName string, pspec any, po *model.Project) {
-	objs, _ := v.in.Folders.build(str(a.obj, "spec", "source", "path"))
-	reported := map[string]bool{}
-	for _, o := range objs {
-		group := manifests.Group(o.APIVersion)
-		key := group + "/" + o.Kind
-		if reported[key] {
-			continue
-		}
-		if manifests.ClusterScoped(o.APIVersion, o.Kind) {
-			if !clusterKindPermitted(pspec, group, o.Kind) {
-				reported[key] = true
-				v.errorf(a.origin, "%s deploys the cluster-scoped kind %s (%s:%d), which project %s does not allow: add {group: %q, kind: %q} to %s.clusterResourceWhitelist", a.name(), o.Kind, o.File, o.Line, projName, group, o.Kind, po.Path)
-			}
-		} else if !namespacedKindPermitted(pspec, group, o.Kind) {
-			reported[key] = true
-			v.errorf(a.origin, "%s deploys %s (%s:%d), which project %s does not allow: remove it from %s.namespaceResourceBlacklist", a.name(), o.Kind, o.File, o.Line, projName, po.Path)
-		}
-	}
 }
 
 // folders checks what every repo-path module's folder yields against the
@@ -360,133 +290,6 @@ func isMap(v any) bool {
 	return false
 }
 
-func syncOptions(spec any) any {
-	return object.Lookup(spec, "syncPolicy", "syncOptions")
-}
-
-// sourcePermitted is Argo CD's AppProject.IsSourcePermitted: glob patterns
-// over normalized URLs, '/' a separator, "*" any, "!" a denial.
-func sourcePermitted(patterns []string, repo string) bool {
-	src := normalizeGitURL(repo)
-	any := false
-	for _, p := range patterns {
-		deny := strings.HasPrefix(p, "!")
-		norm := normalizeGitURL(strings.TrimPrefix(p, "!"))
-		if deny {
-			norm = "!" + norm
-		}
-		matched := globMatch(norm, src, true, '/')
-		if matched {
-			any = true
-		} else if deny {
-			return false
-		}
-	}
-	return any
-}
-
-// destinationPermitted is Argo CD's AppProject.isDestinationMatched.
-func destinationPermitted(destinations any, server, name, namespace string) bool {
-	list, _ := destinations.([]any)
-	anyMatched, noDeny := false, true
-	for _, item := range list {
-		iServer, iName, iNS := str(item, "server"), str(item, "name"), str(item, "namespace")
-		nameOK := name != "" && globMatch(iName, name, true)
-		serverOK := server != "" && globMatch(iServer, server, true)
-		nsOK := globMatch(iNS, namespace, true)
-		if (serverOK || nameOK) && nsOK {
-			anyMatched = true
-		} else if (!nameOK && strings.HasPrefix(iName, "!")) || (!serverOK && strings.HasPrefix(iServer, "!")) || (!nsOK && strings.HasPrefix(iNS, "!")) {
-			noDeny = false
-		}
-	}
-	return anyMatched && noDeny
-}
-
-// namespacePermitted is Argo CD's IsAppNamespacePermitted: globs, or
-// regular expressions written /like this/.
-func namespacePermitted(patterns []string, ns string) bool {
-	for _, p := range patterns {
-		if len(p) > 2 && strings.HasPrefix(p, "/") && strings.HasSuffix(p, "/") {
-			if re, err := regexp.Compile(p[1 : len(p)-1]); err == nil && re.MatchString(ns) {
-				return true
-			}
-			continue
-		}
-		if globMatch(p, ns, false) {
-			return true
-		}
-	}
-	return false
-}
-
-// clusterKindPermitted is Argo CD's AppProject.IsGroupKindPermitted for a
-// cluster-scoped kind: allow-listed, and not deny-listed, with shell
-// patterns (filepath.Match) on group and kind.
-func clusterKindPermitted(pspec any, group, kind string) bool {
-	return groupKindListed(object.Lookup(pspec, "clusterResourceWhitelist"), group, kind) &&
-		!groupKindListed(object.Lookup(pspec, "clusterResourceBlacklist"), group, kind)
-}
-
-// namespacedKindPermitted is the same for a namespaced kind: every kind
-// unless a whitelist is set and misses it, or the blacklist has it.
-func namespacedKindPermitted(pspec any, group, kind string) bool {
-	white := object.Lookup(pspec, "namespaceResourceWhitelist")
-	_, hasWhite := white.([]any)
-	return (!hasWhite || groupKindListed(white, group, kind)) &&
-		!groupKindListed(object.Lookup(pspec, "namespaceResourceBlacklist"), group, kind)
-}
-
-// groupKindListed reports whether a list of {group, kind} patterns (shell
-// patterns, filepath.Match) has group and kind. A list that is not a []any
-// has nothing.
-func groupKindListed(list any, group, kind string) bool {
-	l, _ := list.([]any)
-	for _, gk := range l {
-		g, k := str(gk, "group"), str(gk, "kind")
-		if ok, err := filepath.Match(k, kind); ok && err == nil {
-			if ok, err := filepath.Match(g, group); ok && err == nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func globMatch(pattern, val string, negation bool, separators ...rune) bool {
-	return globMatcher(pattern, negation, separators...)(val)
-}
-
-// globMatcher compiles pattern once, for globMatch on many values.
-func globMatcher(pattern string, negation bool, separators ...rune) func(val string) bool {
-	if negation && strings.HasPrefix(pattern, "!") {
-		match := globMatcher(pattern[1:], false, separators...)
-		return func(val string) bool { return !match(val) }
-	}
-	if pattern == "*" {
-		return func(string) bool { return true }
-	}
-	g, err := glob.Compile(pattern, separators...)
-	if err != nil {
-		return func(string) bool { return false }
-	}
-	return g.Match
-}
-
-// normalizeGitURL is close to Argo CD's git.NormalizeGitURL: lower case,
-// no ".git" or "/" at the end, and scp-like SSH written as a URL.
-func normalizeGitURL(u string) string {
-	u = strings.ToLower(strings.TrimSpace(u))
-	if at := strings.Index(u, "@"); at > 0 && !strings.Contains(u, "://") {
-		if colon := strings.Index(u[at:], ":"); colon > 0 {
-			u = u[:at+colon] + "/" + u[at+colon+1:]
-		}
-	}
-	u = strings.TrimPrefix(u, "ssh://")
-	u = strings.TrimSuffix(u, "/")
-	return strings.TrimSuffix(u, ".git")
-}
-
 // include checks that a directory source's include matches exactly the
 // files platc renders in its folder (Argo CD does not recurse: only the
 // folder's own files count). A root Application that misses apps.yaml
@@ -506,7 +309,7 @@ func (v *verifier) include(a app) {
 	if include == "" {
 		return
 	}
-	match := globMatcher(include, false)
+	match := argocd.IncludeMatcher(include)
 	matched := 0
 	for _, f := range inFolder {
 		if match(f) {

@@ -1,0 +1,130 @@
+package argocd
+
+import (
+	"strings"
+	"time"
+
+	"github.com/dlclark/regexp2"
+	"github.com/gobwas/glob"
+)
+
+// pattern is one of Argo CD's glob patterns, compiled once: util/glob.Match
+// of Argo CD v3.5.1 compiles with gobwas/glob and matches nothing where the
+// pattern does not compile.
+type pattern struct {
+	g glob.Glob // nil: the pattern does not compile
+}
+
+func compilePattern(p string, separators ...rune) pattern {
+	g, err := glob.Compile(p, separators...)
+	if err != nil {
+		return pattern{}
+	}
+	return pattern{g: g}
+}
+
+// match is util/glob.Match (Argo CD v3.5.1).
+func (p pattern) match(s string) bool { return p.g != nil && p.g.Match(s) }
+
+// projectGlob is a pattern of an AppProject, as globMatch of
+// pkg/apis/application/v1alpha1/app_project_types.go (Argo CD v3.5.1) reads
+// it: with negation allowed, "!p" matches what p does not (p compiled as
+// it is, so a "!" before a pattern that does not compile matches
+// everything); "*" matches everything, separators or not.
+type projectGlob struct {
+	deny bool // "!p", with negation allowed
+	all  bool // "*"
+	p    pattern
+}
+
+func compileProjectGlob(p string, allowNegation bool, separators ...rune) projectGlob {
+	if allowNegation && isDenyPattern(p) {
+		return projectGlob{deny: true, p: compilePattern(p[1:], separators...)}
+	}
+	if p == "*" {
+		return projectGlob{all: true}
+	}
+	return projectGlob{p: compilePattern(p, separators...)}
+}
+
+func (g projectGlob) match(s string) bool {
+	switch {
+	case g.deny:
+		return !g.p.match(s)
+	case g.all:
+		return true
+	}
+	return g.p.match(s)
+}
+
+// isDenyPattern is app_project_types.go's isDenyPattern (Argo CD v3.5.1).
+func isDenyPattern(p string) bool { return strings.HasPrefix(p, "!") }
+
+// regexpTimeout bounds the match of one /regexp/ entry. Argo CD sets none
+// (regexp2 would run forever on a catastrophic pattern); platc counts a
+// match that takes longer as none, so that a check always ends. Namespaces
+// are at most 63 characters: only a pathological pattern comes near it.
+const regexpTimeout = 2 * time.Second
+
+// namespaceList is a list of namespace patterns as
+// util/glob.MatchStringInList(list, item, glob.REGEXP) of Argo CD v3.5.1
+// reads it: an entry written /like this/ is a regular expression of
+// github.com/dlclark/regexp2 (.NET syntax, unanchored), tried first; every
+// entry, that one too, is also a glob without separators. The list is
+// compiled once.
+type namespaceList struct {
+	entries []namespaceEntry
+}
+
+type namespaceEntry struct {
+	regexp bool            // written /.../
+	crash  bool            // "/": upstream slices it as ll[1:0] and panics
+	re     *regexp2.Regexp // nil: does not compile, matches nothing
+	glob   pattern
+}
+
+func compileNamespaceList(list []string) namespaceList {
+	out := namespaceList{entries: make([]namespaceEntry, len(list))}
+	for i, ll := range list {
+		e := namespaceEntry{glob: compilePattern(ll)}
+		if strings.HasPrefix(ll, "/") && strings.HasSuffix(ll, "/") {
+			e.regexp = true
+			if len(ll) < 2 {
+				e.crash = true
+			} else if re, err := regexp2.Compile(ll[1:len(ll)-1], 0); err == nil {
+				re.MatchTimeout = regexpTimeout
+				e.re = re
+			}
+		}
+		out.entries[i] = e
+	}
+	return out
+}
+
+// match is MatchStringInList with glob.REGEXP. Where Argo CD would panic
+// (an entry "/"), it is false: Argo CD refuses what it cannot evaluate.
+func (l namespaceList) match(item string) bool {
+	for _, e := range l.entries {
+		if e.crash {
+			return false
+		}
+		if e.regexp && e.re != nil {
+			if ok, err := e.re.MatchString(item); ok && err == nil {
+				return true
+			}
+		}
+		if e.glob.match(item) {
+			return true
+		}
+	}
+	return false
+}
+
+// IncludeMatcher returns the match of a directory source's include (or
+// exclude) pattern against a file's path relative to the source's folder,
+// compiled once: the repo server of Argo CD v3.5.1 matches it with
+// util/glob.Match, without separators (getPotentiallyValidManifestFile,
+// reposerver/repository/repository.go).
+func IncludeMatcher(include string) func(relPath string) bool {
+	return compilePattern(include).match
+}

@@ -1,0 +1,226 @@
+package verify
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/manifests"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/rgd"
+)
+
+// project is an AppProject an environment's Applications may use, compiled
+// once (argocd.Project), with where the spec makes it.
+type project struct {
+	*argocd.Project
+	declared *model.Project // the environment's project, or nil
+	module   *model.Module  // the stacks module platc renders it for, or nil
+}
+
+// fix says where to change what the project permits.
+func (p *project) fix(field string) string {
+	switch {
+	case p.declared != nil:
+		return "add it to " + p.declared.FieldPath(field)
+	case p.module != nil:
+		return fmt.Sprintf("platc renders project %s for the stack instances of module %s; report this as a bug of platc", p.Name, p.module.Name)
+	}
+	return "Argo CD's built-in project default holds no Application outside Argo CD's namespace: name a project of the environment that lists it, or leave the client's project unset for the one platc renders"
+}
+
+// envArgo is what Argo CD knows of one environment: its projects, by name
+// (the built-in default among them unless the environment renders its
+// own), the clusters, and the namespaces its installation enables.
+type envArgo struct {
+	projects map[string]*project
+	// permissions checks the Applications against the clusters Argo CD
+	// knows (in-cluster, and the environment's).
+	permissions *argocd.Permissions
+	// appNamespaces is application.namespaces as the environment's Argo
+	// CD values render it; enabled, the same compiled.
+	appNamespaces []string
+	enabled       argocd.Namespaces
+}
+
+// argo reads the projects the environment renders and checks them as Argo
+// CD's API server would (ValidateProject); two projects of one name are an
+// error.
+func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
+	spec := v.in.Spec
+	clusters := []argocd.Cluster{argocd.InCluster}
+	if d := env.Destination; d.Server != argocd.InClusterServer || d.Name != "" {
+		clusters = append(clusters, argocd.Cluster{Server: d.Server, Name: d.Name})
+	}
+	e := &envArgo{projects: map[string]*project{}, permissions: &argocd.Permissions{Clusters: clusters}}
+	declared := map[string]*model.Project{}
+	for _, p := range env.Projects {
+		declared[p.Name] = p
+	}
+	twice := map[string]bool{}
+	for _, fi := range files {
+		f := v.in.Files[fi]
+		if f.Values {
+			if f.Path == render.ArgoCDValuesFile(&spec.Platform, env.Name) && len(f.Objects) > 0 {
+				if s, _ := object.Lookup(f.Objects[0], "configs", "params", argocd.ApplicationNamespacesKey).(string); s != "" {
+					e.appNamespaces = strings.Split(s, ",")
+				}
+			}
+			continue
+		}
+		for _, obj := range f.Objects {
+			if obj.Get("kind") != "AppProject" {
+				continue
+			}
+			p := &project{Project: argocd.ProjectFromObject(obj)}
+			// The environment's projects are in appprojects.yaml; those
+			// of stack instances beside the Applications.
+			if m := spec.Module(p.Name); m != nil && m.Kind == model.KindStacks && path.Base(f.Path) != render.AppProjectsFile {
+				p.module = m
+			} else {
+				p.declared = declared[p.Name]
+			}
+			if e.projects[p.Name] != nil || twice[p.Name] {
+				where := env.FieldPath("projects")
+				if d := declared[p.Name]; d != nil {
+					where = d.Path
+				}
+				v.errorf(where, "two AppProjects named %s in environment %s: Argo CD keeps one; platc names the project of a stacks module's instances after the module, so rename the environment's project", p.Name, env.Name)
+				// Which one Argo CD keeps is not known: judge no
+				// Application by either.
+				delete(e.projects, p.Name)
+				twice[p.Name] = true
+				continue
+			}
+			e.projects[p.Name] = p
+			if p.declared != nil {
+				for _, pr := range p.ValidateProject() {
+					at := fmt.Sprintf("%s[%d]", p.declared.FieldPath(pr.Field), pr.Index)
+					v.errorf(at, "Argo CD refuses project %s: %s: remove the entry", p.Name, pr.Message)
+				}
+			}
+		}
+	}
+	e.enabled = argocd.NewNamespaces(e.appNamespaces)
+	if e.projects[argocd.DefaultProjectName] == nil && !twice[argocd.DefaultProjectName] {
+		e.projects[argocd.DefaultProjectName] = &project{Project: argocd.DefaultProject()}
+	}
+	return e
+}
+
+// permitted checks an Application against its AppProject as Argo CD does
+// before it syncs (util/argo.ValidatePermissions, and what the controller
+// checks of Applications in other namespaces), through compiler/argocd:
+// sources, destination, the Application's namespace, the Namespace kind
+// where it creates its namespace, and the kinds a repo-path module deploys.
+// What kro's preview leaves to the cluster (a placeholder) is not judged.
+func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
+	proj := e.projects[a.spec.ProjectName()]
+	if proj == nil {
+		return // an unknown project (check has reported it), or two of one name
+	}
+	for _, c := range a.spec.SourceProblems() {
+		v.errorf(a.origin, "Argo CD refuses source %d (%s) of Application %q (%s): %s", c.Source, a.spec.Sources[c.Source].RepoURL, a.name(), where(a, env), c.Message)
+	}
+	for _, c := range e.permissions.Validate(*a.spec, proj.Project) {
+		switch c.Kind {
+		case argocd.SourceNotPermitted:
+			if repo := a.spec.Sources[c.Source].RepoURL; !rgd.HasPlaceholder(repo) {
+				v.errorf(a.origin, "project %s does not permit source repository %s of Application %q (%s): %s%s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
+			}
+		case argocd.DestinationNotPermitted:
+			d := a.spec.Destination
+			if rgd.HasPlaceholder(d.Namespace) || rgd.HasPlaceholder(d.Server) || rgd.HasPlaceholder(d.Name) {
+				continue
+			}
+			target := d.Server
+			if d.Name != "" {
+				target = d.Name
+			}
+			v.errorf(a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"))
+		case argocd.InvalidSource, argocd.InvalidDestination:
+			v.errorf(a.origin, "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
+		default:
+			panic(fmt.Sprintf("verify: a condition of unknown kind %d", c.Kind))
+		}
+	}
+	argoNS := v.in.Spec.Platform.ArgoCDNamespace
+	if ns := a.namespace(); ns != "" && ns != argoNS && !rgd.HasPlaceholder(ns) {
+		if !proj.IsAppNamespacePermitted(ns, argoNS) {
+			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s%s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
+		}
+		if !e.enabled.Enabled(ns, argoNS) {
+			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, which the Argo CD values of environment %s do not enable (application.namespaces %q): Argo CD would ignore it; report this as a bug of platc", a.name(), where(a, env), ns, env.Name, strings.Join(e.appNamespaces, ","))
+		}
+	}
+	if ns := a.spec.Destination.Namespace; a.spec.HasSyncOption(argocd.CreateNamespace) && !rgd.HasPlaceholder(ns) && !proj.IsGroupKindPermitted("", "Namespace", ns, false) {
+		fix := "add {group: \"\", kind: \"Namespace\"} to " + proj.fixPath("clusterResourceWhitelist")
+		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
+	}
+	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" {
+		v.repoPathKinds(a, proj)
+	}
+}
+
+// fixPath is the spec path of a field of the project, or its name where
+// the spec does not declare it.
+func (p *project) fixPath(field string) string {
+	if p.declared != nil {
+		return p.declared.FieldPath(field)
+	}
+	return "project " + p.Name + "'s " + field
+}
+
+// repoPathKinds checks the kinds a repo-path module deploys against its
+// project: a cluster-scoped kind (by name too) must be allow-listed, a
+// namespaced one permitted by the namespace lists.
+func (v *verifier) repoPathKinds(a app, proj *project) {
+	objs, _ := v.in.Folders.build(a.spec.Sources[0].Path)
+	reported := map[string]bool{}
+	for _, o := range objs {
+		group := manifests.Group(o.APIVersion)
+		key := group + "/" + o.Kind
+		if reported[key] {
+			continue
+		}
+		if manifests.ClusterScoped(o.APIVersion, o.Kind) {
+			if !proj.IsGroupKindPermitted(group, o.Kind, o.Name, false) {
+				reported[key] = true
+				v.errorf(a.origin, "%s deploys the cluster-scoped kind %s (%s:%d), which project %s does not allow: add {group: %q, kind: %q} to %s", a.name(), o.Kind, o.File, o.Line, proj.Name, group, o.Kind, proj.fixPath("clusterResourceWhitelist"))
+			}
+		} else if !proj.IsGroupKindPermitted(group, o.Kind, o.Name, true) {
+			reported[key] = true
+			v.errorf(a.origin, "%s deploys %s (%s:%d), which project %s does not allow: remove it from %s", a.name(), o.Kind, o.File, o.Line, proj.Name, proj.fixPath("namespaceResourceBlacklist"))
+		}
+	}
+}
+
+// sourceHint says why a pattern that looks like the repository does not
+// permit it, where Argo CD's reading differs from a reader's: a "/" at the
+// end counts, and braces do not alternate.
+func sourceHint(patterns []string, repo string) string {
+	trim := func(u string) string { return argocd.NormalizeGitURL(strings.TrimSuffix(strings.TrimSpace(u), "/")) }
+	for _, p := range patterns {
+		switch {
+		case trim(p) == trim(repo):
+			return " (Argo CD compares URLs with the \"/\" at the end: write them alike)"
+		case strings.ContainsAny(p, "{}"):
+			return " (braces do not alternate in sourceRepos: Argo CD reads " + p + " as a URL; list each repository)"
+		}
+	}
+	return ""
+}
+
+// namespaceHint says where a /regexp/ is not what Go's regexp reads:
+// Argo CD's is regexp2's (.NET) syntax.
+func namespaceHint(patterns []string) string {
+	for _, p := range patterns {
+		if strings.HasPrefix(p, "/") && strings.Contains(p, "[[:") {
+			return " (Argo CD's /regexp/ is .NET's syntax, which has no POSIX classes such as [[:alpha:]])"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,229 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/util/argo"
+	"github.com/argoproj/argo-cd/v3/util/security"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/rgd"
+)
+
+// repos are what platc renders: the sample (the repository root) and
+// every golden case that renders.
+func repos(t *testing.T) []string {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	out := []string{root}
+	entries, err := os.ReadDir(filepath.Join(root, "golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(root, "golden", e.Name()))
+		}
+	}
+	return out
+}
+
+// TestRenderedAccepted runs Argo CD's own rules over everything platc
+// renders, Applications kro will create included: every AppProject passes
+// ValidateProject, and every Application passes ValidatePermissions (its
+// sources and destination against its project, with the clusters Argo CD
+// knows), its refs and source types, its namespace (application.namespaces
+// as rendered, and its project's sourceNamespaces), and the Namespace kind
+// where it creates its namespace.
+func TestRenderedAccepted(t *testing.T) {
+	objects, rendered := 0, 0
+	for _, repo := range repos(t) {
+		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+		if res.Log.HasErrors() {
+			if _, err := os.Stat(filepath.Join(repo, "sources")); err == nil && strings.Contains(filepath.Base(repo), "error-") {
+				continue // a negative golden case: platc refuses it
+			}
+			t.Fatalf("%s does not compile: %s", repo, res.Log)
+		}
+		rendered++
+		files := map[string][]byte{}
+		for _, o := range res.Outputs {
+			files[o.Path] = o.Data
+		}
+		for _, env := range res.Spec.Environments {
+			objects += checkEnvironment(t, repo, res, env, files)
+		}
+	}
+	if rendered < 4 {
+		t.Fatalf("only %d repositories render: the sample and the positive golden cases should", rendered)
+	}
+	t.Logf("Argo CD accepts all %d objects of %d renders", objects, rendered)
+}
+
+func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *model.Environment, files map[string][]byte) int {
+	t.Helper()
+	p := &res.Spec.Platform
+	argoNS := p.ArgoCDNamespace
+	inEnv := func(f string) bool {
+		return strings.HasPrefix(f, path.Join(p.OutDir, render.ClusterDir(env.Name))+"/") || f == path.Join(p.OutDir, render.RootFile(p, env.Name))
+	}
+	projects := map[string]*v1alpha1.AppProject{
+		// As Argo CD creates it (server/server.go initializeDefaultProject).
+		"default": {ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: argoNS}, Spec: v1alpha1.AppProjectSpec{
+			SourceRepos: []string{"*"}, Destinations: []v1alpha1.ApplicationDestination{{Server: "*", Namespace: "*"}},
+			ClusterResourceWhitelist: []v1alpha1.ClusterResourceRestrictionItem{{Group: "*", Kind: "*"}},
+		}},
+	}
+	var apps []*v1alpha1.Application
+	var where []string
+	objects := 0
+	for f, data := range files {
+		if !inEnv(f) || !strings.HasSuffix(f, ".yaml") {
+			continue
+		}
+		for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+			var head struct{ Kind string }
+			if err := yaml.Unmarshal(doc, &head); err != nil {
+				t.Fatalf("%s: %s: %v", repo, f, err)
+			}
+			switch head.Kind {
+			case "AppProject":
+				var proj v1alpha1.AppProject
+				mustDecode(t, doc, &proj)
+				if err := proj.ValidateProject(); err != nil {
+					t.Errorf("%s: %s: Argo CD refuses AppProject %s: %v", repo, f, proj.Name, err)
+				}
+				projects[proj.Name] = &proj
+				objects++
+			case "Application":
+				var app v1alpha1.Application
+				mustDecode(t, doc, &app)
+				apps, where = append(apps, &app), append(where, f)
+			}
+		}
+	}
+	// The Applications kro will create, evaluated offline.
+	for _, inst := range res.Stacks.Instances {
+		if inst.Env != env {
+			continue
+		}
+		prev, err := res.Stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, env.Name)
+		if err != nil {
+			t.Fatalf("%s: preview of %s for %s in %s: %v", repo, inst.Stack.Model.Name, inst.Client.Name, env.Name, err)
+		}
+		for _, r := range prev.Resources {
+			if r.Kind != "Application" || r.Object == nil {
+				continue
+			}
+			data, err := json.Marshal(object.Plain(r.Object))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var app v1alpha1.Application
+			mustDecode(t, data, &app)
+			apps, where = append(apps, &app), append(where, "created by kro for "+inst.Client.Name)
+		}
+	}
+	var appNamespaces []string
+	if data, ok := files[path.Join(p.OutDir, render.ArgoCDValuesFile(p, env.Name))]; ok {
+		var values struct {
+			Configs struct {
+				Params map[string]string `json:"params"`
+			} `json:"configs"`
+		}
+		mustDecode(t, data, &values)
+		if s := values.Configs.Params[argocd.ApplicationNamespacesKey]; s != "" {
+			appNamespaces = strings.Split(s, ",")
+		}
+	}
+	db := clusterDB{clusters: []argocd.Cluster{argocd.InCluster}}
+	if d := env.Destination; d.Server != argocd.InClusterServer || d.Name != "" {
+		// A cluster Argo CD has registered has both; platc's spec gives
+		// one, the other is made up.
+		c := argocd.Cluster{Server: d.Server, Name: d.Name}
+		if c.Server == "" {
+			c.Server = "https://" + c.Name + ".cluster.invalid"
+		}
+		if c.Name == "" {
+			c.Name = env.Name + "-cluster"
+		}
+		db.clusters = append(db.clusters, c)
+	}
+	ctx := context.Background()
+	for i, app := range apps {
+		objects++
+		at := repo + ": " + where[i] + ": Application " + app.Namespace + "/" + app.Name
+		if placeholder(app) {
+			t.Logf("%s: the cluster decides part of its spec; checked as far as it is known", at)
+		}
+		if !argo.IsValidAppName(app.Name) {
+			t.Errorf("%s: Argo CD refuses the name", at)
+		}
+		proj := projects[app.Spec.GetProject()]
+		if proj == nil {
+			t.Errorf("%s: project %s does not exist", at, app.Spec.GetProject())
+			continue
+		}
+		conds, err := argo.ValidatePermissions(ctx, &app.Spec, proj, db)
+		if err != nil {
+			t.Fatalf("%s: %v", at, err)
+		}
+		for _, c := range conds {
+			if !rgd.HasPlaceholder(c.Message) {
+				t.Errorf("%s: Argo CD refuses it: %s", at, c.Message)
+			}
+		}
+		if _, err := argo.GetRefSources(ctx, app.Spec.GetSources(), proj.Name, func(_ context.Context, url, _ string) (*v1alpha1.Repository, error) {
+			return &v1alpha1.Repository{Repo: url}, nil
+		}, nil); err != nil {
+			t.Errorf("%s: Argo CD refuses its sources: %v", at, err)
+		}
+		for _, s := range app.Spec.GetSources() {
+			if _, err := s.ExplicitType(); err != nil {
+				t.Errorf("%s: Argo CD refuses its source %s: %v", at, s.RepoURL, err)
+			}
+		}
+		if app.Namespace != argoNS {
+			if !security.IsNamespaceEnabled(app.Namespace, argoNS, appNamespaces) {
+				t.Errorf("%s: Argo CD ignores it: application.namespaces %q does not enable namespace %s", at, appNamespaces, app.Namespace)
+			}
+			if !upstreamNamespacePermitted(proj, app.Namespace) {
+				t.Errorf("%s: Argo CD refuses it: project %s does not list namespace %s in sourceNamespaces", at, proj.Name, app.Namespace)
+			}
+		}
+		if app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.SyncOptions.HasOption("CreateNamespace=true") &&
+			!proj.IsGroupKindNamePermitted(schema.GroupKind{Kind: "Namespace"}, app.Spec.Destination.Namespace, false) {
+			t.Errorf("%s: Argo CD cannot create namespace %s: project %s does not permit the kind Namespace", at, app.Spec.Destination.Namespace, proj.Name)
+		}
+	}
+	return objects
+}
+
+func mustDecode(t *testing.T, data []byte, v any) {
+	t.Helper()
+	if err := yaml.Unmarshal(data, v); err != nil {
+		t.Fatalf("decoding: %v\n%s", err, data)
+	}
+}
+
+// placeholder reports whether kro's preview left part of the Application
+// to the cluster.
+func placeholder(app *v1alpha1.Application) bool {
+	data, _ := json.Marshal(app)
+	return rgd.HasPlaceholder(string(data))
+}
