@@ -148,8 +148,11 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		}
 	} else {
 		// The folders are those of the spec as read again, built if
-		// verify gets that far.
-		out = compileSpec(model.Decode(loaded), fsys, opts, verify.NewFolders(fsys, opts.Cache), scan, res.Log)
+		// verify gets that far. What the stages find where the schema
+		// check found a problem follows from it, and is folded.
+		later := &diag.Log{}
+		out = compileSpec(model.Decode(loaded), fsys, opts, verify.NewFolders(fsys, opts.Cache), scan, later)
+		res.Log.Fold(later)
 	}
 	res.OutDir = out.outDir
 	if res.Log.HasErrors() {

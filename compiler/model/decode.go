@@ -327,7 +327,10 @@ func (e entry) groupKinds(name string) []GroupKind {
 }
 
 func (e entry) sub(name string) entry {
-	v, _ := e.field(name)
+	v, ok := e.field(name)
+	if x := e.vals[name]; !ok && x != nil && x.Kind == load.Struct {
+		v = x // a struct with an error below: its fields have their own OK
+	}
 	sub := e.d.entry(v, e.node.FieldPath(name))
 	if !sub.node.Pos.IsValid() {
 		sub.node.Pos = e.node.Pos
