@@ -203,16 +203,28 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	out := compiled{outDir: spec.Platform.OutDir}
 	rendered := render.Render(spec, info, stacks)
 	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, log)
-	if log.HasErrors() {
-		return out
-	}
 	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
 	if err != nil {
 		log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)
 		return out
 	}
+	// The size of an object is that of its bytes, measured once encoded
+	// (and reported with verify's problems).
+	verify.Sizes(spec, rendered, encoded(outputs), log)
+	if log.HasErrors() {
+		return out
+	}
 	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
 	return out
+}
+
+// encoded is the bytes of each output, in order.
+func encoded(outputs []emit.Output) [][]byte {
+	data := make([][]byte, len(outputs))
+	for i, o := range outputs {
+		data[i] = o.Data
+	}
+	return data
 }
 
 type scanned struct {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,6 +153,11 @@ func decodeModule(name string, e entry) *Module {
 	m.Needs = e.strings("needs")
 	if w, ok := e.int("wave"); ok {
 		wave := int(w)
+		m.Wave = &wave
+	} else if v, ok := e.field("wave"); ok && v.Kind == load.Float && v.Float > 0 {
+		// An integer too large for an int64 reads as a float: kept
+		// as the largest int, for check to refuse.
+		wave := math.MaxInt
 		m.Wave = &wave
 	}
 	m.Values = e.values("values")
