@@ -6,6 +6,7 @@ package compiler
 
 import (
 	"io/fs"
+	"slices"
 	"sync"
 
 	"github.com/platc/platc/compiler/check"
@@ -75,6 +76,10 @@ type Result struct {
 	Info   *check.Info
 	Stacks *rgd.Compiled
 	Layers *layers.Result
+	// Clients are the names of the spec's clients, sorted, once the spec
+	// is read (even when it has problems; nil when it could not be read):
+	// for the CLI to check the clients it names.
+	Clients []string
 	// Existing is what the output folder holds now, with
 	// Options.ScanOutput; ScanErr says why it could not be read.
 	Existing *emit.State
@@ -130,6 +135,11 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// schema, and otherwise dropped, and the spec is read again, checking
 	// every field, and compiled for the problems that remain.
 	spec := model.Decode(loaded)
+	res.Clients = []string{}
+	for _, c := range spec.Clients {
+		res.Clients = append(res.Clients, c.Name)
+	}
+	slices.Sort(res.Clients)
 	// Kustomize builds the repo-path modules' folders on other cores
 	// meanwhile. Verify reads them only if the spec checks; a folder the
 	// checks would refuse is not reachable through fsys anyway.

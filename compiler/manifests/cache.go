@@ -99,6 +99,8 @@ const (
 	opStat     = "stat"
 	opReadDir  = "readdir"
 	opReadFile = "readfile"
+	opLstat    = "lstat"
+	opReadLink = "readlink"
 )
 
 // look performs op on name in fsys and says what it saw, as a string that
@@ -111,6 +113,10 @@ func look(fsys fs.FS, op, name string) string {
 		return sawReadDir(fs.ReadDir(fsys, name))
 	case opReadFile:
 		return sawReadFile(fs.ReadFile(fsys, name))
+	case opLstat:
+		return sawStat(fs.Lstat(fsys, name))
+	case opReadLink:
+		return sawReadLink(fs.ReadLink(fsys, name))
 	}
 	return "unknown operation " + op
 }
@@ -131,6 +137,13 @@ func sawReadDir(entries []fs.DirEntry, err error) string {
 		b.WriteString("error: " + err.Error())
 	}
 	return b.String()
+}
+
+func sawReadLink(target string, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return target
 }
 
 func sawReadFile(data []byte, err error) string {
@@ -197,6 +210,21 @@ func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(r.fsys, name)
 	r.record(opReadDir, name, sawReadDir(entries, err))
 	return entries, err
+}
+
+// Lstat and ReadLink make recordingFS an fs.ReadLinkFS where fsys is one,
+// for OutsideLink; on another, Lstat is Stat and ReadLink fails, as they
+// would on fsys.
+func (r *recordingFS) Lstat(name string) (fs.FileInfo, error) {
+	info, err := fs.Lstat(r.fsys, name)
+	r.record(opLstat, name, sawStat(info, err))
+	return info, err
+}
+
+func (r *recordingFS) ReadLink(name string) (string, error) {
+	target, err := fs.ReadLink(r.fsys, name)
+	r.record(opReadLink, name, sawReadLink(target, err))
+	return target, err
 }
 
 func (r *recordingFS) ReadFile(name string) ([]byte, error) {
