@@ -192,9 +192,9 @@ func (v *verifier) limits() {
 		if f.Values {
 			return
 		}
-		where := path.Join(spec.Platform.OutDir, f.Path)
 		for _, obj := range f.Objects {
 			for _, msg := range metadataProblems(obj) {
+				where := path.Join(spec.Platform.OutDir, f.Path)
 				origin := renderedOrigin(spec, f, obj, "")
 				if obj.Get("kind") == "ResourceGraphDefinition" {
 					if st := spec.Stack(str(obj, "metadata", "name")); st != nil && st.Description != "" {
@@ -223,13 +223,15 @@ func (v *verifier) limits() {
 					origin = m.Path
 				}
 			}
-			what := describe(r.Object, fmt.Sprintf("created by kro for %s in %s", inst.Client.Name, inst.Env.Name))
+			what := func() string {
+				return describe(r.Object, fmt.Sprintf("created by kro for %s in %s", inst.Client.Name, inst.Env.Name))
+			}
 			for _, msg := range metadataProblems(r.Object) {
-				v.errorf(origin, "%s: %s", what, msg)
+				v.errorf(origin, "%s: %s", what(), msg)
 			}
 			if jsonBound(r.Object) >= MaxObjectSize {
 				if size := jsonSize(r.Object); size >= MaxObjectSize {
-					v.errorf(origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what, size, mib(size), MaxObjectSize)
+					v.errorf(origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what(), size, mib(size), MaxObjectSize)
 				}
 			}
 		}
