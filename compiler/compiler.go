@@ -6,6 +6,7 @@ package compiler
 
 import (
 	"io/fs"
+	"slices"
 	"sync"
 
 	"github.com/platc/platc/compiler/check"
@@ -75,6 +76,10 @@ type Result struct {
 	Info   *check.Info
 	Stacks *rgd.Compiled
 	Layers *layers.Result
+	// Clients are the names of the spec's clients, sorted, once the spec
+	// is read (even when it has problems; nil when it could not be read):
+	// for the CLI to check the clients it names.
+	Clients []string
 	// Existing is what the output folder holds now, with
 	// Options.ScanOutput; ScanErr says why it could not be read.
 	Existing *emit.State
@@ -130,6 +135,11 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// schema, and otherwise dropped, and the spec is read again, checking
 	// every field, and compiled for the problems that remain.
 	spec := model.Decode(loaded)
+	res.Clients = []string{}
+	for _, c := range spec.Clients {
+		res.Clients = append(res.Clients, c.Name)
+	}
+	slices.Sort(res.Clients)
 	// Kustomize builds the repo-path modules' folders on other cores
 	// meanwhile. Verify reads them only if the spec checks; a folder the
 	// checks would refuse is not reachable through fsys anyway.
@@ -148,8 +158,11 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		}
 	} else {
 		// The folders are those of the spec as read again, built if
-		// verify gets that far.
-		out = compileSpec(model.Decode(loaded), fsys, opts, verify.NewFolders(fsys, opts.Cache), scan, res.Log)
+		// verify gets that far. What the stages find where the schema
+		// check found a problem follows from it, and is folded.
+		later := &diag.Log{}
+		out = compileSpec(model.Decode(loaded), fsys, opts, verify.NewFolders(fsys, opts.Cache), scan, later)
+		res.Log.Fold(later)
 	}
 	res.OutDir = out.outDir
 	if res.Log.HasErrors() {
@@ -200,16 +213,28 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	out := compiled{outDir: spec.Platform.OutDir}
 	rendered := render.Render(spec, info, stacks)
 	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, log)
-	if log.HasErrors() {
-		return out
-	}
 	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
 	if err != nil {
 		log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)
 		return out
 	}
+	// The size of an object is that of its bytes, measured once encoded
+	// (and reported with verify's problems).
+	verify.Sizes(spec, rendered, encoded(outputs), log)
+	if log.HasErrors() {
+		return out
+	}
 	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
 	return out
+}
+
+// encoded is the bytes of each output, in order.
+func encoded(outputs []emit.Output) [][]byte {
+	data := make([][]byte, len(outputs))
+	for i, o := range outputs {
+		data[i] = o.Data
+	}
+	return data
 }
 
 type scanned struct {

@@ -9,6 +9,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -335,10 +336,16 @@ func (c *checker) modulePath(m *model.Module) {
 		c.errorf(&m.Node, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", m.Dir, out)
 		return
 	}
+	if link, target, outside := manifests.OutsideLink(c.fsys, m.Dir); outside {
+		c.errorf(&m.Node, "path", "%q %s", link, manifests.OutsideMsg(target))
+		return
+	}
 	info, err := fs.Stat(c.fsys, m.Dir)
 	switch {
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
 		c.errorf(&m.Node, "path", "folder %q does not exist: create it or fix the path", m.Dir)
+	case err != nil:
+		c.errorf(&m.Node, "path", "cannot read folder %q: %v", m.Dir, unwrapPathError(err))
 	case !info.IsDir():
 		c.errorf(&m.Node, "path", "%q is a file: name the folder that holds the manifests", m.Dir)
 	default:
@@ -547,4 +554,12 @@ func names[T any](items []T, name func(T) string) []string {
 		out[i] = name(x)
 	}
 	return out
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

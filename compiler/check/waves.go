@@ -1,6 +1,7 @@
 package check
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -19,6 +20,8 @@ import (
 //
 // A module that delivers instances of a stack needs, implicitly, the module
 // that delivers the stack's definition: kro must know the kind first.
+//
+// A wave is at most MaxWave, hand-set or from needs.
 func (c *checker) waves(parent map[string]string, definitions map[string]*model.Module) map[string]int {
 	after := map[string][]string{} // module -> siblings it syncs after
 	for _, m := range c.spec.Modules {
@@ -71,12 +74,23 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 			}
 		}
 		m := c.spec.Module(name)
-		if m.Wave != nil {
-			if *m.Wave < wave {
+		switch {
+		case m.Wave != nil && *m.Wave > MaxWave:
+			c.errorf(&m.Node, "wave", "wave is more than %d, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave", MaxWave)
+			wave = MaxWave + 1
+		case m.Wave != nil:
+			if *m.Wave < wave && wave <= MaxWave {
 				c.errorf(&m.Node, "wave", "wave %d is not after wave %d of %q, which it needs: set wave to %d or more, or remove it", *m.Wave, wave-1, latest, wave)
 			}
 			wave = *m.Wave
+		case wave == MaxWave+1 && waves[latest] == MaxWave:
+			// Reported where the wave first passes the limit, not at
+			// every module after it.
+			c.errorf(&m.Node, "needs", "syncs after %q, at wave %d, the latest sync wave Argo CD reads: lower the wave of %q, or of what it needs", latest, MaxWave, latest)
 		}
+		// A wave past the limit stays one past it, so that the waves
+		// after it cannot overflow.
+		wave = min(wave, MaxWave+1)
 		stack = stack[:len(stack)-1]
 		state[name] = 2
 		waves[name] = wave
@@ -87,6 +101,12 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 	}
 	return waves
 }
+
+// MaxWave is the latest sync wave platc renders. Argo CD reads a sync wave
+// with strconv.Atoi (gitops-engine, pkg/sync/syncwaves/waves.go, Wave)
+// into an int, which is 32 bits on a 32-bit build, and takes a wave it
+// cannot read for wave 0 (or the Helm hook weight).
+const MaxWave = math.MaxInt32
 
 // siblings lifts the need "a needs b" to the two modules that contain them
 // and share a parent (the same apps file). It fails when one contains the

@@ -182,6 +182,31 @@ func TestCheckReportsWaveProblems(t *testing.T) {
 			},
 		},
 		{
+			name: "a wave too large for Argo CD",
+			modules: `modules: {
+	a: {chart: "c", namespace: "a", wave: 9223372036854775808}
+	b: {chart: "c", namespace: "b", wave: 2147483648}
+	c: {chart: "c", namespace: "c", wave: 2147483647}
+	d: {chart: "c", namespace: "d", needs: ["a"]}
+}`,
+			want: []string{
+				"sources/platform.cue:6:40: modules.a.wave: wave is more than 2147483647, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave",
+				"sources/platform.cue:7:40: modules.b.wave: wave is more than 2147483647, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave",
+			},
+		},
+		{
+			name: "needs past the latest wave, reported once",
+			modules: `modules: {
+	a: {chart: "c", namespace: "a", wave: 2147483647}
+	b: {chart: "c", namespace: "b", needs: ["a"]}
+	c: {chart: "c", namespace: "c", needs: ["b"]}
+	d: {chart: "c", namespace: "d", needs: ["c"], wave: 5}
+}`,
+			want: []string{
+				`sources/platform.cue:7:34: modules.b.needs: syncs after "a", at wave 2147483647, the latest sync wave Argo CD reads: lower the wave of "a", or of what it needs`,
+			},
+		},
+		{
 			name: "member needs its group",
 			modules: `modules: {
 	g: {group: ["m"]}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/platc/platc/compiler"
 )
@@ -18,9 +19,9 @@ const CacheEnv = "PLATC_CACHE"
 
 // openCache returns the cache of the repository at dir, or nil when
 // there is none: turned off, or no cache directory or executable to key it
-// by. Each repository has a folder of its own; each entry starts with the
-// identity of the platc executable that wrote it, so that another build of
-// platc (which may make something else of a build) does not use it.
+// by. Each repository has a folder of its own; each entry is bound to the
+// platc that wrote it (see version), so that another build of platc (which
+// may make something else of a build) does not use it.
 func openCache(dir string) compiler.Cache {
 	base := os.Getenv(CacheEnv)
 	if base == "off" {
@@ -37,26 +38,82 @@ func openCache(dir string) compiler.Cache {
 	if err != nil {
 		return nil
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	info, err := os.Stat(exe)
-	if err != nil {
+	v, ok := version()
+	if !ok {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(repo))
-	return &dirCache{
-		dir:      filepath.Join(base, "repos", hex.EncodeToString(sum[:12])),
-		identity: fmt.Sprintf("%s %d %d\n", exe, info.Size(), info.ModTime().UnixNano()),
+	return &dirCache{dir: filepath.Join(base, "repos", hex.EncodeToString(sum[:12])), version: v}
+}
+
+// version identifies the running platc, for its cache entries: the digest
+// of its build information (Go version, module version, every dependency's
+// version and checksum, build settings, and the VCS revision the binary
+// was built from). That is platc's version, and reading it costs nothing.
+// Where the build information does not pin the code, as for a build of a
+// work tree with changes, or go run and go test (no VCS revision), the
+// executable's path, size and modification time are added: a digest of
+// the executable itself would cost a read of tens of megabytes at every
+// run. ok is false when neither can be known.
+func version() (string, bool) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", false
 	}
+	id := info.String()
+	if !pinned(info) {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", false
+		}
+		st, err := os.Stat(exe)
+		if err != nil {
+			return "", false
+		}
+		id += fmt.Sprintf("\nexecutable %s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+	}
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:]), true
+}
+
+// pinned reports whether the build information names the code it was built
+// from: a released module version, or a VCS revision without changes.
+func pinned(info *debug.BuildInfo) bool {
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return true
+	}
+	var revision, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	return revision != "" && modified == "false"
 }
 
 // dirCache is a compiler.Cache kept in a folder, one file per key. A
 // failure to read or write it only costs time.
+//
+// An entry starts with a line that binds it to what it is: the entry
+// format, the platc version that wrote it, its key and the SHA-256 digest
+// of its data. Get ignores an entry whose line does not match: written by
+// another platc, found under another key (a file renamed or copied), or
+// changed since. The digest is no signature: it catches corruption and
+// mix-ups, not someone who can write the cache folder.
 type dirCache struct {
-	dir      string
-	identity string // the first line of every entry
+	dir     string
+	version string
+}
+
+// entryFormat is the first word of every entry.
+const entryFormat = "platc-cache-1"
+
+func (c *dirCache) header(key string, data []byte) string {
+	sum := sha256.Sum256(data)
+	return fmt.Sprintf("%s %s %s %s\n", entryFormat, c.version, key, hex.EncodeToString(sum[:]))
 }
 
 func (c *dirCache) Get(key string) ([]byte, bool) {
@@ -64,8 +121,11 @@ func (c *dirCache) Get(key string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	rest, ok := bytes.CutPrefix(data, []byte(c.identity))
-	return rest, ok
+	line, rest, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || string(line)+"\n" != c.header(key, rest) {
+		return nil, false
+	}
+	return rest, true
 }
 
 // Put writes the entry beside its place and renames it there, so that a
@@ -78,7 +138,7 @@ func (c *dirCache) Put(key string, data []byte) {
 	if err != nil {
 		return
 	}
-	_, err = f.Write(append([]byte(c.identity), data...))
+	_, err = f.Write(append([]byte(c.header(key, data)), data...))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

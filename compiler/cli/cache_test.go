@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,7 +35,7 @@ func (r cachedRun) Run() int {
 
 func TestDirCache(t *testing.T) {
 	dir := t.TempDir()
-	a := &dirCache{dir: filepath.Join(dir, "repo"), identity: "platc one\n"}
+	a := &dirCache{dir: filepath.Join(dir, "repo"), version: "one"}
 	if _, ok := a.Get("k"); ok {
 		t.Fatal("an empty cache has an entry")
 	}
@@ -40,7 +43,7 @@ func TestDirCache(t *testing.T) {
 	if got, ok := a.Get("k"); !ok || string(got) != "outcome" {
 		t.Errorf("Get after Put = %q, %v; want \"outcome\", true", got, ok)
 	}
-	b := &dirCache{dir: a.dir, identity: "platc two\n"}
+	b := &dirCache{dir: a.dir, version: "two"}
 	if got, ok := b.Get("k"); ok {
 		t.Errorf("another platc's entry was used: %q", got)
 	}
@@ -54,6 +57,122 @@ func TestDirCache(t *testing.T) {
 	}
 }
 
+// TestDirCacheBindsEntries checks that an entry is used only under its
+// key and with the bytes it was written with.
+func TestDirCacheBindsEntries(t *testing.T) {
+	c := &dirCache{dir: t.TempDir(), version: "one"}
+	c.Put("a", []byte("outcome of a"))
+	c.Put("b", []byte("outcome of b"))
+	read := func(key string) []byte {
+		data, err := os.ReadFile(filepath.Join(c.dir, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	a, b := read("a"), read("b")
+	os.WriteFile(filepath.Join(c.dir, "a"), b, 0o666)
+	os.WriteFile(filepath.Join(c.dir, "b"), a, 0o666)
+	for _, key := range []string{"a", "b"} {
+		if got, ok := c.Get(key); ok {
+			t.Errorf("swapped: Get(%q) = %q, want no entry", key, got)
+		}
+	}
+	os.WriteFile(filepath.Join(c.dir, "a"), bytes.Replace(a, []byte("of a"), []byte("of x"), 1), 0o666)
+	if got, ok := c.Get("a"); ok {
+		t.Errorf("tampered: Get = %q, want no entry", got)
+	}
+}
+
+// TestCacheCannotChangeAVerdict runs vet on a repository with two
+// repo-path folders, one that checks and one that does not, with a cache
+// whose entries are swapped, then tampered with, and requires each time
+// the verdict of vet without a cache.
+func TestCacheCannotChangeAVerdict(t *testing.T) {
+	repo := t.TempDir()
+	for name, data := range map[string]string{
+		"sources/platform.cue": `package platform
+
+platform: {name: "p", repoURL: "https://git.example.com/p.git"}
+modules: {
+	good: {path: "sources/manifests/good", namespace: "good"}
+	bad: {path: "sources/manifests/bad", namespace: "bad"}
+}
+environments: dev: revision: "HEAD"
+`,
+		"sources/manifests/good/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: good\n",
+		"sources/manifests/bad/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: bad\n",
+	} {
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vet := func() (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := Main([]string{"vet", "-C", repo}, &stdout, &stderr)
+		return code, stderr.String()
+	}
+	t.Setenv(CacheEnv, "off")
+	wantCode, want := vet()
+	if wantCode != ExitProblems || !strings.Contains(want, "sources/manifests/bad/cm.yaml") {
+		t.Fatalf("vet without a cache: exit %d, stderr:\n%s", wantCode, want)
+	}
+	cacheDir := t.TempDir()
+	t.Setenv(CacheEnv, cacheDir)
+	entries := func() []string {
+		found, err := filepath.Glob(filepath.Join(cacheDir, "repos", "*", "manifests-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return found
+	}
+	steps := []struct {
+		name   string
+		change func(a, b string)
+	}{
+		{"a cold cache", func(a, b string) {}},
+		{"a warm cache", func(a, b string) {}},
+		{"entries swapped", func(a, b string) {
+			da, _ := os.ReadFile(a)
+			db, _ := os.ReadFile(b)
+			os.WriteFile(a, db, 0o666)
+			os.WriteFile(b, da, 0o666)
+		}},
+		{"a byte changed in each entry", func(a, b string) {
+			for _, f := range []string{a, b} {
+				data, _ := os.ReadFile(f)
+				data[len(data)-len(data)/3] ^= 0x20
+				os.WriteFile(f, data, 0o666)
+			}
+		}},
+		{"bodies swapped under headers that match", func(a, b string) {
+			// The cache's own binding is written again: the entries'
+			// record of the folder they describe still tells.
+			c := openCache(repo).(*dirCache)
+			da, _ := os.ReadFile(a)
+			db, _ := os.ReadFile(b)
+			_, ba, _ := bytes.Cut(da, []byte("\n"))
+			_, bb, _ := bytes.Cut(db, []byte("\n"))
+			c.Put(filepath.Base(a), bb)
+			c.Put(filepath.Base(b), ba)
+		}},
+	}
+	for _, step := range steps {
+		if found := entries(); len(found) == 2 {
+			step.change(found[0], found[1])
+		} else if step.name != "a cold cache" {
+			t.Fatalf("%s: the cache holds %d folder entries, want 2", step.name, len(found))
+		}
+		if code, got := vet(); code != wantCode || got != want {
+			t.Errorf("%s: vet: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", step.name, code, got, wantCode, want)
+		}
+	}
+}
+
 func TestOpenCacheOff(t *testing.T) {
 	t.Setenv(CacheEnv, "off")
 	if c := openCache("."); c != nil {
@@ -62,5 +181,33 @@ func TestOpenCacheOff(t *testing.T) {
 	t.Setenv(CacheEnv, t.TempDir())
 	if c := openCache("."); c == nil {
 		t.Errorf("%s=<folder> gives no cache", CacheEnv)
+	}
+}
+
+func TestPinned(t *testing.T) {
+	build := func(version string, settings ...string) *debug.BuildInfo {
+		info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/platc/platc", Version: version}}
+		for i := 0; i+1 < len(settings); i += 2 {
+			info.Settings = append(info.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
+		}
+		return info
+	}
+	tests := []struct {
+		name string
+		info *debug.BuildInfo
+		want bool
+	}{
+		{"a released version", build("v1.2.3"), true},
+		{"a clean work tree", build("(devel)", "vcs.revision", "5e60d3c", "vcs.modified", "false"), true},
+		{"a work tree with changes", build("(devel)", "vcs.revision", "5e60d3c", "vcs.modified", "true"), false},
+		{"go run or go test", build("(devel)"), false},
+	}
+	for _, tt := range tests {
+		if got := pinned(tt.info); got != tt.want {
+			t.Errorf("%s: pinned = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if _, ok := version(); !ok {
+		t.Error("version() knows no version of the test binary")
 	}
 }

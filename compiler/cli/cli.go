@@ -12,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/platc/platc/compiler"
@@ -175,6 +177,18 @@ func parse(fs *flag.FlagSet, args []string, max int) (positional []string, code 
 	return positional, 0, false
 }
 
+// unknownClients says which clients -client-repo names that the spec does
+// not declare, or "": a checkout for a client nobody has would be ignored.
+func unknownClients(repos clientRepos, clients []string) string {
+	var msgs []string
+	for _, name := range slices.Sorted(maps.Keys(repos)) {
+		if !slices.Contains(clients, name) {
+			msgs = append(msgs, fmt.Sprintf("-client-repo %s=%s: the spec has no client %q%s (its clients: %s): name one of them", name, repos[name], name, diag.DidYouMean(name, clients), diag.OrNone(clients)))
+		}
+	}
+	return strings.Join(msgs, "\nplatc: ")
+}
+
 // compiled is a compiled repository, open until close.
 type compiled struct {
 	root    *os.Root
@@ -225,6 +239,11 @@ func (c *common) compile(stderr io.Writer, scan bool) (*compiled, int) {
 		repo.opts.CRDs = crds
 	}
 	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
+	if msg := unknownClients(c.clientRepos, repo.res.Clients); msg != "" && repo.res.Clients != nil {
+		fmt.Fprintf(stderr, "platc: %s\n", msg)
+		repo.close()
+		return nil, ExitUsage
+	}
 	fmt.Fprint(stderr, repo.res.Log.String())
 	if repo.res.Log.HasErrors() {
 		repo.close()

@@ -93,6 +93,7 @@ func compareProblems(a, b Problem) int {
 type Log struct {
 	mu       sync.Mutex
 	problems []Problem
+	folded   int // problems Fold did not keep
 }
 
 // Errorf records an error at pos for the spec path.
@@ -134,14 +135,74 @@ func (l *Log) Problems() []Problem {
 	return slices.Compact(ps)
 }
 
-// String returns the problems, one per line, in the order of Problems.
+// String returns the problems, one per line, in the order of Problems,
+// and a last line that says how many Fold did not keep, if any.
 func (l *Log) String() string {
 	var b strings.Builder
 	for _, p := range l.Problems() {
 		b.WriteString(p.String())
 		b.WriteByte('\n')
 	}
+	switch n := l.Folded(); n {
+	case 0:
+	case 1:
+		b.WriteString("platc: 1 more problem follows from those above and is not shown: fix those, and platc reports what remains\n")
+	default:
+		fmt.Fprintf(&b, "platc: %d more problems follow from those above and are not shown: fix those, and platc reports what remains\n", n)
+	}
 	return b.String()
+}
+
+// Folded is the number of problems Fold did not keep.
+func (l *Log) Folded() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.folded
+}
+
+// Fold adds the problems of later, found by stages that ran on a spec
+// with the problems l holds, except those that may follow from them,
+// which it counts instead: a problem at or below the spec path of one of
+// l's, and every problem when one of l's is at the top of the spec (a
+// section, such as modules written as a list, whose every reference then
+// fails). Causes are shown, consequences folded into a count.
+func (l *Log) Fold(later *Log) {
+	causes := map[string]bool{}
+	top := false
+	for _, p := range l.Problems() {
+		if p.Severity == Error && p.Path != "" {
+			causes[p.Path] = true
+			top = top || ParentPath(p.Path) == ""
+		}
+	}
+	for _, p := range later.Problems() {
+		if top || followsFrom(p.Path, causes) {
+			l.mu.Lock()
+			l.folded++
+			l.mu.Unlock()
+			continue
+		}
+		l.Add(p)
+	}
+	l.mu.Lock()
+	l.folded += later.Folded()
+	l.mu.Unlock()
+}
+
+// followsFrom reports whether the spec path p is at or below one of
+// causes.
+func followsFrom(p string, causes map[string]bool) bool {
+	for p != "" {
+		if causes[p] {
+			return true
+		}
+		if i := strings.LastIndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
+			p = p[:i] // a list element's path, such as modules.web.needs[1]
+		} else {
+			p = ParentPath(p)
+		}
+	}
+	return false
 }
 
 // DidYouMean returns ` (did you mean "x"?)` for the candidate closest to

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestPosString(t *testing.T) {
@@ -385,5 +386,63 @@ func TestIsPlainLabel(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFold checks which problems of a later stage Fold keeps: those that
+// cannot follow from the problems already in the log.
+func TestFold(t *testing.T) {
+	pos := Pos{File: "sources/platform.cue", Line: 3, Col: 1}
+	tests := []struct {
+		name   string
+		causes []string // spec paths of the errors in the log
+		later  []string // spec paths of the later stage's problems
+		kept   []string
+		folded int
+	}{
+		{"nothing to fold", []string{"modules.web.wave"}, []string{"modules.api.chart", "environments.dev"}, []string{"modules.api.chart", "environments.dev"}, 0},
+		{"at a cause", []string{"modules.web"}, []string{"modules.web", "modules.api"}, []string{"modules.api"}, 1},
+		{"below a cause", []string{"modules.web.endpoint"}, []string{"modules.web.endpoint.host", "modules.web.chart"}, []string{"modules.web.chart"}, 1},
+		{"below a list element", []string{"modules.web.needs"}, []string{"modules.web.needs[3]", "modules.web.needs2"}, []string{"modules.web.needs2"}, 1},
+		{"a section without its shape folds all", []string{"modules"}, []string{"environments.dev.modules.web", "clients.blue.stacks.site"}, nil, 2},
+		{"an unknown top-level field folds all", []string{"modulse"}, []string{"environments.dev.modules.web"}, nil, 1},
+		{"a path-less problem is no cause", []string{""}, []string{"modules.web"}, []string{"modules.web"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log, later := &Log{}, &Log{}
+			for _, c := range tt.causes {
+				log.Errorf(pos, c, "cause")
+			}
+			for _, p := range tt.later {
+				later.Errorf(pos, p, "later")
+			}
+			log.Fold(later)
+			var kept []string
+			for _, p := range log.Problems() {
+				if p.Msg == "later" {
+					kept = append(kept, p.Path)
+				}
+			}
+			if diff := cmp.Diff(tt.kept, kept, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("kept (-want +got):\n%s", diff)
+			}
+			if got := log.Folded(); got != tt.folded {
+				t.Errorf("Folded() = %d, want %d", got, tt.folded)
+			}
+		})
+	}
+}
+
+func TestLogStringEndsWithTheFolded(t *testing.T) {
+	log, later := &Log{}, &Log{}
+	log.Errorf(Pos{File: "a.cue", Line: 1, Col: 1}, "modules", "is a list")
+	later.Errorf(Pos{File: "a.cue", Line: 9, Col: 1}, "environments.dev.modules.web", "unknown module")
+	later.Errorf(Pos{File: "b.cue", Line: 2, Col: 1}, "clients.blue", "unknown stack")
+	log.Fold(later)
+	want := "a.cue:1:1: modules: is a list\n" +
+		"platc: 2 more problems follow from those above and are not shown: fix those, and platc reports what remains\n"
+	if got := log.String(); got != want {
+		t.Errorf("String() =\n%s\nwant\n%s", got, want)
 	}
 }

@@ -10,6 +10,7 @@
 package layers
 
 import (
+	"fmt"
 	"io/fs"
 	"maps"
 	"path"
@@ -17,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/rgd"
 )
@@ -108,6 +110,7 @@ func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.
 		module *model.StackModule
 	}
 	folders := map[string]map[string]reader{} // folder -> file name -> reader
+	valuesFiles := map[string]bool{}          // the names of every module's file
 	for _, cs := range cl.Stacks {
 		st := spec.Stack(cs.Stack)
 		if st == nil {
@@ -119,9 +122,19 @@ func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.
 		}
 		for _, m := range st.Modules {
 			folders[folder][m.ValuesFile] = reader{st, m}
+			valuesFiles[m.ValuesFile] = true
 		}
 	}
+	team := cl.Values.Prefix
+	if link, target, outside := manifests.OutsideLink(fsys, team); outside {
+		log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "the values folder of client %s %s", cl.Name, manifests.OutsideMsg(target))
+		return
+	}
 	for _, folder := range slices.Sorted(maps.Keys(folders)) {
+		if link, target, outside := manifests.OutsideLink(fsys, folder); outside {
+			log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "the values folder of client %s %s", cl.Name, manifests.OutsideMsg(target))
+			continue
+		}
 		entries, err := fs.ReadDir(fsys, folder)
 		if err != nil {
 			continue // no folder: the client overrides nothing
@@ -141,6 +154,12 @@ func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.
 				slices.Sort(known)
 				log.Errorf(diag.Pos{File: shown}, "", "no module of client %s's stacks reads this file: the modules read %s; rename or remove it", cl.Name, strings.Join(known, ", "))
 				continue
+			}
+			if e.Type()&fs.ModeSymlink != 0 {
+				if link, target, outside := manifests.OutsideLink(fsys, name); outside {
+					log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "%s", manifests.OutsideMsg(target))
+					continue
+				}
 			}
 			f := &File{Client: cl, Stack: r.stack, Module: r.module, Path: shown}
 			res.files[fileKey{cl.Name, r.stack.Name, r.module.ID}] = f
@@ -164,6 +183,84 @@ func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.
 			}
 			f.Tree = tree
 		}
+	}
+	unread(cl, fsys, dir, team, slices.Sorted(maps.Keys(folders)), valuesFiles, log)
+}
+
+// unread reports the files under the client's team folder that no
+// Application reads: outside the stacks' values folders (a file at the top
+// of the team folder, one in a misspelled folder), or in a folder below
+// one (Argo CD reads a values file by its path, and the stacks' files are
+// at the top of their folders; those the main loop of readClient reads).
+// A file counts that Helm could take for values: a YAML file, or one named
+// as a module's file; hidden files and folders (.gitkeep, .git) and others
+// (a README) do not. A team folder that is the repository's root is
+// searched only below the values folders: the rest of the repository is
+// not the team's values.
+func unread(cl *model.Client, fsys fs.FS, dir, team string, folders []string, valuesFiles map[string]bool, log *diag.Log) {
+	var firsts []string // the first folder of each values folder's path below the team folder
+	for _, f := range folders {
+		first, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(f, team), "/"), "/")
+		if !slices.Contains(firsts, first) {
+			firsts = append(firsts, first)
+		}
+	}
+	where := "from " + strings.Join(folders, "/, ") + "/"
+	if len(folders) == 0 {
+		where = "from nowhere: the client has no stack"
+	}
+	report := func(file, why string) {
+		log.Errorf(diag.Pos{File: path.Join(dir, file)}, "", "no Application reads this file: %s; client %s's values files are read %s; move or remove it", why, cl.Name, where)
+	}
+	isRoot := team == "." || team == ""
+	roots := []string{team}
+	if isRoot {
+		roots = folders
+	}
+	for _, root := range roots {
+		fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil || p == root:
+				return nil
+			case strings.HasPrefix(d.Name(), "."):
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			case d.IsDir():
+				return nil
+			case d.Type()&fs.ModeSymlink != 0:
+				if link, target, outside := manifests.OutsideLink(fsys, p); outside {
+					if !slices.Contains(folders, path.Dir(p)) { // readClient reports those
+						log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "%s", manifests.OutsideMsg(target))
+					}
+					return nil
+				}
+			}
+			folder := path.Dir(p)
+			if slices.Contains(folders, folder) || !isYAML(d.Name()) && !valuesFiles[d.Name()] {
+				return nil // read, or reported, by readClient; or not values
+			}
+			if i := slices.IndexFunc(folders, func(f string) bool { return strings.HasPrefix(folder, f+"/") }); i >= 0 {
+				report(p, "it is in a folder below "+folders[i]+"/, and Argo CD reads the values files at the top of it")
+				return nil
+			}
+			if isRoot {
+				return nil
+			}
+			if folder == team {
+				report(p, "it is at the top of the team folder "+team+"/, not in a stack's values folder")
+				return nil
+			}
+			sub := strings.TrimPrefix(folder, team+"/")
+			first, _, _ := strings.Cut(sub, "/")
+			why := "folder " + path.Join(team, first) + "/ is no stack's values folder"
+			if s := diag.Suggest(first, firsts); s != "" {
+				why += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			report(p, why)
+			return nil
+		})
 	}
 }
 
@@ -200,11 +297,18 @@ func checkTeamFolders(repo fs.FS, inRepo map[string][]*model.Client, log *diag.L
 			continue
 		}
 		for _, e := range entries {
+			folder := path.Join(parent, e.Name())
+			named := slices.ContainsFunc(inRepo[parent], func(c *model.Client) bool { return c.Values.Prefix == folder })
+			if e.Type()&fs.ModeSymlink != 0 && !named { // a client's own folder is checked with the client
+				if link, target, outside := manifests.OutsideLink(repo, folder); outside {
+					log.Errorf(diag.Pos{File: link}, "", "%s", manifests.OutsideMsg(target))
+					continue
+				}
+			}
 			if !e.IsDir() {
 				continue
 			}
-			folder := path.Join(parent, e.Name())
-			if !slices.ContainsFunc(inRepo[parent], func(c *model.Client) bool { return c.Values.Prefix == folder }) {
+			if !named {
 				log.Errorf(diag.Pos{File: folder}, "", "folder has no client in the spec, so nothing reads its files: add a client whose values prefix is %q, or remove the folder", folder)
 			}
 		}

@@ -80,6 +80,13 @@ func (v *Value) Lookup(name string) *Value {
 // then the caller evaluates the spec instead. Evaluating is the largest
 // single cost of a render, and the schema check evaluates the spec anyway.
 func fromSyntax(files []*ast.File) (*Value, bool) {
+	root, _, ok := readSyntax(files)
+	return root, ok
+}
+
+// readSyntax is fromSyntax, which also returns the long lists of scalars
+// it read (see shrinkLists).
+func readSyntax(files []*ast.File) (*Value, []longList, bool) {
 	root := &Value{Kind: Struct, OK: true}
 	var idx index
 	for _, f := range files {
@@ -88,21 +95,25 @@ func fromSyntax(files []*ast.File) (*Value, bool) {
 			case *ast.Package, *ast.CommentGroup:
 			case *ast.Field:
 				if !idx.addField(root, d) {
-					return nil, false
+					return nil, nil, false
 				}
 			default:
-				return nil, false
+				return nil, nil, false
 			}
 		}
 	}
-	return root, true
+	return root, idx.long, true
 }
 
 // index finds the fields of the structs fromSyntax builds: a struct may be
 // declared in several places, and each declaration adds to it. A small
 // struct is searched field by field; a large one (a collection of modules
-// or environments) gets a map.
-type index map[*Value]map[string]*Value
+// or environments) gets a map. It also keeps the long lists of scalars it
+// reads, for the schema check (see shrinkLists).
+type index struct {
+	fields map[*Value]map[string]*Value
+	long   []longList
+}
 
 // smallStruct is the most fields a struct has for a search field by field.
 const smallStruct = 16
@@ -116,23 +127,23 @@ func (idx *index) lookup(parent *Value, name string) *Value {
 		}
 		return nil
 	}
-	if *idx == nil {
-		*idx = index{}
+	if idx.fields == nil {
+		idx.fields = map[*Value]map[string]*Value{}
 	}
-	fields := (*idx)[parent]
+	fields := idx.fields[parent]
 	if fields == nil {
 		fields = make(map[string]*Value, len(parent.Fields))
 		for _, f := range parent.Fields {
 			fields[f.Name] = f.Value
 		}
-		(*idx)[parent] = fields
+		idx.fields[parent] = fields
 	}
 	return fields[name]
 }
 
 func (idx *index) add(parent *Value, name string, v *Value) {
 	parent.Fields = append(parent.Fields, Field{Name: name, Value: v})
-	if fields := (*idx)[parent]; fields != nil {
+	if fields := idx.fields[parent]; fields != nil {
 		fields[name] = v
 	}
 }
@@ -189,12 +200,17 @@ func (idx *index) fromExpr(x ast.Expr) (*Value, bool) {
 	case *ast.ListLit:
 		v.Kind = List
 		v.Elems = make([]*Value, 0, len(x.Elts))
+		scalars := true
 		for _, e := range x.Elts {
 			ev, ok := idx.fromExpr(e)
 			if !ok {
 				return nil, false
 			}
 			v.Elems = append(v.Elems, ev)
+			scalars = scalars && ev.Kind != Struct && ev.Kind != List
+		}
+		if scalars && len(x.Elts) > longListLen {
+			idx.long = append(idx.long, longList{lit: x, v: v})
 		}
 		return v, true
 	case *ast.BasicLit:
@@ -288,10 +304,13 @@ func fromCUE(v cue.Value, valid bool, decls map[string]diag.Pos) *Value {
 // declarations are in decls (fields inside a list are not).
 func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, declared bool) *Value {
 	v, _ = v.Default()
-	out := &Value{Pos: Pos(v), OK: valid || usable(v)}
 	kind := v.IncompleteKind()
+	// A value with an error is bottom, and so is every struct and list
+	// above it; asking such a struct for its error would gather all those
+	// below it (see validate), so its kind says it.
+	out := &Value{Pos: Pos(v), OK: valid || kind != cue.BottomKind && usable(v)}
 	switch {
-	case kind&cue.StructKind != 0 || !out.OK && v.Err() != nil:
+	case kind&cue.StructKind != 0 || kind == cue.BottomKind:
 		// A struct with an error below has an error itself, and no
 		// kind: its fields are read, each with its own OK.
 		it, err := v.Fields()
@@ -302,6 +321,13 @@ func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, de
 		out.Kind = Struct
 		var at []diag.Pos
 		for it.Next() {
+			if it.Selector().Type()&cue.IndexLabel != 0 {
+				// A list with an error below: its elements are read
+				// one by one, as those of a struct.
+				out.Kind = List
+				out.Elems = append(out.Elems, readCUE(it.Value(), valid, decls, path, false))
+				continue
+			}
 			name := it.Selector().Unquoted()
 			p := diag.JoinPath(path, name)
 			out.Fields = append(out.Fields, Field{Name: name, Value: readCUE(it.Value(), valid, decls, p, declared)})
@@ -309,7 +335,7 @@ func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, de
 				at = append(at, decls[p])
 			}
 		}
-		if declared {
+		if declared && out.Kind == Struct {
 			sortByDecl(out.Fields, at)
 		}
 	case kind&cue.ListKind != 0:

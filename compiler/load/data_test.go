@@ -12,6 +12,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/cuecontext"
 	"cuelang.org/go/cue/parser"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -47,7 +48,7 @@ func parseAll(t *testing.T, fsys fs.FS, dir string) []*ast.File {
 // evaluated is the spec of files as CUE evaluates it, read with fromCUE.
 func evaluated(t *testing.T, files []*ast.File) *Value {
 	t.Helper()
-	v, err := build("sources", files)
+	v, err := build(cuecontext.New(), "sources", files)
 	if err != nil {
 		t.Fatalf("building: %v", err)
 	}
@@ -109,7 +110,7 @@ func TestSchemaAddsNothingToRead(t *testing.T) {
 	for name, fsys := range repos {
 		t.Run(name, func(t *testing.T) {
 			files := parseAll(t, fsys, "sources")
-			v, err := build("sources", files)
+			v, err := build(cuecontext.New(), "sources", files)
 			if err != nil {
 				t.Skipf("does not build: %v", err)
 			}
@@ -349,7 +350,7 @@ func FuzzFromSyntax(f *testing.F) {
 		if !ok {
 			return
 		}
-		v, err := build("sources", []*ast.File{file})
+		v, err := build(cuecontext.New(), "sources", []*ast.File{file})
 		if err != nil {
 			t.Fatalf("fromSyntax reads %q, which does not build: %v", src, err)
 		}

@@ -117,12 +117,12 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	// here, and the check parses the files anew: building annotates the
 	// syntax tree, so two builds cannot share one.
 	check := make(chan checked, 1)
-	data, plain := fromSyntax(files)
+	data, long, plain := readSyntax(files)
 	if plain {
-		go func() { check <- checkSchema(dir, files, decls, log) }()
+		go func() { check <- checkSchema(dir, files, long, decls, log) }()
 	} else {
-		go func() { check <- checkSchema(dir, reparse(names, sources), decls, log) }()
-		value, err := build(dir, files)
+		go func() { check <- checkSchema(dir, reparse(names, sources), nil, decls, log) }()
+		value, err := build(cuecontext.New(), dir, files)
 		if err != nil {
 			<-check // it has reported the error
 			return nil
@@ -156,24 +156,30 @@ type checked struct {
 
 // checkSchema builds the parsed files in a CUE context of its own, unifies
 // them with #Spec and reports what does not fit, or why the spec does not
-// build. files is nil if they do not parse, which Begin has reported.
-func checkSchema(dir string, files []*ast.File, decls map[string]diag.Pos, log *diag.Log) checked {
+// build. files is nil if they do not parse, which Begin has reported. long
+// are the long lists of scalars of a plain-data spec (see shrinkLists).
+func checkSchema(dir string, files []*ast.File, long []longList, decls map[string]diag.Pos, log *diag.Log) checked {
 	if files == nil {
 		return checked{}
 	}
-	value, err := build(dir, files)
-	if err != nil {
-		(&reporter{log: log, decls: decls}).report(err)
-		return checked{}
-	}
-	schema := value.Context().CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
+	ctx := cuecontext.New()
+	schema := ctx.CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
 	if err := schema.Err(); err != nil {
 		// The schema is ours and tested; this is a bug, not a user error.
 		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
 	}
-	unified := value.Unify(schema.LookupPath(cue.MakePath(cue.Def("Spec"))))
-	if validate(&reporter{log: log, root: unified, decls: decls}, unified) {
-		return checked{unified: fromCUE(unified, false, decls)}
+	r := &reporter{log: log, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files}
+	lists, misfits := r.shrinkLists(files, long)
+	value, err := build(ctx, dir, files)
+	if err != nil {
+		r.report(err)
+		return checked{}
+	}
+	unified := value.Unify(r.schema)
+	if validate(r, unified) || misfits {
+		data := fromCUE(unified, false, decls)
+		restore(data, lists)
+		return checked{unified: data}
 	}
 	return checked{ok: true}
 }
@@ -192,16 +198,16 @@ func reparse(names []string, sources [][]byte) []*ast.File {
 	return files
 }
 
-// build builds the parsed files of the spec folder dir into a value of a
-// new CUE context.
-func build(dir string, files []*ast.File) (cue.Value, error) {
+// build builds the parsed files of the spec folder dir into a value of
+// the CUE context ctx.
+func build(ctx *cue.Context, dir string, files []*ast.File) (cue.Value, error) {
 	inst := cuebuild.NewContext().NewInstance(dir, nil)
 	for _, f := range files {
 		if err := inst.AddSyntax(f); err != nil {
 			return cue.Value{}, err
 		}
 	}
-	value := cuecontext.New().BuildInstance(inst)
+	value := ctx.BuildInstance(inst)
 	if err := value.Err(); err != nil && !value.Exists() {
 		return cue.Value{}, err
 	}
@@ -306,10 +312,22 @@ func labelName(l ast.Label) (string, bool) {
 // stops at the first error in a struct, which hides problems elsewhere in it,
 // so a struct with errors is searched field by field, and its own error is
 // kept only where no field explains it.
+//
+// An error makes its value bottom, and every struct and list above it: a
+// bottom struct is searched without asking CUE for its errors first, since
+// CUE gathers the errors of a value in time quadratic in their number
+// (cuelang.org/go v0.17.1, cue/errors.go, Value.toErr, and
+// cue/errors/errors.go, appendToList: each error is compared with those
+// before it), which a spec with 10,000 unknown fields would pay at every
+// level above them. A value that is not bottom may still be incomplete (a
+// required field missing), which only Validate finds; on a spec that fits,
+// the one Validate of the whole spec says so.
 func validate(r *reporter, v cue.Value) bool {
-	err := v.Validate(cue.Concrete(true))
-	if err == nil {
-		return false
+	var err error
+	if v.IncompleteKind() != cue.BottomKind {
+		if err = v.Validate(cue.Concrete(true)); err == nil {
+			return false
+		}
 	}
 	found := false
 	// A struct with an error anywhere below has kind bottom, so look for
@@ -320,6 +338,12 @@ func validate(r *reporter, v cue.Value) bool {
 		}
 	}
 	if !found {
+		if err == nil {
+			err = v.Validate(cue.Concrete(true))
+		}
+		if err == nil {
+			return false
+		}
 		r.report(err)
 	}
 	return true
@@ -327,9 +351,13 @@ func validate(r *reporter, v cue.Value) bool {
 
 // reporter turns CUE errors into problems.
 type reporter struct {
-	log   *diag.Log
-	root  cue.Value           // the unified spec, for the fields a struct allows
-	decls map[string]diag.Pos // for positions
+	log    *diag.Log
+	schema cue.Value           // #Spec, for what the schema says at a path
+	decls  map[string]diag.Pos // for positions
+	files  []*ast.File         // the spec's files, for what is written where
+
+	memo    map[string]schemaInfo // by schemaKey
+	written map[diag.Pos]written  // see writtenAt
 }
 
 // report turns CUE errors into problems. Positions in the embedded schema
@@ -338,67 +366,47 @@ type reporter struct {
 func (r *reporter) report(err error) {
 	for _, e := range errors.Errors(err) {
 		format, args := e.Msg()
-		msg := fmt.Sprintf(format, args...)
-		if strings.HasSuffix(msg, "errors in empty disjunction:") {
+		if strings.HasSuffix(format, "errors in empty disjunction:") {
 			continue // the errors that follow say what is wrong
 		}
+		labels := e.Path()
+		if p, ok := r.mismatch(e, labels); ok {
+			r.log.Add(p)
+			continue
+		}
+		msg := fmt.Sprintf(format, elide(args)...)
 		p := userPos(e)
-		var specPath string
-		for _, label := range e.Path() {
-			if u, err := strconv.Unquote(label); err == nil {
-				label = u
-			}
-			specPath = diag.JoinPath(specPath, label)
-		}
+		path := specPath(labels)
 		if !p.IsValid() {
-			p = diag.Nearest(r.decls, specPath)
+			p = diag.Nearest(r.decls, path)
 		}
-		r.log.Add(diag.Problem{Pos: p, Path: specPath, Msg: explain(msg, e.Path(), r.root)})
+		r.log.Add(diag.Problem{Pos: p, Path: path, Msg: r.explain(msg, labels)})
 	}
 }
 
 // explain rewrites CUE's terse messages into ones that say what to do.
-func explain(msg string, p []string, root cue.Value) string {
+func (r *reporter) explain(msg string, p []string) string {
 	switch {
 	case msg == "field not allowed":
 		field := p[len(p)-1]
+		if u, err := strconv.Unquote(field); err == nil {
+			field = u
+		}
 		msg = fmt.Sprintf("unknown field %q", field)
-		if s := diag.Suggest(field, allowedFields(root, p[:len(p)-1])); s != "" {
+		// The candidates are the fields the schema declares there, a
+		// handful, not the fields written (thousands, in a bad spec).
+		if s := diag.Suggest(field, r.schemaInfo(p[:len(p)-1]).allowed); s != "" {
 			return msg + fmt.Sprintf(": did you mean %q?", s)
 		}
 		return msg + ": remove it or check its spelling (`platc schema` lists the fields)"
 	case msg == "field is required but not present":
-		return fmt.Sprintf("required field %q is missing: add it", p[len(p)-1])
+		field := p[len(p)-1]
+		if u, err := strconv.Unquote(field); err == nil {
+			field = u
+		}
+		return fmt.Sprintf("required field %q is missing: add it", field)
 	}
 	return msg
-}
-
-func allowedFields(root cue.Value, p []string) []string {
-	if !root.Exists() {
-		return nil
-	}
-	v := root.LookupPath(pathOf(p))
-	it, err := v.Fields(cue.Optional(true))
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for it.Next() {
-		names = append(names, it.Selector().Unquoted())
-	}
-	return names
-}
-
-func pathOf(p []string) cue.Path {
-	sels := make([]cue.Selector, len(p))
-	for i, s := range p {
-		if strings.HasPrefix(s, "#") {
-			sels[i] = cue.Def(s)
-		} else {
-			sels[i] = cue.Str(s)
-		}
-	}
-	return cue.MakePath(sels...)
 }
 
 func userPos(e errors.Error) diag.Pos {

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,11 +27,20 @@ type Cache interface {
 
 // cacheFormat names the layout of a cache entry, and what produces it:
 // change it whenever an entry, or what Build makes of a build, changes.
-const cacheFormat = "platc manifests cache 2"
+const cacheFormat = "platc manifests cache 3"
 
-// cacheEntry is a folder's outcome with what building it read.
+// cacheEntry is a folder's outcome with what building it read. It names
+// the folder it describes: an entry stored under another folder's key (a
+// cache folder copied or mixed up) describes that folder, not this one.
+//
+// A stored entry is the hex SHA-256 digest of the entry's JSON, a newline,
+// and the JSON: an entry whose bytes changed after it was written is not
+// used. The digest catches corruption and mix-ups; it is no signature, and
+// whoever can write the cache folder can write a matching digest (and
+// could as well replace platc itself).
 type cacheEntry struct {
 	Format   string
+	Dir      string
 	Reads    []read
 	Objects  []Object
 	Problems []Problem
@@ -54,8 +64,12 @@ func cached(cache Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 	if !ok {
 		return nil, false
 	}
+	sum, body, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || string(sum) != digest(body) {
+		return nil, false
+	}
 	var e cacheEntry
-	if json.Unmarshal(data, &e) != nil || e.Format != cacheFormat {
+	if json.Unmarshal(body, &e) != nil || e.Format != cacheFormat || e.Dir != dir {
 		return nil, false
 	}
 	for _, r := range e.Reads {
@@ -68,10 +82,16 @@ func cached(cache Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 
 // store records the outcome of the build of dir, and what it read.
 func store(cache Cache, dir string, reads []read, objects []Object, problems []Problem) {
-	data, err := json.Marshal(cacheEntry{Format: cacheFormat, Reads: reads, Objects: objects, Problems: problems})
+	body, err := json.Marshal(cacheEntry{Format: cacheFormat, Dir: dir, Reads: reads, Objects: objects, Problems: problems})
 	if err == nil {
-		cache.Put(cacheKey(dir), data)
+		cache.Put(cacheKey(dir), append([]byte(digest(body)+"\n"), body...))
 	}
+}
+
+// digest is the hex SHA-256 digest of data.
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // The operations of recordingFS, as look performs them.
@@ -79,6 +99,8 @@ const (
 	opStat     = "stat"
 	opReadDir  = "readdir"
 	opReadFile = "readfile"
+	opLstat    = "lstat"
+	opReadLink = "readlink"
 )
 
 // look performs op on name in fsys and says what it saw, as a string that
@@ -91,6 +113,10 @@ func look(fsys fs.FS, op, name string) string {
 		return sawReadDir(fs.ReadDir(fsys, name))
 	case opReadFile:
 		return sawReadFile(fs.ReadFile(fsys, name))
+	case opLstat:
+		return sawStat(fs.Lstat(fsys, name))
+	case opReadLink:
+		return sawReadLink(fs.ReadLink(fsys, name))
 	}
 	return "unknown operation " + op
 }
@@ -111,6 +137,13 @@ func sawReadDir(entries []fs.DirEntry, err error) string {
 		b.WriteString("error: " + err.Error())
 	}
 	return b.String()
+}
+
+func sawReadLink(target string, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return target
 }
 
 func sawReadFile(data []byte, err error) string {
@@ -177,6 +210,21 @@ func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(r.fsys, name)
 	r.record(opReadDir, name, sawReadDir(entries, err))
 	return entries, err
+}
+
+// Lstat and ReadLink make recordingFS an fs.ReadLinkFS where fsys is one,
+// for OutsideLink; on another, Lstat is Stat and ReadLink fails, as they
+// would on fsys.
+func (r *recordingFS) Lstat(name string) (fs.FileInfo, error) {
+	info, err := fs.Lstat(r.fsys, name)
+	r.record(opLstat, name, sawStat(info, err))
+	return info, err
+}
+
+func (r *recordingFS) ReadLink(name string) (string, error) {
+	target, err := fs.ReadLink(r.fsys, name)
+	r.record(opReadLink, name, sawReadLink(target, err))
+	return target, err
 }
 
 func (r *recordingFS) ReadFile(name string) ([]byte, error) {

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 	"testing"
@@ -164,5 +165,59 @@ func TestCacheFollowsAPlainFolder(t *testing.T) {
 	}
 	if len(cache.entries) != 1 {
 		t.Errorf("the cache has %d entries, want the folder's one", len(cache.entries))
+	}
+}
+
+// TestCacheEntriesBoundToTheirFolder builds two folders with different
+// outcomes, then swaps their entries, and tampers with the bytes of one,
+// and requires each time the outcome of a build without a cache.
+func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
+	fsys := fstest.MapFS{
+		"good/kustomization.yaml": {Data: []byte(cacheKustomization)},
+		"good/deploy.yaml":        {Data: []byte(cacheDeployment)},
+		"bad/cm.yaml":             {Data: []byte("apiVersion: v1\nkind: ConfigMap\n")}, // no metadata.name
+	}
+	folders := []string{"good", "bad"}
+	check := func(what string, cache *memCache) {
+		t.Helper()
+		for _, dir := range folders {
+			wantObjects, wantProblems := Build(fsys, dir, nil)
+			objects, problems := Build(fsys, dir, cache)
+			if diff := cmp.Diff(wantObjects, objects); diff != "" {
+				t.Errorf("%s: %s: objects with the cache differ from a build (-build +cache):\n%s", what, dir, diff)
+			}
+			if diff := cmp.Diff(wantProblems, problems); diff != "" {
+				t.Errorf("%s: %s: problems with the cache differ from a build (-build +cache):\n%s", what, dir, diff)
+			}
+		}
+	}
+	fill := func() *memCache {
+		cache := &memCache{}
+		for _, dir := range folders {
+			Build(fsys, dir, cache)
+		}
+		return cache
+	}
+
+	cache := fill()
+	good, bad := cache.entries[cacheKey("good")], cache.entries[cacheKey("bad")]
+	cache.entries[cacheKey("good")], cache.entries[cacheKey("bad")] = bad, good
+	check("entries swapped", cache)
+
+	tampers := map[string]func([]byte) []byte{
+		"a kind changed": func(b []byte) []byte { return bytes.Replace(b, []byte(`"Deployment"`), []byte(`"DaemonSet"`), 1) },
+		"a problem gone": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"Problems":[`), []byte(`"Problems":null,"X":[`), 1)
+		},
+		"a byte flipped": func(b []byte) []byte { b = bytes.Clone(b); b[len(b)/2] ^= 1; return b },
+		"cut short":      func(b []byte) []byte { return b[:len(b)/2] },
+		"no digest":      func(b []byte) []byte { _, body, _ := bytes.Cut(b, []byte("\n")); return body },
+	}
+	for name, tamper := range tampers {
+		cache := fill()
+		for _, dir := range folders {
+			cache.entries[cacheKey(dir)] = tamper(cache.entries[cacheKey(dir)])
+		}
+		check(name, cache)
 	}
 }

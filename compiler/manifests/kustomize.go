@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,8 +57,13 @@ func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 		rfs = &repoFS{fsys: fsys}
 		resources, err = runKustomize(rfs, dir)
 	}
-	if len(rfs.remote) > 0 {
-		b.problems = append(b.problems, rfs.remote...)
+	if len(rfs.remote) > 0 || len(rfs.links) > 0 {
+		b.problems = append(append(b.problems, rfs.remote...), rfs.links...)
+		return
+	}
+	if err != nil && len(rfs.outside) > 0 {
+		// Said in platc's words, not as the file kustomize did not find.
+		b.problem(kfile, 0, "kustomize build reads %s, outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it needs into the repository", quoteAll(rfs.outside))
 		return
 	}
 	if err != nil {
@@ -223,4 +229,13 @@ func oneLine(msg string) string {
 	msg = evalSymlinks.ReplaceAllString(msg, "")
 	msg = notFound.ReplaceAllString(msg, "$1")
 	return strings.TrimRight(msg, ".")
+}
+
+// quoteAll quotes paths and joins them for a message.
+func quoteAll(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = strconv.Quote(p)
+	}
+	return strings.Join(q, ", ")
 }

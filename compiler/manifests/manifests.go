@@ -154,6 +154,10 @@ func (b *builder) build(fsys fs.FS, dir string) {
 		b.problem(dir, 0, "%q is not a folder of the repository: write a slash path relative to its root, without . or .. elements", dir)
 		return
 	}
+	if link, target, outside := OutsideLink(fsys, dir); outside {
+		b.problem(dir, 0, "%q %s", link, OutsideMsg(target))
+		return
+	}
 	info, err := fs.Stat(fsys, dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -207,10 +211,21 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 		if ext != ".yaml" && ext != ".yml" && ext != ".json" && ext != ".jsonnet" {
 			continue
 		}
-		// Stat follows a symbolic link, as Argo CD does; it only reads
-		// regular files.
+		// A symbolic link is followed, as Argo CD does, unless it leaves
+		// the repository, which Argo CD refuses. Argo CD reads regular
+		// files only.
+		if e.Type()&fs.ModeSymlink != 0 {
+			if link, target, outside := OutsideLink(fsys, file); outside {
+				b.problem(file, 0, "%s%s", linkVia(file, link), OutsideMsg(target))
+				continue
+			}
+		}
 		info, err := fs.Stat(fsys, file)
-		if err != nil || !info.Mode().IsRegular() {
+		if err != nil {
+			b.problem(file, 0, "cannot read the file: %v: fix or remove it", unwrapPathError(err))
+			continue
+		}
+		if !info.Mode().IsRegular() {
 			continue
 		}
 		data, err := fs.ReadFile(fsys, file)
@@ -231,6 +246,25 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 			b.objects = append(b.objects, b.yamlObjects(file, data)...)
 		}
 	}
+}
+
+// linkVia is how a message names the link on the way to file: "" when it
+// is file itself.
+func linkVia(file, link string) string {
+	if link == file {
+		return ""
+	}
+	return fmt.Sprintf("the way to it, %q, ", link)
+}
+
+// unwrapPathError is the cause of an fs.PathError, which names the path the
+// message already names.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // utf8Text decodes data as Argo CD reads manifest files: UTF-8, or UTF-16

@@ -167,8 +167,19 @@ configMapGenerator:
 		name: "kustomization naming paths outside the repository",
 		fsys: repo("k/kustomization.yaml", "resources:\n  - ../../etc\n  - /etc/passwd\n"),
 		dir:  "k",
+		problems: []Problem{
+			{File: "k/kustomization.yaml", Line: 2, Msg: `resources entry "../../etc" is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository`},
+			{File: "k/kustomization.yaml", Line: 3, Msg: `resources entry "/etc/passwd" is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository`},
+		},
+	}, {
+		name: "a plugin configuration naming a file outside the repository",
+		fsys: repo(
+			"k/kustomization.yaml", "generators:\n  - gen.yaml\n",
+			"k/gen.yaml", "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: g\nfiles:\n  - ../../../etc/hosts\n",
+		),
+		dir: "k",
 		problems: []Problem{{File: "k/kustomization.yaml",
-			Msg: "kustomize build fails: accumulating resources: accumulating resources from '../../etc': /etc: no such file or directory: fix the kustomization"}},
+			Msg: `kustomize build reads "../etc/hosts", outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it needs into the repository`}},
 	}, {
 		name: "kustomization with helmCharts",
 		fsys: repo("k/kustomization.yaml", "helmCharts:\n  - name: redis\n    repo: https://charts.example.com\n"),

@@ -22,9 +22,15 @@ import (
 // through repoFS (a kustomization, or a builtin plugin configuration, which
 // may be inline in a kustomization or in a file it names), so checking what
 // those files hold before kustomize sees them is enough.
+//
+// A kustomization that names a local path outside the repository (absolute,
+// or above the repository's root) is refused the same way, in platc's
+// words rather than as the file kustomize does not find: repoFS shows
+// kustomize nothing outside the repository.
 
-// errRemote is what repoFS answers for a file that names a remote reference.
-var errRemote = errors.New("names a remote reference, which platc does not fetch")
+// errRemote is what repoFS answers for a file that names a remote
+// reference, or a path outside the repository.
+var errRemote = errors.New("names a remote reference or a path outside the repository, which platc does not read")
 
 // pathKeys are the fields of a kustomization and of builtin plugin
 // configurations whose values kustomize loads as files or folders.
@@ -48,8 +54,9 @@ var folderKeys = map[string]bool{
 var inlineKeys = map[string]bool{"generators": true, "transformers": true, "validators": true}
 
 // remoteRefs reports the remote references in file (a repository path) that
-// kustomize would fetch: in a kustomization, or in a builtin plugin
-// configuration (apiVersion: builtin). Unparsable YAML yields none:
+// kustomize would fetch, in a kustomization or in a builtin plugin
+// configuration (apiVersion: builtin), and the local paths outside the
+// repository a kustomization names. Unparsable YAML yields none:
 // kustomize fails on it without fetching anything.
 func remoteRefs(file string, data []byte) []Problem {
 	kustomization := IsKustomization(path.Base(file))
@@ -120,10 +127,24 @@ func scanValue(file string, line int, key, value string, found *[]Problem) {
 		refs = append(refs, p) // files: [key=path]
 	}
 	for _, ref := range refs {
-		if remoteFile(ref) || folderKeys[key] && remoteRepo(ref) {
+		switch {
+		case remoteFile(ref) || folderKeys[key] && remoteRepo(ref):
 			*found = append(*found, Problem{File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository", key, ref)})
+		case IsKustomization(path.Base(file)) && outsideRepo(file, ref):
+			*found = append(*found, Problem{File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository", key, ref)})
 		}
 	}
+}
+
+// outsideRepo reports whether ref, a local path a kustomization file names
+// (relative to the kustomization's folder), is outside the repository:
+// absolute, or above its root.
+func outsideRepo(file, ref string) bool {
+	if path.IsAbs(ref) || filepath.IsAbs(ref) || strings.HasPrefix(ref, `\`) {
+		return true
+	}
+	p := path.Join(path.Dir(file), filepath.ToSlash(ref))
+	return p == ".." || strings.HasPrefix(p, "../")
 }
 
 // remoteFile reports whether kustomize loads ref over HTTP (its

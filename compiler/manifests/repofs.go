@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -40,8 +41,18 @@ type repoFS struct {
 	// ReadFile serves its kustomization files (whichever name kustomize
 	// finds) with buildMetadata: [originAnnotations].
 	originsIn string
-	// remote are the remote references refused so far.
+	// remote are the remote references, and local paths outside the
+	// repository, that kustomization files name, refused so far.
 	remote []Problem
+	// links are the symbolic links out of the repository kustomize met
+	// (see OutsideLink), refused so far.
+	links []Problem
+	// outside are the paths outside the repository kustomize tried to
+	// read, relative to the repository root, for a build that fails.
+	outside []string
+
+	mu     sync.Mutex
+	inRepo map[string]bool // by fsys path: no link on the way leaves the repository
 }
 
 var _ filesys.FileSystem = (*repoFS)(nil)
@@ -73,11 +84,51 @@ func abs(p string) string {
 }
 
 func (r *repoFS) stat(p string) (fs.FileInfo, error) {
-	name, ok := rel(p)
-	if !ok {
-		return nil, fs.ErrNotExist
+	name, err := r.resolve("stat", p)
+	if err != nil {
+		return nil, err
 	}
 	return fs.Stat(r.fsys, name)
+}
+
+// resolve maps p, a path of kustomize's, to a path of fsys, as rel does,
+// and refuses a path outside the repository, or one that a symbolic link
+// takes out of it, as a path that does not exist; it records both for
+// Build to report.
+func (r *repoFS) resolve(op, p string) (string, error) {
+	name, ok := rel(p)
+	if !ok {
+		r.mu.Lock()
+		shown, err := filepath.Rel(filepath.FromSlash(root), abs(p))
+		if err != nil {
+			shown = p
+		}
+		if shown = filepath.ToSlash(shown); !slices.Contains(r.outside, shown) {
+			r.outside = append(r.outside, shown)
+		}
+		r.mu.Unlock()
+		return "", pathError(op, p, fs.ErrNotExist)
+	}
+	r.mu.Lock()
+	inRepo, known := r.inRepo[name]
+	r.mu.Unlock()
+	if !known {
+		link, target, outside := OutsideLink(r.fsys, name)
+		inRepo = !outside
+		r.mu.Lock()
+		if r.inRepo == nil {
+			r.inRepo = map[string]bool{}
+		}
+		r.inRepo[name] = inRepo
+		if problem := (Problem{File: link, Msg: OutsideMsg(target)}); outside && !slices.Contains(r.links, problem) {
+			r.links = append(r.links, problem)
+		}
+		r.mu.Unlock()
+	}
+	if !inRepo {
+		return "", pathError(op, p, fs.ErrNotExist)
+	}
+	return name, nil
 }
 
 // pathError rewrites an error of fsys as the on-disk one for p.
@@ -135,9 +186,9 @@ func (r *repoFS) Open(p string) (filesys.File, error) {
 // open maps p to a path of fsys and stats it, with the errors of open(2)
 // on p.
 func (r *repoFS) open(p string) (string, fs.FileInfo, error) {
-	name, ok := rel(p)
-	if !ok {
-		return "", nil, pathError("open", p, fs.ErrNotExist)
+	name, err := r.resolve("open", p)
+	if err != nil {
+		return "", nil, err
 	}
 	info, err := fs.Stat(r.fsys, name)
 	if err != nil {
@@ -154,9 +205,9 @@ func (r *repoFS) IsDir(p string) bool {
 
 // ReadDir lists the names in folder p, sorted.
 func (r *repoFS) ReadDir(p string) ([]string, error) {
-	name, ok := rel(p)
-	if !ok {
-		return nil, pathError("open", p, fs.ErrNotExist)
+	name, err := r.resolve("open", p)
+	if err != nil {
+		return nil, err
 	}
 	entries, err := fs.ReadDir(r.fsys, name)
 	if err != nil {
@@ -177,6 +228,13 @@ func (r *repoFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 	info, err := r.stat(a)
 	if err != nil {
 		return "", "", fmt.Errorf("evalsymlink failure on '%s' : %w", p, r.lstatError(a))
+	}
+	// Kustomize's on-disk file system evaluates the symbolic links of the
+	// path (filepath.EvalSymlinks), and checks its load restrictions on
+	// what they lead to: so does this, inside the repository.
+	if name, ok := rel(a); ok {
+		resolved, _, _, _ := resolveLinks(r.fsys, name)
+		a = filepath.FromSlash(path.Join(root, resolved))
 	}
 	if info.IsDir() {
 		return filesys.ConfirmedDir(a), "", nil
@@ -273,9 +331,9 @@ func (r *repoFS) WriteFile(p string, _ []byte) error {
 
 // Walk walks the tree at p in lexical order, as filepath.Walk does.
 func (r *repoFS) Walk(p string, walkFn filepath.WalkFunc) error {
-	name, ok := rel(p)
-	if !ok {
-		return walkFn(p, nil, pathError("lstat", p, fs.ErrNotExist))
+	name, err := r.resolve("lstat", p)
+	if err != nil {
+		return walkFn(p, nil, err)
 	}
 	return fs.WalkDir(r.fsys, name, func(n string, d fs.DirEntry, err error) error {
 		at := filepath.FromSlash(path.Join(root, n))

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,6 +154,11 @@ func decodeModule(name string, e entry) *Module {
 	m.Needs = e.strings("needs")
 	if w, ok := e.int("wave"); ok {
 		wave := int(w)
+		m.Wave = &wave
+	} else if v, ok := e.field("wave"); ok && v.Kind == load.Float && v.Float > 0 {
+		// An integer too large for an int64 reads as a float: kept
+		// as the largest int, for check to refuse.
+		wave := math.MaxInt
 		m.Wave = &wave
 	}
 	m.Values = e.values("values")
@@ -328,7 +334,10 @@ func (e entry) groupKinds(name string) []GroupKind {
 }
 
 func (e entry) sub(name string) entry {
-	v, _ := e.field(name)
+	v, ok := e.field(name)
+	if x := e.vals[name]; !ok && x != nil && x.Kind == load.Struct {
+		v = x // a struct with an error below: its fields have their own OK
+	}
 	sub := e.d.entry(v, e.node.FieldPath(name))
 	if !sub.node.Pos.IsValid() {
 		sub.node.Pos = e.node.Pos

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"testing"
 	"testing/fstest"
 
@@ -449,5 +450,30 @@ environments: dev: revision: *"HEAD" | string
 	}{"gen", "HEAD", true, &wave, map[string]any{"replicas": int64(1)}, "web"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded (-want +got):\n%s", diff)
+	}
+}
+
+// TestDecodeReadsAroundSchemaErrors decodes a spec that does not fit the
+// schema: the fields of a struct with an error below read as written, and
+// a wave too large for an int64 is kept as the largest int, for check to
+// refuse.
+func TestDecodeReadsAroundSchemaErrors(t *testing.T) {
+	fsys := fstest.MapFS{"sources/platform.cue": {Data: []byte(`package platform
+platform: {name: "shop", repoURL: "https://git.example.com/shop.git"}
+charts: redis: {repoURL: "https://charts.example.com", chart: "redis", version: "1.2.3"}
+modules: web: {chart: "redis", namespace: "web", wave: 9223372036854775808, endpoint: {host: "web", port: 80, hots: 1}}
+environments: dev: revision: "HEAD"
+`)}}
+	log := &diag.Log{}
+	loaded := load.Load(fsys, "sources", log)
+	if loaded == nil || loaded.Checked() {
+		t.Fatalf("the spec fits, want a schema error:\n%s", log)
+	}
+	m := Decode(loaded).Module("web")
+	if m == nil || m.Endpoint == nil || m.Endpoint.Host != "web" || m.Endpoint.Port != 80 {
+		t.Errorf("endpoint decoded as %+v, want host web, port 80", m.Endpoint)
+	}
+	if m.Wave == nil || *m.Wave != math.MaxInt {
+		t.Errorf("wave decoded as %v, want math.MaxInt", m.Wave)
 	}
 }

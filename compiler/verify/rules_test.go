@@ -25,7 +25,7 @@ func TestLiteralSecret(t *testing.T) {
 		{"password", "<from the cluster: db.status.password>", ""},
 		{"image", "AKIAIOSFODNN7EXAMPLE", "a credential (AKIA...)"},
 		{"note", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "a credential (ghp_...)"},
-		{"tls", "-----BEGIN RSA PRIVATE KEY-----\nMII...", "a credential (----...)"},
+		{"tls", "-----BEGIN RSA PRIVATE KEY-----\nMII...", "a private key (-----BEGIN RSA PRIVATE KEY-----)"},
 		{"replicas", int64(3), ""},
 		{"host", "db.example.com", ""},
 	}

@@ -32,11 +32,64 @@ var secretKeys = []struct{ suffix, what string }{
 // key in it), not the credential.
 var nameKeys = []string{"existingsecret", "fromsecret", "secretname", "secretref", "secretkeyref", "usesecret", "passwordkey", "tokenkey", "secretkeyname", "passwordsecret", "tokensecret"}
 
-// secretValues are formats of well-known credentials, whatever the key.
-var secretValues = regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})$|-----BEGIN [A-Z ]*PRIVATE KEY-----`)
+// secretValues are formats of well-known tokens, whatever the key.
+var secretValues = regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})$`)
+
+// privateKey is the first line of a private key in PEM (RFC 7468: PKCS #1
+// RSA, SEC 1 EC, PKCS #8, encrypted PKCS #8, OpenSSH, and an OpenPGP
+// armored private key block), anywhere in a value.
+var privateKey = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
+
+// jwt is a JSON Web Token (RFC 7519, in the JWS compact serialization of
+// RFC 7515): three base64url parts, the first two JSON objects, so that
+// they start "eyJ" ({"), anywhere in a value ("Bearer eyJ...").
+var jwt = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+
+// urlCredentials is a URL with a user and a password (RFC 3986's userinfo,
+// user:password@), anywhere in a value: a connection string, a repository
+// or a webhook URL. The password is group 2.
+var urlCredentials = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:]*):([^\s/?#]*)@[^\s/?#@]+`)
 
 // references are values that point to a credential rather than hold it.
 var references = regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>)$`)
+
+// placeholders are what a password in a URL is when it is not one: a
+// reference (${DB_PASSWORD}, $(DB_PASSWORD), $DB_PASSWORD, {{ .Values.x }},
+// %s), a mark to fill in (<password>, ****, xxx, ...), or the word itself.
+var placeholders = regexp.MustCompile(`(?i)^(|\$\{.*\}|\$\(.*\)|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%[-+#0-9.]*[sv]|%\(.*\)s|<.*>|\[.*\]|\*+|x+|\.+|_+|-+|password|passwd|pass|pwd|secret|token)$`)
+
+// passwordInURL returns the first URL in s that holds a password, with the
+// password masked, or "".
+func passwordInURL(s string) string {
+	if !strings.Contains(s, "://") {
+		return "" // most values: no need for the regular expression
+	}
+	for _, m := range urlCredentials.FindAllStringSubmatchIndex(s, -1) {
+		password := s[m[4]:m[5]]
+		if placeholders.MatchString(password) || references.MatchString(password) {
+			continue
+		}
+		return s[m[0]:m[4]] + "****" + s[m[5]:m[1]]
+	}
+	return ""
+}
+
+// credentialIn says which well-known credential s holds, whatever its
+// key, or "".
+func credentialIn(s string) string {
+	switch {
+	case secretValues.MatchString(s):
+		return "a credential (" + s[:4] + "...)"
+	case strings.Contains(s, "PRIVATE KEY") && privateKey.MatchString(s):
+		return "a private key (" + privateKey.FindString(s) + ")"
+	case strings.Contains(s, "eyJ") && jwt.MatchString(s):
+		return "a JSON Web Token (eyJ...)"
+	}
+	if u := passwordInURL(s); u != "" {
+		return "a password in a URL (" + u + ")"
+	}
+	return ""
+}
 
 // literalSecret says what credential s under key looks like, or "".
 // keySeparators drops the separators of a key, so that db_password,
@@ -48,8 +101,8 @@ func literalSecret(key string, v any) string {
 	if !ok || strings.TrimSpace(s) == "" || references.MatchString(s) {
 		return ""
 	}
-	if secretValues.MatchString(s) {
-		return "a credential (" + secretValues.FindString(s)[:min(4, len(s))] + "...)"
+	if what := credentialIn(s); what != "" {
+		return what
 	}
 	k := keySeparators.Replace(strings.ToLower(key))
 	for _, n := range nameKeys {
@@ -68,9 +121,11 @@ func literalSecret(key string, v any) string {
 const secretFix = "anyone who can read the repository has it; keep it in a Secret and point the chart at it (existingSecret, secretKeyRef), or add allow: literal-secret: \"<reason>\""
 
 // secrets is the lint that no values layer holds a literal credential: the
-// platform's values (module, environment, stack module) and clients' files.
+// platform's values (module, environment, stack module) and clients' files;
+// and that no repository URL holds a password.
 func (v *verifier) secrets() {
 	spec := v.in.Spec
+	v.repositoryPasswords()
 	for _, m := range spec.Modules {
 		if _, ok := m.Allow["literal-secret"]; ok {
 			continue
@@ -159,4 +214,39 @@ func (v *verifier) valueSecrets(specPath string, values map[string]any, to strin
 		}
 	}
 	walk("", values)
+}
+
+const repoURLFix = "anyone who can read the repository has it, and Argo CD shows its sources' URLs; give Argo CD the credentials in a repository Secret (argocd repo add) and remove them from the URL"
+
+// repositoryPasswords is the lint that the repository URLs of the spec
+// hold no password: the platform's, the charts', the clients' values
+// repositories and the projects' source repositories. Platc renders them
+// into the Applications, where Argo CD shows them to anyone who may read
+// an Application.
+func (v *verifier) repositoryPasswords() {
+	spec := v.in.Spec
+	check := func(field, path, url string) {
+		if u := passwordInURL(url); u != "" {
+			v.log.Errorf(spec.PosOf(field), path, "repository URL %s holds a password: %s", u, repoURLFix)
+		}
+	}
+	check(spec.Platform.FieldPath("repoURL"), spec.Platform.FieldPath("repoURL"), spec.Platform.RepoURL)
+	for _, c := range spec.Charts {
+		check(c.FieldPath("repoURL"), c.FieldPath("repoURL"), c.RepoURL)
+	}
+	for _, c := range spec.Clients {
+		if _, ok := c.Allow["literal-secret"]; !ok {
+			check(c.Values.FieldPath("repoURL"), c.Values.FieldPath("repoURL"), c.Values.RepoURL)
+		}
+	}
+	for _, env := range spec.Environments {
+		for _, p := range env.Projects {
+			if _, ok := p.Allow["literal-secret"]; ok {
+				continue
+			}
+			for i, r := range p.SourceRepos {
+				check(p.FieldPath("sourceRepos"), fmt.Sprintf("%s[%d]", p.FieldPath("sourceRepos"), i), r)
+			}
+		}
+	}
 }

@@ -91,6 +91,7 @@ func Verify(in Input, log *diag.Log) {
 	v.folders()
 	v.secrets()
 	v.schemasCheck()
+	v.limits()
 }
 
 func (v *verifier) errorf(specPath, format string, args ...any) {

@@ -1,0 +1,81 @@
+package compiler_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/platc/platc/compiler"
+)
+
+// badSpec is a small valid platform with extra, a part that is wrong n
+// times over, appended.
+func badSpec(extra func(b *strings.Builder, n int), n int) fstest.MapFS {
+	var b strings.Builder
+	b.WriteString(`package platform
+
+platform: {name: "mini", repoURL: "https://git.example.com/mini.git"}
+charts: qdrant: {repoURL: "https://qdrant.github.io/qdrant-helm", chart: "qdrant", version: "1.15.4"}
+environments: dev: revision: "main"
+`)
+	extra(&b, n)
+	return fstest.MapFS{"sources/platform.cue": {Data: []byte(b.String())}}
+}
+
+// unknownFields is a module with n fields the schema does not have.
+func unknownFields(b *strings.Builder, n int) {
+	b.WriteString("modules: m: {\n\tchart: \"qdrant\", namespace: \"rag\"\n")
+	for i := range n {
+		fmt.Fprintf(b, "\tunknownField%d: 1\n", i)
+	}
+	b.WriteString("}\n")
+}
+
+// unknownNeeds is a module that needs n modules nobody declared.
+func unknownNeeds(b *strings.Builder, n int) {
+	b.WriteString("modules: m: {chart: \"qdrant\", namespace: \"rag\", needs: [\n")
+	for i := range n {
+		fmt.Fprintf(b, "\t\"nosuch%d\",\n", i)
+	}
+	b.WriteString("]}\n")
+}
+
+// unknownMembers is a group of n modules nobody declared.
+func unknownMembers(b *strings.Builder, n int) {
+	b.WriteString("modules: m: {chart: \"qdrant\", namespace: \"rag\"}\nmodules: g: group: [\n")
+	for i := range n {
+		fmt.Fprintf(b, "\t\"nosuch%d\",\n", i)
+	}
+	b.WriteString("]\n")
+}
+
+// BenchmarkBadInput measures how long platc takes to report large bad
+// input: every problem is reported, in time linear in their number.
+// Targets (issue 15): 10,000 unknown fields under 1 s, 100,000 unknown
+// names in needs or in a group under 2 s.
+func BenchmarkBadInput(b *testing.B) {
+	cases := []struct {
+		name  string
+		extra func(*strings.Builder, int)
+		n     int
+	}{
+		{"unknown-fields-1000", unknownFields, 1000},
+		{"unknown-fields-10000", unknownFields, 10000},
+		{"unknown-needs-100000", unknownNeeds, 100000},
+		{"unknown-members-100000", unknownMembers, 100000},
+	}
+	for _, c := range cases {
+		fsys := badSpec(c.extra, c.n)
+		b.Run(c.name, func(b *testing.B) {
+			res := compiler.Compile(fsys, compiler.Options{})
+			if got := len(res.Log.Problems()); got < c.n {
+				b.Fatalf("%d problems, want at least %d:\n%.2000s", got, c.n, res.Log)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				compiler.Compile(fsys, compiler.Options{})
+			}
+		})
+	}
+}

@@ -1,0 +1,366 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
+)
+
+// The limits the Kubernetes API server puts on an object: its size, the
+// size of its annotations, and the form of its label and annotation keys
+// and label values. They are checked on every rendered object and on every
+// object kro will create for the instances (evaluated offline); a spec
+// reaches them through values, descriptions and names.
+
+// MaxObjectSize is the largest object, in bytes of JSON, that the API
+// server can store: etcd refuses a request larger than its
+// --max-request-bytes, 1.5 MiB by default (etcd server/embed/config.go,
+// DefaultMaxRequestBytes = 1.5 * 1024 * 1024), and the API server stores
+// each object in one request, as the JSON it encodes it to
+// (k8s.io/apimachinery, pkg/runtime/serializer/json, with encoding/json),
+// with metadata of its own added (managedFields, uid...). An object of this
+// size or more cannot be created; one a little smaller may still fail.
+const MaxObjectSize = 1572864
+
+// MaxAnnotationsSize is the most bytes an object's annotations may hold,
+// keys and values together: k8s.io/apimachinery v0.36.1,
+// pkg/api/validation/objectmeta.go, TotalAnnotationSizeLimitB and
+// ValidateAnnotationsSize.
+const MaxAnnotationsSize = 256 * (1 << 10)
+
+// jsonPerYAMLByte bounds the bytes of JSON per byte of the YAML emit
+// writes: at most 6, for a character JSON escapes as \u00XX (encoding/json
+// escapes <, > and &, and control characters) that YAML writes as itself
+// or escapes in fewer bytes; keys, quotes, colons and commas cost JSON no
+// more than YAML's indentation, ": ", "- " and line ends. An object whose
+// YAML is at most MaxObjectSize/jsonPerYAMLByte bytes long (256 KiB) is
+// small enough, and only a longer one is encoded as JSON to be measured.
+const jsonPerYAMLByte = 6
+
+// Sizes checks that every rendered object is smaller than MaxObjectSize,
+// from the encoded bytes of the files: data[i] is files[i] as emit encoded
+// it (a header, then the objects as YAML documents separated by "---"
+// lines). It costs nothing for a file of up to 256 KiB, and a search for
+// the documents' ends for a longer one; only an object whose YAML is longer
+// than that is encoded as JSON.
+func Sizes(spec *model.Spec, files []render.File, data [][]byte, log *diag.Log) {
+	object.Parallel(len(files), func(i int) {
+		f := files[i]
+		if f.Values || len(f.Objects) == 0 || i >= len(data) || len(data[i])*jsonPerYAMLByte < MaxObjectSize {
+			return
+		}
+		docs := documents(data[i])
+		for j, obj := range f.Objects {
+			if len(docs) == len(f.Objects) && len(docs[j])*jsonPerYAMLByte < MaxObjectSize {
+				continue
+			}
+			if size := jsonSize(obj); size >= MaxObjectSize {
+				where := renderedOrigin(spec, f, obj, "values")
+				log.Errorf(spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
+					describe(obj, path.Join(spec.Platform.OutDir, f.Path)), size, mib(size), MaxObjectSize)
+			}
+		}
+	})
+}
+
+// documents splits the body of an encoded file into its YAML documents:
+// emit writes "---" alone on a line between two, and YAML it writes holds
+// no such line otherwise (a block string's lines are indented).
+func documents(data []byte) [][]byte {
+	var docs [][]byte
+	for {
+		i := bytes.Index(data, []byte("\n---\n"))
+		if i < 0 {
+			return append(docs, data)
+		}
+		docs = append(docs, data[:i+1])
+		data = data[i+5:]
+	}
+}
+
+// jsonSize is the length of v encoded as the API server encodes it.
+func jsonSize(v any) int {
+	b, err := json.Marshal(object.Plain(v))
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+// jsonBound is an upper bound of jsonSize(v), computed without encoding:
+// six bytes per byte of a string (\u00XX at worst), and a generous count
+// for everything else.
+func jsonBound(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case *object.Map:
+		n += 2
+		v.Each(func(k string, x any) { n += 6*len(k) + 4 + jsonBound(x) })
+	case map[string]any:
+		n += 2
+		for k, x := range v {
+			n += 6*len(k) + 4 + jsonBound(x)
+		}
+	case []any:
+		n += 2
+		for _, x := range v {
+			n += 1 + jsonBound(x)
+		}
+	case []string:
+		n += 2
+		for _, s := range v {
+			n += 3 + 6*len(s)
+		}
+	case string:
+		n += 2 + 6*len(v)
+	default:
+		n += 32 // a number, a bool, null
+	}
+	return n
+}
+
+// mib formats a size in MiB, for people.
+func mib(size int) string {
+	return fmt.Sprintf("%.1f MiB", float64(size)/(1<<20))
+}
+
+// describe names an object for a message: its kind, name and where it is.
+func describe(obj any, where string) string {
+	return fmt.Sprintf("%v %q (%s)", object.Lookup(obj, "kind"), str(obj, "metadata", "name"), where)
+}
+
+// renderedOrigin is the spec path that makes a rendered object: the module
+// of an Application (field, such as values, where it has one), the
+// project of an AppProject, the stack of a ResourceGraphDefinition, the
+// client of a stack instance; else the environment.
+func renderedOrigin(spec *model.Spec, f render.File, obj *object.Map, field string) string {
+	name := str(obj, "metadata", "name")
+	env := spec.Environment(f.Env)
+	switch kind := obj.Get("kind"); kind {
+	case "Application":
+		if m := spec.Module(name); m != nil && !strings.HasPrefix(f.Path, render.RootAppsDir+"/") {
+			if field != "" && m.Has(field) {
+				return m.FieldPath(field)
+			}
+			return m.Path
+		}
+	case "AppProject":
+		if env != nil {
+			for _, p := range env.Projects {
+				if p.Name == name {
+					return p.Path
+				}
+			}
+		}
+	case "ResourceGraphDefinition":
+		if st := spec.Stack(name); st != nil {
+			return st.Path
+		}
+	default:
+		for _, st := range spec.Stacks {
+			if st.Kind != kind {
+				continue
+			}
+			for _, c := range spec.Clients {
+				if cs := c.Stack(st.Name); cs != nil && c.Name == name {
+					return cs.Path
+				}
+			}
+		}
+	}
+	if env != nil {
+		return env.Path
+	}
+	return ""
+}
+
+// limits checks the metadata of every rendered object, and the metadata
+// and size of every object kro will create. (Sizes checks the size of the
+// rendered objects, from their bytes.)
+func (v *verifier) limits() {
+	spec := v.in.Spec
+	object.Parallel(len(v.in.Files), func(i int) {
+		f := v.in.Files[i]
+		if f.Values {
+			return
+		}
+		for _, obj := range f.Objects {
+			for _, msg := range metadataProblems(obj) {
+				where := path.Join(spec.Platform.OutDir, f.Path)
+				origin := renderedOrigin(spec, f, obj, "")
+				if obj.Get("kind") == "ResourceGraphDefinition" {
+					if st := spec.Stack(str(obj, "metadata", "name")); st != nil && st.Description != "" {
+						origin = st.FieldPath("description")
+					}
+				}
+				v.errorf(origin, "%s: %s", describe(obj, where), msg)
+			}
+		}
+	})
+	if v.in.Stacks == nil {
+		return
+	}
+	for _, inst := range v.in.Stacks.Instances {
+		p, err := v.in.Stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, inst.Env.Name)
+		if err != nil {
+			continue // kroApps reports it
+		}
+		for _, r := range p.Resources {
+			if r.Object == nil {
+				continue
+			}
+			origin := inst.Stack.Model.Path
+			for _, m := range inst.Stack.Model.Modules {
+				if m.ID == r.ID {
+					origin = m.Path
+				}
+			}
+			what := func() string {
+				return describe(r.Object, fmt.Sprintf("created by kro for %s in %s", inst.Client.Name, inst.Env.Name))
+			}
+			for _, msg := range metadataProblems(r.Object) {
+				v.errorf(origin, "%s: %s", what(), msg)
+			}
+			if jsonBound(r.Object) >= MaxObjectSize {
+				if size := jsonSize(r.Object); size >= MaxObjectSize {
+					v.errorf(origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what(), size, mib(size), MaxObjectSize)
+				}
+			}
+		}
+	}
+}
+
+// metadataProblems checks an object's labels and annotations as the API
+// server validates them (k8s.io/apimachinery v0.36.1: ValidateLabels and
+// ValidateAnnotations, pkg/apis/meta/v1/validation and pkg/api/validation):
+// label keys and annotation keys are qualified names (annotation keys in
+// any case), label values are label values, and the annotations hold at
+// most MaxAnnotationsSize bytes. It allocates nothing for an object
+// without problems: every rendered object passes here.
+func metadataProblems(obj any) []string {
+	meta := object.Lookup(obj, "metadata")
+	var out []string
+	eachString(object.Lookup(meta, "labels"), func(k, v string) {
+		if msg := qualifiedNameProblem(k); msg != "" {
+			out = append(out, fmt.Sprintf("label key %q %s", k, msg))
+		}
+		if msg := labelValueProblem(v); msg != "" {
+			out = append(out, fmt.Sprintf("the value of label %s, %q, %s", k, v, msg))
+		}
+	})
+	size := 0
+	eachString(object.Lookup(meta, "annotations"), func(k, v string) {
+		size += len(k) + len(v)
+		if msg := qualifiedNameProblem(strings.ToLower(k)); msg != "" {
+			out = append(out, fmt.Sprintf("annotation key %q %s", k, msg))
+		}
+	})
+	slices.Sort(out) // a map's keys come in any order
+	if size > MaxAnnotationsSize {
+		out = append(out, fmt.Sprintf("the annotations hold %d bytes, more than the %d (256 KiB) Kubernetes allows an object: shorten them", size, MaxAnnotationsSize))
+	}
+	return out
+}
+
+// eachString calls fn for each entry of a map of strings, as labels and
+// annotations are; a value of another type is its text (the schema check
+// reports its type).
+func eachString(v any, fn func(k, v string)) {
+	text := func(x any) string {
+		if s, ok := x.(string); ok {
+			return s
+		}
+		return fmt.Sprint(x)
+	}
+	switch v := v.(type) {
+	case *object.Map:
+		v.Each(func(k string, x any) { fn(k, text(x)) })
+	case map[string]any:
+		for k, x := range v {
+			fn(k, text(x))
+		}
+	case map[string]string:
+		for k, x := range v {
+			fn(k, x)
+		}
+	}
+}
+
+// The forms of Kubernetes' names, from k8s.io/apimachinery v0.36.1,
+// pkg/api/validate/content/kube.go (IsLabelKey, IsLabelValue: the name
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63 characters) and
+// dns.go (IsDNS1123Subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])? labels joined
+// by '.', at most 253 characters), as loops rather than regular
+// expressions: every rendered object's keys pass here.
+
+// isLabelName reports whether s is the name of a label key, or a label
+// value that is not empty.
+func isLabelName(s string) bool {
+	if len(s) == 0 || len(s) > 63 || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isSubdomain reports whether s is a DNS-1123 subdomain.
+func isSubdomain(s string) bool {
+	if len(s) == 0 || len(s) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if len(label) == 0 || !isLowerAlnum(label[0]) || !isLowerAlnum(label[len(label)-1]) {
+			return false
+		}
+		for i := 1; i < len(label)-1; i++ {
+			if c := label[i]; !isLowerAlnum(c) && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool { return isLowerAlnum(c) || 'A' <= c && c <= 'Z' }
+
+func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+
+// qualifiedNameProblem says why k is not a qualified name (a label key: an
+// optional DNS subdomain prefix and a '/', then a name), or "".
+func qualifiedNameProblem(k string) string {
+	name := k
+	if prefix, rest, ok := strings.Cut(k, "/"); ok {
+		if strings.Contains(rest, "/") {
+			return "has more than one '/': write an optional DNS prefix, '/', and a name, such as example.com/my-name"
+		}
+		if !isSubdomain(prefix) {
+			return "has a prefix that is not a DNS subdomain (at most 253 lower-case letters, digits, '-' and '.'): write one, such as example.com/my-name"
+		}
+		name = rest
+	}
+	if !isLabelName(name) {
+		return "is not a Kubernetes qualified name: write at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, after an optional DNS prefix and '/'"
+	}
+	return ""
+}
+
+// labelValueProblem says why v is not a label value (empty, or a name of
+// at most 63 characters), or "".
+func labelValueProblem(v string) string {
+	if v != "" && !isLabelName(v) {
+		return "is not a Kubernetes label value: write at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+	}
+	return ""
+}
