@@ -62,7 +62,7 @@ func BenchmarkStages(b *testing.B) {
 		loaded := load.Load(r.fsys, compiler.DefaultSpecDir, log)
 		spec := model.Decode(loaded)
 		info := check.Check(spec, r.fsys, log)
-		stacks := rgd.Compile(spec, info, log)
+		stacks := rgd.Compile(spec, info, nil, log)
 		clientFiles := layers.Read(spec, stacks, r.fsys, layers.Options{}, log)
 		files := render.Render(spec, info, stacks)
 		if log.HasErrors() {
@@ -89,7 +89,7 @@ func BenchmarkStages(b *testing.B) {
 		b.Run(r.name+"/rgd", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				rgd.Compile(spec, info, &diag.Log{})
+				rgd.Compile(spec, info, nil, &diag.Log{})
 			}
 		})
 		b.Run(r.name+"/layers", func(b *testing.B) {
