@@ -16,7 +16,7 @@ import (
 // the RGD as the API server stores it (its defaults applied: group
 // kro.run, scope Namespaced) in kro's API types, as kro's controller reads
 // it.
-func (c *checker) admit(plain map[string]any) *v1alpha1.ResourceGraphDefinition {
+func (c *checker) admit(plain map[string]any) (*v1alpha1.ResourceGraphDefinition, error) {
 	kd := c.kinds.kind("kro.run/v1alpha1", "ResourceGraphDefinition")
 	if kd == nil {
 		if emb, err := Embedded(); err == nil {
@@ -33,12 +33,7 @@ func (c *checker) admit(plain map[string]any) *v1alpha1.ResourceGraphDefinition 
 		}
 		plain = stored
 	}
-	obj, err := c.object(plain)
-	if err != nil {
-		// The RGD was built from plain data and decodes; this is a bug.
-		panic(fmt.Sprintf("platc: the RGD does not decode into kro's types: %v", err))
-	}
-	return obj
+	return c.object(plain)
 }
 
 var resourcePathRe = regexp.MustCompile(`^spec\.resources\[(\d+)\]\.?(.*)$`)

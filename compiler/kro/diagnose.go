@@ -116,7 +116,7 @@ const probeID = "probe"
 func (c *checker) names(obj *v1alpha1.ResourceGraphDefinition) map[int]bool {
 	const naming = "failed to validate resourcegraphdefinition: naming convention violation: "
 	if !c.has(-1, "kind") {
-		_, err := c.kinds.builder.NewResourceGraphDefinition(probeRGD(obj.Spec.Schema.Kind), rgdConfig)
+		_, err := c.kinds.build(probeRGD(obj.Spec.Schema.Kind))
 		if err != nil && strings.HasPrefix(err.Error(), naming+"kind") {
 			c.add(-1, "kind", kindMessage(obj.Spec.Schema.Kind, "kro: "+strings.TrimPrefix(err.Error(), naming)))
 		}
@@ -124,7 +124,7 @@ func (c *checker) names(obj *v1alpha1.ResourceGraphDefinition) map[int]bool {
 	bad := map[int]bool{}
 	first := map[string]int{}
 	for i, r := range obj.Spec.Resources {
-		_, err := c.kinds.builder.NewResourceGraphDefinition(probeRGD("Probe", &v1alpha1.Resource{ID: r.ID}), rgdConfig)
+		_, err := c.kinds.build(probeRGD("Probe", &v1alpha1.Resource{ID: r.ID}))
 		if err != nil && strings.HasPrefix(err.Error(), naming) {
 			bad[i] = true
 			c.add(i, "id", idMessage(r.ID, "kro: "+strings.TrimPrefix(err.Error(), naming)))
@@ -154,7 +154,7 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 			id = probeID
 		}
 		probe := &v1alpha1.Resource{ID: id, Template: r.Template, ExternalRef: r.ExternalRef}
-		_, err := c.kinds.builder.NewResourceGraphDefinition(probeRGD("Probe", probe), rgdConfig)
+		_, err := c.kinds.build(probeRGD("Probe", probe))
 		prefix := fmt.Sprintf("failed to build resource %q: ", id)
 		if err != nil && strings.HasPrefix(err.Error(), prefix) {
 			cause := strings.TrimPrefix(err.Error(), prefix)

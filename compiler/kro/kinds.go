@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -307,4 +309,16 @@ func (k *Kinds) List() []Kind {
 		return strings.Compare(a.Kind+" "+a.APIVersion, b.Kind+" "+b.APIVersion)
 	})
 	return out
+}
+
+// build runs kro's graph builder on obj with the controller's default
+// configuration. A panic of the builder's, on a graph it was not written
+// for, is its error: platc does not stop on what a user wrote.
+func (k *Kinds) build(obj *v1alpha1.ResourceGraphDefinition) (g *graph.Graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, err = nil, fmt.Errorf("kro's graph builder failed: %v", r)
+		}
+	}()
+	return k.builder.NewResourceGraphDefinition(obj, rgdConfig)
 }

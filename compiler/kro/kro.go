@@ -136,8 +136,12 @@ func Check(rgd *RGD) (*Result, []Problem) {
 			return r, nil
 		}
 	}
-	obj := c.admit(plain)
-	g, err := kinds.builder.NewResourceGraphDefinition(obj, rgdConfig)
+	obj, err := c.admit(plain)
+	if err != nil {
+		c.errorf(-1, "", "the ResourceGraphDefinition does not encode as kro's API types: %v: write plain strings, numbers, lists and maps", err)
+		return nil, c.sorted()
+	}
+	g, err := kinds.build(obj)
 	if err == nil {
 		c.crdChecks(g.CRD)
 		if c.hasErrors() {
