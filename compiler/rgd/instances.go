@@ -120,9 +120,13 @@ func (inst *Instance) Name() string { return inst.Client.Name }
 
 // validate validates the instance's spec as the API server does with the
 // CRD kro generates for the stack, once, and keeps the spec with its
-// defaults applied.
+// defaults applied. The instance's spec is final by then: stacks are
+// wired in check's order, each after those it wires from.
 func (inst *Instance) validate() []kro.Problem {
-	inst.defaulted, inst.problems = inst.Stack.Result.Instance(inst.Spec)
+	if !inst.validated {
+		inst.defaulted, inst.problems = inst.Stack.Result.Instance(inst.Spec)
+		inst.validated = true
+	}
 	return inst.problems
 }
 
@@ -130,10 +134,9 @@ func (inst *Instance) validate() []kro.Problem {
 // spec with its defaults applied.
 func (inst *Instance) schemaVar() map[string]any {
 	spec := inst.Spec
-	if inst.defaulted != nil {
+	if inst.Stack.Result != nil {
+		inst.validate()
 		spec = inst.defaulted
-	} else if r := inst.Stack.Result; r != nil {
-		spec, _ = r.Instance(inst.Spec)
 	}
 	return map[string]any{
 		"apiVersion": inst.Stack.apiVersion(),

@@ -59,6 +59,7 @@ type Instance struct {
 	Namespace string
 	Object    *object.Map
 
+	validated bool
 	defaulted map[string]any // Spec with the CRD's defaults, once validated
 	problems  []kro.Problem
 }
