@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/compiler/object"
+
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler"
@@ -78,5 +82,46 @@ func TestRenderedRGDsCheck(t *testing.T) {
 	}
 	if checked < 4 || instances < 4 {
 		t.Errorf("checked %d ResourceGraphDefinitions and %d instances; the sample and the golden cases render more", checked, instances)
+	}
+}
+
+// TestPreviewKroEnvironment previews golden/stacks-kro's instance: kro's
+// functions and the Kubernetes CEL libraries evaluate offline, and an
+// includeWhen whose optional has no value leaves its resource out, as kro
+// takes none for false.
+func TestPreviewKroEnvironment(t *testing.T) {
+	res := compiler.Compile(os.DirFS("../golden/stacks-kro"), compiler.Options{})
+	if res.Log.HasErrors() {
+		t.Fatalf("golden/stacks-kro does not compile:\n%s", res.Log)
+	}
+	p, err := res.Stacks.PreviewInstance("web", "team", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range p.Resources {
+		got[r.ID] = r.Included
+	}
+	want := map[string]string{
+		"traces": "not created: schema.spec.?tracing.?enabled has no value, which kro takes as false",
+		"site":   "created",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resources (-want +got):\n%s", diff)
+	}
+	for _, r := range p.Resources {
+		if r.ID != "site" {
+			continue
+		}
+		sources, _ := object.Lookup(object.Plain(r.Object), "spec", "sources").([]any)
+		if len(sources) == 0 {
+			t.Fatalf("site has no sources: %v", object.Plain(r.Object))
+		}
+		values := object.Lookup(sources[0], "helm", "valuesObject")
+		for key, v := range map[string]any{"host": "shop.example.com", "port": "8443", "memoryBytes": int64(512 << 20), "major": int64(1), "inNetwork": true, "word": "abc"} {
+			if g := object.Lookup(values, key); !cmp.Equal(g, v) {
+				t.Errorf("valuesObject.%s = %#v, want %#v", key, g, v)
+			}
+		}
 	}
 }
