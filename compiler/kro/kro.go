@@ -351,7 +351,11 @@ func (c *checker) builderError(err error) {
 			return
 		}
 	}
-	c.errorf(-1, "", "kro refuses the graph: %s: fix what it names", msg)
+	path := ""
+	if strings.Contains(msg, "instance conditions") {
+		path = "status.conditions"
+	}
+	c.errorf(-1, path, "kro refuses the graph: %s: fix what it names", msg)
 }
 
 // JoinPath appends a field to a path of a Problem, as kro writes paths:

@@ -230,6 +230,25 @@ func TestCheckProblems(t *testing.T) {
 			{"", "status.call", "calls nope, which kro's CEL environment does not have"},
 			{"", "status.sets", `unknown identifier "sets"`},
 		}},
+		{"custom types", func(r *RGD) {
+			r.Types = map[string]any{"A": "strin", "B": "C", "C": "B", "D": map[string]any{"a": "A"}}
+			r.Spec["x"] = "D"
+		}, []want{
+			{"", "types.A", `unknown type "strin" (did you mean "string"?)`},
+			{"", "types.B", "type \"B\" is part of a cycle: B -> C -> B"},
+		}},
+		{"template structure", func(r *RGD) {
+			delete(r.Resources[0].Template, "metadata")
+			r.Resources[1].Template["metadata"].(map[string]any)["labels"] = map[string]any{"kro.run/owned": "x"}
+		}, []want{
+			{"lokiBucket", "template.metadata", "template has no metadata"},
+			{"loki", "template.metadata.labels", "labels with prefix kro.run/ are kro's own"},
+		}},
+		{"nested expression", func(r *RGD) {
+			r.Resources[0].Template["spec"].(map[string]any)["region"] = "${a(${b})}"
+		}, []want{
+			{"lokiBucket", "template.spec.region", `has a "${" inside an expression`},
+		}},
 		{"unknown kind", func(r *RGD) {
 			r.Resources[0].Template["kind"] = "Volume"
 		}, []want{

@@ -203,7 +203,7 @@ var simpleSchemaHints = []struct {
 	{regexp.MustCompile(`invalid marker key "([^"]*)": unknown marker`), func(m []string, _ string, _ any, _ map[string]any) string {
 		return fmt.Sprintf("unknown marker %q%s: use one of %s", m[1], didYouMean(m[1], markerNames), strings.Join(markerNames, ", "))
 	}},
-	{regexp.MustCompile(`unknown type: (.*)$`), func(m []string, _ string, _ any, types map[string]any) string {
+	{regexp.MustCompile(`(?:unknown type: |node )(\S+)(?: does not exist)?$`), func(m []string, _ string, _ any, types map[string]any) string {
 		known := append(slices.Clone(atomicTypes), slices.Sorted(maps.Keys(types))...)
 		return fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", m[1], didYouMean(m[1], known))
 	}},
