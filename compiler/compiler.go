@@ -57,8 +57,9 @@ type Cache interface {
 	Put(key string, data []byte)
 }
 
-// celParsesKey is the Cache key of the CEL parses.
-const celParsesKey = "cel-parses"
+// celParsesKey is the Cache key of the CEL parses (as kro v0.9.3's
+// environment parses).
+const celParsesKey = "cel-parses-kro-v0.9.3"
 
 // Result is the outcome of a compilation.
 type Result struct {
@@ -202,7 +203,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	info := check.Check(spec, fsys, log)
 	// Stacks are compiled even when the spec has errors elsewhere: kro's
 	// problems are independent of them, and all are reported at once.
-	stacks := rgd.Compile(spec, info, log)
+	stacks := rgd.Compile(spec, info, opts.Cache, log)
 	if log.HasErrors() {
 		return compiled{}
 	}

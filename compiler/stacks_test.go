@@ -2,9 +2,14 @@ package compiler_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/compiler/object"
 
 	"sigs.k8s.io/yaml"
 
@@ -15,35 +20,108 @@ import (
 
 // TestRenderedRGDsCheck reads every ResourceGraphDefinition platc renders
 // (for the sample and the golden cases) back from its bytes and checks it
-// with kro's offline checks: every CEL expression in the files compiles and
-// type-checks, the graph has no cycle, the schema parses.
+// with kro's own code, as kro's controller will read it; then validates
+// every rendered instance of it, read back from its bytes too, with the CRD
+// kro generates from it, as the API server will.
 func TestRenderedRGDsCheck(t *testing.T) {
-	checked := 0
+	checked, instances := 0, 0
 	for _, repo := range repos(t) {
 		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+		results := map[string]*kro.Result{} // apiVersion + " " + kind
+		var docs []map[string]any
 		for _, o := range res.Outputs {
-			if !strings.Contains(o.Path, "/stacks/") {
+			if !strings.HasSuffix(o.Path, ".yaml") {
 				continue
 			}
-			var obj map[string]any
-			if err := yaml.Unmarshal(bytes.TrimSpace(o.Data), &obj); err != nil {
-				t.Fatalf("%s: %v", o.Path, err)
+			for _, doc := range bytes.Split(o.Data, []byte("\n---\n")) {
+				var obj map[string]any
+				if err := yaml.Unmarshal(bytes.TrimSpace(doc), &obj); err != nil {
+					t.Fatalf("%s: %v", o.Path, err)
+				}
+				if obj == nil {
+					continue
+				}
+				if !strings.Contains(o.Path, "/stacks/") {
+					docs = append(docs, obj)
+					continue
+				}
+				if obj["kind"] != "ResourceGraphDefinition" {
+					t.Fatalf("%s: kind %v", o.Path, obj["kind"])
+				}
+				g, err := rgd.FromObject(obj)
+				if err != nil {
+					t.Fatalf("%s: %v", o.Path, err)
+				}
+				r, problems := kro.Check(g)
+				for _, p := range problems {
+					if !p.Warning {
+						t.Errorf("%s: %s: resource %q %s: %s", repo, o.Path, p.Resource, p.Path, p.Msg)
+					}
+				}
+				if r != nil {
+					group := g.Group
+					if group == "" {
+						group = "kro.run"
+					}
+					results[group+"/"+g.APIVersion+" "+g.Kind] = r
+				}
+				checked++
 			}
-			if obj["kind"] != "ResourceGraphDefinition" {
-				t.Fatalf("%s: kind %v", o.Path, obj["kind"])
+		}
+		for _, obj := range docs {
+			r := results[fmt.Sprint(obj["apiVersion"])+" "+fmt.Sprint(obj["kind"])]
+			if r == nil {
+				continue
 			}
-			g, err := rgd.FromObject(obj)
-			if err != nil {
-				t.Fatalf("%s: %v", o.Path, err)
+			spec, _ := obj["spec"].(map[string]any)
+			if _, problems := r.Instance(spec); len(problems) > 0 {
+				t.Errorf("%s: instance %v: %v", repo, obj["metadata"], problems)
 			}
-			_, problems := kro.Check(g)
-			for _, p := range problems {
-				t.Errorf("%s: %s: resource %q %s: %s", repo, o.Path, p.Resource, p.Path, p.Msg)
-			}
-			checked++
+			instances++
 		}
 	}
-	if checked < 4 {
-		t.Errorf("checked %d ResourceGraphDefinitions; the sample and the golden cases render more", checked)
+	if checked < 4 || instances < 4 {
+		t.Errorf("checked %d ResourceGraphDefinitions and %d instances; the sample and the golden cases render more", checked, instances)
+	}
+}
+
+// TestPreviewKroEnvironment previews golden/stacks-kro's instance: kro's
+// functions and the Kubernetes CEL libraries evaluate offline, and an
+// includeWhen whose optional has no value leaves its resource out, as kro
+// takes none for false.
+func TestPreviewKroEnvironment(t *testing.T) {
+	res := compiler.Compile(os.DirFS("../golden/stacks-kro"), compiler.Options{})
+	if res.Log.HasErrors() {
+		t.Fatalf("golden/stacks-kro does not compile:\n%s", res.Log)
+	}
+	p, err := res.Stacks.PreviewInstance("web", "team", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range p.Resources {
+		got[r.ID] = r.Included
+	}
+	want := map[string]string{
+		"traces": "not created: schema.spec.?tracing.?enabled has no value, which kro takes as false",
+		"site":   "created",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resources (-want +got):\n%s", diff)
+	}
+	for _, r := range p.Resources {
+		if r.ID != "site" {
+			continue
+		}
+		sources, _ := object.Lookup(object.Plain(r.Object), "spec", "sources").([]any)
+		if len(sources) == 0 {
+			t.Fatalf("site has no sources: %v", object.Plain(r.Object))
+		}
+		values := object.Lookup(sources[0], "helm", "valuesObject")
+		for key, v := range map[string]any{"host": "shop.example.com", "port": "8443", "memoryBytes": int64(512 << 20), "major": int64(1), "inNetwork": true, "word": "abc"} {
+			if g := object.Lookup(values, key); !cmp.Equal(g, v) {
+				t.Errorf("valuesObject.%s = %#v, want %#v", key, g, v)
+			}
+		}
 	}
 }

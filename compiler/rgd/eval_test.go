@@ -5,13 +5,39 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/compiler/kro"
 )
 
-func TestEvalTemplate(t *testing.T) {
-	e, err := newEvaluator([]string{"db"})
-	if err != nil {
-		t.Fatal(err)
+// testResult is kro's result for a stack with a spec of a name, a list
+// and a number, and a database.
+func testResult(t *testing.T) *kro.Result {
+	t.Helper()
+	res, probs := kro.Check(&kro.RGD{
+		APIVersion: "v1alpha1",
+		Kind:       "Shop",
+		Group:      "shops.example.org",
+		Spec:       map[string]any{"name": "string", "items": "[]string", "size": "integer"},
+		Resources: []kro.Resource{{
+			ID: "db",
+			Template: map[string]any{
+				"apiVersion": "platform.example.org/v1alpha1",
+				"kind":       "PostgresInstance",
+				"metadata":   map[string]any{"name": "${schema.metadata.name}-db"},
+				"spec": map[string]any{
+					"region": "eu-west-1", "engineVersion": "16", "instanceClass": "small", "storageGB": int64(10), "databaseName": "shop",
+				},
+			},
+		}},
+	})
+	if len(probs) > 0 {
+		t.Fatalf("the test stack does not check: %v", probs)
 	}
+	return res
+}
+
+func TestEvalTemplate(t *testing.T) {
+	r := testResult(t)
 	vars := map[string]any{"schema": map[string]any{"spec": map[string]any{
 		"name":  "shop",
 		"items": []any{"a", "b"},
@@ -37,12 +63,14 @@ func TestEvalTemplate(t *testing.T) {
 		// A resource's status is the cluster's.
 		{"${db.status.endpoint}", "<from the cluster: db.status.endpoint>"},
 		{"url-${db.status.endpoint}", "url-<from the cluster: db.status.endpoint>"},
-		// kro's own functions are evaluated by kro, in the cluster.
-		{"${json.marshal(schema.spec.items)}", "<from the cluster: json.marshal(schema.spec.items)>"},
-		{"h-${string(hash.sha256(schema.spec.name))}", "h-<from the cluster: string(hash.sha256(schema.spec.name))>"},
+		// kro's own functions and the Kubernetes libraries evaluate
+		// offline, in kro's environment.
+		{"${json.marshal(schema.spec.items)}", `["a","b"]`},
+		{"h-${base64.encode(hash.sha256(schema.spec.name))}", "h-jZAB0yxqcD2Vkhp3EVBQ8z3YI9PxcwvTUhXcvsrW3CA="},
+		{"${quantity('1Ki').asInteger()}", int64(1024)},
 	}
 	for _, tt := range tests {
-		got, err := evalTemplate(e, tt.tmpl, vars, pending)
+		got, err := evalTemplate(r, tt.tmpl, vars, pending)
 		if err != nil {
 			t.Errorf("evalTemplate(%s): %v", tt.tmpl, err)
 			continue
@@ -54,16 +82,14 @@ func TestEvalTemplate(t *testing.T) {
 }
 
 func TestEvalTemplateErrors(t *testing.T) {
-	e, err := newEvaluator(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testResult(t)
 	vars := map[string]any{"schema": map[string]any{"spec": map[string]any{"size": int64(3)}}}
 	for _, tt := range []struct{ tmpl, want string }{
 		{"${schema.spec.missing}", "schema.spec.missing: no such key: missing"},
 		{"a-${schema.spec.size}", "schema.spec.size: in a string template every expression must be a string, this one is integer 3"},
+		{"${string(hash.sha256('a'))}", "string(hash.sha256('a')): invalid UTF-8 in bytes, cannot convert to string"},
 	} {
-		_, err := evalTemplate(e, tt.tmpl, vars, nil)
+		_, err := evalTemplate(r, tt.tmpl, vars, nil)
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("evalTemplate(%s) = %v, want the error %q", tt.tmpl, err, tt.want)
 		}

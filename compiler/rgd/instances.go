@@ -1,8 +1,6 @@
 package rgd
 
 import (
-	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -56,10 +54,10 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				continue // check reported it
 			}
 			out := from.Stack.Model.Output(w.FromOutput)
-			if out == nil {
-				continue // check reported it
+			if out == nil || from.Stack.Result == nil {
+				continue // check or kro reported it
 			}
-			value, err := evalOutput(out.Expr, from.schemaVar())
+			value, err := evalOutput(from.Stack.Result, out.Expr, from.schemaVar())
 			if err != nil {
 				log.Errorf(out.Pos, out.Path, "evaluating the output for client %s in %s: %v", inst.Client.Name, inst.Env.Name, err)
 				continue
@@ -70,12 +68,12 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 	for _, inst := range out {
 		if r := inst.Stack.Result; r != nil {
 			cs := inst.Client.Stack(inst.Stack.Model.Name)
-			for _, p := range validate(r.Instance.Properties["spec"], inst.Spec, "") {
+			for _, p := range inst.validate() {
 				specPath := cs.FieldPath("spec")
-				if p.path != "" {
-					specPath = appendKroPath(specPath, p.path)
+				if p.Path != "" {
+					specPath = appendKroPath(specPath, p.Path)
 				}
-				log.Errorf(spec.PosOf(specPath), specPath, "%s", p.msg)
+				log.Errorf(spec.PosOf(specPath), specPath, "%s", p.Msg)
 			}
 		}
 		inst.Object = inst.object()
@@ -117,12 +115,25 @@ func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs
 // Name is the instance's metadata.name: the client's name.
 func (inst *Instance) Name() string { return inst.Client.Name }
 
+// validate validates the instance's spec as the API server does with the
+// CRD kro generates for the stack, once, and keeps the spec with its
+// defaults applied. The instance's spec is final by then: stacks are
+// wired in check's order, each after those it wires from.
+func (inst *Instance) validate() []kro.Problem {
+	if !inst.validated {
+		inst.defaulted, inst.problems = inst.Stack.Result.Instance(inst.Spec)
+		inst.validated = true
+	}
+	return inst.problems
+}
+
 // schemaVar is the instance as CEL's `schema` sees it: metadata, and the
 // spec with its defaults applied.
 func (inst *Instance) schemaVar() map[string]any {
 	spec := inst.Spec
-	if r := inst.Stack.Result; r != nil {
-		spec = applyDefaults(r.Instance.Properties["spec"], spec).(map[string]any)
+	if inst.Stack.Result != nil {
+		inst.validate()
+		spec = inst.defaulted
 	}
 	return map[string]any{
 		"apiVersion": inst.Stack.apiVersion(),
@@ -146,135 +157,4 @@ func (inst *Instance) object() *object.Map {
 		Set("kind", inst.Stack.Model.Kind).
 		Set("metadata", object.NewMap().Set("name", inst.Name()).Set("namespace", inst.Namespace)).
 		Set("spec", inst.Spec)
-}
-
-// applyDefaults returns v with the defaults of schema filled in where v has
-// no value, as the API server does before kro sees an instance. A struct
-// whose fields have defaults is created to hold them.
-func applyDefaults(s *kro.Schema, v any) any {
-	if s == nil {
-		return v
-	}
-	if v == nil {
-		switch {
-		case s.Default != nil:
-			v = s.Default // an object's default ({}) gets its fields' defaults below
-		case s.Type == "object" && len(s.Properties) > 0:
-			v = map[string]any{}
-		default:
-			return nil
-		}
-	}
-	m, ok := v.(map[string]any)
-	if !ok || len(s.Properties) == 0 {
-		return v
-	}
-	out := make(map[string]any, len(m))
-	for k, x := range m {
-		out[k] = x
-	}
-	for name, p := range s.Properties {
-		if d := applyDefaults(p, out[name]); d != nil {
-			if x, ok := d.(map[string]any); ok && len(x) == 0 && out[name] == nil {
-				continue
-			}
-			out[name] = d
-		}
-	}
-	return out
-}
-
-// problem is a value that does not fit a schema.
-type problem struct{ path, msg string }
-
-// validate checks an instance spec against the stack's instance schema: no
-// unknown field, the types, the required fields and the enums.
-func validate(s *kro.Schema, v any, at string) []problem {
-	if s == nil || s.PreserveUnknown || s.Type == "" && s.Properties == nil {
-		return nil
-	}
-	var out []problem
-	switch s.Type {
-	case "object":
-		m, ok := v.(map[string]any)
-		if !ok {
-			return []problem{{at, fmt.Sprintf("got %s, want an object", kindOf(v))}}
-		}
-		for _, name := range slices.Sorted(maps.Keys(m)) {
-			p := kro.JoinPath(at, name)
-			if f, ok := s.Properties[name]; ok {
-				out = append(out, validate(f, m[name], p)...)
-			} else if s.AdditionalProperties != nil {
-				out = append(out, validate(s.AdditionalProperties, m[name], p)...)
-			} else if s.Properties != nil {
-				names := slices.Sorted(maps.Keys(s.Properties))
-				msg := fmt.Sprintf("unknown field %q", name)
-				if sug := diag.Suggest(name, names); sug != "" {
-					msg += fmt.Sprintf(": did you mean %q?", sug)
-				} else {
-					msg += ": the stack's spec has " + strings.Join(names, ", ")
-				}
-				out = append(out, problem{p, msg})
-			}
-		}
-		for _, name := range s.Required {
-			if _, ok := m[name]; !ok && s.Properties[name] != nil && s.Properties[name].Default == nil {
-				out = append(out, problem{at, fmt.Sprintf("required field %q is missing: set it", name)})
-			}
-		}
-	case "array":
-		l, ok := v.([]any)
-		if !ok {
-			return []problem{{at, fmt.Sprintf("got %s, want a list", kindOf(v))}}
-		}
-		for i, x := range l {
-			out = append(out, validate(s.Items, x, fmt.Sprintf("%s[%d]", at, i))...)
-		}
-	case "string":
-		if _, ok := v.(string); !ok {
-			out = append(out, problem{at, fmt.Sprintf("got %s, want a string", kindOf(v))})
-		}
-	case "integer":
-		if _, ok := v.(int64); !ok {
-			out = append(out, problem{at, fmt.Sprintf("got %s, want an integer", kindOf(v))})
-		}
-	case "number":
-		switch v.(type) {
-		case int64, float64:
-		default:
-			out = append(out, problem{at, fmt.Sprintf("got %s, want a number", kindOf(v))})
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			out = append(out, problem{at, fmt.Sprintf("got %s, want a boolean", kindOf(v))})
-		}
-	}
-	if len(s.Enum) > 0 && len(out) == 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return fmt.Sprint(e) == fmt.Sprint(v) }) {
-		var allowed []string
-		for _, e := range s.Enum {
-			allowed = append(allowed, fmt.Sprintf("%q", fmt.Sprint(e)))
-		}
-		out = append(out, problem{at, fmt.Sprintf("%s is not one of %s", kindOf(v), strings.Join(allowed, ", "))})
-	}
-	return out
-}
-
-func kindOf(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("string %q", v)
-	case bool:
-		return fmt.Sprintf("boolean %v", v)
-	case int64:
-		return fmt.Sprintf("integer %d", v)
-	case float64:
-		return fmt.Sprintf("number %v", v)
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/object"
 )
 
@@ -80,10 +81,7 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 	case st.Result == nil:
 		return nil, fmt.Errorf("stack %s does not compile", stack)
 	}
-	celEnv, byID, err := st.evaluator()
-	if err != nil {
-		return nil, err
-	}
+	byID := st.resourcesByID()
 	vars := map[string]any{"schema": inst.schemaVar()}
 	pending := func(refs []string) bool {
 		return slices.ContainsFunc(refs, func(r string) bool { return r != "schema" })
@@ -106,13 +104,16 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 		}
 		if cond, ok := r.Get("includeWhen").([]string); ok && !excluded[id] {
 			for _, expr := range cond {
-				v, err := evalTemplate(celEnv, expr, vars, pending)
+				v, err := evalTemplate(st.Result, expr, vars, pending)
 				if err != nil {
 					return nil, fmt.Errorf("%s: includeWhen: %v", id, err)
 				}
 				switch v {
 				case false:
 					notCreated(strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}") + " is false")
+				case nil:
+					// An optional without a value: kro's runtime takes it as false.
+					notCreated(strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}") + " has no value, which kro takes as false")
 				case true:
 				default: // known only in the cluster
 					conditions = append(conditions, strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}"))
@@ -123,7 +124,7 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 			pr.Included = "created when " + strings.Join(conditions, " and ")
 		}
 		if !excluded[id] {
-			obj, err := evalObject(celEnv, tmpl, vars, pending)
+			obj, err := evalObject(st.Result, tmpl, vars, pending)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", id, err)
 			}
@@ -137,7 +138,7 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 const created = "created"
 
 // evalObject evaluates every expression in a template.
-func evalObject(env *evaluator, v any, vars map[string]any, pending func([]string) bool) (any, error) {
+func evalObject(env *kro.Result, v any, vars map[string]any, pending func([]string) bool) (any, error) {
 	switch v := v.(type) {
 	case *object.Map:
 		out := object.NewMap()
@@ -148,7 +149,9 @@ func evalObject(env *evaluator, v any, vars map[string]any, pending func([]strin
 			}
 			var y any
 			y, err = evalObject(env, x, vars, pending)
-			out.Set(k, y)
+			if y != kro.Omit { // kro leaves out a field whose value is omit()
+				out.Set(k, y)
+			}
 		})
 		return out, err
 	case map[string]any:
@@ -158,7 +161,9 @@ func evalObject(env *evaluator, v any, vars map[string]any, pending func([]strin
 			if err != nil {
 				return nil, err
 			}
-			out[k] = y
+			if y != kro.Omit {
+				out[k] = y
+			}
 		}
 		return out, nil
 	case []any:
@@ -188,17 +193,13 @@ func evalObject(env *evaluator, v any, vars map[string]any, pending func([]strin
 	return v, nil
 }
 
-// evaluator returns the stack's evaluator, with its resource ids as
-// variables, and its resources by id, made once.
-func (s *Stack) evaluator() (*evaluator, map[string]*object.Map, error) {
-	s.evalOnce.Do(func() {
-		ids := make([]string, len(s.Resources))
+// resourcesByID returns the stack's resources by id, made once.
+func (s *Stack) resourcesByID() map[string]*object.Map {
+	s.byIDOnce.Do(func() {
 		s.byID = make(map[string]*object.Map, len(s.Resources))
-		for i, r := range s.Resources {
-			ids[i] = r.Get("id").(string)
-			s.byID[ids[i]] = r
+		for _, r := range s.Resources {
+			s.byID[r.Get("id").(string)] = r
 		}
-		s.eval, s.evalErr = newEvaluator(ids)
 	})
-	return s.eval, s.byID, s.evalErr
+	return s.byID
 }

@@ -12,7 +12,6 @@ package rgd
 
 import (
 	"fmt"
-	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -46,10 +45,8 @@ type Stack struct {
 	// includeWhen, readyWhen and template.
 	Resources []*object.Map
 
-	evalOnce sync.Once
-	eval     *evaluator
-	evalErr  error
-	byID     map[string]*object.Map // Resources by id, made with eval
+	byIDOnce sync.Once
+	byID     map[string]*object.Map // Resources by id
 }
 
 // Instance is one client's instance of a stack in one environment.
@@ -61,6 +58,10 @@ type Instance struct {
 	// Namespace is that of the module that delivers the stack's instances.
 	Namespace string
 	Object    *object.Map
+
+	validated bool
+	defaulted map[string]any // Spec with the CRD's defaults, once validated
+	problems  []kro.Problem
 }
 
 // Compiled is every stack and instance of a spec.
@@ -74,21 +75,22 @@ type Compiled struct {
 
 // Compile builds and checks every stack of spec, then its instances. It
 // reports problems to log; the result is complete only when log holds no
-// errors.
-func Compile(spec *model.Spec, info *check.Info, log *diag.Log) *Compiled {
+// errors. cache, when not nil, keeps kro's verdicts between runs.
+func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, log *diag.Log) *Compiled {
 	out := &Compiled{Stacks: map[string]*Stack{}}
 	if len(spec.Stacks) == 0 {
 		return out
 	}
-	kinds, err := loadKinds()
+	resolver, kinds, err := loadKinds()
 	if err != nil {
 		// The embedded CRDs are ours and tested; this is a bug.
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
 	for _, st := range spec.Stacks {
-		b := &builder{spec: spec, stack: st, kinds: kinds, log: log, origins: map[string]string{}}
+		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: resolver, cache: cache, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
+	crdConflicts(spec, out, log)
 	out.Instances = instances(spec, info, out, log)
 	return out
 }
@@ -96,16 +98,22 @@ func Compile(spec *model.Spec, info *check.Info, log *diag.Log) *Compiled {
 // builder builds one stack's RGD and remembers where each part of it came
 // from in the spec, to place kro's problems.
 type builder struct {
-	spec    *model.Spec
-	stack   *model.Stack
-	kinds   map[string]kind
-	log     *diag.Log
-	origins map[string]string // resource id + "|" + kro path -> spec path
+	spec     *model.Spec
+	stack    *model.Stack
+	kinds    map[string]kind
+	resolver *kro.Kinds
+	cache    kro.Cache
+	log      *diag.Log
+	origins  map[string]string // resource id + "|" + kro path -> spec path
+	// reported are the resources whose kind platc refused already, whose
+	// kind kro cannot resolve either.
+	reported map[string]bool
 }
 
 func (b *builder) build() *Stack {
 	st := b.stack
 	rgd := &kro.RGD{
+		Name:       st.Name,
 		APIVersion: st.APIVersion,
 		Kind:       st.Kind,
 		Group:      st.Group,
@@ -123,13 +131,18 @@ func (b *builder) build() *Stack {
 		rgd.Resources = append(rgd.Resources, r)
 		resources = append(resources, obj)
 	}
+	rgd.Kinds, rgd.Cache = b.resolver, b.cache
 	result, problems := kro.Check(rgd)
 	for _, p := range problems {
+		if b.reported[p.Resource] && (p.Path == "template.kind" || p.Path == "template.apiVersion") {
+			continue
+		}
 		specPath := b.origin(p.Resource, p.Path)
-		b.log.Errorf(b.spec.PosOf(specPath), specPath, "%s", p.Msg)
-	}
-	if len(problems) > 0 {
-		result = nil
+		if p.Warning {
+			b.log.Warnf(b.spec.PosOf(specPath), specPath, "%s", p.Msg)
+		} else {
+			b.log.Errorf(b.spec.PosOf(specPath), specPath, "%s", p.Msg)
+		}
 	}
 	return &Stack{Model: st, Result: result, Object: b.object(rgd, resources), Resources: resources}
 }
@@ -151,17 +164,17 @@ func (b *builder) instanceSpec() map[string]any {
 
 func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	k, ok := b.kinds[p.Kind]
-	schema := &kro.Schema{Type: "object", PreserveUnknown: true} // reported below
 	apiVersion := "platform.example.org/v1alpha1"
-	if ok {
-		schema, apiVersion = k.schema, k.apiVersion
-		for _, req := range k.schema.Required {
+	if ok && k.primitive {
+		apiVersion = k.apiVersion
+		for _, req := range k.required {
 			if req == "spec" && p.Spec == nil {
-				b.log.Errorf(p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(slices.Sorted(maps.Keys(k.schema.Properties["spec"].Properties)), ", "))
+				b.log.Errorf(p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.specFields, ", "))
 			}
 		}
 	} else {
 		b.log.Errorf(p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
+		b.reported[p.ID] = true
 	}
 	name := p.Name
 	if name == "" {
@@ -179,7 +192,7 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	b.mapPrefix(p.ID, "", p.Path)
 	b.mapPrefix(p.ID, "includeWhen", p.FieldPath("includeWhen"))
 	b.mapPrefix(p.ID, "readyWhen", p.FieldPath("readyWhen"))
-	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen, Schema: schema},
+	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen},
 		resourceObject(p.ID, p.IncludeWhen, p.ReadyWhen, tmpl)
 }
 
@@ -245,7 +258,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	b.mapPrefix(m.ID, "", m.Path)
 	b.mapPrefix(m.ID, "includeWhen", m.FieldPath("includeWhen"))
 	b.mapPrefix(m.ID, "readyWhen", m.FieldPath("readyWhen"))
-	return kro.Resource{ID: m.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: m.IncludeWhen, ReadyWhen: readyWhen, Schema: b.kinds["Application"].schema},
+	return kro.Resource{ID: m.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: m.IncludeWhen, ReadyWhen: readyWhen},
 		resourceObject(m.ID, m.IncludeWhen, readyWhen, tmpl)
 }
 
@@ -393,17 +406,6 @@ func ValuesPath(cl *model.Client, st *model.Stack) string {
 	return path.Join(cl.Values.Prefix, st.ValuesDir)
 }
 
-func primitiveKinds(kinds map[string]kind) []string {
-	var out []string
-	for name, k := range kinds {
-		if k.primitive {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // CRD returns the CustomResourceDefinition kro generates for the stack's
 // instances, as plain data, or nil when the stack did not compile. It lets
 // the instances platc renders be validated like any other object.
@@ -411,25 +413,41 @@ func (s *Stack) CRD() map[string]any {
 	if s.Result == nil {
 		return nil
 	}
-	group := s.Model.Group
-	if group == "" {
-		group = defaultGroup
+	return s.Result.CRD
+}
+
+// crdConflicts reports stacks whose instance CRDs kro cannot both create:
+// the same CRD name (the second RGD's CRD is owned by the first), or, in
+// one group, names the other serves already (the API server accepts the
+// names of the first CRD only).
+func crdConflicts(spec *model.Spec, out *Compiled, log *diag.Log) {
+	type names struct {
+		stack          *model.Stack
+		crd, group     string
+		kind, plural   string
+		singular, list string
 	}
-	plural := strings.ToLower(s.Model.Kind) + "s"
-	// kro's instance schema has apiVersion, kind, metadata and spec already.
-	schema := s.Result.Instance.OpenAPI()
-	return map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1",
-		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": plural + "." + group},
-		"spec": map[string]any{
-			"group": group,
-			"names": map[string]any{"kind": s.Model.Kind, "plural": plural, "singular": strings.ToLower(s.Model.Kind), "listKind": s.Model.Kind + "List"},
-			"scope": "Namespaced",
-			"versions": []any{map[string]any{
-				"name": s.Model.APIVersion, "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": schema},
-			}},
-		},
+	var all []names
+	for _, st := range spec.Stacks {
+		s := out.Stacks[st.Name]
+		if s.Result == nil {
+			continue
+		}
+		str := func(path ...string) string { v, _ := object.Lookup(s.Result.CRD, path...).(string); return v }
+		all = append(all, names{st, str("metadata", "name"), str("spec", "group"), str("spec", "names", "kind"),
+			str("spec", "names", "plural"), str("spec", "names", "singular"), str("spec", "names", "listKind")})
+	}
+	for i, b := range all {
+		for _, a := range all[:i] {
+			switch {
+			case a.crd == b.crd:
+				log.Errorf(b.stack.At("kind"), b.stack.FieldPath("kind"), "the instances of stacks %s and %s would have the same CRD, %s: kro creates it for the first RGD and refuses the second (kro: CRD is owned by another ResourceGraphDefinition); choose another kind or group", a.stack.Name, b.stack.Name, b.crd)
+			case a.group == b.group && (slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.kind) ||
+				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.plural) ||
+				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.singular) ||
+				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.list)):
+				log.Errorf(b.stack.At("kind"), b.stack.FieldPath("kind"), "the CRD of stack %s's instances (%s) would serve a name the CRD of stack %s (%s) serves in group %s already: the API server does not accept the names of the second; choose another kind or group", b.stack.Name, b.crd, a.stack.Name, a.crd, b.group)
+			}
+		}
 	}
 }

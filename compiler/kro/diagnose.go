@@ -1,0 +1,956 @@
+package kro
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
+	"github.com/kubernetes-sigs/kro/pkg/cel/ast"
+	"github.com/kubernetes-sigs/kro/pkg/cel/conversion"
+	"github.com/kubernetes-sigs/kro/pkg/cel/library"
+	"github.com/kubernetes-sigs/kro/pkg/features"
+	"github.com/kubernetes-sigs/kro/pkg/graph"
+	"github.com/kubernetes-sigs/kro/pkg/graph/crd"
+	"github.com/kubernetes-sigs/kro/pkg/graph/dag"
+	"github.com/kubernetes-sigs/kro/pkg/graph/fieldpath"
+	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
+	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
+	"github.com/kubernetes-sigs/kro/pkg/graph/variable"
+	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
+	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+// The diagnosis runs when kro's builder refuses a graph. It follows the
+// builder's steps (pkg/graph/builder.go of kro v0.9.3) with kro's own
+// pieces, one resource, field and expression at a time, so that every
+// problem is found, not just the first, each with its place.
+
+// node is what the diagnosis knows of one resource.
+type node struct {
+	idx                    int
+	id                     string
+	kind                   string       // the template's kind
+	inGraph                bool         // a valid, unique id: a vertex of kro's graph
+	schema                 *spec.Schema // its kind's schema; nil when it does not resolve
+	vars                   []tvar       // the template's expressions
+	includeWhen, readyWhen []cond
+	deps                   []string        // resources it depends on, in order of first use
+	broken                 map[string]bool // places with a problem (template vars, conditions)
+}
+
+// tvar is a template expression: where it is, kro's path of the field
+// ("spec.x[0]") and the expression.
+type tvar struct {
+	path    string // Problem path: "template.spec.x[0]"
+	kroPath string
+	expr    *krocel.Expression
+}
+
+// cond is an includeWhen or readyWhen entry.
+type cond struct {
+	path string // "includeWhen[0]"
+	expr *krocel.Expression
+}
+
+// diagnose finds every problem of a graph kro's builder refused.
+func (c *checker) diagnose(obj *v1alpha1.ResourceGraphDefinition) {
+	badIDs := c.names(obj)
+	nodes := c.nodes(obj, badIDs)
+	specSchema := c.simpleSchema(obj)
+	scope := extv1.NamespaceScoped
+	if obj.Spec.Schema.Scope == v1alpha1.ResourceScopeCluster {
+		scope = extv1.ClusterScoped
+	}
+	var instanceCRD *extv1.CustomResourceDefinition
+	if specSchema != nil {
+		s := obj.Spec.Schema
+		instanceCRD = crd.SynthesizeCRD(s.Group, s.APIVersion, s.Kind, *specSchema, extv1.JSONSchemaProps{}, false, scope, s)
+	}
+	insp, err := c.inspector(nodes)
+	if err != nil {
+		c.errorf(-1, "", "cannot build kro's CEL environment: %v", err)
+		return
+	}
+	c.dependencies(nodes, insp, badIDs)
+	env, provider, err := c.typedEnv(nodes, instanceCRD)
+	if err != nil {
+		c.errorf(-1, "", "cannot build kro's typed CEL environment: %v", err)
+		return
+	}
+	tc := &typeContext{provider: provider, cache: kroschema.NewCache()}
+	for _, n := range nodes {
+		c.typeCheck(n, env, tc, insp)
+	}
+	status := c.status(obj, nodes, env, tc, insp)
+	if instanceCRD != nil && status != nil {
+		crd.SetCRDStatus(instanceCRD, *status, true)
+		c.crdChecks(instanceCRD)
+	}
+}
+
+// probeRGD is a graph of one resource (or none), to ask kro's builder
+// about one part of a graph.
+func probeRGD(kind string, resources ...*v1alpha1.Resource) *v1alpha1.ResourceGraphDefinition {
+	obj := &v1alpha1.ResourceGraphDefinition{}
+	obj.Name = "probe"
+	obj.Spec.Schema = &v1alpha1.Schema{Kind: kind, APIVersion: "v1alpha1", Group: "kro.run", Scope: v1alpha1.ResourceScopeNamespaced, Spec: runtime.RawExtension{Raw: []byte("{}")}}
+	obj.Spec.Resources = resources
+	return obj
+}
+
+// probeID is the id a probe gives a resource whose own id kro refuses.
+const probeID = "probe"
+
+// names checks the kind and the resource ids as kro's builder does first
+// (validateResourceGraphDefinition), asking the builder about each one
+// alone. It returns the indexes of the resources whose id is refused.
+func (c *checker) names(obj *v1alpha1.ResourceGraphDefinition) map[int]bool {
+	const naming = "failed to validate resourcegraphdefinition: naming convention violation: "
+	if !c.has(-1, "kind") {
+		_, err := c.kinds.build(probeRGD(obj.Spec.Schema.Kind))
+		if err != nil && strings.HasPrefix(err.Error(), naming+"kind") {
+			c.add(-1, "kind", kindMessage(obj.Spec.Schema.Kind, "kro: "+strings.TrimPrefix(err.Error(), naming)))
+		}
+	}
+	bad := map[int]bool{}
+	first := map[string]int{}
+	for i, r := range obj.Spec.Resources {
+		_, err := c.kinds.build(probeRGD("Probe", &v1alpha1.Resource{ID: r.ID}))
+		if err != nil && strings.HasPrefix(err.Error(), naming) {
+			bad[i] = true
+			c.add(i, "id", idMessage(r.ID, "kro: "+strings.TrimPrefix(err.Error(), naming)))
+			continue
+		}
+		if j, dup := first[r.ID]; dup {
+			bad[i] = true
+			c.errorf(i, "id", "id %q is already the id of resources[%d]: give each resource its own id (kro: found duplicate resource IDs %s)", r.ID, j, r.ID)
+			continue
+		}
+		first[r.ID] = i
+	}
+	return bad
+}
+
+// nodes checks each resource as the builder's buildRGResource does (the
+// template's structure, kind, schema and scope, then its fields and
+// expressions, then includeWhen and readyWhen), and returns what it found.
+func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool) []*node {
+	var nodes []*node
+	for i, r := range obj.Spec.Resources {
+		n := &node{idx: i, id: r.ID, inGraph: !bad[i], broken: map[string]bool{}}
+		nodes = append(nodes, n)
+		c.conditions(n, r)
+		id := r.ID
+		if bad[i] {
+			id = probeID
+		}
+		probe := &v1alpha1.Resource{ID: id, Template: r.Template, ExternalRef: r.ExternalRef}
+		_, err := c.kinds.build(probeRGD("Probe", probe))
+		prefix := fmt.Sprintf("failed to build resource %q: ", id)
+		if err != nil && strings.HasPrefix(err.Error(), prefix) {
+			cause := strings.TrimPrefix(err.Error(), prefix)
+			if !strings.HasPrefix(cause, "failed to extract CEL expressions from schema") {
+				c.resourceProblem(n, r, cause)
+				continue
+			}
+		}
+		tmpl := map[string]any{}
+		if err := yaml.UnmarshalStrict(r.Template.Raw, &tmpl); err != nil {
+			c.errorf(i, "template", "the template does not decode: %v", err)
+			continue
+		}
+		apiVersion, _ := tmpl["apiVersion"].(string)
+		kindName, _ := tmpl["kind"].(string)
+		n.kind = kindName
+		n.schema, _ = c.kinds.ResolveSchema(gvkOf(apiVersion, kindName))
+		if n.schema == nil {
+			continue // the probe reported it
+		}
+		p := parser.New(kroschema.NewCache())
+		descs, err := p.ParseResource(tmpl, n.schema)
+		if err != nil {
+			descs = c.isolate(n, p, tmpl, nil)
+		}
+		for _, d := range descs {
+			n.vars = append(n.vars, tvar{path: "template" + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
+		}
+	}
+	return nodes
+}
+
+// conditions unwraps includeWhen and readyWhen as the builder does, one
+// entry at a time.
+func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
+	for _, list := range []struct {
+		name    string
+		entries []string
+		into    *[]cond
+	}{{"includeWhen", r.IncludeWhen, &n.includeWhen}, {"readyWhen", r.ReadyWhen, &n.readyWhen}} {
+		for j, w := range list.entries {
+			path := fmt.Sprintf("%s[%d]", list.name, j)
+			exprs, err := parser.UnwrapExpressions([]string{w})
+			if err != nil {
+				c.add(n.idx, path, conditionShapeMessage(list.name, w, err))
+				continue
+			}
+			*list.into = append(*list.into, cond{path: path, expr: exprs[0]})
+		}
+	}
+}
+
+// resourceProblem reports why kro cannot build a resource before reading
+// its fields: its structure, kind, schema or scope.
+func (c *checker) resourceProblem(n *node, r *v1alpha1.Resource, cause string) {
+	tmpl := map[string]any{}
+	_ = yaml.UnmarshalStrict(r.Template.Raw, &tmpl)
+	apiVersion, _ := tmpl["apiVersion"].(string)
+	kindName, _ := tmpl["kind"].(string)
+	path, msg := resourceMessage(cause, apiVersion, kindName, c.kinds)
+	c.add(n.idx, path, msg)
+}
+
+// isolate finds every place of a template that kro's parser refuses, by
+// asking the parser about each part alone: the template reduced to the path
+// to that part (its siblings left out, earlier list items null, which the
+// parser skips). It reports each one and returns the expressions of the
+// parts the parser takes.
+func (c *checker) isolate(n *node, p *parser.Parser, tmpl map[string]any, segs []fieldpath.Segment) []variable.FieldDescriptor {
+	v := valueAt(tmpl, segs)
+	descs, err := p.ParseResource(spine(segs, v), n.schema)
+	if err == nil {
+		return descs
+	}
+	report := func() {
+		path := "template" + dotted(segs)
+		c.add(n.idx, path, templateMessage(v, err, n, segs))
+		n.broken[path] = true
+	}
+	var out []variable.FieldDescriptor
+	switch v := v.(type) {
+	case map[string]any:
+		shallow := map[string]any{}
+		for k := range v {
+			shallow[k] = nil
+		}
+		var unknown map[string]bool
+		if _, err := p.ParseResource(spine(segs, shallow), n.schema); err != nil {
+			// The object itself, or some of its field names.
+			if unknown = c.unknownFields(n, p, segs, v); len(unknown) == 0 {
+				report()
+				return nil
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if !unknown[k] {
+				out = append(out, c.isolate(n, p, tmpl, append(slices.Clone(segs), fieldpath.NewNamedSegment(k)))...)
+			}
+		}
+	case []any:
+		shallow := make([]any, len(v))
+		if _, err := p.ParseResource(spine(segs, shallow), n.schema); err != nil {
+			report()
+			return nil
+		}
+		for i := range v {
+			out = append(out, c.isolate(n, p, tmpl, append(slices.Clone(segs), fieldpath.NewIndexedSegment(i)))...)
+		}
+	default:
+		report()
+	}
+	return out
+}
+
+// unknownFields reports each field of the object at segs that the parser
+// finds no schema for, and returns them.
+func (c *checker) unknownFields(n *node, p *parser.Parser, segs []fieldpath.Segment, v map[string]any) map[string]bool {
+	found := map[string]bool{}
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		one := map[string]any{k: nil}
+		_, err := p.ParseResource(spine(segs, one), n.schema)
+		if err == nil || !strings.Contains(err.Error(), "schema not found for field") {
+			continue
+		}
+		found[k] = true
+		fieldSegs := append(slices.Clone(segs), fieldpath.NewNamedSegment(k))
+		path := "template" + dotted(fieldSegs)
+		c.add(n.idx, path, unknownFieldMessage(k, n, segs, err))
+		n.broken[path] = true
+	}
+	return found
+}
+
+// valueAt returns the value of tmpl at segs.
+func valueAt(tmpl map[string]any, segs []fieldpath.Segment) any {
+	var v any = tmpl
+	for _, s := range segs {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[s.Name]
+		case []any:
+			v = x[s.Index]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// spine is a template holding only v at segs: the objects on the way have
+// that one field, the lists on the way null items before it.
+func spine(segs []fieldpath.Segment, v any) map[string]any {
+	if len(segs) == 0 {
+		m, _ := v.(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		return m
+	}
+	var build func(i int) any
+	build = func(i int) any {
+		if i == len(segs) {
+			return v
+		}
+		s := segs[i]
+		if s.Index >= 0 {
+			l := make([]any, s.Index+1)
+			l[s.Index] = build(i + 1)
+			return l
+		}
+		return map[string]any{s.Name: build(i + 1)}
+	}
+	return build(0).(map[string]any)
+}
+
+// kroPathSegments parses a path kro's parser wrote ("spec.a[0][\"b.c\"]").
+func kroPathSegments(p string) []fieldpath.Segment {
+	segs, err := fieldpath.Parse(p)
+	if err != nil {
+		return []fieldpath.Segment{fieldpath.NewNamedSegment(p)}
+	}
+	return segs
+}
+
+// dotted writes segments as a Problem path suffix: ".a[0][\"b.c\"]".
+func dotted(segs []fieldpath.Segment) string {
+	out := ""
+	for _, s := range segs {
+		if s.Index >= 0 {
+			out += "[" + strconv.Itoa(s.Index) + "]"
+			continue
+		}
+		j := JoinPath("x", s.Name)
+		out += strings.TrimPrefix(j, "x")
+	}
+	return out
+}
+
+// simpleSchema builds the instance spec's schema with kro's SimpleSchema
+// transformer, and when it refuses it, finds every custom type and field it
+// refuses, one at a time.
+func (c *checker) simpleSchema(obj *v1alpha1.ResourceGraphDefinition) *extv1.JSONSchemaProps {
+	spec := map[string]any{}
+	types := map[string]any{}
+	if err := yaml.UnmarshalStrict(obj.Spec.Schema.Spec.Raw, &spec); err != nil {
+		c.errorf(-1, "spec", "the spec schema does not decode: %v", err)
+		return nil
+	}
+	if err := yaml.UnmarshalStrict(obj.Spec.Schema.Types.Raw, &types); err != nil && len(obj.Spec.Schema.Types.Raw) > 0 {
+		c.errorf(-1, "types", "the types do not decode: %v", err)
+		return nil
+	}
+	s, err := simpleschema.ToOpenAPISpec(spec, types)
+	if err == nil {
+		return s
+	}
+	good := c.customTypes(types)
+	fixed := c.schemaFields(spec, good, "spec")
+	// The rest of the diagnosis reads the schema with every refused type
+	// and field taken as object, which holds anything: what they hold is
+	// unknown, not wrong.
+	s, err = simpleschema.ToOpenAPISpec(fixed, good)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// customTypes finds the custom types kro's transformer refuses: each one
+// that fails alone (with the types it uses), and each cycle among them. It
+// returns the types that load, with every refused one replaced by object,
+// so that the fields using them are not reported again.
+func (c *checker) customTypes(types map[string]any) map[string]any {
+	if len(types) == 0 {
+		return types
+	}
+	if _, err := simpleschema.ToOpenAPISpec(map[string]any{}, types); err == nil {
+		return types
+	}
+	deps := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(types)) {
+		deps[name] = typeDeps(types[name], types)
+	}
+	good := maps.Clone(types)
+	for _, cycle := range cycles(slices.Sorted(maps.Keys(types)), deps) {
+		c.errorf(-1, "types."+cycle[0], "type %q is part of a cycle: %s: break the cycle (kro: cyclic dependency in type %s)", cycle[0], strings.Join(cycle, " -> "), cycle[0])
+		for _, t := range cycle {
+			good[t] = "object"
+		}
+	}
+	// A type fails alone when, with every type it uses loading, kro
+	// refuses it; types are tried in an order where what a type uses
+	// comes first.
+	for _, name := range typeOrder(types, deps) {
+		if good[name] == "object" && types[name] != "object" {
+			continue // in a cycle
+		}
+		_, err := simpleschema.ToOpenAPISpec(map[string]any{}, good)
+		if err == nil {
+			break
+		}
+		trial := map[string]any{name: types[name]}
+		for _, d := range deps[name] {
+			if v, ok := good[d]; ok {
+				trial[d] = v
+			}
+		}
+		if _, err := simpleschema.ToOpenAPISpec(map[string]any{}, trial); err != nil {
+			c.add(-1, "types."+name, typeMessage(name, types[name], err, good))
+			good[name] = "object"
+		}
+	}
+	return good
+}
+
+// typeDeps are the custom types a type's definition uses.
+func typeDeps(def any, types map[string]any) []string {
+	var out []string
+	switch d := def.(type) {
+	case string:
+		if t, err := simpleschema.ParseTypeString(d); err == nil {
+			for _, dep := range t.Deps() {
+				if _, ok := types[dep]; ok && !slices.Contains(out, dep) {
+					out = append(out, dep)
+				}
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			for _, dep := range typeDeps(d[k], types) {
+				if !slices.Contains(out, dep) {
+					out = append(out, dep)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// typeOrder orders types so that each comes after the types it uses
+// (cycles broken at their first type), by name otherwise.
+func typeOrder(types map[string]any, deps map[string][]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		for _, d := range deps[n] {
+			visit(d)
+		}
+		out = append(out, n)
+	}
+	for _, n := range slices.Sorted(maps.Keys(types)) {
+		visit(n)
+	}
+	return out
+}
+
+// schemaFields finds every spec field kro's transformer refuses, each one
+// given alone (with the custom types that load), and returns the tree with
+// each of them taken as object.
+func (c *checker) schemaFields(tree map[string]any, types map[string]any, path string) map[string]any {
+	out := make(map[string]any, len(tree))
+	for _, name := range slices.Sorted(maps.Keys(tree)) {
+		fp := path + "." + name
+		v := tree[name]
+		if sub, ok := v.(map[string]any); ok {
+			out[name] = c.schemaFields(sub, types, fp)
+			continue
+		}
+		out[name] = v
+		if _, err := simpleschema.ToOpenAPISpec(map[string]any{name: v}, types); err != nil {
+			c.add(-1, fp, fieldMessage(name, v, err, types))
+			out[name] = "object"
+		}
+	}
+	return out
+}
+
+// inspector is kro's expression inspector over the graph's identifiers.
+func (c *checker) inspector(nodes []*node) (*ast.Inspector, error) {
+	ids := []string{graph.SchemaVarName, graph.EachVarName, library.RuntimeVarName}
+	for _, n := range nodes {
+		if n.inGraph {
+			ids = append(ids, n.id)
+		}
+	}
+	env, err := krocel.DefaultEnvironment(krocel.WithResourceIDs(ids))
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewInspectorWithEnv(env, ids), nil
+}
+
+// dependencies finds what each expression references, as the builder's
+// buildDependencyGraph does, reporting unknown identifiers and functions,
+// omit() (off by default in kro v0.9.3), and self references; then adds
+// the dependencies to kro's DAG and reports each cycle once.
+func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[int]bool) {
+	badID := map[string]bool{}
+	for _, n := range nodes {
+		if badIDs[n.idx] {
+			badID[n.id] = true
+		}
+	}
+	for _, n := range nodes {
+		check := func(path, expr, shown string) {
+			deps, ok := c.references(n.idx, path, expr, shown, insp, badID, n.id)
+			if !ok {
+				n.broken[path] = true
+			}
+			for _, d := range deps {
+				if d == n.id {
+					c.errorf(n.idx, path, "expression %q references its own resource %q: a resource cannot depend on itself; take the value from schema or another resource (kro: self references are not allowed)", shown, n.id)
+					n.broken[path] = true
+					continue
+				}
+				if !slices.Contains(n.deps, d) {
+					n.deps = append(n.deps, d)
+				}
+			}
+		}
+		for _, v := range n.vars {
+			check(v.path, v.expr.Original, v.expr.UserExpression())
+		}
+		for _, w := range n.includeWhen {
+			check(w.path, w.expr.Original, w.expr.Original)
+		}
+	}
+	d := dag.NewDirectedAcyclicGraph[string]()
+	var ids []string
+	deps := map[string][]string{}
+	for _, n := range nodes {
+		if n.inGraph {
+			_ = d.AddVertex(n.id, n.idx)
+			ids = append(ids, n.id)
+		}
+	}
+	cyclic := false
+	for _, n := range nodes {
+		if !n.inGraph {
+			continue
+		}
+		var known []string
+		for _, dep := range n.deps {
+			if _, ok := d.Vertices[dep]; ok {
+				known = append(known, dep)
+			}
+		}
+		deps[n.id] = known
+		if err := d.AddDependencies(n.id, known); dag.AsCycleError[string](err) != nil {
+			cyclic = true
+		}
+	}
+	if !cyclic {
+		return
+	}
+	// kro's DAG finds a cycle in map order; the one reported is the
+	// shortest through the resource declared first, for the same message
+	// every time.
+	index := map[string]int{}
+	for _, n := range nodes {
+		index[n.id] = n.idx
+	}
+	for _, cycle := range cycles(ids, deps) {
+		c.errorf(index[cycle[0]], "", "graph contains a cycle: %s: remove one of these references", strings.Join(cycle, " -> "))
+	}
+}
+
+// references inspects an expression at path of resource idx as the
+// builder's extractDependencies does, and returns the resources it
+// references; ok is false when a problem was reported.
+func (c *checker) references(idx int, path, expr, shown string, insp *ast.Inspector, badID map[string]bool, self string) (deps []string, ok bool) {
+	res, err := insp.Inspect(expr)
+	if err != nil {
+		c.add(idx, path, syntaxMessage(shown, err))
+		return nil, false
+	}
+	ok = true
+	if !features.FeatureGate.Enabled(features.CELOmitFunction) && res.UsesOmit() {
+		hint := "leave the field out, or give the resource an includeWhen"
+		if !strings.HasPrefix(path, "template") {
+			hint = "write the condition without it"
+		}
+		c.errorf(idx, path, "expression %q calls omit(), which kro v0.9.3 refuses unless its CELOmitFunction feature gate is on (it is off by default): %s (kro: omit() requires the CELOmitFunction feature gate to be enabled)", shown, hint)
+		ok = false
+	}
+	for _, r := range res.ResourceDependencies {
+		switch r.ID {
+		case graph.SchemaVarName:
+		case library.RuntimeVarName:
+			c.errorf(idx, path, "expression %q reads runtime, which only status.conditions may: remove it (kro: runtime is only available in status.conditions expressions)", shown)
+			ok = false
+		default:
+			if !slices.Contains(deps, r.ID) {
+				deps = append(deps, r.ID)
+			}
+		}
+	}
+	var names []string
+	for _, u := range res.UnknownResources {
+		if !slices.Contains(names, u.ID) {
+			names = append(names, u.ID)
+		}
+	}
+	for _, name := range names {
+		ok = false
+		if badID[name] {
+			continue // the id is refused, and reported
+		}
+		c.errorf(idx, path, "expression %q references unknown identifier %q%s: use schema or the id of a resource (kro: references unknown identifiers: [%s])",
+			shown, name, didYouMean(name, c.identifiers(self, true)), name)
+	}
+	for _, f := range res.UnknownFunctions {
+		ok = false
+		c.errorf(idx, path, "expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (CEL's standard library, its extensions, the Kubernetes libraries and kro's own) (kro: uses unknown functions: [%s])", shown, f.Name, f.Name)
+	}
+	return deps, ok
+}
+
+// identifiers are the names an expression may use, for "did you mean".
+func (c *checker) identifiers(self string, withSchema bool) []string {
+	var out []string
+	if withSchema {
+		out = append(out, graph.SchemaVarName)
+	}
+	for _, r := range c.rgd.Resources {
+		if r.ID != "" && !slices.Contains(out, r.ID) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+// anyObject is the schema the diagnosis types what it could not resolve
+// with: an object with any fields, so that expressions reading it are not
+// reported for the cause reported already.
+var anyObject = &spec.Schema{
+	SchemaProps:      spec.SchemaProps{Type: []string{"object"}},
+	VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{krocel.XKubernetesPreserveUnknownFields: true}},
+}
+
+// typedEnv is kro's typed environment of the graph, as the builder makes
+// it: each resource typed by its kind's schema, schema by the instance's
+// spec and metadata.
+func (c *checker) typedEnv(nodes []*node, instanceCRD *extv1.CustomResourceDefinition) (*cel.Env, *krocel.DeclTypeProvider, error) {
+	schemas := map[string]*spec.Schema{}
+	for _, n := range nodes {
+		if !n.inGraph {
+			continue
+		}
+		if n.schema != nil {
+			schemas[n.id] = n.schema
+		} else {
+			schemas[n.id] = anyObject
+		}
+	}
+	schemas[graph.SchemaVarName] = anyObject
+	if instanceCRD != nil {
+		if s, err := schemaWithoutStatus(instanceCRD); err == nil {
+			schemas[graph.SchemaVarName] = s
+		}
+	}
+	return krocel.TypedEnvironmentWithProvider(schemas)
+}
+
+// typeCheck compiles each expression of a resource in kro's typed
+// environment and checks its type against its field's, as the builder's
+// validateAndCompileNode does.
+func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.Inspector) {
+	for _, v := range n.vars {
+		if n.broken[v.path] || !n.inGraph {
+			continue
+		}
+		out, ok := c.compile(n.idx, v.path, v.expr.UserExpression(), v.expr.Original, env)
+		if !ok || n.schema == nil {
+			continue
+		}
+		want := tc.expectedType(v.kroPath, n.schema, n.id)
+		if err := validateExpressionType(out, want, v.expr.UserExpression(), n.id, v.kroPath, tc.provider); err != nil {
+			c.add(n.idx, v.path, typeMismatchMessage(v.expr, out, want, err))
+		}
+	}
+	for _, w := range n.includeWhen {
+		if n.broken[w.path] || !n.inGraph {
+			continue
+		}
+		c.condition(n, w, "includeWhen", env)
+	}
+	for _, w := range n.readyWhen {
+		if !n.inGraph {
+			continue
+		}
+		res, err := insp.Inspect(w.expr.Original)
+		if err != nil {
+			c.add(n.idx, w.path, syntaxMessage(w.expr.Original, err))
+			continue
+		}
+		if !c.restricted(n.idx, w.path, w.expr.Original, res, []string{n.id}, "readyWhen") {
+			continue
+		}
+		c.condition(n, w, "readyWhen", env)
+	}
+}
+
+// restricted checks, as the builder's inspectExpressionRestricted does,
+// that an inspected expression references only allowed identifiers, no
+// unknown function and no omit().
+func (c *checker) restricted(idx int, path, expr string, res ast.ExpressionInspection, allowed []string, where string) bool {
+	ok := true
+	for _, d := range res.ResourceDependencies {
+		if slices.Contains(allowed, d.ID) {
+			continue
+		}
+		ok = false
+		c.add(idx, path, restrictedMessage(where, expr, d.ID, allowed, c.rgd.Resources, idx))
+	}
+	for _, u := range res.UnknownResources {
+		ok = false
+		c.errorf(idx, path, "%s expression %q references unknown identifier %q%s (kro: references unknown identifiers: [%s])", where, expr, u.ID, didYouMean(u.ID, allowed), u.ID)
+	}
+	for _, f := range res.UnknownFunctions {
+		ok = false
+		c.errorf(idx, path, "%s expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (kro: uses unknown functions: [%s])", where, expr, f.Name, f.Name)
+	}
+	if res.UsesOmit() {
+		ok = false
+		c.errorf(idx, path, "%s expression %q calls omit(), which only a resource's template may use: remove it (kro: omit() can only be used in resource template expressions)", where, expr)
+	}
+	return ok
+}
+
+// condition compiles an includeWhen or readyWhen expression and checks it
+// returns bool or optional_type(bool).
+func (c *checker) condition(n *node, w cond, what string, env *cel.Env) {
+	out, ok := c.compile(n.idx, w.path, w.expr.Original, w.expr.Original, env)
+	if !ok || conversion.IsBoolOrOptionalBool(out) {
+		return
+	}
+	c.errorf(n.idx, w.path, "%s expression %q returns %s, not bool: make it a condition, such as a comparison with == (kro: %s expression %q in resource %q must return bool or optional_type(bool), but returns %q)",
+		what, w.expr.Original, typeString(out), what, w.expr.Original, n.id, out.String())
+}
+
+// compile parses and type-checks an expression in env and returns its
+// type; every issue is a problem.
+func (c *checker) compile(idx int, path, shown, expr string, env *cel.Env) (*cel.Type, bool) {
+	parsed, iss := env.Parse(expr)
+	if iss.Err() != nil {
+		c.add(idx, path, syntaxMessage(shown, iss.Err()))
+		return nil, false
+	}
+	checked, iss := env.Check(parsed)
+	if iss.Err() != nil {
+		for _, e := range iss.Errors() {
+			c.errorf(idx, path, "expression %q does not type-check: %s: %s", shown, e.Message, checkHint(e.Message))
+		}
+		return nil, false
+	}
+	return checked.OutputType(), true
+}
+
+// status checks the instance's status as the builder's buildStatusSchema
+// and buildInstanceNode do, and returns its schema, inferred from the
+// expressions' types; nil when conditions are used, which the diagnosis
+// leaves to the builder.
+func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, env *cel.Env, tc *typeContext, insp *ast.Inspector) *extv1.JSONSchemaProps {
+	status := map[string]any{}
+	if err := yaml.UnmarshalStrict(obj.Spec.Schema.Status.Raw, &status); err != nil && len(obj.Spec.Schema.Status.Raw) > 0 {
+		c.errorf(-1, "status", "the status does not decode: %v", err)
+		return nil
+	}
+	if _, ok := status["conditions"]; ok {
+		return nil
+	}
+	allowed := []string{graph.SchemaVarName}
+	for _, n := range nodes {
+		if n.inGraph {
+			allowed = append(allowed, n.id)
+		}
+	}
+	types := map[string]*cel.Type{}
+	for _, k := range slices.Sorted(maps.Keys(status)) {
+		descs, plain, err := parser.ParseSchemalessResource(map[string]any{k: status[k]})
+		if err != nil {
+			c.add(-1, JoinPath("status", k), nestedMessage(fmt.Sprint(status[k]), err))
+			continue
+		}
+		for _, p := range plain {
+			path := "status" + dotted(kroPathSegments(p))
+			c.add(-1, path, statusPlainMessage(valueAt(status, kroPathSegments(p)), p))
+		}
+		for _, d := range descs {
+			path := "status" + dotted(kroPathSegments(d.Path))
+			shown := d.Expression.UserExpression()
+			res, err := insp.Inspect(d.Expression.Original)
+			if err != nil {
+				c.add(-1, path, syntaxMessage(shown, err))
+				continue
+			}
+			if !c.restricted(-1, path, shown, res, allowed, "status") {
+				continue
+			}
+			refs := false
+			for _, r := range res.ResourceDependencies {
+				refs = refs || slices.Contains(allowed, r.ID)
+			}
+			if !refs {
+				c.errorf(-1, path, "status value %q does not read a resource or schema: read the value from a resource, such as ${deployment.status.readyReplicas} (kro: instance status field must refer to a resource or schema: %s)", shown, d.Path)
+				continue
+			}
+			if out, ok := c.compile(-1, path, shown, d.Expression.Original, env); ok {
+				types[d.Path] = out
+			}
+		}
+	}
+	s, err := kroschema.GenerateSchemaFromCELTypes(types, tc.provider)
+	if err != nil {
+		c.errorf(-1, "status", "kro cannot derive the status schema from the expressions' types: %v: change the status expressions", err)
+		return nil
+	}
+	return s
+}
+
+// schemaWithoutStatus is the instance's schema as CEL's schema variable
+// sees it: spec and metadata (ObjectMeta), no status. Ported from kro
+// v0.9.3 pkg/graph/builder.go (getSchemaWithoutStatus), unexported there.
+func schemaWithoutStatus(instanceCRD *extv1.CustomResourceDefinition) (*spec.Schema, error) {
+	if len(instanceCRD.Spec.Versions) != 1 || instanceCRD.Spec.Versions[0].Schema == nil {
+		return nil, errors.New("the instance CRD has no single schema")
+	}
+	openAPISchema := instanceCRD.Spec.Versions[0].Schema.OpenAPIV3Schema.DeepCopy()
+	delete(openAPISchema.Properties, "status")
+	s, err := kroschema.ConvertJSONSchemaPropsToSpecSchema(openAPISchema)
+	if err != nil {
+		return nil, err
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]spec.Schema{}
+	}
+	meta := kroschema.ObjectMetaSchema
+	if instanceCRD.Spec.Scope == extv1.ClusterScoped {
+		meta = kroschema.NamespacelessObjectMetaSchema
+	}
+	s.Properties["metadata"] = meta
+	return s, nil
+}
+
+// cycles returns each dependency cycle once: for every strongly connected
+// group of vertices that reference each other, the shortest cycle through
+// the one first in ids, in kro's form [a b a] (a depends on b).
+func cycles(ids []string, deps map[string][]string) [][]string {
+	comp := components(ids, deps)
+	done := map[int]bool{}
+	var out [][]string
+	for _, start := range ids {
+		g := comp[start]
+		if done[g] {
+			continue
+		}
+		prev := map[string]string{}
+		queue := []string{start}
+		var last string
+		for len(queue) > 0 && last == "" {
+			id := queue[0]
+			queue = queue[1:]
+			for _, d := range deps[id] {
+				if comp[d] != g {
+					continue
+				}
+				if d == start {
+					last = id
+					break
+				}
+				if _, seen := prev[d]; !seen {
+					prev[d] = id
+					queue = append(queue, d)
+				}
+			}
+		}
+		if last == "" {
+			continue
+		}
+		done[g] = true
+		cycle := []string{start}
+		for id := last; id != start; id = prev[id] {
+			cycle = append(cycle, id)
+		}
+		slices.Reverse(cycle[1:])
+		out = append(out, append(cycle, start))
+	}
+	return out
+}
+
+// components numbers the strongly connected components of the graph
+// (Tarjan's algorithm).
+func components(ids []string, deps map[string][]string) map[string]int {
+	index := map[string]int{}
+	low := map[string]int{}
+	onStack := map[string]bool{}
+	comp := map[string]int{}
+	var stack []string
+	n, next := 0, 0
+	var visit func(v string)
+	visit = func(v string) {
+		index[v], low[v] = n, n
+		n++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, w := range deps[v] {
+			if _, seen := index[w]; !seen {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if onStack[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] == index[v] {
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				comp[w] = next
+				if w == v {
+					break
+				}
+			}
+			next++
+		}
+	}
+	for _, id := range ids {
+		if _, seen := index[id]; !seen {
+			visit(id)
+		}
+	}
+	return comp
+}

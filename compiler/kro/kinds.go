@@ -1,0 +1,324 @@
+package kro
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+
+	"github.com/kubernetes-sigs/kro/pkg/graph"
+	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/platc/platc/schemas"
+)
+
+// Kinds are the kinds a graph's resources may have, read from
+// CustomResourceDefinitions: what kro's graph builder asks a cluster for,
+// answered offline. It is the builder's schema resolver (each kind's schema
+// as the API server publishes it in its OpenAPI v3 discovery) and its REST
+// mapper (the kind's resource and scope), and it validates objects of its
+// kinds as the API server does (Validate).
+//
+// Kinds is read-only once made, and safe for concurrent use.
+type Kinds struct {
+	byGVK   map[schema.GroupVersionKind]*kind
+	crds    []*extv1.CustomResourceDefinition // every CRD, in the order given
+	mapper  *meta.DefaultRESTMapper
+	builder *graph.Builder
+	digest  string // of the CRDs, for cache keys
+}
+
+// kind is one served version of a CRD.
+type kind struct {
+	gvk     schema.GroupVersionKind
+	crd     *extv1.CustomResourceDefinition
+	version *extv1.CustomResourceDefinitionVersion
+	// published is the schema as discovery publishes it (nil when the
+	// CRD's schema is not structural), made on first use.
+	publishOnce sync.Once
+	published   *spec.Schema
+	validateMu  sync.Mutex
+	validator   *objectValidator // made on first use
+}
+
+var _ resolver.SchemaResolver = (*Kinds)(nil)
+
+// Embedded returns the Kinds of the CustomResourceDefinitions platc embeds
+// (schemas/crds: Argo CD's Application and AppProject, kro's
+// ResourceGraphDefinition, the primitives), read once.
+var Embedded = sync.OnceValues(func() (*Kinds, error) {
+	files, err := schemas.CRDObjects()
+	if err != nil {
+		return nil, err
+	}
+	var objs []map[string]any
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		objs = append(objs, files[name]...)
+	}
+	return NewKinds(objs...)
+})
+
+// NewKinds reads CustomResourceDefinitions given as plain data (decoded
+// YAML or JSON).
+func NewKinds(crds ...map[string]any) (*Kinds, error) {
+	var typed []*extv1.CustomResourceDefinition
+	for _, obj := range crds {
+		crd, err := toCRD(obj)
+		if err != nil {
+			return nil, err
+		}
+		typed = append(typed, crd)
+	}
+	return newKinds(typed)
+}
+
+// With returns Kinds that also hold crds (the CRDs kro generates for other
+// stacks' instances, say); a kind given again replaces the earlier one.
+func (k *Kinds) With(crds ...*extv1.CustomResourceDefinition) (*Kinds, error) {
+	return newKinds(append(slices.Clone(k.crds), crds...))
+}
+
+func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	crd := &extv1.CustomResourceDefinition{}
+	if err := json.Unmarshal(data, crd); err != nil {
+		return nil, fmt.Errorf("CustomResourceDefinition %v: %w", obj["metadata"], err)
+	}
+	return crd, nil
+}
+
+func newKinds(crds []*extv1.CustomResourceDefinition) (*Kinds, error) {
+	k := &Kinds{byGVK: map[schema.GroupVersionKind]*kind{}, crds: crds, mapper: meta.NewDefaultRESTMapper(nil)}
+	h := sha256.New()
+	for _, crd := range crds {
+		data, err := json.Marshal(crd)
+		if err != nil {
+			return nil, err
+		}
+		h.Write(data)
+		h.Write([]byte{0})
+		scope := meta.RESTScopeNamespace
+		if crd.Spec.Scope == extv1.ClusterScoped {
+			scope = meta.RESTScopeRoot
+		}
+		for i := range crd.Spec.Versions {
+			v := &crd.Spec.Versions[i]
+			if !v.Served {
+				continue
+			}
+			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+			k.byGVK[gvk] = &kind{gvk: gvk, crd: crd, version: v}
+			gv := gvk.GroupVersion()
+			k.mapper.AddSpecific(gvk, gv.WithResource(crd.Spec.Names.Plural), gv.WithResource(crd.Spec.Names.Singular), scope)
+		}
+	}
+	b, err := graph.NewBuilder(nil, nil, graph.WithSchemaResolver(k), graph.WithRESTMapper(k.mapper))
+	if err != nil {
+		return nil, err
+	}
+	k.builder = b
+	k.digest = hex.EncodeToString(h.Sum(nil))
+	return k, nil
+}
+
+// ResolveSchema returns the schema of gvk as a cluster's OpenAPI v3
+// discovery gives it, which is what kro's graph builder types a resource
+// with. It implements k8s.io/apiserver's resolver.SchemaResolver.
+func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
+	kd := k.byGVK[gvk]
+	if kd == nil {
+		return nil, fmt.Errorf("cannot resolve group version kind %q: %w", gvk, resolver.ErrSchemaNotFound)
+	}
+	kd.publishOnce.Do(func() { kd.published = publishedSchema(kd.version) })
+	if kd.published == nil {
+		// The API server publishes a non-structural schema as a bare object.
+		return &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}}}, nil
+	}
+	return kd.published, nil
+}
+
+// kindsOf lists the kinds served, "Kind (group/version)", for messages.
+func (k *Kinds) kindsOf(filter func(*kind) bool) []string {
+	var out []string
+	for _, kd := range k.byGVK {
+		if filter(kd) {
+			out = append(out, kd.gvk.Kind+" ("+kd.gvk.GroupVersion().String()+")")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// publishedSchema is the schema the API server publishes for a CRD version
+// in its OpenAPI v3 discovery: the structural schema, unfolded, with the
+// full ObjectMeta as metadata and TypeMeta's apiVersion and kind, also in
+// every embedded resource. Ported from k8s.io/apiextensions-apiserver
+// v0.35.0 pkg/controller/openapi/builder (generateBuilder, buildKubeNative,
+// addEmbeddedProperties), with the $ref to ObjectMeta resolved as the
+// discovery resolver of k8s.io/apiserver does; that package pulls in the
+// API server's HTTP machinery, which an offline check has no use for.
+func publishedSchema(v *extv1.CustomResourceDefinitionVersion) *spec.Schema {
+	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		return nil
+	}
+	internal := &apiextensions.CustomResourceValidation{}
+	if err := extv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v.Schema, internal, nil); err != nil {
+		return nil // the API server would not have stored it
+	}
+	if schemaHasInvalidTypes(internal.OpenAPIV3Schema) {
+		return nil
+	}
+	ss, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	if err != nil || len(structuralschema.ValidateStructural(nil, ss)) > 0 {
+		return nil
+	}
+	ret := ss.Unfold().ToKubeOpenAPI()
+	ret.SetProperty("metadata", kroschema.ObjectMetaSchema)
+	addTypeMeta(ret)
+	addEmbeddedProperties(ret)
+	return ret
+}
+
+// addTypeMeta sets apiVersion and kind as TypeMeta's schema has them.
+func addTypeMeta(s *spec.Schema) {
+	s.SetProperty("apiVersion", *spec.StringProperty())
+	s.SetProperty("kind", *spec.StringProperty())
+}
+
+// addEmbeddedProperties adds TypeMeta and ObjectMeta to every
+// x-kubernetes-embedded-resource object below s.
+func addEmbeddedProperties(s *spec.Schema) {
+	if s == nil {
+		return
+	}
+	for k := range s.Properties {
+		v := s.Properties[k]
+		addEmbeddedProperties(&v)
+		s.Properties[k] = v
+	}
+	if s.Items != nil {
+		addEmbeddedProperties(s.Items.Schema)
+	}
+	if s.AdditionalProperties != nil {
+		addEmbeddedProperties(s.AdditionalProperties.Schema)
+	}
+	if isTrue, ok := s.Extensions.GetBool("x-kubernetes-embedded-resource"); ok && isTrue {
+		addTypeMeta(s)
+		s.SetProperty("metadata", kroschema.ObjectMetaSchema)
+		for _, req := range []string{"kind", "apiVersion"} {
+			if !slices.Contains(s.Required, req) {
+				s.Required = append(s.Required, req)
+			}
+		}
+	}
+}
+
+// schemaHasInvalidTypes reports whether a type other than OpenAPI v3's is
+// used anywhere in s. Ported from k8s.io/apiextensions-apiserver v0.35.0
+// pkg/apis/apiextensions/validation (SchemaHasInvalidTypes).
+func schemaHasInvalidTypes(s *apiextensions.JSONSchemaProps) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.Type) > 0 && !openAPIV3Types[s.Type] {
+		return true
+	}
+	for _, p := range s.Properties {
+		if schemaHasInvalidTypes(&p) {
+			return true
+		}
+	}
+	if s.Items != nil && schemaHasInvalidTypes(s.Items.Schema) {
+		return true
+	}
+	if s.AdditionalProperties != nil && schemaHasInvalidTypes(s.AdditionalProperties.Schema) {
+		return true
+	}
+	return false
+}
+
+// openAPIV3Types are the types an OpenAPI v3 schema of a CRD may use.
+var openAPIV3Types = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true}
+
+// kind returns the kind of an apiVersion and kind, or nil.
+func (k *Kinds) kind(apiVersion, kindName string) *kind {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil
+	}
+	return k.byGVK[gv.WithKind(kindName)]
+}
+
+// byName returns the CRD named name (plural.group), or nil.
+func (k *Kinds) byName(name string) *extv1.CustomResourceDefinition {
+	for _, crd := range k.crds {
+		if crd.Name == name {
+			return crd
+		}
+	}
+	return nil
+}
+
+// sameGroup returns the CRDs of group.
+func (k *Kinds) sameGroup(group string) []*extv1.CustomResourceDefinition {
+	var out []*extv1.CustomResourceDefinition
+	for _, crd := range k.crds {
+		if strings.EqualFold(crd.Spec.Group, group) {
+			out = append(out, crd)
+		}
+	}
+	return out
+}
+
+// Kind is a kind Kinds serves.
+type Kind struct {
+	APIVersion, Kind string
+	Group            string
+	Required         []string // the fields an object must have
+	SpecFields       []string // the fields of its spec, sorted
+}
+
+// List returns the kinds served, sorted by kind then apiVersion.
+func (k *Kinds) List() []Kind {
+	var out []Kind
+	for _, kd := range k.byGVK {
+		x := Kind{APIVersion: kd.gvk.GroupVersion().String(), Kind: kd.gvk.Kind, Group: kd.gvk.Group}
+		if s := kd.version.Schema; s != nil && s.OpenAPIV3Schema != nil {
+			x.Required = slices.Clone(s.OpenAPIV3Schema.Required)
+			x.SpecFields = slices.Sorted(maps.Keys(s.OpenAPIV3Schema.Properties["spec"].Properties))
+		}
+		out = append(out, x)
+	}
+	slices.SortFunc(out, func(a, b Kind) int {
+		return strings.Compare(a.Kind+" "+a.APIVersion, b.Kind+" "+b.APIVersion)
+	})
+	return out
+}
+
+// build runs kro's graph builder on obj with the controller's default
+// configuration. A panic of the builder's, on a graph it was not written
+// for, is its error: platc does not stop on what a user wrote.
+func (k *Kinds) build(obj *v1alpha1.ResourceGraphDefinition) (g *graph.Graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, err = nil, fmt.Errorf("kro's graph builder failed: %v", r)
+		}
+	}()
+	return k.builder.NewResourceGraphDefinition(obj, rgdConfig)
+}

@@ -1,0 +1,432 @@
+// Package kro checks a kro ResourceGraphDefinition (RGD) offline with kro's
+// own code, github.com/kubernetes-sigs/kro at v0.9.3: its graph builder
+// (SimpleSchema, resource ids, the CEL environment with kro's and the
+// Kubernetes CEL libraries, type checking against the schema of every
+// resource's kind, includeWhen, readyWhen, status, the dependency graph and
+// the CRD it generates for the instances), run over Kinds, a schema
+// resolver and REST mapper made from CustomResourceDefinitions instead of a
+// cluster's discovery, with kro's feature gates at their defaults. The API
+// server's checks of that CRD (names, group, structural schema, defaults,
+// x-kubernetes-validations rules and their cost, list types) are ported
+// from k8s.io/apiextensions-apiserver, and objects are validated against a
+// CRD with the API server's own validators (Kinds.Validate).
+//
+// What this package adds to kro's builder, which stops at the first error:
+// every problem at once, each with the place it comes from (a resource id
+// and a path inside it) and a message that says what to change. kro's
+// finer-grained pieces (its SimpleSchema transformer, template parser,
+// expression inspector, typed environment, type compatibility, DAG) are run
+// one item at a time to find them, and the builder is the final gate: when
+// it refuses a graph in which no piece found a problem, its own error is the
+// problem. A Program evaluates one expression in kro's typed environment,
+// for previews.
+//
+// It does not talk to a cluster, know built-in Kubernetes kinds (only those
+// of the CRDs it is given), render YAML, or know platc's spec.
+package kro
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+	"github.com/kubernetes-sigs/kro/pkg/graph"
+	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// Resource is one resource of an RGD.
+type Resource struct {
+	ID          string
+	Template    map[string]any // apiVersion, kind, metadata, spec...; any string may hold ${...}
+	IncludeWhen []string
+	ReadyWhen   []string
+}
+
+// RGD is the part of a ResourceGraphDefinition's spec that Check reads.
+type RGD struct {
+	Name       string         // metadata.name; "" for the kind in lower case
+	APIVersion string         // spec.schema.apiVersion, e.g. v1alpha1
+	Kind       string         // spec.schema.kind
+	Group      string         // spec.schema.group ("" means kro.run)
+	Spec       map[string]any // spec.schema.spec, SimpleSchema tree
+	Types      map[string]any // spec.schema.types
+	Status     map[string]any // spec.schema.status, tree whose leaves are "${...}" strings
+	Resources  []Resource
+	// Kinds resolves the kinds of the resources; nil means Embedded, the
+	// CRDs platc carries.
+	Kinds *Kinds
+	// Cache, when set, keeps what Check derives from an RGD it accepts
+	// between runs, by a digest of everything it reads (the RGD, the
+	// CRDs of Kinds, the version of kro), so that kro's builder runs once
+	// per change.
+	Cache Cache
+}
+
+// Cache is a store of byte strings by key, kept between runs. A failure to
+// read or write it only costs time.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, data []byte)
+}
+
+// kroVersion is the version of kro whose code checks RGDs: part of every
+// cache key.
+const kroVersion = "github.com/kubernetes-sigs/kro@v0.9.3"
+
+// Problem is one finding. Resource is the id ("" for the schema or
+// status); Path says where inside: "template.spec.sources[0].helm.valuesObject.x",
+// "includeWhen[0]", "readyWhen[1]", "id", "status.lokiEndpoint",
+// "spec.loki.enabled", "types.Server", "kind", "apiVersion", "group", or ""
+// for the resource (or graph) as a whole. A name with a dot is written
+// ["a.b"] (JoinPath).
+type Problem struct {
+	Resource, Path, Msg string
+	// Warning says kro accepts what the problem is about, but it is not
+	// what it seems (a default the API server reads otherwise).
+	Warning bool
+}
+
+// Result is what kro derives from an RGD it accepts.
+type Result struct {
+	// CRD is the CustomResourceDefinition kro generates for the instances,
+	// as plain data (JSON), as kro sends it to the API server.
+	CRD   map[string]any
+	Deps  map[string][]string // resource id -> ids it depends on (sorted)
+	Order []string            // kro's topological order
+
+	crd   *extv1.CustomResourceDefinition
+	kinds *Kinds
+
+	envOnce  sync.Once
+	env      *evalEnv
+	envErr   error
+	instOnce sync.Once
+	inst     *kind
+	instErr  error
+}
+
+// rgdConfig is kro's controller's default configuration of RGDs (the
+// flags of cmd/controller of v0.9.3).
+var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionSize: 10}
+
+// Check checks rgd the way kro v0.9.3 does when it accepts an RGD, and the
+// CRD kro would create as the API server does, and returns every problem
+// found (not just the first), sorted by resource order then path. The
+// result is nil when there is a problem that is not a warning.
+func Check(rgd *RGD) (*Result, []Problem) {
+	kinds := rgd.Kinds
+	if kinds == nil {
+		var err error
+		if kinds, err = Embedded(); err != nil {
+			return nil, []Problem{{Msg: fmt.Sprintf("reading the embedded CRDs: %v", err)}}
+		}
+	}
+	c := &checker{rgd: rgd, kinds: kinds}
+	plain := rgd.plain()
+	key := ""
+	if rgd.Cache != nil {
+		key = cacheKey(kinds, plain)
+		if r := cached(rgd.Cache, key, kinds); r != nil {
+			return r, nil
+		}
+	}
+	obj, err := c.admit(plain)
+	if err != nil {
+		c.errorf(-1, "", "the ResourceGraphDefinition does not encode as kro's API types: %v: write plain strings, numbers, lists and maps", err)
+		return nil, c.sorted()
+	}
+	g, err := kinds.build(obj)
+	if err == nil {
+		c.crdChecks(g.CRD)
+		if c.hasErrors() {
+			return nil, c.sorted()
+		}
+		r := newResult(g, kinds)
+		if warnings := c.sorted(); len(warnings) > 0 {
+			return r, warnings // not cached: the warnings are said each time
+		}
+		if rgd.Cache != nil {
+			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order}); err == nil {
+				rgd.Cache.Put(key, data)
+			}
+		}
+		return r, nil
+	}
+	c.diagnose(obj)
+	if !c.hasErrors() {
+		c.builderError(err)
+	}
+	return nil, c.sorted()
+}
+
+// cacheEntry is what the cache keeps of an accepted RGD.
+type cacheEntry struct {
+	CRD   map[string]any
+	Deps  map[string][]string
+	Order []string
+}
+
+// cacheKey is the key of an RGD's entry: a digest of what Check reads.
+func cacheKey(kinds *Kinds, plain map[string]any) string {
+	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", kroVersion, kinds.digest)
+	h.Write(data)
+	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
+}
+
+// cached returns the Result of an entry, or nil when there is none or it
+// does not decode.
+func cached(cache Cache, key string, kinds *Kinds) *Result {
+	data, ok := cache.Get(key)
+	if !ok {
+		return nil
+	}
+	var e cacheEntry
+	if json.Unmarshal(data, &e) != nil || e.CRD == nil || e.Deps == nil {
+		return nil
+	}
+	crd, err := toCRD(e.CRD)
+	if err != nil {
+		return nil
+	}
+	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, crd: crd, kinds: kinds}
+}
+
+// newResult is what Check returns for the graph g kro built.
+func newResult(g *graph.Graph, kinds *Kinds) *Result {
+	r := &Result{crd: g.CRD, kinds: kinds, Order: g.TopologicalOrder, Deps: map[string][]string{}}
+	for id, n := range g.Nodes {
+		d := slices.Clone(n.Meta.Dependencies)
+		if d == nil {
+			d = []string{}
+		}
+		slices.Sort(d)
+		r.Deps[id] = d
+	}
+	// The CRD as the API server has it: kro's client sends it as JSON.
+	crd, err := decodeCRD(g.CRD)
+	var data []byte
+	if err == nil {
+		data, err = json.Marshal(crd)
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &r.CRD)
+	}
+	if err != nil {
+		// crdChecks has refused a CRD that does not encode.
+		panic(fmt.Sprintf("platc: kro's CRD does not encode: %v", err))
+	}
+	r.crd = crd
+	return r
+}
+
+// Instance validates an instance's spec as the API server does with the
+// CRD kro generates (defaults, pruning, the schema, x-kubernetes-validations
+// rules, list types), and returns the spec with its defaults applied.
+// Problems carry the path inside the spec ("retentionDays",
+// "endpoints.logs") and say what to change.
+func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
+	r.instOnce.Do(func() {
+		var k *Kinds
+		k, r.instErr = newKinds([]*extv1.CustomResourceDefinition{r.crd})
+		if r.instErr == nil {
+			for _, kd := range k.byGVK {
+				r.inst = kd
+			}
+		}
+	})
+	if r.instErr != nil {
+		return spec, []Problem{{Msg: fmt.Sprintf("the CRD kro generates does not load: %v", r.instErr)}}
+	}
+	obj := map[string]any{
+		"apiVersion": r.inst.gvk.GroupVersion().String(),
+		"kind":       r.inst.gvk.Kind,
+		"metadata":   map[string]any{"name": "instance", "namespace": "default"},
+		"spec":       spec,
+	}
+	out, found, err := r.inst.validate(context.Background(), obj)
+	if err != nil {
+		return spec, []Problem{{Msg: fmt.Sprintf("the CRD kro generates cannot validate: %v", err)}}
+	}
+	var probs []Problem
+	for _, p := range found {
+		path, msg := r.inst.instanceMessage(p, out)
+		probs = append(probs, Problem{Path: strings.TrimPrefix(strings.TrimPrefix(path, "spec"), "."), Msg: msg})
+	}
+	slices.SortFunc(probs, func(a, b Problem) int {
+		if a.Path != b.Path {
+			return strings.Compare(a.Path, b.Path)
+		}
+		return strings.Compare(a.Msg, b.Msg)
+	})
+	defaulted, _ := out["spec"].(map[string]any)
+	return defaulted, probs
+}
+
+// checker holds the state of one Check.
+type checker struct {
+	rgd   *RGD
+	kinds *Kinds
+	probs []indexed
+	// flagged are the problems' places already reported ("kind",
+	// "spec.x"...), so that a later step does not repeat them.
+	flagged map[string]bool
+}
+
+// indexed is a problem with the index of its resource, for sorting.
+type indexed struct {
+	idx int // resource index, -1 for the schema and status
+	Problem
+}
+
+// add records a problem of resource idx (-1: the schema or status) at path.
+func (c *checker) add(idx int, path, msg string) {
+	res := ""
+	if idx >= 0 {
+		res = c.rgd.Resources[idx].ID
+	}
+	c.probs = append(c.probs, indexed{idx, Problem{Resource: res, Path: path, Msg: msg}})
+	if c.flagged == nil {
+		c.flagged = map[string]bool{}
+	}
+	c.flagged[fmt.Sprint(idx, "|", path)] = true
+}
+
+// warnf records a warning of resource idx at path.
+func (c *checker) warnf(idx int, path, format string, args ...any) {
+	c.probs = append(c.probs, indexed{idx, Problem{Path: path, Msg: fmt.Sprintf(format, args...), Warning: true}})
+}
+
+// errorf records a problem of resource idx at path.
+func (c *checker) errorf(idx int, path, format string, args ...any) {
+	c.add(idx, path, fmt.Sprintf(format, args...))
+}
+
+// has reports whether a problem is recorded for resource idx at path.
+func (c *checker) has(idx int, path string) bool {
+	return c.flagged[fmt.Sprint(idx, "|", path)]
+}
+
+// hasErrors reports whether a problem that is not a warning is recorded.
+func (c *checker) hasErrors() bool {
+	return slices.ContainsFunc(c.probs, func(p indexed) bool { return !p.Warning })
+}
+
+// sorted returns the problems in resource order, then by path and message,
+// without duplicates.
+func (c *checker) sorted() []Problem {
+	slices.SortStableFunc(c.probs, func(a, b indexed) int {
+		if a.idx != b.idx {
+			return a.idx - b.idx
+		}
+		if a.Path != b.Path {
+			return strings.Compare(a.Path, b.Path)
+		}
+		return strings.Compare(a.Msg, b.Msg)
+	})
+	var out []Problem
+	for i, p := range c.probs {
+		if i > 0 && p == c.probs[i-1] {
+			continue
+		}
+		out = append(out, p.Problem)
+	}
+	return out
+}
+
+// builderError reports the error of kro's builder, which refused a graph
+// in which no finer check found a problem, at the resource it names.
+func (c *checker) builderError(err error) {
+	msg := err.Error()
+	for i, r := range c.rgd.Resources {
+		if strings.Contains(msg, fmt.Sprintf("resource %q", r.ID)) {
+			c.errorf(i, "", "kro refuses the graph: %s: fix what it names", msg)
+			return
+		}
+	}
+	path := ""
+	if strings.Contains(msg, "instance conditions") {
+		path = "status.conditions"
+	}
+	c.errorf(-1, path, "kro refuses the graph: %s: fix what it names", msg)
+}
+
+// JoinPath appends a field to a path of a Problem, as kro writes paths:
+// ["a.b"] for a name with a dot (or another character that would make the
+// path ambiguous).
+func JoinPath(path, field string) string {
+	if field == "" || strings.ContainsAny(field, ".[]\"") {
+		b, _ := json.Marshal(field)
+		return path + "[" + string(b) + "]"
+	}
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// object is the RGD as kro's API types hold it.
+func (c *checker) object(plain map[string]any) (*v1alpha1.ResourceGraphDefinition, error) {
+	data, err := json.Marshal(plain)
+	if err != nil {
+		return nil, err
+	}
+	obj := &v1alpha1.ResourceGraphDefinition{}
+	if err := json.Unmarshal(data, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// plain is the RGD as the API server receives it.
+func (r *RGD) plain() map[string]any {
+	schema := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind}
+	if r.Group != "" {
+		schema["group"] = r.Group
+	}
+	schema["spec"] = orEmpty(r.Spec)
+	if len(r.Types) > 0 {
+		schema["types"] = r.Types
+	}
+	if len(r.Status) > 0 {
+		schema["status"] = r.Status
+	}
+	resources := make([]any, len(r.Resources))
+	for i, res := range r.Resources {
+		m := map[string]any{"id": res.ID}
+		if res.Template != nil {
+			m["template"] = res.Template
+		}
+		if len(res.IncludeWhen) > 0 {
+			m["includeWhen"] = res.IncludeWhen
+		}
+		if len(res.ReadyWhen) > 0 {
+			m["readyWhen"] = res.ReadyWhen
+		}
+		resources[i] = m
+	}
+	name := r.Name
+	if name == "" {
+		name = strings.ToLower(r.Kind)
+	}
+	return map[string]any{
+		"apiVersion": "kro.run/v1alpha1",
+		"kind":       "ResourceGraphDefinition",
+		"metadata":   map[string]any{"name": name},
+		"spec":       map[string]any{"schema": schema, "resources": resources},
+	}
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

@@ -1,0 +1,471 @@
+package kro
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// bucket is an ObjectBucket resource (a primitive of the embedded CRDs)
+// whose spec.region is region.
+func bucket(id, region string) Resource {
+	return Resource{
+		ID: id,
+		Template: map[string]any{
+			"apiVersion": "platform.example.org/v1alpha1",
+			"kind":       "ObjectBucket",
+			"metadata":   map[string]any{"name": "${schema.metadata.name}-" + id, "namespace": "${schema.metadata.namespace}"},
+			"spec":       map[string]any{"region": region},
+		},
+	}
+}
+
+// app is an Argo CD Application resource whose Helm values are values.
+func app(id string, values map[string]any) Resource {
+	return Resource{
+		ID: id,
+		Template: map[string]any{
+			"apiVersion": "argoproj.io/v1alpha1",
+			"kind":       "Application",
+			"metadata":   map[string]any{"name": "${schema.metadata.name}-" + id, "namespace": "${schema.metadata.namespace}"},
+			"spec": map[string]any{
+				"project": "default",
+				"sources": []any{map[string]any{
+					"repoURL": "https://charts.example.com", "chart": "c", "targetRevision": "1.0.0",
+					"helm": map[string]any{"valuesObject": values},
+				}},
+				"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "ns"},
+			},
+		},
+		ReadyWhen: []string{"${" + id + ".status.health.status == \"Healthy\"}"},
+	}
+}
+
+// validRGD is a graph kro accepts: a bucket, and an Application wired to it.
+func validRGD() *RGD {
+	return &RGD{
+		APIVersion: "v1alpha1",
+		Kind:       "LogStack",
+		Group:      "platform.example.org",
+		Spec: map[string]any{
+			"region":  `string | default="eu-west-1"`,
+			"team":    "string | required=true",
+			"loki":    map[string]any{"enabled": "boolean | default=true"},
+			"retain":  "integer | default=7 minimum=1",
+			"storage": `string | default="10Gi" validation="quantity(self).isGreaterThan(quantity('1Gi'))"`,
+		},
+		Status: map[string]any{
+			"bucket": "${lokiBucket.status.bucketName}",
+			"team":   "${schema.spec.team}",
+		},
+		Resources: []Resource{
+			func() Resource {
+				r := bucket("lokiBucket", "${schema.spec.region}")
+				r.IncludeWhen = []string{"${schema.spec.loki.enabled}"}
+				return r
+			}(),
+			app("loki", map[string]any{
+				"bucket": "${lokiBucket.status.bucketName}",
+				"host":   "${url('https://' + schema.spec.team + '.example.com').getHostname()}",
+				"size":   "${quantity(schema.spec.storage).asInteger()}",
+			}),
+		},
+	}
+}
+
+func TestCheckValid(t *testing.T) {
+	res, probs := Check(validRGD())
+	if len(probs) > 0 {
+		t.Fatalf("problems in a valid RGD:\n%s", fmtProblems(probs))
+	}
+	if diff := cmp.Diff(map[string][]string{"lokiBucket": {}, "loki": {"lokiBucket"}}, res.Deps); diff != "" {
+		t.Errorf("deps (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"lokiBucket", "loki"}, res.Order); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if name := res.CRD["metadata"].(map[string]any)["name"]; name != "logstacks.platform.example.org" {
+		t.Errorf("CRD name %v, want logstacks.platform.example.org", name)
+	}
+	spec := lookup(res.CRD, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec")
+	want := map[string]any{"type": "string", "default": "eu-west-1"}
+	if diff := cmp.Diff(want, lookup(spec, "properties", "region")); diff != "" {
+		t.Errorf("spec.region schema (-want +got):\n%s", diff)
+	}
+	if got := lookup(spec, "required"); fmt.Sprint(got) != "[team]" {
+		t.Errorf("spec.required = %v, want [team]", got)
+	}
+	// kro infers the status schema from the expressions' types.
+	status := lookup(res.CRD, "spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "status", "properties")
+	if got := lookup(status, "bucket", "type"); got != "string" {
+		t.Errorf("status.bucket type %v, want string", got)
+	}
+}
+
+// lookup follows keys (strings) and indexes (ints) through plain data.
+func lookup(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func fmtProblems(ps []Problem) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "  %s | %s | %s\n", p.Resource, p.Path, p.Msg)
+	}
+	return b.String()
+}
+
+// TestCheckProblems checks that every problem is found, at its place: kro's
+// builder would stop at the first. Each case wants its problems' places and
+// a part of each message; none may be the builder's own error, which
+// Check reports only for what its finer checks miss.
+func TestCheckProblems(t *testing.T) {
+	type want struct{ resource, path, msg string }
+	tests := []struct {
+		name   string
+		mutate func(r *RGD)
+		want   []want
+	}{
+		{"kind and apiVersion", func(r *RGD) { r.Kind = "logStack"; r.APIVersion = "kro.run/v1" }, []want{
+			{"", "apiVersion", `write only the version, "v1", and put the group "kro.run" in group`},
+			{"", "kind", `such as "LogStack"`},
+		}},
+		{"group without a dot", func(r *RGD) { r.Group = "platform" }, []want{
+			{"", "group", "has no dot"},
+		}},
+		{"plural too long", func(r *RGD) { r.Kind = "L" + strings.Repeat("o", 61) + "g" }, []want{
+			{"", "kind", "must be no more than 63 characters"},
+		}},
+		{"kind of an embedded CRD", func(r *RGD) { r.Kind = "ObjectBucket" }, []want{
+			{"", "kind", "not owned by KRO"},
+		}},
+		{"ids", func(r *RGD) {
+			r.Resources = append(r.Resources, bucket("schema", "x"), bucket("my_db", "x"), bucket("loki", "y"))
+		}, []want{
+			{"schema", "id", "reserved word"},
+			{"my_db", "id", `such as "myDb"`},
+			{"loki", "id", "already the id of resources[1]"},
+		}},
+		{"simpleschema", func(r *RGD) {
+			r.Spec["a"] = "string | defualt=x"
+			r.Spec["b"] = "integer | default=many"
+			r.Spec["c"] = "number"
+			r.Spec["d"] = "boolean | enum=\"a,b\""
+			r.Spec["e"] = "[]string | listType=set"
+		}, []want{
+			{"", "spec.a", `unknown marker "defualt" (did you mean "default"?)`},
+			{"", "spec.b", `default "many" is not a valid integer`},
+			{"", "spec.c", `unknown type "number"`},
+			{"", "spec.d", "enum is only allowed on string and integer fields"},
+		}},
+		{"crd of the schema", func(r *RGD) {
+			r.Spec["q"] = `string | default="say \"hi\""`
+			r.Spec["v"] = `integer | validation="self.startsWith('a')"`
+			r.Spec["s"] = "[]object | uniqueItems=true"
+		}, []want{
+			{"", "spec.q", "holds a quote or a backslash"},
+			{"", "spec.s", "a unique list"},
+			{"", "spec.v", "does not compile in the API server's CEL"},
+		}},
+		{"templates", func(r *RGD) {
+			spec := r.Resources[0].Template["spec"].(map[string]any)
+			spec["regoin"] = "x"
+			spec["versioning"] = "yes"
+			spec["retentionDays"] = "${schema.spec.region}"
+		}, []want{
+			{"lokiBucket", "template.spec.regoin", `field "regoin" is not in the schema of ObjectBucket (did you mean "region"?)`},
+			{"lokiBucket", "template.spec.retentionDays", "returns string but the field takes int"},
+			{"lokiBucket", "template.spec.versioning", "does not fit the field, which takes boolean"},
+		}},
+		{"expressions", func(r *RGD) {
+			values := r.Resources[1].Template["spec"].(map[string]any)["sources"].([]any)[0].(map[string]any)["helm"].(map[string]any)["valuesObject"].(map[string]any)
+			values["a"] = "${lokiBuckt.status.bucketName}"
+			values["b"] = "${lokiBucket.status.bucketNme}"
+			values["c"] = "${schema.spec.team +}"
+			values["d"] = "${omit()}"
+			values["e"] = "${loki.status.sync.status}"
+			r.Resources[0].IncludeWhen = []string{"${schema.spec.retain}", "enabled"}
+			r.Resources[0].ReadyWhen = []string{"${loki.status.health.status == 'Healthy'}"}
+		}, []want{
+			{"lokiBucket", "includeWhen[0]", "returns int, not bool"},
+			{"lokiBucket", "includeWhen[1]", "not one standalone expression"},
+			{"lokiBucket", "readyWhen[0]", `readyWhen may reference only its own resource, "lokiBucket"`},
+			{"loki", "template.spec.sources[0].helm.valuesObject.a", `unknown identifier "lokiBuckt" (did you mean "lokiBucket"?)`},
+			{"loki", "template.spec.sources[0].helm.valuesObject.b", "undefined field 'bucketNme'"},
+			{"loki", "template.spec.sources[0].helm.valuesObject.c", "CEL syntax error at column"},
+			{"loki", "template.spec.sources[0].helm.valuesObject.d", "CELOmitFunction feature gate"},
+			{"loki", "template.spec.sources[0].helm.valuesObject.e", "cannot depend on itself"},
+		}},
+		{"cycle", func(r *RGD) {
+			r.Resources[0].Template["spec"].(map[string]any)["region"] = "${loki.status.sync.status}"
+		}, []want{
+			{"lokiBucket", "", "graph contains a cycle: lokiBucket -> loki -> lokiBucket"},
+		}},
+		{"status", func(r *RGD) {
+			r.Status["fixed"] = "literal"
+			r.Status["typo"] = "${lokiBuckt.status.bucketName}"
+		}, []want{
+			{"", "status.fixed", "has no expression"},
+			{"", "status.typo", `unknown identifier "lokiBuckt"`},
+		}},
+		{"functions kro does not have", func(r *RGD) {
+			r.Status["sets"] = "${sets.contains([1], [1])}"
+			r.Status["call"] = "${nope(schema.spec.team)}"
+		}, []want{
+			{"", "status.call", "calls nope, which kro's CEL environment does not have"},
+			{"", "status.sets", `unknown identifier "sets"`},
+		}},
+		{"custom types", func(r *RGD) {
+			r.Types = map[string]any{"A": "strin", "B": "C", "C": "B", "D": map[string]any{"a": "A"}}
+			r.Spec["x"] = "D"
+		}, []want{
+			{"", "types.A", `unknown type "strin" (did you mean "string"?)`},
+			{"", "types.B", "type \"B\" is part of a cycle: B -> C -> B"},
+		}},
+		{"template structure", func(r *RGD) {
+			delete(r.Resources[0].Template, "metadata")
+			r.Resources[1].Template["metadata"].(map[string]any)["labels"] = map[string]any{"kro.run/owned": "x"}
+		}, []want{
+			{"lokiBucket", "template.metadata", "template has no metadata"},
+			{"loki", "template.metadata.labels", "labels with prefix kro.run/ are kro's own"},
+		}},
+		{"nested expression", func(r *RGD) {
+			r.Resources[0].Template["spec"].(map[string]any)["region"] = "${a(${b})}"
+		}, []want{
+			{"lokiBucket", "template.spec.region", `has a "${" inside an expression`},
+		}},
+		{"unknown kind", func(r *RGD) {
+			r.Resources[0].Template["kind"] = "Volume"
+		}, []want{
+			{"lokiBucket", "template.kind", "no CRD is known for platform.example.org/v1alpha1 Volume"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := validRGD()
+			tt.mutate(r)
+			res, probs := Check(r)
+			if res != nil {
+				t.Errorf("Check returned a result with problems")
+			}
+			var got []want
+			for _, p := range probs {
+				if strings.HasPrefix(p.Msg, "kro refuses the graph") {
+					t.Errorf("the finer checks missed what kro's builder refuses: %s", p.Msg)
+				}
+				got = append(got, want{p.Resource, p.Path, p.Msg})
+			}
+			var wanted []want
+			for _, w := range tt.want {
+				if w.msg != "" {
+					wanted = append(wanted, w)
+				}
+			}
+			if len(got) != len(wanted) {
+				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(wanted), fmtProblems(probs))
+			}
+			for i, w := range wanted {
+				if got[i].resource != w.resource || got[i].path != w.path || !strings.Contains(got[i].msg, w.msg) {
+					t.Errorf("problem %d = %s | %s | %s\nwant %s | %s | ...%s...", i, got[i].resource, got[i].path, got[i].msg, w.resource, w.path, w.msg)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckAccepts checks what kro accepts and platc used to refuse.
+func TestCheckAccepts(t *testing.T) {
+	for name, mutate := range map[string]func(r *RGD){
+		"kubernetes cel libraries": func(r *RGD) {
+			values := r.Resources[1].Template["spec"].(map[string]any)["sources"].([]any)[0].(map[string]any)["helm"].(map[string]any)["valuesObject"].(map[string]any)
+			values["semver"] = "${semver('1.2.3').major()}"
+			values["ip"] = "${ip('10.0.0.1').family()}"
+			values["cidr"] = "${cidr('10.0.0.0/8').containsIP(ip('10.1.2.3'))}"
+			values["find"] = "${'abc1'.find('[0-9]')}"
+			values["sum"] = "${[1, 2].sum()}"
+			values["merge"] = "${{'a': 1}.merge({'b': 2})}"
+			values["lists"] = "${lists.insertAtIndex([1, 2], 0, 0)}"
+		},
+		"markers": func(r *RGD) {
+			r.Spec["tags"] = "[]string | listType=set"
+			r.Spec["ports"] = "[]integer | listType=atomic"
+		},
+		"optional in includeWhen": func(r *RGD) {
+			r.Spec["tracing"] = map[string]any{"enabled": "boolean"}
+			r.Resources[0].IncludeWhen = []string{"${schema.spec.?tracing.?enabled}"}
+		},
+		"status reads schema": func(r *RGD) { r.Status["region"] = "${schema.spec.region}" },
+		"required custom alias": func(r *RGD) {
+			r.Types = map[string]any{"Region": "string | required=true"}
+			r.Spec["home"] = "Region"
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := validRGD()
+			mutate(r)
+			if _, probs := Check(r); len(probs) > 0 {
+				t.Errorf("problems:\n%s", fmtProblems(probs))
+			}
+		})
+	}
+}
+
+func TestInstance(t *testing.T) {
+	res, probs := Check(validRGD())
+	if len(probs) > 0 {
+		t.Fatalf("problems:\n%s", fmtProblems(probs))
+	}
+	spec, probs := res.Instance(map[string]any{"team": "shop"})
+	if len(probs) > 0 {
+		t.Fatalf("problems of a valid instance:\n%s", fmtProblems(probs))
+	}
+	want := map[string]any{"team": "shop", "region": "eu-west-1", "loki": map[string]any{"enabled": true}, "retain": int64(7), "storage": "10Gi"}
+	if diff := cmp.Diff(want, spec); diff != "" {
+		t.Errorf("defaulted spec (-want +got):\n%s", diff)
+	}
+	_, probs = res.Instance(map[string]any{"retain": int64(0), "storage": "1Mi", "colour": "red", "loki": map[string]any{"enabled": "yes"}})
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.Path+": "+p.Msg)
+	}
+	wantProbs := []string{
+		`: required field "team" is missing: set it`,
+		`colour: unknown field "colour": the stack's spec has loki, region, retain, storage, team`,
+		`loki.enabled: got string "yes", want a boolean`,
+		`retain: integer 0 is invalid: should be greater than or equal to 1: change the value (the CRD kro generates refuses it)`,
+	}
+	if diff := cmp.Diff(wantProbs, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	// The rules run once the types are right.
+	_, probs = res.Instance(map[string]any{"team": "shop", "storage": "1Mi"})
+	if len(probs) != 1 || probs[0].Path != "storage" || !strings.Contains(probs[0].Msg, `breaks the stack's validation rule "quantity(self).isGreaterThan(quantity('1Gi'))"`) {
+		t.Errorf("problems of a rule:\n%s", fmtProblems(probs))
+	}
+}
+
+func TestProgram(t *testing.T) {
+	res, probs := Check(validRGD())
+	if len(probs) > 0 {
+		t.Fatalf("problems:\n%s", fmtProblems(probs))
+	}
+	schema := map[string]any{
+		"metadata": map[string]any{"name": "shop", "namespace": "obs"},
+		"spec":     map[string]any{"team": "shop", "retain": int64(3), "storage": "2Gi"},
+		"status":   map[string]any{"hidden": true},
+	}
+	for _, tt := range []struct {
+		expr string
+		want any
+		refs []string
+	}{
+		{"schema.spec.team", "shop", []string{"schema"}},
+		{"schema.spec.retain + 1", int64(4), []string{"schema"}},
+		{"quantity(schema.spec.storage).asInteger()", int64(2 << 30), []string{"schema"}},
+		{"url('https://a.example.com:8443/x').getPort()", "8443", nil},
+		{"base64.encode(hash.sha256('a'))", "ypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLs=", nil},
+		{"json.marshal({'a': 1})", `{"a":1}`, nil},
+		{"random.seededString(5, 'seed')", "qakd4", nil},
+		{"schema.spec.items.map(x, x)", nil, []string{"schema"}}, // an error: no such key
+		{"has(schema.status)", false, []string{"schema"}},        // kro hides the instance's status
+		{"lokiBucket.status.bucketName", nil, []string{"lokiBucket"}},
+	} {
+		p, err := res.Program(tt.expr)
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.refs, p.Refs()); diff != "" {
+			t.Errorf("%s: refs (-want +got):\n%s", tt.expr, diff)
+		}
+		if tt.refs != nil && tt.refs[0] == "lokiBucket" {
+			continue // known in the cluster only
+		}
+		got, err := p.Eval(map[string]any{"schema": schema})
+		if tt.want == nil {
+			if err == nil {
+				t.Errorf("%s = %v, want an error", tt.expr, got)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.expr, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.expr, diff)
+		}
+	}
+}
+
+func TestSegments(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []Segment
+	}{
+		{"plain", []Segment{{Text: "plain"}}},
+		{"", []Segment{{Text: ""}}},
+		{"${a}", []Segment{{Text: "a", Expr: true}}},
+		{"x-${a}-${b}", []Segment{{Text: "x-"}, {Text: "a", Expr: true}, {Text: "-"}, {Text: "b", Expr: true}}},
+		{`${{"a": 1}}`, []Segment{{Text: `{"a": 1}`, Expr: true}}},
+		{"${unterminated", []Segment{{Text: "${unterminated"}}},
+	} {
+		got, err := Segments(tt.in)
+		if err != nil {
+			t.Errorf("Segments(%q): %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Segments(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	if _, err := Segments("${a(${b})}"); err == nil {
+		t.Error("a nested expression splits")
+	}
+}
+
+// TestCache checks that an accepted RGD is kept, and that the kept result
+// is the one Check computes.
+func TestCache(t *testing.T) {
+	cache := mapCache{}
+	r := validRGD()
+	r.Cache = cache
+	first, probs := Check(r)
+	if len(probs) > 0 || len(cache) != 1 {
+		t.Fatalf("problems %v, %d cache entries", probs, len(cache))
+	}
+	second, _ := Check(r)
+	if diff := cmp.Diff(first.CRD, second.CRD); diff != "" {
+		t.Errorf("cached CRD (-first +second):\n%s", diff)
+	}
+	if diff := cmp.Diff(first.Order, second.Order); diff != "" {
+		t.Errorf("cached order (-first +second):\n%s", diff)
+	}
+	r.Kind = "logStack"
+	if _, probs := Check(r); len(probs) == 0 {
+		t.Error("a changed RGD is taken from the cache")
+	}
+	if len(cache) != 1 {
+		t.Errorf("a refused RGD is kept: %d entries", len(cache))
+	}
+}
+
+type mapCache map[string][]byte
+
+func (m mapCache) Get(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
+func (m mapCache) Put(k string, v []byte)      { m[k] = v }

@@ -1,0 +1,451 @@
+package kro
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
+	"github.com/kubernetes-sigs/kro/pkg/graph/fieldpath"
+	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
+	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/platc/platc/compiler/diag"
+)
+
+// The messages say what is wrong in platc's words and what to change, and
+// end with kro's own error in parentheses: kro decides, platc explains.
+
+// These patterns only shape suggestions ("such as ..."); whether a kind
+// or an id is valid is kro's decision.
+var (
+	kindLike = regexp.MustCompile(`^[A-Z][a-zA-Z0-9]{0,62}$`)
+	idLike   = regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
+)
+
+// markerNames are SimpleSchema's markers in kro v0.9.3
+// (pkg/simpleschema/markers.go), for messages.
+var markerNames = []string{"required", "default", "description", "enum", "minimum", "maximum", "pattern",
+	"minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "immutable", "validation", "listType", "listMapKey"}
+
+// atomicTypes are SimpleSchema's own type names, for messages.
+var atomicTypes = []string{"string", "integer", "boolean", "float", "object"}
+
+func kindMessage(kind, source string) string {
+	if kind == "" {
+		return fmt.Sprintf("kind is required: set an UpperCamelCase kind, such as WebApplication (%s)", source)
+	}
+	return fmt.Sprintf("kind %q is not a valid kro kind: use UpperCamelCase of 1 to 63 letters and digits%s (%s)",
+		kind, suggest(camel(kind, true), kindLike), source)
+}
+
+func idMessage(id, source string) string {
+	switch {
+	case id == "":
+		return fmt.Sprintf("id is required: give the resource a lowerCamelCase id, such as database (%s)", source)
+	case strings.Contains(source, "reserved"):
+		return fmt.Sprintf("id %q is a reserved word in kro: choose another lowerCamelCase id (%s)", id, source)
+	}
+	return fmt.Sprintf("id %q is not a valid kro resource id: use lowerCamelCase%s (%s)", id, suggest(camel(id, false), idLike), source)
+}
+
+// camel turns s into lowerCamelCase (or UpperCamelCase): "my_db" -> "myDb".
+func camel(s string, upper bool) string {
+	parts := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var b strings.Builder
+	for i, p := range parts {
+		rs := []rune(p)
+		if i == 0 && !upper {
+			rs[0] = unicode.ToLower(rs[0])
+		} else {
+			rs[0] = unicode.ToUpper(rs[0])
+		}
+		b.WriteString(string(rs))
+	}
+	return b.String()
+}
+
+// suggest returns `, such as "x"` when x looks valid, else "".
+func suggest(x string, re *regexp.Regexp) string {
+	if x == "" || !re.MatchString(x) {
+		return ""
+	}
+	return fmt.Sprintf(", such as %q", x)
+}
+
+func didYouMean(name string, candidates []string) string { return diag.DidYouMean(name, candidates) }
+
+func conditionShapeMessage(what, entry string, err error) string {
+	if errors.Is(err, parser.ErrNestedExpression) {
+		return nestedMessage(entry, err)
+	}
+	return fmt.Sprintf("%s entry %q is not one standalone expression: write the whole entry as a single ${...}, with nothing around it (kro: %v)", what, entry, err)
+}
+
+func nestedMessage(src string, err error) string {
+	if errors.Is(err, parser.ErrNestedExpression) || strings.Contains(err.Error(), parser.ErrNestedExpression.Error()) {
+		return fmt.Sprintf("%q has a \"${\" inside an expression, outside a string literal: remove it or quote it, as in ${\"${VAR}\"} (kro: %v)", src, err)
+	}
+	return fmt.Sprintf("kro cannot read %q: %v: fix the expression", src, err)
+}
+
+// resourceMessage says why kro cannot build a resource before reading its
+// fields, and where.
+func resourceMessage(cause, apiVersion, kindName string, kinds *Kinds) (path, msg string) {
+	cause = strings.ReplaceAll(cause, probeID, "the resource")
+	has := func(s string) bool { return strings.Contains(cause, s) }
+	switch {
+	case has("apiVersion field not found"), has("apiVersion not found"):
+		return "template.apiVersion", fmt.Sprintf("template has no apiVersion: set it (kro: %s)", cause)
+	case has("apiVersion field is not a string"):
+		return "template.apiVersion", fmt.Sprintf("template apiVersion must be a string: set it (kro: %s)", cause)
+	case has("kind field not found"), has("kind not found"):
+		return "template.kind", fmt.Sprintf("template has no kind: set it (kro: %s)", cause)
+	case has("kind field is not a string"):
+		return "template.kind", fmt.Sprintf("template kind must be a string: set it (kro: %s)", cause)
+	case has("metadata field not found"):
+		return "template.metadata", fmt.Sprintf("template has no metadata: set metadata, with at least a name (kro: %s)", cause)
+	case has("metadata field is not a map"):
+		return "template.metadata", fmt.Sprintf("template metadata must be a map: set metadata.name and the like (kro: %s)", cause)
+	case has("invalid apiVersion format"):
+		return "template.apiVersion", fmt.Sprintf("template apiVersion %q is not group/version: write it as the kind's CRD has it (kro: %s)", apiVersion, cause)
+	case has("invalid kind"):
+		return "template.kind", fmt.Sprintf("template kind %q is not a Kubernetes kind: write it as the kind's CRD has it (kro: %s)", kindName, cause)
+	case has("failed to get schema"), has("failed to get REST mapping"):
+		return "template.kind", fmt.Sprintf("no CRD is known for %s %s: use one of %s (kro: %s)", apiVersion, kindName,
+			strings.Join(kinds.kindsOf(func(*kind) bool { return true }), ", "), cause)
+	case has("must not set metadata.namespace"):
+		return "template.metadata.namespace", fmt.Sprintf("%s is cluster-scoped: remove metadata.namespace (kro: %s)", kindName, cause)
+	case has("must set metadata.namespace"):
+		return "template.metadata.namespace", fmt.Sprintf("%s is namespaced and the instance is not: set metadata.namespace (kro: %s)", kindName, cause)
+	case has("invalid label"):
+		return "template.metadata.labels", fmt.Sprintf("labels with prefix kro.run/ are kro's own: remove them (kro: %s)", cause)
+	}
+	return "template", fmt.Sprintf("kro cannot build the resource: %s: fix the template", cause)
+}
+
+var expectedRe = regexp.MustCompile(`expected (.+) type for path`)
+
+// templateMessage says why kro's parser refuses the value v of a template.
+func templateMessage(v any, err error, n *node, segs []fieldpath.Segment) string {
+	msg := err.Error()
+	if errors.Is(err, parser.ErrNestedExpression) || strings.Contains(msg, parser.ErrNestedExpression.Error()) {
+		return nestedMessage(fmt.Sprint(v), err)
+	}
+	if m := expectedRe.FindStringSubmatch(msg); m != nil {
+		if s, ok := v.(string); ok {
+			if exprs, _ := parser.ExtractExpressions(s); len(exprs) > 0 {
+				return fmt.Sprintf("%q is a string template, but the field takes %s: write the whole value as one ${...} expression (kro: %s)", s, m[1], msg)
+			}
+		}
+		return fmt.Sprintf("value %s does not fit the field, which takes %s: change the value (kro: %s)", short(valueText(v)), m[1], msg)
+	}
+	return fmt.Sprintf("kro cannot read the field: %s: change the value", msg)
+}
+
+// unknownFieldMessage says that a template field is not in its kind's schema.
+func unknownFieldMessage(field string, n *node, segs []fieldpath.Segment, err error) string {
+	var names []string
+	if s := schemaAt(n.schema, segs); s != nil {
+		names = slices.Sorted(maps.Keys(s.Properties))
+	}
+	return fmt.Sprintf("field %q is not in the schema of %s%s: remove it or fix its name (kro: %v)", field, n.kindName(), didYouMean(field, names), err)
+}
+
+// schemaAt follows segs from s as kro's parser does.
+func schemaAt(s *spec.Schema, segs []fieldpath.Segment) *spec.Schema {
+	for _, seg := range segs {
+		if s == nil {
+			return nil
+		}
+		if seg.Index >= 0 {
+			if s.Items == nil {
+				return nil
+			}
+			s = s.Items.Schema
+			continue
+		}
+		if p, ok := s.Properties[seg.Name]; ok {
+			s = &p
+		} else if s.AdditionalProperties != nil {
+			s = s.AdditionalProperties.Schema
+		} else {
+			return nil
+		}
+	}
+	return s
+}
+
+// kindName is the kind a resource's template names.
+func (n *node) kindName() string {
+	if n.kind == "" {
+		return "its kind"
+	}
+	return n.kind
+}
+
+// simpleSchemaHints turn kro's SimpleSchema errors into what to change.
+var simpleSchemaHints = []struct {
+	re   *regexp.Regexp
+	hint func(m []string, field string, def any, types map[string]any) string
+}{
+	{regexp.MustCompile(`unexpected type: (.*)$`), func(m []string, field string, def any, _ map[string]any) string {
+		return fmt.Sprintf("field %q has a value of type %s: write a SimpleSchema string such as \"string | required=true\", or a map of fields", field, goKind(def))
+	}},
+	{regexp.MustCompile(`invalid marker key "([^"]*)": unknown marker`), func(m []string, _ string, _ any, _ map[string]any) string {
+		return fmt.Sprintf("unknown marker %q%s: use one of %s", m[1], didYouMean(m[1], markerNames), strings.Join(markerNames, ", "))
+	}},
+	{regexp.MustCompile(`(?:unknown type: |node )(\S+)(?: does not exist)?$`), func(m []string, _ string, _ any, types map[string]any) string {
+		known := append(slices.Clone(atomicTypes), slices.Sorted(maps.Keys(types))...)
+		return fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", m[1], didYouMean(m[1], known))
+	}},
+	{regexp.MustCompile(`default value must be a valid (integer|number|boolean), got: (.*)$`), func(m []string, _ string, _ any, _ map[string]any) string {
+		example := map[string]string{"integer": "default=1", "number": "default=1.5", "boolean": "default=true"}[m[1]]
+		return fmt.Sprintf("default %q is not a valid %s: write one, such as %s", m[2], m[1], example)
+	}},
+	{regexp.MustCompile(`enum values only supported for string and integer types, got type: (.*)$`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("marker enum=%q: enum is only allowed on string and integer fields, not %s: remove enum or change the type", markerValue(def, "enum"), typeOf(def))
+	}},
+	{regexp.MustCompile(`(failed to parse integer enum value|empty enum values are not allowed)`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("marker enum=%q: list the values separated by commas, whole numbers for an integer field, such as enum=\"1,2,3\"", markerValue(def, "enum"))
+	}},
+	{regexp.MustCompile(`failed to parse (required|immutable|uniqueItems) marker value`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("marker %s=%q: write true or false", m[1], markerValue(def, m[1]))
+	}},
+	{regexp.MustCompile(`failed to parse (minimum|maximum) enum value`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("marker %s=%q: write a number", m[1], markerValue(def, m[1]))
+	}},
+	{regexp.MustCompile(`failed to parse (minLength|maxLength|minItems|maxItems) value`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("marker %s=%q: write a whole number", m[1], markerValue(def, m[1]))
+	}},
+	{regexp.MustCompile(`(\w+) marker (is )?only (valid for|applies to) (\w+) types`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("marker %s=%q is only valid for %s types, not %s: remove it or change the type", m[1], markerValue(def, m[1]), m[4], typeOf(def))
+	}},
+	{regexp.MustCompile(`invalid pattern regex`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("marker pattern=%q is not a regular expression: fix it", markerValue(def, "pattern"))
+	}},
+	{regexp.MustCompile(`pattern marker value cannot be empty`), func(m []string, _ string, _ any, _ map[string]any) string {
+		return "marker pattern is empty: write a regular expression"
+	}},
+	{regexp.MustCompile(`^validation failed$`), func(m []string, _ string, _ any, _ map[string]any) string {
+		return "marker validation is empty: write a CEL rule, such as validation=\"self > 0\""
+	}},
+	{regexp.MustCompile(`listMapKey set while listType is`), func(m []string, _ string, _ any, _ map[string]any) string {
+		return "listMapKey needs listType=map: add it"
+	}},
+	{regexp.MustCompile(`(unsupported value for listType|listType attempting to overwrite|cannot set unique when listType|duplicate listMapKey)`), func(m []string, _ string, _ any, _ map[string]any) string {
+		return "the list markers contradict each other: use listType=atomic, set or map (listMapKey only with map, uniqueItems=true only with set)"
+	}},
+	{regexp.MustCompile(`(marker key '.*' without a value|unclosed quote|unclosed bracket|unmatched closing bracket|empty marker key)`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("cannot parse the markers of %q: write the type, one \"|\", then key=value pairs separated by spaces, quoting values that hold spaces, such as default=\"a b\"", fmt.Sprint(def))
+	}},
+	{regexp.MustCompile(`empty type`), func(m []string, _ string, _ any, _ map[string]any) string {
+		return "empty type: write a type such as string, integer, boolean, float, object, []string or map[string]string"
+	}},
+	{regexp.MustCompile(`(map key must be string|map value type is required|empty slice element type)`), func(m []string, _ string, def any, _ map[string]any) string {
+		return fmt.Sprintf("type of %q is malformed: write []T or map[string]T, such as map[string]string", fmt.Sprint(def))
+	}},
+	{regexp.MustCompile(`type nesting too deep`), func(m []string, _ string, _ any, _ map[string]any) string {
+		return "the type is nested too deep: flatten it, with a type declared in types"
+	}},
+}
+
+// fieldMessage says why kro's SimpleSchema refuses a spec field.
+func fieldMessage(field string, def any, err error, types map[string]any) string {
+	cause := strings.TrimPrefix(err.Error(), "field "+field+": ")
+	for _, h := range simpleSchemaHints {
+		if m := h.re.FindStringSubmatch(cause); m != nil {
+			return fmt.Sprintf("%s (kro: %s)", h.hint(m, field, def, types), cause)
+		}
+	}
+	return fmt.Sprintf("kro refuses the field's SimpleSchema %q: fix it (kro: %s)", fmt.Sprint(def), cause)
+}
+
+var typePrefixRe = regexp.MustCompile(`^(parsing type|building schema for|cyclic dependency in type) [^:]*: `)
+
+// typeMessage says why kro's SimpleSchema refuses a custom type.
+func typeMessage(name string, def any, err error, types map[string]any) string {
+	cause := typePrefixRe.ReplaceAllString(err.Error(), "")
+	for _, h := range simpleSchemaHints {
+		if m := h.re.FindStringSubmatch(cause); m != nil {
+			return fmt.Sprintf("type %q: %s (kro: %s)", name, h.hint(m, name, def, types), err)
+		}
+	}
+	return fmt.Sprintf("kro refuses type %q: fix it (kro: %v)", name, err)
+}
+
+// markerValue is the value of marker key in a SimpleSchema field string.
+func markerValue(def any, key string) string {
+	s, _ := def.(string)
+	_, markers, err := simpleschema.ParseField(s)
+	if err != nil {
+		return ""
+	}
+	for _, m := range markers {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return ""
+}
+
+// typeOf is the type part of a SimpleSchema field string.
+func typeOf(def any) string {
+	s, _ := def.(string)
+	t, _, _ := strings.Cut(s, "|")
+	return strings.TrimSpace(t)
+}
+
+var celErrorRe = regexp.MustCompile(`<input>:(\d+):(\d+): ([^\n]*)`)
+
+// syntaxMessage says an expression does not parse, with where.
+func syntaxMessage(shown string, err error) string {
+	// A string template is one concatenation for kro; point at the part
+	// of it that does not parse.
+	if exprs, e := parser.ExtractExpressions(shown); e == nil && len(exprs) > 0 && !strings.HasPrefix(shown, "${") || len(exprs) > 1 {
+		env, envErr := krocel.DefaultEnvironment()
+		for _, x := range exprs {
+			if envErr != nil {
+				break
+			}
+			if _, iss := env.Parse(x); iss.Err() != nil {
+				return syntaxMessage(x, iss.Err())
+			}
+		}
+	}
+	if m := celErrorRe.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Sprintf("expression %q has a CEL syntax error at column %s: %s: fix the syntax", shown, m[2], m[3])
+	}
+	return fmt.Sprintf("expression %q does not parse: %v: fix the syntax", shown, err)
+}
+
+// checkHint says what to do about a cel-go type-check error.
+func checkHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "undefined field"):
+		return "use a field that the schema declares"
+	case strings.Contains(msg, "undeclared reference"):
+		return "use a declared function or variable"
+	case strings.Contains(msg, "no matching overload"):
+		return "use operands of the types that the function or operator takes"
+	}
+	return "fix the expression"
+}
+
+// typeMismatchMessage says an expression's type does not fit its field.
+func typeMismatchMessage(expr *krocel.Expression, out, want *cel.Type, err error) string {
+	shown := expr.UserExpression()
+	what := fmt.Sprintf("expression %q returns %s but the field takes %s", shown, typeString(out), typeString(want))
+	hint := "make it return " + typeString(want)
+	switch {
+	case expr.OriginalTemplate != "":
+		hint = "write the whole value as one ${...} expression of that type"
+	case want.Kind() == types.StructKind && out.Kind() == types.MapKind:
+		hint = "set the object's fields one by one, each with its own expression"
+	}
+	return fmt.Sprintf("%s: %s (kro: %v)", what, hint, err)
+}
+
+// typeString names a CEL type for messages: "object" for a schema's
+// struct, kro's names otherwise.
+func typeString(t *cel.Type) string {
+	if t == nil {
+		return "unknown"
+	}
+	switch t.Kind() {
+	case types.StructKind:
+		return "object"
+	case types.ListKind:
+		return "list(" + typeString(t.Parameters()[0]) + ")"
+	case types.MapKind:
+		return "map(" + typeString(t.Parameters()[0]) + ", " + typeString(t.Parameters()[1]) + ")"
+	case types.OpaqueKind:
+		if t.TypeName() == "optional_type" && len(t.Parameters()) == 1 {
+			return "optional_type(" + typeString(t.Parameters()[0]) + ")"
+		}
+	}
+	return t.String()
+}
+
+// restrictedMessage says an expression of readyWhen (or status)
+// references what it may not.
+func restrictedMessage(where, expr, id string, allowed []string, resources []Resource, idx int) string {
+	if where == "readyWhen" && idx >= 0 {
+		self := resources[idx].ID
+		if id == "schema" {
+			return fmt.Sprintf("readyWhen expression %q references schema: readyWhen may reference only its own resource, %q (kro: references unknown identifiers: [schema])", expr, self)
+		}
+		return fmt.Sprintf("readyWhen expression %q references %q: readyWhen may reference only its own resource, %q; check %q in its own readyWhen instead (kro: references unknown identifiers: [%s])", expr, id, self, id, id)
+	}
+	return fmt.Sprintf("%s expression %q references %q: use %s (kro: references unknown identifiers: [%s])", where, expr, id, strings.Join(allowed, ", "), id)
+}
+
+// statusPlainMessage says a status field holds no expression.
+func statusPlainMessage(v any, path string) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("status value %q has no expression: write a ${...} expression that reads a resource, or remove the field (kro: status fields without expressions are not supported: [%s])", s, path)
+	}
+	return fmt.Sprintf("status value %s is not an expression: write a ${...} expression that reads a resource (kro: status fields without expressions are not supported: [%s])", short(valueText(v)), path)
+}
+
+// gvkOf is the group, version and kind of a template.
+func gvkOf(apiVersion, kind string) schema.GroupVersionKind {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	return gv.WithKind(kind)
+}
+
+// short cuts a long value for a message.
+func short(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// valueText names a value read from YAML or JSON, with the value for scalars.
+func valueText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", v)
+	case bool:
+		return fmt.Sprintf("boolean %v", v)
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case nil:
+		return "null"
+	case int64, int:
+		return fmt.Sprintf("integer %d", v)
+	case float64:
+		return fmt.Sprintf("number %v", v)
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// goKind names the kind of a value read from YAML or JSON.
+func goKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case map[string]any:
+		return "map"
+	case []any:
+		return "list"
+	case int64, int, float64:
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,190 @@
+package kro
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+	"github.com/kubernetes-sigs/kro/pkg/graph/crd"
+	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	upstream "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// The ports of k8s.io/apiextensions-apiserver in this package are checked
+// against the code they come from, which only tests link: platc's binary
+// does without its webhook client (and gRPC).
+
+// portCases are instance schemas in SimpleSchema, the fields kro turns
+// into CRDs, from the ordinary to what the API server refuses.
+var portCases = []map[string]any{
+	{"name": "string"},
+	{"name": "string | required=true", "size": "integer | default=3 minimum=1 maximum=9"},
+	{"name": `string | default="a" pattern="^[a-z]+$" maxLength=5`},
+	{"tags": "[]string | uniqueItems=true", "ports": "[]integer | listType=atomic"},
+	{"servers": "[]object | uniqueItems=true"},
+	{"routes": "[]object | listType=map listMapKey=path"},
+	{"ok": `integer | validation="self > 0"`},
+	{"broken": `integer | validation="self >"`},
+	{"mistyped": `integer | validation="self.startsWith('a')"`},
+	{"costly": `[]string | validation="self.all(x, self.all(y, x != y || x == y))"`},
+	{"bounded": `[]string | maxItems=5 validation="self.all(x, self.all(y, x != y || x == y))"`},
+	{"fixed": "string | immutable=true", "nested": map[string]any{"pinned": "integer | immutable=true"}},
+	{"items": "[]map[string]string | immutable=true"},
+	{"low": "integer | default=0 minimum=1"},
+	{"choice": `string | enum="a,b" default="c"`},
+	{"labels": `map[string]string | default={"a":"b"}`},
+	{"obj": "object | default={}"},
+	{"nested": map[string]any{"a": "string | default=\"x\"", "b": "integer | required=true"}},
+	{"quantity": `string | validation="quantity(self).isGreaterThan(quantity('1Mi'))"`},
+}
+
+// portKinds are kinds, groups and versions of instance CRDs, valid and not.
+var portKinds = []struct{ kind, group, version string }{
+	{"Thing", "platform.example.org", "v1alpha1"},
+	{"Thing", "platform", "v1alpha1"},
+	{"Thing", "Platform.Example.org", "v1"},
+	{"L" + strings.Repeat("o", 61) + "g", "platform.example.org", "v1"},
+	{"Thing", strings.Repeat("a", 60) + "." + strings.Repeat("b", 60) + "." + strings.Repeat("c", 60) + "." + strings.Repeat("d", 60) + ".org", "v1"},
+	{"Thing", "platform.example.org", "kro.run/v1"},
+}
+
+// TestValidateCRDMatchesAPIServer checks the port of the API server's
+// validation of a new CRD against ValidateCustomResourceDefinition, on CRDs
+// that kro generates.
+func TestValidateCRDMatchesAPIServer(t *testing.T) {
+	var crds []*extv1.CustomResourceDefinition
+	for _, spec := range portCases {
+		s, err := simpleschema.ToOpenAPISpec(spec, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", spec, err)
+		}
+		crds = append(crds, crd.SynthesizeCRD("platform.example.org", "v1alpha1", "Thing", *s, extv1.JSONSchemaProps{}, true, extv1.NamespaceScoped, &v1alpha1.Schema{Spec: runtime.RawExtension{}}))
+	}
+	for _, k := range portKinds {
+		crds = append(crds, crd.SynthesizeCRD(k.group, k.version, k.kind, extv1.JSONSchemaProps{Type: "object"}, extv1.JSONSchemaProps{}, true, extv1.NamespaceScoped, &v1alpha1.Schema{}))
+	}
+	for _, c := range crds {
+		decoded, err := decodeCRD(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		internal := &apiextensions.CustomResourceDefinition{}
+		if err := extv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(decoded, internal, nil); err != nil {
+			t.Fatal(err)
+		}
+		// The API server sets the stored versions before it validates a
+		// new CRD (its strategy's PrepareForCreate).
+		internal.Status.StoredVersions = []string{internal.Spec.Versions[0].Name}
+		got := errorSet(validateCRD(context.Background(), internal))
+		want := errorSet(upstream.ValidateCustomResourceDefinition(context.Background(), internal))
+		if diff := setDiff(want, got); diff != "" {
+			t.Errorf("CRD %s (spec fields %v):\n%s", c.Name, slices.Sorted(maps.Keys(c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties)), diff)
+		}
+	}
+}
+
+func errorSet[E interface{ Error() string }](errs []E) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range errs {
+		out[e.Error()] = true
+	}
+	return out
+}
+
+func setDiff(want, got map[string]bool) string {
+	var b strings.Builder
+	for _, e := range slices.Sorted(maps.Keys(want)) {
+		if !got[e] {
+			fmt.Fprintf(&b, "  missing: %s\n", e)
+		}
+	}
+	for _, e := range slices.Sorted(maps.Keys(got)) {
+		if !want[e] {
+			fmt.Fprintf(&b, "  extra:   %s\n", e)
+		}
+	}
+	return b.String()
+}
+
+// TestPublishedSchemaMatchesDiscovery checks the port of the API server's
+// OpenAPI v3 schema of a CRD against the API server's builder, resolved as
+// kro's discovery resolver resolves it, for every embedded CRD.
+func TestPublishedSchemaMatchesDiscovery(t *testing.T) {
+	kinds, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gvk, kd := range kinds.byGVK {
+		doc, err := builder.BuildOpenAPIV3(kd.crd, gvk.Version, builder.Options{V2: false})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ref string
+		for name, s := range doc.Components.Schemas {
+			var gvks []map[string]any
+			if s.Extensions.GetObject("x-kubernetes-group-version-kind", &gvks) == nil && len(gvks) > 0 &&
+				gvks[0]["kind"] == gvk.Kind && gvks[0]["version"] == gvk.Version {
+				ref = name
+			}
+		}
+		want, err := resolver.PopulateRefs(func(r string) (*spec.Schema, bool) {
+			s, ok := doc.Components.Schemas[strings.TrimPrefix(r, "#/components/schemas/")]
+			return s, ok
+		}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := kinds.ResolveSchema(gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What kro reads of a schema: the types, fields and extensions;
+		// not the descriptions.
+		if diff := cmp.Diff(shape(want), shape(got)); diff != "" {
+			t.Errorf("%s (-discovery +platc):\n%s", gvk, diff)
+		}
+	}
+}
+
+// shape is a schema as plain data without descriptions and the
+// group-version-kind extension of discovery.
+func shape(s *spec.Schema) any {
+	data, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		panic(err)
+	}
+	var strip func(v any) any
+	strip = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "description")
+			delete(x, "x-kubernetes-group-version-kind")
+			for k, e := range x {
+				x[k] = strip(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = strip(e)
+			}
+		}
+		return v
+	}
+	return strip(v)
+}
