@@ -46,6 +46,12 @@ type Options struct {
 	// for commands that compare or write it. It is read while the spec
 	// compiles, once the spec has named the folder.
 	ScanOutput bool
+	// PrepareOutput, when set, is called with each output folder Compile
+	// considers (the default one at once, and the spec's when it names
+	// another), on another goroutine, before Compile reads it: the CLI
+	// locks the folder there, and completes a write that was interrupted.
+	// Its error is Result.ScanErr.
+	PrepareOutput func(outDir string) error
 }
 
 // Cache is a store of byte strings by key, kept between compilations (the
@@ -117,8 +123,8 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	// is almost always the default one; a spec that names another has
 	// that one read as soon as it is known.
 	scan := &outputScan{}
-	if opts.ScanOutput {
-		scan.first = startScan(fsys, model.DefaultOutDir)
+	if opts.ScanOutput || opts.PrepareOutput != nil {
+		scan.first = startScan(fsys, model.DefaultOutDir, opts)
 		defer func() {
 			r := scan.result()
 			res.Existing, res.ScanErr = r.state, r.err
@@ -128,8 +134,8 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	if loaded == nil {
 		return res
 	}
-	if outDir := model.OutDir(loaded); opts.ScanOutput && outDir != model.DefaultOutDir {
-		scan.other = startScan(fsys, outDir)
+	if outDir := model.OutDir(loaded); scan.first != nil && outDir != model.DefaultOutDir {
+		scan.other = startScan(fsys, outDir, opts)
 	}
 	// The spec as written is compiled while the schema check runs on
 	// another core, into a log of its own: kept if the spec fits the
@@ -266,10 +272,21 @@ func (s *outputScan) result() scanned {
 	return s.done
 }
 
-// startScan reads the output folder dir of fsys on another goroutine.
-func startScan(fsys fs.FS, dir string) <-chan scanned {
+// startScan prepares the output folder dir of fsys and reads it (with
+// Options.ScanOutput), on another goroutine.
+func startScan(fsys fs.FS, dir string, opts Options) <-chan scanned {
 	ch := make(chan scanned, 1)
 	go func() {
+		if opts.PrepareOutput != nil {
+			if err := opts.PrepareOutput(dir); err != nil {
+				ch <- scanned{nil, err}
+				return
+			}
+		}
+		if !opts.ScanOutput {
+			ch <- scanned{}
+			return
+		}
 		st, err := emit.Scan(fsys, dir)
 		ch <- scanned{st, err}
 	}()

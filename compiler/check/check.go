@@ -90,6 +90,8 @@ func (c *checker) platform() {
 	}
 	if msg := repoPathProblem(p.OutDir); msg != "" {
 		c.errorf(&p.Node, "outDir", "%q %s: use a folder inside the repository, such as \"out\"", p.OutDir, msg)
+	} else if msg := c.outDirOverlap(p.OutDir); msg != "" {
+		c.errorf(&p.Node, "outDir", "%q %s: platc rewrites its output folder; use one of its own, such as \"out\"", p.OutDir, msg)
 	}
 	if !slices.Contains([]string{"annotation", "label", "annotation+label"}, p.ResourceTracking) {
 		c.errorf(&p.Node, "resourceTracking", "unknown tracking method %q: use annotation, label or annotation+label, as Argo CD's application.resourceTrackingMethod", p.ResourceTracking)
@@ -205,6 +207,41 @@ func urlProblem(u string) string {
 	return ""
 }
 
+// outDirOverlap says which folder of the repository the output root out
+// shares, or returns "". Git's folder, the spec's, the values folders of
+// clients in this repository and the repo-path modules' folders are
+// inputs: the output root may neither hold one nor be inside one (a module
+// folder inside the output root is reported at the module's path).
+func (c *checker) outDirOverlap(out string) string {
+	for d := out; d != "."; d = path.Dir(d) {
+		if strings.EqualFold(path.Base(d), ".git") {
+			if d == out {
+				return "is a Git folder"
+			}
+			return "is inside the Git folder " + d
+		}
+	}
+	// The spec is the .cue files of one folder.
+	if f := c.spec.Platform.Pos.File; f != "" && path.Dir(f) != "." {
+		if msg := overlap(out, path.Dir(f), "the spec's folder"); msg != "" {
+			return msg
+		}
+	}
+	for _, cl := range c.spec.Clients {
+		if cl.Values.RepoURL == c.spec.Platform.RepoURL && repoPathProblem(cl.Values.Prefix) == "" {
+			if msg := overlap(out, cl.Values.Prefix, "the values folder of client "+cl.Name); msg != "" {
+				return msg
+			}
+		}
+	}
+	for _, m := range c.spec.Modules {
+		if m.Kind == model.KindPath && repoPathProblem(m.Dir) == "" && strings.HasPrefix(out, m.Dir+"/") {
+			return fmt.Sprintf("is inside the folder of module %s (%s)", m.Name, m.Dir)
+		}
+	}
+	return ""
+}
+
 func isURLChar(r rune) bool {
 	switch {
 	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
@@ -214,6 +251,20 @@ func isURLChar(r rune) bool {
 }
 
 func isControl(r rune) bool { return r < ' ' || r == 0x7f || (0x80 <= r && r < 0xa0) }
+
+// overlap says how the folder out shares the folder dir, what: it is dir,
+// holds it or is inside it; or returns "".
+func overlap(out, dir, what string) string {
+	switch {
+	case out == dir:
+		return "is " + what
+	case strings.HasPrefix(dir, out+"/"):
+		return fmt.Sprintf("holds %s (%s)", what, dir)
+	case strings.HasPrefix(out, dir+"/"):
+		return fmt.Sprintf("is inside %s (%s)", what, dir)
+	}
+	return ""
+}
 
 func (c *checker) module(m *model.Module) {
 	c.label(m.Pos, m.Path, m.Name)

@@ -1,12 +1,16 @@
 // Package cli is platc's command line: it parses arguments, runs the
 // compiler on the repository folder, and writes or compares the output. It is
-// the edge of the program, the one place that opens the disk and prints.
+// the edge of the program, the one place that opens the disk and prints. It
+// locks the output folder, completes a write that was interrupted there
+// before anything else (output.go), and turns SIGINT and SIGTERM into a
+// clean end.
 //
 // Exit codes: 0 success; 1 problems found (failed checks, drift, a file in
 // the way); 2 usage or I/O errors.
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -63,6 +67,11 @@ Exit codes: 0 success, 1 problems found (failed checks, drift), 2 usage or I/O e
 // Main runs platc with args (without the program name) and returns the exit
 // code. Output goes to stdout, problems to stderr.
 func Main(args []string, stdout, stderr io.Writer) int {
+	return run(osProcess, args, stdout, stderr)
+}
+
+// run is Main in the process proc.
+func run(proc *process, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return ExitUsage
@@ -70,23 +79,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "render":
-		return runRender(rest, stdout, stderr)
+		return runRender(proc, rest, stdout, stderr)
 	case "check":
-		return runCheck(rest, stdout, stderr)
+		return runCheck(proc, rest, stdout, stderr)
 	case "vet":
-		return runVet(rest, stdout, stderr)
+		return runVet(proc, rest, stdout, stderr)
 	case "schema":
 		return runSchema(rest, stdout, stderr)
 	case "preview":
-		return runPreview(rest, stdout, stderr)
+		return runPreview(proc, rest, stdout, stderr)
 	case "explain":
-		return runExplain(rest, stdout, stderr)
+		return runExplain(proc, rest, stdout, stderr)
 	case "release":
-		return runRelease(rest, stdout, stderr)
+		return runRelease(proc, rest, stdout, stderr)
 	case "diff":
 		return runDiff(rest, stdout, stderr)
 	case "init":
-		return runInit(rest, stdout, stderr)
+		return runInit(proc, rest, stdout, stderr)
 	case "hooks":
 		return runHooks(rest, stdout, stderr)
 	case "version", "-version", "--version":
@@ -101,6 +110,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // common are the flags every compiling command takes.
 type common struct {
+	name        string // the command's
+	proc        *process
 	dir         string
 	specDir     string
 	strict      bool
@@ -128,7 +139,7 @@ func (c clientRepos) Set(v string) error {
 func newFlags(name, usage, summary string, stderr io.Writer) (*flag.FlagSet, *common) {
 	fs := flag.NewFlagSet("platc "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	c := &common{clientRepos: clientRepos{}, specDir: compiler.DefaultSpecDir}
+	c := &common{name: name, clientRepos: clientRepos{}, specDir: compiler.DefaultSpecDir}
 	fs.StringVar(&c.dir, "C", ".", "run in `dir`, the repository root")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platc %s %s\n\n%s\n\nFlags:\n", name, usage, summary)
@@ -195,10 +206,16 @@ type compiled struct {
 	clients []*os.Root // the checkouts of -client-repo
 	opts    compiler.Options
 	res     *compiler.Result
+	out     *outputs // the output roots, locked
+	ctx     context.Context
+	stop    context.CancelFunc // stops listening for interrupts
 }
 
-// close closes the repository and the client checkouts.
+// close releases the output roots' locks, and closes the repository and
+// the client checkouts.
 func (repo *compiled) close() {
+	repo.out.release()
+	repo.stop()
 	repo.root.Close()
 	for _, r := range repo.clients {
 		r.Close()
@@ -207,16 +224,20 @@ func (repo *compiled) close() {
 
 // compile opens the repository and compiles it; with scan, it also reads
 // the output folder (res.Existing), for the commands that compare or write
-// it. It prints the problems and returns nil with an exit code when the
-// command should stop; otherwise the caller closes what it returns.
-func (c *common) compile(stderr io.Writer, scan bool) (*compiled, int) {
+// it, and with hold it holds the output folder's lock until close. Before
+// reading the output folder, it completes a write that was interrupted
+// there. It prints the problems and returns nil with an exit code when
+// the command should stop; otherwise the caller closes what it returns.
+func (c *common) compile(stderr io.Writer, scan, hold bool) (*compiled, int) {
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc: opening the repository: %v\n", err)
 		return nil, ExitUsage
 	}
 	repo := &compiled{root: root}
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: openCache(c.dir)}
+	repo.ctx, repo.stop = c.proc.interrupts()
+	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: stderr, locks: map[string]*emit.Lock{}}
+	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: openCache(c.dir), PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.
@@ -239,6 +260,7 @@ func (c *common) compile(stderr io.Writer, scan bool) (*compiled, int) {
 		repo.opts.CRDs = crds
 	}
 	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
+	repo.out.printNotes()
 	if msg := unknownClients(c.clientRepos, repo.res.Clients); msg != "" && repo.res.Clients != nil {
 		fmt.Fprintf(stderr, "platc: %s\n", msg)
 		repo.close()
@@ -249,8 +271,13 @@ func (c *common) compile(stderr io.Writer, scan bool) (*compiled, int) {
 		repo.close()
 		return nil, ExitProblems
 	}
-	if scan && repo.res.ScanErr != nil {
+	if repo.res.ScanErr != nil {
 		fmt.Fprintf(stderr, "platc: %v\n", repo.res.ScanErr)
+		repo.close()
+		return nil, ExitUsage
+	}
+	repo.out.keepOnly(repo.res.OutDir)
+	if interrupted(repo.ctx, stderr, "nothing was written") {
 		repo.close()
 		return nil, ExitUsage
 	}
@@ -271,35 +298,40 @@ func jsonEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
-func runRender(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("render", "[flags]", "Render checks the spec and writes the output folder. On any problem it writes nothing.", stderr)
+func runRender(proc *process, args []string, stdout, stderr io.Writer) int {
+	fs, c := newFlags("render", "[flags]", `Render checks the spec and writes the output folder. On any problem it writes
+nothing. The write is all or nothing, even when platc is killed: the next platc
+command completes it or undoes it. SIGINT and SIGTERM stop a render cleanly.`, stderr)
 	c.compileFlags(fs)
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
 	}
-	repo, code := c.compile(stderr, true)
+	c.proc = proc
+	repo, code := c.compile(stderr, true, true)
 	if repo == nil {
 		return code
 	}
 	defer repo.close()
 	res := repo.res
 	if conflicts := emit.Conflicts(res.Existing, res.Outputs); len(conflicts) > 0 {
-		for _, p := range conflicts {
-			fmt.Fprintf(stderr, "%s: file exists and was not generated by platc: move it out of %s/, platc does not overwrite it\n", p, res.OutDir)
+		for _, cf := range conflicts {
+			fmt.Fprintf(stderr, "%s: %s: move it out of %s/, platc does not overwrite it\n", cf.Path, cf.Problem, res.OutDir)
 		}
 		return ExitProblems
 	}
-	w, err := emit.Write(repo.root, res.OutDir, res.Existing, res.Outputs)
+	w, err := repo.out.write(res.OutDir, res.Existing, res.Outputs, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "platc: %v\n", err)
-		return ExitUsage
+		return writeFailed(stderr, res.OutDir, err)
 	}
 	fmt.Fprintf(stdout, "platc: %s/: %d files, %d written, %d unchanged, %d removed\n",
 		res.OutDir, len(res.Outputs), len(w.Written), len(w.Unchanged), len(w.Removed))
+	if interrupted(repo.ctx, stderr, res.OutDir+"/ was committed: the render was finished") {
+		return ExitUsage
+	}
 	return ExitOK
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
+func runCheck(proc *process, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("check", "[flags]", `Check renders the spec in memory and compares it with the output folder, for a
 pre-commit hook or CI. It exits 1 when they differ, with a line per file saying
 how (stale, missing, extra, or edited by hand), a summary, and a unified diff
@@ -314,7 +346,8 @@ that point at the files instead of the plain lines.`, stderr)
 		fmt.Fprintf(stderr, "platc check: unknown -format %q: use text or github\n", *format)
 		return ExitUsage
 	}
-	repo, code := c.compile(stderr, true)
+	c.proc = proc
+	repo, code := c.compile(stderr, true, true)
 	if repo == nil {
 		return code
 	}
@@ -357,14 +390,15 @@ that point at the files instead of the plain lines.`, stderr)
 	return ExitProblems
 }
 
-func runVet(args []string, stdout, stderr io.Writer) int {
+func runVet(proc *process, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("vet", "[flags]", "Vet runs every check on the spec and writes nothing. With -tag, it also\nrequires every pinned environment to pin that tag (for CI on a tag push).", stderr)
 	c.compileFlags(fs)
 	tag := fs.String("tag", "", "require every pinned environment to pin `vX.Y.Z`")
 	if _, code, stop := parse(fs, args, 0); stop {
 		return code
 	}
-	repo, code := c.compile(stderr, false)
+	c.proc = proc
+	repo, code := c.compile(stderr, false, false)
 	if repo == nil {
 		return code
 	}
@@ -394,7 +428,7 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-func runPreview(args []string, stdout, stderr io.Writer) int {
+func runPreview(proc *process, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("preview", "[flags] <stack> -client <client> -env <environment>", `Preview evaluates a stack for one client's instance in one environment, offline,
 and prints the Applications kro would create. Values only the cluster knows
 (a primitive's status) are shown as <from the cluster: expression>.`, stderr)
@@ -410,7 +444,8 @@ and prints the Applications kro would create. Values only the cluster knows
 		fs.Usage()
 		return ExitUsage
 	}
-	repo, code := c.compile(stderr, false)
+	c.proc = proc
+	repo, code := c.compile(stderr, false, false)
 	if repo == nil {
 		return code
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/platc/platc/compiler/explain"
 )
 
-func runExplain(args []string, stdout, stderr io.Writer) int {
+func runExplain(proc *process, args []string, stdout, stderr io.Writer) int {
 	fs, c := newFlags("explain", "[flags] <environment>/<application> [values.path]", `Explain shows the layers of Helm values that reach one Application, in Argo CD's
 order (chart defaults, values files, values, valuesObject, parameters: a later
 layer wins), what each sets, and where. With a values path, what each layer
@@ -34,7 +34,8 @@ sets for it and which wins; without, the merged values and the layer of each.`, 
 	if len(positional) == 2 {
 		valuesPath = positional[1]
 	}
-	repo, code := c.compile(stderr, false)
+	c.proc = proc
+	repo, code := c.compile(stderr, false, false)
 	if repo == nil {
 		return code
 	}

@@ -98,7 +98,7 @@ jobs:
 // folder's name for a platform's name.
 var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
 
-func runInit(args []string, stdout, stderr io.Writer) int {
+func runInit(proc *process, args []string, stdout, stderr io.Writer) int {
 	flags, _ := newFlags("init", "[flags] [dir]", `Init starts a platform of your own in dir (default the current folder): a
 minimal spec in sources/ (one chart module, one environment), a Makefile, the
 pre-commit configuration and a CI workflow that runs the drift check, then
@@ -158,7 +158,7 @@ renders out/. It writes nothing when any of its files exists.`, stdout)
 		}
 		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
 	}
-	if code := runRender([]string{"-C", dir}, stdout, stderr); code != ExitOK {
+	if code := runRender(proc, []string{"-C", dir}, stdout, stderr); code != ExitOK {
 		return code
 	}
 	fmt.Fprintf(stdout, "platc: next: set platform.repoURL in %s, commit, and run platc hooks install\n", filepath.Join(dir, "sources", "platform.cue"))

@@ -5,6 +5,10 @@
 //
 // Encoding is pure and deterministic: the same files give the same bytes.
 // Disk access goes through an os.Root, so no path can leave the repository.
+// A write is all or nothing, even when the process is killed: it goes
+// through a journal (journal.go) that Recover completes or undoes, under
+// the output root's lock (LockOutput), which the caller takes: emit does
+// not decide when a command locks, nor handles signals.
 package emit
 
 import (

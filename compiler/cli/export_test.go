@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/platc/platc/compiler/emit"
+)
+
+// Process is, for the tests, what a command takes from its process: the
+// zero value is platc as it runs, and each field set replaces a part.
+type Process struct {
+	// Interrupts replaces the listening for SIGINT and SIGTERM.
+	Interrupts func() (context.Context, context.CancelFunc)
+	// LockWait replaces how long a command waits for a held lock; with
+	// NoLockWait, it does not wait.
+	LockWait   time.Duration
+	NoLockWait bool
+	// LockSleep waits between two tries of a held lock.
+	LockSleep func(time.Duration)
+	// Fault is emit's fault hook.
+	Fault func(emit.Step) error
+}
+
+// MainIn is Main in the process p.
+func MainIn(p Process, args []string, stdout, stderr io.Writer) int {
+	proc := *osProcess
+	if p.Interrupts != nil {
+		proc.interrupts = p.Interrupts
+	}
+	if p.LockWait != 0 || p.NoLockWait {
+		proc.lockWait = p.LockWait
+	}
+	proc.lockSleep, proc.fault = p.LockSleep, p.Fault
+	return run(&proc, args, stdout, stderr)
+}
+
+// NotifyInterrupts is how platc listens for SIGINT and SIGTERM.
+func NotifyInterrupts() (context.Context, context.CancelFunc) { return notifyInterrupts() }

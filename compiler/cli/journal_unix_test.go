@@ -1,0 +1,143 @@
+//go:build unix
+
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/platc/platc/compiler/cli"
+	"github.com/platc/platc/compiler/emit"
+)
+
+// child runs platc in a child process (this test binary, again) on dir,
+// which kills itself with sig at the k-th step of the write.
+func child(t *testing.T, dir string, k int, sig string, args ...string) (exit *exec.ExitError, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPlatcChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "PLATC_CHILD_AT="+strconv.Itoa(k), "PLATC_CHILD_SIGNAL="+sig, "PLATC_CHILD_ARGS="+strings.Join(append(args, "-C", dir), "\x1f"))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if !errors.As(err, &exit) {
+		t.Fatalf("the child: %v, want it to exit non-zero\nstdout:\n%s\nstderr:\n%s", err, out.String(), errOut.String())
+	}
+	return exit, out.String(), errOut.String()
+}
+
+// TestPlatcChild is the child of child: it runs platc as PLATC_CHILD_ARGS
+// says and, at the step PLATC_CHILD_AT, sends itself SIGKILL, or SIGTERM
+// (and waits for platc to have seen it).
+func TestPlatcChild(t *testing.T) {
+	at := os.Getenv("PLATC_CHILD_AT")
+	if at == "" {
+		t.Skip("the child of the signal tests")
+	}
+	k, err := strconv.Atoi(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ctx context.Context
+	var calls atomic.Int64
+	p := cli.Process{
+		Interrupts: func() (context.Context, context.CancelFunc) {
+			c, stop := cli.NotifyInterrupts()
+			ctx = c
+			return c, stop
+		},
+		Fault: func(emit.Step) error {
+			if calls.Add(1)-1 != int64(k) {
+				return nil
+			}
+			if os.Getenv("PLATC_CHILD_SIGNAL") == "KILL" {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {} // the signal is on its way
+			}
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			<-ctx.Done()
+			return nil
+		},
+	}
+	os.Exit(cli.MainIn(p, strings.Split(os.Getenv("PLATC_CHILD_ARGS"), "\x1f"), os.Stdout, os.Stderr))
+}
+
+// TestRenderKilledAtEveryStep SIGKILLs a render at each step of its write;
+// the next platc command (check) completes or undoes the write first and
+// says so, and the repository is exactly the old one or the new one.
+func TestRenderKilledAtEveryStep(t *testing.T) {
+	dir := rendered(t)
+	steps, before, after := renderSteps(t, dir, "render")
+	for k, step := range steps {
+		t.Run(fmt.Sprintf("%d-%s", k, step.Kind), func(t *testing.T) {
+			d := copyRepo(t, dir)
+			exit, _, stderr := child(t, d, k, "KILL", "render")
+			if ws := exit.Sys().(syscall.WaitStatus); ws.Signal() != syscall.SIGKILL {
+				t.Fatalf("the child was not killed: %v\n%s", exit, stderr)
+			}
+			code, _, stderr := platc(t, "check", "-C", d)
+			first, _, _ := strings.Cut(stderr, "\n")
+			switch {
+			case step.Kind == emit.StepJournal:
+				// Killed before it wrote anything.
+				if code != cli.ExitProblems || strings.Contains(stderr, "interrupted") {
+					t.Errorf("check: exit %d, stderr:\n%s", code, stderr)
+				}
+				assertSame(t, before, tree(t, d), "old")
+			case beforeCommit(step.Kind):
+				if code != cli.ExitProblems || !strings.HasPrefix(first, "platc: out/: undid a write that was interrupted before its commit point (") {
+					t.Errorf("check: exit %d, stderr:\n%s", code, stderr)
+				}
+				assertSame(t, before, tree(t, d), "old")
+			default:
+				want := "platc: out/: completed a write that was interrupted after its commit point: 2 files written, 2 removed\n"
+				if code != cli.ExitOK || stderr != want {
+					t.Errorf("check: exit %d, stderr %q, want %q", code, stderr, want)
+				}
+				assertSame(t, after, tree(t, d), "new")
+			}
+		})
+	}
+}
+
+// TestRenderTerminatedAtEachKindOfStep sends SIGTERM to a render at the
+// first step of each kind: before the commit point it undoes what it
+// staged and says so, after it finishes; both exit 2.
+func TestRenderTerminatedAtEachKindOfStep(t *testing.T) {
+	dir := rendered(t)
+	steps, before, after := renderSteps(t, dir, "render")
+	for k, step := range steps {
+		if k > 0 && steps[k-1].Kind == step.Kind {
+			continue
+		}
+		t.Run(fmt.Sprintf("%d-%s", k, step.Kind), func(t *testing.T) {
+			d := copyRepo(t, dir)
+			exit, stdout, stderr := child(t, d, k, "TERM", "render")
+			if exit.ExitCode() != cli.ExitUsage {
+				t.Errorf("exit %v, want %d", exit, cli.ExitUsage)
+			}
+			if beforeCommit(step.Kind) {
+				if want := "platc: interrupted: nothing was written, out/ is as it was\n"; stdout != "" || stderr != want {
+					t.Errorf("stdout %q, stderr %q, want %q", stdout, stderr, want)
+				}
+				assertSame(t, before, tree(t, d), "old")
+				return
+			}
+			if want := "platc: out/: 4 files, 2 written, 2 unchanged, 2 removed\n"; stdout != want {
+				t.Errorf("stdout %q, want %q", stdout, want)
+			}
+			if want := "platc: interrupted: out/ was committed: the render was finished\n"; stderr != want {
+				t.Errorf("stderr %q, want %q", stderr, want)
+			}
+			assertSame(t, after, tree(t, d), "new")
+		})
+	}
+}

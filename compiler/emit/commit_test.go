@@ -1,0 +1,692 @@
+package emit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A scenario is a repository before a render (old) and the render to
+// write into it: files that stay, change, appear in new folders and go
+// (one leaving its folder empty), beside files platc does not own, and a
+// spec file a release edits.
+type scenario struct {
+	old  map[string]string
+	outs []Output
+	also []Output
+}
+
+// foreignFiles are the files of the scenario platc does not own: no write
+// or recovery may change them.
+var foreignFiles = map[string]string{
+	"README.md":           "the repository\n",
+	".git/config":         "[core]\n",
+	"sources/notes.txt":   "notes\n",
+	"out/README.md":       "someone's notes in the output folder\n",
+	"out/foreign.yaml":    "kind: ConfigMap # written by hand\n",
+	"out/mixed/notes.txt": "a foreign file beside a stale one\n",
+}
+
+func newScenario() scenario {
+	old := map[string]string{
+		"sources/platform.cue":              "package platform\nrevision: \"v1.0.0\"\n",
+		"out/keep.yaml":                     gen("keep\n"),
+		"out/change.yaml":                   gen("old\n"),
+		"out/deploy/clusters/dev/apps.yaml": gen("dev apps, old\n"),
+		"out/stale/group/apps.yaml":         gen("a removed group\n"),
+		"out/mixed/old.yaml":                gen("stale beside a foreign file\n"),
+	}
+	for p, data := range foreignFiles {
+		old[p] = data
+	}
+	return scenario{
+		old: old,
+		outs: []Output{
+			{Path: "out/change.yaml", Data: []byte(gen("new\n"))},
+			{Path: "out/deploy/clusters/dev/apps.yaml", Data: []byte(gen("dev apps, new\n"))},
+			{Path: "out/deploy/clusters/prod/apps.yaml", Data: []byte(gen("prod apps\n"))},
+			{Path: "out/keep.yaml", Data: []byte(gen("keep\n"))},
+			{Path: "out/stacks/a/b.yaml", Data: []byte(gen("in two new folders\n"))},
+		},
+		also: []Output{{Path: "sources/platform.cue", Data: []byte("package platform\nrevision: \"v1.1.0\"\n")}},
+	}
+}
+
+// setUp writes the scenario's old repository into a new folder.
+func (s scenario) setUp(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	makeTree(t, dir, s.old)
+	return dir
+}
+
+// write writes the scenario's render into the repository at dir, as the
+// CLI does: with the spec edit, after a scan.
+func (s scenario) write(t testing.TB, dir string, opts Options) (*Result, error) {
+	t.Helper()
+	root := openRoot(t, dir)
+	opts.Also = s.also
+	return Write(root, "out", scan(t, root), s.outs, opts)
+}
+
+// want returns the repository before and after the scenario's write, made
+// by a write that nothing disturbs.
+func (s scenario) want(t testing.TB) (before, after map[string]string) {
+	t.Helper()
+	dir := s.setUp(t)
+	before = tree(t, dir)
+	if _, err := s.write(t, dir, Options{}); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	after = tree(t, dir)
+	for _, o := range s.also {
+		if after[o.Path] != string(o.Data) {
+			t.Fatalf("%s was not edited", o.Path)
+		}
+	}
+	return before, after
+}
+
+// steps returns the steps of the scenario's write, in the order of the
+// calls of the fault hook (the staged writes and renames run in
+// parallel: their order among themselves varies, not the phases).
+func (s scenario) steps(t testing.TB) []Step {
+	t.Helper()
+	var mu sync.Mutex
+	var steps []Step
+	dir := s.setUp(t)
+	_, err := s.write(t, dir, Options{Fault: func(st Step) error {
+		mu.Lock()
+		defer mu.Unlock()
+		steps = append(steps, st)
+		return nil
+	}})
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	return steps
+}
+
+// beforeCommit reports whether a write stopped at a step of this kind,
+// before the step, has not reached its commit point.
+func beforeCommit(k StepKind) bool { return k <= StepCommit }
+
+// recoverFresh recovers the repository at dir as a new process would.
+func recoverFresh(t testing.TB, dir string, opts RecoverOptions) (Recovery, error) {
+	t.Helper()
+	return Recover(openRoot(t, dir), "out", opts)
+}
+
+// assertTree requires dir to hold exactly want, and says which state it
+// should have been.
+func assertTree(t testing.TB, dir string, want map[string]string, which string) {
+	t.Helper()
+	if diff := cmp.Diff(want, tree(t, dir)); diff != "" {
+		t.Errorf("the repository is not exactly the %s one (-want +got):\n%s", which, diff)
+	}
+}
+
+func TestWriteWithTheJournal(t *testing.T) {
+	s := newScenario()
+	dir := s.setUp(t)
+	res, err := s.write(t, dir, Options{})
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	wantRes := &Result{
+		Written:   []string{"out/change.yaml", "out/deploy/clusters/dev/apps.yaml", "out/deploy/clusters/prod/apps.yaml", "out/stacks/a/b.yaml"},
+		Unchanged: []string{"out/keep.yaml"},
+		Removed:   []string{"out/mixed/old.yaml", "out/stale/group/apps.yaml"},
+	}
+	if diff := cmp.Diff(wantRes, res); diff != "" {
+		t.Errorf("Result (-want +got):\n%s", diff)
+	}
+	want := map[string]string{
+		"out/":                               "",
+		"out/keep.yaml":                      gen("keep\n"),
+		"out/change.yaml":                    gen("new\n"),
+		"out/deploy/":                        "",
+		"out/deploy/clusters/":               "",
+		"out/deploy/clusters/dev/":           "",
+		"out/deploy/clusters/dev/apps.yaml":  gen("dev apps, new\n"),
+		"out/deploy/clusters/prod/":          "",
+		"out/deploy/clusters/prod/apps.yaml": gen("prod apps\n"),
+		"out/stacks/":                        "",
+		"out/stacks/a/":                      "",
+		"out/stacks/a/b.yaml":                gen("in two new folders\n"),
+		"out/mixed/":                         "",
+		"sources/":                           "",
+		"sources/platform.cue":               "package platform\nrevision: \"v1.1.0\"\n",
+		".git/":                              "",
+	}
+	for p, data := range foreignFiles {
+		want[p] = data
+	}
+	assertTree(t, dir, want, "new")
+}
+
+func TestWriteStepsInOrder(t *testing.T) {
+	var kinds []string
+	for _, st := range newScenario().steps(t) {
+		if n := len(kinds); n == 0 || kinds[n-1] != st.Kind.String() {
+			kinds = append(kinds, st.Kind.String())
+		}
+	}
+	want := []string{"journal", "mkdir", "stage", "commit", "rename", "remove", "remove-folder", "remove", "remove-folder", "done"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("phases of a write (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriteOfNothingWritesNoJournal(t *testing.T) {
+	s := newScenario()
+	dir := s.setUp(t)
+	if _, err := s.write(t, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	root := openRoot(t, dir)
+	var steps []Step
+	res, err := Write(root, "out", scan(t, root), s.outs, Options{Fault: func(st Step) error {
+		steps = append(steps, st)
+		return nil
+	}})
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if len(res.Written) != 0 || len(res.Removed) != 0 || len(steps) != 0 {
+		t.Errorf("an up-to-date write wrote %v, removed %v, took the steps %v: want none", res.Written, res.Removed, steps)
+	}
+}
+
+var errFault = errors.New("injected fault")
+
+// TestWriteFailsAtEveryStep fails each step of a write in turn: a failure
+// before the commit point leaves the repository exactly as it was, with
+// nothing staged and no journal; after it, the journal stays and a
+// recovery completes the write.
+func TestWriteFailsAtEveryStep(t *testing.T) {
+	s := newScenario()
+	before, after := s.want(t)
+	for k, step := range s.steps(t) {
+		t.Run(fmt.Sprintf("%d-%s", k, step.Kind), func(t *testing.T) {
+			dir := s.setUp(t)
+			var calls atomic.Int64
+			var failed Step
+			_, err := s.write(t, dir, Options{Fault: func(st Step) error {
+				if calls.Add(1)-1 == int64(k) {
+					failed = st
+					return errFault
+				}
+				return nil
+			}})
+			if !errors.Is(err, errFault) {
+				t.Fatalf("Write error = %v, want the injected fault", err)
+			}
+			if beforeCommit(failed.Kind) {
+				assertTree(t, dir, before, "old")
+				return
+			}
+			if !strings.Contains(err.Error(), "out/ is committed but not complete; fix that, and the next platc command completes it") {
+				t.Errorf("Write error = %q, want it to say that the write is committed", err)
+			}
+			rec, err := recoverFresh(t, dir, RecoverOptions{})
+			if err != nil || rec.Kind != Completed {
+				t.Fatalf("Recover = %v, %v, want it completed", rec, err)
+			}
+			assertTree(t, dir, after, "new")
+		})
+	}
+}
+
+// errKilled is the panic of a write killed at a step.
+var errKilled = errors.New("killed")
+
+// killAt returns a fault hook that kills the process at its k-th call: it
+// panics there and at every later call (of other goroutines), so that
+// nothing is done after, and nothing undone.
+func killAt(k int) (hook func(Step) error, killed func() (Step, bool)) {
+	var calls atomic.Int64
+	var mu sync.Mutex
+	var at Step
+	var dead bool
+	hook = func(st Step) error {
+		mu.Lock()
+		if calls.Add(1)-1 == int64(k) {
+			at, dead = st, true
+		}
+		isDead := dead
+		mu.Unlock()
+		if isDead {
+			panic(errKilled)
+		}
+		return nil
+	}
+	return hook, func() (Step, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return at, dead
+	}
+}
+
+// writeKilled runs the scenario's write in dir with the hook, which kills
+// it; it requires the write to have died.
+func writeKilled(t testing.TB, s scenario, dir string, hook func(Step) error) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("the write was not killed")
+		}
+	}()
+	s.write(t, dir, Options{Fault: hook})
+}
+
+// TestWriteKilledAtEveryStep kills a write at each step in turn (the
+// process dies there: nothing after the step happens, nothing is
+// cleaned), then recovers the repository as the next platc would, and
+// requires it to be exactly the old one (killed before the commit point)
+// or exactly the new one (after), with no staged file or journal left.
+// It also kills recoveries at each of their steps and recovers again.
+func TestWriteKilledAtEveryStep(t *testing.T) {
+	s := newScenario()
+	before, after := s.want(t)
+	steps := s.steps(t)
+	for k := range steps {
+		// A recovery is killed at each of its steps after the first kill
+		// at each kind of step of the write.
+		killRecovery := k == 0 || steps[k-1].Kind != steps[k].Kind
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			dir := s.setUp(t)
+			hook, killed := killAt(k)
+			writeKilled(t, s, dir, hook)
+			at, _ := killed()
+			want, which, kind := after, "new", Completed
+			if beforeCommit(at.Kind) {
+				want, which, kind = before, "old", Undone
+				if at.Kind == StepJournal {
+					kind = NoJournal
+				}
+			}
+			crashed := tree(t, dir)
+			rec, err := recoverFresh(t, dir, RecoverOptions{})
+			if err != nil {
+				t.Fatalf("Recover after a kill at %v: %v", at, err)
+			}
+			if rec.Kind != kind {
+				t.Errorf("Recover after a kill at %v: %v, want kind %d", at, rec, kind)
+			}
+			assertTree(t, dir, want, which)
+			if !killRecovery {
+				return
+			}
+
+			// The recovery killed at each of its steps, and recovered
+			// again.
+			var recoverySteps int
+			dir2 := t.TempDir()
+			makeFlatTree(t, dir2, crashed)
+			recoverFresh(t, dir2, RecoverOptions{Fault: func(Step) error { recoverySteps++; return nil }})
+			for m := range recoverySteps {
+				dir3 := t.TempDir()
+				makeFlatTree(t, dir3, crashed)
+				hook, _ := killAt(m)
+				func() {
+					defer func() { recover() }()
+					recoverFresh(t, dir3, RecoverOptions{Fault: hook})
+				}()
+				if _, err := recoverFresh(t, dir3, RecoverOptions{}); err != nil {
+					t.Fatalf("Recover after a recovery killed at its step %d: %v", m, err)
+				}
+				assertTree(t, dir3, want, which)
+			}
+		})
+	}
+}
+
+// makeFlatTree writes a tree as tree returns it (folders as paths with a
+// trailing slash) into dir.
+func makeFlatTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, data := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWriteInterruptedAtEveryStep interrupts a write (SIGINT, SIGTERM) at
+// each step: before the commit point it undoes what it did and says so;
+// after, it finishes.
+func TestWriteInterruptedAtEveryStep(t *testing.T) {
+	s := newScenario()
+	before, after := s.want(t)
+	for k := range s.steps(t) {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			dir := s.setUp(t)
+			interrupt := make(chan struct{})
+			var calls atomic.Int64
+			var once sync.Once
+			var at Step
+			_, err := s.write(t, dir, Options{Interrupt: interrupt, Fault: func(st Step) error {
+				if calls.Add(1)-1 == int64(k) {
+					once.Do(func() { at = st; close(interrupt) })
+				}
+				return nil
+			}})
+			if beforeCommit(at.Kind) {
+				if !errors.Is(err, ErrInterrupted) {
+					t.Fatalf("Write interrupted at %v: error %v, want ErrInterrupted", at, err)
+				}
+				assertTree(t, dir, before, "old")
+				return
+			}
+			if err != nil {
+				t.Fatalf("Write interrupted at %v, after the commit point: %v, want it finished", at, err)
+			}
+			assertTree(t, dir, after, "new")
+		})
+	}
+}
+
+func TestWriteUndoesAFailedStagingIntoANewOutputRoot(t *testing.T) {
+	dir := t.TempDir()
+	makeTree(t, dir, map[string]string{"sources/platform.cue": "package platform\n"})
+	root := openRoot(t, dir)
+	outs := []Output{{Path: "out/a/b.yaml", Data: []byte(gen("b\n"))}, {Path: "out/c.yaml", Data: []byte(gen("c\n"))}}
+	_, err := Write(root, "out", scan(t, root), outs, Options{Fault: func(st Step) error {
+		if st.Kind == StepStage && st.Path == "out/.c.yaml.platc-tmp" {
+			return errFault
+		}
+		return nil
+	}})
+	if !errors.Is(err, errFault) {
+		t.Fatalf("Write error = %v, want the fault", err)
+	}
+	// The output root itself stays, empty: there is no folder to find the
+	// journal in before it.
+	assertTree(t, dir, map[string]string{"out/": "", "sources/": "", "sources/platform.cue": "package platform\n"}, "old")
+}
+
+func TestRecoverCompletesARenameThatFailed(t *testing.T) {
+	s := newScenario()
+	_, after := s.want(t)
+	dir := s.setUp(t)
+	// A rename fails after the commit point (an immutable file, say): the
+	// write stops with its journal, and every later recovery tries again
+	// until the cause is gone.
+	failing := true
+	fault := func(st Step) error {
+		if failing && st.Kind == StepRename && st.Path == "out/change.yaml" {
+			return errFault
+		}
+		return nil
+	}
+	if _, err := s.write(t, dir, Options{Fault: fault}); !errors.Is(err, errFault) {
+		t.Fatalf("Write error = %v, want the fault", err)
+	}
+	if _, err := recoverFresh(t, dir, RecoverOptions{Fault: fault}); !errors.Is(err, errFault) {
+		t.Fatalf("Recover error = %v, want the fault again", err)
+	}
+	failing = false
+	rec, err := recoverFresh(t, dir, RecoverOptions{Fault: fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "out/: completed a write that was interrupted after its commit point: 4 files written, 2 removed, 1 spec files edited"
+	if rec.String() != want {
+		t.Errorf("Recovery = %q, want %q", rec, want)
+	}
+	assertTree(t, dir, after, "new")
+}
+
+// stageOnly runs the scenario's write up to its commit point, and kills
+// it there: the journal's intent and every staged file are on disk.
+func stageOnly(t *testing.T, s scenario, dir string) {
+	t.Helper()
+	hook := func(st Step) error {
+		if st.Kind == StepCommit {
+			panic(errKilled)
+		}
+		return nil
+	}
+	writeKilled(t, s, dir, hook)
+}
+
+// commitOnly runs the scenario's write through its commit point, and kills
+// it before the first rename.
+func commitOnly(t *testing.T, s scenario, dir string) {
+	t.Helper()
+	hook := func(st Step) error {
+		if st.Kind == StepRename {
+			panic(errKilled)
+		}
+		return nil
+	}
+	writeKilled(t, s, dir, hook)
+}
+
+func TestRecoverUndoesAWriteBeforeItsCommitPoint(t *testing.T) {
+	s := newScenario()
+	before, _ := s.want(t)
+	dir := s.setUp(t)
+	stageOnly(t, s, dir)
+	rec, err := recoverFresh(t, dir, RecoverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "out/: undid a write that was interrupted before its commit point (5 staged files removed): the files are as they were"
+	if rec.String() != want {
+		t.Errorf("Recovery = %q, want %q", rec, want)
+	}
+	assertTree(t, dir, before, "old")
+	if rec, err := recoverFresh(t, dir, RecoverOptions{}); rec.Kind != NoJournal || err != nil || rec.String() != "" {
+		t.Errorf("a second Recover = %v, %v, want nothing to do", rec, err)
+	}
+}
+
+func TestRecoverAbandonsACommittedWriteWithAStagedFileMissing(t *testing.T) {
+	s := newScenario()
+	before, _ := s.want(t)
+	dir := s.setUp(t)
+	commitOnly(t, s, dir)
+	if err := os.Remove(filepath.Join(dir, "out", ".change.yaml.platc-tmp")); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recoverFresh(t, dir, RecoverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "out/: could not complete a write that was interrupted after its commit point (out/change.yaml: its staged file is missing): removed its 4 staged files; run platc render"
+	if rec.String() != want {
+		t.Errorf("Recovery = %q, want %q", rec, want)
+	}
+	// Nothing was renamed yet: the files are the old ones.
+	assertTree(t, dir, before, "old")
+}
+
+func TestRecoverNeverWritesOverAFileItDidNotGenerate(t *testing.T) {
+	s := newScenario()
+	before, _ := s.want(t)
+	dir := s.setUp(t)
+	commitOnly(t, s, dir)
+	// Someone put a file of their own where the render goes.
+	mine := "mine, not platc's\n"
+	if err := os.WriteFile(filepath.Join(dir, "out", "change.yaml"), []byte(mine), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recoverFresh(t, dir, RecoverOptions{})
+	if err != nil || rec.Kind != Abandoned || !strings.Contains(rec.String(), "out/change.yaml: a file platc did not generate is in the way") {
+		t.Fatalf("Recover = %q, %v, want it abandoned for the file in the way", rec, err)
+	}
+	before["out/change.yaml"] = mine
+	assertTree(t, dir, before, "old")
+}
+
+func TestRecoverDiscardsAnUnreadableJournal(t *testing.T) {
+	s := newScenario()
+	before, _ := s.want(t)
+	for name, journal := range map[string]func(valid []byte) []byte{
+		"garbage": func([]byte) []byte { return []byte("\x00\xff not a journal\n") },
+		"empty":   func([]byte) []byte { return nil },
+		"tampered": func(valid []byte) []byte {
+			return []byte(strings.Replace(string(valid), "change.yaml", "chance.yaml", 1))
+		},
+		"foreign root": func(valid []byte) []byte {
+			return []byte(strings.Replace(string(valid), `root "out"`, `root "sources"`, 1))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := s.setUp(t)
+			commitOnly(t, s, dir)
+			jpath := filepath.Join(dir, "out", JournalName)
+			valid, err := os.ReadFile(jpath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(jpath, journal(valid), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := recoverFresh(t, dir, RecoverOptions{})
+			if err != nil || rec.Kind != Discarded {
+				t.Fatalf("Recover = %q, %v, want the journal discarded", rec, err)
+			}
+			if !strings.Contains(rec.String(), "out/: removed a journal platc could not read (") || !strings.HasSuffix(rec.String(), ") and 4 staged files; the other files are as they are: run platc check") {
+				t.Errorf("Recovery = %q", rec)
+			}
+			// The staged spec edit is outside the output root: an
+			// unreadable journal does not say where it is.
+			want := merged(before, map[string]string{"sources/.platform.cue.platc-tmp": string(s.also[0].Data)})
+			assertTree(t, dir, want, "old")
+		})
+	}
+}
+
+// merged returns a merged with b.
+func merged(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func TestJournalRoundTrip(t *testing.T) {
+	j := &journal{
+		root:    "out",
+		mkdirs:  []string{"out/a", "out/a/b c"},
+		writes:  []entry{newEntry("out/a/b c/x.yaml", []byte("x")), newEntry("out/\"quoted\"\n.yaml", []byte("y"))},
+		edits:   []entry{newEntry("sources/platform.cue", []byte("z"))},
+		removes: []string{"out/old.yaml", "out/.left-by-an-old-platc.yaml.platc-tmp"},
+	}
+	intent := j.intent()
+	for _, committed := range []bool{false, true} {
+		data := intent
+		if committed {
+			data = append(append([]byte(nil), intent...), commitRecord(intent)...)
+		}
+		got, gotCommitted, err := parseJournal(data, "out")
+		if err != nil {
+			t.Fatalf("parseJournal: %v\n%s", err, data)
+		}
+		if gotCommitted != committed {
+			t.Errorf("committed = %v, want %v", gotCommitted, committed)
+		}
+		want := *j
+		for _, es := range []*[]entry{&want.writes, &want.edits} {
+			*es = append([]entry(nil), *es...)
+			for i := range *es {
+				(*es)[i].data = nil
+			}
+		}
+		if diff := cmp.Diff(&want, got, cmp.AllowUnexported(journal{}, entry{})); diff != "" {
+			t.Errorf("parseJournal (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestParseJournalRefuses(t *testing.T) {
+	d := fullDigest([]byte("x"))
+	head := journalMagic + "\nroot \"out\"\n"
+	for name, body := range map[string]string{
+		"a write outside the output root": `write "sources/x.yaml" ` + d,
+		"a write that escapes":            `write "out/../../etc/passwd" ` + d,
+		"an absolute write":               `write "/etc/passwd" ` + d,
+		"an edit inside the output root":  `edit "out/x.cue" ` + d,
+		"an edit of a file not .cue":      `edit "README.md" ` + d,
+		"a remove outside":                `remove "sources/platform.cue"`,
+		"a remove of the lock's file":     `remove "out/.platc-lock"`,
+		"a write of the journal":          `write "out/.platc-journal" ` + d,
+		"a write of a staged file":        `write "out/.x.yaml.platc-tmp" ` + d,
+		"a mkdir outside":                 `mkdir "sources/x"`,
+		"a mkdir of the output root":      `mkdir "out"`,
+		"a path twice":                    `write "out/x.yaml" ` + d + "\nremove \"out/x.yaml\"",
+		"a short digest":                  `write "out/x.yaml" abc`,
+		"an unknown line":                 `chmod "out/x.yaml"`,
+		"an unquoted path":                `remove out/x.yaml`,
+		"a backslash":                     `remove "out\\x.yaml"`,
+		"a NUL":                           `remove "out/x\x00.yaml"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			intent := []byte(head + body + "\n")
+			data := append(intent, commitRecord(intent)...)
+			if _, _, err := parseJournal(data, "out"); err == nil {
+				t.Errorf("parseJournal accepted\n%s", data)
+			}
+		})
+	}
+	valid := []byte(head + `remove "out/x.yaml"` + "\n")
+	for name, data := range map[string][]byte{
+		"a torn line":            valid[:len(valid)-3],
+		"a line after a commit":  append(append(append([]byte(nil), valid...), commitRecord(valid)...), "remove \"out/y.yaml\"\n"...),
+		"a wrong commit":         append(append([]byte(nil), valid...), commitRecord([]byte("other"))...),
+		"another root":           []byte(journalMagic + "\nroot \"build\"\n"),
+		"another version":        []byte("platc journal 2\nroot \"out\"\n"),
+		"a torn commit":          append(append([]byte(nil), valid...), commitRecord(valid)[:20]...),
+		"a commit without a cut": append(append([]byte(nil), valid...), strings.TrimSuffix(string(commitRecord(valid)), "\n")...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, _, err := parseJournal(data, "out"); err == nil {
+				t.Errorf("parseJournal accepted\n%s", data)
+			}
+		})
+	}
+}
+
+func TestScanSkipsPlatcOwnFiles(t *testing.T) {
+	dir := t.TempDir()
+	makeTree(t, dir, map[string]string{
+		"out/" + JournalName:        "platc journal 1\n",
+		"out/" + LockName:           "1 platc render\n",
+		"out/a.yaml":                gen("a\n"),
+		"out/sub/" + LockName:       "not at the root: a foreign file\n",
+		"out/sub/.b.yaml.platc-tmp": gen("an old platc's staged file\n"),
+	})
+	st := scan(t, openRoot(t, dir))
+	want := &State{
+		Generated: map[string][]byte{"out/a.yaml": []byte(gen("a\n")), "out/sub/.b.yaml.platc-tmp": []byte(gen("an old platc's staged file\n"))},
+		Foreign:   []string{"out/sub/" + LockName},
+		Folders:   map[string]bool{"out": true, "out/sub": true},
+	}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("Scan (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,254 @@
+package emit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// The journal is how a write of the output root survives being killed. A
+// write records its intent in it before it touches anything (the folders it
+// will make, the files it will stage beside their targets and the digests
+// of their bytes, the generated files it will remove), stages every file,
+// and then appends a commit record: the commit point. Only then does it
+// rename the staged files into place and remove the stale ones, and it
+// removes the journal last. Whoever finds a journal later (a platc killed
+// at any point leaves one) completes the write when the journal is
+// committed and every staged file is there, and otherwise undoes it, which
+// is possible because nothing was renamed before the commit point.
+//
+// The journal is text, a line per entry, paths quoted as Go strings:
+//
+//	platc journal 1
+//	root "out"
+//	mkdir "out/deploy/clusters/dev"
+//	write "out/deploy/clusters/dev/apps.yaml" <sha256 of the new bytes>
+//	edit "sources/platform.cue" <sha256 of the new bytes>
+//	remove "out/stacks/old.yaml"
+//	commit <sha256 of every line before>
+//
+// write entries are files of the output root, staged as
+// ".<name>.platc-tmp" beside their targets; edit entries are the spec files
+// a release edits, outside the output root, staged the same way; mkdir
+// entries are folders the write creates, parents first.
+
+// JournalName is the journal's name in the output root.
+const JournalName = ".platc-journal"
+
+const (
+	journalMagic = "platc journal 1"
+	stagedSuffix = ".platc-tmp"
+)
+
+// journal is a write's intent.
+type journal struct {
+	root    string   // the output root
+	mkdirs  []string // folders to make, parents first
+	writes  []entry  // files of the output root
+	edits   []entry  // files outside it (release's spec edits)
+	removes []string // stale generated files
+}
+
+// entry is a file to stage and rename into place.
+type entry struct {
+	path   string
+	digest string // hex SHA-256 of data
+	data   []byte // nil when read back from a journal
+}
+
+func newEntry(p string, data []byte) entry {
+	return entry{path: p, digest: fullDigest(data), data: data}
+}
+
+func fullDigest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// staged are the files the journal stages, output files first.
+func (j *journal) staged() []entry {
+	return append(append([]entry(nil), j.writes...), j.edits...)
+}
+
+func (j *journal) empty() bool {
+	return len(j.writes) == 0 && len(j.edits) == 0 && len(j.removes) == 0
+}
+
+// stagedName is where the file p is staged: beside it, hidden.
+func stagedName(p string) string {
+	dir, name := path.Split(p)
+	return dir + "." + name + stagedSuffix
+}
+
+// isStagedName reports whether the base name of p is one a staged file has.
+func isStagedName(p string) bool {
+	name := path.Base(p)
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, stagedSuffix) && len(name) > 1+len(stagedSuffix)
+}
+
+// intent is the journal without its commit record.
+func (j *journal) intent() []byte {
+	var b bytes.Buffer
+	b.WriteString(journalMagic + "\n")
+	fmt.Fprintf(&b, "root %s\n", strconv.Quote(j.root))
+	for _, d := range j.mkdirs {
+		fmt.Fprintf(&b, "mkdir %s\n", strconv.Quote(d))
+	}
+	for _, e := range j.writes {
+		fmt.Fprintf(&b, "write %s %s\n", strconv.Quote(e.path), e.digest)
+	}
+	for _, e := range j.edits {
+		fmt.Fprintf(&b, "edit %s %s\n", strconv.Quote(e.path), e.digest)
+	}
+	for _, p := range j.removes {
+		fmt.Fprintf(&b, "remove %s\n", strconv.Quote(p))
+	}
+	return b.Bytes()
+}
+
+// commitRecord is the line that commits the journal whose intent is intent.
+func commitRecord(intent []byte) []byte {
+	return []byte("commit " + fullDigest(intent) + "\n")
+}
+
+// parseJournal reads a journal of the output root outDir. committed says
+// whether its commit record is there and matches what it commits. Its
+// error says why the journal cannot be read: torn, or not what platc
+// writes. It refuses anything a write of outDir does not write: an
+// unknown line, a path outside its place (a write, mkdir or remove outside
+// the output root, an edit inside it or of a file that is not a .cue
+// file), a path twice, or platc's own files as targets.
+func parseJournal(data []byte, outDir string) (j *journal, committed bool, err error) {
+	j = &journal{}
+	rest := data
+	line := func() (string, bool) {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return "", false
+		}
+		l := string(rest[:i])
+		rest = rest[i+1:]
+		return l, true
+	}
+	bad := func(format string, args ...any) (*journal, bool, error) {
+		return nil, false, fmt.Errorf(format, args...)
+	}
+	if l, ok := line(); !ok || l != journalMagic {
+		return bad("it does not start with %q", journalMagic)
+	}
+	l, ok := line()
+	if !ok {
+		return bad("no root")
+	}
+	root, tail, err := quotedField(l, "root")
+	if err != nil || tail != "" || root != outDir {
+		return bad("its root is not %q", outDir)
+	}
+	j.root = root
+	seen := map[string]bool{}
+	inRoot := func(p string) bool { return strings.HasPrefix(p, outDir+"/") }
+	for {
+		start := len(data) - len(rest)
+		l, ok := line()
+		if !ok {
+			if len(rest) > 0 {
+				return bad("a torn last line")
+			}
+			return j, false, nil
+		}
+		kind, _, _ := strings.Cut(l, " ")
+		if kind == "commit" {
+			if l != strings.TrimSuffix(string(commitRecord(data[:start])), "\n") {
+				return bad("its commit record does not match it")
+			}
+			if len(rest) > 0 {
+				return bad("lines after its commit record")
+			}
+			return j, true, nil
+		}
+		p, tail, err := quotedField(l, kind)
+		if err != nil || !cleanPath(p) || seen[p] {
+			return bad("line %q", l)
+		}
+		seen[p] = true
+		reserved := isStagedName(p) || p == outDir+"/"+JournalName || p == outDir+"/"+LockName
+		switch kind {
+		case "mkdir":
+			if tail != "" || !inRoot(p) || reserved {
+				return bad("line %q", l)
+			}
+			j.mkdirs = append(j.mkdirs, p)
+		case "write":
+			if !isDigest(tail) || !inRoot(p) || reserved {
+				return bad("line %q", l)
+			}
+			j.writes = append(j.writes, entry{path: p, digest: tail})
+		case "edit":
+			if !isDigest(tail) || inRoot(p) || !isSpecFile(p) || reserved {
+				return bad("line %q", l)
+			}
+			j.edits = append(j.edits, entry{path: p, digest: tail})
+		case "remove":
+			// A stale file may be a staged file an older platc left:
+			// Scan takes it for a generated file.
+			if tail != "" || !inRoot(p) || p == outDir+"/"+JournalName || p == outDir+"/"+LockName {
+				return bad("line %q", l)
+			}
+			j.removes = append(j.removes, p)
+		default:
+			return bad("line %q", l)
+		}
+	}
+}
+
+// isSpecFile reports whether p can be a spec file, which a release edits.
+func isSpecFile(p string) bool { return path.Ext(p) == ".cue" }
+
+// quotedField reads `kind "quoted" tail` and returns the unquoted string
+// and the tail.
+func quotedField(l, kind string) (string, string, error) {
+	rest, ok := strings.CutPrefix(l, kind+" ")
+	if !ok {
+		return "", "", errors.New("no such field")
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", "", err
+	}
+	s, err := strconv.Unquote(q)
+	if err != nil {
+		return "", "", err
+	}
+	tail := rest[len(q):]
+	if tail != "" {
+		var ok bool
+		if tail, ok = strings.CutPrefix(tail, " "); !ok {
+			return "", "", errors.New("no space after the path")
+		}
+	}
+	return s, tail, nil
+}
+
+// cleanPath reports whether p is a clean slash-separated path inside the
+// repository.
+func cleanPath(p string) bool {
+	return p != "" && p != "." && path.Clean(p) == p && !path.IsAbs(p) && p != ".." && !strings.HasPrefix(p, "../") &&
+		!strings.ContainsAny(p, "\\\x00")
+}
+
+func isDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,207 @@
+package emit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// RecoverOptions configure Recover.
+type RecoverOptions struct {
+	// Fault, when set, is called before each step; an error fails the
+	// step (tests stop a recovery at every point with it).
+	Fault func(Step) error
+}
+
+// RecoveryKind says what Recover found and did.
+type RecoveryKind int
+
+const (
+	// NoJournal: no write was interrupted.
+	NoJournal RecoveryKind = iota
+	// Completed: the write was committed; Recover finished it.
+	Completed
+	// Undone: the write had not reached its commit point; Recover
+	// removed what it had staged, and the files are as they were.
+	Undone
+	// Abandoned: the write was committed, but a staged file is missing
+	// or not what the journal says, or a file platc did not generate is in
+	// the way; Recover removed the staged files.
+	Abandoned
+	// Discarded: the journal could not be read (torn, or not platc's);
+	// Recover removed it and the staged files it found.
+	Discarded
+)
+
+// Recovery is what Recover did.
+type Recovery struct {
+	Kind    RecoveryKind
+	OutDir  string
+	Written int   // files renamed into place or found there (Completed)
+	Edited  int   // of which spec files (Completed)
+	Removed int   // stale files removed (Completed), staged files removed (otherwise)
+	Why     error // why it could not complete the write (Abandoned, Discarded)
+}
+
+// String says in one line what Recover did, or "" when there was nothing
+// to recover.
+func (r Recovery) String() string {
+	switch r.Kind {
+	case NoJournal:
+		return ""
+	case Completed:
+		s := fmt.Sprintf("%s/: completed a write that was interrupted after its commit point: %d files written, %d removed", r.OutDir, r.Written-r.Edited, r.Removed)
+		if r.Edited > 0 {
+			s += fmt.Sprintf(", %d spec files edited", r.Edited)
+		}
+		return s
+	case Undone:
+		return fmt.Sprintf("%s/: undid a write that was interrupted before its commit point (%d staged files removed): the files are as they were", r.OutDir, r.Removed)
+	case Abandoned:
+		return fmt.Sprintf("%s/: could not complete a write that was interrupted after its commit point (%v): removed its %d staged files; run platc render", r.OutDir, r.Why, r.Removed)
+	case Discarded:
+		return fmt.Sprintf("%s/: removed a journal platc could not read (%v) and %d staged files; the other files are as they are: run platc check", r.OutDir, r.Why, r.Removed)
+	}
+	panic(fmt.Sprintf("unknown recovery kind %d", r.Kind))
+}
+
+// Recover completes or undoes a write of the output root outDir that was
+// interrupted (killed, or stopped by a failure after its commit point),
+// as its journal says: it completes a committed write whose staged files
+// are all there (or already renamed into place), and otherwise removes the
+// staged files and leaves the others as they are. It never writes over or
+// removes a file platc did not generate, except the spec files a committed
+// release edits. Call it with the output root's lock held, before reading
+// the output root; a recovery that is itself interrupted is completed by
+// the next one.
+func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error) {
+	rec := Recovery{OutDir: outDir}
+	o := &op{root: root, outDir: outDir, fault: opts.Fault}
+	data, err := root.ReadFile(o.journalPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return rec, nil
+	}
+	if err != nil {
+		return rec, fmt.Errorf("reading the journal: %w", err)
+	}
+	j, committed, perr := parseJournal(data, outDir)
+	switch {
+	case perr != nil:
+		rec.Kind, rec.Why = Discarded, perr
+	case !committed:
+		rec.Kind = Undone
+		rec.Removed, err = o.undo(j)
+	default:
+		pending, why := o.pending(j)
+		if why != nil {
+			rec.Kind, rec.Why = Abandoned, why
+			rec.Removed, err = o.undo(j)
+			break
+		}
+		rec.Kind, rec.Written, rec.Edited = Completed, len(j.writes)+len(j.edits), len(j.edits)
+		rec.Removed, err = o.finish(j, pending, true)
+	}
+	if err != nil {
+		return rec, err
+	}
+	// Under the lock, no other write is staging: a staged file the journal
+	// does not name is left from a write nobody completes.
+	swept, err := o.sweep(rec.Kind == Discarded)
+	if rec.Kind != Completed {
+		rec.Removed += swept
+	}
+	if err == nil {
+		err = o.done()
+	}
+	return rec, err
+}
+
+// pending returns the staged files of the committed journal j that are
+// still to rename, or why the write cannot be completed: each staged file
+// must be there with the bytes the journal records, or its target must
+// already have them; a target platc did not generate must not be in the
+// way of a file of the output root.
+func (o *op) pending(j *journal) ([]entry, error) {
+	var pending []entry
+	for _, e := range j.staged() {
+		edit := !strings.HasPrefix(e.path, o.outDir+"/")
+		target, terr := o.regularFile(e.path)
+		switch {
+		case terr != nil && !errors.Is(terr, fs.ErrNotExist):
+			return nil, fmt.Errorf("%s: %w", e.path, terr)
+		case terr == nil && !edit && !IsGenerated(target) && fullDigest(target) != e.digest:
+			return nil, fmt.Errorf("%s: a file platc did not generate is in the way", e.path)
+		}
+		staged, serr := o.regularFile(stagedName(e.path))
+		switch {
+		case serr == nil && fullDigest(staged) == e.digest && (edit || IsGenerated(staged)):
+			pending = append(pending, e)
+		case serr == nil:
+			return nil, fmt.Errorf("%s: its staged file is not what the journal says", e.path)
+		case terr == nil && fullDigest(target) == e.digest:
+			// renamed into place before the interruption
+		default:
+			return nil, fmt.Errorf("%s: its staged file is missing", e.path)
+		}
+	}
+	return pending, nil
+}
+
+// regularFile reads p if it is a regular file.
+func (o *op) regularFile(p string) ([]byte, error) {
+	info, err := o.root.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return o.root.ReadFile(p)
+}
+
+// sweep removes the staged files of platc's writes under the output root
+// (named as staged files are, and generated), and with emptyFolders the
+// folders that are empty: what a recovery can do when the journal is
+// unreadable, and does not say which folders the write made.
+func (o *op) sweep(emptyFolders bool) (int, error) {
+	var staged, folders []string
+	err := fs.WalkDir(o.root.FS(), o.outDir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && p != o.outDir:
+			folders = append(folders, p)
+		case d.Type().IsRegular() && isStagedName(p) && o.generated(p):
+			staged = append(staged, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reading the output folder: %w", err)
+	}
+	removed := 0
+	for _, p := range staged {
+		if err := o.do(StepUnstage, p, "removing "+p, func() error { return ignoreMissing(o.root.Remove(p)) }); err != nil {
+			return removed, err
+		}
+		removed++
+	}
+	// The folders the write made are not known either; a render leaves no
+	// empty folder in the output root, so every empty one goes.
+	for _, d := range slices.Backward(folders) {
+		if !emptyFolders {
+			break
+		}
+		err := o.do(StepRemoveFolder, d, "removing "+d, func() error {
+			o.root.Remove(d) // fails on a folder that is not empty
+			return nil
+		})
+		if err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
+}
