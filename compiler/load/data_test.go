@@ -294,7 +294,7 @@ func plainData(v *Value) any {
 
 // declsOf is the declarations Begin indexes.
 func declsOf(files []*ast.File) map[string]diag.Pos {
-	return indexDecls(files, &diag.Log{})
+	return indexDecls(files)
 }
 
 // TestFromSyntaxMergesLargeStructs declares a large struct (searched with a

@@ -110,7 +110,7 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	if !checkPackages(files, log) {
 		return nil
 	}
-	decls := indexDecls(files, log)
+	decls := indexDecls(files)
 
 	// A spec written as plain data is read from its syntax tree, which
 	// then goes to the schema check; any other is built into a CUE value
@@ -262,20 +262,16 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 	return ok
 }
 
-// collections are the top-level maps whose entries must each be declared in
-// one place. CUE would merge two declarations of modules.x silently (or
-// report a conflict without saying why); a platform spec wants one
-// declaration per thing, so that reading it finds the whole thing.
-var collections = []string{"charts", "modules", "environments"}
-
 // indexDecls returns the position of the first label of every field written
-// in the files, by spec path, and reports an entry of a collection declared
-// twice. Fields made by comprehensions or embeddings are not written out and
-// have no position here.
-func indexDecls(files []*ast.File, log *diag.Log) map[string]diag.Pos {
+// in the files, by spec path. A field may be written in several places (a
+// module in one file, its environment's settings in another): CUE unifies
+// them, and so does platc; a real clash is CUE's conflict, reported with
+// every position. Fields made by comprehensions or embeddings are not
+// written out and have no position here.
+func indexDecls(files []*ast.File) map[string]diag.Pos {
 	decls := map[string]diag.Pos{}
-	var walk func(labels []string, prefix string, ds []ast.Decl)
-	walk = func(labels []string, prefix string, ds []ast.Decl) {
+	var walk func(prefix string, ds []ast.Decl)
+	walk = func(prefix string, ds []ast.Decl) {
 		for _, d := range ds {
 			field, ok := d.(*ast.Field)
 			if !ok {
@@ -286,19 +282,16 @@ func indexDecls(files []*ast.File, log *diag.Log) map[string]diag.Pos {
 				continue
 			}
 			p := diag.JoinPath(prefix, name)
-			pos := position(field.Label.Pos())
-			if first, seen := decls[p]; !seen {
-				decls[p] = pos
-			} else if len(labels) == 1 && slices.Contains(collections, labels[0]) {
-				log.Errorf(pos, p, "declared again (first at %s): keep one declaration; CUE would merge the two", first)
+			if _, seen := decls[p]; !seen {
+				decls[p] = position(field.Label.Pos())
 			}
 			if s, ok := field.Value.(*ast.StructLit); ok {
-				walk(append(labels[:len(labels):len(labels)], name), p, s.Elts)
+				walk(p, s.Elts)
 			}
 		}
 	}
 	for _, f := range files {
-		walk(nil, "", f.Decls)
+		walk("", f.Decls)
 	}
 	return decls
 }
@@ -375,6 +368,9 @@ func (r *reporter) report(err error) {
 			continue
 		}
 		msg := fmt.Sprintf(format, elide(args)...)
+		if strings.HasPrefix(format, "conflicting values") {
+			msg += conflictPlaces(e)
+		}
 		p := userPos(e)
 		path := specPath(labels)
 		if !p.IsValid() {
@@ -407,6 +403,23 @@ func (r *reporter) explain(msg string, p []string) string {
 		return fmt.Sprintf("required field %q is missing: add it", field)
 	}
 	return msg
+}
+
+// conflictPlaces says where the values of a conflict are written, when
+// they are written in the spec (two files, or two places of one), so that
+// both can be found.
+func conflictPlaces(e errors.Error) string {
+	var places []string
+	for _, p := range userPositions(e) {
+		if s := p.String(); !slices.Contains(places, s) {
+			places = append(places, s)
+		}
+	}
+	if len(places) < 2 {
+		return ""
+	}
+	slices.Sort(places)
+	return " (written at " + strings.Join(places, " and ") + "): a field written in several places must agree; change one, or keep one"
 }
 
 func userPos(e errors.Error) diag.Pos {
