@@ -133,16 +133,33 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 			}
 		}
 		// A wired instance field needs the client's instance of the other
-		// stack in the same environment.
+		// stack in the same environment. Where the other stack's list
+		// names an unknown environment, that (a typo, most likely) is
+		// the cause, reported above: its consequences are not.
+		missing := map[string]map[string][]string{} // from stack -> environment -> wired keys
+		var froms []string
 		for _, w := range st.Wiring {
-			from := c.spec.Stack(w.FromStack)
-			if from == nil {
+			if c.spec.Stack(w.FromStack) == nil {
 				continue
 			}
 			other := cl.Stack(w.FromStack)
+			if other != nil && slices.ContainsFunc(other.Environments, func(e string) bool { return c.spec.Environment(e) == nil }) {
+				continue
+			}
 			for _, name := range cs.Environments {
 				if other == nil || !slices.Contains(other.Environments, name) {
-					c.log.Errorf(cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, w.Key, w.FromStack, cl.Name, name, name, diagPathOf(cl, w.FromStack))
+					if missing[w.FromStack] == nil {
+						missing[w.FromStack] = map[string][]string{}
+						froms = append(froms, w.FromStack)
+					}
+					missing[w.FromStack][name] = append(missing[w.FromStack][name], w.Key)
+				}
+			}
+		}
+		for _, from := range froms {
+			for _, name := range cs.Environments {
+				if keys := missing[from][name]; len(keys) > 0 {
+					c.log.Errorf(cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diagPathOf(cl, from))
 				}
 			}
 		}

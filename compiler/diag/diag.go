@@ -215,6 +215,17 @@ func DidYouMean(name string, candidates []string) string {
 	return ""
 }
 
+// List joins names for a message: "a", "a and b", "a, b and c".
+func List(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // OrNone lists names for a message, or says "none".
 func OrNone(names []string) string {
 	if len(names) == 0 {

@@ -47,14 +47,21 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 	for _, name := range info.StackOrder {
 		wired = append(wired, byStack[name]...)
 	}
+	// An instance whose wiring has no source (check reported why: a
+	// stack the client lacks there, often a mistyped environment) is
+	// still made, but what its validation says follows from that cause
+	// (the wired field is missing), and is not reported.
+	unwired := map[*Instance]bool{}
 	for _, inst := range wired {
 		for _, w := range inst.Stack.Model.Wiring {
 			from := byKey[key{inst.Client.Name, inst.Env.Name, w.FromStack}]
 			if from == nil || w.SpecPath == nil {
+				unwired[inst] = true
 				continue // check reported it
 			}
 			out := from.Stack.Model.Output(w.FromOutput)
 			if out == nil || from.Stack.Result == nil {
+				unwired[inst] = true
 				continue // check or kro reported it
 			}
 			value, err := evalOutput(from.Stack.Result, out.Expr, from.schemaVar())
@@ -68,7 +75,11 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 	for _, inst := range out {
 		if r := inst.Stack.Result; r != nil {
 			cs := inst.Client.Stack(inst.Stack.Model.Name)
-			for _, p := range inst.validate() {
+			problems := inst.validate()
+			if unwired[inst] {
+				problems = nil
+			}
+			for _, p := range problems {
 				specPath := cs.FieldPath("spec")
 				if p.Path != "" {
 					specPath = appendKroPath(specPath, p.Path)
