@@ -93,7 +93,20 @@ func compareProblems(a, b Problem) int {
 type Log struct {
 	mu       sync.Mutex
 	problems []Problem
-	folded   int // problems Fold did not keep
+	folded   int             // problems Fold did not keep
+	covered  map[string]bool // spec paths a reported problem explains (Cover)
+}
+
+// Cover says that a problem already reported explains what is wrong at
+// the spec path, which has no problem of its own (a required field
+// reported as the misspelled one beside it): Fold treats it as a cause.
+func (l *Log) Cover(path string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.covered == nil {
+		l.covered = map[string]bool{}
+	}
+	l.covered[path] = true
 }
 
 // Errorf records an error at pos for the spec path.
@@ -168,6 +181,11 @@ func (l *Log) Folded() int {
 // fails). Causes are shown, consequences folded into a count.
 func (l *Log) Fold(later *Log) {
 	causes := map[string]bool{}
+	l.mu.Lock()
+	for p := range l.covered {
+		causes[p] = true
+	}
+	l.mu.Unlock()
 	top := false
 	for _, p := range l.Problems() {
 		if p.Severity == Error && p.Path != "" {

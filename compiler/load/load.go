@@ -168,7 +168,9 @@ func checkSchema(dir string, files []*ast.File, long []longList, decls map[strin
 		// The schema is ours and tested; this is a bug, not a user error.
 		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
 	}
-	r := &reporter{log: log, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files}
+	found := &diag.Log{}
+	defer addCauses(log, found)
+	r := &reporter{log: found, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files}
 	lists, misfits := r.shrinkLists(files, long)
 	value, err := build(ctx, dir, files)
 	if err != nil {
@@ -182,6 +184,28 @@ func checkSchema(dir string, files []*ast.File, long []longList, decls map[strin
 		return checked{unified: data}
 	}
 	return checked{ok: true}
+}
+
+// addCauses adds the schema's problems to log, but for those that follow
+// from another: a required field reported missing beside an unknown
+// field that is its misspelling (hots where host is required) is the
+// same mistake, told once.
+func addCauses(log, found *diag.Log) {
+	misspelled := map[string]bool{} // spec paths of the fields meant
+	for _, p := range found.Problems() {
+		if _, rest, ok := strings.Cut(p.Msg, ": did you mean "); ok && strings.HasPrefix(p.Msg, "unknown field ") {
+			if meant, err := strconv.Unquote(strings.TrimSuffix(rest, "?")); err == nil {
+				misspelled[diag.JoinPath(diag.ParentPath(p.Path), meant)] = true
+			}
+		}
+	}
+	for _, p := range found.Problems() {
+		if misspelled[p.Path] && strings.HasPrefix(p.Msg, "required field ") {
+			log.Cover(p.Path)
+			continue
+		}
+		log.Add(p)
+	}
 }
 
 // reparse parses the sources of the files names again, for a second

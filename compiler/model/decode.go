@@ -280,6 +280,20 @@ func (e entry) field(name string) (*load.Value, bool) {
 	return e.vals[name], true
 }
 
+// container returns the struct or list named name, of the kind given,
+// even when something below it does not fit the schema (it is then not
+// OK): its entries each say whether they are usable, and one bad entry
+// must not hide the others (an environment's settings for every module
+// lost for a typo in one of them, and every Application judged without
+// them).
+func (e entry) container(name string, kind load.Kind) (*load.Value, bool) {
+	v := e.vals[name]
+	if v == nil || v.Kind != kind || !e.node.Has(name) {
+		return nil, false
+	}
+	return v, true
+}
+
 func (e entry) str(name string) string { return e.strOr(name, "") }
 
 func (e entry) strOr(name, def string) string {
@@ -366,7 +380,7 @@ func (e entry) values(name string) map[string]any {
 // eachField calls fn for each field of the struct-valued field name, in
 // sorted order.
 func (e entry) eachField(name string, fn func(string, entry)) {
-	v, ok := e.field(name)
+	v, ok := e.container(name, load.Struct)
 	if !ok {
 		return
 	}
@@ -374,7 +388,7 @@ func (e entry) eachField(name string, fn func(string, entry)) {
 }
 
 func (e entry) eachElem(name string, fn func(entry)) {
-	v, ok := e.field(name)
+	v, ok := e.container(name, load.List)
 	if !ok {
 		return
 	}
@@ -390,7 +404,7 @@ func (e entry) eachElem(name string, fn func(entry)) {
 // eachFieldInOrder is eachField in the order the fields were written, for
 // lists whose order the author chose (a stack's resources).
 func (e entry) eachFieldInOrder(name string, fn func(string, entry)) {
-	if v, ok := e.field(name); ok {
+	if v, ok := e.container(name, load.Struct); ok {
 		e.d.eachField(v, e.node.FieldPath(name), false, fn)
 	}
 }
