@@ -92,10 +92,21 @@ func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env 
 		}
 	}
 	if stacks != nil {
+		// Only the Applications kro will create: a module whose
+		// includeWhen is false for the instance has none to explain.
 		for _, inst := range stacks.Instances {
-			if inst.Env == env {
-				for _, m := range inst.Stack.Model.Modules {
-					out = append(out, rgd.AppName(inst.Client.Name, m.ID))
+			if inst.Env != env {
+				continue
+			}
+			p, err := stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, env.Name)
+			if err != nil {
+				continue
+			}
+			for _, m := range inst.Stack.Model.Modules {
+				for _, r := range p.Resources {
+					if r.ID == m.ID && r.Object != nil {
+						out = append(out, rgd.AppName(inst.Client.Name, m.ID))
+					}
 				}
 			}
 		}
