@@ -2,6 +2,7 @@ package explain_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,25 +29,16 @@ func TestUnknownApplicationListsOnlyWhatExists(t *testing.T) {
 	}
 	apps := strings.Split(list, ", ")
 	for _, want := range []string{"research-mimir", "search-loki", "qdrant-vector-store"} {
-		if !contains(apps, want) {
+		if !slices.Contains(apps, want) {
 			t.Errorf("the list lacks %s: %v", want, err)
 		}
 	}
 	for _, absent := range []string{"research-loki", "search-grafana"} {
-		if contains(apps, absent) {
+		if slices.Contains(apps, absent) {
 			t.Errorf("the list has %s, which kro does not create: %v", absent, err)
 		}
 		if _, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, "local", absent); err == nil {
 			t.Errorf("explain of %s, which kro does not create, succeeds", absent)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
