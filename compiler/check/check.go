@@ -288,6 +288,7 @@ func (c *checker) module(m *model.Module) {
 	if m.Endpoint != nil {
 		c.endpoint(m.Endpoint)
 	}
+	c.appFields(m)
 }
 
 // Lints are the security lints an allow field may make exceptions to.
@@ -484,6 +485,7 @@ func (c *checker) environment(env *model.Environment) {
 			c.errorf(&s.Node, "values", "only chart modules take values: remove them")
 		}
 	}
+	c.environmentFields(env)
 	// Wiring must find an endpoint in every environment: the module's own,
 	// or the external one given where the environment disables it.
 	wiredBy := map[string][]string{} // disabled module -> "consumer (key)"

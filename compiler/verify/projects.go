@@ -98,8 +98,8 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 			e.projects[p.Name] = p
 			if p.declared != nil {
 				for _, pr := range p.ValidateProject() {
-					at := fmt.Sprintf("%s[%d]", p.declared.FieldPath(pr.Field), pr.Index)
-					v.errorf(at, "Argo CD refuses project %s: %s: remove the entry", p.Name, pr.Message)
+					at, fix := projectProblemAt(p.declared, pr)
+					v.errorf(at, "Argo CD refuses project %s: %s: %s", p.Name, pr.Message, fix)
 				}
 			}
 		}
@@ -147,6 +147,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 			panic(fmt.Sprintf("verify: a condition of unknown kind %d", c.Kind))
 		}
 	}
+	v.impersonation(env, a, proj, e)
 	argoNS := v.in.Spec.Platform.ArgoCDNamespace
 	if ns := a.namespace(); ns != "" && ns != argoNS && !rgd.HasPlaceholder(ns) {
 		if !proj.IsAppNamespacePermitted(ns, argoNS) {
