@@ -58,6 +58,12 @@ func ParseJSONPointer(p string) ([]string, error) {
 			}
 		}
 		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		// evanphx/json-patch reads a list index with strconv.Atoi and
+		// counts a negative one from the end: "01", "+1" and "-1" name
+		// other elements than RFC 6901's (which has no such index).
+		if n, err := strconv.Atoi(tokens[i]); err == nil && (n < 0 || strconv.Itoa(n) != tokens[i]) {
+			return nil, fmt.Errorf("%q is not an index as RFC 6901 writes them, and Argo CD would read it as element %d of a list", tokens[i], n)
+		}
 	}
 	return tokens, nil
 }
