@@ -15,12 +15,12 @@ import (
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
 	"github.com/argoproj/argo-cd/v3/util/settings"
 	"github.com/argoproj/argo-cd/v3/util/sourceintegrity"
+	"google.golang.org/grpc/status"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"google.golang.org/grpc/status"
 
 	"github.com/platc/platc/compiler/argocd"
 )
@@ -187,8 +187,12 @@ func genAccount(r *rand.Rand) argocd.DestinationServiceAccount {
 }
 
 func TestValidateProjectServiceAccounts(t *testing.T) {
-	type c struct{ Accounts []argocd.DestinationServiceAccount }
-	gen := func(r *rand.Rand) c { return c{some(r, 4, func() argocd.DestinationServiceAccount { return genAccount(r) })} }
+	type c struct {
+		Accounts []argocd.DestinationServiceAccount
+	}
+	gen := func(r *rand.Rand) c {
+		return c{some(r, 4, func() argocd.DestinationServiceAccount { return genAccount(r) })}
+	}
 	property(t, "ValidateProject serviceAccounts", gen, func(c c) string {
 		return validateProject(argocd.ProjectSpec{DestinationServiceAccounts: c.Accounts}, "p")
 	})
