@@ -37,6 +37,10 @@ type Info struct {
 	Definitions, Instances map[string]*model.Module
 	// Kustomizations are the path modules whose folder is a kustomization.
 	Kustomizations map[string]bool
+	// DirectoryFiles are the files Argo CD reads of a path module with
+	// directory options (recurse, include, exclude), from the
+	// repository root, for the direct-apply plan.
+	DirectoryFiles map[string][]string
 	// StackOrder is every stack, each after the stacks it wires from: the
 	// order in which an instance's wired fields can be filled.
 	StackOrder []string
@@ -46,7 +50,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, directoryFiles: map[string][]string{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -55,7 +59,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, DirectoryFiles: c.directoryFiles}
 	info.Definitions, info.Instances = c.stacks()
 	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
@@ -72,6 +76,7 @@ type checker struct {
 	log            *diag.Log
 	parent         map[string]string // the group of each module
 	kustomizations map[string]bool
+	directoryFiles map[string][]string
 }
 
 func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
@@ -347,7 +352,7 @@ func (c *checker) modulePath(m *model.Module) {
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 			c.kustomizations[m.Name] = true
 		}
-		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
+		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
 		}
 	}

@@ -63,8 +63,16 @@ func (c *checker) appFields(m *model.Module) {
 	}
 	if m.Kind == model.KindPath {
 		kustomization := c.kustomizations[m.Name]
-		if f.Directory != nil && kustomization {
+		if d := f.Directory; d != nil && kustomization {
 			c.errorf(&m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
+		} else if d != nil && repoPathProblem(m.Dir) == "" {
+			files := argocd.DirectoryFiles(c.fsys, m.Dir, d.Recurse, d.Include, d.Exclude)
+			c.directoryFiles[m.Name] = files
+			if len(files) == 0 {
+				if info, err := fs.Stat(c.fsys, m.Dir); err == nil && info.IsDir() {
+					c.log.Errorf(d.Pos, d.Path, "no manifest of folder %q is one Argo CD reads with these options (.yaml, .yml or .json files, recurse %v, include %q, exclude %q): it would sync nothing", m.Dir, d.Recurse, d.Include, d.Exclude)
+				}
+			}
 		}
 		if f.Kustomize != nil {
 			if !kustomization {
