@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 )
 
@@ -108,7 +109,7 @@ func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]str
 			msg = argocd.LabelValueProblem(labels[k])
 		}
 		if msg != "" {
-			c.log.Errorf(c.spec.PosOf(p+"."+k), p+"."+k, "%s", msg)
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
 		}
 	}
 	size := 0
@@ -117,9 +118,9 @@ func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]str
 		size += len(k) + len(annotations[k])
 		switch {
 		case argocd.AnnotationKeyProblem(k) != "":
-			c.log.Errorf(c.spec.PosOf(p+"."+k), p+"."+k, "%s", argocd.AnnotationKeyProblem(k))
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", argocd.AnnotationKeyProblem(k))
 		case k == argocd.SyncWave:
-			c.log.Errorf(c.spec.PosOf(p+"."+k), p+"."+k, "platc sets the sync wave from needs: set wave instead of the annotation")
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "platc sets the sync wave from needs: set wave instead of the annotation")
 		}
 	}
 	if size > argocd.AnnotationsSizeLimit {
@@ -237,19 +238,19 @@ func (c *checker) kustomize(k *model.Kustomize) {
 			c.log.Errorf(k.At("images"), fmt.Sprintf("%s[%d]", k.FieldPath("images"), i), "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
-	labels := &model.Node{Path: k.FieldPath("commonLabels"), Pos: k.At("commonLabels")}
+	labels := &model.Node{Path: k.FieldPath("commonLabels")}
 	for _, key := range slices.Sorted(maps.Keys(k.CommonLabels)) {
 		msg := argocd.LabelKeyProblem(key)
 		if msg == "" {
 			msg = argocd.LabelValueProblem(k.CommonLabels[key])
 		}
 		if msg != "" {
-			c.log.Errorf(c.spec.PosOf(labels.Path+"."+key), labels.Path+"."+key, "%s", msg)
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(labels.Path, key)), diag.JoinPath(labels.Path, key), "%s", msg)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(k.CommonAnnotations)) {
 		if msg := argocd.AnnotationKeyProblem(key); msg != "" {
-			p := k.FieldPath("commonAnnotations") + "." + key
+			p := diag.JoinPath(k.FieldPath("commonAnnotations"), key)
 			c.log.Errorf(c.spec.PosOf(p), p, "%s", msg)
 		}
 	}
@@ -297,6 +298,9 @@ func (c *checker) environmentFields(env *model.Environment) {
 	}
 	for _, p := range env.Projects {
 		for _, w := range p.SyncWindows {
+			if w.OK("kind") && w.Kind != "allow" && w.Kind != "deny" {
+				c.errorf(&w.Node, "kind", "unknown kind %q of sync window: use allow (syncs only inside the window) or deny (no sync inside it)", w.Kind)
+			}
 			if msg := (argocd.SyncWindow{TimeZone: w.TimeZone}).TimeZoneProblem(); msg != "" {
 				c.errorf(&w.Node, "timeZone", "%s: the window would open at another hour; use an IANA name such as \"Europe/Berlin\"", msg)
 			}

@@ -2,8 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/rgd"
 )
@@ -12,18 +14,30 @@ import (
 // CD's answer on a project's roles, sync windows and service accounts is
 // placed in the spec, and the service account each Application syncs as.
 
-// projectProblemAt is the spec path of what ValidateProject refuses of a
-// declared project, and what to do about it.
-func projectProblemAt(p *model.Project, pr argocd.ProjectProblem) (at, fix string) {
+// projectProblemAt is the spec path and position of what ValidateProject
+// refuses of a declared project, and what to do about it.
+func (v *verifier) projectProblemAt(p *model.Project, pr argocd.ProjectProblem) (at string, pos diag.Pos, fix string) {
 	at = fmt.Sprintf("%s[%d]", p.FieldPath(pr.Field), pr.Index)
 	if pr.Sub != "" {
 		at += "." + pr.Sub
 	}
-	switch pr.Field {
-	case "roles", "syncWindows", "destinationServiceAccounts":
-		return at, "fix it, or remove it"
+	field, _, _ := strings.Cut(pr.Sub, "[")
+	var node *model.Node
+	switch {
+	case pr.Field == "roles" && pr.Index < len(p.Roles):
+		node = &p.Roles[pr.Index].Node
+	case pr.Field == "syncWindows" && pr.Index < len(p.SyncWindows):
+		node = &p.SyncWindows[pr.Index].Node
+	case pr.Field == "destinationServiceAccounts" && pr.Index < len(p.DestinationServiceAccounts):
+		node = &p.DestinationServiceAccounts[pr.Index].Node
+	default:
+		return at, v.in.Spec.PosOf(at), "remove the entry"
 	}
-	return at, "remove the entry"
+	pos = node.Pos
+	if field != "" {
+		pos = node.At(field)
+	}
+	return at, pos, "fix it, or remove it"
 }
 
 // impersonation checks that an Application whose project names

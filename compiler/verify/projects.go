@@ -98,8 +98,8 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 			e.projects[p.Name] = p
 			if p.declared != nil {
 				for _, pr := range p.ValidateProject() {
-					at, fix := projectProblemAt(p.declared, pr)
-					v.errorf(at, "Argo CD refuses project %s: %s: %s", p.Name, pr.Message, fix)
+					at, pos, fix := v.projectProblemAt(p.declared, pr)
+					v.log.Errorf(pos, at, "Argo CD refuses project %s: %s: %s", p.Name, pr.Message, fix)
 				}
 			}
 		}
