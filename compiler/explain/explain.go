@@ -8,8 +8,8 @@ package explain
 import (
 	"fmt"
 	"io/fs"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
