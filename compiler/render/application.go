@@ -26,8 +26,10 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 		meta.Set("labels", argocd.StringMap(labels))
 	}
 	ann := object.NewMap().Set(argocd.SyncWave, strconv.Itoa(r.info.Waves[m.Name]))
-	for _, k := range slices.Sorted(maps.Keys(annotations)) {
-		ann.Set(k, annotations[k])
+	if len(annotations) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(annotations)) {
+			ann.Set(k, annotations[k])
+		}
 	}
 	meta.Set("annotations", ann)
 	if m.CascadeDelete {
@@ -92,6 +94,10 @@ func ValueFiles(m *model.Module) []string {
 
 // helm is the helm field of a chart module's source, or nil.
 func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
+	values := r.values(env, m)
+	if m.Helm == nil && len(values) == 0 {
+		return nil
+	}
 	h := object.NewMap()
 	if hs := m.Helm; hs != nil {
 		if hs.ReleaseName != "" {
@@ -118,7 +124,7 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 			h.Set("skipCrds", true)
 		}
 	}
-	if values := r.values(env, m); len(values) > 0 {
+	if len(values) > 0 {
 		// valuesObject, never values: Argo CD drops values when both are
 		// set, and valuesObject takes precedence over every values file.
 		h.Set("valuesObject", values)
