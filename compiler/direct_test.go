@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler"
@@ -254,4 +256,96 @@ environments: local: {revision: "HEAD", directApply: true}
 	if len(matches) > 0 {
 		t.Errorf("the plan ran a command of the spec: %v", matches)
 	}
+}
+
+// TestDirectApplyFields runs the plan of golden/argocd-fields, whose
+// modules set every Helm and folder option of issue 12, with stub tools,
+// and requires helm to get the Application's release name, CRD and
+// credential options, values files in Argo CD's order and its parameters
+// as Argo CD passes them, kubectl the files Argo CD reads of a folder with
+// directory options and the extra manifests of a chart, and the
+// kustomization the plan builds over a module's to give what Argo CD's
+// kustomize options give.
+func TestDirectApplyFields(t *testing.T) {
+	repo := filepath.Join("..", "golden", "argocd-fields")
+	res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+	if res.Log.HasErrors() {
+		t.Fatalf("the case does not compile:\n%s", res.Log)
+	}
+	files := map[string]string{}
+	for _, o := range res.Outputs {
+		files[o.Path] = string(o.Data)
+	}
+	got := runPlan(t, repo, []byte(files["out/deploy/direct-apply/lab/plan.sh"]))
+	want := [][]string{
+		{"helm", "upgrade", "--install", "keda-operator", "keda", "--repo", "https://kedacore.github.io/charts", "--version", "2.17.2", "--namespace", "keda", "--create-namespace",
+			"--values", "out/deploy/direct-apply/lab/values/keda.yaml",
+			"--set-string", "image.keda.tag=2.17.2", "--set", "resources.operator.limits.memory=1Gi", "--set", `podAnnotations.price=$5\, or more`, "--wait"},
+		{"kubectl", "create", "namespace", "overlay", "--dry-run=client", "-o", "yaml"},
+		{"kubectl", "apply", "-f", "-"},
+		{"kubectl", "apply", "--server-side", "--namespace", "overlay", "-k", "out/deploy/direct-apply/lab/kustomize/overlay"},
+		{"kubectl", "create", "namespace", "site", "--dry-run=client", "-o", "yaml"},
+		{"kubectl", "apply", "-f", "-"},
+		{"kubectl", "apply", "--server-side", "--namespace", "site", "-f", "sources/manifests/site/configmap.yaml", "-f", "sources/manifests/site/sub/page.yaml"},
+		{"helm", "upgrade", "--install", "web", "web", "--repo", "https://charts.example.com/stable", "--version", "1.2.3", "--namespace", "web", "--create-namespace",
+			"--pass-credentials", "--values", "sources/values/web.yaml", "--values", "sources/values/web-lab.yaml", "--values", "out/deploy/direct-apply/lab/values/web.yaml", "--wait"},
+		{"kubectl", "apply", "--server-side", "--namespace", "web", "-f", "sources/manifests/web-extra"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("helm and kubectl receive other arguments (-want +got):\n%s", diff)
+	}
+
+	// The plan's kustomization, built as kubectl -k builds it, over the
+	// repository with the rendered files in place.
+	fsys := filesys.MakeFsInMemory()
+	_ = filepath.WalkDir(filepath.Join(repo, "sources"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(repo, p)
+			_ = fsys.WriteFile("/"+filepath.ToSlash(rel), data)
+		}
+		return nil
+	})
+	k := "out/deploy/direct-apply/lab/kustomize/overlay"
+	if err := fsys.WriteFile("/"+k+"/kustomization.yaml", []byte(files[k+"/kustomization.yaml"])); err != nil {
+		t.Fatal(err)
+	}
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, "/"+k)
+	if err != nil {
+		t.Fatalf("kustomize cannot build the plan's kustomization: %v", err)
+	}
+	built, err := m.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dep map[string]any
+	if err := yaml.Unmarshal(built, &dep); err != nil {
+		t.Fatal(err)
+	}
+	wantDep := map[string]any{
+		"name":     "lab-app",
+		"image":    "registry.example.com/nginx:1.27.0",
+		"replicas": float64(2),
+		"team":     "web",
+		"owner":    "web-team",
+	}
+	containers := lookup(dep, "spec", "template", "spec", "containers").([]any)
+	gotDep := map[string]any{
+		"name":     lookup(dep, "metadata", "name"),
+		"image":    containers[0].(map[string]any)["image"],
+		"replicas": lookup(dep, "spec", "replicas"),
+		"team":     lookup(dep, "spec", "selector", "matchLabels", "team"),
+		"owner":    lookup(dep, "metadata", "annotations", "example.com/owner"),
+	}
+	if diff := cmp.Diff(wantDep, gotDep); diff != "" {
+		t.Errorf("the plan's kustomization gives another Deployment than the options say (-want +got):\n%s\n%s", diff, built)
+	}
+}
+
+func lookup(v any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
 }

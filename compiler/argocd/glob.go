@@ -128,3 +128,13 @@ func (l namespaceList) match(item string) bool {
 func IncludeMatcher(include string) func(relPath string) bool {
 	return compilePattern(include).match
 }
+
+// matchWithError is util/glob.MatchWithError (Argo CD v3.5.1): a pattern
+// that does not compile is an error, not a mismatch.
+func matchWithError(p, s string) (bool, error) {
+	g, err := glob.Compile(p)
+	if err != nil {
+		return false, err
+	}
+	return g.Match(s), nil
+}

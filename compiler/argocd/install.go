@@ -41,11 +41,20 @@ return hs
 type Install struct {
 	ApplicationNamespaces []string
 	ApplicationHealth     bool
+	// Impersonation is where a project names destination service
+	// accounts: Argo CD syncs as them only with impersonation enabled.
+	// It is not enforced, so that the projects that name none (Argo
+	// CD's default, with the root Applications) sync as Argo CD's
+	// controller, as before; verify requires every Application of a
+	// project that names some to match one.
+	Impersonation bool
 }
 
 // Empty reports whether the installation needs nothing beyond Argo CD's
 // defaults.
-func (in Install) Empty() bool { return len(in.ApplicationNamespaces) == 0 && !in.ApplicationHealth }
+func (in Install) Empty() bool {
+	return len(in.ApplicationNamespaces) == 0 && !in.ApplicationHealth && !in.Impersonation
+}
 
 // ApplicationNamespacesValue is the value of application.namespaces: the
 // namespaces, sorted, once each, comma-separated.
@@ -63,8 +72,15 @@ func (in Install) HelmValues() *object.Map {
 	if len(in.ApplicationNamespaces) > 0 {
 		configs.Set("params", object.NewMap().Set(ApplicationNamespacesKey, in.ApplicationNamespacesValue()))
 	}
-	if in.ApplicationHealth {
-		configs.Set("cm", object.NewMap().Set(ApplicationHealthKey, ApplicationHealthLua))
+	if in.ApplicationHealth || in.Impersonation {
+		cm := object.NewMap()
+		if in.ApplicationHealth {
+			cm.Set(ApplicationHealthKey, ApplicationHealthLua)
+		}
+		if in.Impersonation {
+			cm.Set(ImpersonationEnabledKey, "true").Set(ImpersonationEnforcedKey, "false")
+		}
+		configs.Set("cm", cm)
 	}
 	return object.NewMap().Set("configs", configs)
 }

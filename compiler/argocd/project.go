@@ -24,6 +24,13 @@ type ProjectSpec struct {
 	// PermitOnlyProjectScopedClusters limits the destinations to the
 	// project's own clusters, which only the cluster knows.
 	PermitOnlyProjectScopedClusters bool
+	// Roles, SyncWindows and DestinationServiceAccounts are what
+	// ValidateProject checks beyond the lists above (fields.go of the
+	// spec); SignatureKeys are GnuPG key IDs.
+	Roles                      []Role
+	SyncWindows                []SyncWindow
+	DestinationServiceAccounts []DestinationServiceAccount
+	SignatureKeys              []string
 }
 
 // ProjectDestination is a destination an AppProject permits: patterns for
@@ -117,6 +124,7 @@ func ProjectFromObject(obj any) *Project {
 	for _, d := range list(object.Lookup(spec, "destinations")) {
 		ps.Destinations = append(ps.Destinations, ProjectDestination{Server: str(d, "server"), Name: str(d, "name"), Namespace: str(d, "namespace")})
 	}
+	readProjectFields(&ps, spec)
 	return NewProject(str(obj, "metadata", "name"), ps)
 }
 
@@ -317,16 +325,20 @@ func (n Namespaces) Enabled(namespace, controllerNamespace string) bool {
 // ProjectProblem is what ValidateProject refuses: the field, the index of
 // the entry in it, and Argo CD's message.
 type ProjectProblem struct {
-	Field   string // sourceRepos, destinations or sourceNamespaces
-	Index   int
+	Field string // sourceRepos, destinations, sourceNamespaces, roles, syncWindows or destinationServiceAccounts
+	Index int
+	// Sub is the field of the entry at fault, such as "policies[1]"
+	// of a role; "" for the entry as a whole.
+	Sub     string
 	Message string
 }
 
 // ValidateProject is AppProject.ValidateProject of Argo CD v3.5.1, which
-// the API server runs on every project it creates or updates, for the
-// fields platc renders (destinations, source namespaces, source
-// repositories): "!*" entries and duplicates. Argo CD stops at the first
-// problem; this returns them all, the first one Argo CD's.
+// the API server runs on every project it creates or updates:
+// destinations, source namespaces and source repositories ("!*" entries
+// and duplicates), then roles, sync windows and destination service
+// accounts (validateProjectFields). Argo CD stops at the first problem;
+// this returns them all, the first one Argo CD's.
 func (p *Project) ValidateProject() []ProjectProblem {
 	var out []ProjectProblem
 	add := func(field string, i int, format string, args ...any) {
@@ -376,7 +388,7 @@ func (p *Project) ValidateProject() []ProjectProblem {
 		}
 		srcRepos[src] = true
 	}
-	return out
+	return append(out, p.validateProjectFields()...)
 }
 
 func str(v any, keys ...string) string {

@@ -38,6 +38,10 @@ type Info struct {
 	Definitions, Instances map[string]*model.Module
 	// Kustomizations are the path modules whose folder is a kustomization.
 	Kustomizations map[string]bool
+	// DirectoryFiles are the files Argo CD reads of a path module with
+	// directory options (recurse, include, exclude), from the
+	// repository root, for the direct-apply plan.
+	DirectoryFiles map[string][]string
 	// StackOrder is every stack, each after the stacks it wires from: the
 	// order in which an instance's wired fields can be filled.
 	StackOrder []string
@@ -47,7 +51,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, directoryFiles: map[string][]string{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -56,7 +60,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, DirectoryFiles: c.directoryFiles}
 	info.Definitions, info.Instances = c.stacks()
 	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
@@ -73,6 +77,7 @@ type checker struct {
 	log            *diag.Log
 	parent         map[string]string // the group of each module
 	kustomizations map[string]bool
+	directoryFiles map[string][]string
 }
 
 func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
@@ -340,6 +345,7 @@ func (c *checker) module(m *model.Module) {
 	if m.Endpoint != nil {
 		c.endpoint(m.Endpoint)
 	}
+	c.appFields(m)
 }
 
 // Lints are the security lints an allow field may make exceptions to.
@@ -404,7 +410,7 @@ func (c *checker) modulePath(m *model.Module) {
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 			c.kustomizations[m.Name] = true
 		}
-		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
+		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
 		}
 	}
@@ -542,6 +548,7 @@ func (c *checker) environment(env *model.Environment) {
 			c.errorf(&s.Node, "values", "only chart modules take values: remove them")
 		}
 	}
+	c.environmentFields(env)
 	// Wiring must find an endpoint in every environment: the module's own,
 	// or the external one given where the environment disables it.
 	wiredBy := map[string][]string{} // disabled module -> "consumer (key)"

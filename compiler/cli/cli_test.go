@@ -407,6 +407,8 @@ func TestExplain(t *testing.T) {
 		{"client-file-json", []string{"-C", "../../golden/clients-conflicts", "-json", "dev/blue-web", "replicas"}},
 		{"chart-module", []string{"-C", "../../golden/features", "edge/gateway", "envVars.REDIS_HOST"}},
 		{"unset-path", []string{"-C", "../../golden/features", "lab/gateway", "image.tag"}},
+		{"value-files", []string{"-C", "../../golden/argocd-fields", "lab/web"}},
+		{"parameters", []string{"-C", "../../golden/argocd-fields", "lab/keda", "image.keda.tag"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

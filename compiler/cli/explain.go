@@ -39,9 +39,9 @@ sets for it and which wins; without, the merged values and the layer of each.`, 
 	if repo == nil {
 		return code
 	}
-	repo.close()
+	defer repo.close()
 	res := repo.res
-	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, env, app)
+	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, newRepoFS(repo.root), env, app)
 	if err != nil {
 		fmt.Fprintf(stderr, "platc explain: %v\n", err)
 		return ExitProblems

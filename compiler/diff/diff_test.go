@@ -33,6 +33,19 @@ func TestFields(t *testing.T) {
 			[]Change{{Path: `"example.com/x"`, Old: "1", New: "2", HasOld: true, HasNew: true}}},
 		{"a type change", map[string]any{"a": []any{1.0}}, map[string]any{"a": "x"},
 			[]Change{{Path: "a", Old: []any{1.0}, New: "x", HasOld: true, HasNew: true}}},
+		// The Argo CD fields of issue 12 diff as any field: roles and
+		// parameters are matched by name, sync windows by index.
+		{"a project role's policy",
+			map[string]any{"roles": []any{map[string]any{"name": "ops", "policies": []any{"p, proj:c:ops, applications, get, c/*, allow"}}, map[string]any{"name": "release"}}},
+			map[string]any{"roles": []any{map[string]any{"name": "release"}, map[string]any{"name": "ops", "policies": []any{"p, proj:c:ops, applications, sync, c/*, allow"}}}},
+			[]Change{{Path: "roles[name=ops].policies[0]", Old: "p, proj:c:ops, applications, get, c/*, allow", New: "p, proj:c:ops, applications, sync, c/*, allow", HasOld: true, HasNew: true}}},
+		{"a sync window and a parameter",
+			map[string]any{"syncWindows": []any{map[string]any{"kind": "allow", "schedule": "0 22 * * *"}}, "parameters": []any{map[string]any{"name": "image.tag", "value": "1"}}},
+			map[string]any{"syncWindows": []any{map[string]any{"kind": "allow", "schedule": "0 23 * * *"}}, "parameters": []any{map[string]any{"name": "image.tag", "value": "2"}}},
+			[]Change{
+				{Path: "parameters[name=image.tag].value", Old: "1", New: "2", HasOld: true, HasNew: true},
+				{Path: "syncWindows[0].schedule", Old: "0 22 * * *", New: "0 23 * * *", HasOld: true, HasNew: true},
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,9 @@ package explain
 
 import (
 	"fmt"
+	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
@@ -56,7 +58,10 @@ type Explanation struct {
 // Explain returns the layers of values that reach the Helm release of an
 // Application in env: a chart module platc renders, or an Application kro
 // creates for a client's stack instance (named <client>-<module>).
-func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *layers.Result, envName, app string) (*Explanation, error) {
+//
+// repo is the platform's repository, for a chart module's values files;
+// nil leaves them unknown.
+func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *layers.Result, repo fs.FS, envName, app string) (*Explanation, error) {
 	env := spec.Environment(envName)
 	if env == nil {
 		var names []string
@@ -66,7 +71,7 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *la
 		return nil, fmt.Errorf("unknown environment %q: the environments are %s", envName, strings.Join(names, ", "))
 	}
 	if m := spec.Module(app); m != nil && m.Kind == model.KindChart && check.Delivered(env, m.Name, info.Parent) {
-		return explainModule(spec, env, m), nil
+		return explainModule(spec, repo, env, m), nil
 	}
 	if stacks != nil {
 		for _, inst := range stacks.Instances {
@@ -127,10 +132,10 @@ func defaultsLayer() Layer {
 	return Layer{Kind: "chart defaults", Source: "the chart's values.yaml", Note: "not known offline: platc does not download charts"}
 }
 
-func explainModule(spec *model.Spec, env *model.Environment, m *model.Module) *Explanation {
+func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *model.Module) *Explanation {
 	ex := &Explanation{Environment: env.Name, Application: m.Name, Chart: chartLine(spec.Chart(m.Chart))}
-	ex.Layers = append(ex.Layers, defaultsLayer(),
-		Layer{Kind: "valueFiles", Known: true, Note: "none: the module reads no values file"})
+	ex.Layers = append(ex.Layers, defaultsLayer())
+	ex.Layers = append(ex.Layers, valueFileLayers(repo, m)...)
 	// The wires are one layer, as they are one field of the spec.
 	wiring := Layer{Kind: "valuesObject", Source: m.FieldPath("wiring"), Known: true}
 	for _, l := range render.ValuesLayers(spec, env, m) {
@@ -154,8 +159,80 @@ func explainModule(spec *model.Spec, env *model.Environment, m *model.Module) *E
 	if len(wiring.Settings) > 0 {
 		ex.Layers = append(ex.Layers, wiring)
 	}
-	ex.Layers = append(ex.Layers, Layer{Kind: "parameters", Known: true, Note: "none: platc sets no parameters"})
+	ex.Layers = append(ex.Layers, parametersLayer(spec, m))
 	return ex
+}
+
+// valueFileLayers are a chart module's values files of this repository,
+// in order, each with what it sets.
+func valueFileLayers(repo fs.FS, m *model.Module) []Layer {
+	vf := render.ValueFiles(m)
+	if len(vf) == 0 {
+		return []Layer{{Kind: "valueFiles", Known: true, Note: "none: the module reads no values file"}}
+	}
+	var out []Layer
+	for i, f := range m.Helm.ValueFiles {
+		l := Layer{Kind: "valueFiles", Source: vf[i] + " (" + f + ")"}
+		var data []byte
+		var err error
+		if repo != nil {
+			data, err = fs.ReadFile(repo, f)
+		}
+		switch {
+		case repo == nil:
+			l.Note = "not read: no repository given"
+		case err != nil:
+			l.Note = "not read: " + err.Error()
+		default:
+			tree, err := layers.ReadFile(f, data)
+			if err != nil {
+				l.Note = "not read: " + err.Error()
+				break
+			}
+			l.Known = true
+			(&layers.File{Tree: tree}).Leaves(func(labels []string, v any, pos diag.Pos) {
+				l.Settings = append(l.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
+			})
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// parametersLayer is a chart module's Helm parameters (--set), which win
+// over every values file and valuesObject.
+func parametersLayer(spec *model.Spec, m *model.Module) Layer {
+	l := Layer{Kind: "parameters", Source: m.FieldPath("helm.parameters"), Known: true}
+	if m.Helm == nil || len(m.Helm.Parameters) == 0 {
+		l.Source, l.Note = "", "none: the module sets no parameters"
+		return l
+	}
+	for _, p := range m.Helm.Parameters {
+		v, _ := argocd.Envsubst(p.Value, nil)
+		var value any = v
+		if !p.ForceString {
+			value = helmScalar(v)
+		}
+		l.Settings = append(l.Settings, Setting{Path: p.Name, Value: value, Pos: p.Pos.String()})
+	}
+	return l
+}
+
+// helmScalar is a --set value as Helm reads it (strvals): true, false,
+// null, and integers are typed; everything else is a string.
+func helmScalar(v string) any {
+	switch v {
+	case "true":
+		return true
+	case "false":
+		return false
+	case "null":
+		return nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && (v == "0" || !strings.HasPrefix(v, "0")) {
+		return n
+	}
+	return v
 }
 
 func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Result, inst *rgd.Instance, m *model.StackModule) (*Explanation, error) {

@@ -19,7 +19,7 @@ func TestUnknownApplicationListsOnlyWhatExists(t *testing.T) {
 	if res.Log.HasErrors() {
 		t.Fatalf("the sample does not compile:\n%s", res.Log)
 	}
-	_, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, "local", "nope")
+	_, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, os.DirFS("../.."), "local", "nope")
 	if err == nil {
 		t.Fatal("explain of an unknown Application succeeds")
 	}
@@ -37,7 +37,7 @@ func TestUnknownApplicationListsOnlyWhatExists(t *testing.T) {
 		if slices.Contains(apps, absent) {
 			t.Errorf("the list has %s, which kro does not create: %v", absent, err)
 		}
-		if _, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, "local", absent); err == nil {
+		if _, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, os.DirFS("../.."), "local", absent); err == nil {
 			t.Errorf("explain of %s, which kro does not create, succeeds", absent)
 		}
 	}

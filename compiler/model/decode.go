@@ -167,6 +167,7 @@ func decodeModule(name string, e entry) *Module {
 	m.SyncOptions = e.strings("syncOptions")
 	m.CascadeDelete = e.boolOr("cascadeDelete", true)
 	m.Allow = e.allow()
+	m.AppFields = decodeAppFields(e)
 	e.eachField("wiring", func(key string, w entry) {
 		m.Wiring = append(m.Wiring, &Wire{
 			Node:       w.node,
@@ -204,6 +205,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		proj.NamespaceResourceBlacklist = p.groupKinds("namespaceResourceBlacklist")
 		proj.SourceNamespaces = p.strings("sourceNamespaces")
 		proj.Allow = p.allow()
+		proj.ProjectFields = decodeProjectFields(p)
 		env.Projects = append(env.Projects, proj)
 	})
 	e.eachField("modules", func(mname string, s entry) {
@@ -214,8 +216,14 @@ func decodeEnvironment(name string, e entry) *Environment {
 			External: s.endpoint("external"),
 			Values:   s.values("values"),
 			Project:  s.str("project"),
+
+			SyncPolicy:        s.syncPolicy("syncPolicy"),
+			IgnoreDifferences: s.ignoreDifferences("ignoreDifferences"),
+			Labels:            s.strMap("labels"),
+			Annotations:       s.strMap("annotations"),
 		}
 	})
+	env.SyncPolicy = e.syncPolicy("syncPolicy")
 	return env
 }
 

@@ -122,6 +122,8 @@ type Module struct {
 	SyncOptions     []string
 	CascadeDelete   bool // default true
 	Allow           Allow
+	// The Argo CD fields of issue 12 (fields.go); zero where unused.
+	AppFields
 }
 
 // Allow holds exceptions to the security lints: the reason, by lint name.
@@ -273,6 +275,7 @@ type Environment struct {
 	Project     string                     // default "default"
 	Projects    []*Project                 // sorted by name
 	Settings    map[string]*ModuleSettings // by module name
+	SyncPolicy  *SyncPolicy                // nil where the environment sets none
 }
 
 // Destination is a cluster, by API server URL or by name.
@@ -290,6 +293,12 @@ type ModuleSettings struct {
 	External *Endpoint
 	Values   map[string]any
 	Project  string
+	// SyncPolicy, IgnoreDifferences, Labels and Annotations override
+	// the module's (fields.go).
+	SyncPolicy        *SyncPolicy
+	IgnoreDifferences []*IgnoreDifference
+	Labels            map[string]string
+	Annotations       map[string]string
 }
 
 // Project is an Argo CD AppProject.
@@ -303,6 +312,8 @@ type Project struct {
 	NamespaceResourceBlacklist []GroupKind
 	SourceNamespaces           []string
 	Allow                      Allow
+	// The AppProject fields of issue 12 (fields.go).
+	ProjectFields
 }
 
 // ProjectDestination is a cluster and namespace a project permits.

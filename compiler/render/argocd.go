@@ -82,6 +82,9 @@ func (r *renderer) instances(env *model.Environment, m *model.Module) []*rgd.Ins
 // of Applications where the platform asks for it.
 func (r *renderer) install(env *model.Environment, children map[string][]*model.Module) argocd.Install {
 	in := argocd.Install{ApplicationHealth: r.spec.Platform.ApplicationHealth}
+	for _, p := range env.Projects {
+		in.Impersonation = in.Impersonation || len(p.DestinationServiceAccounts) > 0
+	}
 	for _, ms := range children {
 		for _, m := range ms {
 			if m.Kind == model.KindStacks && m.Namespace != r.spec.Platform.ArgoCDNamespace && len(r.instances(env, m)) > 0 {

@@ -42,7 +42,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				walk(m.Name)
 			case model.KindChart:
 				c := r.spec.Chart(m.Chart)
-				helm := shellCommand("helm", "upgrade", "--install", m.Name)
+				helm := shellCommand("helm", "upgrade", "--install", releaseName(m))
 				if c.OCI() {
 					helm.arg(argocd.SourceRepo(c))
 				} else {
@@ -52,23 +52,43 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				if m.CreateNamespace {
 					helm.arg("--create-namespace")
 				}
+				helmOptions(helm, m)
 				if values := r.values(env, m); len(values) > 0 {
 					files = append(files, File{Path: path.Join(dir, "values", m.Name+".yaml"), Objects: []*object.Map{valuesDocument(values)}, Values: true})
 					helm.arg("--values").raw(`"$values"/` + ShellQuote(m.Name+".yaml"))
 				}
+				helmParameters(helm, m)
 				helm.arg("--wait")
 				b.WriteString(helm.String() + "\n")
+				if m.Manifests != "" {
+					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace, "-f", m.Manifests).String() + "\n")
+				}
 			case model.KindPath:
 				if m.CreateNamespace {
 					create := shellCommand("kubectl", "create", "namespace", m.Namespace, "--dry-run=client", "-o", "yaml")
 					apply := shellCommand("kubectl", "apply", "-f", "-")
 					b.WriteString(create.String() + " | " + apply.String() + "\n")
 				}
-				flag := "-f"
-				if r.info.Kustomizations[m.Name] {
-					flag = "-k"
+				apply := shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace)
+				switch {
+				case m.Kustomize != nil:
+					// Argo CD edits the kustomization; the plan builds
+					// one over it with the same options.
+					k := path.Join(dir, "kustomize", m.Name)
+					files = append(files, File{Path: path.Join(k, "kustomization.yaml"), Objects: []*object.Map{kustomizationOver(path.Join(p.OutDir, k), m)}, Values: true})
+					apply.arg("-k", path.Join(p.OutDir, k))
+				case r.info.Kustomizations[m.Name]:
+					apply.arg("-k", m.Dir)
+				case m.Directory != nil:
+					// The files Argo CD reads with the directory's
+					// options, one by one.
+					for _, f := range r.info.DirectoryFiles[m.Name] {
+						apply.arg("-f", f)
+					}
+				default:
+					apply.arg("-f", m.Dir)
 				}
-				b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace, flag, m.Dir).String() + "\n")
+				b.WriteString(apply.String() + "\n")
 			case model.KindStacks, model.KindDefinitions:
 				b.WriteString("# skipped: kro turns stacks into Argo CD Applications, which need Argo CD\n")
 			default:
@@ -144,4 +164,96 @@ func valuesDocument(values map[string]any) *object.Map {
 		doc.Set(k, values[k])
 	}
 	return doc
+}
+
+// releaseName is the Helm release of a chart module: its helm.releaseName,
+// or, as Argo CD names it, the Application's name.
+func releaseName(m *model.Module) string {
+	if m.Helm != nil && m.Helm.ReleaseName != "" {
+		return m.Helm.ReleaseName
+	}
+	return m.Name
+}
+
+// helmOptions are the flags of a chart module's helm options, and its
+// values files of this repository (read from the repository root, where
+// the plan runs), in the Application's order: before valuesObject.
+func helmOptions(helm *shellWords, m *model.Module) {
+	h := m.Helm
+	if h == nil {
+		return
+	}
+	if h.SkipCrds {
+		helm.arg("--skip-crds")
+	}
+	if h.PassCredentials {
+		helm.arg("--pass-credentials")
+	}
+	for _, f := range h.ValueFiles {
+		helm.arg("--values", f)
+	}
+}
+
+// helmParameters are a chart module's parameters, as Argo CD passes them
+// to helm: --set, or --set-string with forceString, the value expanded
+// (check allows only "$$" in it) and its commas escaped.
+func helmParameters(helm *shellWords, m *model.Module) {
+	if m.Helm == nil {
+		return
+	}
+	for _, p := range m.Helm.Parameters {
+		flag := "--set"
+		if p.ForceString {
+			flag = "--set-string"
+		}
+		v, _ := argocd.Envsubst(p.Value, nil)
+		helm.arg(flag, p.Name+"="+argocd.HelmSetValue(v))
+	}
+}
+
+// kustomizationOver is a kustomization, in the folder at, of a path
+// module's kustomization with its kustomize options, as Argo CD applies
+// them (kustomize edit set nameprefix, namesuffix, image; add label,
+// annotation; its patches).
+func kustomizationOver(at string, m *model.Module) *object.Map {
+	k := m.Kustomize
+	rel := strings.Repeat("../", strings.Count(at, "/")+1) + m.Dir
+	out := object.NewMap().
+		Set("apiVersion", "kustomize.config.k8s.io/v1beta1").
+		Set("kind", "Kustomization").
+		Set("resources", []string{rel})
+	if k.NamePrefix != "" {
+		out.Set("namePrefix", k.NamePrefix)
+	}
+	if k.NameSuffix != "" {
+		out.Set("nameSuffix", k.NameSuffix)
+	}
+	if len(k.Images) > 0 {
+		images := make([]any, len(k.Images))
+		for i, s := range k.Images {
+			img := argocd.ParseImage(s)
+			im := object.NewMap().Set("name", img.Name)
+			if img.NewName != "" {
+				im.Set("newName", img.NewName)
+			}
+			if img.NewTag != "" {
+				im.Set("newTag", img.NewTag)
+			}
+			if img.Digest != "" {
+				im.Set("digest", img.Digest)
+			}
+			images[i] = im
+		}
+		out.Set("images", images)
+	}
+	if len(k.CommonLabels) > 0 {
+		out.Set("commonLabels", argocd.StringMap(k.CommonLabels))
+	}
+	if len(k.CommonAnnotations) > 0 {
+		out.Set("commonAnnotations", argocd.StringMap(k.CommonAnnotations))
+	}
+	if o := kustomizeOptions(&model.Kustomize{Patches: k.Patches}); o.Get("patches") != nil {
+		out.Set("patches", o.Get("patches"))
+	}
+	return out
 }

@@ -14,7 +14,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
@@ -258,13 +257,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 
 func (r *renderer) application(env *model.Environment, m *model.Module) *object.Map {
 	p := &r.spec.Platform
-	meta := object.NewMap().
-		Set("name", m.Name).
-		Set("namespace", p.ArgoCDNamespace).
-		Set("annotations", object.NewMap().Set(argocd.SyncWave, strconv.Itoa(r.info.Waves[m.Name])))
-	if m.CascadeDelete {
-		meta.Set("finalizers", []string{argocd.ResourcesFinalizer})
-	}
+	meta := r.metadata(env, m)
 
 	project := env.Project
 	if s := env.Settings[m.Name]; s != nil && s.Project != "" {
@@ -274,10 +267,8 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	argocd.SetDescription(spec, m.Description)
 
 	switch m.Kind {
-	case model.KindChart:
-		spec.Set("source", r.chartSource(env, m))
-	case model.KindPath:
-		spec.Set("source", r.gitSource(env, m.Dir))
+	case model.KindChart, model.KindPath:
+		r.setSources(env, m, spec)
 	case model.KindGroup, model.KindStacks:
 		spec.Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
 	case model.KindDefinitions:
@@ -306,7 +297,8 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		}
 	}
 	syncOptions = append(syncOptions, m.SyncOptions...)
-	spec.Set("destination", dest).Set("syncPolicy", argocd.SyncPolicy(syncOptions))
+	spec.Set("destination", dest)
+	r.setSync(env, m, spec, syncOptions)
 	return argocd.Application(meta, spec)
 }
 
@@ -329,10 +321,8 @@ func setDestination(m *object.Map, d model.Destination) {
 // chartSource is the Helm source of a chart module, with its values.
 func (r *renderer) chartSource(env *model.Environment, m *model.Module) *object.Map {
 	src := argocd.ChartSource(r.spec.Chart(m.Chart))
-	if values := r.values(env, m); len(values) > 0 {
-		// valuesObject, never values: Argo CD drops values when both are
-		// set, and valuesObject takes precedence over every values file.
-		src.Set("helm", object.NewMap().Set("valuesObject", values))
+	if h := r.helm(env, m); h != nil {
+		src.Set("helm", h)
 	}
 	return src
 }
@@ -427,6 +417,7 @@ func (r *renderer) project(p *model.Project) *object.Map {
 	if len(p.SourceNamespaces) > 0 {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
+	projectFields(spec, p)
 	return r.appProject(p.Name, spec)
 }
 

@@ -36,6 +36,9 @@ func BuildFolders(spec *model.Spec, repo fs.FS, cache manifests.Cache) *Folders 
 		if m.Kind == model.KindPath {
 			dirs = append(dirs, m.Dir)
 		}
+		if m.Kind == model.KindChart && m.Manifests != "" {
+			dirs = append(dirs, m.Manifests)
+		}
 	}
 	go object.Parallel(len(dirs), func(i int) { f.build(dirs[i]) })
 	return f

@@ -98,8 +98,8 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 			e.projects[p.Name] = p
 			if p.declared != nil {
 				for _, pr := range p.ValidateProject() {
-					at := fmt.Sprintf("%s[%d]", p.declared.FieldPath(pr.Field), pr.Index)
-					v.errorf(at, "Argo CD refuses project %s: %s: remove the entry", p.Name, pr.Message)
+					at, pos, fix := v.projectProblemAt(p.declared, pr)
+					v.log.Errorf(pos, at, "Argo CD refuses project %s: %s: %s", p.Name, pr.Message, fix)
 				}
 			}
 		}
@@ -147,6 +147,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 			panic(fmt.Sprintf("verify: a condition of unknown kind %d", c.Kind))
 		}
 	}
+	v.impersonation(env, a, proj, e)
 	argoNS := v.in.Spec.Platform.ArgoCDNamespace
 	if ns := a.namespace(); ns != "" && ns != argoNS && !rgd.HasPlaceholder(ns) {
 		if !proj.IsAppNamespacePermitted(ns, argoNS) {
@@ -161,7 +162,10 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
 	}
 	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" {
-		v.repoPathKinds(a, proj)
+		v.repoPathKinds(a, proj, a.spec.Sources[0].Path)
+	}
+	if a.mod != nil && a.mod.Kind == model.KindChart && a.mod.Manifests != "" && !a.root && a.file != "kro" {
+		v.repoPathKinds(a, proj, a.mod.Manifests)
 	}
 }
 
@@ -174,11 +178,11 @@ func (p *project) fixPath(field string) string {
 	return "project " + p.Name + "'s " + field
 }
 
-// repoPathKinds checks the kinds a repo-path module deploys against its
-// project: a cluster-scoped kind (by name too) must be allow-listed, a
+// repoPathKinds checks the kinds a repo-path module (or a chart's extra
+// manifests) deploys from dir against its project: a cluster-scoped kind (by name too) must be allow-listed, a
 // namespaced one permitted by the namespace lists.
-func (v *verifier) repoPathKinds(a app, proj *project) {
-	objs, _ := v.in.Folders.build(a.spec.Sources[0].Path)
+func (v *verifier) repoPathKinds(a app, proj *project, dir string) {
+	objs, _ := v.in.Folders.build(dir)
 	reported := map[string]bool{}
 	for _, o := range objs {
 		group := manifests.Group(o.APIVersion)

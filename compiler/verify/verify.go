@@ -256,10 +256,13 @@ func where(a app, env *model.Environment) string {
 // file that is not a manifest, an object in another namespace.
 func (v *verifier) folders() {
 	for _, m := range v.in.Spec.Modules {
-		if m.Kind != model.KindPath {
+		dir := m.Dir
+		if m.Kind == model.KindChart && m.Manifests != "" {
+			dir = m.Manifests // a chart's extra manifests
+		} else if m.Kind != model.KindPath {
 			continue
 		}
-		objs, problems := v.in.Folders.build(m.Dir)
+		objs, problems := v.in.Folders.build(dir)
 		// Folders keeps the folder's problems: add to a copy.
 		for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
 			v.log.Errorf(diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)

@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/argo"
+	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
 	"github.com/argoproj/argo-cd/v3/util/security"
+	"github.com/argoproj/argo-cd/v3/util/settings"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -206,12 +209,40 @@ func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *mode
 				t.Errorf("%s: Argo CD refuses it: project %s does not list namespace %s in sourceNamespaces", at, proj.Name, app.Namespace)
 			}
 		}
+		checkFields(t, at, app, proj, db)
 		if app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.SyncOptions.HasOption("CreateNamespace=true") &&
 			!proj.IsGroupKindNamePermitted(schema.GroupKind{Kind: "Namespace"}, app.Spec.Destination.Namespace, false) {
 			t.Errorf("%s: Argo CD cannot create namespace %s: project %s does not permit the kind Namespace", at, app.Spec.Destination.Namespace, proj.Name)
 		}
 	}
 	return objects
+}
+
+// checkFields runs Argo CD's code on the fields of issue 12 of a rendered
+// Application: its ignoreDifferences compile in the diff normalizer (and
+// ask RespectIgnoreDifferences, unless the spec said otherwise), its retry
+// backoff reads, and where its project names destination service
+// accounts, one matches it.
+func checkFields(t *testing.T, at string, app *v1alpha1.Application, proj *v1alpha1.AppProject, db clusterDB) {
+	t.Helper()
+	if _, err := normalizers.NewIgnoreNormalizer(app.Spec.IgnoreDifferences, nil, normalizers.IgnoreNormalizerOpts{}); err != nil {
+		t.Errorf("%s: Argo CD cannot compile its ignoreDifferences: %v", at, err)
+	}
+	if sp := app.Spec.SyncPolicy; sp != nil && sp.Retry != nil {
+		if _, err := sp.Retry.NextRetryAt(time.Unix(0, 0), 2); err != nil {
+			t.Errorf("%s: Argo CD cannot schedule its retry: %v", at, err)
+		}
+	}
+	if len(proj.Spec.DestinationServiceAccounts) > 0 {
+		cluster, err := argo.GetDestinationCluster(context.Background(), app.Spec.Destination, db)
+		if err != nil {
+			t.Fatalf("%s: %v", at, err)
+		}
+		sa, err := settings.DeriveServiceAccountToImpersonate(proj, app, cluster)
+		if err != nil || sa == "" {
+			t.Errorf("%s: Argo CD finds no service account to impersonate (%q, %v)", at, sa, err)
+		}
+	}
 }
 
 func mustDecode(t *testing.T, data []byte, v any) {

@@ -58,6 +58,19 @@ func upstreamProject(name string, s argocd.ProjectSpec) *v1alpha1.AppProject {
 	p.Spec.ClusterResourceBlacklist = restrictionItems(s.ClusterResourceBlacklist)
 	p.Spec.NamespaceResourceWhitelist = groupKinds(s.NamespaceResourceWhitelist)
 	p.Spec.NamespaceResourceBlacklist = groupKinds(s.NamespaceResourceBlacklist)
+	for _, r := range s.Roles {
+		p.Spec.Roles = append(p.Spec.Roles, v1alpha1.ProjectRole{Name: r.Name, Policies: slices.Clone(r.Policies), Groups: slices.Clone(r.Groups)})
+	}
+	for _, w := range s.SyncWindows {
+		p.Spec.SyncWindows = append(p.Spec.SyncWindows, &v1alpha1.SyncWindow{
+			Kind: w.Kind, Schedule: w.Schedule, Duration: w.Duration, TimeZone: w.TimeZone, Description: w.Description,
+			Applications: slices.Clone(w.Applications), Namespaces: slices.Clone(w.Namespaces), Clusters: slices.Clone(w.Clusters),
+			ManualSync: w.ManualSync, UseAndOperator: w.UseAndOperator,
+		})
+	}
+	for _, d := range s.DestinationServiceAccounts {
+		p.Spec.DestinationServiceAccounts = append(p.Spec.DestinationServiceAccounts, v1alpha1.ApplicationDestinationServiceAccount{Server: d.Server, Namespace: d.Namespace, DefaultServiceAccount: d.DefaultServiceAccount})
+	}
 	return p
 }
 

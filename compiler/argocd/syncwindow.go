@@ -1,0 +1,94 @@
+package argocd
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+	// Time zones are read from Go's own copy of the IANA database, so
+	// that a sync window's time zone gets the same verdict on every
+	// machine (one without /usr/share/zoneinfo too).
+	_ "time/tzdata"
+
+	"github.com/robfig/cron/v3"
+)
+
+// SyncWindow is a sync window of an AppProject, as Argo CD reads it.
+type SyncWindow struct {
+	Kind, Schedule, Duration, TimeZone, Description string
+	Applications, Namespaces, Clusters              []string
+	ManualSync, UseAndOperator                      bool
+}
+
+// cronParser is the parser of SyncWindow.Validate (Argo CD v3.5.1): five
+// fields, no seconds, no descriptors such as @daily.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
+
+// ParseSchedule parses a sync window's schedule as Argo CD does. Where
+// robfig/cron would panic (a "TZ=" prefix with nothing after it), it
+// returns an error: Argo CD's API server fails the request.
+func ParseSchedule(schedule string) (sched cron.Schedule, err error) {
+	defer func() {
+		if recover() != nil {
+			sched, err = nil, fmt.Errorf("Argo CD's cron parser crashes on '%s'", schedule)
+		}
+	}()
+	return cronParser.Parse(schedule)
+}
+
+// Validate is SyncWindow.Validate of pkg/apis/application/v1alpha1/types.go
+// (Argo CD v3.5.1): the kind, the schedule (robfig/cron with Argo CD's
+// parser options), the duration (time.ParseDuration) and the description's
+// length, with Argo CD's messages. A time zone that does not load is not an
+// error there (Argo CD logs a warning and uses UTC): see TimeZoneProblem.
+func (w SyncWindow) Validate() error {
+	if w.Kind != "allow" && w.Kind != "deny" {
+		return fmt.Errorf("kind '%s' mismatch: can only be allow or deny", w.Kind)
+	}
+	if _, err := ParseSchedule(w.Schedule); err != nil {
+		return fmt.Errorf("cannot parse schedule '%s': %w", w.Schedule, err)
+	}
+	if _, err := time.ParseDuration(w.Duration); err != nil {
+		return fmt.Errorf("cannot parse duration '%s': %w", w.Duration, err)
+	}
+	if len(w.Description) > 255 {
+		return errors.New("description must not exceed 255 characters")
+	}
+	return nil
+}
+
+// TimeZoneProblem says why Argo CD would not use a sync window's time
+// zone, or returns "". SyncWindow.Validate (Argo CD v3.5.1) loads it with
+// time.LoadLocation and, where that fails, logs a warning and uses UTC: the
+// window would silently open at another hour.
+func (w SyncWindow) TimeZoneProblem() string {
+	if w.TimeZone == "" {
+		return ""
+	}
+	if _, err := time.LoadLocation(w.TimeZone); err != nil {
+		return fmt.Sprintf("time zone '%s' is not one Argo CD can load, so it would use UTC", w.TimeZone)
+	}
+	return ""
+}
+
+// sameIdentity is SyncWindow.HashIdentity's equality (Argo CD v3.5.1): two
+// windows are one where every field but manualSync and the description
+// is equal (Argo CD compares xxhash sums of their gob encodings, in which
+// an empty list and none are alike).
+func (w SyncWindow) sameIdentity(o SyncWindow) bool {
+	return w.Kind == o.Kind && w.Schedule == o.Schedule && w.Duration == o.Duration && w.TimeZone == o.TimeZone &&
+		w.UseAndOperator == o.UseAndOperator && slices.Equal(w.Applications, o.Applications) &&
+		slices.Equal(w.Namespaces, o.Namespaces) && slices.Equal(w.Clusters, o.Clusters)
+}
+
+// KeyIDProblem is util/sourceintegrity.KeyID of Argo CD v3.5.1, which the
+// argocd CLI applies to a project's signature key: a key ID is 16
+// hexadecimal digits, or a fingerprint of 40. Its message, or "".
+func KeyIDProblem(k string) string {
+	_, err := hex.DecodeString(k)
+	if err == nil && (len(k) == 16 || len(k) == 40) {
+		return ""
+	}
+	return fmt.Sprintf("'%s' is not a valid GnuPG key ID", k)
+}

@@ -1,0 +1,314 @@
+package check
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+)
+
+// The rules of the Argo CD fields of issue 12 (model/fields.go) that the
+// spec alone decides: each field where it belongs, Kubernetes' rules for
+// labels and annotations, Helm's for a release name, and Argo CD's own for
+// what it parses when it compares or syncs (JSON pointers and jq paths,
+// retry durations, parameters' $ expansion, sync windows' time zones,
+// GnuPG key IDs), through compiler/argocd. What Argo CD's API server
+// checks of a rendered AppProject (ValidateProject) verify checks on the
+// output. A spec that uses none of the fields costs a few nil checks.
+
+// appFields checks a module's Argo CD fields.
+func (c *checker) appFields(m *model.Module) {
+	f := &m.AppFields
+	c.metadataMaps(&m.Node, f.Labels, f.Annotations)
+	c.syncPolicy(f.SyncPolicy)
+	c.ignoreDifferences(f.IgnoreDifferences)
+	if f.RespectIgnoreDifferences != nil && *f.RespectIgnoreDifferences && len(f.IgnoreDifferences) == 0 && !c.settingsIgnore(m.Name) {
+		c.warnf(&m.Node, "respectIgnoreDifferences", "respectIgnoreDifferences without ignoreDifferences does nothing: add the fields to ignore, or remove it")
+	}
+	for i, o := range m.SyncOptions {
+		if strings.HasPrefix(o, "RespectIgnoreDifferences=") {
+			c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "set respectIgnoreDifferences instead of the RespectIgnoreDifferences sync option: platc renders it with ignoreDifferences")
+		}
+	}
+	if ns := f.NamespaceMetadata; ns != nil {
+		switch {
+		case !m.Kind.Namespaced():
+			c.errorf(&m.Node, "managedNamespaceMetadata", "a %s module creates no namespace: remove managedNamespaceMetadata", model.Kinds[m.Kind])
+		case !m.CreateNamespace:
+			c.errorf(&m.Node, "managedNamespaceMetadata", "managedNamespaceMetadata is the metadata of the namespace Argo CD creates (CreateNamespace=true), and createNamespace is false: remove one of them")
+		}
+		c.metadataMaps(&ns.Node, ns.Labels, ns.Annotations)
+	}
+	only := func(field string, kind model.ModuleKind, set bool) {
+		if set && m.Kind != kind && m.Kind != model.KindInvalid {
+			c.errorf(&m.Node, field, "only %s modules take %s: remove it", model.Kinds[kind], field)
+		}
+	}
+	only("helm", model.KindChart, f.Helm != nil)
+	only("manifests", model.KindChart, m.Has("manifests"))
+	only("directory", model.KindPath, f.Directory != nil)
+	only("kustomize", model.KindPath, f.Kustomize != nil)
+	if m.Kind == model.KindChart {
+		c.helm(m)
+		if m.Has("manifests") {
+			c.folder(&m.Node, "manifests", f.Manifests)
+		}
+	}
+	if m.Kind == model.KindPath {
+		kustomization := c.kustomizations[m.Name]
+		if d := f.Directory; d != nil && kustomization {
+			c.errorf(&m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
+		} else if d != nil && repoPathProblem(m.Dir) == "" {
+			files := argocd.DirectoryFiles(c.fsys, m.Dir, d.Recurse, d.Include, d.Exclude)
+			c.directoryFiles[m.Name] = files
+			if len(files) == 0 {
+				if info, err := fs.Stat(c.fsys, m.Dir); err == nil && info.IsDir() {
+					c.log.Errorf(d.Pos, d.Path, "no manifest of folder %q is one Argo CD reads with these options (.yaml, .yml or .json files, recurse %v, include %q, exclude %q): it would sync nothing", m.Dir, d.Recurse, d.Include, d.Exclude)
+				}
+			}
+		}
+		if f.Kustomize != nil {
+			if !kustomization {
+				c.errorf(&m.Node, "kustomize", "folder %q is not a kustomization: Argo CD applies kustomize options with kustomize edit, which needs a kustomization.yaml; add one that lists the manifests as resources, or remove kustomize", m.Dir)
+			}
+			c.kustomize(f.Kustomize)
+		}
+	}
+}
+
+// settingsIgnore reports whether some environment adds ignoreDifferences
+// to the module.
+func (c *checker) settingsIgnore(module string) bool {
+	for _, env := range c.spec.Environments {
+		if s := env.Settings[module]; s != nil && len(s.IgnoreDifferences) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) warnf(n *model.Node, field, format string, args ...any) {
+	c.log.Warnf(n.At(field), n.FieldPath(field), format, args...)
+}
+
+// metadataMaps checks labels and annotations of an object, as the
+// Kubernetes API server will. The sync wave is platc's.
+func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		p := n.FieldPath("labels")
+		msg := argocd.LabelKeyProblem(k)
+		if msg == "" {
+			msg = argocd.LabelValueProblem(labels[k])
+		}
+		if msg != "" {
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
+		}
+	}
+	size := 0
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		p := n.FieldPath("annotations")
+		size += len(k) + len(annotations[k])
+		switch {
+		case argocd.AnnotationKeyProblem(k) != "":
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", argocd.AnnotationKeyProblem(k))
+		case k == argocd.SyncWave:
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "platc sets the sync wave from needs: set wave instead of the annotation")
+		}
+	}
+	if size > argocd.AnnotationsSizeLimit {
+		c.errorf(n, "annotations", "the annotations hold %d bytes, more than the %d Kubernetes allows: shorten them", size, argocd.AnnotationsSizeLimit)
+	}
+}
+
+// syncPolicy checks a retry's backoff as Argo CD reads it when a sync
+// fails.
+func (c *checker) syncPolicy(p *model.SyncPolicy) {
+	if p == nil || p.Retry == nil || p.Retry.Backoff == nil {
+		return
+	}
+	b := p.Retry.Backoff
+	for _, f := range []struct{ name, v string }{{"duration", b.Duration}, {"maxDuration", b.MaxDuration}} {
+		if b.OK(f.name) {
+			if _, err := argocd.RetryDuration(f.v); err != nil {
+				c.errorf(&b.Node, f.name, "Argo CD cannot read %q as a backoff (%v), and would not retry: write a Go duration such as \"30s\" or \"5m\", or a number of seconds", f.v, err)
+			}
+		}
+	}
+}
+
+// ignoreDifferences checks entries of ignoreDifferences: each ignores
+// something, its JSON pointers are RFC 6901 pointers, its jq paths
+// compile as Argo CD compiles them.
+func (c *checker) ignoreDifferences(ids []*model.IgnoreDifference) {
+	for _, id := range ids {
+		if len(id.JSONPointers) == 0 && len(id.JQPathExpressions) == 0 && len(id.ManagedFieldsManagers) == 0 {
+			c.log.Errorf(id.Pos, id.Path, "the entry ignores nothing: give jsonPointers, jqPathExpressions or managedFieldsManagers")
+		}
+		for i, p := range id.JSONPointers {
+			if _, err := argocd.ParseJSONPointer(p); err != nil {
+				c.log.Errorf(id.At("jsonPointers"), fmt.Sprintf("%s[%d]", id.FieldPath("jsonPointers"), i), "%q is not a JSON pointer: %v (Argo CD would skip it without a word, or ignore another field): write it as RFC 6901 does, such as \"/spec/caBundle\"", p, err)
+			}
+		}
+		for i, q := range id.JQPathExpressions {
+			if err := argocd.JQProblem(q); err != nil {
+				c.log.Errorf(id.At("jqPathExpressions"), fmt.Sprintf("%s[%d]", id.FieldPath("jqPathExpressions"), i), "Argo CD cannot compile the jq path %q (%v), and would fail every comparison of the Application: write a jq path such as \".webhooks[]?.clientConfig.caBundle\"", q, err)
+			}
+		}
+		for i, mgr := range id.ManagedFieldsManagers {
+			if strings.TrimSpace(mgr) == "" {
+				c.log.Errorf(id.At("managedFieldsManagers"), fmt.Sprintf("%s[%d]", id.FieldPath("managedFieldsManagers"), i), "an empty field manager: name the manager whose fields are ignored, such as \"kube-controller-manager\"")
+			}
+		}
+	}
+}
+
+// helmReleaseName is Helm 3's rule for a release name (pkg/chartutil
+// ValidateReleaseName): a DNS-1123 subdomain of at most 53 characters.
+var helmReleaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+func (c *checker) helm(m *model.Module) {
+	h := m.Helm
+	if h == nil {
+		return
+	}
+	if h.OK("releaseName") && (len(h.ReleaseName) > 53 || !helmReleaseName.MatchString(h.ReleaseName)) {
+		c.errorf(&h.Node, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", h.ReleaseName)
+	}
+	names := map[string]bool{}
+	for _, p := range h.Parameters {
+		switch {
+		case strings.TrimSpace(p.Name) == "":
+			c.errorf(&p.Node, "name", "empty parameter name: give the values path, such as \"image.tag\"")
+		case names[p.Name]:
+			c.errorf(&p.Node, "name", "parameter %q is set twice: Argo CD keeps one; remove the other", p.Name)
+		}
+		names[p.Name] = true
+		if _, vars := argocd.Envsubst(p.Value, nil); len(vars) > 0 {
+			c.errorf(&p.Node, "value", "Argo CD expands $%s in a parameter's value with its build environment (an unknown variable is empty): write $$ for a literal $, or set the value in values", vars[0])
+		}
+	}
+	for i, f := range h.ValueFiles {
+		p := fmt.Sprintf("%s[%d]", h.FieldPath("valueFiles"), i)
+		if msg := repoPathProblem(f); msg != "" {
+			c.log.Errorf(h.At("valueFiles"), p, "%q %s: name a values file of this repository, by its path from the root", f, msg)
+			continue
+		}
+		if info, err := fs.Stat(c.fsys, f); err != nil || info.IsDir() {
+			c.log.Errorf(h.At("valueFiles"), p, "values file %q does not exist in this repository: create it or fix the path (Argo CD reads it from this repository at the environment's revision)", f)
+		}
+	}
+}
+
+// folder checks a folder of this repository that an Application syncs.
+func (c *checker) folder(n *model.Node, field, dir string) {
+	if msg := repoPathProblem(dir); msg != "" {
+		c.errorf(n, field, "%q %s: name a folder inside the repository", dir, msg)
+		return
+	}
+	out := c.spec.Platform.OutDir
+	if dir == out || strings.HasPrefix(dir, out+"/") {
+		c.errorf(n, field, "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+		return
+	}
+	entries, err := fs.ReadDir(c.fsys, dir)
+	if err != nil {
+		c.errorf(n, field, "folder %q does not exist: create it or fix the path", dir)
+		return
+	}
+	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
+		c.errorf(n, field, "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", dir)
+	}
+}
+
+// kustomizeImage is what "kustomize edit set image" takes: an image, and
+// optionally "=" and the new image; a tag after ":" or a digest after "@".
+var kustomizeImage = regexp.MustCompile(`^[a-z0-9][a-zA-Z0-9._/:-]*?(=[a-z0-9][a-zA-Z0-9._/:-]*?)?(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
+
+func (c *checker) kustomize(k *model.Kustomize) {
+	for i, img := range k.Images {
+		if !kustomizeImage.MatchString(img) {
+			c.log.Errorf(k.At("images"), fmt.Sprintf("%s[%d]", k.FieldPath("images"), i), "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
+		}
+	}
+	labels := &model.Node{Path: k.FieldPath("commonLabels")}
+	for _, key := range slices.Sorted(maps.Keys(k.CommonLabels)) {
+		msg := argocd.LabelKeyProblem(key)
+		if msg == "" {
+			msg = argocd.LabelValueProblem(k.CommonLabels[key])
+		}
+		if msg != "" {
+			c.log.Errorf(c.spec.PosOf(diag.JoinPath(labels.Path, key)), diag.JoinPath(labels.Path, key), "%s", msg)
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(k.CommonAnnotations)) {
+		if msg := argocd.AnnotationKeyProblem(key); msg != "" {
+			p := diag.JoinPath(k.FieldPath("commonAnnotations"), key)
+			c.log.Errorf(c.spec.PosOf(p), p, "%s", msg)
+		}
+	}
+	for _, p := range k.Patches {
+		var v any
+		if err := yaml.Unmarshal([]byte(p.Patch), &v); err != nil || v == nil {
+			c.errorf(&p.Node, "patch", "the patch is not YAML (%v): write a strategic merge patch or a JSON 6902 patch as YAML", err)
+			continue
+		}
+		if _, ok := v.([]any); ok && p.Target == nil {
+			c.errorf(&p.Node, "patch", "a JSON 6902 patch (a list of operations) needs a target: say which objects it patches")
+		}
+	}
+}
+
+// environmentFields checks an environment's Argo CD fields: its sync
+// policy and its module settings', and its projects' fields that the spec
+// decides (what Argo CD's API server refuses of a project, verify checks
+// on the rendered AppProject).
+func (c *checker) environmentFields(env *model.Environment) {
+	c.syncPolicy(env.SyncPolicy)
+	for _, name := range slices.Sorted(maps.Keys(env.Settings)) {
+		s := env.Settings[name]
+		c.syncPolicy(s.SyncPolicy)
+		c.ignoreDifferences(s.IgnoreDifferences)
+		c.metadataMaps(&s.Node, s.Labels, s.Annotations)
+	}
+	if env.Pinned {
+		// Where a pinned environment syncs by hand, once per field that
+		// decides it.
+		var manual []*model.SyncPolicy
+		var modules [][]string
+		for _, m := range c.spec.Modules {
+			if s := m.SyncIn(env); s.Manual != nil && Enabled(env, m.Name) {
+				i := slices.Index(manual, s.Manual)
+				if i < 0 {
+					manual, modules, i = append(manual, s.Manual), append(modules, nil), len(manual)
+				}
+				modules[i] = append(modules[i], m.Name)
+			}
+		}
+		for i, p := range manual {
+			c.warnf(&p.Node, "automated", "pinned environment %s syncs %s by hand: a release moves the Applications to the new tag, but the cluster changes only when someone syncs each one (Argo CD shows them OutOfSync); to bound when changes land, keep them automated and give the project a sync window", env.Name, strings.Join(modules[i], ", "))
+		}
+	}
+	for _, p := range env.Projects {
+		for _, w := range p.SyncWindows {
+			if w.OK("kind") && w.Kind != "allow" && w.Kind != "deny" {
+				c.errorf(&w.Node, "kind", "unknown kind %q of sync window: use allow (syncs only inside the window) or deny (no sync inside it)", w.Kind)
+			}
+			if msg := (argocd.SyncWindow{TimeZone: w.TimeZone}).TimeZoneProblem(); msg != "" {
+				c.errorf(&w.Node, "timeZone", "%s: the window would open at another hour; use an IANA name such as \"Europe/Berlin\"", msg)
+			}
+		}
+		for i, k := range p.SignatureKeys {
+			if msg := argocd.KeyIDProblem(k); msg != "" {
+				c.log.Errorf(p.At("signatureKeys"), fmt.Sprintf("%s[%d]", p.FieldPath("signatureKeys"), i), "%s: give the key's 16-digit ID or its 40-digit fingerprint, in hexadecimal", msg)
+			}
+		}
+	}
+}

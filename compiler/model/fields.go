@@ -1,0 +1,380 @@
+package model
+
+// The Argo CD fields of Applications and AppProjects that issue 12 added
+// to the spec: how a module's Application syncs, what it leaves out of the
+// diff, how it renders its chart or folder, and a project's roles, sync
+// windows and further lists. Each is zero where the spec does not set it,
+// so that a spec that uses none costs nothing.
+
+// AppFields are the Application fields of a module.
+type AppFields struct {
+	Labels      map[string]string // of the Application
+	Annotations map[string]string
+	SyncPolicy  *SyncPolicy // nil: the default (automated, prune, self-heal)
+	// NamespaceMetadata is syncPolicy.managedNamespaceMetadata.
+	NamespaceMetadata *NamespaceMetadata
+	IgnoreDifferences []*IgnoreDifference
+	// RespectIgnoreDifferences is nil for the default: true where the
+	// Application has ignoreDifferences.
+	RespectIgnoreDifferences *bool
+	RevisionHistoryLimit     *int64
+	Helm                     *Helm      // KindChart
+	Manifests                string     // KindChart: a folder synced as a second source
+	Directory                *Directory // KindPath
+	Kustomize                *Kustomize // KindPath
+}
+
+// SyncPolicy is how Argo CD syncs an Application; a nil field is not set
+// here (a less specific level, or the default, decides).
+type SyncPolicy struct {
+	Node
+	Automated, Prune, SelfHeal, AllowEmpty *bool
+	Retry                                  *Retry
+}
+
+// Retry is Argo CD's retry of a failed sync.
+type Retry struct {
+	Node
+	Limit int64
+	// Backoff is nil where the spec sets none.
+	Backoff *Backoff
+	Refresh bool
+}
+
+// Backoff is the wait between retries.
+type Backoff struct {
+	Node
+	Duration, MaxDuration string
+	Factor                *int64
+}
+
+// NamespaceMetadata is the metadata Argo CD sets on a namespace it creates.
+type NamespaceMetadata struct {
+	Node
+	Labels, Annotations map[string]string
+}
+
+// IgnoreDifference is one entry of an Application's ignoreDifferences.
+type IgnoreDifference struct {
+	Node
+	Group, Kind, Name, Namespace string
+	JSONPointers                 []string
+	JQPathExpressions            []string
+	ManagedFieldsManagers        []string
+}
+
+// Helm is how Argo CD renders a chart module's chart.
+type Helm struct {
+	Node
+	ReleaseName     string // "" for the module's name
+	SkipCrds        bool
+	PassCredentials bool
+	Parameters      []*HelmParameter
+	ValueFiles      []string // paths of this repository
+}
+
+// HelmParameter is one Helm --set (--set-string with ForceString).
+type HelmParameter struct {
+	Node
+	Name, Value string
+	ForceString bool
+}
+
+// Directory is how Argo CD reads a folder of plain manifests.
+type Directory struct {
+	Node
+	Recurse          bool
+	Exclude, Include string
+}
+
+// Kustomize are options Argo CD applies to a kustomization.
+type Kustomize struct {
+	Node
+	NamePrefix, NameSuffix          string
+	Images                          []string
+	CommonLabels, CommonAnnotations map[string]string
+	Patches                         []*KustomizePatch
+}
+
+// KustomizePatch is one kustomize patch and the objects it targets.
+type KustomizePatch struct {
+	Node
+	Patch  string
+	Target *PatchTarget
+}
+
+// PatchTarget selects the objects of a kustomize patch.
+type PatchTarget struct {
+	Group, Version, Kind, Name, Namespace, LabelSelector, AnnotationSelector string
+}
+
+// ProjectFields are the AppProject fields of a project.
+type ProjectFields struct {
+	ClusterResourceBlacklist   []GroupKind
+	NamespaceResourceWhitelist []GroupKind
+	// HasNamespaceWhitelist tells an empty whitelist (no namespaced kind
+	// is permitted) from none (every one is).
+	HasNamespaceWhitelist      bool
+	Roles                      []*ProjectRole
+	SyncWindows                []*SyncWindow
+	OrphanedResources          *OrphanedResources
+	SignatureKeys              []string
+	DestinationServiceAccounts []*DestinationServiceAccount
+}
+
+// ProjectRole is an RBAC role of an AppProject.
+type ProjectRole struct {
+	Node
+	Name, Description string
+	Policies, Groups  []string
+}
+
+// SyncWindow is a time when a project's Applications may or may not sync.
+type SyncWindow struct {
+	Node
+	Kind, Schedule, Duration, TimeZone, Description string
+	Applications, Namespaces, Clusters              []string
+	ManualSync                                      bool
+}
+
+// OrphanedResources is the monitoring of objects no Application manages.
+type OrphanedResources struct {
+	Node
+	Warn   *bool
+	Ignore []OrphanedKey
+}
+
+// OrphanedKey is an object orphaned-resource monitoring does not report.
+type OrphanedKey struct{ Group, Kind, Name string }
+
+// DestinationServiceAccount is the service account Argo CD impersonates
+// for a destination.
+type DestinationServiceAccount struct {
+	Node
+	Server, Namespace, DefaultServiceAccount string
+}
+
+// Sync is a module's sync policy in an environment, resolved: the
+// module's, then the environment's, then the environment's module
+// settings', field by field (a later one wins), over the default of every
+// child Application (automated, with prune and self-heal).
+type Sync struct {
+	Automated, Prune, SelfHeal, AllowEmpty bool
+	Retry                                  *Retry
+	// Manual is where automated: false was set, for messages; nil
+	// where the Application is automated.
+	Manual *SyncPolicy
+}
+
+// DefaultSync is the sync policy of a module and environment that set none.
+var DefaultSync = Sync{Automated: true, Prune: true, SelfHeal: true}
+
+// SyncIn resolves the module's sync policy in env.
+func (m *Module) SyncIn(env *Environment) Sync {
+	s := DefaultSync
+	layers := [3]*SyncPolicy{m.SyncPolicy, env.SyncPolicy}
+	if ms := env.Settings[m.Name]; ms != nil {
+		layers[2] = ms.SyncPolicy
+	}
+	for _, p := range layers {
+		if p == nil {
+			continue
+		}
+		set := func(dst *bool, v *bool) {
+			if v != nil {
+				*dst = *v
+			}
+		}
+		set(&s.Automated, p.Automated)
+		set(&s.Prune, p.Prune)
+		set(&s.SelfHeal, p.SelfHeal)
+		set(&s.AllowEmpty, p.AllowEmpty)
+		if p.Automated != nil {
+			s.Manual = nil
+			if !*p.Automated {
+				s.Manual = p
+			}
+		}
+		if p.Retry != nil {
+			s.Retry = p.Retry
+		}
+	}
+	return s
+}
+
+// IgnoreDifferencesIn are the module's ignoreDifferences in env, then the
+// environment's module settings' ones.
+func (m *Module) IgnoreDifferencesIn(env *Environment) []*IgnoreDifference {
+	ms := env.Settings[m.Name]
+	if ms == nil || len(ms.IgnoreDifferences) == 0 {
+		return m.IgnoreDifferences
+	}
+	if len(m.IgnoreDifferences) == 0 {
+		return ms.IgnoreDifferences
+	}
+	return append(append([]*IgnoreDifference(nil), m.IgnoreDifferences...), ms.IgnoreDifferences...)
+}
+
+// MetadataIn are the labels and annotations of the module's Application in
+// env: the module's, with the environment's module settings' merged over.
+func (m *Module) MetadataIn(env *Environment) (labels, annotations map[string]string) {
+	ms := env.Settings[m.Name]
+	if ms == nil {
+		return m.Labels, m.Annotations
+	}
+	return mergeStrings(m.Labels, ms.Labels), mergeStrings(m.Annotations, ms.Annotations)
+}
+
+func mergeStrings(a, b map[string]string) map[string]string {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func decodeAppFields(e entry) AppFields {
+	f := AppFields{
+		Labels: e.strMap("labels"), Annotations: e.strMap("annotations"),
+		SyncPolicy: e.syncPolicy("syncPolicy"), IgnoreDifferences: e.ignoreDifferences("ignoreDifferences"),
+		Manifests: e.str("manifests"),
+	}
+	if e.Has("respectIgnoreDifferences") {
+		v := e.boolOr("respectIgnoreDifferences", true)
+		f.RespectIgnoreDifferences = &v
+	}
+	if n, ok := e.int("revisionHistoryLimit"); ok {
+		f.RevisionHistoryLimit = &n
+	}
+	if e.Has("managedNamespaceMetadata") {
+		s := e.sub("managedNamespaceMetadata")
+		f.NamespaceMetadata = &NamespaceMetadata{Node: s.node, Labels: s.strMap("labels"), Annotations: s.strMap("annotations")}
+	}
+	if e.Has("helm") {
+		s := e.sub("helm")
+		h := &Helm{Node: s.node, ReleaseName: s.str("releaseName"), SkipCrds: s.boolOr("skipCrds", false),
+			PassCredentials: s.boolOr("passCredentials", false), ValueFiles: s.strings("valueFiles")}
+		s.eachElem("parameters", func(p entry) {
+			h.Parameters = append(h.Parameters, &HelmParameter{Node: p.node, Name: p.str("name"), Value: p.str("value"), ForceString: p.boolOr("forceString", false)})
+		})
+		f.Helm = h
+	}
+	if e.Has("directory") {
+		s := e.sub("directory")
+		f.Directory = &Directory{Node: s.node, Recurse: s.boolOr("recurse", false), Exclude: s.str("exclude"), Include: s.str("include")}
+	}
+	if e.Has("kustomize") {
+		s := e.sub("kustomize")
+		k := &Kustomize{Node: s.node, NamePrefix: s.str("namePrefix"), NameSuffix: s.str("nameSuffix"), Images: s.strings("images"),
+			CommonLabels: s.strMap("commonLabels"), CommonAnnotations: s.strMap("commonAnnotations")}
+		s.eachElem("patches", func(p entry) {
+			kp := &KustomizePatch{Node: p.node, Patch: p.str("patch")}
+			if p.Has("target") {
+				t := p.sub("target")
+				kp.Target = &PatchTarget{Group: t.str("group"), Version: t.str("version"), Kind: t.str("kind"), Name: t.str("name"),
+					Namespace: t.str("namespace"), LabelSelector: t.str("labelSelector"), AnnotationSelector: t.str("annotationSelector")}
+			}
+			k.Patches = append(k.Patches, kp)
+		})
+		f.Kustomize = k
+	}
+	return f
+}
+
+func decodeProjectFields(p entry) ProjectFields {
+	f := ProjectFields{
+		ClusterResourceBlacklist:   p.groupKinds("clusterResourceBlacklist"),
+		NamespaceResourceWhitelist: p.groupKinds("namespaceResourceWhitelist"),
+		HasNamespaceWhitelist:      p.node.OK("namespaceResourceWhitelist"),
+		SignatureKeys:              p.strings("signatureKeys"),
+	}
+	p.eachElem("roles", func(r entry) {
+		f.Roles = append(f.Roles, &ProjectRole{Node: r.node, Name: r.str("name"), Description: r.str("description"),
+			Policies: r.strings("policies"), Groups: r.strings("groups")})
+	})
+	p.eachElem("syncWindows", func(w entry) {
+		f.SyncWindows = append(f.SyncWindows, &SyncWindow{Node: w.node, Kind: w.str("kind"), Schedule: w.str("schedule"),
+			Duration: w.str("duration"), TimeZone: w.str("timeZone"), Description: w.str("description"),
+			Applications: w.strings("applications"), Namespaces: w.strings("namespaces"), Clusters: w.strings("clusters"),
+			ManualSync: w.boolOr("manualSync", false)})
+	})
+	if p.Has("orphanedResources") {
+		o := p.sub("orphanedResources")
+		or := &OrphanedResources{Node: o.node}
+		if o.Has("warn") {
+			w := o.boolOr("warn", false)
+			or.Warn = &w
+		}
+		o.eachElem("ignore", func(k entry) {
+			or.Ignore = append(or.Ignore, OrphanedKey{Group: k.str("group"), Kind: k.str("kind"), Name: k.str("name")})
+		})
+		f.OrphanedResources = or
+	}
+	p.eachElem("destinationServiceAccounts", func(d entry) {
+		f.DestinationServiceAccounts = append(f.DestinationServiceAccounts, &DestinationServiceAccount{Node: d.node,
+			Server: d.str("server"), Namespace: d.str("namespace"), DefaultServiceAccount: d.str("defaultServiceAccount")})
+	})
+	return f
+}
+
+func (e entry) syncPolicy(name string) *SyncPolicy {
+	if !e.Has(name) {
+		return nil
+	}
+	s := e.sub(name)
+	p := &SyncPolicy{Node: s.node, Automated: s.optBool("automated"), Prune: s.optBool("prune"),
+		SelfHeal: s.optBool("selfHeal"), AllowEmpty: s.optBool("allowEmpty")}
+	if s.Has("retry") {
+		r := s.sub("retry")
+		limit, _ := r.int("limit")
+		p.Retry = &Retry{Node: r.node, Limit: limit, Refresh: r.boolOr("refresh", false)}
+		if r.Has("backoff") {
+			b := r.sub("backoff")
+			p.Retry.Backoff = &Backoff{Node: b.node, Duration: b.str("duration"), MaxDuration: b.str("maxDuration")}
+			if f, ok := b.int("factor"); ok {
+				p.Retry.Backoff.Factor = &f
+			}
+		}
+	}
+	return p
+}
+
+func (e entry) ignoreDifferences(name string) []*IgnoreDifference {
+	var out []*IgnoreDifference
+	e.eachElem(name, func(x entry) {
+		out = append(out, &IgnoreDifference{Node: x.node, Group: x.str("group"), Kind: x.str("kind"), Name: x.str("name"),
+			Namespace: x.str("namespace"), JSONPointers: x.strings("jsonPointers"), JQPathExpressions: x.strings("jqPathExpressions"),
+			ManagedFieldsManagers: x.strings("managedFieldsManagers")})
+	})
+	return out
+}
+
+// optBool is a boolean field that may be unset.
+func (e entry) optBool(name string) *bool {
+	if !e.node.OK(name) {
+		return nil
+	}
+	b := e.boolOr(name, false)
+	return &b
+}
+
+// strMap decodes a struct of strings (labels, annotations).
+func (e entry) strMap(name string) map[string]string {
+	var out map[string]string
+	e.eachField(name, func(k string, x entry) {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = x.v.Str
+	})
+	return out
+}

@@ -1,0 +1,282 @@
+package render
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+)
+
+// The Argo CD fields of a module's Application (model/fields.go): its
+// labels and annotations, its sources (a chart with values files of this
+// repository or a folder of extra manifests is multi-source), how Argo CD
+// renders its chart or folder, and how it syncs. A module that sets none
+// renders as before.
+
+// metadata is a module's Application's metadata.
+func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map {
+	labels, annotations := m.MetadataIn(env)
+	meta := object.NewMap().
+		Set("name", m.Name).
+		Set("namespace", r.spec.Platform.ArgoCDNamespace)
+	if len(labels) > 0 {
+		meta.Set("labels", argocd.StringMap(labels))
+	}
+	ann := object.NewMap().Set(argocd.SyncWave, strconv.Itoa(r.info.Waves[m.Name]))
+	if len(annotations) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(annotations)) {
+			ann.Set(k, annotations[k])
+		}
+	}
+	meta.Set("annotations", ann)
+	if m.CascadeDelete {
+		meta.Set("finalizers", []string{argocd.ResourcesFinalizer})
+	}
+	return meta
+}
+
+// setSources sets the source, or sources, of a chart or path module.
+func (r *renderer) setSources(env *model.Environment, m *model.Module, spec *object.Map) {
+	if m.Kind == model.KindPath {
+		src := r.gitSource(env, m.Dir)
+		if d := m.Directory; d != nil {
+			dir := object.NewMap()
+			if d.Recurse {
+				dir.Set("recurse", true)
+			}
+			if d.Exclude != "" {
+				dir.Set("exclude", d.Exclude)
+			}
+			if d.Include != "" {
+				dir.Set("include", d.Include)
+			}
+			src.Set("directory", dir)
+		}
+		if k := m.Kustomize; k != nil {
+			src.Set("kustomize", kustomizeOptions(k))
+		}
+		spec.Set("source", src)
+		return
+	}
+	chart := r.chartSource(env, m)
+	if len(ValueFiles(m)) == 0 && m.Manifests == "" {
+		spec.Set("source", chart)
+		return
+	}
+	sources := []any{chart}
+	if len(ValueFiles(m)) > 0 {
+		sources = append(sources, object.NewMap().
+			Set("repoURL", r.spec.Platform.RepoURL).
+			Set("targetRevision", env.Revision).
+			Set("ref", argocd.ValuesRef))
+	}
+	if m.Manifests != "" {
+		sources = append(sources, r.gitSource(env, m.Manifests))
+	}
+	spec.Set("sources", sources)
+}
+
+// ValueFiles are a chart module's values files as its Application names
+// them: $values/<path> of this repository.
+func ValueFiles(m *model.Module) []string {
+	if m.Helm == nil || len(m.Helm.ValueFiles) == 0 {
+		return nil
+	}
+	out := make([]string, len(m.Helm.ValueFiles))
+	for i, f := range m.Helm.ValueFiles {
+		out[i] = "$" + argocd.ValuesRef + "/" + f
+	}
+	return out
+}
+
+// helm is the helm field of a chart module's source, or nil.
+func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
+	values := r.values(env, m)
+	if m.Helm == nil && len(values) == 0 {
+		return nil
+	}
+	h := object.NewMap()
+	if hs := m.Helm; hs != nil {
+		if hs.ReleaseName != "" {
+			h.Set("releaseName", hs.ReleaseName)
+		}
+		if vf := ValueFiles(m); len(vf) > 0 {
+			h.Set("valueFiles", vf)
+		}
+		if len(hs.Parameters) > 0 {
+			params := make([]any, len(hs.Parameters))
+			for i, p := range hs.Parameters {
+				pm := object.NewMap().Set("name", p.Name).Set("value", p.Value)
+				if p.ForceString {
+					pm.Set("forceString", true)
+				}
+				params[i] = pm
+			}
+			h.Set("parameters", params)
+		}
+		if hs.PassCredentials {
+			h.Set("passCredentials", true)
+		}
+		if hs.SkipCrds {
+			h.Set("skipCrds", true)
+		}
+	}
+	if len(values) > 0 {
+		// valuesObject, never values: Argo CD drops values when both are
+		// set, and valuesObject takes precedence over every values file.
+		h.Set("valuesObject", values)
+	}
+	if h.Len() == 0 {
+		return nil
+	}
+	return h
+}
+
+func kustomizeOptions(k *model.Kustomize) *object.Map {
+	out := object.NewMap()
+	if k.NamePrefix != "" {
+		out.Set("namePrefix", k.NamePrefix)
+	}
+	if k.NameSuffix != "" {
+		out.Set("nameSuffix", k.NameSuffix)
+	}
+	if len(k.Images) > 0 {
+		out.Set("images", k.Images)
+	}
+	if len(k.CommonLabels) > 0 {
+		out.Set("commonLabels", argocd.StringMap(k.CommonLabels))
+	}
+	if len(k.CommonAnnotations) > 0 {
+		out.Set("commonAnnotations", argocd.StringMap(k.CommonAnnotations))
+	}
+	if len(k.Patches) > 0 {
+		patches := make([]any, len(k.Patches))
+		for i, p := range k.Patches {
+			pm := object.NewMap().Set("patch", p.Patch)
+			if t := p.Target; t != nil {
+				tm := object.NewMap()
+				for _, f := range []struct{ k, v string }{{"group", t.Group}, {"version", t.Version}, {"kind", t.Kind}, {"name", t.Name},
+					{"namespace", t.Namespace}, {"labelSelector", t.LabelSelector}, {"annotationSelector", t.AnnotationSelector}} {
+					if f.v != "" {
+						tm.Set(f.k, f.v)
+					}
+				}
+				pm.Set("target", tm)
+			}
+			patches[i] = pm
+		}
+		out.Set("patches", patches)
+	}
+	return out
+}
+
+// setSync sets a module's Application's syncPolicy, ignoreDifferences and
+// revisionHistoryLimit.
+func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object.Map, options []string) {
+	ids := m.IgnoreDifferencesIn(env)
+	if argocd.RespectsIgnoreDifferences(ids, m.RespectIgnoreDifferences) && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
+		options = append(options, argocd.RespectIgnoreDifferences)
+	}
+	var ns *model.NamespaceMetadata
+	if m.CreateNamespace && m.Kind.Namespaced() {
+		ns = m.NamespaceMetadata
+	}
+	spec.Set("syncPolicy", argocd.SyncPolicyFor(m.SyncIn(env), options, ns))
+	if len(ids) > 0 {
+		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(ids))
+	}
+	if m.RevisionHistoryLimit != nil {
+		spec.Set("revisionHistoryLimit", *m.RevisionHistoryLimit)
+	}
+}
+
+// projectFields sets an AppProject's fields of issue 12, after the lists
+// render sets before them.
+func projectFields(spec *object.Map, p *model.Project) {
+	f := &p.ProjectFields
+	if len(f.ClusterResourceBlacklist) > 0 {
+		spec.Set("clusterResourceBlacklist", groupKinds(f.ClusterResourceBlacklist))
+	}
+	if f.HasNamespaceWhitelist {
+		spec.Set("namespaceResourceWhitelist", append([]any{}, groupKinds(f.NamespaceResourceWhitelist)...))
+	}
+	if len(f.Roles) > 0 {
+		roles := make([]any, len(f.Roles))
+		for i, r := range f.Roles {
+			rm := object.NewMap().Set("name", r.Name)
+			if r.Description != "" {
+				rm.Set("description", r.Description)
+			}
+			if len(r.Policies) > 0 {
+				rm.Set("policies", r.Policies)
+			}
+			if len(r.Groups) > 0 {
+				rm.Set("groups", r.Groups)
+			}
+			roles[i] = rm
+		}
+		spec.Set("roles", roles)
+	}
+	if len(f.SyncWindows) > 0 {
+		windows := make([]any, len(f.SyncWindows))
+		for i, w := range f.SyncWindows {
+			wm := object.NewMap().Set("kind", w.Kind).Set("schedule", w.Schedule).Set("duration", w.Duration)
+			if w.TimeZone != "" {
+				wm.Set("timeZone", w.TimeZone)
+			}
+			for _, l := range []struct {
+				k string
+				v []string
+			}{{"applications", w.Applications}, {"namespaces", w.Namespaces}, {"clusters", w.Clusters}} {
+				if len(l.v) > 0 {
+					wm.Set(l.k, l.v)
+				}
+			}
+			if w.ManualSync {
+				wm.Set("manualSync", true)
+			}
+			if w.Description != "" {
+				wm.Set("description", w.Description)
+			}
+			windows[i] = wm
+		}
+		spec.Set("syncWindows", windows)
+	}
+	if o := f.OrphanedResources; o != nil {
+		om := object.NewMap()
+		if o.Warn != nil {
+			om.Set("warn", *o.Warn)
+		}
+		if len(o.Ignore) > 0 {
+			ignore := make([]any, len(o.Ignore))
+			for i, k := range o.Ignore {
+				km := object.NewMap()
+				for _, f := range []struct{ k, v string }{{"group", k.Group}, {"kind", k.Kind}, {"name", k.Name}} {
+					if f.v != "" {
+						km.Set(f.k, f.v)
+					}
+				}
+				ignore[i] = km
+			}
+			om.Set("ignore", ignore)
+		}
+		spec.Set("orphanedResources", om)
+	}
+	if len(f.SignatureKeys) > 0 {
+		keys := make([]any, len(f.SignatureKeys))
+		for i, k := range f.SignatureKeys {
+			keys[i] = object.NewMap().Set("keyID", k)
+		}
+		spec.Set("signatureKeys", keys)
+	}
+	if len(f.DestinationServiceAccounts) > 0 {
+		accounts := make([]any, len(f.DestinationServiceAccounts))
+		for i, d := range f.DestinationServiceAccounts {
+			accounts[i] = object.NewMap().Set("server", d.Server).Set("namespace", d.Namespace).Set("defaultServiceAccount", d.DefaultServiceAccount)
+		}
+		spec.Set("destinationServiceAccounts", accounts)
+	}
+}
