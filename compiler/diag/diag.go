@@ -176,7 +176,8 @@ func (l *Log) Folded() int {
 // Fold adds the problems of later, found by stages that ran on a spec
 // with the problems l holds, except those that may follow from them,
 // which it counts instead: a problem at or below the spec path of one of
-// l's, and every problem when one of l's is at the top of the spec (a
+// l's, a problem of the output (no spec path), and every problem when one
+// of l's is at the top of the spec (a
 // section, such as modules written as a list, whose every reference then
 // fails). Causes are shown, consequences folded into a count.
 func (l *Log) Fold(later *Log) {
@@ -194,7 +195,9 @@ func (l *Log) Fold(later *Log) {
 		}
 	}
 	for _, p := range later.Problems() {
-		if top || followsFrom(p.Path, causes) {
+		// A problem with no spec path is of the output (an object its
+		// CRD refuses): made from a spec that does not fit, it follows.
+		if top || p.Path == "" && len(causes) > 0 || followsFrom(p.Path, causes) {
 			l.mu.Lock()
 			l.folded++
 			l.mu.Unlock()

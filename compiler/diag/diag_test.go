@@ -407,6 +407,8 @@ func TestFold(t *testing.T) {
 		{"a section without its shape folds all", []string{"modules"}, []string{"environments.dev.modules.web", "clients.blue.stacks.site"}, nil, 2},
 		{"an unknown top-level field folds all", []string{"modulse"}, []string{"environments.dev.modules.web"}, nil, 1},
 		{"a path-less problem is no cause", []string{""}, []string{"modules.web"}, []string{"modules.web"}, 0},
+		{"a problem of the output follows from the spec's", []string{"modules.web.wave"}, []string{"", "modules.api"}, []string{"modules.api"}, 1},
+		{"a problem of the output with no cause stays", nil, []string{""}, []string{""}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -328,6 +328,11 @@ func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, de
 				out.Elems = append(out.Elems, readCUE(it.Value(), valid, decls, path, false))
 				continue
 			}
+			if it.Selector().LabelType() != cue.StringLabel {
+				// A definition, a pattern or a hidden field of a value
+				// that failed a disjunction: not data of the spec.
+				continue
+			}
 			name := it.Selector().Unquoted()
 			p := diag.JoinPath(path, name)
 			out.Fields = append(out.Fields, Field{Name: name, Value: readCUE(it.Value(), valid, decls, p, declared)})
