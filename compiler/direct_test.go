@@ -2,9 +2,12 @@ package compiler_test
 
 import (
 	"bytes"
+	stdcmp "cmp"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,15 +115,28 @@ func TestDirectApplyMatchesTheApplications(t *testing.T) {
 	}
 
 	// Every Application of local that deploys a chart or a folder, in the
-	// order of the apps files (a group's members at the group's place).
+	// order Argo CD syncs them: each apps file by the wave annotation,
+	// then name (a group's members at the group's place).
 	var apps []map[string]any
 	var walk func(file string)
 	walk = func(file string) {
+		var inFile []map[string]any
 		for _, doc := range strings.Split(files[file], "\n---\n") {
 			var app map[string]any
 			if err := yaml.Unmarshal([]byte(doc), &app); err != nil || app == nil || app["kind"] != "Application" {
 				continue // an AppProject platc renders for stack instances
 			}
+			inFile = append(inFile, app)
+		}
+		wave := func(app map[string]any) int {
+			w, _ := strconv.Atoi(app["metadata"].(map[string]any)["annotations"].(map[string]any)["argocd.argoproj.io/sync-wave"].(string))
+			return w
+		}
+		name := func(app map[string]any) string { return app["metadata"].(map[string]any)["name"].(string) }
+		slices.SortStableFunc(inFile, func(a, b map[string]any) int {
+			return stdcmp.Or(stdcmp.Compare(wave(a), wave(b)), strings.Compare(name(a), name(b)))
+		})
+		for _, app := range inFile {
 			src, _ := app["spec"].(map[string]any)["source"].(map[string]any)
 			path, _ := src["path"].(string)
 			if strings.HasPrefix(path, "out/deploy/clusters/local/") {

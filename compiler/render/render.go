@@ -170,7 +170,10 @@ func (r *renderer) environment(env *model.Environment) []File {
 				objs = append(objs, p)
 			}
 		}
-		for _, m := range r.ordered(children[parent]) {
+		// By name, not by wave: Argo CD orders by the wave annotation,
+		// and a change of one module's wave (an added need) then
+		// changes its own lines in review, not the place of a group.
+		for _, m := range byName(children[parent]) {
 			objs = append(objs, r.application(env, m))
 		}
 		p := path.Join(dir, appsFile)
@@ -229,8 +232,15 @@ func (r *renderer) delivered(env *model.Environment, m *model.Module) bool {
 	return true
 }
 
-// ordered sorts modules by sync wave, then name, as they appear in an apps
-// file.
+// byName sorts modules by name, as they appear in an apps file.
+func byName(ms []*model.Module) []*model.Module {
+	ms = slices.Clone(ms)
+	slices.SortFunc(ms, func(a, b *model.Module) int { return strings.Compare(a.Name, b.Name) })
+	return ms
+}
+
+// ordered sorts modules by sync wave, then name: the order in which Argo
+// CD syncs them, which the direct-apply plan follows.
 func (r *renderer) ordered(ms []*model.Module) []*model.Module {
 	ms = slices.Clone(ms)
 	slices.SortFunc(ms, func(a, b *model.Module) int {
