@@ -28,12 +28,15 @@ import (
 
 // Names and values of Argo CD v3 that the output relies on.
 const (
-	APIVersion         = "argoproj.io/v1alpha1"
-	InClusterServer    = "https://kubernetes.default.svc"
-	SyncWave           = "argocd.argoproj.io/sync-wave"
-	ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
-	CreateNamespace    = "CreateNamespace=true"
-	DefaultProjectName = "default"
+	APIVersion      = "argoproj.io/v1alpha1"
+	InClusterServer = "https://kubernetes.default.svc"
+	SyncWave        = "argocd.argoproj.io/sync-wave"
+	// ManifestGeneratePaths lists the paths of the repository whose change
+	// refreshes an Application (Argo CD's webhook).
+	ManifestGeneratePaths = "argocd.argoproj.io/manifest-generate-paths"
+	ResourcesFinalizer    = "resources-finalizer.argocd.argoproj.io"
+	CreateNamespace       = "CreateNamespace=true"
+	DefaultProjectName    = "default"
 	// ValuesRef is the ref name of the values source of a multi-source
 	// Application; "$values/..." in valueFiles is the root of its repository.
 	ValuesRef = "values"

@@ -38,6 +38,10 @@ type Info struct {
 	Definitions, Instances map[string]*model.Module
 	// Kustomizations are the path modules whose folder is a kustomization.
 	Kustomizations map[string]bool
+	// KustomizationDirs are the folders of this repository that modules
+	// sync and that are kustomizations: a path module's, a chart
+	// module's extra manifests. Kustomize may read files outside them.
+	KustomizationDirs map[string]bool
 	// DirectoryFiles are the files Argo CD reads of a path module with
 	// directory options (recurse, include, exclude), from the
 	// repository root, for the direct-apply plan.
@@ -51,7 +55,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, directoryFiles: map[string][]string{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -60,7 +64,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, DirectoryFiles: c.directoryFiles}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles}
 	info.Definitions, info.Instances = c.stacks()
 	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
@@ -72,12 +76,13 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 }
 
 type checker struct {
-	spec           *model.Spec
-	fsys           fs.FS
-	log            *diag.Log
-	parent         map[string]string // the group of each module
-	kustomizations map[string]bool
-	directoryFiles map[string][]string
+	spec              *model.Spec
+	fsys              fs.FS
+	log               *diag.Log
+	parent            map[string]string // the group of each module
+	kustomizations    map[string]bool
+	kustomizationDirs map[string]bool
+	directoryFiles    map[string][]string
 }
 
 func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
@@ -409,6 +414,7 @@ func (c *checker) modulePath(m *model.Module) {
 		entries, _ := fs.ReadDir(c.fsys, m.Dir)
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 			c.kustomizations[m.Name] = true
+			c.kustomizationDirs[m.Dir] = true
 		}
 		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 )
 
@@ -222,6 +223,9 @@ func (c *checker) folder(n *model.Node, field, dir string) {
 	if err != nil {
 		c.errorf(n, field, "folder %q does not exist: create it or fix the path", dir)
 		return
+	}
+	if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
+		c.kustomizationDirs[dir] = true
 	}
 	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 		c.errorf(n, field, "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", dir)

@@ -126,6 +126,7 @@ func decodePlatform(e entry) Platform {
 		DefaultEnvironment: e.str("defaultEnvironment"),
 		ResourceTracking:   e.strOr("resourceTracking", "annotation"),
 		ApplicationHealth:  e.boolOr("applicationHealth", false),
+		GeneratePaths:      e.boolOr("manifestGeneratePaths", true),
 	}
 }
 

@@ -48,6 +48,7 @@ environments: dev: revision: "HEAD"
 			OutDir:           "out",
 			ArgoCDNamespace:  "argocd",
 			ResourceTracking: "annotation",
+			GeneratePaths:    true,
 		},
 		Charts: []*Chart{{
 			Node:    Node{Path: "charts.redis"},
@@ -98,6 +99,7 @@ platform: {
 	outDir:             "gen/out"
 	argocdNamespace:    "gitops"
 	defaultEnvironment: "prod"
+	manifestGeneratePaths: false
 }
 charts: {
 	redis: {repoURL: "https://charts.example.com", chart: "redis", version: "1.2.3"}

@@ -57,6 +57,7 @@ type Platform struct {
 	DefaultEnvironment string
 	ResourceTracking   string // default "annotation"
 	ApplicationHealth  bool   // default false
+	GeneratePaths      bool   // manifestGeneratePaths; default true
 }
 
 // Chart is a pinned upstream Helm chart.

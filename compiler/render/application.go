@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/model"
@@ -279,4 +280,74 @@ func projectFields(spec *object.Map, p *model.Project) {
 		}
 		spec.Set("destinationServiceAccounts", accounts)
 	}
+}
+
+// setGeneratePaths sets Argo CD's manifest-generate-paths annotation on an
+// Application, from what its sources read of this repository: each
+// folder a source syncs, and each values file of this repository
+// ($values/...), as absolute paths (Argo CD reads them from the root of
+// every source of the repository, util/app/path.GetSourceRefreshPaths in
+// v3.5.1). A commit that touches none of them then refreshes nothing.
+// An Application without a source in this repository gets none (the
+// annotation only matters to the webhook of this repository), nor does
+// one that syncs a kustomization, which may read files anywhere, nor one
+// that sets the annotation itself.
+func (r *renderer) setGeneratePaths(meta, spec *object.Map) {
+	if !r.spec.Platform.GeneratePaths {
+		return
+	}
+	ann, _ := meta.Get("annotations").(*object.Map)
+	if ann != nil && ann.Get(argocd.ManifestGeneratePaths) != nil {
+		return
+	}
+	repo := r.spec.Platform.RepoURL
+	var sources []*object.Map
+	if s, ok := spec.Get("source").(*object.Map); ok {
+		sources = append(sources, s)
+	}
+	if l, ok := spec.Get("sources").([]any); ok {
+		for _, x := range l {
+			if s, ok := x.(*object.Map); ok {
+				sources = append(sources, s)
+			}
+		}
+	}
+	refs := map[string]bool{} // refs of sources of this repository
+	var paths []string
+	for _, s := range sources {
+		if s.Get("repoURL") != repo {
+			continue
+		}
+		if ref, ok := s.Get("ref").(string); ok {
+			refs[ref] = true
+		}
+		if p, ok := s.Get("path").(string); ok && p != "" {
+			if r.info.KustomizationDirs[p] {
+				return
+			}
+			paths = append(paths, "/"+p)
+		}
+	}
+	for _, s := range sources {
+		helm, _ := s.Get("helm").(*object.Map)
+		if helm == nil {
+			continue
+		}
+		files, _ := helm.Get("valueFiles").([]string)
+		for _, f := range files {
+			ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+			if strings.HasPrefix(f, "$") && ok && refs[ref] {
+				paths = append(paths, "/"+rest)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	if ann == nil {
+		ann = object.NewMap()
+		meta.Set("annotations", ann)
+	}
+	slices.Sort(paths)
+	ann.Set(argocd.ManifestGeneratePaths, strings.Join(slices.Compact(paths), ";"))
 }

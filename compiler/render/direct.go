@@ -61,7 +61,11 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				helm.arg("--wait")
 				b.WriteString(helm.String() + "\n")
 				if m.Manifests != "" {
-					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace, "-f", m.Manifests).String() + "\n")
+					flag := "-f"
+					if r.info.KustomizationDirs[m.Manifests] {
+						flag = "-k"
+					}
+					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace, flag, m.Manifests).String() + "\n")
 				}
 			case model.KindPath:
 				if m.CreateNamespace {

@@ -251,18 +251,19 @@ func (r *renderer) ordered(ms []*model.Module) []*model.Module {
 
 func (r *renderer) root(env *model.Environment, include string) *object.Map {
 	p := &r.spec.Platform
-	return argocd.Application(
-		object.NewMap().
-			Set("name", check.RootName(env.Name)).
-			Set("namespace", p.ArgoCDNamespace),
-		object.NewMap().
-			Set("project", argocd.DefaultProjectName).
-			Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name))).
-				Set("directory", object.NewMap().Set("include", include))).
-			Set("destination", object.NewMap().
-				Set("server", argocd.InClusterServer).
-				Set("namespace", p.ArgoCDNamespace)).
-			Set("syncPolicy", argocd.SyncPolicy(nil)))
+	meta := object.NewMap().
+		Set("name", check.RootName(env.Name)).
+		Set("namespace", p.ArgoCDNamespace)
+	spec := object.NewMap().
+		Set("project", argocd.DefaultProjectName).
+		Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name))).
+			Set("directory", object.NewMap().Set("include", include))).
+		Set("destination", object.NewMap().
+			Set("server", argocd.InClusterServer).
+			Set("namespace", p.ArgoCDNamespace)).
+		Set("syncPolicy", argocd.SyncPolicy(nil))
+	r.setGeneratePaths(meta, spec)
+	return argocd.Application(meta, spec)
 }
 
 func (r *renderer) application(env *model.Environment, m *model.Module) *object.Map {
@@ -309,6 +310,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	syncOptions = append(syncOptions, m.SyncOptions...)
 	spec.Set("destination", dest)
 	r.setSync(env, m, spec, syncOptions)
+	r.setGeneratePaths(meta, spec)
 	return argocd.Application(meta, spec)
 }
 

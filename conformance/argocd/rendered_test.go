@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apppath "github.com/argoproj/argo-cd/v3/util/app/path"
 	"github.com/argoproj/argo-cd/v3/util/argo"
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
 	"github.com/argoproj/argo-cd/v3/util/security"
@@ -210,6 +211,7 @@ func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *mode
 			}
 		}
 		checkFields(t, at, app, proj, db)
+		checkRefreshPaths(t, at, app, res.Spec.Platform.RepoURL)
 		if app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.SyncOptions.HasOption("CreateNamespace=true") &&
 			!proj.IsGroupKindNamePermitted(schema.GroupKind{Kind: "Namespace"}, app.Spec.Destination.Namespace, false) {
 			t.Errorf("%s: Argo CD cannot create namespace %s: project %s does not permit the kind Namespace", at, app.Spec.Destination.Namespace, proj.Name)
@@ -242,6 +244,50 @@ func checkFields(t *testing.T, at string, app *v1alpha1.Application, proj *v1alp
 		if err != nil || sa == "" {
 			t.Errorf("%s: Argo CD finds no service account to impersonate (%q, %v)", at, sa, err)
 		}
+	}
+}
+
+// checkRefreshPaths runs Argo CD's webhook logic on the
+// manifest-generate-paths platc sets: a commit that changes a file in a
+// folder the Application syncs from this repository, or one of its values
+// files, refreshes it; a commit that changes only a file it does not read
+// does not.
+func checkRefreshPaths(t *testing.T, at string, app *v1alpha1.Application, repoURL string) {
+	t.Helper()
+	if _, ok := app.Annotations[v1alpha1.AnnotationKeyManifestGeneratePaths]; !ok {
+		return
+	}
+	var reads []string
+	for _, s := range app.Spec.GetSources() {
+		if s.RepoURL != repoURL {
+			continue
+		}
+		if s.Path != "" {
+			reads = append(reads, s.Path+"/any.yaml")
+		}
+		if s.Helm != nil {
+			for _, f := range s.Helm.ValueFiles {
+				if rest, ok := strings.CutPrefix(f, "$values/"); ok {
+					reads = append(reads, rest)
+				}
+			}
+		}
+	}
+	refreshed := func(file string) bool {
+		for _, s := range app.Spec.GetSources() {
+			if s.RepoURL == repoURL && apppath.AppFilesHaveChanged(apppath.GetSourceRefreshPaths(app, s), []string{file}) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range reads {
+		if !refreshed(f) {
+			t.Errorf("%s: a commit changing %s, which it reads, would not refresh it (manifest-generate-paths %q)", at, f, app.Annotations[v1alpha1.AnnotationKeyManifestGeneratePaths])
+		}
+	}
+	if refreshed("not-read-by-anyone/file.yaml") {
+		t.Errorf("%s: a commit changing a file it does not read refreshes it (manifest-generate-paths %q)", at, app.Annotations[v1alpha1.AnnotationKeyManifestGeneratePaths])
 	}
 }
 
