@@ -146,20 +146,18 @@ func (p *pkg) print(w io.Writer, failed bool) {
 	}
 }
 
-// reason is what a skipped test said: its output, without the framing.
+// reason is what a skipped test said: the first line of its output
+// (t.Skip's message; what follows, such as a testscript's log, is for
+// go test -v), without the framing.
 func (p *pkg) reason(test string) string {
-	var parts []string
 	for _, l := range p.lines {
 		text := strings.TrimSpace(l.text)
 		if l.test != test || text == "" || strings.HasPrefix(text, "=== ") || strings.HasPrefix(text, "--- SKIP: ") {
 			continue
 		}
-		parts = append(parts, text)
+		return shorten(text)
 	}
-	if len(parts) == 0 {
-		return "no reason given"
-	}
-	return shorten(strings.Join(parts, " "))
+	return "no reason given"
 }
 
 // maxReason is how long a reason is shown: one line; go test -v has it
