@@ -21,11 +21,11 @@ check:
 vet:
 	$(PLATC) vet
 
-## test: formatting, go vet, every test, and the drift check of out/
+## test: formatting, go vet, every test (then the skipped ones, and why), and the drift check of out/
 test:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt -l lists:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) test -json ./... | $(GO) run ./internal/testsummary
 	$(PLATC) check
 
 ## conformance: platc's rules against Argo CD's own code, in modules of their own

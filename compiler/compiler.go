@@ -77,6 +77,10 @@ type Result struct {
 	// Outputs are the rendered files, sorted by path; nil when the log
 	// holds errors.
 	Outputs []emit.Output
+	// Objects counts the rendered objects by kind (Application,
+	// AppProject, a stack's instance kind...), for the CLI's summary; nil
+	// when the log holds errors.
+	Objects map[string]int
 	// The stages' results, for commands that look further (explain,
 	// preview); nil when the log holds errors.
 	Spec   *model.Spec
@@ -176,7 +180,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		return res
 	}
 	res.Spec, res.Info, res.Stacks, res.Layers = out.spec, out.info, out.stacks, out.layers
-	res.Outputs = out.outputs
+	res.Outputs, res.Objects = out.outputs, out.objects
 	return res
 }
 
@@ -188,6 +192,7 @@ type compiled struct {
 	stacks  *rgd.Compiled
 	layers  *layers.Result
 	outputs []emit.Output
+	objects map[string]int
 }
 
 // compileUnchecked is compileSpec on a spec that has not yet been checked
@@ -232,7 +237,25 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 		return out
 	}
 	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
+	out.objects = countObjects(rendered)
 	return out
+}
+
+// countObjects counts the objects of files by kind; Helm values files
+// hold no objects.
+func countObjects(files []render.File) map[string]int {
+	n := map[string]int{}
+	for _, f := range files {
+		if f.Values {
+			continue
+		}
+		for _, o := range f.Objects {
+			if kind, ok := o.Get("kind").(string); ok {
+				n[kind]++
+			}
+		}
+	}
+	return n
 }
 
 // encoded is the bytes of each output, in order.

@@ -13,8 +13,10 @@ import (
 
 // TestMain keeps the commands the tests run from the user's cache: each
 // test run gets a cache folder of its own. It also makes this test binary
-// the platc command of the txtar scripts (script_test.go).
+// the platc command of the txtar scripts (script_test.go), and the child
+// of the signal tests (platcChild).
 func TestMain(m *testing.M) {
+	platcChild()
 	testscript.Main(cachedRun{m}, map[string]func(){
 		"platc": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

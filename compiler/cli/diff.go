@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,51 +16,39 @@ import (
 	"github.com/platc/platc/compiler/model"
 )
 
-func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("diff", "[flags] OLD NEW", `Diff compares two renders object by object: the Applications, AppProjects,
-ResourceGraphDefinitions and stack instances added, removed and changed,
-grouped by environment, and for a change the fields with their old and new
-values. Each side is a Git revision of the repository (a tag, a branch, a
-commit) or a folder: a repository, or an output root. Ordering and formatting
-never show as a change.`, stderr)
+// diffFlags are diff's flags, and what runs it.
+func diffFlags(fs *flag.FlagSet) func(*call) int {
 	env := fs.String("env", "", "only this `environment` (and what every environment shares)")
 	client := fs.String("client", "", "only the stack instances of this `client`")
 	asJSON := fs.Bool("json", false, "print JSON")
-	outDir := fs.String("out", model.DefaultOutDir, "the output root, relative to the repository, in a revision or a repository folder")
-	positional, code, stop := parse(fs, args, 2)
-	if stop {
-		return code
-	}
-	if len(positional) != 2 {
-		fmt.Fprintln(stderr, "platc diff: name two renders: Git revisions or folders")
-		fs.Usage()
-		return ExitUsage
-	}
-	var sides [2][]diff.Object
-	for i, side := range positional {
-		files, err := readSide(c.dir, side, *outDir)
-		if err != nil {
-			fmt.Fprintf(stderr, "platc diff: %s: %v\n", side, err)
-			return ExitUsage
+	outDir := fs.String("out", model.DefaultOutDir, "the output root, relative to the repository, in a revision or a repository `folder`")
+	return func(c *call) int {
+		var sides [2][]diff.Object
+		for i, side := range c.args {
+			files, err := readSide(c.dir, side, *outDir)
+			if err != nil {
+				fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
+				return ExitUsage
+			}
+			if sides[i], err = diff.Objects(files, *outDir); err != nil {
+				fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
+				return ExitProblems
+			}
 		}
-		if sides[i], err = diff.Objects(files, *outDir); err != nil {
-			fmt.Fprintf(stderr, "platc diff: %s: %v\n", side, err)
-			return ExitProblems
+		diffs := diff.Diff(sides[0], sides[1], diff.Filter{Env: *env, Client: *client})
+		if *asJSON {
+			if diffs == nil {
+				diffs = []diff.ObjectDiff{}
+			}
+			if err := writeJSON(c.stdout, diffs); err != nil {
+				fmt.Fprintf(c.stderr, "platc diff: %v\n", err)
+				return ExitUsage
+			}
+			return ExitOK
 		}
-	}
-	diffs := diff.Diff(sides[0], sides[1], diff.Filter{Env: *env, Client: *client})
-	if *asJSON {
-		if diffs == nil {
-			diffs = []diff.ObjectDiff{}
-		}
-		if err := writeJSON(stdout, diffs); err != nil {
-			fmt.Fprintf(stderr, "platc diff: %v\n", err)
-			return ExitUsage
-		}
+		printDiff(c.stdout, c.args[0], c.args[1], diffs)
 		return ExitOK
 	}
-	printDiff(stdout, positional[0], positional[1], diffs)
-	return ExitOK
 }
 
 func printDiff(w io.Writer, old, new string, diffs []diff.ObjectDiff) {

@@ -10,43 +10,36 @@ import (
 	"github.com/platc/platc/compiler/explain"
 )
 
-func runExplain(proc *process, args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("explain", "[flags] <environment>/<application> [values.path]", `Explain shows the layers of Helm values that reach one Application, in Argo CD's
-order (chart defaults, values files, values, valuesObject, parameters: a later
-layer wins), what each sets, and where. With a values path, what each layer
-sets for it and which wins; without, the merged values and the layer of each.`, stderr)
-	c.compileFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	positional, code, stop := parse(fs, args, 2)
-	if stop {
-		return code
-	}
-	env, app, ok := "", "", len(positional) >= 1
-	if ok {
-		env, app, ok = strings.Cut(positional[0], "/")
-	}
+func runExplain(c *call, asJSON bool) int {
+	env, app, ok := strings.Cut(c.args[0], "/")
 	if !ok || env == "" || app == "" {
-		fmt.Fprintln(stderr, "platc explain: name an Application as <environment>/<application>, and optionally a values path")
-		fs.Usage()
-		return ExitUsage
+		return c.usagef("%s", c.cmd.missing)
 	}
 	valuesPath := ""
-	if len(positional) == 2 {
-		valuesPath = positional[1]
+	if len(c.args) == 2 {
+		valuesPath = c.args[1]
 	}
-	c.proc = proc
-	repo, code := c.compile(stderr, false, false)
+	repo, code := c.compile(c.rep, false, false)
 	if repo == nil {
 		return code
 	}
 	defer repo.close()
 	res := repo.res
+	var envs []string
+	for _, e := range res.Spec.Environments {
+		envs = append(envs, e.Name)
+	}
+	if msg, ok := known("environment", env, envs); !ok {
+		fmt.Fprintf(c.stderr, "platc explain: %s\n", msg)
+		return ExitUsage
+	}
 	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, newRepoFS(repo.root), env, app)
 	if err != nil {
-		fmt.Fprintf(stderr, "platc explain: %v\n", err)
-		return ExitProblems
+		// The Application the arguments name is not there.
+		fmt.Fprintf(c.stderr, "platc explain: %v\n", err)
+		return ExitUsage
 	}
-	if *asJSON {
+	if asJSON {
 		out := struct {
 			*explain.Explanation
 			Path   string           `json:"path,omitempty"`
@@ -58,13 +51,13 @@ sets for it and which wins; without, the merged values and the layer of each.`, 
 				out.Winner, out.Layer = &s, &i
 			}
 		}
-		if err := writeJSON(stdout, out); err != nil {
-			fmt.Fprintf(stderr, "platc explain: %v\n", err)
+		if err := writeJSON(c.stdout, out); err != nil {
+			fmt.Fprintf(c.stderr, "platc explain: %v\n", err)
 			return ExitUsage
 		}
 		return ExitOK
 	}
-	printExplanation(stdout, ex, valuesPath)
+	printExplanation(c.stdout, ex, valuesPath)
 	return ExitOK
 }
 

@@ -36,5 +36,6 @@ func MainIn(p Process, args []string, stdout, stderr io.Writer) int {
 	return run(&proc, args, stdout, stderr)
 }
 
-// NotifyInterrupts is how platc listens for SIGINT and SIGTERM.
-func NotifyInterrupts() (context.Context, context.CancelFunc) { return notifyInterrupts() }
+// Reference is the README's CLI section, as the table of commands makes
+// it.
+func Reference() string { return reference(table()) }

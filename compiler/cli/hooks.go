@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,20 +16,10 @@ import (
 // replaces platc's own hook and nothing else.
 const hookMarker = "platc's Git pre-commit hook"
 
-func runHooks(args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("hooks", "install [flags]", `Hooks install writes platc's Git pre-commit hook into the repository: a commit
-whose staged out/ is not what its staged spec renders is refused, with the files
-named. The hook runs the platc that installed it (or PLATC, or platc on PATH
-when this one is a temporary build). It replaces a hook platc wrote, and no
-other unless -force.`, stdout)
-	force := fs.Bool("force", false, "replace a pre-commit hook that platc did not write")
-	positional, code, stop := parse(fs, args, 1)
-	if stop {
-		return code
-	}
-	if len(positional) != 1 || positional[0] != "install" {
-		fmt.Fprintln(stderr, "platc hooks: the one subcommand is install: platc hooks install")
-		return ExitUsage
+func runHooks(c *call, force bool) int {
+	stdout, stderr := c.stdout, c.stderr
+	if c.args[0] != "install" {
+		return c.usagef("%s", c.cmd.missing)
 	}
 	out, err := exec.Command("git", "-C", c.dir, "rev-parse", "--git-path", "hooks").Output()
 	if err != nil {
@@ -42,7 +31,7 @@ other unless -force.`, stdout)
 		dir = filepath.Join(c.dir, dir)
 	}
 	path := filepath.Join(dir, "pre-commit")
-	if old, err := os.ReadFile(path); err == nil && !bytes.Contains(old, []byte(hookMarker)) && !*force {
+	if old, err := os.ReadFile(path); err == nil && !bytes.Contains(old, []byte(hookMarker)) && !force {
 		fmt.Fprintf(stderr, "%s: a pre-commit hook platc did not write is in the way: add `platc check` to it, or replace it with -force\n", path)
 		return ExitProblems
 	}

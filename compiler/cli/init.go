@@ -2,8 +2,8 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -98,40 +98,39 @@ jobs:
 // folder's name for a platform's name.
 var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
 
-func runInit(proc *process, args []string, stdout, stderr io.Writer) int {
-	flags, _ := newFlags("init", "[flags] [dir]", `Init starts a platform of your own in dir (default the current folder): a
-minimal spec in sources/ (one chart module, one environment), a Makefile, the
-pre-commit configuration and a CI workflow that runs the drift check, then
-renders out/. It writes nothing when any of its files exists.`, stdout)
+// initFlags are init's flags, and what runs it.
+func initFlags(flags *flag.FlagSet) func(*call) int {
 	name := flags.String("name", "", "the platform's `name` (default the folder's name)")
 	repo := flags.String("repo", "", "the platform's Git repository `URL` (default https://git.example.com/<name>.git, to change)")
-	positional, code, stop := parse(flags, args, 1)
-	if stop {
-		return code
-	}
+	return func(c *call) int { return runInit(c, *name, *repo) }
+}
+
+func runInit(c *call, name, repo string) int {
+	stdout, stderr := c.stdout, c.stderr
+	positional := c.args
 	dir := "."
 	if len(positional) == 1 {
 		dir = positional[0]
 	}
-	if *name == "" {
+	if name == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "platc init: %v\n", err)
 			return ExitUsage
 		}
-		*name = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
-		if *name == "" {
-			*name = "platform"
+		name = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+		if name == "" {
+			name = "platform"
 		}
 	}
-	if *repo == "" {
-		*repo = "https://git.example.com/" + *name + ".git"
+	if repo == "" {
+		repo = "https://git.example.com/" + name + ".git"
 	}
 	version := readBuildVersion().release()
 	if version == "" {
 		version = "main" // a development build: pin a release instead
 	}
-	replacer := strings.NewReplacer("{{name}}", *name, "{{repo}}", *repo, "{{version}}", version)
+	replacer := strings.NewReplacer("{{name}}", name, "{{repo}}", repo, "{{version}}", version)
 
 	var inTheWay []string
 	for _, f := range starterFiles {
@@ -158,7 +157,7 @@ renders out/. It writes nothing when any of its files exists.`, stdout)
 		}
 		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
 	}
-	if code := runRender(proc, []string{"-C", dir}, stdout, stderr); code != ExitOK {
+	if code := run(c.proc, []string{"render", "-C", dir}, stdout, stderr); code != ExitOK {
 		return code
 	}
 	fmt.Fprintf(stdout, "platc: next: set platform.repoURL in %s, commit, and run platc hooks install\n", filepath.Join(dir, "sources", "platform.cue"))

@@ -4,14 +4,12 @@ package cli_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -23,7 +21,7 @@ import (
 // which kills itself with sig at the k-th step of the write.
 func child(t *testing.T, dir string, k int, sig string, args ...string) (exit *exec.ExitError, stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPlatcChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0]) // TestMain runs the child (platcChild)
 	cmd.Env = append(os.Environ(), "PLATC_CHILD_AT="+strconv.Itoa(k), "PLATC_CHILD_SIGNAL="+sig, "PLATC_CHILD_ARGS="+strings.Join(append(args, "-C", dir), "\x1f"))
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -32,42 +30,6 @@ func child(t *testing.T, dir string, k int, sig string, args ...string) (exit *e
 		t.Fatalf("the child: %v, want it to exit non-zero\nstdout:\n%s\nstderr:\n%s", err, out.String(), errOut.String())
 	}
 	return exit, out.String(), errOut.String()
-}
-
-// TestPlatcChild is the child of child: it runs platc as PLATC_CHILD_ARGS
-// says and, at the step PLATC_CHILD_AT, sends itself SIGKILL, or SIGTERM
-// (and waits for platc to have seen it).
-func TestPlatcChild(t *testing.T) {
-	at := os.Getenv("PLATC_CHILD_AT")
-	if at == "" {
-		t.Skip("the child of the signal tests")
-	}
-	k, err := strconv.Atoi(at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ctx context.Context
-	var calls atomic.Int64
-	p := cli.Process{
-		Interrupts: func() (context.Context, context.CancelFunc) {
-			c, stop := cli.NotifyInterrupts()
-			ctx = c
-			return c, stop
-		},
-		Fault: func(emit.Step) error {
-			if calls.Add(1)-1 != int64(k) {
-				return nil
-			}
-			if os.Getenv("PLATC_CHILD_SIGNAL") == "KILL" {
-				syscall.Kill(os.Getpid(), syscall.SIGKILL)
-				select {} // the signal is on its way
-			}
-			syscall.Kill(os.Getpid(), syscall.SIGTERM)
-			<-ctx.Done()
-			return nil
-		},
-	}
-	os.Exit(cli.MainIn(p, strings.Split(os.Getenv("PLATC_CHILD_ARGS"), "\x1f"), os.Stdout, os.Stderr))
 }
 
 // TestRenderKilledAtEveryStep SIGKILLs a render at each step of its write;

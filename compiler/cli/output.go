@@ -175,21 +175,21 @@ func (o *outputs) write(outDir string, st *emit.State, outs, also []emit.Output)
 	return emit.Write(o.root, outDir, st, outs, emit.Options{Also: also, Interrupt: o.interrupt, Fault: o.proc.fault})
 }
 
-// writeFailed prints why a write failed and returns the exit code.
-func writeFailed(stderr io.Writer, outDir string, err error) int {
+// writeFailed reports why a write failed and returns the exit code.
+func writeFailed(rep *report, outDir string, err error) int {
 	if errors.Is(err, emit.ErrInterrupted) {
-		fmt.Fprintf(stderr, "platc: interrupted: nothing was written, %s/ is as it was\n", outDir)
+		rep.failf("interrupted: nothing was written, %s/ is as it was", outDir)
 	} else {
-		fmt.Fprintf(stderr, "platc: %v\n", err)
+		rep.failf("%v", err)
 	}
 	return ExitUsage
 }
 
 // interrupted reports whether ctx was interrupted, and says so.
-func interrupted(ctx context.Context, stderr io.Writer, what string) bool {
+func interrupted(ctx context.Context, rep *report, what string) bool {
 	if ctx.Err() == nil {
 		return false
 	}
-	fmt.Fprintf(stderr, "platc: interrupted: %s\n", what)
+	rep.failf("interrupted: %s", what)
 	return true
 }

@@ -2,70 +2,69 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"slices"
-	"strings"
 	"testing/fstest"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/release"
 )
 
-func runRelease(proc *process, args []string, stdout, stderr io.Writer) int {
-	fs, c := newFlags("release", "[flags] vMAJOR.MINOR.PATCH", `Release moves the pinned environments (the customers') to a new release tag:
-it edits the revision in the spec files in place (formatting and comments
-stay), checks the release (a valid tag newer than the current pin, every
-source in this repository at the tag, no branch or HEAD), and renders. On any
-problem it writes nothing.`, stderr)
-	c.compileFlags(fs)
-	var envs stringList
-	fs.Var(&envs, "env", "release only this pinned `environment` (repeatable)")
-	positional, code, stop := parse(fs, args, 1)
-	if stop {
-		return code
+func runRelease(c *call, envs []string) int {
+	tag := c.args[0]
+	if !model.IsReleaseTag(tag) {
+		return c.usagef("%q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	if len(positional) != 1 {
-		fmt.Fprintln(stderr, "platc release: name the tag, such as v1.2.3")
-		fs.Usage()
-		return ExitUsage
-	}
-	tag := positional[0]
 	// The spec as it is: its warnings are the release's too, which the
-	// compilation of the release prints, so they are printed once.
-	var now strings.Builder
-	c.proc = proc
-	repo, code := c.compile(&now, false, true)
+	// compilation of the release reports, so they are reported once.
+	now := c.rep.buffered()
+	repo, code := c.compile(now, false, true)
+	c.rep.started = true
 	if repo == nil {
-		fmt.Fprint(stderr, now.String())
+		c.rep.take(now)
 		return code
 	}
 	defer repo.close()
 	root := repo.root
+	var names []string
+	for _, env := range repo.res.Spec.Environments {
+		names = append(names, env.Name)
+	}
+	for _, env := range envs {
+		if msg, ok := known("environment", env, names); !ok {
+			c.rep.failf("-env %s: %s", env, msg)
+			return ExitUsage
+		}
+	}
 
 	log := &diag.Log{}
 	edits, moves := release.Pin(root.FS(), repo.res.Spec, tag, envs, log)
 	if log.HasErrors() {
-		fmt.Fprint(stderr, log.String())
+		// The spec's warnings, then why it cannot be released.
+		c.rep.take(now)
+		c.rep.log(log)
 		return ExitProblems
 	}
 	// The release as it will be: the edited spec, compiled and checked
 	// before anything is written.
 	next := compiler.Compile(overlay{root.FS(), edits}, repo.opts)
-	fmt.Fprint(stderr, next.Log.String())
+	c.rep.log(next.Log)
 	if next.Log.HasErrors() {
 		return ExitProblems
 	}
 	st, err := emit.Scan(root.FS(), next.OutDir)
 	if err != nil {
-		fmt.Fprintf(stderr, "platc: %v\n", err)
+		c.rep.failf("%v", err)
 		return ExitUsage
 	}
 	if conflicts := emit.Conflicts(st, next.Outputs); len(conflicts) > 0 {
-		fmt.Fprintf(stderr, "%s: %s: move it out of %s/\n", conflicts[0].Path, conflicts[0].Problem, next.OutDir)
+		for _, cf := range conflicts {
+			c.rep.problem(diag.Problem{Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, next.OutDir)})
+		}
 		return ExitProblems
 	}
 	// The spec edits are written with the render, in its journal: both or
@@ -76,14 +75,11 @@ problem it writes nothing.`, stderr)
 	}
 	w, err := repo.out.write(next.OutDir, st, next.Outputs, specEdits)
 	if err != nil {
-		return writeFailed(stderr, next.OutDir, err)
+		return writeFailed(c.rep, next.OutDir, err)
 	}
-	for _, m := range moves {
-		fmt.Fprintf(stdout, "platc: %s: %s -> %s (%s)\n", m.Env, m.From, m.To, m.Pos)
-	}
-	fmt.Fprintf(stdout, "platc: %s/: %d files, %d written, %d unchanged, %d removed\n",
-		next.OutDir, len(next.Outputs), len(w.Written), len(w.Unchanged), len(w.Removed))
-	if interrupted(repo.ctx, stderr, "the release was committed: it was finished") {
+	c.rep.moved(moves)
+	c.rep.wrote(next.OutDir, len(next.Outputs), w)
+	if interrupted(repo.ctx, c.rep, "the release was committed: it was finished") {
 		return ExitUsage
 	}
 	return ExitOK
@@ -101,14 +97,4 @@ func (o overlay) Open(name string) (fs.File, error) {
 		return fstest.MapFS{name: &fstest.MapFile{Data: data, Mode: 0o644}}.Open(name)
 	}
 	return o.FS.Open(name)
-}
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-
-func (l *stringList) Set(v string) error {
-	*l = append(*l, v)
-	return nil
 }

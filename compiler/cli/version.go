@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"runtime/debug"
 )
 
@@ -66,11 +65,7 @@ func (v buildVersion) String() string {
 	return s
 }
 
-func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs, _ := newFlags("version", "", "Version prints which platc this is: its module version, the VCS revision it\nwas built from, and the Go version.", stdout)
-	if _, code, stop := parse(fs, args, 0); stop {
-		return code
-	}
-	fmt.Fprintln(stdout, readBuildVersion())
+func runVersion(c *call) int {
+	fmt.Fprintln(c.stdout, readBuildVersion())
 	return ExitOK
 }

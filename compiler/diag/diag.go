@@ -53,6 +53,12 @@ const (
 	Warning
 )
 
+// String returns "error" or "warning", as a report for machines names
+// them.
+func (s Severity) String() string {
+	return [...]string{Error: "error", Warning: "warning"}[s]
+}
+
 // Problem is one finding: where it is, which spec path it concerns, and what
 // to do about it.
 type Problem struct {
@@ -156,14 +162,24 @@ func (l *Log) String() string {
 		b.WriteString(p.String())
 		b.WriteByte('\n')
 	}
-	switch n := l.Folded(); n {
-	case 0:
-	case 1:
-		b.WriteString("platc: 1 more problem follows from those above and is not shown: fix those, and platc reports what remains\n")
-	default:
-		fmt.Fprintf(&b, "platc: %d more problems follow from those above and are not shown: fix those, and platc reports what remains\n", n)
+	if note := l.FoldedNote(); note != "" {
+		b.WriteString("platc: " + note + "\n")
 	}
 	return b.String()
+}
+
+// FoldedNote says how many problems Fold did not keep, and what to do,
+// or is "" when it kept them all: the last line of String, without its
+// "platc: ", for the reports that are not text.
+func (l *Log) FoldedNote() string {
+	switch n := l.Folded(); n {
+	case 0:
+		return ""
+	case 1:
+		return "1 more problem follows from those above and is not shown: fix those, and platc reports what remains"
+	default:
+		return fmt.Sprintf("%d more problems follow from those above and are not shown: fix those, and platc reports what remains", n)
+	}
 }
 
 // Folded is the number of problems Fold did not keep.

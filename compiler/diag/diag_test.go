@@ -448,3 +448,24 @@ func TestLogStringEndsWithTheFolded(t *testing.T) {
 		t.Errorf("String() =\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestFoldedNote(t *testing.T) {
+	log := &Log{}
+	if got := log.FoldedNote(); got != "" {
+		t.Errorf("FoldedNote() of a log that folded nothing = %q, want \"\"", got)
+	}
+	log.Errorf(Pos{File: "a.cue", Line: 1, Col: 1}, "modules", "is a list")
+	later := &Log{}
+	later.Errorf(Pos{File: "a.cue", Line: 9, Col: 1}, "environments.dev.modules.web", "unknown module")
+	log.Fold(later)
+	want := "1 more problem follows from those above and is not shown: fix those, and platc reports what remains"
+	if got := log.FoldedNote(); got != want {
+		t.Errorf("FoldedNote() = %q, want %q", got, want)
+	}
+}
+
+func TestSeverityString(t *testing.T) {
+	if got := Error.String() + "," + Warning.String(); got != "error,warning" {
+		t.Errorf("Error, Warning = %s, want error,warning", got)
+	}
+}

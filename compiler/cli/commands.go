@@ -1,0 +1,396 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/diag"
+)
+
+// command is one platc command, as the table of commands (table)
+// describes it: the dispatch, help, `help <command>`, -h, the completion
+// scripts and the README's CLI section are all made from it.
+type command struct {
+	name string
+	// args are the positional arguments on the usage line, after the
+	// flags, such as "OLD NEW"; a flag the command requires is written
+	// there too ("-client <client>") and not again among the flags.
+	args    string
+	summary string // one line, lower case, for the list of commands
+	doc     string // the long help, in paragraphs
+	dir     bool   // takes -C dir, the repository root
+	compile bool   // takes the compile flags: -spec, -strict, -client-repo, -crds
+	format  bool   // takes -format text|github|json
+	// minArgs and maxArgs bound the number of positional arguments;
+	// missing says what to do when there are fewer than minArgs.
+	minArgs, maxArgs int
+	missing          string
+	// words are what the positional arguments can be, for completion;
+	// nil: anything (completed as a file name).
+	words []string
+	// flags defines the command's own flags on fs and returns what runs
+	// the command once they are parsed.
+	flags func(fs *flag.FlagSet) func(c *call) int
+}
+
+// noFlags is the flags of a command that has none of its own.
+func noFlags(run func(c *call) int) func(*flag.FlagSet) func(*call) int {
+	return func(*flag.FlagSet) func(*call) int { return run }
+}
+
+// table returns platc's commands, in the order help lists them. It is
+// made on each call (help reads it to list the commands), and read only.
+func table() []*command {
+	cmds := []*command{
+		{
+			name:    "render",
+			summary: "check the spec and write the output folder (out/); on any problem, write nothing",
+			doc: `Render checks the spec and writes the output folder. On any problem it writes
+nothing. The write is all or nothing, even when platc is killed: the next platc
+command completes it or undoes it. SIGINT and SIGTERM stop a render cleanly.`,
+			dir: true, compile: true, format: true,
+			flags: noFlags(runRender),
+		},
+		{
+			name:    "check",
+			summary: "render in memory and compare with the output folder (the drift check)",
+			doc: `Check renders the spec in memory and compares it with the output folder, for a
+pre-commit hook or CI. It exits 1 when they differ, with a line per file saying
+how (stale, missing, extra, or edited by hand), a summary, and a unified diff
+per file on stdout. When they agree, it prints one line: what it checked.
+With -format github, it writes GitHub Actions annotations that point at the
+files instead of the plain lines; with -format json, one JSON document.`,
+			dir: true, compile: true, format: true,
+			flags: noFlags(runCheck),
+		},
+		{
+			name:    "vet",
+			summary: "run every check on the spec; write nothing",
+			doc: `Vet runs every check on the spec and writes nothing; on success it prints one
+line: what it checked. With -tag, it also requires every pinned environment to
+pin that tag (for CI on a tag push).`,
+			dir: true, compile: true, format: true,
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				tag := fs.String("tag", "", "require every pinned environment to pin `vX.Y.Z`")
+				return func(c *call) int { return runVet(c, *tag) }
+			},
+		},
+		{
+			name:    "preview",
+			args:    "-client <client> -env <environment> <stack>",
+			summary: "print the Applications kro would create for a client's stack instance, evaluated offline",
+			doc: `Preview evaluates a stack for one client's instance in one environment, offline,
+and prints the Applications kro would create. Values only the cluster knows
+(a primitive's status) are shown as <from the cluster: expression>.`,
+			dir: true, compile: true,
+			minArgs: 1, maxArgs: 1, missing: "name one stack, and a client and an environment with -client and -env",
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				client := fs.String("client", "", "the `client` whose instance to preview")
+				env := fs.String("env", "", "the `environment` of the instance")
+				return func(c *call) int { return runPreview(c, *client, *env) }
+			},
+		},
+		{
+			name:    "explain",
+			args:    "<environment>/<application> [values.path]",
+			summary: "show the layers of Helm values that reach an Application, and which wins",
+			doc: `Explain shows the layers of Helm values that reach one Application, in Argo CD's
+order (chart defaults, values files, values, valuesObject, parameters: a later
+layer wins), what each sets, and where. With a values path, what each layer
+sets for it and which wins; without, the merged values and the layer of each.`,
+			dir: true, compile: true,
+			minArgs: 1, maxArgs: 2, missing: "name an Application as <environment>/<application>, and optionally a values path",
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				asJSON := fs.Bool("json", false, "print JSON")
+				return func(c *call) int { return runExplain(c, *asJSON) }
+			},
+		},
+		{
+			name:    "release",
+			args:    "vMAJOR.MINOR.PATCH",
+			summary: "move the pinned environments to a new release tag, check it, and render",
+			doc: `Release moves the pinned environments (the customers') to a new release tag:
+it edits the revision in the spec files in place (formatting and comments
+stay), checks the release (a valid tag newer than the current pin, every
+source in this repository at the tag, no branch or HEAD), and renders. On any
+problem it writes nothing.`,
+			dir: true, compile: true, format: true,
+			minArgs: 1, maxArgs: 1, missing: "name the tag, such as v1.2.3",
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				var envs stringList
+				fs.Var(&envs, "env", "release only this pinned `environment` (repeatable)")
+				return func(c *call) int { return runRelease(c, envs) }
+			},
+		},
+		{
+			name:    "diff",
+			args:    "OLD NEW",
+			summary: "compare two renders (Git revisions or folders) object by object",
+			doc: `Diff compares two renders object by object: the Applications, AppProjects,
+ResourceGraphDefinitions and stack instances added, removed and changed,
+grouped by environment, and for a change the fields with their old and new
+values. Each side is a Git revision of the repository (a tag, a branch, a
+commit) or a folder: a repository, or an output root. Ordering and formatting
+never show as a change.`,
+			dir:     true,
+			minArgs: 2, maxArgs: 2, missing: "name two renders: Git revisions or folders",
+			flags: diffFlags,
+		},
+		{
+			name:    "schema",
+			summary: "print the spec language (the embedded CUE schema)",
+			doc:     "Schema prints the spec language: the CUE schema platc checks sources/ against.",
+			flags:   noFlags(runSchema),
+		},
+		{
+			name:    "init",
+			args:    "[dir]",
+			summary: "start a platform of your own: a minimal spec, a Makefile, pre-commit and CI, rendered",
+			doc: `Init starts a platform of your own in dir (default the current folder): a
+minimal spec in sources/ (one chart module, one environment), a Makefile, the
+pre-commit configuration and a CI workflow that runs the drift check, then
+renders out/. It writes nothing when any of its files exists.`,
+			maxArgs: 1,
+			flags:   initFlags,
+		},
+		{
+			name:    "hooks",
+			args:    "install",
+			summary: "install the Git pre-commit hook that refuses a commit whose out/ is stale",
+			doc: `Hooks install writes platc's Git pre-commit hook into the repository: a commit
+whose staged out/ is not what its staged spec renders is refused, with the files
+named. The hook runs the platc that installed it (or PLATC, or platc on PATH
+when this one is a temporary build). It replaces a hook platc wrote, and no
+other unless -force.`,
+			dir:     true,
+			minArgs: 1, maxArgs: 1, missing: "the one subcommand is install: platc hooks install",
+			words: []string{"install"},
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				force := fs.Bool("force", false, "replace a pre-commit hook that platc did not write")
+				return func(c *call) int { return runHooks(c, *force) }
+			},
+		},
+		{
+			name:    "version",
+			summary: "print which platc this is (module version, VCS revision, Go)",
+			doc: `Version prints which platc this is: its module version, the VCS revision it
+was built from, and the Go version. platc --version does the same.`,
+			flags: noFlags(runVersion),
+		},
+		{
+			name:    "completion",
+			args:    "bash|zsh|fish",
+			summary: "print the shell completion script of platc's commands and flags",
+			doc: `Completion prints a script that completes platc's commands, their flags and
+the values of some (folders, -format) in a shell:
+
+	bash: source <(platc completion bash), or save it in ~/.local/share/bash-completion/completions/platc
+	zsh:  source <(platc completion zsh), or save it as _platc in a folder of $fpath
+	fish: platc completion fish | source, or save it as ~/.config/fish/completions/platc.fish`,
+			minArgs: 1, maxArgs: 1, missing: "name the shell: bash, zsh or fish",
+			words: shells,
+			flags: noFlags(runCompletion),
+		},
+		{
+			name:    "help",
+			args:    "[command]",
+			summary: "print this list, or a command's usage and flags",
+			doc:     "Help prints the list of commands or, for one command, its usage, what it does and its flags, as platc <command> -h does.",
+			maxArgs: 1,
+			flags:   noFlags(runHelp),
+		},
+	}
+	for _, cmd := range cmds {
+		if cmd.name == "help" {
+			cmd.words = names(cmds)
+		}
+	}
+	return cmds
+}
+
+// names returns the names of cmds.
+func names(cmds []*command) []string {
+	var ns []string
+	for _, cmd := range cmds {
+		ns = append(ns, cmd.name)
+	}
+	return ns
+}
+
+// lookup returns the command called name, or nil.
+func lookup(cmds []*command, name string) *command {
+	for _, cmd := range cmds {
+		if cmd.name == name {
+			return cmd
+		}
+	}
+	return nil
+}
+
+// call is one run of a command: its flags as parsed, its arguments and
+// where it reports.
+type call struct {
+	*common
+	cmd    *command
+	args   []string // positional
+	stdout io.Writer
+	stderr io.Writer
+	format format
+	rep    *report
+}
+
+// run is Main in the process proc.
+func run(proc *process, args []string, stdout, stderr io.Writer) int {
+	cmds := table()
+	if len(args) == 0 {
+		printCommands(stderr, cmds)
+		return ExitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	case "-version", "--version":
+		name = "version"
+	}
+	cmd := lookup(cmds, name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "platc: unknown command %q%s: run platc help for the list of commands\n", name, diag.DidYouMean(name, names(cmds)))
+		return ExitUsage
+	}
+	c := &call{cmd: cmd, stdout: stdout, stderr: stderr, common: newCommon(cmd.name, proc)}
+	fs, runCmd := cmd.flagSet(c)
+	positional, code, stop := c.parse(fs, args[1:])
+	if stop {
+		return code
+	}
+	c.args = positional
+	c.rep = newReport(c.format, cmd.name, c.dir, stdout, stderr)
+	code = runCmd(c)
+	c.rep.finish(code)
+	return code
+}
+
+func newCommon(name string, proc *process) *common {
+	return &common{name: name, proc: proc, dir: ".", specDir: compiler.DefaultSpecDir, clientRepos: clientRepos{}}
+}
+
+// flagSet returns the flag set of cmd, whose flags set c's fields, and
+// what runs cmd.
+func (cmd *command) flagSet(c *call) (*flag.FlagSet, func(*call) int) {
+	fs := flag.NewFlagSet("platc "+cmd.name, flag.ContinueOnError)
+	// parse reports flag errors, and help goes to stdout.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if cmd.dir {
+		fs.StringVar(&c.dir, "C", ".", "run in `dir`, the repository root")
+	}
+	if cmd.compile {
+		c.compileFlags(fs)
+	}
+	c.format = textFormat
+	if cmd.format {
+		fs.Var(&c.format, "format", "report problems in `format`: text (lines on stderr), github (GitHub Actions workflow commands) or json (one document on stdout)")
+	}
+	return fs, cmd.flags(fs)
+}
+
+// compileFlagNames are the flags of the commands that compile the spec.
+var compileFlagNames = []string{"spec", "strict", "client-repo", "crds"}
+
+// compileFlags adds the flags of the commands that compile the spec.
+func (c *common) compileFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.specDir, "spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
+	fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
+	fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
+	fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")
+}
+
+// parse parses flags, which may come before, between or after the
+// positional arguments, and returns the positional arguments. It returns an
+// exit code and stop when the command should stop: help (-h, on stdout),
+// a bad flag, too few or too many positional arguments (on stderr).
+func (c *call) parse(fs *flag.FlagSet, args []string) (positional []string, code int, stop bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c.cmd.printHelp(c.stdout, fs)
+				return nil, ExitOK, true
+			}
+			return nil, c.usagef("%s", flagError(err, fs)), true
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if read := len(args) - fs.NArg(); read > 0 && args[read-1] == "--" {
+			// After --, everything is positional, even what looks
+			// like a flag.
+			positional = append(positional, fs.Args()...)
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch cmd := c.cmd; {
+	case len(positional) > cmd.maxArgs && cmd.maxArgs == 0:
+		return nil, c.usagef("unexpected argument %q: platc %s takes none", positional[0], cmd.name), true
+	case len(positional) > cmd.maxArgs:
+		return nil, c.usagef("unexpected argument %q", positional[cmd.maxArgs]), true
+	case len(positional) < cmd.minArgs:
+		return nil, c.usagef("%s", cmd.missing), true
+	}
+	return positional, 0, false
+}
+
+// flagError is the message of a flag the flag package refused, with a
+// "did you mean" for an unknown flag.
+func flagError(err error, fs *flag.FlagSet) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, "-"+f.Name) })
+		return msg + diag.DidYouMean("-"+strings.TrimPrefix(name, "-"), known)
+	}
+	return msg
+}
+
+// usagef reports a usage error on stderr: what is wrong and what to do,
+// then the command's usage line. It returns ExitUsage.
+func (c *call) usagef(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, fmt.Sprintf(format, args...))
+	fs, _ := c.cmd.flagSet(&call{cmd: c.cmd, common: newCommon(c.cmd.name, nil)})
+	fmt.Fprintf(c.stderr, "usage: %s\nrun platc help %s for more\n", c.cmd.usageLine(fs), c.cmd.name)
+	return ExitUsage
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+func (l *stringList) repeatable() {}
+
+// repeatable marks a flag that may be given more than once, for
+// completion.
+type repeatable interface{ repeatable() }
+
+// wordsFlag is a flag whose values completion can list.
+type wordsFlag interface{ words() []string }
+
+// known says whether name is one of names, and if not, what to do.
+func known(what, name string, names []string) (string, bool) {
+	if slices.Contains(names, name) {
+		return "", true
+	}
+	return fmt.Sprintf("unknown %s %q%s: the %ss are %s", what, name, diag.DidYouMean(name, names), what, diag.OrNone(names)), false
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// The help texts, made from the table of commands: the list of commands
+// (platc help), a command's help (platc help <command>, platc <command>
+// -h) and the CLI reference of the README.
+
+const intro = "platc compiles a CUE platform spec into the Argo CD manifests of a GitOps repository."
+
+const exitCodes = `Exit codes: 0 success; 1 problems found (failed checks, drift, a file platc
+did not generate in the way); 2 usage error (an unknown command or flag, a
+missing or malformed argument, an argument that names what the spec does not
+have) or I/O error.`
+
+// printCommands writes the list of commands.
+func printCommands(w io.Writer, cmds []*command) {
+	fmt.Fprintf(w, "%s\n\nUsage:\n\n\tplatc <command> [arguments]\n\nCommands:\n\n", intro)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, cmd := range cmds {
+		fmt.Fprintf(tw, "\t%s\t%s\n", cmd.name, cmd.summary)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, `
+Run platc help <command> (or platc <command> -h) for a command's usage and
+flags, and platc completion bash|zsh|fish for shell completion.
+
+%s
+`, exitCodes)
+}
+
+// printHelp writes cmd's help: its usage line, what it does, its flags.
+func (cmd *command) printHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", cmd.usageLine(fs), cmd.doc)
+	if hasFlags(fs) {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// usageLine is how cmd is run: platc, its name, its synopsis.
+func (cmd *command) usageLine(fs *flag.FlagSet) string {
+	if syn := cmd.synopsis(fs); syn != "" {
+		return "platc " + cmd.name + " " + syn
+	}
+	return "platc " + cmd.name
+}
+
+// synopsis is what follows "platc <name>" on cmd's usage line: its
+// flags, "[compile flags]" for those of the commands that compile, and
+// its positional arguments.
+func (cmd *command) synopsis(fs *flag.FlagSet) string {
+	var parts []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if slices.Contains(compileFlagNames, f.Name) || strings.Contains(" "+cmd.args+" ", " -"+f.Name+" ") {
+			return
+		}
+		parts = append(parts, "["+flagSyntax(f)+"]")
+	})
+	if cmd.compile {
+		parts = append(parts, "[compile flags]")
+	}
+	if cmd.args != "" {
+		parts = append(parts, cmd.args)
+	}
+	return strings.Join(parts, " ")
+}
+
+// flagSyntax is how f is written: -name, -name value, or -name a|b|c for
+// a flag of a few values.
+func flagSyntax(f *flag.Flag) string {
+	if w, ok := f.Value.(wordsFlag); ok {
+		return "-" + f.Name + " " + strings.Join(w.words(), "|")
+	}
+	if name, _ := flag.UnquoteUsage(f); name != "" {
+		return "-" + f.Name + " " + name
+	}
+	return "-" + f.Name
+}
+
+// isBool reports whether f takes no value.
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func runHelp(c *call) int {
+	cmds := table()
+	if len(c.args) == 0 {
+		printCommands(c.stdout, cmds)
+		return ExitOK
+	}
+	cmd := lookup(cmds, c.args[0])
+	if cmd == nil {
+		msg, _ := known("command", c.args[0], names(cmds))
+		return c.usagef("%s", msg)
+	}
+	fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+	cmd.printHelp(c.stdout, fs)
+	return ExitOK
+}
+
+// reference is the CLI section of the README: every command's usage line
+// and summary, the compile flags and the exit codes. A test compares it
+// with the README (go test ./compiler/cli -update rewrites the README's
+// block).
+func reference(cmds []*command) string {
+	var b strings.Builder
+	var compiling []string
+	var compileFS *flag.FlagSet
+	for _, cmd := range cmds {
+		fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+		fmt.Fprintf(&b, "%s\n", cmd.usageLine(fs))
+		fmt.Fprintf(&b, "    %s\n", cmd.summary)
+		if cmd.compile {
+			compiling = append(compiling, cmd.name)
+			compileFS = fs
+		}
+	}
+	fmt.Fprintf(&b, "\ncompile flags, of %s:\n", strings.Join(compiling, ", "))
+	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+	for _, name := range compileFlagNames {
+		f := compileFS.Lookup(name)
+		_, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(tw, "  %s\t%s\n", flagSyntax(f), usage)
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "\n%s\n", exitCodes)
+	return b.String()
+}

@@ -1,0 +1,379 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/release"
+)
+
+// format is how a command reports what it finds (-format).
+type format string
+
+const (
+	// textFormat: problems on stderr, one per line, as file:line:col:
+	// spec.path: message; what a command did on stdout.
+	textFormat format = "text"
+	// githubFormat: GitHub Actions workflow commands on stdout, which
+	// annotate the files of a pull request.
+	githubFormat format = "github"
+	// jsonFormat: one JSON document on stdout (jsonReport).
+	jsonFormat format = "json"
+)
+
+// formats are the values of -format, in the order help lists them.
+var formats = []string{string(textFormat), string(githubFormat), string(jsonFormat)}
+
+func (f *format) String() string { return string(*f) }
+
+func (f *format) Set(s string) error {
+	if !slices.Contains(formats, s) {
+		return fmt.Errorf("use text, github or json%s", diag.DidYouMean(s, formats))
+	}
+	*f = format(s)
+	return nil
+}
+
+// words are the values completion offers.
+func (f *format) words() []string { return formats }
+
+// report is what a command reports, written as -format says: the
+// problems of its compilation (a *diag.Log), the failures that stop it
+// (I/O, a lock, an interrupt), a check's drifts, and the one-line
+// summary of what it did. Text and github lines are written at once; the
+// JSON document when the command ends (finish).
+type report struct {
+	format  format
+	command string
+	stdout  io.Writer
+	stderr  io.Writer
+	// notes get what a command says while it works (a lock it waits for,
+	// a write it recovered), on stderr in every format.
+	notes io.Writer
+	// dir is the repository folder (-C); github paths are relative to
+	// the root of the Git repository that holds it.
+	dir     string
+	gitRoot *string // found on first use
+	// started is set once the command got past its arguments: from then
+	// on, a JSON report is written even when it fails.
+	started bool
+	doc     jsonReport
+}
+
+// jsonReport is the document of -format json.
+type jsonReport struct {
+	Command string `json:"command"`
+	// Exit is the exit code: 0 success, 1 problems found, 2 usage or I/O
+	// error.
+	Exit     int           `json:"exit"`
+	Problems []jsonProblem `json:"problems"`
+	// Folded is the number of problems that follow from those listed and
+	// are not (diag.Log.Fold).
+	Folded int `json:"folded,omitempty"`
+	// Drifts are the files of the output folder that differ from the
+	// render (check).
+	Drifts []jsonDrift `json:"drifts,omitempty"`
+	// Moves are the pins a release moved.
+	Moves []jsonMove `json:"moves,omitempty"`
+	// Checked counts what was checked (check, vet).
+	Checked *counts `json:"checked,omitempty"`
+	// Written is what a render wrote (render, release).
+	Written *written `json:"written,omitempty"`
+	// Summary is the one line text prints last on success, or the
+	// check's drift summary.
+	Summary string `json:"summary,omitempty"`
+}
+
+type jsonProblem struct {
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Path     string `json:"path,omitempty"` // the spec path
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+type jsonDrift struct {
+	File         string `json:"file"`
+	Kind         string `json:"kind"` // changed, missing or extra
+	EditedByHand bool   `json:"editedByHand,omitempty"`
+	Line         int    `json:"line"`
+	Message      string `json:"message"`
+	Diff         string `json:"diff"`
+}
+
+type jsonMove struct {
+	Environment string `json:"environment"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	File        string `json:"file"`
+	Line        int    `json:"line"`
+	Column      int    `json:"column"`
+}
+
+// counts are what a compilation checked, for the summary of check and
+// vet.
+type counts struct {
+	SpecDir      string `json:"specDir"`
+	Environments int    `json:"environments"`
+	Applications int    `json:"applications"`
+	AppProjects  int    `json:"appProjects"`
+	Stacks       int    `json:"stacks"`
+	Instances    int    `json:"instances"`
+	Warnings     int    `json:"warnings"`
+}
+
+func (n *counts) String() string {
+	s := fmt.Sprintf("%s/ checked: %s, %s, %s, %s", n.SpecDir,
+		plural(n.Environments, "environment", "environments"), plural(n.Applications, "Application", "Applications"),
+		plural(n.AppProjects, "AppProject", "AppProjects"), plural(n.Stacks, "stack", "stacks"))
+	if n.Stacks > 0 {
+		s += " with " + plural(n.Instances, "instance", "instances")
+	}
+	if n.Warnings > 0 {
+		s += ", " + plural(n.Warnings, "warning", "warnings")
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+type written struct {
+	OutDir    string `json:"outDir"`
+	Files     int    `json:"files"`
+	Written   int    `json:"written"`
+	Unchanged int    `json:"unchanged"`
+	Removed   int    `json:"removed"`
+}
+
+func newReport(f format, command, dir string, stdout, stderr io.Writer) *report {
+	return &report{format: f, command: command, dir: dir, stdout: stdout, stderr: stderr, notes: stderr, doc: jsonReport{Command: command, Problems: []jsonProblem{}}}
+}
+
+// buffered returns a report in the same format that keeps what it is
+// given until r takes it (take): a release reports the spec as it is
+// only when it fails. Its notes go to r's at once.
+func (r *report) buffered() *report {
+	b := newReport(r.format, r.command, r.dir, &bytes.Buffer{}, &bytes.Buffer{})
+	b.notes, b.gitRoot = r.notes, r.gitRoot
+	return b
+}
+
+// take reports what b kept.
+func (r *report) take(b *report) {
+	io.Copy(r.stdout, b.stdout.(*bytes.Buffer))
+	io.Copy(r.stderr, b.stderr.(*bytes.Buffer))
+	r.doc.Problems = append(r.doc.Problems, b.doc.Problems...)
+	r.doc.Folded += b.doc.Folded
+}
+
+// log reports the problems of l.
+func (r *report) log(l *diag.Log) {
+	switch r.format {
+	case textFormat:
+		fmt.Fprint(r.stderr, l.String())
+	case githubFormat:
+		for _, p := range l.Problems() {
+			r.annotate(p)
+		}
+		if note := l.FoldedNote(); note != "" {
+			fmt.Fprintf(r.stdout, "::notice title=platc::%s\n", escapeData(note))
+		}
+	case jsonFormat:
+		for _, p := range l.Problems() {
+			r.doc.Problems = append(r.doc.Problems, jsonProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, Path: p.Path, Severity: p.Severity.String(), Message: p.Msg})
+		}
+		r.doc.Folded += l.Folded()
+	default:
+		panic("platc: no report in format " + string(r.format))
+	}
+}
+
+// problem reports one problem found outside the compilation (a file in
+// the way).
+func (r *report) problem(p diag.Problem) {
+	l := &diag.Log{}
+	l.Add(p)
+	r.log(l)
+}
+
+// failf reports a failure that stops the command: text writes
+// "platc: message" on stderr.
+func (r *report) failf(format string, args ...any) {
+	r.problem(diag.Problem{Msg: fmt.Sprintf(format, args...)})
+}
+
+// annotate writes p as a GitHub Actions workflow command: an error or a
+// warning on its file, line and column.
+func (r *report) annotate(p diag.Problem) {
+	var props []string
+	if p.Pos.IsValid() {
+		props = append(props, "file="+escapeProperty(r.repoPath(p.Pos.File)))
+		if p.Pos.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", p.Pos.Line))
+			if p.Pos.Col > 0 {
+				props = append(props, fmt.Sprintf("col=%d", p.Pos.Col))
+			}
+		}
+	}
+	props = append(props, "title=platc")
+	msg := p.Msg
+	if p.Path != "" {
+		msg = p.Path + ": " + msg
+	}
+	fmt.Fprintf(r.stdout, "::%s %s::%s\n", p.Severity, strings.Join(props, ","), escapeData(msg))
+}
+
+// repoPath is the path of file (relative to the repository folder, or
+// absolute) relative to the root of the Git repository that holds the
+// folder, as GitHub names files; or file, outside any.
+func (r *report) repoPath(file string) string {
+	if r.gitRoot == nil {
+		root := findGitRoot(r.dir)
+		r.gitRoot = &root
+	}
+	if *r.gitRoot == "" {
+		return file
+	}
+	abs := file
+	if !filepath.IsAbs(abs) {
+		dir, err := filepath.Abs(r.dir)
+		if err != nil {
+			return file
+		}
+		abs = filepath.Join(dir, filepath.FromSlash(file))
+	}
+	rel, err := filepath.Rel(*r.gitRoot, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return file
+	}
+	return filepath.ToSlash(rel)
+}
+
+// findGitRoot returns the nearest folder at or above dir that holds .git
+// (a folder, or the file of a worktree), or "".
+func findGitRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
+			return abs
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return ""
+		}
+		abs = parent
+	}
+}
+
+// escapeData and escapeProperty escape a workflow command's message and
+// property values as GitHub's own toolkit does (actions/toolkit,
+// packages/core/src/command.ts).
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// summary reports the one line that says what a command did, on stdout.
+func (r *report) summary(line string) {
+	r.doc.Summary = line
+	if r.format != jsonFormat {
+		fmt.Fprintf(r.stdout, "platc: %s\n", line)
+	}
+}
+
+// checked reports the summary of a successful check or vet: what was
+// checked, then what else holds (then).
+func (r *report) checked(n *counts, then string) {
+	r.doc.Checked = n
+	r.summary(n.String() + "; " + then)
+}
+
+// wrote reports what a render wrote.
+func (r *report) wrote(outDir string, files int, w *emit.Result) {
+	r.doc.Written = &written{OutDir: outDir, Files: files, Written: len(w.Written), Unchanged: len(w.Unchanged), Removed: len(w.Removed)}
+	r.summary(fmt.Sprintf("%s/: %d files, %d written, %d unchanged, %d removed", outDir, files, len(w.Written), len(w.Unchanged), len(w.Removed)))
+}
+
+// moved reports the pins a release moved.
+func (r *report) moved(moves []release.Move) {
+	for _, m := range moves {
+		r.doc.Moves = append(r.doc.Moves, jsonMove{Environment: m.Env, From: m.From, To: m.To, File: m.Pos.File, Line: m.Pos.Line, Column: m.Pos.Col})
+		if r.format != jsonFormat {
+			fmt.Fprintf(r.stdout, "platc: %s: %s -> %s (%s)\n", m.Env, m.From, m.To, m.Pos)
+		}
+	}
+}
+
+// drifted reports the files of outDir that differ from the render, and
+// what to do.
+func (r *report) drifted(outDir string, drifts []emit.Drift) {
+	count := map[emit.DriftKind]int{}
+	edited := 0
+	for _, d := range drifts {
+		count[d.Kind]++
+		if d.EditedByHand {
+			edited++
+		}
+	}
+	summary := fmt.Sprintf("%s/ is stale: %d changed, %d missing, %d extra", outDir, count[emit.Changed], count[emit.Missing], count[emit.Extra])
+	if edited > 0 {
+		summary += fmt.Sprintf(" (%d edited by hand)", edited)
+	}
+	fix := fmt.Sprintf("run `platc render` and commit %s/", outDir)
+	switch r.format {
+	case textFormat:
+		for _, d := range drifts {
+			fmt.Fprint(r.stdout, d.Diff)
+		}
+		for _, d := range drifts {
+			fmt.Fprintf(r.stderr, "%s: %s\n", d.Path, d.Why())
+		}
+		fmt.Fprintf(r.stderr, "platc: %s: %s\n", summary, fix)
+	case githubFormat:
+		for _, d := range drifts {
+			fmt.Fprintf(r.stdout, "::error file=%s,line=%d,title=platc check::%s\n", escapeProperty(r.repoPath(d.Path)), d.Line, escapeData(d.Why()+": "+fix))
+		}
+		for _, d := range drifts {
+			fmt.Fprintf(r.stdout, "::group::diff of %s\n%s::endgroup::\n", r.repoPath(d.Path), d.Diff)
+		}
+		fmt.Fprintf(r.stdout, "::error title=platc check::%s\n", escapeData(summary+": "+fix))
+	case jsonFormat:
+		for _, d := range drifts {
+			r.doc.Drifts = append(r.doc.Drifts, jsonDrift{File: d.Path, Kind: d.Kind.String(), EditedByHand: d.EditedByHand, Line: d.Line, Message: d.Why(), Diff: d.Diff})
+		}
+		r.doc.Summary = summary + ": " + fix
+	default:
+		panic("platc: no report in format " + string(r.format))
+	}
+}
+
+// finish ends the report of a command that exits with code: with -format
+// json, it writes the document, once the command got past its arguments.
+func (r *report) finish(code int) {
+	if r.format != jsonFormat || !r.started {
+		return
+	}
+	r.doc.Exit = code
+	if err := writeJSON(r.stdout, r.doc); err != nil {
+		fmt.Fprintf(r.stderr, "platc: writing the report: %v\n", err)
+	}
+}
