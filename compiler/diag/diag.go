@@ -51,12 +51,15 @@ const (
 	Error Severity = iota
 	// Warning problems are printed but do not fail the command.
 	Warning
+	// Note problems say something a reader may want to know (an
+	// Application with nothing to sync): printed, never failing.
+	Note
 )
 
-// String returns "error" or "warning", as a report for machines names
-// them.
+// String returns "error", "warning" or "notice", as a report for
+// machines names them (GitHub's workflow commands among them).
 func (s Severity) String() string {
-	return [...]string{Error: "error", Warning: "warning"}[s]
+	return [...]string{Error: "error", Warning: "warning", Note: "notice"}[s]
 }
 
 // Problem is one finding: where it is, which spec path it concerns, and what
@@ -79,8 +82,11 @@ func (p Problem) String() string {
 		b.WriteString("platc")
 	}
 	b.WriteString(": ")
-	if p.Severity == Warning {
+	switch p.Severity {
+	case Warning:
 		b.WriteString("warning: ")
+	case Note:
+		b.WriteString("note: ")
 	}
 	if p.Path != "" {
 		b.WriteString(p.Path)
@@ -118,6 +124,11 @@ func (l *Log) Cover(path string) {
 // Errorf records an error at pos for the spec path.
 func (l *Log) Errorf(pos Pos, path, format string, args ...any) {
 	l.Add(Problem{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: Error})
+}
+
+// Notef records a note at pos for the spec path.
+func (l *Log) Notef(pos Pos, path, format string, args ...any) {
+	l.Add(Problem{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: Note})
 }
 
 // Warnf records a warning at pos for the spec path.

@@ -140,12 +140,35 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 			v.include(a)
 		}
 	}
+	v.emptyFolders(env, apps, files)
 	if env.Pinned {
 		for _, p := range env.Projects {
 			v.wildcards(p)
 		}
 		for _, a := range apps {
 			v.pinnedSources(env, a)
+		}
+	}
+}
+
+// emptyFolders notes a stacks module's Application whose folder holds no
+// instance in env: no client has one of its stacks there, so Argo CD
+// syncs nothing (the folder's files are there, empty, for the path to
+// exist). It is not wrong, but rarely meant.
+func (v *verifier) emptyFolders(env *model.Environment, apps []app, files []int) {
+	objects := map[string]int{} // rendered objects by folder
+	for _, fi := range files {
+		f := v.in.Files[fi]
+		objects[path.Dir(f.Path)] += len(f.Objects)
+	}
+	out := v.in.Spec.Platform.OutDir + "/"
+	for _, a := range apps {
+		if a.root || a.mod == nil || a.mod.Kind != model.KindStacks {
+			continue
+		}
+		dir := strings.TrimPrefix(str(a.obj, "spec", "source", "path"), out)
+		if objects[dir] == 0 {
+			v.log.Notef(v.in.Spec.PosOf(a.mod.Path), a.mod.Path, "no client has an instance of %s in environment %s: Application %q syncs an empty folder; give a client the stack there, or disable the module in %s", diag.List(a.mod.Stacks), env.Name, a.name(), env.Name)
 		}
 	}
 }
