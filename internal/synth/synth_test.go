@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/diag"
 )
 
 // TestPlatformsCompile requires every generated platform to compile without
@@ -11,8 +12,12 @@ import (
 func TestPlatformsCompile(t *testing.T) {
 	for _, s := range []Size{{Environments: 3, Modules: 30, Clients: 3}, Sizes["10x100"], Sizes["10x100-nostck"]} {
 		res := compiler.Compile(Platform(s), compiler.Options{})
-		if problems := res.Log.String(); problems != "" {
-			t.Errorf("%v:\n%s", s, problems)
+		for _, p := range res.Log.Problems() {
+			// Notes say what a reader may want to know (a stacks module
+			// with no instance in some environments, as generated).
+			if p.Severity != diag.Note {
+				t.Errorf("%v: %s", s, p)
+			}
 		}
 	}
 }
