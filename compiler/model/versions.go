@@ -26,8 +26,11 @@ func (s *Spec) resolvePins() {
 	for _, env := range s.Environments {
 		for _, p := range env.Charts {
 			c := s.charts[p.Chart]
-			if c == nil {
-				continue // an unknown chart: check reports it
+			if c == nil || !p.OK("version") || p.Version == "" {
+				// An unknown chart, or a version that is not one: load or
+				// check reports it, and the environment is judged with
+				// the platform's version rather than none.
+				continue
 			}
 			if env.charts == nil {
 				env.charts = make(map[string]*Chart, len(env.Charts))
