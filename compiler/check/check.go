@@ -318,6 +318,8 @@ func (c *checker) module(m *model.Module) {
 				c.log.Errorf(m.At(field), fmt.Sprintf("%s[%d]", m.FieldPath(field), i), "unknown stack %q%s", name, diag.DidYouMean(name, stackNames(c.spec)))
 			}
 		}
+	default:
+		panic(fmt.Sprintf("check: module kind %v has no checks", m.Kind))
 	}
 	if m.Kind.Namespaced() {
 		if !m.Has("namespace") {
@@ -326,7 +328,7 @@ func (c *checker) module(m *model.Module) {
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
 	}
-	if m.Kind != model.KindChart && m.Kind != model.KindInvalid {
+	if !m.Kind.Info().TakesValues && m.Kind != model.KindInvalid {
 		for _, f := range []string{"values", "wiring"} {
 			if m.Has(f) {
 				c.errorf(&m.Node, f, "only chart modules take %s: remove it", f)
@@ -353,16 +355,13 @@ func (c *checker) module(m *model.Module) {
 	c.appFields(m)
 }
 
-// Lints are the security lints an allow field may make exceptions to.
-var Lints = []string{"literal-secret", "wildcard"}
-
 // allow checks an allow field: known lints, each with a reason.
 func (c *checker) allow(n *model.Node, allow model.Allow) {
 	for _, lint := range slices.Sorted(maps.Keys(allow)) {
 		p := diag.JoinPath(n.FieldPath("allow"), lint)
 		switch {
-		case !slices.Contains(Lints, lint):
-			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, diag.DidYouMean(lint, Lints), strings.Join(Lints, ", "))
+		case !slices.Contains(model.Lints, lint):
+			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, diag.DidYouMean(lint, model.Lints), strings.Join(model.Lints, ", "))
 		case strings.TrimSpace(allow[lint]) == "":
 			c.log.Errorf(c.spec.PosOf(p), p, "an exception needs its reason: say why, for the reviewer")
 		}

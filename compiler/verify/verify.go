@@ -387,7 +387,7 @@ func (v *verifier) valueFiles(a app) {
 // wildcards is the lint that a pinned environment's projects name what they
 // permit: a * lets any repository, cluster or kind in.
 func (v *verifier) wildcards(p *model.Project) {
-	if _, ok := p.Allow["wildcard"]; ok {
+	if _, ok := p.Allow[model.LintWildcard]; ok {
 		return
 	}
 	var found []string
