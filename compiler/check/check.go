@@ -38,6 +38,9 @@ type Info struct {
 	Definitions, Instances map[string]*model.Module
 	// Kustomizations are the path modules whose folder is a kustomization.
 	Kustomizations map[string]bool
+	// Charts are the path modules whose folder Argo CD renders with Helm
+	// (it holds a Chart.yaml).
+	Charts map[string]bool
 	// StackOrder is every stack, each after the stacks it wires from: the
 	// order in which an instance's wired fields can be filled.
 	StackOrder []string
@@ -47,7 +50,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, charts: map[string]bool{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -56,7 +59,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, Charts: c.charts}
 	info.Definitions, info.Instances = c.stacks()
 	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
@@ -73,6 +76,7 @@ type checker struct {
 	log            *diag.Log
 	parent         map[string]string // the group of each module
 	kustomizations map[string]bool
+	charts         map[string]bool
 }
 
 func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
@@ -403,6 +407,9 @@ func (c *checker) modulePath(m *model.Module) {
 		entries, _ := fs.ReadDir(c.fsys, m.Dir)
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 			c.kustomizations[m.Name] = true
+		}
+		if manifests.IsHelmFolder(c.fsys, m.Dir) {
+			c.charts[m.Name] = true
 		}
 		if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)

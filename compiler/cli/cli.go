@@ -57,6 +57,7 @@ Commands:
 	schema   print the spec language (the embedded CUE schema)
 	init     start a platform of your own: a minimal spec, a Makefile, pre-commit and CI, rendered
 	hooks    install the Git pre-commit hook (platc hooks install)
+	charts   lock and fetch the pinned charts (pull, the one command that uses the network), or vendor them
 	version  print which platc this is
 
 Run platc <command> -h for a command's flags.
@@ -98,6 +99,8 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 		return runInit(proc, rest, stdout, stderr)
 	case "hooks":
 		return runHooks(rest, stdout, stderr)
+	case "charts":
+		return runCharts(proc, rest, stdout, stderr)
 	case "version", "-version", "--version":
 		return runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -259,6 +262,7 @@ func (c *common) compile(stderr io.Writer, scan, hold bool) (*compiled, int) {
 		}
 		repo.opts.CRDs = crds
 	}
+	repo.opts.Charts = openChartStore()
 	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
 	repo.out.printNotes()
 	if msg := unknownClients(c.clientRepos, repo.res.Clients); msg != "" && repo.res.Clients != nil {
@@ -267,6 +271,13 @@ func (c *common) compile(stderr io.Writer, scan, hold bool) (*compiled, int) {
 		return nil, ExitUsage
 	}
 	fmt.Fprint(stderr, repo.res.Log.String())
+	if c.name == "vet" {
+		// What was not checked is vet's to say; render and check stay
+		// quiet about it.
+		for _, n := range repo.res.Notes {
+			fmt.Fprintf(stderr, "platc: note: %s\n", n)
+		}
+	}
 	if repo.res.Log.HasErrors() {
 		repo.close()
 		return nil, ExitProblems

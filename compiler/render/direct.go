@@ -59,6 +59,16 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				helm.arg("--wait")
 				b.WriteString(helm.String() + "\n")
 			case model.KindPath:
+				if r.info.Charts[m.Name] {
+					// A chart of this repository, with its defaults,
+					// as Argo CD renders the folder.
+					helm := shellCommand("helm", "upgrade", "--install", m.Name, m.Dir, "--namespace", m.Namespace)
+					if m.CreateNamespace {
+						helm.arg("--create-namespace")
+					}
+					b.WriteString(helm.arg("--wait").String() + "\n")
+					continue
+				}
 				if m.CreateNamespace {
 					create := shellCommand("kubectl", "create", "namespace", m.Namespace, "--dry-run=client", "-o", "yaml")
 					apply := shellCommand("kubectl", "apply", "-f", "-")
