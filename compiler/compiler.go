@@ -271,7 +271,7 @@ func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer 
 		r.Lock = lock
 	}
 	if vendor, err := fs.Sub(fsys, path.Join(opts.SpecDir, charts.VendorDir)); err == nil {
-		r.Vendor = vendor
+		r.Vendor, r.VendorName = vendor, path.Join(opts.SpecDir, charts.VendorDir)
 	}
 	return r
 }

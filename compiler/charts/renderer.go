@@ -38,6 +38,8 @@ type Renderer struct {
 	// platc's chart cache; either may be nil.
 	Vendor   fs.FS
 	Archives Archives
+	// VendorName names the vendor folder in messages.
+	VendorName string
 	// Repo is the repository, for charts in its folders.
 	Repo fs.FS
 	// Cache keeps outcomes between runs; nil renders every time.
@@ -127,7 +129,7 @@ func (r *Renderer) load(e *Entry) *loaded {
 		if r.Vendor != nil {
 			if data, err := fs.ReadFile(r.Vendor, e.File()); err == nil {
 				if d := Digest(data); d != e.Digest {
-					l.err = fmt.Errorf("%s/%s is not the archive locked for %s %s: its digest is %s, the lock's %s: run platc charts vendor again (or platc charts pull, if the chart was re-published)", VendorDir, e.File(), e.Chart, e.Version, d, e.Digest)
+					l.err = fmt.Errorf("%s/%s is not the archive locked for %s %s: its digest is %s, the lock's %s: run platc charts vendor again (or platc charts pull, if the chart was re-published)", r.VendorName, e.File(), e.Chart, e.Version, d, e.Digest)
 					return
 				}
 				l.chart, l.err = LoadArchive(data)
