@@ -55,6 +55,7 @@ type Renderer struct {
 
 type loaded struct {
 	once   sync.Once
+	load   sync.Once // of a folder's chart
 	chart  *Chart
 	digest string // of a folder: known before it is loaded
 	err    error
@@ -71,6 +72,16 @@ type App struct {
 	// Source is the chart, as "repoURL chart version", or the folder.
 	Source  string
 	Outcome *Outcome
+	// chart loads the chart (from the archive or the folder).
+	chart func() (*Chart, error)
+}
+
+// Chart loads the chart the Application's source renders.
+func (a App) Chart() (*Chart, error) {
+	if a.chart == nil {
+		return nil, fmt.Errorf("no chart recorded")
+	}
+	return a.chart()
 }
 
 // Status is what is known of a pinned chart's archive.
@@ -152,14 +163,17 @@ func IsChartFolder(repo fs.FS, dir string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// RenderPin renders the locked chart for req; the pin must be Ready.
-func (r *Renderer) RenderPin(e *Entry, req Request) *Outcome {
+// RenderPin renders the locked chart for req; the pin must be Ready. It
+// returns the outcome and what loads the chart.
+func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, error)) {
 	l := r.load(e)
-	return r.render(e.Digest, func() (*Chart, error) { return l.chart, l.err }, req)
+	chart := func() (*Chart, error) { return l.chart, l.err }
+	return r.render(e.Digest, chart, req), chart
 }
 
-// RenderFolder renders the chart in a folder of the repository for req.
-func (r *Renderer) RenderFolder(dir string, req Request) *Outcome {
+// RenderFolder renders the chart in a folder of the repository for req,
+// and returns what loads the chart.
+func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Chart, error)) {
 	r.mu.Lock()
 	if r.folders == nil {
 		r.folders = map[string]*loaded{}
@@ -174,17 +188,18 @@ func (r *Renderer) RenderFolder(dir string, req Request) *Outcome {
 	// when an outcome is not cached.
 	l.once.Do(func() { l.digest, l.err = FolderDigestOf(r.Repo, dir) })
 	if l.err != nil {
-		return &Outcome{Error: l.err.Error()}
+		return &Outcome{Error: l.err.Error()}, func() (*Chart, error) { return nil, l.err }
 	}
-	var load sync.Once
-	return r.render(l.digest, func() (*Chart, error) {
-		load.Do(func() {
-			if l.chart == nil {
-				l.chart, l.err = LoadFolder(r.Repo, dir)
-			}
-		})
+	chart := func() (*Chart, error) {
+		l.load.Do(func() { l.chart, l.err = LoadFolder(r.Repo, dir) })
 		return l.chart, l.err
-	}, req)
+	}
+	return r.render(l.digest, chart, req), chart
+}
+
+// NewApp is the record of an Application's source, for Record.
+func NewApp(env, name, namespace, source string, out *Outcome, chart func() (*Chart, error)) App {
+	return App{Env: env, Name: name, Namespace: namespace, Source: source, Outcome: out, chart: chart}
 }
 
 // NotRendered records that the pinned chart name is not rendered, with why

@@ -175,6 +175,19 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 		t.Errorf("vet -strict: the unknown key is not an error: exit %d\n%s", code, stderr)
 	}
 
+	// With the kind allowed, the spec vets; explain knows the chart's
+	// defaults, at their lines of values.yaml.
+	spec := filepath.Join(dir, "sources/platform.cue")
+	data, _ := os.ReadFile(spec)
+	writeFile(t, dir, "sources/platform.cue", strings.Replace(string(data), `clusterResourceWhitelist: [{group: "", kind: "Namespace"}]`, `clusterResourceWhitelist: [{group: "", kind: "Namespace"}, {group: "rbac.authorization.k8s.io", kind: "ClusterRole"}]`, 1))
+	if code, _, stderr := run(t, p, "vet", "-C", dir); code != cli.ExitOK {
+		t.Fatalf("vet with ClusterRole allowed: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = run(t, p, "explain", "-C", dir, "dev/web", "replicaCount")
+	if w := "  1 chart defaults  replicaCount = 1  web/values.yaml:1:1"; !strings.Contains(stdout, w) || !strings.Contains(stdout, "replicaCount = 2  sources/platform.cue:14:3  <- wins") {
+		t.Errorf("explain: exit %d, stdout lacks %q:\n%s%s", code, w, stdout, stderr)
+	}
+
 	// A re-published version: pull refuses it, naming both digests.
 	web2 := chartArchive("web", "1.0.0", 5, false)
 	repo.Set(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web2}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
@@ -192,7 +205,7 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 	}
 	t.Setenv(cli.CacheEnv, "off")
 	code, _, stderr = run(t, p, "vet", "-C", dir)
-	if !strings.Contains(stderr, want[2]) || strings.Contains(stderr, "note:") {
+	if code != cli.ExitOK || !strings.Contains(stderr, want[0]) || strings.Contains(stderr, "note:") {
 		t.Errorf("vet from the vendor folder: exit %d, stderr:\n%s", code, stderr)
 	}
 	// A vendored archive that is not the locked one is an error naming

@@ -77,6 +77,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 		}
 		for _, hs := range v.helmSources(a) {
 			var out *charts.Outcome
+			var chart func() (*charts.Chart, error)
 			var what string
 			if c := hs.pin; c != nil {
 				what = fmt.Sprintf("chart %s %s", c.Chart, c.Version)
@@ -95,16 +96,16 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				default:
 					panic(fmt.Sprintf("verify: a chart status of unknown kind %d", status))
 				}
-				out = r.RenderPin(entry, v.request(env, a, hs))
+				out, chart = r.RenderPin(entry, v.request(env, a, hs))
 			} else {
 				what = "the chart in " + hs.folder
-				out = r.RenderFolder(hs.folder, v.request(env, a, hs))
+				out, chart = r.RenderFolder(hs.folder, v.request(env, a, hs))
 			}
 			source := hs.folder
 			if hs.pin != nil {
 				source = fmt.Sprintf("%s %s %s", hs.pin.RepoURL, hs.pin.Chart, hs.pin.Version)
 			}
-			r.Record(charts.App{Env: env.Name, Name: a.name(), Namespace: a.namespace(), Source: source, Outcome: out})
+			r.Record(charts.NewApp(env.Name, a.name(), a.namespace(), source, out, chart))
 			v.chartOutcome(env, a, hs, what, out, e)
 		}
 	}
