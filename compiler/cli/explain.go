@@ -55,7 +55,7 @@ sets for it and which wins; without, the merged values and the layer of each.`, 
 			}
 		}
 	}
-		if *asJSON {
+	if *asJSON {
 		out := struct {
 			*explain.Explanation
 			Path   string           `json:"path,omitempty"`
