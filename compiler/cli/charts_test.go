@@ -21,7 +21,7 @@ import (
 func chartArchive(name, version string, replicas int, clusterRole bool) []byte {
 	files := map[string][]byte{
 		"Chart.yaml":  []byte("apiVersion: v2\nname: " + name + "\nversion: " + version + "\n"),
-		"values.yaml": []byte(fmt.Sprintf("replicaCount: %d\nimage:\n  tag: \"1.0\"\n", replicas)),
+		"values.yaml": []byte(fmt.Sprintf("replicaCount: %d\nimage:\n  tag: %q\n", replicas, version)),
 		"templates/deployment.yaml": []byte(`apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -188,9 +188,32 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 		t.Errorf("explain: exit %d, stdout lacks %q:\n%s%s", code, w, stdout, stderr)
 	}
 
+	// A chart bump, seen in review: diff -manifests renders both sides.
+	bumped := t.TempDir()
+	for name, data := range tree(t, dir) {
+		writeFile(t, bumped, name, data)
+	}
+	web11 := chartArchive("web", "1.1.0", 1, false)
+	repo.Set(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web}, chartstest.Chart{Name: "web", Version: "1.1.0", Archive: web11}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
+	data, _ = os.ReadFile(filepath.Join(bumped, "sources/platform.cue"))
+	writeFile(t, bumped, "sources/platform.cue", strings.Replace(string(data), `chart: "web", version: "1.0.0"`, `chart: "web", version: "1.1.0"`, 1))
+	if code, _, stderr := run(t, p, "charts", "pull", "-C", bumped); code != cli.ExitOK {
+		t.Fatalf("pull of the bump: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = run(t, p, "diff", "-manifests", dir, bumped)
+	// blue-web reads web too, but its client's file sets the tag.
+	for _, w := range []string{
+		"  changed Deployment web (rendered for Application web)\n      spec.template.spec.containers[name=app].image: \"app:1.0.0\" -> \"app:1.1.0\"\n",
+		" -> " + bumped + ": 0 added, 0 removed, 1 changed\n",
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("diff -manifests: exit %d, stdout lacks %q:\n%s%s", code, w, stdout, stderr)
+		}
+	}
+
 	// A re-published version: pull refuses it, naming both digests.
 	web2 := chartArchive("web", "1.0.0", 5, false)
-	repo.Set(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web2}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
+	repo.Set(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web2}, chartstest.Chart{Name: "web", Version: "1.1.0", Archive: web11}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
 	code, _, stderr = run(t, p, "charts", "pull", "-C", dir)
 	if code != cli.ExitProblems || !strings.Contains(stderr, "web 1.0.0 of "+repo.URL+" was re-published: its archive's digest is "+charts.Digest(web2)+", the lock's "+charts.Digest(web)) {
 		t.Errorf("pull of a re-published chart: exit %d, stderr:\n%s", code, stderr)
