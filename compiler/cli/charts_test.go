@@ -188,6 +188,12 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 		t.Errorf("explain: exit %d, stdout lacks %q:\n%s%s", code, w, stdout, stderr)
 	}
 
+	// preview shows what the chart renders for a stack instance.
+	code, stdout, _ = run(t, p, "preview", "-C", dir, "site", "-client", "blue", "-env", "dev", "-manifests")
+	if w := "# Source: web/templates/deployment.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: blue-web\n"; code != cli.ExitOK || !strings.Contains(stdout, w) || !strings.Contains(stdout, "image: app:3.0") {
+		t.Errorf("preview -manifests: exit %d, stdout lacks %q:\n%s", code, w, stdout)
+	}
+
 	// A chart bump, seen in review: diff -manifests renders both sides.
 	bumped := t.TempDir()
 	for name, data := range tree(t, dir) {

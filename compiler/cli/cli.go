@@ -30,6 +30,7 @@ import (
 	"github.com/platc/platc/compiler/release"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/schemas"
+	"sigs.k8s.io/yaml"
 )
 
 // Exit codes.
@@ -446,6 +447,7 @@ and prints the Applications kro would create. Values only the cluster knows
 	c.compileFlags(fs)
 	client := fs.String("client", "", "the `client` whose instance to preview")
 	env := fs.String("env", "", "the `environment` of the instance")
+	manifests := fs.Bool("manifests", false, "also print what the Applications' charts render (offline, where the chart is locked and at hand)")
 	positional, code, stop := parse(fs, args, 1)
 	if stop {
 		return code
@@ -481,6 +483,31 @@ and prints the Applications kro would create. Values only the cluster knows
 	if len(apps) > 0 {
 		fmt.Fprint(stdout, "---\n")
 		stdout.Write(emit.Documents(apps))
+	}
+	if *manifests {
+		for _, app := range apps {
+			name, _ := object.Lookup(app, "metadata", "name").(string)
+			rendered := false
+			for _, a := range res.Charts.Apps() {
+				if a.Env != *env || a.Name != name {
+					continue
+				}
+				rendered = true
+				fmt.Fprintf(stdout, "---\n# What %s renders for Application %s (%s).\n", a.Source, name, *env)
+				for _, m := range a.Outcome.Objects {
+					fmt.Fprintf(stdout, "---\n# Source: %s\n", m.Source)
+					data, err := yaml.Marshal(m.Object)
+					if err != nil {
+						fmt.Fprintf(stderr, "platc preview: %v\n", err)
+						return ExitUsage
+					}
+					stdout.Write(data)
+				}
+			}
+			if !rendered {
+				fmt.Fprintf(stdout, "---\n# Application %s: its chart is not rendered offline (platc vet says why)\n", name)
+			}
+		}
 	}
 	return ExitOK
 }
