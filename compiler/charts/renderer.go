@@ -55,7 +55,8 @@ type Renderer struct {
 
 type loaded struct {
 	once   sync.Once
-	load   sync.Once // of a folder's chart
+	load   sync.Once // of the chart
+	data   []byte    // the archive, until loaded
 	chart  *Chart
 	digest string // of a folder: known before it is loaded
 	err    error
@@ -136,6 +137,8 @@ func (r *Renderer) load(e *Entry) *loaded {
 	}
 	r.mu.Unlock()
 	l.once.Do(func() {
+		// The archive is found and its digest checked here; it is loaded
+		// only when a render is not in the cache (chart).
 		l.err = errMissing
 		if r.Vendor != nil {
 			if data, err := fs.ReadFile(r.Vendor, e.File()); err == nil {
@@ -143,17 +146,28 @@ func (r *Renderer) load(e *Entry) *loaded {
 					l.err = fmt.Errorf("%s/%s is not the archive locked for %s %s: its digest is %s, the lock's %s: run platc charts vendor again (or platc charts pull, if the chart was re-published)", r.VendorName, e.File(), e.Chart, e.Version, d, e.Digest)
 					return
 				}
-				l.chart, l.err = LoadArchive(data)
+				l.data, l.err = data, nil
 				return
 			}
 		}
 		if r.Archives != nil {
 			if data, ok := r.Archives.Archive(e.Digest); ok && Digest(data) == e.Digest {
-				l.chart, l.err = LoadArchive(data)
+				l.data, l.err = data, nil
 			}
 		}
 	})
 	return l
+}
+
+// archiveChart loads the archive l found, once.
+func (l *loaded) archiveChart() (*Chart, error) {
+	l.load.Do(func() {
+		if l.err == nil {
+			l.chart, l.err = LoadArchive(l.data)
+			l.data = nil
+		}
+	})
+	return l.chart, l.err
 }
 
 // IsChartFolder reports whether dir of the repository holds a chart (a
@@ -167,8 +181,7 @@ func IsChartFolder(repo fs.FS, dir string) bool {
 // returns the outcome and what loads the chart.
 func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, error)) {
 	l := r.load(e)
-	chart := func() (*Chart, error) { return l.chart, l.err }
-	return r.render(e.Digest, chart, req), chart
+	return r.render(e.Digest, l.archiveChart, req), l.archiveChart
 }
 
 // RenderFolder renders the chart in a folder of the repository for req,
