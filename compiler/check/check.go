@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"golang.org/x/mod/semver"
+	k8sversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
@@ -502,6 +503,23 @@ func (c *checker) groups() map[string]string {
 }
 
 // environment checks one environment and its use of the modules.
+// kubernetes checks an environment's Kubernetes as Argo CD and Helm read
+// it: a version k8s.io/apimachinery's ParseGeneric reads (Argo CD's
+// parseKubeVersion), API versions as group/version or group/version/Kind.
+func (c *checker) kubernetes(k *model.Kubernetes) {
+	if k.OK("version") {
+		if _, err := k8sversion.ParseGeneric(k.Version); err != nil {
+			c.errorf(&k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
+		}
+	}
+	for i, v := range k.APIVersions {
+		parts := strings.Split(v, "/")
+		if len(parts) < 1 || len(parts) > 3 || slices.Contains(parts, "") {
+			c.log.Errorf(k.At("apiVersions"), fmt.Sprintf("%s[%d]", k.FieldPath("apiVersions"), i), "API version %q: write group/version, such as monitoring.coreos.com/v1, or group/version/Kind", v)
+		}
+	}
+}
+
 func (c *checker) environment(env *model.Environment) {
 	c.label(env.Pos, env.Path, env.Name)
 	switch {
@@ -515,6 +533,7 @@ func (c *checker) environment(env *model.Environment) {
 	if d.Server != "" && d.Name != "" {
 		c.log.Errorf(d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
 	}
+	c.kubernetes(&env.Kubernetes)
 	projects := []string{"default"}
 	for _, p := range env.Projects {
 		c.label(p.Pos, p.Path, p.Name)

@@ -369,13 +369,21 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 		}
 		if proj != nil {
 			if clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
-				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, or turn it off in the chart's values", what, kind, o.Source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"))
+				off := "or turn it off in the chart's values"
+				if o.CRD {
+					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
+				}
+				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.Source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
 			} else if !clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
 				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: remove it from %s, or turn it off in the chart's values", what, kind, o.Source, a.name(), where(a, env), proj.Name, proj.fixPath("namespaceResourceBlacklist"))
 			}
 			if !clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
 				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
-					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): %s", what, desc, ns, proj.Name, a.name(), where(a, env), proj.fix("destinations"))
+					target := cluster.Server
+					if target == "" {
+						target = cluster.Name
+					}
+					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
 				}
 			}
 		}
