@@ -160,3 +160,41 @@ func TestRenderErrors(t *testing.T) {
 		t.Errorf("error = %q", out.Error)
 	}
 }
+
+// TestUnknownKeysOfSubcharts: a subchart's keys are checked against the
+// subchart's values.yaml, below its name (or alias); global is Helm's; a
+// free-form default ({}) and a key a template reads are known.
+func TestUnknownKeysOfSubcharts(t *testing.T) {
+	sub := BuildArchive("redis", map[string][]byte{
+		"Chart.yaml":          []byte("apiVersion: v2\nname: redis\nversion: 1.0.0\n"),
+		"values.yaml":         []byte("auth:\n  enabled: true\n"),
+		"templates/svc.yaml":  []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-redis\n  labels: {{- toYaml .Values.labels | nindent 4 }}\n"),
+		"templates/note.yaml": []byte("{{/* reads .Values.extra.port */}}\n"),
+	})
+	parent := map[string][]byte{
+		"Chart.yaml":             []byte("apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n    alias: cache\n"),
+		"values.yaml":            []byte("replicaCount: 1\nannotations: {}\n"),
+		"charts/redis-1.0.0.tgz": sub,
+		"templates/cm.yaml":      []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"),
+	}
+	ch, err := LoadArchive(BuildArchive("app", parent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Render(ch, Request{Release: "r", Namespace: "ns", ValuesObject: []byte(`{
+		"global": {"anything": 1},
+		"annotations": {"free": "form"},
+		"replicaCont": 2,
+		"cache": {"auth": {"enabld": false}, "labels": {"a": "b"}, "extra": {"port": 1}}
+	}`)})
+	if out.Error != "" {
+		t.Fatal(out.Error)
+	}
+	var got []string
+	for _, u := range out.Unknown {
+		got = append(got, strings.Join(u.Path, ".")+"~"+u.Suggest)
+	}
+	if g, want := strings.Join(got, " "), "cache.auth.enabld~enabled replicaCont~replicaCount"; g != want {
+		t.Errorf("unknown = %s, want %s", g, want)
+	}
+}

@@ -16,7 +16,8 @@ import (
 // podAnnotations: {}), and read by no template. A template reads a key
 // when it names .Values down to it, or names one of its parents as a
 // whole (toYaml .Values.resources, with .Values.image): then everything
-// below is read. global is Helm's, shared by every chart. Only the first
+// below is read. A key templates read below (.Values.extra.port) is known,
+// and its keys are judged by what they read. global is Helm's, shared by every chart. Only the first
 // unknown key of a path is listed.
 func unknownKeys(ch *chart.Chart, user map[string]any) []UnknownKey {
 	var out []UnknownKey
@@ -45,6 +46,14 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 		def, inDefaults := defaults[k]
 		if !inDefaults {
 			if reads.reads(p) {
+				continue
+			}
+			if reads.extends(p) {
+				// Templates read below it: its keys are judged by
+				// what they read.
+				if um, ok := user[k].(map[string]any); ok {
+					walkUnknown(ch, um, nil, p, reads, out)
+				}
 				continue
 			}
 			*out = append(*out, UnknownKey{Path: p, Suggest: suggest(k, defaults, reads.children(at), ch, len(at) == 0)})
@@ -111,6 +120,17 @@ func readPaths(ch *chart.Chart) *pathSet {
 func (s *pathSet) reads(p []string) bool {
 	for i := 1; i <= len(p); i++ {
 		if s.paths[strings.Join(p[:i], "\x00")] {
+			return true
+		}
+	}
+	return false
+}
+
+// extends reports whether a template names a path below p.
+func (s *pathSet) extends(p []string) bool {
+	prefix := strings.Join(p, "\x00") + "\x00"
+	for q := range s.paths {
+		if strings.HasPrefix(q, prefix) {
 			return true
 		}
 	}
