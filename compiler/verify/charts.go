@@ -221,6 +221,47 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 	}
 }
 
+var group = manifests.Group
+
+// validator is the validator of the kinds the output is checked against:
+// the embedded CRDs, or the cluster's (Input.CRDs), compiled once; nil if
+// they do not compile (schemasCheck reports it).
+func (v *verifier) validator() *validate.Validator {
+	v.crdsOnce.Do(func() {
+		if v.in.CRDs != nil {
+			v.crds, _ = validate.FromCRDs(v.in.CRDs)
+		} else {
+			v.crds, _ = embedded()
+		}
+	})
+	return v.crds
+}
+
+// nameProblems are what Kubernetes' API server says of an object's name,
+// by kind (the name validation of each kind's strategy, k8s.io/kubernetes
+// pkg/apis/*/validation): a DNS-1123 label for a Namespace, a DNS-1035
+// label for a Service, a path segment for RBAC's kinds (system:...
+// names are common), a DNS-1123 subdomain for the others and for custom
+// resources.
+func nameProblems(group, kind, name string) []string {
+	switch {
+	case group == "" && kind == "Namespace":
+		return validation.IsDNS1123Label(name)
+	case group == "" && kind == "Service":
+		return validation.IsDNS1035Label(name)
+	case group == "rbac.authorization.k8s.io":
+		var msgs []string
+		if name == "." || name == ".." {
+			msgs = append(msgs, fmt.Sprintf("may not be %q", name))
+		}
+		if strings.ContainsAny(name, "/%") {
+			msgs = append(msgs, "may not contain '/' or '%'")
+		}
+		return msgs
+	}
+	return validation.IsDNS1123Subdomain(name)
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
@@ -337,6 +378,9 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 	if len(crds) > 0 {
 		val, _ = validate.FromObjects(crds)
 	}
+	// The kinds platc knows (Argo CD's, kro's, the primitives'), or the
+	// cluster's with -crds.
+	platform := v.validator()
 	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
 	reported := map[string]bool{}
 	report := func(key, format string, args ...any) {
@@ -356,13 +400,13 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 		}
 		if name == "" && str(o.Object, "metadata", "generateName") == "" {
 			report("name "+o.Source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, kind, o.Source, a.name(), where(a, env))
-		} else if msgs := validation.IsDNS1123Subdomain(name); name != "" && len(msgs) > 0 && kind != "" {
+		} else if msgs := nameProblems(group(apiVersion), kind, name); name != "" && len(msgs) > 0 {
 			report("name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(msgs, "; "))
 		}
 		if msgs := validation.IsDNS1123Label(ns); ns != "" && len(msgs) > 0 {
 			report("ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, ns, a.name(), where(a, env), strings.Join(msgs, "; "))
 		}
-		group := manifests.Group(apiVersion)
+		group := group(apiVersion)
 		clusterScoped, known := scopes[group+"/"+kind]
 		if !known {
 			clusterScoped = manifests.ClusterScoped(apiVersion, kind)
@@ -387,7 +431,10 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 				}
 			}
 		}
-		if val != nil && !o.CRD {
+		for _, val := range []*validate.Validator{val, platform} {
+			if val == nil || o.CRD {
+				continue
+			}
 			if problems, err := val.Validate(o.Object); err == nil && len(problems) > 0 {
 				var ps []string
 				for _, p := range problems {

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/charts"
@@ -29,6 +30,7 @@ import (
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
+	"github.com/platc/platc/compiler/validate"
 )
 
 // Input is what Verify reads.
@@ -81,6 +83,9 @@ type verifier struct {
 	folderFiles map[string][]string
 	// pins are the spec's charts by the source that reads them.
 	pins map[string]*model.Chart
+	// crds validates what charts render (validator).
+	crdsOnce sync.Once
+	crds     *validate.Validator
 }
 
 // Verify checks the output of every environment. Environments are
