@@ -51,6 +51,7 @@ type Renderer struct {
 	outcomes map[string]*rendered // by key
 	apps     []App
 	missing  map[string]Status // chart name -> NoLock or Missing
+	partial  map[string]bool   // env/Application rendered without a value file
 }
 
 type loaded struct {
@@ -226,6 +227,17 @@ func (r *Renderer) NotRendered(name string, why Status) {
 	r.mu.Unlock()
 }
 
+// Partial records that an Application's chart was rendered without a value
+// file out of reach, for NotRenderedNote.
+func (r *Renderer) Partial(app string) {
+	r.mu.Lock()
+	if r.partial == nil {
+		r.partial = map[string]bool{}
+	}
+	r.partial[app] = true
+	r.mu.Unlock()
+}
+
 // NotRenderedNote says which pinned charts were not rendered, and the
 // command that fetches them; "" when every one was.
 func (r *Renderer) NotRenderedNote(specDir string) string {
@@ -245,6 +257,14 @@ func (r *Renderer) NotRenderedNote(specDir string) string {
 	}
 	if len(missing) > 0 {
 		notes = append(notes, fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached", count(len(missing), "locked chart is", "locked charts are"), path.Join(specDir, VendorDir), strings.Join(missing, ", ")))
+	}
+	if n := len(r.partial); n > 0 {
+		apps := sortedKeys(r.partial)
+		more := ""
+		if n > 3 {
+			apps, more = apps[:3], fmt.Sprintf(" and %d more", n-3)
+		}
+		notes = append(notes, fmt.Sprintf("%s rendered without a value file out of reach, so Helm's errors and the schema are not judged there: %s%s; give the client's checkout with -client-repo", count(n, "Application's chart is", "Applications' charts are"), strings.Join(apps, ", "), more))
 	}
 	return strings.Join(notes, "\n")
 }

@@ -79,6 +79,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 			var out *charts.Outcome
 			var chart func() (*charts.Chart, error)
 			var what string
+			var partial bool
 			if c := hs.pin; c != nil {
 				what = fmt.Sprintf("chart %s %s", c.Chart, c.Version)
 				status, entry, err := r.Pin(c.RepoURL, c.Chart, c.Version)
@@ -96,17 +97,24 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				default:
 					panic(fmt.Sprintf("verify: a chart status of unknown kind %d", status))
 				}
-				out, chart = r.RenderPin(entry, v.request(env, a, hs))
+				req, p := v.request(env, a, hs)
+				out, chart = r.RenderPin(entry, req)
+				partial = p
 			} else {
 				what = "the chart in " + hs.folder
-				out, chart = r.RenderFolder(hs.folder, v.request(env, a, hs))
+				req, p := v.request(env, a, hs)
+				out, chart = r.RenderFolder(hs.folder, req)
+				partial = p
 			}
 			source := hs.folder
 			if hs.pin != nil {
 				source = fmt.Sprintf("%s %s %s", hs.pin.RepoURL, hs.pin.Chart, hs.pin.Version)
 			}
 			r.Record(charts.NewApp(env.Name, a.name(), a.namespace(), source, out, chart))
-			v.chartOutcome(env, a, hs, what, out, e)
+			if partial {
+				r.Partial(env.Name + "/" + a.name())
+			}
+			v.chartOutcome(env, a, hs, what, out, partial, e)
 		}
 	}
 }
@@ -116,9 +124,12 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 // v3.5.1): the Application's name as release, the destination namespace,
 // the cluster's Kubernetes version and API versions, the value files in
 // reach, valuesObject, parameters, and the skip flags.
-func (v *verifier) request(env *model.Environment, a app, hs helmSource) charts.Request {
+// partial is set when a value file is out of reach (another repository
+// without a checkout): the render goes on without it, and what the missing
+// values could explain (Helm's errors, the schema's) is not judged.
+func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req charts.Request, partial bool) {
 	helm := object.Lookup(hs.src, "helm")
-	req := charts.Request{
+	req = charts.Request{
 		Release:     a.name(),
 		Namespace:   str(a.obj, "spec", "destination", "namespace"),
 		KubeVersion: env.Kubernetes.Version,
@@ -137,9 +148,11 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) charts.
 		req.APIVersions = l
 	}
 	for _, f := range strings_(object.Lookup(helm, "valueFiles")) {
-		if data, ok := v.valueFile(a, hs, f); ok {
+		data, ok, outOfReach := v.valueFile(a, hs, f)
+		if ok {
 			req.ValueFiles = append(req.ValueFiles, charts.ValuesFile{Name: f, Data: data})
 		}
+		partial = partial || outOfReach
 	}
 	if vo := object.Plain(object.Lookup(helm, "valuesObject")); vo != nil {
 		data, _ := json.Marshal(vo)
@@ -158,20 +171,24 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) charts.
 	req.SkipCRDs, _ = object.Lookup(helm, "skipCrds").(bool)
 	req.SkipSchemaValidation, _ = object.Lookup(helm, "skipSchemaValidation").(bool)
 	req.SkipTests, _ = object.Lookup(helm, "skipTests").(bool)
-	return req
+	return req, partial
 }
 
 // valueFile reads a values file of a Helm source where platc can: a
 // client's file of a stack instance (read strictly by layers), a file of
-// this repository. A file out of reach, or missing, is left out (verify's
-// valueFiles reports a missing one that is not ignored).
-func (v *verifier) valueFile(a app, hs helmSource, name string) ([]byte, bool) {
-	if a.client != nil && a.stackModule != nil && v.in.Layers != nil {
-		if f := v.in.Layers.File(a.client.Name, a.stack.Name, a.stackModule.ID); f != nil && f.Tree != nil && strings.HasSuffix(name, "/"+a.stackModule.ValuesFile) {
-			data, err := json.Marshal(f.Tree.Plain())
-			return data, err == nil
+// this repository. A missing file is left out (Argo CD ignores it with
+// ignoreMissingValueFiles; verify's valueFiles reports it otherwise); a
+// file out of reach too, and outOfReach says so.
+func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, ok, outOfReach bool) {
+	if a.client != nil && a.stackModule != nil && v.in.Layers != nil && strings.HasSuffix(name, "/"+a.stackModule.ValuesFile) {
+		if !v.in.Layers.InReach(a.client.Name) {
+			return nil, false, true
 		}
-		return nil, false
+		if f := v.in.Layers.File(a.client.Name, a.stack.Name, a.stackModule.ID); f != nil && f.Tree != nil {
+			data, err := json.Marshal(f.Tree.Plain())
+			return data, err == nil, false
+		}
+		return nil, false, false
 	}
 	var file string
 	if ref, rest, ok := strings.Cut(strings.TrimPrefix(name, "$"), "/"); strings.HasPrefix(name, "$") && ok {
@@ -184,23 +201,23 @@ func (v *verifier) valueFile(a app, hs helmSource, name string) ([]byte, bool) {
 		file = path.Join(hs.folder, name)
 	}
 	if file == "" || rgd.HasPlaceholder(file) {
-		return nil, false
+		return nil, false, true
 	}
 	data, err := fs.ReadFile(v.in.Repo, file)
-	return data, err == nil
+	return data, err == nil, false
 }
 
 // chartOutcome reports what rendering one Helm source found.
-func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, what string, out *charts.Outcome, e *envArgo) {
+func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, what string, out *charts.Outcome, partial bool, e *envArgo) {
 	vo := object.Plain(object.Lookup(hs.src, "helm", "valuesObject"))
 	for _, p := range out.Schema {
-		if rgd.HasPlaceholder(fmt.Sprint(lookupPath(vo, p.Path))) {
+		if partial || rgd.HasPlaceholder(fmt.Sprint(lookupPath(vo, p.Path))) {
 			continue // kro fills it in the cluster
 		}
 		pos, specPath, layer := v.valueLayer(env, a, p.Path)
 		v.log.Errorf(pos, specPath, "%s of Application %q (%s) refuses %s (%s): %s: fix the value, or the chart's values.schema.json", what, a.name(), where(a, env), layers.ValuesPath(p.Path), layer, p.Message)
 	}
-	if out.Error != "" && len(out.Schema) == 0 {
+	if out.Error != "" && len(out.Schema) == 0 && !partial {
 		v.errorf(a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
 	}
 	for _, u := range out.Unknown {
