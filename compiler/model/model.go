@@ -360,6 +360,18 @@ type Environment struct {
 	Projects    []*Project                 // sorted by name
 	Settings    map[string]*ModuleSettings // by module name
 	SyncPolicy  *SyncPolicy                // nil where the environment sets none
+	Kubernetes  Kubernetes
+}
+
+// DefaultKubeVersion is the Kubernetes version charts are rendered for
+// where an environment does not say.
+const DefaultKubeVersion = "1.34.0"
+
+// Kubernetes is the cluster's Kubernetes as charts see it.
+type Kubernetes struct {
+	Node
+	Version     string   // default DefaultKubeVersion
+	APIVersions []string // beyond Kubernetes' own
 }
 
 // Destination is a cluster, by API server URL or by name.

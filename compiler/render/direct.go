@@ -68,6 +68,16 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace, flag, m.Manifests).String() + "\n")
 				}
 			case model.DirectKubectl:
+				if r.info.Charts[m.Name] {
+					// A chart of this repository, with its defaults,
+					// as Argo CD renders the folder.
+					helm := shellCommand("helm", "upgrade", "--install", m.Name, m.Dir, "--namespace", m.Namespace)
+					if m.CreateNamespace {
+						helm.arg("--create-namespace")
+					}
+					b.WriteString(helm.arg("--wait").String() + "\n")
+					continue
+				}
 				if m.CreateNamespace {
 					create := shellCommand("kubectl", "create", "namespace", m.Namespace, "--dry-run=client", "-o", "yaml")
 					apply := shellCommand("kubectl", "apply", "-f", "-")
