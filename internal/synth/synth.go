@@ -293,7 +293,11 @@ _app: {
 	metadata: {
 		name:      _name
 		namespace: "argocd"
-		annotations: "argocd.argoproj.io/sync-wave": "\(*_m.wave | 0)"
+		annotations: {
+			"argocd.argoproj.io/sync-wave": "\(*_m.wave | 0)"
+			if _m.path != _|_ {"argocd.argoproj.io/manifest-generate-paths": "/\(_m.path)"}
+			if _m.group != _|_ {"argocd.argoproj.io/manifest-generate-paths": "/out/deploy/clusters/\(_envName)/\(_name)"}
+		}
 		finalizers: ["resources-finalizer.argocd.argoproj.io"]
 	}
 	spec: {
