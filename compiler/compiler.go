@@ -6,9 +6,11 @@ package compiler
 
 import (
 	"io/fs"
+	"path"
 	"slices"
 	"sync"
 
+	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
@@ -52,6 +54,10 @@ type Options struct {
 	// locks the folder there, and completes a write that was interrupted.
 	// Its error is Result.ScanErr.
 	PrepareOutput func(outDir string) error
+	// Charts, when set, is platc's chart cache: the archives `platc charts
+	// pull` fetched, by digest. The vendor folder of the spec
+	// (charts.VendorDir) is read too.
+	Charts charts.Archives
 }
 
 // Cache is a store of byte strings by key, kept between compilations (the
@@ -95,6 +101,12 @@ type Result struct {
 	// Options.ScanOutput; ScanErr says why it could not be read.
 	Existing *emit.State
 	ScanErr  error
+	// Charts are the renders of the Applications' Helm sources; nil when
+	// the spec could not be read far enough.
+	Charts *charts.Renderer
+	// Notes say what was not checked, and how to check it (charts not
+	// rendered offline): not problems.
+	Notes []string
 }
 
 // Compile loads, checks and renders the spec of the repository fsys.
@@ -176,6 +188,12 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		res.Log.Fold(later)
 	}
 	res.OutDir = out.outDir
+	if out.charts != nil {
+		res.Charts = out.charts
+		if note := out.charts.NotRenderedNote(opts.SpecDir); note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+	}
 	if res.Log.HasErrors() {
 		return res
 	}
@@ -193,6 +211,7 @@ type compiled struct {
 	layers  *layers.Result
 	outputs []emit.Output
 	objects map[string]int
+	charts  *charts.Renderer
 }
 
 // compileUnchecked is compileSpec on a spec that has not yet been checked
@@ -222,9 +241,10 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	if log.HasErrors() {
 		return compiled{}
 	}
-	out := compiled{outDir: spec.Platform.OutDir}
+	out := compiled{outDir: spec.Platform.OutDir, charts: newChartRenderer(fsys, opts, log)}
 	rendered := render.Render(spec, info, stacks)
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders}, log)
+	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders,
+		Charts: out.charts, SpecDir: opts.SpecDir, Strict: opts.Strict}, log)
 	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
 	if err != nil {
 		log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)
@@ -256,6 +276,27 @@ func countObjects(files []render.File) map[string]int {
 		}
 	}
 	return n
+}
+
+// newChartRenderer renders the charts of fsys: the spec's lock file (a
+// malformed one is an error), the vendor folder, the chart cache of opts.
+func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer {
+	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys}
+	if opts.Cache != nil {
+		r.Cache = opts.Cache
+	}
+	lockFile := path.Join(opts.SpecDir, charts.LockFile)
+	if data, err := fs.ReadFile(fsys, lockFile); err == nil {
+		lock, err := charts.ParseLock(data)
+		if err != nil {
+			log.Errorf(diag.Pos{File: lockFile}, "", "%v: fix the file, or remove it and run platc charts pull", err)
+		}
+		r.Lock = lock
+	}
+	if vendor, err := fs.Sub(fsys, path.Join(opts.SpecDir, charts.VendorDir)); err == nil {
+		r.Vendor, r.VendorName = vendor, path.Join(opts.SpecDir, charts.VendorDir)
+	}
+	return r
 }
 
 // encoded is the bytes of each output, in order.
@@ -314,4 +355,18 @@ func startScan(fsys fs.FS, dir string, opts Options) <-chan scanned {
 		ch <- scanned{st, err}
 	}()
 	return ch
+}
+
+// Pins reads the spec of fsys and returns its chart pins, for `platc
+// charts pull`: the spec must fit the schema, and nothing else is checked.
+func Pins(fsys fs.FS, specDir string) ([]*model.Chart, *diag.Log) {
+	if specDir == "" {
+		specDir = DefaultSpecDir
+	}
+	log := &diag.Log{}
+	loaded := load.Begin(fsys, specDir, log)
+	if loaded == nil || !loaded.Checked() {
+		return nil, log
+	}
+	return model.Decode(loaded).Charts, log
 }

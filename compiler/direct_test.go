@@ -105,6 +105,10 @@ func TestDirectApplyMatchesTheApplications(t *testing.T) {
 	var order []string
 	for _, args := range runPlan(t, "..", []byte(plan)) {
 		switch {
+		case len(args) > 4 && args[0] == "helm" && args[1] == "upgrade" && args[2] == "--install" && strings.HasPrefix(args[4], "sources/"):
+			// A chart of this repository: its folder, as Argo CD's source.
+			planned[args[4]] = install{Namespace: flagValue(args, "--namespace")}
+			order = append(order, args[4])
 		case len(args) > 4 && args[0] == "helm" && args[1] == "upgrade" && args[2] == "--install":
 			planned[args[3]] = install{args[4], flagValue(args, "--repo"), flagValue(args, "--version"), flagValue(args, "--namespace"), flagValue(args, "--values")}
 			order = append(order, args[3])

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"golang.org/x/mod/semver"
+	k8sversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
@@ -46,6 +47,9 @@ type Info struct {
 	// directory options (recurse, include, exclude), from the
 	// repository root, for the direct-apply plan.
 	DirectoryFiles map[string][]string
+	// Charts are the path modules whose folder Argo CD renders with Helm
+	// (it holds a Chart.yaml).
+	Charts map[string]bool
 	// StackOrder is every stack, each after the stacks it wires from: the
 	// order in which an instance's wired fields can be filled.
 	StackOrder []string
@@ -55,7 +59,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}, charts: map[string]bool{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -64,7 +68,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles, Charts: c.charts}
 	info.Definitions, info.Instances = c.stacks()
 	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
@@ -83,6 +87,7 @@ type checker struct {
 	kustomizations    map[string]bool
 	kustomizationDirs map[string]bool
 	directoryFiles    map[string][]string
+	charts            map[string]bool
 }
 
 func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
@@ -318,6 +323,8 @@ func (c *checker) module(m *model.Module) {
 				c.log.Errorf(m.At(field), fmt.Sprintf("%s[%d]", m.FieldPath(field), i), "unknown stack %q%s", name, diag.DidYouMean(name, stackNames(c.spec)))
 			}
 		}
+	default:
+		panic(fmt.Sprintf("check: module kind %v has no checks", m.Kind))
 	}
 	if m.Kind.Namespaced() {
 		if !m.Has("namespace") {
@@ -326,7 +333,7 @@ func (c *checker) module(m *model.Module) {
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
 	}
-	if m.Kind != model.KindChart && m.Kind != model.KindInvalid {
+	if !m.Kind.Info().TakesValues && m.Kind != model.KindInvalid {
 		for _, f := range []string{"values", "wiring"} {
 			if m.Has(f) {
 				c.errorf(&m.Node, f, "only chart modules take %s: remove it", f)
@@ -353,16 +360,13 @@ func (c *checker) module(m *model.Module) {
 	c.appFields(m)
 }
 
-// Lints are the security lints an allow field may make exceptions to.
-var Lints = []string{"literal-secret", "wildcard"}
-
 // allow checks an allow field: known lints, each with a reason.
 func (c *checker) allow(n *model.Node, allow model.Allow) {
 	for _, lint := range slices.Sorted(maps.Keys(allow)) {
 		p := diag.JoinPath(n.FieldPath("allow"), lint)
 		switch {
-		case !slices.Contains(Lints, lint):
-			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, diag.DidYouMean(lint, Lints), strings.Join(Lints, ", "))
+		case !slices.Contains(model.Lints, lint):
+			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, diag.DidYouMean(lint, model.Lints), strings.Join(model.Lints, ", "))
 		case strings.TrimSpace(allow[lint]) == "":
 			c.log.Errorf(c.spec.PosOf(p), p, "an exception needs its reason: say why, for the reviewer")
 		}
@@ -415,6 +419,9 @@ func (c *checker) modulePath(m *model.Module) {
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 			c.kustomizations[m.Name] = true
 			c.kustomizationDirs[m.Dir] = true
+		}
+		if manifests.IsHelmFolder(c.fsys, m.Dir) {
+			c.charts[m.Name] = true
 		}
 		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
@@ -507,6 +514,23 @@ func (c *checker) groups() map[string]string {
 }
 
 // environment checks one environment and its use of the modules.
+// kubernetes checks an environment's Kubernetes as Argo CD and Helm read
+// it: a version k8s.io/apimachinery's ParseGeneric reads (Argo CD's
+// parseKubeVersion), API versions as group/version or group/version/Kind.
+func (c *checker) kubernetes(k *model.Kubernetes) {
+	if k.OK("version") {
+		if _, err := k8sversion.ParseGeneric(k.Version); err != nil {
+			c.errorf(&k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
+		}
+	}
+	for i, v := range k.APIVersions {
+		parts := strings.Split(v, "/")
+		if len(parts) < 1 || len(parts) > 3 || slices.Contains(parts, "") {
+			c.log.Errorf(k.At("apiVersions"), fmt.Sprintf("%s[%d]", k.FieldPath("apiVersions"), i), "API version %q: write group/version, such as monitoring.coreos.com/v1, or group/version/Kind", v)
+		}
+	}
+}
+
 func (c *checker) environment(env *model.Environment) {
 	c.label(env.Pos, env.Path, env.Name)
 	switch {
@@ -520,6 +544,7 @@ func (c *checker) environment(env *model.Environment) {
 	if d.Server != "" && d.Name != "" {
 		c.log.Errorf(d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
 	}
+	c.kubernetes(&env.Kubernetes)
 	projects := []string{"default"}
 	for _, p := range env.Projects {
 		c.label(p.Pos, p.Path, p.Name)

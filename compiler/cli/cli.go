@@ -36,6 +36,7 @@ import (
 	"github.com/platc/platc/compiler/release"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/schemas"
+	"sigs.k8s.io/yaml"
 )
 
 // Exit codes.
@@ -154,6 +155,8 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		}
 		repo.opts.CRDs = crds
 	}
+	repo.opts.Charts = openChartStore()
+	repo.opts.Charts = openChartStore()
 	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
 	repo.out.printNotes()
 	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
@@ -162,6 +165,13 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		}
 		repo.close()
 		return nil, ExitUsage
+	}
+	if c.name == "vet" {
+		// What was not checked (charts not at hand) is vet's to say;
+		// render and check stay quiet about it.
+		for _, n := range repo.res.Notes {
+			repo.res.Log.Notef(diag.Pos{}, "", "%s", n)
+		}
 	}
 	rep.log(repo.res.Log)
 	if repo.res.Log.HasErrors() {
@@ -282,7 +292,7 @@ func runSchema(c *call) int {
 	return ExitOK
 }
 
-func runPreview(c *call, client, env string) int {
+func runPreview(c *call, client, env string, manifests bool) int {
 	if client == "" || env == "" {
 		return c.usagef("%s", c.cmd.missing)
 	}
@@ -331,6 +341,31 @@ func runPreview(c *call, client, env string) int {
 	if len(apps) > 0 {
 		fmt.Fprint(c.stdout, "---\n")
 		c.stdout.Write(emit.Documents(apps))
+	}
+	if manifests {
+		for _, app := range apps {
+			name, _ := object.Lookup(app, "metadata", "name").(string)
+			rendered := false
+			for _, a := range res.Charts.Apps() {
+				if a.Env != env || a.Name != name {
+					continue
+				}
+				rendered = true
+				fmt.Fprintf(c.stdout, "---\n# What %s renders for Application %s (%s).\n", a.Source, name, env)
+				for _, m := range a.Outcome.Objects {
+					fmt.Fprintf(c.stdout, "---\n# Source: %s\n", m.Source)
+					data, err := yaml.Marshal(m.Object)
+					if err != nil {
+						fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
+						return ExitUsage
+					}
+					c.stdout.Write(data)
+				}
+			}
+			if !rendered {
+				fmt.Fprintf(c.stdout, "---\n# Application %s: its chart is not rendered offline (platc vet says why)\n", name)
+			}
+		}
 	}
 	return ExitOK
 }

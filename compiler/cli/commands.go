@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/diag"
 )
 
@@ -92,7 +93,8 @@ and prints the Applications kro would create. Values only the cluster knows
 			flags: func(fs *flag.FlagSet) func(*call) int {
 				client := fs.String("client", "", "the `client` whose instance to preview")
 				env := fs.String("env", "", "the `environment` of the instance")
-				return func(c *call) int { return runPreview(c, *client, *env) }
+				manifests := fs.Bool("manifests", false, "also print what the Applications' charts render (offline, where the chart is locked and at hand)")
+				return func(c *call) int { return runPreview(c, *client, *env, *manifests) }
 			},
 		},
 		{
@@ -239,6 +241,26 @@ other unless -force.`,
 			flags: func(fs *flag.FlagSet) func(*call) int {
 				force := fs.Bool("force", false, "replace a pre-commit hook that platc did not write")
 				return func(c *call) int { return runHooks(c, *force) }
+			},
+		},
+		{
+			name:    "charts",
+			args:    "pull|vendor",
+			summary: "lock and fetch the pinned charts (pull: the one command that uses the network), or vendor them",
+			doc: `Charts pull fetches every chart the spec pins, from its HTTP chart repository
+(index.yaml) or OCI registry, into platc's cache, and writes ` + charts.LockFile + ` beside
+the spec with the sha256 digest of each archive (and its OCI manifest digest).
+It is the one platc command that uses the network. A chart whose archive is not
+the one locked (a re-published version) is an error naming both digests;
+-update accepts the new one. Charts vendor copies the locked archives from the
+cache into <spec>/` + charts.VendorDir + `, for CI without network: commit that folder.`,
+			dir:     true,
+			minArgs: 1, maxArgs: 1, missing: "name a subcommand: platc charts pull, or platc charts vendor",
+			words: []string{"pull", "vendor"},
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				spec := fs.String("spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
+				update := fs.Bool("update", false, "pull: accept an archive whose digest differs from the lock's (a re-published version)")
+				return func(c *call) int { return runCharts(c, c.args[0], *spec, *update) }
 			},
 		},
 		{

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"archive/tar"
 	"bytes"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diff"
 	"github.com/platc/platc/compiler/model"
 )
@@ -22,9 +24,19 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 	client := fs.String("client", "", "only the stack instances of this `client`")
 	asJSON := fs.Bool("json", false, "print JSON")
 	outDir := fs.String("out", model.DefaultOutDir, "the output root, relative to the repository, in a revision or a repository `folder`")
+	manifests := fs.Bool("manifests", false, "compare what the Applications' charts render, object by object, per Application (each side is compiled, its charts rendered offline)")
 	return func(c *call) int {
 		var sides [2][]diff.Object
 		for i, side := range c.args {
+			if *manifests {
+				objs, err := renderedManifests(c.dir, side, c.stderr)
+				if err != nil {
+					fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
+					return ExitProblems
+				}
+				sides[i] = objs
+				continue
+			}
 			files, err := readSide(c.dir, side, *outDir)
 			if err != nil {
 				fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
@@ -69,6 +81,9 @@ func printDiff(w io.Writer, old, new string, diffs []diff.ObjectDiff) {
 		if d.Namespace != "" {
 			name = d.Namespace + "/" + d.Name
 		}
+		if d.App != "" {
+			name += " (rendered for Application " + d.App + ")"
+		}
 		fmt.Fprintf(w, "  %s %s %s\n", d.Status, d.Kind, name)
 		for _, c := range d.Changes {
 			switch {
@@ -99,6 +114,87 @@ func printVersions(w io.Writer, changes []diff.VersionChange) {
 			return strings.Join(vs, ", ")
 		}
 		fmt.Fprintf(w, "  %s: %s %s -> %s (%s)\n", v.Env, v.Chart, show(v.Old), show(v.New), strings.Join(v.Applications, ", "))
+	}
+}
+
+// renderedManifests compiles one side (a repository folder, or a Git
+// revision of the repository in dir, extracted to a temporary folder) and
+// returns the objects its Applications' charts render, offline (the
+// lock, the vendor folder and platc's chart cache).
+func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error) {
+	root := side
+	if info, err := os.Stat(side); err != nil || !info.IsDir() {
+		tmp, err := os.MkdirTemp("", "platc-diff-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := extractRevision(dir, side, tmp); err != nil {
+			return nil, err
+		}
+		root = tmp
+	}
+	res := compiler.Compile(os.DirFS(root), compiler.Options{Charts: openChartStore()})
+	if res.Log.HasErrors() {
+		fmt.Fprint(stderr, res.Log.String())
+		return nil, fmt.Errorf("the spec does not compile")
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stderr, "platc: note: %s: %s\n", side, n)
+	}
+	var out []diff.Object
+	for _, a := range res.Charts.Apps() {
+		for _, m := range a.Outcome.Objects {
+			o := diff.Object{Env: a.Env, App: a.Name, Data: m.Object}
+			o.Kind, _ = m.Object["kind"].(string)
+			meta, _ := m.Object["metadata"].(map[string]any)
+			o.Name, _ = meta["name"].(string)
+			o.Namespace, _ = meta["namespace"].(string)
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// extractRevision writes the tree of a Git revision into dest (git
+// archive), refusing a path that would leave it.
+func extractRevision(dir, rev, dest string) error {
+	data, err := git(dir, nil, "archive", "--format=tar", rev)
+	if err != nil {
+		return fmt.Errorf("neither a folder nor a Git revision: %v", err)
+	}
+	r, err := os.OpenRoot(dest)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	tr := tar.NewReader(bytes.NewReader(data))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag != tar.TypeReg {
+			if h.Typeflag == tar.TypeDir {
+				if err := r.MkdirAll(strings.TrimSuffix(h.Name, "/"), 0o777); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := r.MkdirAll(filepath.Dir(h.Name), 0o777); err != nil {
+			return err
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		if err := r.WriteFile(h.Name, body, 0o666); err != nil {
+			return err
+		}
 	}
 }
 

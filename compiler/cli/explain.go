@@ -39,6 +39,15 @@ func runExplain(c *call, asJSON bool) int {
 		fmt.Fprintf(c.stderr, "platc explain: %v\n", err)
 		return ExitUsage
 	}
+	for _, a := range res.Charts.Apps() {
+		if a.Env == env && a.Name == app {
+			if ch, err := a.Chart(); err == nil {
+				if name, data := ch.DefaultValues(); data != nil {
+					ex.SetChartDefaults(fmt.Sprintf("chart %s %s, %s", ch.Name(), ch.Version(), ch.Digest), ch.Name()+"/"+name, data)
+				}
+			}
+		}
+	}
 	if asJSON {
 		out := struct {
 			*explain.Explanation
@@ -94,6 +103,9 @@ func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
 		winners := map[string]int{}
 		var order []string
 		for i, l := range ex.Layers {
+			if l.Kind == "chart defaults" {
+				continue
+			}
 			for _, s := range l.Settings {
 				if _, seen := winners[s.Path]; !seen {
 					order = append(order, s.Path)

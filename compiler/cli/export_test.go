@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/platc/platc/compiler/emit"
@@ -21,6 +22,8 @@ type Process struct {
 	LockSleep func(time.Duration)
 	// Fault is emit's fault hook.
 	Fault func(emit.Step) error
+	// HTTPClient is the client of platc charts pull.
+	HTTPClient *http.Client
 }
 
 // MainIn is Main in the process p.
@@ -32,7 +35,7 @@ func MainIn(p Process, args []string, stdout, stderr io.Writer) int {
 	if p.LockWait != 0 || p.NoLockWait {
 		proc.lockWait = p.LockWait
 	}
-	proc.lockSleep, proc.fault = p.LockSleep, p.Fault
+	proc.lockSleep, proc.fault, proc.httpClient = p.LockSleep, p.Fault, p.HTTPClient
 	return run(&proc, args, stdout, stderr)
 }
 

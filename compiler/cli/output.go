@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/signal"
 	"path"
@@ -32,6 +33,9 @@ type process struct {
 	lockSleep func(time.Duration)
 	// fault, when set, is emit's fault hook, for writes and recoveries.
 	fault func(emit.Step) error
+	// httpClient, when set, is the client of platc charts pull (tests
+	// trust their loopback servers through it); else http.DefaultClient.
+	httpClient *http.Client
 }
 
 // osProcess is platc as it runs.

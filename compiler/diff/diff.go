@@ -32,11 +32,14 @@ type Object struct {
 	Namespace string
 	Name      string
 	Client    string // the client of a stack instance
-	Data      map[string]any
+	// App is the Application whose chart renders the object (platc diff
+	// -manifests); empty for an object of the render itself.
+	App  string
+	Data map[string]any
 }
 
 func (o Object) key() string {
-	return o.Env + "\x00" + o.Kind + "\x00" + o.Namespace + "\x00" + o.Name
+	return o.Env + "\x00" + o.App + "\x00" + o.Kind + "\x00" + o.Namespace + "\x00" + o.Name
 }
 
 // Objects reads the objects of a render: every YAML document of the
@@ -113,6 +116,7 @@ type Change struct {
 // ObjectDiff is one object that differs between two renders.
 type ObjectDiff struct {
 	Env       string   `json:"environment"`
+	App       string   `json:"application,omitempty"`
 	Kind      string   `json:"kind"`
 	Namespace string   `json:"namespace,omitempty"`
 	Name      string   `json:"name"`
@@ -146,7 +150,7 @@ func Diff(old, new []Object, f Filter) []ObjectDiff {
 			continue
 		}
 		seen[n.key()] = true
-		d := ObjectDiff{Env: n.Env, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}
+		d := ObjectDiff{Env: n.Env, App: n.App, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}
 		o, ok := olds[n.key()]
 		if !ok {
 			d.Status = Added
@@ -160,11 +164,11 @@ func Diff(old, new []Object, f Filter) []ObjectDiff {
 	}
 	for k, o := range olds {
 		if !seen[k] {
-			out = append(out, ObjectDiff{Env: o.Env, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Status: Removed})
+			out = append(out, ObjectDiff{Env: o.Env, App: o.App, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Status: Removed})
 		}
 	}
 	slices.SortFunc(out, func(a, b ObjectDiff) int {
-		return cmp.Or(strings.Compare(a.Env, b.Env), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), strings.Compare(a.Kind, b.Kind),
+		return cmp.Or(strings.Compare(a.Env, b.Env), strings.Compare(a.App, b.App), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), strings.Compare(a.Kind, b.Kind),
 			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	return out

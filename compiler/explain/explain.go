@@ -142,7 +142,7 @@ func versionFrom(spec *model.Spec, c *model.Chart) string {
 }
 
 func defaultsLayer() Layer {
-	return Layer{Kind: "chart defaults", Source: "the chart's values.yaml", Note: "not known offline: platc does not download charts"}
+	return Layer{Kind: "chart defaults", Source: "the chart's values.yaml", Note: "not known offline: the chart is not rendered (platc vet says why; platc charts pull fetches it)"}
 }
 
 func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *model.Module) *Explanation {
@@ -340,6 +340,31 @@ func valuesObject(app *object.Map) map[string]any {
 	}
 	v, _ := object.Plain(helm.Get("valuesObject")).(map[string]any)
 	return v
+}
+
+// SetChartDefaults makes the chart defaults layer known: the chart's
+// values.yaml (file names it, such as web/values.yaml, in the positions),
+// read as layers reads a values file. A file it cannot read leaves the
+// layer unknown, saying why.
+func (ex *Explanation) SetChartDefaults(chart, file string, data []byte) {
+	for i := range ex.Layers {
+		l := &ex.Layers[i]
+		if l.Kind != "chart defaults" {
+			continue
+		}
+		l.Source = file + " (" + chart + ")"
+		tree, err := layers.ReadFile(file, data)
+		if err != nil {
+			l.Note = fmt.Sprintf("not read: %v", err)
+			return
+		}
+		l.Known, l.Note, l.Settings = true, "", nil
+		f := &layers.File{Tree: tree}
+		f.Leaves(func(labels []string, v any, pos diag.Pos) {
+			l.Settings = append(l.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
+		})
+		return
+	}
 }
 
 // Winner returns the layer whose value Helm uses for path (dotted), the

@@ -175,10 +175,22 @@ func (b *builder) build(fsys fs.FS, dir string) {
 		b.problem(dir, 0, "cannot read folder %q: %v", dir, err)
 		return
 	}
-	// Argo CD's source type discovery walks the folder in lexical order and
-	// lets the last top-level file that matches win: a name ending in
-	// Chart.yaml makes it Helm, a kustomization name makes it Kustomize.
-	var chart, kustomization string
+	chart, kustomization := sourceType(entries)
+	switch {
+	case chart != "":
+		b.problem(path.Join(dir, chart), 0, "a file named *Chart.yaml makes Argo CD render the folder as a Helm chart, which platc does not build from repository folders: declare a chart module, or rename the file")
+	case kustomization != "":
+		b.kustomize(fsys, dir, kustomization)
+	default:
+		b.directory(fsys, dir, entries)
+	}
+}
+
+// sourceType is Argo CD's source type discovery: it walks the folder in
+// lexical order and lets the last top-level file that matches win: a name
+// ending in Chart.yaml makes it Helm, a kustomization name makes it
+// Kustomize.
+func sourceType(entries []fs.DirEntry) (chart, kustomization string) {
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
@@ -190,14 +202,18 @@ func (b *builder) build(fsys fs.FS, dir string) {
 			chart, kustomization = "", e.Name()
 		}
 	}
-	switch {
-	case chart != "":
-		b.problem(path.Join(dir, chart), 0, "a file named *Chart.yaml makes Argo CD render the folder as a Helm chart, which platc does not build from repository folders: declare a chart module, or rename the file")
-	case kustomization != "":
-		b.kustomize(fsys, dir, kustomization)
-	default:
-		b.directory(fsys, dir, entries)
+	return chart, kustomization
+}
+
+// IsHelmFolder reports whether Argo CD renders the folder dir of fsys
+// with Helm (sourceType): package charts renders it, not Build.
+func IsHelmFolder(fsys fs.FS, dir string) bool {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return false
 	}
+	chart, _ := sourceType(entries)
+	return chart != ""
 }
 
 // directory reads the folder as Argo CD's directory source does: regular

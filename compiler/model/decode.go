@@ -194,6 +194,8 @@ func decodeEnvironment(name string, e entry) *Environment {
 	if env.Destination.Server == "" && env.Destination.Name == "" {
 		env.Destination.Server = "https://kubernetes.default.svc"
 	}
+	k := e.sub("kubernetes")
+	env.Kubernetes = Kubernetes{Node: k.node, Version: k.strOr("version", DefaultKubeVersion), APIVersions: k.strings("apiVersions")}
 	e.eachField("projects", func(pname string, p entry) {
 		proj := &Project{Node: p.node, Name: pname}
 		proj.Description = p.str("description")

@@ -83,6 +83,7 @@ environments: dev: revision: "HEAD"
 			Project:     "default",
 			Destination: Destination{Node: Node{Path: "environments.dev.destination"}, Server: "https://kubernetes.default.svc"},
 			Settings:    map[string]*ModuleSettings{},
+			Kubernetes:  Kubernetes{Node: Node{Path: "environments.dev.kubernetes"}, Version: DefaultKubeVersion},
 		}},
 	}
 	if diff := cmp.Diff(want, spec, ignorePositions); diff != "" {
@@ -130,6 +131,7 @@ environments: {
 		pinned:   true
 		project:  "tenant"
 		destination: name: "prod-cluster"
+		kubernetes: {version: "1.31.2", apiVersions: ["monitoring.coreos.com/v1"]}
 		projects: tenant: {
 			description: "the tenant"
 			sourceRepos: ["https://git.example.com/shop.git"]
@@ -228,7 +230,8 @@ environments: {
 				Destination: Destination{
 					Node: Node{Path: "environments.dev.destination"}, Server: "https://dev.example.com:6443",
 				},
-				Settings: map[string]*ModuleSettings{},
+				Settings:   map[string]*ModuleSettings{},
+				Kubernetes: Kubernetes{Node: Node{Path: "environments.dev.kubernetes"}, Version: DefaultKubeVersion},
 			},
 			{
 				Node:     Node{Path: "environments.prod"},
@@ -269,6 +272,7 @@ environments: {
 						Project: "tenant",
 					},
 				},
+				Kubernetes: Kubernetes{Node: Node{Path: "environments.prod.kubernetes"}, Version: "1.31.2", APIVersions: []string{"monitoring.coreos.com/v1"}},
 			},
 		},
 	}

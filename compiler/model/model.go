@@ -96,17 +96,100 @@ const (
 	KindDefinitions
 )
 
-// Namespaced reports whether modules of kind k deploy into a namespace of
-// their own, which they must name: charts, folders and stack instances (a
-// group's Applications live in Argo CD's namespace, stack definitions are
-// cluster-scoped).
-func (k ModuleKind) Namespaced() bool {
-	return k == KindChart || k == KindPath || k == KindStacks
+// KindInfo is what a module kind is: the facts the stages read instead of
+// switching on the kind. A new kind is a row of KindInfos, a field of
+// #Module in schemas/platform.cue, its checks in compiler/check (the switch
+// of checker.module), and, where a column's value is new, the code that
+// column's comment names.
+type KindInfo struct {
+	// Field is the field of #Module that sets the kind.
+	Field string
+	// Namespaced kinds deploy into a namespace of their own, which they
+	// must name; CreateNamespace applies to them.
+	Namespaced bool
+	// TakesValues kinds take Helm values and wiring.
+	TakesValues bool
+	// Syncs is what the kind's Application syncs (render.application).
+	Syncs Syncs
+	// Deploys is where the kind's Application deploys
+	// (render.application).
+	Deploys Deploys
+	// DirectApply is how the direct-apply plan installs it
+	// (render.directApply).
+	DirectApply DirectApply
 }
 
+// Syncs says what a module's Application syncs.
+type Syncs int
+
+const (
+	// SyncsChart: a Helm chart (and a folder of this repository as a
+	// second source, or its values files).
+	SyncsChart Syncs = iota + 1
+	// SyncsRepoFolder: the module's folder of this repository.
+	SyncsRepoFolder
+	// SyncsOutFolder: the module's own folder of the environment under
+	// the output root (a group's apps file, a stacks module's instances).
+	SyncsOutFolder
+	// SyncsDefinitions: the stacks' ResourceGraphDefinitions, of the
+	// output root's stacks folder.
+	SyncsDefinitions
+)
+
+// Deploys says where a module's Application deploys.
+type Deploys int
+
+const (
+	// DestNamespace: the environment's cluster, in the module's namespace.
+	DestNamespace Deploys = iota + 1
+	// DestArgoCD: Argo CD's namespace of the cluster Argo CD runs in
+	// (Applications that create Applications).
+	DestArgoCD
+	// DestCluster: the environment's cluster; cluster-scoped objects, the
+	// namespace only for the project to permit, when given.
+	DestCluster
+)
+
+// DirectApply says how the direct-apply plan installs a module.
+type DirectApply int
+
+const (
+	// DirectHelm: helm upgrade --install.
+	DirectHelm DirectApply = iota + 1
+	// DirectKubectl: kubectl apply of the folder.
+	DirectKubectl
+	// DirectMembers: the members, in their order.
+	DirectMembers
+	// DirectSkipped: it needs Argo CD (kro creates Applications).
+	DirectSkipped
+)
+
+// KindInfos describes every kind, by ModuleKind.
+var KindInfos = [...]KindInfo{
+	KindInvalid:     {},
+	KindChart:       {Field: "chart", Namespaced: true, TakesValues: true, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm},
+	KindPath:        {Field: "path", Namespaced: true, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl},
+	KindGroup:       {Field: "group", Syncs: SyncsOutFolder, Deploys: DestArgoCD, DirectApply: DirectMembers},
+	KindStacks:      {Field: "stacks", Namespaced: true, Syncs: SyncsOutFolder, Deploys: DestNamespace, DirectApply: DirectSkipped},
+	KindDefinitions: {Field: "definitions", Syncs: SyncsDefinitions, Deploys: DestCluster, DirectApply: DirectSkipped},
+}
+
+// Info returns what kind k is.
+func (k ModuleKind) Info() KindInfo { return KindInfos[k] }
+
+// Namespaced reports whether modules of kind k deploy into a namespace of
+// their own, which they must name.
+func (k ModuleKind) Namespaced() bool { return KindInfos[k].Namespaced }
+
 // Kinds lists the fields that set a module's kind, in the order of
-// ModuleKind.
-var Kinds = []string{"", "chart", "path", "group", "stacks", "definitions"}
+// ModuleKind (KindInfos' Field).
+var Kinds = func() []string {
+	out := make([]string, len(KindInfos))
+	for k, info := range KindInfos {
+		out[k] = info.Field
+	}
+	return out
+}()
 
 // Module is one child Application.
 type Module struct {
@@ -282,10 +365,22 @@ type Environment struct {
 	Projects    []*Project                 // sorted by name
 	Settings    map[string]*ModuleSettings // by module name
 	SyncPolicy  *SyncPolicy                // nil where the environment sets none
+	Kubernetes  Kubernetes
 	// Charts are the environment's own chart versions (versions.go);
 	// nil where it runs the platform's.
 	Charts []*ChartPin // sorted by chart name
 	charts map[string]*Chart
+}
+
+// DefaultKubeVersion is the Kubernetes version charts are rendered for
+// where an environment does not say.
+const DefaultKubeVersion = "1.34.0"
+
+// Kubernetes is the cluster's Kubernetes as charts see it.
+type Kubernetes struct {
+	Node
+	Version     string   // default DefaultKubeVersion
+	APIVersions []string // beyond Kubernetes' own
 }
 
 // Destination is a cluster, by API server URL or by name.

@@ -37,10 +37,10 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 	walk = func(parent string) {
 		for _, m := range r.ordered(children[parent]) {
 			fmt.Fprintf(&b, "\n# %s (wave %d)\n", comment(m.Name), r.info.Waves[m.Name])
-			switch m.Kind {
-			case model.KindGroup:
+			switch m.Kind.Info().DirectApply {
+			case model.DirectMembers:
 				walk(m.Name)
-			case model.KindChart:
+			case model.DirectHelm:
 				c := r.spec.ChartIn(env, m.Chart)
 				helm := shellCommand("helm", "upgrade", "--install", releaseName(m))
 				if c.OCI() {
@@ -67,7 +67,17 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					}
 					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace, flag, m.Manifests).String() + "\n")
 				}
-			case model.KindPath:
+			case model.DirectKubectl:
+				if r.info.Charts[m.Name] {
+					// A chart of this repository, with its defaults,
+					// as Argo CD renders the folder.
+					helm := shellCommand("helm", "upgrade", "--install", m.Name, m.Dir, "--namespace", m.Namespace)
+					if m.CreateNamespace {
+						helm.arg("--create-namespace")
+					}
+					b.WriteString(helm.arg("--wait").String() + "\n")
+					continue
+				}
 				if m.CreateNamespace {
 					create := shellCommand("kubectl", "create", "namespace", m.Namespace, "--dry-run=client", "-o", "yaml")
 					apply := shellCommand("kubectl", "apply", "-f", "-")
@@ -93,7 +103,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					apply.arg("-f", m.Dir)
 				}
 				b.WriteString(apply.String() + "\n")
-			case model.KindStacks, model.KindDefinitions:
+			case model.DirectSkipped:
 				b.WriteString("# skipped: kro turns stacks into Argo CD Applications, which need Argo CD\n")
 			default:
 				panic(fmt.Sprintf("render: direct apply of module kind %v is not defined", m.Kind))

@@ -277,35 +277,40 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	spec := object.NewMap().Set("project", project)
 	argocd.SetDescription(spec, m.Description)
 
-	switch m.Kind {
-	case model.KindChart, model.KindPath:
+	kind := m.Kind.Info()
+	switch kind.Syncs {
+	case model.SyncsChart, model.SyncsRepoFolder:
 		r.setSources(env, m, spec)
-	case model.KindGroup, model.KindStacks:
+	case model.SyncsOutFolder:
 		spec.Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
-	case model.KindDefinitions:
+	case model.SyncsDefinitions:
 		spec.Set("source", r.gitSource(env, path.Join(p.OutDir, stacksDir)).
 			Set("directory", object.NewMap().Set("include", includeGlob(m.Stacks))))
+	default:
+		panic(fmt.Sprintf("render: module kind %v syncs nothing platc knows", m.Kind))
 	}
 	dest := object.NewMap()
 	var syncOptions []string
-	switch {
-	case m.Kind == model.KindGroup:
-		// A group's Application creates Applications, which live in the
-		// Argo CD namespace of the cluster Argo CD runs in.
+	switch kind.Deploys {
+	case model.DestArgoCD:
+		// Its Application creates Applications, which live in the Argo
+		// CD namespace of the cluster Argo CD runs in.
 		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
-	case m.Kind.Namespaced():
+	case model.DestNamespace:
 		setDestination(dest, env.Destination)
 		dest.Set("namespace", m.Namespace)
 		if m.CreateNamespace {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
 		}
-	default:
-		// ResourceGraphDefinitions are cluster-scoped: a namespace, if
-		// any, is only for the project's destinations to permit.
+	case model.DestCluster:
+		// Cluster-scoped objects: a namespace, if any, is only for the
+		// project's destinations to permit.
 		setDestination(dest, env.Destination)
 		if m.Namespace != "" {
 			dest.Set("namespace", m.Namespace)
 		}
+	default:
+		panic(fmt.Sprintf("render: module kind %v deploys nowhere platc knows", m.Kind))
 	}
 	syncOptions = append(syncOptions, m.SyncOptions...)
 	spec.Set("destination", dest)

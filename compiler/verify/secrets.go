@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
 )
 
 // secretKeys are key endings (lower case, without '_', '-' and '.') that
@@ -127,7 +128,7 @@ func (v *verifier) secrets() {
 	spec := v.in.Spec
 	v.repositoryPasswords()
 	for _, m := range spec.Modules {
-		if _, ok := m.Allow["literal-secret"]; ok {
+		if _, ok := m.Allow[model.LintLiteralSecret]; ok {
 			continue
 		}
 		v.valueSecrets(m.FieldPath("values"), m.Values, "to the module")
@@ -139,7 +140,7 @@ func (v *verifier) secrets() {
 	}
 	for _, st := range spec.Stacks {
 		for _, m := range st.Modules {
-			if _, ok := m.Allow["literal-secret"]; !ok {
+			if _, ok := m.Allow[model.LintLiteralSecret]; !ok {
 				v.valueSecrets(m.FieldPath("values"), m.Values, "to the stack module")
 			}
 		}
@@ -148,7 +149,7 @@ func (v *verifier) secrets() {
 		return
 	}
 	for _, f := range v.in.Layers.Files() {
-		if _, ok := f.Client.Allow["literal-secret"]; ok {
+		if _, ok := f.Client.Allow[model.LintLiteralSecret]; ok {
 			continue
 		}
 		f.Leaves(func(labels []string, value any, pos diag.Pos) {
@@ -235,13 +236,13 @@ func (v *verifier) repositoryPasswords() {
 		check(c.FieldPath("repoURL"), c.FieldPath("repoURL"), c.RepoURL)
 	}
 	for _, c := range spec.Clients {
-		if _, ok := c.Allow["literal-secret"]; !ok {
+		if _, ok := c.Allow[model.LintLiteralSecret]; !ok {
 			check(c.Values.FieldPath("repoURL"), c.Values.FieldPath("repoURL"), c.Values.RepoURL)
 		}
 	}
 	for _, env := range spec.Environments {
 		for _, p := range env.Projects {
-			if _, ok := p.Allow["literal-secret"]; ok {
+			if _, ok := p.Allow[model.LintLiteralSecret]; ok {
 				continue
 			}
 			for i, r := range p.SourceRepos {

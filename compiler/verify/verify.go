@@ -19,8 +19,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/manifests"
@@ -28,6 +30,7 @@ import (
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
+	"github.com/platc/platc/compiler/validate"
 )
 
 // Input is what Verify reads.
@@ -45,6 +48,14 @@ type Input struct {
 	// Folders, when set, are the repo-path modules' folders (BuildFolders,
 	// NewFolders); otherwise Verify builds them.
 	Folders *Folders
+	// Charts, when set, renders the Applications' Helm sources (pinned
+	// charts the lock and an archive have, and chart folders of this
+	// repository), which are then checked.
+	Charts *charts.Renderer
+	// SpecDir is the spec's folder, for messages about the lock file.
+	SpecDir string
+	// Strict makes a values key a chart does not know an error.
+	Strict bool
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.
@@ -54,8 +65,11 @@ type app struct {
 	origin string // the spec path that makes it
 	root   bool
 	client *model.Client // whose instance made it, for an Application kro creates
-	mod    *model.Module // the module named like a rendered Application, or nil
-	spec   *argocd.App   // what Argo CD's rules read of it
+	// stack and stackModule make an Application kro creates.
+	stack       *model.Stack
+	stackModule *model.StackModule
+	mod         *model.Module // the module named like a rendered Application, or nil
+	spec        *argocd.App   // what Argo CD's rules read of it
 }
 
 func (a app) name() string      { return str(a.obj, "metadata", "name") }
@@ -67,13 +81,18 @@ type verifier struct {
 
 	// folders lists the files rendered in each folder of the output root.
 	folderFiles map[string][]string
+	// pins are the spec's charts by the source that reads them.
+	pins map[string]*model.Chart
+	// crds validates what charts render (validator).
+	crdsOnce sync.Once
+	crds     *validate.Validator
 }
 
 // Verify checks the output of every environment. Environments are
 // independent and checked in parallel; the log sorts what they report, so
 // the output does not depend on the order they finish in.
 func Verify(in Input, log *diag.Log) {
-	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}}
+	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}, pins: chartPins(in.Spec)}
 	if v.in.Folders == nil {
 		v.in.Folders = BuildFolders(in.Spec, in.Repo, nil)
 	}
@@ -141,6 +160,7 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		}
 	}
 	v.emptyFolders(env, apps, files)
+	v.charts(env, apps, argo)
 	if env.Pinned {
 		for _, p := range env.Projects {
 			v.wildcards(p)
@@ -229,13 +249,13 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 			if r.Object == nil || r.Kind != "Application" {
 				continue
 			}
-			origin := inst.Stack.Model.Path
+			a := app{obj: r.Object, file: "kro", origin: inst.Stack.Model.Path, client: inst.Client, stack: inst.Stack.Model}
 			for _, m := range inst.Stack.Model.Modules {
 				if m.ID == r.ID {
-					origin = m.Path
+					a.origin, a.stackModule = m.Path, m
 				}
 			}
-			out = append(out, app{obj: r.Object, file: "kro", origin: origin, client: inst.Client})
+			out = append(out, a)
 		}
 	}
 	return out
@@ -282,8 +302,8 @@ func (v *verifier) folders() {
 		dir := m.Dir
 		if m.Kind == model.KindChart && m.Manifests != "" {
 			dir = m.Manifests // a chart's extra manifests
-		} else if m.Kind != model.KindPath {
-			continue
+		} else if m.Kind != model.KindPath || v.in.Charts != nil && manifests.IsHelmFolder(v.in.Repo, m.Dir) {
+			continue // not a folder of manifests; a chart is rendered and checked with the charts
 		}
 		objs, problems := v.in.Folders.build(dir)
 		// Folders keeps the folder's problems: add to a copy.
@@ -387,7 +407,7 @@ func (v *verifier) valueFiles(a app) {
 // wildcards is the lint that a pinned environment's projects name what they
 // permit: a * lets any repository, cluster or kind in.
 func (v *verifier) wildcards(p *model.Project) {
-	if _, ok := p.Allow["wildcard"]; ok {
+	if _, ok := p.Allow[model.LintWildcard]; ok {
 		return
 	}
 	var found []string

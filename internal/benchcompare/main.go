@@ -6,6 +6,11 @@
 //	    by cue export, as users of CUE-based tools do;
 //	(c) platc render.
 //
+// and, on the same platform with its charts locked and vendored
+// (synth.PlatformWithCharts), platc vet rendering every chart: cold (an
+// empty cache: every distinct render done) and warm (every outcome from
+// platc's cache), against platc vet of the platform without charts.
+//
 // It builds platc and the cue command of the version in go.mod, times each
 // command over repeated runs (median wall time, peak resident memory), checks
 // that (b) yields exactly the Applications platc renders, and prints the
@@ -62,6 +67,9 @@ func main() {
 		apps                int
 		a, b, c, fresh, vet measure
 		hasB                bool
+		chartsCold          measure
+		chartsWarm          measure
+		hasCharts           bool
 		check               measure
 		equivalent          string
 	}
@@ -113,6 +121,24 @@ func main() {
 			r.b, r.hasB = b.median(), true
 			r.equivalent = equivalent(b.lastOut, rendered)
 		}
+		if size != "sample" {
+			// The same platform with its charts locked and vendored.
+			withCharts := filepath.Join(tmp, size+"-charts")
+			for name, f := range synth.PlatformWithCharts(synth.Sizes[size]) {
+				write(filepath.Join(withCharts, name), f.Data)
+			}
+			coldCache, warmCache := filepath.Join(tmp, "cold-cache"), filepath.Join(tmp, "warm-cache")
+			vetIn := func(cache string) func() {
+				return func() { check(os.Setenv("PLATC_CACHE", cache)) }
+			}
+			runIn(withCharts, "env", "PLATC_CACHE="+warmCache, platc, "vet")
+			fmt.Fprintf(os.Stderr, "%s: platc vet rendering every chart, cold and warm cache, %d rounds\n", size, *runs)
+			cold := &command{name: "charts cold", args: []string{platc, "vet"}, setup: func() { check(os.RemoveAll(coldCache)); vetIn(coldCache)() }}
+			warm := &command{name: "charts warm", args: []string{platc, "vet"}, setup: vetIn(warmCache)}
+			rounds(withCharts, []*command{cold, warm})
+			check(os.Setenv("PLATC_CACHE", filepath.Join(tmp, "cache")))
+			r.chartsCold, r.chartsWarm, r.hasCharts = cold.median(), warm.median(), true
+		}
 		rows = append(rows, r)
 	}
 
@@ -137,6 +163,10 @@ func main() {
 		}
 		if r.size == "sample" {
 			fmt.Printf("sample: platc check %s, %.2f x (a) (target <= 2)\n", r.check, r.check.wall.Seconds()/r.a.wall.Seconds())
+		}
+		if r.hasCharts {
+			fmt.Printf("%s: platc vet rendering every chart: cold %s (%.2f x vet), warm %s (%.2f x vet without charts, target <= 1.3)\n",
+				r.size, r.chartsCold, r.chartsCold.wall.Seconds()/r.vet.wall.Seconds(), r.chartsWarm, r.chartsWarm.wall.Seconds()/r.vet.wall.Seconds())
 		}
 	}
 	if small, ok := byName["50x200x20"]; ok {

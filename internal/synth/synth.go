@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"strings"
 	"testing/fstest"
+
+	"github.com/platc/platc/compiler/charts"
 )
 
 // Size is the shape of a generated platform.
@@ -291,7 +293,11 @@ _app: {
 	metadata: {
 		name:      _name
 		namespace: "argocd"
-		annotations: "argocd.argoproj.io/sync-wave": "\(*_m.wave | 0)"
+		annotations: {
+			"argocd.argoproj.io/sync-wave": "\(*_m.wave | 0)"
+			if _m.path != _|_ {"argocd.argoproj.io/manifest-generate-paths": "/\(_m.path)"}
+			if _m.group != _|_ {"argocd.argoproj.io/manifest-generate-paths": "/out/deploy/clusters/\(_envName)/\(_name)"}
+		}
 		finalizers: ["resources-finalizer.argocd.argoproj.io"]
 	}
 	spec: {
@@ -330,4 +336,119 @@ _app: {
 	}
 }
 `
+}
+
+// PlatformWithCharts is Platform with its charts locked and vendored: a
+// small chart for every pin (a Deployment, a Service, a ConfigMap and an
+// Ingress where enabled, a values.schema.json), in sources/charts/vendor,
+// and sources/charts.lock with their digests, so that platc renders every
+// chart of every Application offline, as it does for a platform that ran
+// platc charts pull and platc charts vendor.
+func PlatformWithCharts(s Size) fstest.MapFS {
+	fsys := Platform(s)
+	var lock charts.Lock
+	pin := func(name, repoURL, chart, version string) {
+		archive := chartArchive(chart, version)
+		e := charts.Entry{Name: name, RepoURL: repoURL, Chart: chart, Version: version, Digest: charts.Digest(archive)}
+		lock.Charts = append(lock.Charts, e)
+		fsys["sources/"+charts.VendorDir+"/"+e.File()] = &fstest.MapFile{Data: archive}
+	}
+	for c := range max(1, s.Modules/5) {
+		pin(fmt.Sprintf("chart-%03d", c), fmt.Sprintf("https://charts%d.example.com", c%7), fmt.Sprintf("chart-%03d", c), fmt.Sprintf("%d.%d.%d", 1+c%3, c%10, c%4))
+	}
+	pin("kro", "oci://registry.k8s.io/kro/charts", "kro", "0.9.3")
+	if s.Clients > 0 {
+		pin("redis", "https://charts.example.com/redis", "redis", "20.7.0")
+		pin("collector", "https://charts.example.com/otel", "opentelemetry-collector", "0.120.0")
+	}
+	fsys["sources/"+charts.LockFile] = &fstest.MapFile{Data: lock.Marshal()}
+	return fsys
+}
+
+// chartArchive is the small chart of every generated pin: its values.yaml
+// has every key the generated platform sets.
+func chartArchive(name, version string) []byte {
+	return charts.BuildArchive(name, map[string][]byte{
+		"Chart.yaml": fmt.Appendf(nil, "apiVersion: v2\nname: %s\nversion: %s\n", name, version),
+		"values.yaml": []byte(`replicaCount: 1
+image:
+  repository: example/app
+  tag: latest
+resources: {}
+podAnnotations: {}
+ingress:
+  enabled: false
+  hosts: []
+config: {}
+architecture: replication
+mode: daemonset
+master:
+  resources: {}
+externalDatabase:
+  host: ""
+  port: 5432
+  existingSecret: ""
+`),
+		"values.schema.json": []byte(`{"type": "object", "properties": {"replicaCount": {"type": "integer", "minimum": 0}, "ingress": {"type": "object", "properties": {"enabled": {"type": "boolean"}}}}}`),
+		"templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+  labels:
+    app.kubernetes.io/name: {{ .Chart.Name }}
+spec:
+  replicas: {{ .Values.replicaCount }}
+  selector:
+    matchLabels:
+      app.kubernetes.io/instance: {{ .Release.Name }}
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/instance: {{ .Release.Name }}
+      annotations: {{- toYaml .Values.podAnnotations | nindent 8 }}
+    spec:
+      containers:
+        - name: app
+          image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+          args: [{{ .Values.architecture | quote }}, {{ .Values.mode | quote }}]
+          resources: {{- toYaml (merge .Values.resources .Values.master.resources) | nindent 12 }}
+          env:
+            - name: DATABASE_HOST
+              value: {{ .Values.externalDatabase.host | quote }}
+            - name: DATABASE_PORT
+              value: {{ .Values.externalDatabase.port | quote }}
+            - name: DATABASE_SECRET
+              value: {{ .Values.externalDatabase.existingSecret | quote }}
+`),
+		"templates/service.yaml": []byte(`apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  selector:
+    app.kubernetes.io/instance: {{ .Release.Name }}
+  ports:
+    - port: 80
+`),
+		"templates/configmap.yaml": []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-config
+data:
+  config.yaml: |
+    {{- toYaml .Values.config | nindent 4 }}
+`),
+		"templates/ingress.yaml": []byte(`{{- if .Values.ingress.enabled }}
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  rules:
+  {{- range .Values.ingress.hosts }}
+    - host: {{ . | quote }}
+  {{- end }}
+{{- end }}
+`),
+	})
 }

@@ -21,3 +21,29 @@ func TestPlatformsCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestPlatformsWithChartsRender requires every chart of a generated
+// platform with charts to render, without a problem.
+func TestPlatformsWithChartsRender(t *testing.T) {
+	s := Size{Environments: 3, Modules: 30, Clients: 3}
+	res := compiler.Compile(PlatformWithCharts(s), compiler.Options{})
+	for _, p := range res.Log.Problems() {
+		if p.Severity != diag.Note {
+			t.Errorf("%v: %s", s, p)
+		}
+	}
+	if len(res.Notes) > 0 {
+		t.Errorf("notes: %q", res.Notes)
+	}
+	apps, objects := 0, 0
+	for _, a := range res.Charts.Apps() {
+		if a.Outcome.Error != "" {
+			t.Errorf("%s/%s: %s", a.Env, a.Name, a.Outcome.Error)
+		}
+		apps++
+		objects += len(a.Outcome.Objects)
+	}
+	if apps < 60 || objects < 3*apps {
+		t.Errorf("%d Applications rendered, %d objects", apps, objects)
+	}
+}

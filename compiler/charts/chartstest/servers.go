@@ -1,0 +1,151 @@
+// Package chartstest serves charts on the loopback interface for tests: an
+// HTTP chart repository (index.yaml and archives) and a minimal OCI
+// registry (the distribution spec's manifest and blob reads, behind an
+// anonymous bearer token as public registries ask for), both over TLS in
+// the test process. Nothing leaves the machine.
+package chartstest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Chart is one chart version to serve.
+type Chart struct {
+	Name, Version string
+	Archive       []byte
+}
+
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Repo is an HTTP chart repository.
+type Repo struct {
+	*httptest.Server
+	mu     sync.Mutex
+	charts []Chart
+	// Requests counts the requests served.
+	Requests int
+}
+
+// NewRepo serves charts as a chart repository at Server.URL; Close it.
+func NewRepo(charts ...Chart) *Repo {
+	r := &Repo{charts: charts}
+	r.Server = httptest.NewTLSServer(http.HandlerFunc(r.serve))
+	return r
+}
+
+// Set replaces the charts served (a re-published version).
+func (r *Repo) Set(charts ...Chart) {
+	r.mu.Lock()
+	r.charts = charts
+	r.mu.Unlock()
+}
+
+func (r *Repo) serve(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Requests++
+	if req.URL.Path == "/index.yaml" {
+		type version struct {
+			Name    string   `yaml:"name"`
+			Version string   `yaml:"version"`
+			URLs    []string `yaml:"urls"`
+			Digest  string   `yaml:"digest"`
+		}
+		idx := struct {
+			APIVersion string               `yaml:"apiVersion"`
+			Entries    map[string][]version `yaml:"entries"`
+		}{APIVersion: "v1", Entries: map[string][]version{}}
+		for _, c := range r.charts {
+			idx.Entries[c.Name] = append(idx.Entries[c.Name], version{c.Name, c.Version, []string{"charts/" + c.Name + "-" + c.Version + ".tgz"}, strings.TrimPrefix(digest(c.Archive), "sha256:")})
+		}
+		data, _ := yaml.Marshal(idx)
+		w.Write(data)
+		return
+	}
+	for _, c := range r.charts {
+		if req.URL.Path == "/charts/"+c.Name+"-"+c.Version+".tgz" {
+			w.Write(c.Archive)
+			return
+		}
+	}
+	http.NotFound(w, req)
+}
+
+// Registry is an OCI registry holding charts under /v2/charts/<name>.
+type Registry struct {
+	*httptest.Server
+	mu     sync.Mutex
+	charts []Chart
+	// Token is the bearer token the registry hands out and requires.
+	Token string
+}
+
+// NewRegistry serves charts as an OCI registry; their repository URL is
+// RepoURL(). Close it.
+func NewRegistry(charts ...Chart) *Registry {
+	r := &Registry{charts: charts, Token: "anonymous-pull-token"}
+	r.Server = httptest.NewTLSServer(http.HandlerFunc(r.serve))
+	return r
+}
+
+// RepoURL is the oci:// repository of the charts.
+func (r *Registry) RepoURL() string {
+	return "oci://" + strings.TrimPrefix(r.URL, "https://") + "/charts"
+}
+
+// Set replaces the charts served.
+func (r *Registry) Set(charts ...Chart) {
+	r.mu.Lock()
+	r.charts = charts
+	r.mu.Unlock()
+}
+
+func (r *Registry) manifest(c Chart) []byte {
+	config := []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, c.Name, c.Version))
+	m := map[string]any{
+		"schemaVersion": 2,
+		"mediaType":     "application/vnd.oci.image.manifest.v1+json",
+		"config":        map[string]any{"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": digest(config), "size": len(config)},
+		"layers":        []any{map[string]any{"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest(c.Archive), "size": len(c.Archive)}},
+	}
+	data, _ := json.Marshal(m)
+	return data
+}
+
+func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if req.URL.Path == "/token" {
+		json.NewEncoder(w).Encode(map[string]string{"token": r.Token})
+		return
+	}
+	if req.Header.Get("Authorization") != "Bearer "+r.Token {
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="%s/token",service="test",scope="repository:charts:pull"`, r.URL))
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	for _, c := range r.charts {
+		switch req.URL.Path {
+		case "/v2/charts/" + c.Name + "/manifests/" + c.Version:
+			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+			w.Write(r.manifest(c))
+			return
+		case "/v2/charts/" + c.Name + "/blobs/" + digest(c.Archive):
+			w.Write(c.Archive)
+			return
+		}
+	}
+	http.NotFound(w, req)
+}

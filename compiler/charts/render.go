@@ -1,0 +1,458 @@
+package charts
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	commonutil "helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+	"helm.sh/helm/v4/pkg/ignore"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"helm.sh/helm/v4/pkg/strvals"
+	"sigs.k8s.io/yaml"
+)
+
+// HelmVersion is the Helm whose SDK renders charts: the one Argo CD v3.5.1
+// bundles (hack/tool-versions.sh, helm4_version).
+const HelmVersion = "v4.2.1"
+
+// Chart is a chart loaded for rendering.
+type Chart struct {
+	// Digest is the sha256 digest of the archive, or of the files of a
+	// chart folder (FolderDigest).
+	Digest string
+	helm   *chart.Chart
+}
+
+// Name is the chart's name, from its Chart.yaml.
+func (c *Chart) Name() string { return c.helm.Name() }
+
+// Version is the chart's version, from its Chart.yaml.
+func (c *Chart) Version() string { return c.helm.Metadata.Version }
+
+// DefaultValues is the chart's values.yaml as written, or nil.
+func (c *Chart) DefaultValues() (name string, data []byte) {
+	for _, f := range c.helm.Raw {
+		if f.Name == chartutil.ValuesfileName {
+			return f.Name, f.Data
+		}
+	}
+	return "", nil
+}
+
+// Digest returns the "sha256:<hex>" digest of data.
+func Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// LoadArchive loads a chart from its archive (.tgz), as Helm loads it.
+func LoadArchive(data []byte) (*Chart, error) {
+	ch, err := loader.LoadArchive(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Digest: Digest(data), helm: ch}, nil
+}
+
+// LoadFolder loads the chart in folder dir of fsys as Helm loads a chart
+// folder (pkg/chart/v2/loader.LoadDir of Helm 4.2.1): the files its
+// .helmignore and Helm's defaults do not ignore, a UTF-8 byte order mark
+// dropped. Its digest is FolderDigest's.
+func LoadFolder(fsys fs.FS, dir string) (*Chart, error) {
+	files, err := folderFiles(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := loader.LoadFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Digest: FolderDigest(files), helm: ch}, nil
+}
+
+// FolderDigest is the digest of a chart folder's files: their names and
+// contents, in name order.
+func FolderDigest(files []*archive.BufferedFile) string {
+	h := sha256.New()
+	sorted := slices.Clone(files)
+	slices.SortFunc(sorted, func(a, b *archive.BufferedFile) int { return strings.Compare(a.Name, b.Name) })
+	for _, f := range sorted {
+		fmt.Fprintf(h, "%d %s %d\n", len(f.Name), f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// FolderDigestOf reads a chart folder and returns its digest, without
+// loading the chart.
+func FolderDigestOf(fsys fs.FS, dir string) (string, error) {
+	files, err := folderFiles(fsys, dir)
+	if err != nil {
+		return "", err
+	}
+	return FolderDigest(files), nil
+}
+
+var utf8bom = []byte{0xEF, 0xBB, 0xBF}
+
+func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, error) {
+	rules := ignore.Empty()
+	if data, err := fs.ReadFile(fsys, path.Join(dir, ignore.HelmIgnore)); err == nil {
+		r, err := ignore.Parse(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		rules = r
+	}
+	rules.AddDefaults()
+	var files []*archive.BufferedFile
+	err := fs.WalkDir(fsys, dir, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		n := strings.TrimPrefix(strings.TrimPrefix(name, dir), "/")
+		if n == "" {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if rules.Ignore(n, fi) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if rules.Ignore(n, fi) {
+			return nil
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("cannot load irregular file %s as it has file mode type bits set", name)
+		}
+		if fi.Size() > archive.MaxDecompressedFileSize {
+			return fmt.Errorf("chart file %q is larger than the maximum file size %d", fi.Name(), archive.MaxDecompressedFileSize)
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return fmt.Errorf("error reading %s: %w", n, err)
+		}
+		files = append(files, &archive.BufferedFile{Name: n, Data: bytes.TrimPrefix(data, utf8bom)})
+		return nil
+	})
+	return files, err
+}
+
+// Request is what Argo CD's repo server passes to `helm template` for one
+// Helm source of an Application (reposerver/repository/repository.go,
+// helmTemplate, and util/helm/cmd.go, template, of Argo CD v3.5.1).
+type Request struct {
+	// Release is --name-template: the Application's name, or its
+	// helm.releaseName.
+	Release string `json:"release"`
+	// Namespace is --namespace: the destination namespace, or the
+	// source's helm.namespace.
+	Namespace string `json:"namespace"`
+	// KubeVersion is --kube-version, the cluster's Kubernetes version
+	// ("1.33.0"); empty leaves Helm's default.
+	KubeVersion string `json:"kubeVersion,omitempty"`
+	// APIVersions are the --api-versions the cluster serves, added to
+	// Helm's built-in set.
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// ValueFiles are the --values files, in order.
+	ValueFiles []ValuesFile `json:"valueFiles,omitempty"`
+	// ValuesObject is helm.valuesObject (or values) as YAML or JSON:
+	// Argo CD writes it to a file it passes after every other.
+	ValuesObject []byte `json:"valuesObject,omitempty"`
+	// Parameters are helm.parameters: --set, or --set-string where
+	// ForceString.
+	Parameters []Parameter `json:"parameters,omitempty"`
+	// SkipCRDs leaves out --include-crds; SkipSchemaValidation adds
+	// --skip-schema-validation; SkipTests --skip-tests.
+	SkipCRDs             bool `json:"skipCrds,omitempty"`
+	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
+	SkipTests            bool `json:"skipTests,omitempty"`
+}
+
+// ValuesFile is one values file: its name, for messages, and its bytes.
+type ValuesFile struct {
+	Name string `json:"name"`
+	Data []byte `json:"data"`
+}
+
+// Parameter is one helm.parameters entry.
+type Parameter struct {
+	Name        string `json:"name"`
+	Value       string `json:"value"`
+	ForceString bool   `json:"forceString,omitempty"`
+}
+
+// Outcome is what rendering a chart for one request gives: the objects, in
+// the order `helm template` prints them, or Helm's error; and what the
+// checks of values found.
+type Outcome struct {
+	Objects []Manifest `json:"objects,omitempty"`
+	// Error is Helm's message where `helm template` fails.
+	Error string `json:"error,omitempty"`
+	// Schema are the values the chart's values.schema.json (or a
+	// subchart's) refuses; when any, Error is Helm's message for them.
+	Schema []SchemaProblem `json:"schema,omitempty"`
+	// SchemaNote says why the schema could not be checked offline.
+	SchemaNote string `json:"schemaNote,omitempty"`
+	// Unknown are the keys the user's values set that the chart's
+	// values.yaml does not have and no template reads.
+	Unknown []UnknownKey `json:"unknown,omitempty"`
+}
+
+// Manifest is one rendered object.
+type Manifest struct {
+	// Source is the template (or crds/ file) it comes from, as Helm's
+	// "# Source:" line names it.
+	Source string `json:"source"`
+	// Hook is set for a Helm hook (Argo CD maps it to a sync hook).
+	Hook bool `json:"hook,omitempty"`
+	// CRD is set for a file of a chart's crds/ folder.
+	CRD    bool           `json:"crd,omitempty"`
+	Object map[string]any `json:"object"`
+}
+
+// SchemaProblem is one value a chart's schema refuses.
+type SchemaProblem struct {
+	// Chart is the chart whose schema refuses it: "" for the chart
+	// itself, else the path of subchart names.
+	Chart []string `json:"chart,omitempty"`
+	// Path is where the value is, from the top of the user's values.
+	Path    []string `json:"path"`
+	Message string   `json:"message"`
+}
+
+// UnknownKey is a values key the chart does not know.
+type UnknownKey struct {
+	Path []string `json:"path"`
+	// Suggest is the chart's key it probably means, or "".
+	Suggest string `json:"suggest,omitempty"`
+}
+
+// Render renders ch for req as `helm template` of Helm 4.2.1 does when
+// Argo CD's repo server runs it (pkg/cmd/template.go and install.go,
+// pkg/action/install.go RunWithContext and action.go renderResources,
+// client only): values merged as pkg/cli/values.Options.MergeValues
+// merges them, the chart's dependencies processed, values coalesced with
+// the chart's defaults and checked against the schemas, templates rendered
+// with no cluster (lookup returns nothing), NOTES.txt dropped, manifests
+// sorted in install order, CRDs first unless skipped, hooks last. No code
+// of the chart runs other than its templates: no post-renderer, no
+// plugin, and a schema's $ref to a file or a URL is not followed (the
+// values are then not checked against that schema: SchemaNote says so).
+func Render(ch *Chart, req Request) *Outcome {
+	out := &Outcome{}
+	vals, err := mergeValues(req)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	out.Unknown = unknownKeys(ch.helm, vals)
+	if err := render(ch.helm, req, vals, out); err != nil {
+		out.Error = err.Error()
+		out.Objects = nil
+	}
+	return out
+}
+
+// mergeValues is MergeValues of pkg/cli/values (Helm 4.2.1): every
+// --values file in order, then --set, then --set-string. Argo CD passes
+// parameters from a map, in no order; here they go in the order given.
+func mergeValues(req Request) (map[string]any, error) {
+	base := map[string]any{}
+	files := req.ValueFiles
+	if len(req.ValuesObject) > 0 {
+		files = append(slices.Clip(files), ValuesFile{Name: "valuesObject", Data: req.ValuesObject})
+	}
+	for _, f := range files {
+		current, err := loader.LoadValues(bytes.NewReader(f.Data))
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse %s: %w", f.Name, err)
+		}
+		base = loader.MergeMaps(base, current)
+	}
+	for _, p := range req.Parameters {
+		if p.ForceString {
+			continue
+		}
+		if err := strvals.ParseInto(p.Name+"="+p.Value, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set data: %w", err)
+		}
+	}
+	for _, p := range req.Parameters {
+		if !p.ForceString {
+			continue
+		}
+		if err := strvals.ParseIntoString(p.Name+"="+p.Value, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-string data: %w", err)
+		}
+	}
+	return base, nil
+}
+
+// notesFileSuffix is Helm's (pkg/action/action.go).
+const notesFileSuffix = "NOTES.txt"
+
+func render(ch *chart.Chart, req Request, vals map[string]any, out *Outcome) error {
+	// pkg/cmd/install.go, runInstall.
+	switch ch.Metadata.Type {
+	case "", "application":
+	default:
+		return fmt.Errorf("%s charts are not installable", ch.Metadata.Type)
+	}
+	if req := ch.Metadata.Dependencies; len(req) > 0 {
+		if err := checkDependencies(ch, req); err != nil {
+			return fmt.Errorf("an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: %w", err)
+		}
+	}
+	// pkg/action/install.go, RunWithContext.
+	if err := chartutil.ValidateReleaseName(req.Release); err != nil {
+		return fmt.Errorf("release name check failed: release name %q: %w", req.Release, err)
+	}
+	if err := chartutil.ProcessDependencies(ch, vals); err != nil {
+		return fmt.Errorf("chart dependencies processing failed: %w", err)
+	}
+	caps := common.DefaultCapabilities.Copy()
+	if req.KubeVersion != "" {
+		kv, err := common.ParseKubeVersion(req.KubeVersion)
+		if err != nil {
+			return fmt.Errorf("invalid kube version '%s': %w", req.KubeVersion, err)
+		}
+		caps.KubeVersion = *kv
+	}
+	caps.APIVersions = append(slices.Clip(caps.APIVersions), req.APIVersions...)
+	options := common.ReleaseOptions{Name: req.Release, Namespace: req.Namespace, Revision: 1, IsInstall: true}
+	// The schemas are checked here, offline, as Helm checks them
+	// (schema.go); the rest is Helm's.
+	values, err := commonutil.ToRenderValuesWithSchemaValidation(ch, vals, options, caps, true)
+	if err != nil {
+		return err
+	}
+	if !req.SkipSchemaValidation {
+		problems, note, msg := validateSchemas(ch, values["Values"].(common.Values))
+		out.Schema, out.SchemaNote = problems, note
+		if msg != "" {
+			return errors.New("values don't meet the specifications of the schema(s) in the following chart(s):\n" + msg)
+		}
+	}
+	// pkg/action/action.go, renderResources.
+	if ch.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(ch.Metadata.KubeVersion, caps.KubeVersion.String()) {
+		return fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", ch.Metadata.KubeVersion, caps.KubeVersion.Version)
+	}
+	var e engine.Engine // no cluster: lookup returns an empty map
+	files, err := e.Render(ch, values)
+	if err != nil {
+		return err
+	}
+	for k := range files {
+		if strings.HasSuffix(k, notesFileSuffix) {
+			delete(files, k)
+		}
+	}
+	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		return err
+	}
+	if !req.SkipCRDs {
+		for _, crd := range ch.CRDObjects() {
+			if err := out.add(crd.Filename, string(crd.File.Data), false, true); err != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range manifests {
+		if err := out.add(m.Name, m.Content, false, false); err != nil {
+			return err
+		}
+	}
+	// pkg/cmd/template.go: hooks follow, test hooks left out with
+	// --skip-tests.
+	for _, h := range hooks {
+		if req.SkipTests && slices.Contains(h.Events, release.HookTest) {
+			continue
+		}
+		if err := out.add(h.Path, h.Manifest, true, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add reads the documents of a rendered manifest as Argo CD does
+// (kube.SplitYAML: every document that is not empty is an object).
+func (out *Outcome) add(source, content string, hook, crd bool) error {
+	for _, doc := range splitDocuments(content) {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			return fmt.Errorf("%s: Argo CD cannot read the rendered manifest: %v", source, err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		out.Objects = append(out.Objects, Manifest{Source: source, Hook: hook, CRD: crd, Object: obj})
+	}
+	return nil
+}
+
+// splitDocuments splits a YAML stream at its "---" lines.
+func splitDocuments(s string) []string {
+	var docs []string
+	var cur strings.Builder
+	for line := range strings.Lines(s) {
+		if t := strings.TrimRight(line, " \t\r\n"); t == "---" || strings.HasPrefix(t, "--- ") {
+			docs = append(docs, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteString(line)
+	}
+	return append(docs, cur.String())
+}
+
+// checkDependencies is pkg/action/install.go's CheckDependencies (Helm
+// 4.2.1): every dependency of Chart.yaml must be in charts/.
+func checkDependencies(ch *chart.Chart, reqs []*chart.Dependency) error {
+	var missing []string
+outer:
+	for _, r := range reqs {
+		for _, d := range ch.Dependencies() {
+			if d.Name() == r.Name {
+				continue outer
+			}
+		}
+		missing = append(missing, r.Name)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("found in Chart.yaml, but missing in charts/ directory: %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// sortedKeys returns m's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,362 @@
+package charts
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Archives finds chart archives by digest ("sha256:<hex>"). What it
+// returns is checked against the digest.
+type Archives interface {
+	Archive(digest string) ([]byte, bool)
+}
+
+// Cache keeps render outcomes between runs (compiler.Options.Cache).
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, data []byte)
+}
+
+// Renderer renders the charts of one compilation: each distinct request
+// of each chart once, its outcome kept in the cache under a key made of
+// everything the render read (the chart's digest, the request, Helm's
+// version), so that the next run renders only what changed. It may be
+// used from several goroutines.
+type Renderer struct {
+	// Lock is the spec's lock file; nil when the spec has none (then
+	// pinned charts are not rendered).
+	Lock *Lock
+	// Vendor is the repository's vendor folder (VendorDir), and Archives
+	// platc's chart cache; either may be nil.
+	Vendor   fs.FS
+	Archives Archives
+	// VendorName names the vendor folder in messages.
+	VendorName string
+	// Repo is the repository, for charts in its folders.
+	Repo fs.FS
+	// Cache keeps outcomes between runs; nil renders every time.
+	Cache Cache
+
+	mu       sync.Mutex
+	charts   map[string]*loaded   // by digest
+	folders  map[string]*loaded   // by folder
+	outcomes map[string]*rendered // by key
+	apps     []App
+	missing  map[string]Status // chart name -> NoLock or Missing
+	partial  map[string]bool   // env/Application rendered without a value file
+}
+
+type loaded struct {
+	once   sync.Once
+	load   sync.Once // of the chart
+	data   []byte    // the archive, until loaded
+	chart  *Chart
+	digest string // of a folder: known before it is loaded
+	err    error
+}
+
+type rendered struct {
+	once sync.Once
+	out  *Outcome
+}
+
+// App is the render of one Helm source of an Application.
+type App struct {
+	Env, Name, Namespace string
+	// Source is the chart, as "repoURL chart version", or the folder.
+	Source  string
+	Outcome *Outcome
+	// chart loads the chart (from the archive or the folder).
+	chart func() (*Chart, error)
+}
+
+// Chart loads the chart the Application's source renders.
+func (a App) Chart() (*Chart, error) {
+	if a.chart == nil {
+		return nil, fmt.Errorf("no chart recorded")
+	}
+	return a.chart()
+}
+
+// Status is what is known of a pinned chart's archive.
+type Status int
+
+const (
+	// Ready: the archive is there and matches the lock.
+	Ready Status = iota
+	// NotLocked: the spec has a lock file and the pin is not in it.
+	NotLocked
+	// NoLock: the spec has no lock file.
+	NoLock
+	// Missing: locked, but neither the cache nor the vendor folder has
+	// the archive.
+	Missing
+	// Mismatch: the vendor folder's archive is not the one locked.
+	Mismatch
+)
+
+// Pin says what is known of a chart pin's archive; for Mismatch, the
+// error names both digests.
+func (r *Renderer) Pin(repoURL, chart, version string) (Status, *Entry, error) {
+	if r.Lock == nil {
+		return NoLock, nil, nil
+	}
+	e := r.Lock.Find(repoURL, chart, version)
+	if e == nil {
+		return NotLocked, nil, nil
+	}
+	l := r.load(e)
+	switch {
+	case l.err == errMissing:
+		return Missing, e, nil
+	case l.err != nil:
+		return Mismatch, e, l.err
+	}
+	return Ready, e, nil
+}
+
+var errMissing = fmt.Errorf("no archive")
+
+// load finds and loads the locked archive of e, once.
+func (r *Renderer) load(e *Entry) *loaded {
+	r.mu.Lock()
+	if r.charts == nil {
+		r.charts = map[string]*loaded{}
+	}
+	l := r.charts[e.Digest]
+	if l == nil {
+		l = &loaded{digest: e.Digest}
+		r.charts[e.Digest] = l
+	}
+	r.mu.Unlock()
+	l.once.Do(func() {
+		// The archive is found and its digest checked here; it is loaded
+		// only when a render is not in the cache (chart).
+		l.err = errMissing
+		if r.Vendor != nil {
+			if data, err := fs.ReadFile(r.Vendor, e.File()); err == nil {
+				if d := Digest(data); d != e.Digest {
+					l.err = fmt.Errorf("%s/%s is not the archive locked for %s %s: its digest is %s, the lock's %s: run platc charts vendor again (or platc charts pull, if the chart was re-published)", r.VendorName, e.File(), e.Chart, e.Version, d, e.Digest)
+					return
+				}
+				l.data, l.err = data, nil
+				return
+			}
+		}
+		if r.Archives != nil {
+			if data, ok := r.Archives.Archive(e.Digest); ok && Digest(data) == e.Digest {
+				l.data, l.err = data, nil
+			}
+		}
+	})
+	return l
+}
+
+// archiveChart loads the archive l found, once.
+func (l *loaded) archiveChart() (*Chart, error) {
+	l.load.Do(func() {
+		if l.err == nil {
+			l.chart, l.err = LoadArchive(l.data)
+			l.data = nil
+		}
+	})
+	return l.chart, l.err
+}
+
+// IsChartFolder reports whether dir of the repository holds a chart (a
+// Chart.yaml), which Argo CD renders with Helm.
+func IsChartFolder(repo fs.FS, dir string) bool {
+	st, err := fs.Stat(repo, path.Join(dir, "Chart.yaml"))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// RenderPin renders the locked chart for req; the pin must be Ready. It
+// returns the outcome and what loads the chart.
+func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, error)) {
+	l := r.load(e)
+	return r.render(e.Digest, l.archiveChart, req), l.archiveChart
+}
+
+// RenderFolder renders the chart in a folder of the repository for req,
+// and returns what loads the chart.
+func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Chart, error)) {
+	r.mu.Lock()
+	if r.folders == nil {
+		r.folders = map[string]*loaded{}
+	}
+	l := r.folders[dir]
+	if l == nil {
+		l = &loaded{}
+		r.folders[dir] = l
+	}
+	r.mu.Unlock()
+	// The digest of a folder is of its files: read once, loaded only
+	// when an outcome is not cached.
+	l.once.Do(func() { l.digest, l.err = FolderDigestOf(r.Repo, dir) })
+	if l.err != nil {
+		return &Outcome{Error: l.err.Error()}, func() (*Chart, error) { return nil, l.err }
+	}
+	chart := func() (*Chart, error) {
+		l.load.Do(func() { l.chart, l.err = LoadFolder(r.Repo, dir) })
+		return l.chart, l.err
+	}
+	return r.render(l.digest, chart, req), chart
+}
+
+// NewApp is the record of an Application's source, for Record.
+func NewApp(env, name, namespace, source string, out *Outcome, chart func() (*Chart, error)) App {
+	return App{Env: env, Name: name, Namespace: namespace, Source: source, Outcome: out, chart: chart}
+}
+
+// NotRendered records that the pinned chart name is not rendered, with why
+// (NoLock or Missing), for NotRenderedNote.
+func (r *Renderer) NotRendered(name string, why Status) {
+	r.mu.Lock()
+	if r.missing == nil {
+		r.missing = map[string]Status{}
+	}
+	r.missing[name] = why
+	r.mu.Unlock()
+}
+
+// Partial records that an Application's chart was rendered without a value
+// file out of reach, for NotRenderedNote.
+func (r *Renderer) Partial(app string) {
+	r.mu.Lock()
+	if r.partial == nil {
+		r.partial = map[string]bool{}
+	}
+	r.partial[app] = true
+	r.mu.Unlock()
+}
+
+// NotRenderedNote says which pinned charts were not rendered, and the
+// command that fetches them; "" when every one was.
+func (r *Renderer) NotRenderedNote(specDir string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var unlocked, missing []string
+	for _, name := range sortedKeys(r.missing) {
+		if r.missing[name] == NoLock {
+			unlocked = append(unlocked, name)
+		} else {
+			missing = append(missing, name)
+		}
+	}
+	var notes []string
+	if len(unlocked) > 0 {
+		notes = append(notes, fmt.Sprintf("%s not rendered, since %s has no %s: %s; run platc charts pull (it uses the network) to lock, fetch and render them", count(len(unlocked), "chart is", "charts are"), specDir, LockFile, strings.Join(unlocked, ", ")))
+	}
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached", count(len(missing), "locked chart is", "locked charts are"), path.Join(specDir, VendorDir), strings.Join(missing, ", ")))
+	}
+	if n := len(r.partial); n > 0 {
+		apps := sortedKeys(r.partial)
+		more := ""
+		if n > 3 {
+			apps, more = apps[:3], fmt.Sprintf(" and %d more", n-3)
+		}
+		notes = append(notes, fmt.Sprintf("%s rendered without a value file out of reach, so Helm's errors and the schema are not judged there: %s%s; give the client's checkout with -client-repo", count(n, "Application's chart is", "Applications' charts are"), strings.Join(apps, ", "), more))
+	}
+	return strings.Join(notes, "\n")
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Record keeps the render of an Application's source, for the commands
+// that show it (diff -manifests, preview).
+func (r *Renderer) Record(a App) {
+	r.mu.Lock()
+	r.apps = append(r.apps, a)
+	r.mu.Unlock()
+}
+
+// Apps are the recorded renders, sorted by environment, namespace, name
+// and source.
+func (r *Renderer) Apps() []App {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	apps := slices.Clone(r.apps)
+	slices.SortFunc(apps, func(a, b App) int {
+		return strings.Compare(a.Env+"\x00"+a.Namespace+"\x00"+a.Name+"\x00"+a.Source, b.Env+"\x00"+b.Namespace+"\x00"+b.Name+"\x00"+b.Source)
+	})
+	return apps
+}
+
+// outcomeFormat names the layout of a cached outcome and what makes it:
+// change it whenever Render or Outcome changes.
+const outcomeFormat = "platc chart render 1 helm " + HelmVersion
+
+// entry is a cached outcome, with what it describes.
+type entry struct {
+	Format  string
+	Chart   string // digest
+	Request string // digest of the request
+	Outcome *Outcome
+}
+
+func (r *Renderer) render(digest string, chart func() (*Chart, error), req Request) *Outcome {
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		panic(err) // plain data always encodes
+	}
+	reqSum := sha256.Sum256(reqJSON)
+	reqDigest := hex.EncodeToString(reqSum[:])
+	keySum := sha256.Sum256([]byte(outcomeFormat + "\x00" + digest + "\x00" + reqDigest))
+	key := "chart-render-" + hex.EncodeToString(keySum[:16])
+
+	r.mu.Lock()
+	if r.outcomes == nil {
+		r.outcomes = map[string]*rendered{}
+	}
+	o := r.outcomes[key]
+	if o == nil {
+		o = &rendered{}
+		r.outcomes[key] = o
+	}
+	r.mu.Unlock()
+	o.once.Do(func() {
+		if r.Cache != nil {
+			if data, ok := r.Cache.Get(key); ok {
+				if sum, body, ok := bytes.Cut(data, []byte("\n")); ok && string(sum) == digestHex(body) {
+					var e entry
+					if json.Unmarshal(body, &e) == nil && e.Format == outcomeFormat && e.Chart == digest && e.Request == reqDigest && e.Outcome != nil {
+						o.out = e.Outcome
+						return
+					}
+				}
+			}
+		}
+		ch, err := chart()
+		if err != nil {
+			o.out = &Outcome{Error: err.Error()}
+			return
+		}
+		o.out = Render(ch, req)
+		if r.Cache != nil {
+			body, err := json.Marshal(entry{Format: outcomeFormat, Chart: digest, Request: reqDigest, Outcome: o.out})
+			if err == nil {
+				r.Cache.Put(key, append([]byte(digestHex(body)+"\n"), body...))
+			}
+		}
+	})
+	return o.out
+}
+
+func digestHex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/charts"
+)
+
+// chartStore is platc's chart cache: archives by digest, shared by every
+// repository (an archive is what its digest says, whoever pulled it), in
+// the charts folder of platc's cache. Each read is checked against the
+// digest it is asked for.
+type chartStore struct{ dir string }
+
+// openChartStore returns the chart cache, or nil with PLATC_CACHE=off or
+// no cache directory.
+func openChartStore() *chartStore {
+	base := os.Getenv(CacheEnv)
+	if base == "off" {
+		return nil
+	}
+	if base == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return nil
+		}
+		base = filepath.Join(d, "platc")
+	}
+	return &chartStore{dir: filepath.Join(base, "charts")}
+}
+
+func (s *chartStore) file(digest string) string {
+	return filepath.Join(s.dir, strings.Replace(digest, ":", "-", 1)+".tgz")
+}
+
+// Archive implements charts.Archives.
+func (s *chartStore) Archive(digest string) ([]byte, bool) {
+	if s == nil || !charts.ValidDigest(digest) {
+		return nil, false
+	}
+	data, err := os.ReadFile(s.file(digest))
+	if err != nil || charts.Digest(data) != digest {
+		return nil, false
+	}
+	return data, true
+}
+
+// put stores an archive under its digest, beside its place then renamed.
+func (s *chartStore) put(data []byte) error {
+	if err := os.MkdirAll(s.dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.dir, "archive.*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), s.file(charts.Digest(data)))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// runCharts runs platc charts pull or vendor (sub).
+func runCharts(c *call, sub, specDir string, update bool) int {
+	proc, stdout, stderr := c.proc, c.stdout, c.stderr
+	store := openChartStore()
+	if store == nil {
+		fmt.Fprintf(stderr, "platc charts %s: there is no chart cache (%s=off, or no cache directory): set %s to a folder\n", sub, CacheEnv, CacheEnv)
+		return ExitUsage
+	}
+	root, err := os.OpenRoot(c.dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "platc: opening the repository: %v\n", err)
+		return ExitUsage
+	}
+	defer root.Close()
+	specDir = strings.TrimSuffix(specDir, "/")
+	if sub == "vendor" {
+		return chartsVendor(root, specDir, store, stdout, stderr)
+	}
+	client := http.DefaultClient
+	if proc.httpClient != nil {
+		client = proc.httpClient
+	}
+	ctx, stop := proc.interrupts()
+	defer stop()
+	return chartsPull(ctx, root, specDir, store, client, update, stdout, stderr)
+}
+
+// readLock reads the spec's lock file; a missing one is empty.
+func readLock(root *os.Root, specDir string) (*charts.Lock, error) {
+	data, err := root.ReadFile(path.Join(specDir, charts.LockFile))
+	if os.IsNotExist(err) {
+		return &charts.Lock{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return charts.ParseLock(data)
+}
+
+func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chartStore, client *http.Client, update bool, stdout, stderr io.Writer) int {
+	pins, log := compiler.Pins(newRepoFS(root), specDir)
+	fmt.Fprint(stderr, log.String())
+	if log.HasErrors() {
+		return ExitProblems
+	}
+	old, err := readLock(root, specDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v: fix or remove it\n", path.Join(specDir, charts.LockFile), err)
+		return ExitProblems
+	}
+	lock := &charts.Lock{}
+	failed := false
+	for _, c := range pins {
+		e, data, err := charts.Pull(ctx, client, c.Name, c.RepoURL, c.Chart, c.Version)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %s: pulling %s %s: %v\n", c.Pos, c.Path, c.Chart, c.Version, err)
+			failed = true
+			continue
+		}
+		if prev := old.Find(c.RepoURL, c.Chart, c.Version); prev != nil && prev.Digest != e.Digest && !update {
+			fmt.Fprintf(stderr, "%s: %s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", c.Pos, c.Path, c.Chart, c.Version, c.RepoURL, e.Digest, prev.Digest)
+			failed = true
+			lock.Charts = append(lock.Charts, *prev)
+			continue
+		}
+		if err := store.put(data); err != nil {
+			fmt.Fprintf(stderr, "platc charts pull: writing the chart cache: %v\n", err)
+			return ExitUsage
+		}
+		lock.Charts = append(lock.Charts, e)
+		fmt.Fprintf(stdout, "%s %s %s %s\n", c.Name, c.Chart, c.Version, e.Digest)
+	}
+	if failed {
+		return ExitProblems
+	}
+	if err := writeFileAtomic(root, path.Join(specDir, charts.LockFile), lock.Marshal()); err != nil {
+		fmt.Fprintf(stderr, "platc charts pull: writing the lock file: %v\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stdout, "platc: %s: %d charts locked\n", path.Join(specDir, charts.LockFile), len(lock.Charts))
+	return ExitOK
+}
+
+func chartsVendor(root *os.Root, specDir string, store *chartStore, stdout, stderr io.Writer) int {
+	lock, err := readLock(root, specDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v: fix or remove it\n", path.Join(specDir, charts.LockFile), err)
+		return ExitProblems
+	}
+	dir := path.Join(specDir, charts.VendorDir)
+	want := map[string][]byte{}
+	var missing []string
+	for _, e := range lock.Charts {
+		data, ok := store.Archive(e.Digest)
+		if !ok {
+			missing = append(missing, e.Chart+" "+e.Version)
+			continue
+		}
+		if _, dup := want[e.File()]; dup {
+			fmt.Fprintf(stderr, "platc charts vendor: two locked charts would be %s/%s: vendor one of them\n", dir, e.File())
+			return ExitProblems
+		}
+		want[e.File()] = data
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(stderr, "platc charts vendor: the cache does not hold %s: run platc charts pull first\n", strings.Join(missing, ", "))
+		return ExitProblems
+	}
+	if err := root.MkdirAll(dir, 0o777); err != nil {
+		fmt.Fprintf(stderr, "platc charts vendor: %v\n", err)
+		return ExitUsage
+	}
+	for name, data := range want {
+		if err := writeFileAtomic(root, path.Join(dir, name), data); err != nil {
+			fmt.Fprintf(stderr, "platc charts vendor: %v\n", err)
+			return ExitUsage
+		}
+	}
+	removed := 0
+	entries, _ := fs.ReadDir(root.FS(), dir)
+	for _, e := range entries {
+		if _, keep := want[e.Name()]; !keep && strings.HasSuffix(e.Name(), ".tgz") && !e.IsDir() {
+			if root.Remove(path.Join(dir, e.Name())) == nil {
+				removed++
+			}
+		}
+	}
+	names := make([]string, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	fmt.Fprintf(stdout, "platc: %s/: %d charts (%s), %d removed\n", dir, len(names), strings.Join(names, ", "), removed)
+	return ExitOK
+}
+
+// writeFileAtomic writes a file of the repository beside its place and
+// renames it there.
+func writeFileAtomic(root *os.Root, name string, data []byte) error {
+	tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
+	if err := root.WriteFile(tmp, data, 0o666); err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return nil
+}

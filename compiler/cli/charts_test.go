@@ -1,0 +1,247 @@
+package cli_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/platc/platc/compiler/charts"
+	"github.com/platc/platc/compiler/charts/chartstest"
+	"github.com/platc/platc/compiler/cli"
+)
+
+// chartArchive is a small chart: a Deployment of replicaCount replicas,
+// and, with clusterRole, a ClusterRole.
+func chartArchive(name, version string, replicas int, clusterRole bool) []byte {
+	files := map[string][]byte{
+		"Chart.yaml":  []byte("apiVersion: v2\nname: " + name + "\nversion: " + version + "\n"),
+		"values.yaml": []byte(fmt.Sprintf("replicaCount: %d\nimage:\n  tag: %q\n", replicas, version)),
+		"templates/deployment.yaml": []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: {{ .Values.replicaCount }}
+  template:
+    spec:
+      containers:
+        - name: app
+          image: "app:{{ .Values.image.tag }}"
+`),
+	}
+	if clusterRole {
+		files["templates/clusterrole.yaml"] = []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: {{ .Release.Name }}-reader\n")
+	}
+	return charts.BuildArchive(name, files)
+}
+
+// chartsRepo writes a platform whose charts are served by repo (web, kro)
+// and reg (ops), with a stack whose client sets a values file.
+func chartsRepo(t *testing.T, repo *chartstest.Repo, reg *chartstest.Registry) string {
+	dir := t.TempDir()
+	writeFile(t, dir, "sources/platform.cue", fmt.Sprintf(`package platform
+
+platform: {name: "shop", repoURL: "https://git.example.com/shop.git", defaultEnvironment: "dev"}
+
+charts: {
+	kro: {repoURL: %[1]q, chart: "kro", version: "0.9.3"}
+	web: {repoURL: %[1]q, chart: "web", version: "1.0.0"}
+	ops: {repoURL: %[2]q, chart: "ops", version: "2.0.0"}
+}
+
+modules: {
+	kro: {chart: "kro", namespace: "kro-system"}
+	web: {chart: "web", namespace: "web", values: {
+		replicaCount: 2
+		imag: tag: "2.0"
+	}}
+	ops: {chart: "ops", namespace: "ops"}
+	definitions: {definitions: ["site"], needs: ["kro"]}
+	sites: {stacks: ["site"], namespace: "sites"}
+}
+
+environments: dev: {
+	revision: "HEAD"
+	projects: team: {
+		sourceRepos: ["*"]
+		destinations: [{server: "https://kubernetes.default.svc", namespace: "*"}]
+		clusterResourceWhitelist: [{group: "", kind: "Namespace"}]
+	}
+	modules: ops: project: "team"
+}
+
+stacks: site: {
+	kind: "Site"
+	modules: web: chart: "web"
+}
+
+clients: blue: {
+	values: repoURL: "https://git.example.com/shop.git"
+	stacks: site: environments: ["dev"]
+}
+`, repo.URL, reg.RepoURL()))
+	writeFile(t, dir, "clients/blue/site/web.yaml", "image:\n  tag: \"3.0\"\nreplicaCont: 3\n")
+	return dir
+}
+
+// trusting is an HTTP client that trusts the test servers' certificates.
+func trusting(servers ...interface{ Certificate() *x509.Certificate }) *http.Client {
+	pool := x509.NewCertPool()
+	for _, s := range servers {
+		pool.AddCert(s.Certificate())
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+}
+
+func run(t *testing.T, p cli.Process, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := cli.MainIn(p, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestChartsPullLocksAndRenders is issue 13's path end to end, on loopback
+// servers: charts pull fills the cache and the lock; vet then renders
+// every chart offline, reports a values typo of the spec and of a client
+// file at its line with the key it probably means, and refuses a chart
+// that creates a cluster-scoped kind its project forbids; a re-published
+// version is an error naming both digests; vendor makes the cache
+// unnecessary.
+func TestChartsPullLocksAndRenders(t *testing.T) {
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	web, kro := chartArchive("web", "1.0.0", 1, false), chartArchive("kro", "0.9.3", 1, false)
+	ops := chartArchive("ops", "2.0.0", 1, true)
+	repo := chartstest.NewRepo(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
+	defer repo.Close()
+	reg := chartstest.NewRegistry(chartstest.Chart{Name: "ops", Version: "2.0.0", Archive: ops})
+	defer reg.Close()
+	dir := chartsRepo(t, repo, reg)
+	p := cli.Process{HTTPClient: trusting(repo, reg)}
+
+	// Before the pull: nothing is rendered, vet says which and how.
+	code, _, stderr := run(t, p, "vet", "-C", dir)
+	if code != cli.ExitOK || !strings.Contains(stderr, "platc: note: 3 charts are not rendered, since sources has no charts.lock: kro, ops, web; run platc charts pull") {
+		t.Fatalf("vet before pull: exit %d, stderr:\n%s", code, stderr)
+	}
+
+	code, stdout, stderr := run(t, p, "charts", "pull", "-C", dir)
+	if code != cli.ExitOK {
+		t.Fatalf("charts pull: exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "platc: sources/charts.lock: 3 charts locked") {
+		t.Errorf("charts pull: stdout:\n%s", stdout)
+	}
+	lockData, err := os.ReadFile(filepath.Join(dir, "sources/charts.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := charts.ParseLock(lockData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := lock.Find(reg.RepoURL(), "ops", "2.0.0"); e == nil || e.Digest != charts.Digest(ops) || e.ManifestDigest == "" {
+		t.Errorf("the lock of ops: %+v", e)
+	}
+	if e := lock.Find(repo.URL, "web", "1.0.0"); e == nil || e.Digest != charts.Digest(web) {
+		t.Errorf("the lock of web: %+v", e)
+	}
+
+	// vet renders offline: no server is asked.
+	before := repo.Requests
+	code, _, stderr = run(t, p, "vet", "-C", dir)
+	want := []string{
+		`sources/platform.cue:15:3: warning: modules.web.values.imag: chart web 1.0.0 has no value imag (set at modules.web.values.imag), which Application "web" (out/deploy/clusters/dev/apps.yaml) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "image"?`,
+		`clients/blue/site/web.yaml:3:1: warning: clients.blue: chart web 1.0.0 has no value replicaCont (in clients/blue/site/web.yaml), which Application "blue-web" (created by kro in dev) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "replicaCount"?`,
+		`modules.ops: chart ops 2.0.0 creates the cluster-scoped kind ClusterRole (ops/templates/clusterrole.yaml) for Application "ops" (out/deploy/clusters/dev/apps.yaml), which project team does not allow: add {group: "rbac.authorization.k8s.io", kind: "ClusterRole"} to environments.dev.projects.team.clusterResourceWhitelist, or turn it off in the chart's values`,
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("vet: stderr lacks\n%s\nstderr:\n%s", w, stderr)
+		}
+	}
+	if code != cli.ExitProblems {
+		t.Errorf("vet: exit %d, want %d (the ClusterRole)", code, cli.ExitProblems)
+	}
+	if repo.Requests != before {
+		t.Errorf("vet asked the chart repository %d times", repo.Requests-before)
+	}
+	if code, _, stderr := run(t, p, "vet", "-strict", "-C", dir); code != cli.ExitProblems || strings.Contains(stderr, "warning: modules.web.values.imag") {
+		t.Errorf("vet -strict: the unknown key is not an error: exit %d\n%s", code, stderr)
+	}
+
+	// With the kind allowed, the spec vets; explain knows the chart's
+	// defaults, at their lines of values.yaml.
+	spec := filepath.Join(dir, "sources/platform.cue")
+	data, _ := os.ReadFile(spec)
+	writeFile(t, dir, "sources/platform.cue", strings.Replace(string(data), `clusterResourceWhitelist: [{group: "", kind: "Namespace"}]`, `clusterResourceWhitelist: [{group: "", kind: "Namespace"}, {group: "rbac.authorization.k8s.io", kind: "ClusterRole"}]`, 1))
+	if code, _, stderr := run(t, p, "vet", "-C", dir); code != cli.ExitOK {
+		t.Fatalf("vet with ClusterRole allowed: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = run(t, p, "explain", "-C", dir, "dev/web", "replicaCount")
+	if w := "  1 chart defaults  replicaCount = 1  web/values.yaml:1:1"; !strings.Contains(stdout, w) || !strings.Contains(stdout, "replicaCount = 2  sources/platform.cue:14:3  <- wins") {
+		t.Errorf("explain: exit %d, stdout lacks %q:\n%s%s", code, w, stdout, stderr)
+	}
+
+	// preview shows what the chart renders for a stack instance.
+	code, stdout, _ = run(t, p, "preview", "-C", dir, "site", "-client", "blue", "-env", "dev", "-manifests")
+	if w := "# Source: web/templates/deployment.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: blue-web\n"; code != cli.ExitOK || !strings.Contains(stdout, w) || !strings.Contains(stdout, "image: app:3.0") {
+		t.Errorf("preview -manifests: exit %d, stdout lacks %q:\n%s", code, w, stdout)
+	}
+
+	// A chart bump, seen in review: diff -manifests renders both sides.
+	bumped := t.TempDir()
+	for name, data := range tree(t, dir) {
+		writeFile(t, bumped, name, data)
+	}
+	web11 := chartArchive("web", "1.1.0", 1, false)
+	repo.Set(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web}, chartstest.Chart{Name: "web", Version: "1.1.0", Archive: web11}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
+	data, _ = os.ReadFile(filepath.Join(bumped, "sources/platform.cue"))
+	writeFile(t, bumped, "sources/platform.cue", strings.Replace(string(data), `chart: "web", version: "1.0.0"`, `chart: "web", version: "1.1.0"`, 1))
+	if code, _, stderr := run(t, p, "charts", "pull", "-C", bumped); code != cli.ExitOK {
+		t.Fatalf("pull of the bump: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = run(t, p, "diff", "-manifests", dir, bumped)
+	// blue-web reads web too, but its client's file sets the tag.
+	for _, w := range []string{
+		"  changed Deployment web (rendered for Application web)\n      spec.template.spec.containers[name=app].image: \"app:1.0.0\" -> \"app:1.1.0\"\n",
+		" -> " + bumped + ": 0 added, 0 removed, 1 changed\n",
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("diff -manifests: exit %d, stdout lacks %q:\n%s%s", code, w, stdout, stderr)
+		}
+	}
+
+	// A re-published version: pull refuses it, naming both digests.
+	web2 := chartArchive("web", "1.0.0", 5, false)
+	repo.Set(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web2}, chartstest.Chart{Name: "web", Version: "1.1.0", Archive: web11}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
+	code, _, stderr = run(t, p, "charts", "pull", "-C", dir)
+	if code != cli.ExitProblems || !strings.Contains(stderr, "web 1.0.0 of "+repo.URL+" was re-published: its archive's digest is "+charts.Digest(web2)+", the lock's "+charts.Digest(web)) {
+		t.Errorf("pull of a re-published chart: exit %d, stderr:\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "sources/charts.lock")); !bytes.Equal(after, lockData) {
+		t.Errorf("a failed pull changed the lock")
+	}
+
+	// Vendored, the charts render without the cache.
+	if code, stdout, stderr := run(t, p, "charts", "vendor", "-C", dir); code != cli.ExitOK || !strings.Contains(stdout, "3 charts (kro-0.9.3.tgz, ops-2.0.0.tgz, web-1.0.0.tgz)") {
+		t.Fatalf("charts vendor: exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Setenv(cli.CacheEnv, "off")
+	code, _, stderr = run(t, p, "vet", "-C", dir)
+	if code != cli.ExitOK || !strings.Contains(stderr, want[0]) || strings.Contains(stderr, "note:") {
+		t.Errorf("vet from the vendor folder: exit %d, stderr:\n%s", code, stderr)
+	}
+	// A vendored archive that is not the locked one is an error naming
+	// both digests.
+	writeFile(t, dir, "sources/charts/vendor/web-1.0.0.tgz", string(web2))
+	_, _, stderr = run(t, p, "vet", "-C", dir)
+	if w := "sources/charts/vendor/web-1.0.0.tgz is not the archive locked for web 1.0.0: its digest is " + charts.Digest(web2) + ", the lock's " + charts.Digest(web); !strings.Contains(stderr, w) {
+		t.Errorf("a tampered vendor archive: stderr:\n%s", stderr)
+	}
+}

@@ -1,0 +1,42 @@
+package model
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/platc/platc/schemas"
+)
+
+// TestEveryKindIsDescribed requires a full row of KindInfos for every
+// module kind but KindInvalid, a field of its own, and that field in
+// #Module of the spec language: the stages read the row, so a kind
+// without one would fall to their loud defaults.
+func TestEveryKindIsDescribed(t *testing.T) {
+	if len(KindInfos) != int(KindDefinitions)+1 {
+		t.Fatalf("KindInfos has %d rows for %d kinds", len(KindInfos), int(KindDefinitions)+1)
+	}
+	module := regexp.MustCompile(`(?s)#Module: \{(.*?)\n\}`).FindSubmatch(schemas.PlatformCUE)
+	if module == nil {
+		t.Fatal("no #Module in the schema")
+	}
+	seen := map[string]bool{}
+	for k := KindChart; k <= KindDefinitions; k++ {
+		info := k.Info()
+		if info.Field == "" || info.Syncs == 0 || info.Deploys == 0 || info.DirectApply == 0 {
+			t.Errorf("kind %d (%q) is not fully described: %+v", k, info.Field, info)
+		}
+		if seen[info.Field] {
+			t.Errorf("two kinds are set by field %q", info.Field)
+		}
+		seen[info.Field] = true
+		if !regexp.MustCompile(`\n\t` + info.Field + `\?:`).Match(module[1]) {
+			t.Errorf("kind %q has no field %s?: in #Module", info.Field, info.Field)
+		}
+		if Kinds[k] != info.Field {
+			t.Errorf("Kinds[%d] = %q, want %q", k, Kinds[k], info.Field)
+		}
+	}
+	if KindInvalid.Info() != (KindInfo{}) {
+		t.Errorf("KindInvalid is described: %+v", KindInvalid.Info())
+	}
+}

@@ -1,0 +1,464 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/charts"
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/layers"
+	"github.com/platc/platc/compiler/manifests"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
+	"github.com/platc/platc/compiler/rgd"
+	"github.com/platc/platc/compiler/validate"
+)
+
+// helmSource is one Helm source of an Application, and what renders it.
+type helmSource struct {
+	src    any
+	index  int
+	pin    *model.Chart // a pinned chart, or nil for a folder of this repository
+	folder string
+}
+
+// chartPins indexes the spec's charts by the source Argo CD reads them
+// from (argocd.ChartSource): repoURL, chart ("" for OCI) and version.
+func chartPins(spec *model.Spec) map[string]*model.Chart {
+	pins := map[string]*model.Chart{}
+	for _, c := range spec.Charts {
+		src := argocd.ChartSource(c)
+		name, _ := src.Get("chart").(string)
+		pins[src.Get("repoURL").(string)+"\x00"+name+"\x00"+c.Version] = c
+	}
+	return pins
+}
+
+// helmSources are the sources of a that Argo CD renders with Helm and
+// platc can render: a pinned chart, or a folder of this repository that
+// holds a chart.
+func (v *verifier) helmSources(a app) []helmSource {
+	var out []helmSource
+	for i, src := range sources(object.Lookup(a.obj, "spec")) {
+		repo, rev, chart := str(src, "repoURL"), str(src, "targetRevision"), str(src, "chart")
+		if c := v.pins[repo+"\x00"+chart+"\x00"+rev]; c != nil && (chart != "" || str(src, "path") == ".") {
+			out = append(out, helmSource{src: src, index: i, pin: c})
+			continue
+		}
+		dir := str(src, "path")
+		if chart == "" && repo == v.in.Spec.Platform.RepoURL && dir != "" && !rgd.HasPlaceholder(dir) && manifests.IsHelmFolder(v.in.Repo, dir) {
+			out = append(out, helmSource{src: src, index: i, folder: dir})
+		}
+	}
+	return out
+}
+
+// charts renders the Helm sources of env's Applications as Argo CD's repo
+// server would (compiler/charts), and checks what they give: Helm's own
+// errors, the values against the chart (its schema, the keys it knows),
+// and every rendered object against the Application's project, its kind's
+// CRD where known, and Kubernetes' rules for names.
+func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
+	r := v.in.Charts
+	if r == nil {
+		return
+	}
+	for _, a := range apps {
+		if a.root {
+			continue
+		}
+		for _, hs := range v.helmSources(a) {
+			var out *charts.Outcome
+			var chart func() (*charts.Chart, error)
+			var what string
+			var partial bool
+			if c := hs.pin; c != nil {
+				what = fmt.Sprintf("chart %s %s", c.Chart, c.Version)
+				status, entry, err := r.Pin(c.RepoURL, c.Chart, c.Version)
+				switch status {
+				case charts.NoLock, charts.Missing:
+					r.NotRendered(c.Name, status)
+					continue
+				case charts.NotLocked:
+					v.log.Warnf(c.Pos, c.Path, "chart %s %s of %s has no entry in %s: it is neither verified nor rendered; run platc charts pull", c.Chart, c.Version, c.RepoURL, path.Join(v.in.SpecDir, charts.LockFile))
+					continue
+				case charts.Mismatch:
+					v.errorf(c.Path, "%v", err)
+					continue
+				case charts.Ready:
+				default:
+					panic(fmt.Sprintf("verify: a chart status of unknown kind %d", status))
+				}
+				req, p := v.request(env, a, hs)
+				out, chart = r.RenderPin(entry, req)
+				partial = p
+			} else {
+				what = "the chart in " + hs.folder
+				req, p := v.request(env, a, hs)
+				out, chart = r.RenderFolder(hs.folder, req)
+				partial = p
+			}
+			source := hs.folder
+			if hs.pin != nil {
+				source = fmt.Sprintf("%s %s %s", hs.pin.RepoURL, hs.pin.Chart, hs.pin.Version)
+			}
+			r.Record(charts.NewApp(env.Name, a.name(), a.namespace(), source, out, chart))
+			if partial {
+				r.Partial(env.Name + "/" + a.name())
+			}
+			v.chartOutcome(env, a, hs, what, out, partial, e)
+		}
+	}
+}
+
+// request is what Argo CD's repo server passes to helm template for the
+// source (reposerver/repository/repository.go, helmTemplate, of Argo CD
+// v3.5.1): the Application's name as release, the destination namespace,
+// the cluster's Kubernetes version and API versions, the value files in
+// reach, valuesObject, parameters, and the skip flags.
+// partial is set when a value file is out of reach (another repository
+// without a checkout): the render goes on without it, and what the missing
+// values could explain (Helm's errors, the schema's) is not judged.
+func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req charts.Request, partial bool) {
+	helm := object.Lookup(hs.src, "helm")
+	req = charts.Request{
+		Release:     a.name(),
+		Namespace:   str(a.obj, "spec", "destination", "namespace"),
+		KubeVersion: env.Kubernetes.Version,
+		APIVersions: env.Kubernetes.APIVersions,
+	}
+	if s := str(helm, "releaseName"); s != "" {
+		req.Release = s
+	}
+	if s := str(helm, "namespace"); s != "" {
+		req.Namespace = s
+	}
+	if s := str(helm, "kubeVersion"); s != "" {
+		req.KubeVersion = s
+	}
+	if l := strings_(object.Lookup(helm, "apiVersions")); len(l) > 0 {
+		req.APIVersions = l
+	}
+	for _, f := range strings_(object.Lookup(helm, "valueFiles")) {
+		data, ok, outOfReach := v.valueFile(a, hs, f)
+		if ok {
+			req.ValueFiles = append(req.ValueFiles, charts.ValuesFile{Name: f, Data: data})
+		}
+		partial = partial || outOfReach
+	}
+	if vo := object.Plain(object.Lookup(helm, "valuesObject")); vo != nil {
+		data, _ := json.Marshal(vo)
+		req.ValuesObject = data
+	} else if s := str(helm, "values"); s != "" {
+		req.ValuesObject = []byte(s)
+	}
+	if ps, ok := object.Plain(object.Lookup(helm, "parameters")).([]any); ok {
+		for _, p := range ps {
+			force, _ := object.Lookup(p, "forceString").(bool)
+			req.Parameters = append(req.Parameters, charts.Parameter{Name: str(p, "name"), Value: str(p, "value"), ForceString: force})
+		}
+		// Argo CD passes them from a map, in no order: here by name.
+		slices.SortStableFunc(req.Parameters, func(a, b charts.Parameter) int { return strings.Compare(a.Name, b.Name) })
+	}
+	req.SkipCRDs, _ = object.Lookup(helm, "skipCrds").(bool)
+	req.SkipSchemaValidation, _ = object.Lookup(helm, "skipSchemaValidation").(bool)
+	req.SkipTests, _ = object.Lookup(helm, "skipTests").(bool)
+	return req, partial
+}
+
+// valueFile reads a values file of a Helm source where platc can: a
+// client's file of a stack instance (read strictly by layers), a file of
+// this repository. A missing file is left out (Argo CD ignores it with
+// ignoreMissingValueFiles; verify's valueFiles reports it otherwise); a
+// file out of reach too, and outOfReach says so.
+func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, ok, outOfReach bool) {
+	if a.client != nil && a.stackModule != nil && v.in.Layers != nil && strings.HasSuffix(name, "/"+a.stackModule.ValuesFile) {
+		if !v.in.Layers.InReach(a.client.Name) {
+			return nil, false, true
+		}
+		if f := v.in.Layers.File(a.client.Name, a.stack.Name, a.stackModule.ID); f != nil && f.Tree != nil {
+			data, err := json.Marshal(f.Tree.Plain())
+			return data, err == nil, false
+		}
+		return nil, false, false
+	}
+	var file string
+	if ref, rest, ok := strings.Cut(strings.TrimPrefix(name, "$"), "/"); strings.HasPrefix(name, "$") && ok {
+		for _, s := range sources(object.Lookup(a.obj, "spec")) {
+			if str(s, "ref") == ref && str(s, "repoURL") == v.in.Spec.Platform.RepoURL {
+				file = rest
+			}
+		}
+	} else if hs.folder != "" {
+		file = path.Join(hs.folder, name)
+	}
+	if file == "" || rgd.HasPlaceholder(file) {
+		return nil, false, true
+	}
+	data, err := fs.ReadFile(v.in.Repo, file)
+	return data, err == nil, false
+}
+
+// chartOutcome reports what rendering one Helm source found.
+func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, what string, out *charts.Outcome, partial bool, e *envArgo) {
+	vo := object.Plain(object.Lookup(hs.src, "helm", "valuesObject"))
+	for _, p := range out.Schema {
+		if partial || rgd.HasPlaceholder(fmt.Sprint(lookupPath(vo, p.Path))) {
+			continue // kro fills it in the cluster
+		}
+		pos, specPath, layer := v.valueLayer(env, a, p.Path)
+		v.log.Errorf(pos, specPath, "%s of Application %q (%s) refuses %s (%s): %s: fix the value, or the chart's values.schema.json", what, a.name(), where(a, env), layers.ValuesPath(p.Path), layer, p.Message)
+	}
+	if out.Error != "" && len(out.Schema) == 0 && !partial {
+		v.errorf(a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
+	}
+	for _, u := range out.Unknown {
+		pos, specPath, layer := v.valueLayer(env, a, u.Path)
+		hint := "remove it"
+		if u.Suggest != "" {
+			hint = fmt.Sprintf("did you mean %q?", layers.ValuesPath(append(slices.Clone(u.Path[:len(u.Path)-1]), u.Suggest)))
+		}
+		msg := fmt.Sprintf("%s has no value %s (%s), which Application %q (%s) sets: not in its values.yaml, and no template reads it, so Helm ignores it; %s", what, layers.ValuesPath(u.Path), layer, a.name(), where(a, env), hint)
+		if v.in.Strict {
+			v.log.Errorf(pos, specPath, "%s", msg)
+		} else {
+			v.log.Warnf(pos, specPath, "%s", msg)
+		}
+	}
+	if len(out.Objects) > 0 {
+		v.renderedObjects(env, a, what, out, e)
+	}
+}
+
+var group = manifests.Group
+
+// validator is the validator of the kinds the output is checked against:
+// the embedded CRDs, or the cluster's (Input.CRDs), compiled once; nil if
+// they do not compile (schemasCheck reports it).
+func (v *verifier) validator() *validate.Validator {
+	v.crdsOnce.Do(func() {
+		if v.in.CRDs != nil {
+			v.crds, _ = validate.FromCRDs(v.in.CRDs)
+		} else {
+			v.crds, _ = embedded()
+		}
+	})
+	return v.crds
+}
+
+// nameProblems are what Kubernetes' API server says of an object's name,
+// by kind (the name validation of each kind's strategy, k8s.io/kubernetes
+// pkg/apis/*/validation): a DNS-1123 label for a Namespace, a DNS-1035
+// label for a Service, a path segment for RBAC's kinds (system:...
+// names are common), a DNS-1123 subdomain for the others and for custom
+// resources.
+func nameProblems(group, kind, name string) []string {
+	switch {
+	case group == "" && kind == "Namespace":
+		return validation.IsDNS1123Label(name)
+	case group == "" && kind == "Service":
+		return validation.IsDNS1035Label(name)
+	case group == "rbac.authorization.k8s.io":
+		var msgs []string
+		if name == "." || name == ".." {
+			msgs = append(msgs, fmt.Sprintf("may not be %q", name))
+		}
+		if strings.ContainsAny(name, "/%") {
+			msgs = append(msgs, "may not contain '/' or '%'")
+		}
+		return msgs
+	}
+	return validation.IsDNS1123Subdomain(name)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// lookupPath is the value at a path of plain values, or nil.
+func lookupPath(v any, p []string) any {
+	for _, k := range p {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// valueLayer says which layer of an Application's values sets the value
+// at p (or its nearest parent a layer sets), the one Helm uses: its
+// position, spec path, and a description.
+func (v *verifier) valueLayer(env *model.Environment, a app, p []string) (diag.Pos, string, string) {
+	spec := v.in.Spec
+	if a.mod != nil && a.mod.Kind == model.KindChart {
+		ls := render.ValuesLayers(spec, env, a.mod)
+		for i := len(ls) - 1; i >= 0; i-- {
+			l := ls[i]
+			if n := setDepth(l.Values, p); n > 0 {
+				at := l.SpecPath
+				if !l.Wiring {
+					at = layers.AppendLabels(l.SpecPath, p[:n])
+				}
+				return spec.PosOf(at), at, "set at " + at
+			}
+		}
+		return spec.PosOf(a.origin), a.origin, "set by the Application"
+	}
+	if m := a.stackModule; m != nil {
+		for _, w := range m.Wiring {
+			if w.ValuesPath != nil && hasPrefix(p, w.ValuesPath) {
+				return w.Pos, w.Path, "wired at " + w.Path
+			}
+		}
+		if n := setDepth(m.Values, p); n > 0 {
+			at := layers.AppendLabels(m.FieldPath("values"), p[:n])
+			return spec.PosOf(at), at, "set at " + at
+		}
+		if v.in.Layers != nil {
+			if f := v.in.Layers.File(a.client.Name, a.stack.Name, m.ID); f != nil && f.Tree != nil {
+				return keyPos(f.Tree, p, f.Tree.Pos), a.client.Path, "in " + f.Path
+			}
+		}
+	}
+	return spec.PosOf(a.origin), a.origin, "set by the Application"
+}
+
+// keyPos is the position of the deepest key of p a file's tree has.
+func keyPos(t *layers.Node, p []string, fallback diag.Pos) diag.Pos {
+	pos, n := fallback, t
+	for _, k := range p {
+		found := false
+		for i, key := range n.Keys {
+			if key.Name == k {
+				pos, n, found = key.Pos, n.Values[i], true
+				break
+			}
+		}
+		if !found || n == nil {
+			break
+		}
+	}
+	return pos
+}
+
+// setDepth is how many labels of p the values set (0: none), where the
+// value there is a leaf or the path ends.
+func setDepth(values map[string]any, p []string) int {
+	var cur any = values
+	for i, k := range p {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return i
+		}
+		next, ok := m[k]
+		if !ok {
+			return 0
+		}
+		cur = next
+	}
+	return len(p)
+}
+
+func hasPrefix(p, prefix []string) bool {
+	return len(prefix) <= len(p) && slices.Equal(p[:len(prefix)], prefix)
+}
+
+// renderedObjects checks what a chart renders for an Application: each
+// object's name and namespace as Kubernetes validates them, its kind
+// against the project (a cluster-scoped kind must be allow-listed, a
+// namespaced one not deny-listed), the namespace of an object that sets
+// its own against the project's destinations, and the object against its
+// kind's CRD where the chart brings it or platc knows it.
+func (v *verifier) renderedObjects(env *model.Environment, a app, what string, out *charts.Outcome, e *envArgo) {
+	proj := e.projects[a.spec.ProjectName()]
+	scopes := map[string]bool{} // group/kind -> cluster-scoped, from the chart's CRDs
+	crds := map[string][]map[string]any{}
+	for _, o := range out.Objects {
+		if o.Object["kind"] == "CustomResourceDefinition" {
+			g := str(o.Object, "spec", "group")
+			k := str(o.Object, "spec", "names", "kind")
+			scopes[g+"/"+k] = str(o.Object, "spec", "scope") == "Cluster"
+			crds[o.Source] = append(crds[o.Source], o.Object)
+		}
+	}
+	var val *validate.Validator
+	if len(crds) > 0 {
+		val, _ = validate.FromObjects(crds)
+	}
+	// The kinds platc knows (Argo CD's, kro's, the primitives'), or the
+	// cluster's with -crds.
+	platform := v.validator()
+	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
+	reported := map[string]bool{}
+	report := func(key, format string, args ...any) {
+		if !reported[key] {
+			reported[key] = true
+			v.errorf(a.origin, format, args...)
+		}
+	}
+	for _, o := range out.Objects {
+		apiVersion, _ := o.Object["apiVersion"].(string)
+		kind, _ := o.Object["kind"].(string)
+		name, ns := str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
+		desc := fmt.Sprintf("%s %q (%s)", kind, name, o.Source)
+		if apiVersion == "" || kind == "" {
+			report("kind "+o.Source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.Source)
+			continue
+		}
+		if name == "" && str(o.Object, "metadata", "generateName") == "" {
+			report("name "+o.Source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, kind, o.Source, a.name(), where(a, env))
+		} else if msgs := nameProblems(group(apiVersion), kind, name); name != "" && len(msgs) > 0 {
+			report("name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(msgs, "; "))
+		}
+		if msgs := validation.IsDNS1123Label(ns); ns != "" && len(msgs) > 0 {
+			report("ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, ns, a.name(), where(a, env), strings.Join(msgs, "; "))
+		}
+		group := group(apiVersion)
+		clusterScoped, known := scopes[group+"/"+kind]
+		if !known {
+			clusterScoped = manifests.ClusterScoped(apiVersion, kind)
+		}
+		if proj != nil {
+			if clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
+				off := "or turn it off in the chart's values"
+				if o.CRD {
+					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
+				}
+				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.Source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
+			} else if !clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
+				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: remove it from %s, or turn it off in the chart's values", what, kind, o.Source, a.name(), where(a, env), proj.Name, proj.fixPath("namespaceResourceBlacklist"))
+			}
+			if !clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
+				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
+					target := cluster.Server
+					if target == "" {
+						target = cluster.Name
+					}
+					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
+				}
+			}
+		}
+		for _, val := range []*validate.Validator{val, platform} {
+			if val == nil || o.CRD {
+				continue
+			}
+			if problems, err := val.Validate(o.Object); err == nil && len(problems) > 0 {
+				var ps []string
+				for _, p := range problems {
+					ps = append(ps, p.String())
+				}
+				report("crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(ps, "; "))
+			}
+		}
+	}
+}
