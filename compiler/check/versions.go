@@ -9,11 +9,10 @@ import (
 // (environments.<env>.charts): each names a chart the platform declares,
 // and pins an exact version, as the platform's pins do.
 //
-// Follow-up (issue 13's lock file, sources/charts.lock): where the lock
-// exists, each version an environment runs must be locked too. The lock
-// holds one entry per repository, chart and version
-// (model.Spec.ChartVersions lists them), so an environment's pin needs an
-// entry of its own only where its version is not the platform's.
+// Whether each version is locked (sources/charts.lock) is verify's, as
+// for the platform's pins: model.Spec.PinnedVersions lists every chart at
+// every version it runs, each placed at its pin, so that the lock holds
+// one entry per repository, chart and version.
 func (c *checker) environmentCharts(env *model.Environment) {
 	for _, p := range env.Charts {
 		if c.spec.Chart(p.Chart) == nil {

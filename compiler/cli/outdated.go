@@ -50,7 +50,11 @@ func runOutdated(c *call, charts []string, offline bool) int {
 			return ExitUsage
 		}
 	}
-	r := &chartRepos{client: &http.Client{Timeout: 60 * time.Second}, dir: indexCacheDir(), offline: offline, now: time.Now}
+	client := &http.Client{Timeout: 60 * time.Second}
+	if c.proc.httpClient != nil {
+		client = c.proc.httpClient
+	}
+	r := &chartRepos{client: client, dir: indexCacheDir(), offline: offline, now: time.Now}
 	list := versions.FindOutdated(spec, charts, r.lookup)
 	log := &diag.Log{}
 	for _, o := range list {
@@ -89,12 +93,10 @@ func dashed(s string) string {
 }
 
 // indexCacheDir is where platc keeps the chart repositories' indexes it
-// read, for outdated -offline: beside its other cache ($PLATC_CACHE, or
-// the platc folder of the user's cache directory), or "" with none.
-//
-// Follow-up (issue 13): platc charts pull keeps a cache of charts and
-// repository indexes of its own; once it is merged, both should read
-// and write one.
+// read, for outdated -offline: beside its other caches ($PLATC_CACHE, or
+// the platc folder of the user's cache directory; the charts' archives
+// are in its charts folder), or "" with none. platc charts pull reads
+// each index online, once per pull; it could share these copies.
 func indexCacheDir() string {
 	base := os.Getenv(CacheEnv)
 	if base == "off" {
@@ -121,11 +123,11 @@ type chartRepos struct {
 	now     func() time.Time
 }
 
-// Limits of what is read, against a broken or hostile server: Helm's own
-// limit for an index is 100 MiB (getter.DefaultMaxSize... an index of a
-// large repository is tens of MiB).
+// Limits of what is read, against a broken or hostile server: an index
+// of a large repository is tens of MiB; platc charts pull reads at most
+// as much.
 const (
-	maxIndexSize = 100 << 20
+	maxIndexSize = 64 << 20
 	maxTagsPages = 100
 )
 

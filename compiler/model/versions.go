@@ -35,8 +35,10 @@ func (s *Spec) resolvePins() {
 			if env.charts == nil {
 				env.charts = make(map[string]*Chart, len(env.Charts))
 			}
+			// The copy is placed at the environment's pin: what is said
+			// of this version (not locked, not pulled) is said there.
 			run := *c
-			run.Version, run.Pin = p.Version, p
+			run.Node, run.Version, run.Pin = p.Node, p.Version, p
 			env.charts[p.Chart] = &run
 			if s.pinned == nil {
 				s.pinned = map[string]bool{}
@@ -106,6 +108,25 @@ func (s *Spec) ChartVersions() []ChartVersion {
 			out[first+i].Envs = append(out[first+i].Envs, env.Name)
 		}
 		slices.SortFunc(out[first:], func(a, b ChartVersion) int { return CompareVersions(a.Version, b.Version) })
+	}
+	return out
+}
+
+// PinnedVersions returns a chart for every chart and version the spec
+// runs (ChartVersions): the platform's pin, and, for a version that only
+// environments pin, the chart as the first of them runs it (placed at its
+// pin). It is what platc charts pull locks.
+func (s *Spec) PinnedVersions() []*Chart {
+	var out []*Chart
+	for _, v := range s.ChartVersions() {
+		switch {
+		case v.Platform:
+			out = append(out, v.Chart)
+		default:
+			if c := s.ChartIn(s.Environment(v.Envs[0]), v.Chart.Name); c != nil && c.Version == v.Version {
+				out = append(out, c)
+			}
+		}
 	}
 	return out
 }
