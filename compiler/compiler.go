@@ -357,7 +357,8 @@ func startScan(fsys fs.FS, dir string, opts Options) <-chan scanned {
 	return ch
 }
 
-// Pins reads the spec of fsys and returns its chart pins, for `platc
+// Pins reads the spec of fsys and returns its chart pins (each chart at
+// every version it runs somewhere), for `platc
 // charts pull`: the spec must fit the schema, and nothing else is checked.
 func Pins(fsys fs.FS, specDir string) ([]*model.Chart, *diag.Log) {
 	if specDir == "" {
@@ -368,5 +369,7 @@ func Pins(fsys fs.FS, specDir string) ([]*model.Chart, *diag.Log) {
 	if loaded == nil || !loaded.Checked() {
 		return nil, log
 	}
-	return model.Decode(loaded).Charts, log
+	// Every version the spec runs: the platform's pins and the
+	// environments' own, one per chart and version.
+	return model.Decode(loaded).PinnedVersions(), log
 }

@@ -580,6 +580,7 @@ func (c *checker) environment(env *model.Environment) {
 		}
 	}
 	c.environmentFields(env)
+	c.environmentCharts(env)
 	// Wiring must find an endpoint in every environment: the module's own,
 	// or the external one given where the environment disables it.
 	wiredBy := map[string][]string{} // disabled module -> "consumer (key)"

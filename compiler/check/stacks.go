@@ -10,8 +10,9 @@ import (
 )
 
 // reservedInstanceFields are the instance spec fields platc adds to every
-// stack and fills for each client.
-var reservedInstanceFields = []string{"values", "project"}
+// stack and fills for each client (chartVersions only to a stack whose
+// charts an environment runs at a version of its own).
+var reservedInstanceFields = []string{"values", "project", "chartVersions"}
 
 // stacks checks the references of stacks and clients: what kro itself
 // checks of a stack (ids, SimpleSchema, CEL, the graph) is package rgd's.

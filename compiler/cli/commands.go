@@ -130,6 +130,72 @@ problem it writes nothing.`,
 			},
 		},
 		{
+			name:    "versions",
+			summary: "print which version of each chart every environment runs",
+			doc: `Versions prints the matrix of chart versions: a row per chart, the platform's
+pin, and a column per environment with the version it runs, marking an
+environment's own pin (environments.<env>.charts) and where nothing installs
+the chart. -format markdown prints it for a pull request's comment; json
+gives each version's position in the spec.`,
+			dir: true, compile: true,
+			flags: versionsFlags,
+		},
+		{
+			name:    "promote",
+			args:    "FROM TO",
+			summary: "set an environment's chart versions to another's, check it, and render",
+			doc: `Promote sets the versions of the charts environment TO runs to those FROM
+runs (every chart, or those named with -chart). It edits TO's own pins in the
+spec in place, or writes a pin of TO's own where TO runs the platform's
+version (formatting and comments stay), checks, and renders. On any problem it
+writes nothing.
+
+A pinned environment runs the charts of its release: a promotion into one
+needs -release, which releases it to that tag in the same edit (as platc
+release does), so that its versions are the ones at its tag.`,
+			dir: true, compile: true, format: true,
+			minArgs: 2, maxArgs: 2, missing: "name the environment to promote from and the one to promote into: platc promote FROM TO",
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				var charts stringList
+				fs.Var(&charts, "chart", "promote only this `chart` (repeatable)")
+				tag := fs.String("release", "", "release the pinned environment promoted into to `vX.Y.Z`, in the same edit")
+				return func(c *call) int { return runPromote(c, charts, *tag) }
+			},
+		},
+		{
+			name:    "bump",
+			args:    "CHART VERSION",
+			summary: "set a chart's version (the platform's pin, or some environments'), check it, and render",
+			doc: `Bump sets a chart's version: the platform's pin (charts.<chart>.version), or,
+with -env, those environments' own pins (written where they run the
+platform's). It edits the spec in place (formatting and comments stay),
+checks, and renders; on any problem it writes nothing. VERSION is an exact
+version, as every pin. A change that reaches a pinned environment (its own
+pin, or the platform's that it runs) needs -release, which releases it in the
+same edit.`,
+			dir: true, compile: true, format: true,
+			minArgs: 2, maxArgs: 2, missing: "name the chart and its new version, such as platc bump kyverno 3.8.2",
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				var envs stringList
+				fs.Var(&envs, "env", "set the version of this `environment` only (repeatable)")
+				tag := fs.String("release", "", "release the pinned environments the change reaches to `vX.Y.Z`, in the same edit")
+				return func(c *call) int { return runBump(c, envs, *tag) }
+			},
+		},
+		{
+			name:    "outdated",
+			summary: "list the newer versions the chart repositories offer, per chart and environment",
+			doc: `Outdated lists every version of every chart the spec runs, the environments
+that run it, and what its repository offers beyond: the newest patch, minor
+and release, and how many newer versions. It reads each repository online (a
+Helm repository's index.yaml, an OCI registry's tag list) and keeps a copy in
+platc's cache; with -offline, or where a repository cannot be reached, it
+reads that copy, and says from when. -format github annotates each outdated
+pin; a repository whose versions are not known is a problem (exit 1).`,
+			dir: true, compile: true, format: true,
+			flags: outdatedFlags,
+		},
+		{
 			name:    "diff",
 			args:    "OLD NEW",
 			summary: "compare two renders (Git revisions or folders) object by object",

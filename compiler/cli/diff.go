@@ -59,6 +59,7 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 			return ExitOK
 		}
 		printDiff(c.stdout, c.args[0], c.args[1], diffs)
+		printVersions(c.stdout, diff.Versions(sides[0], sides[1], diff.Filter{Env: *env, Client: *client}))
 		return ExitOK
 	}
 }
@@ -96,6 +97,24 @@ func printDiff(w io.Writer, old, new string, diffs []diff.ObjectDiff) {
 		}
 	}
 	fmt.Fprintf(w, "%s -> %s: %d added, %d removed, %d changed\n", old, new, count[diff.Added], count[diff.Removed], count[diff.Changed])
+}
+
+// printVersions says which environment runs which chart at another
+// version, the Applications' field changes summed up.
+func printVersions(w io.Writer, changes []diff.VersionChange) {
+	if len(changes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "chart versions:")
+	for _, v := range changes {
+		show := func(vs []string) string {
+			if len(vs) == 0 {
+				return "(none)"
+			}
+			return strings.Join(vs, ", ")
+		}
+		fmt.Fprintf(w, "  %s: %s %s -> %s (%s)\n", v.Env, v.Chart, show(v.Old), show(v.New), strings.Join(v.Applications, ", "))
+	}
 }
 
 // renderedManifests compiles one side (a repository folder, or a Git

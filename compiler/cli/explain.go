@@ -82,6 +82,9 @@ func printExplanation(out io.Writer, ex *explain.Explanation, valuesPath string)
 
 func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
 	fmt.Fprintf(w, "%s/%s: chart %s\n", ex.Environment, ex.Application, ex.Chart)
+	if ex.VersionFrom != "" {
+		fmt.Fprintf(w, "  version: %s\n", ex.VersionFrom)
+	}
 	fmt.Fprintln(w, "Layers, lowest first; a later layer wins (parameters > valuesObject > values > valueFiles > chart defaults):")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, l := range ex.Layers {

@@ -33,8 +33,9 @@ type process struct {
 	lockSleep func(time.Duration)
 	// fault, when set, is emit's fault hook, for writes and recoveries.
 	fault func(emit.Step) error
-	// httpClient, when set, is the client of platc charts pull (tests
-	// trust their loopback servers through it); else http.DefaultClient.
+	// httpClient, when set, is the client of platc charts pull and
+	// platc outdated (tests trust their loopback servers through it);
+	// else their own.
 	httpClient *http.Client
 }
 

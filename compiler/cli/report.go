@@ -82,6 +82,11 @@ type jsonReport struct {
 	Drifts []jsonDrift `json:"drifts,omitempty"`
 	// Moves are the pins a release moved.
 	Moves []jsonMove `json:"moves,omitempty"`
+	// Versions are the chart versions a promotion or a bump set
+	// (promote.go); Outdated, the newer versions outdated found
+	// (outdated.go).
+	Versions []jsonVersion  `json:"versions,omitempty"`
+	Outdated []jsonOutdated `json:"outdated,omitempty"`
 	// Checked counts what was checked (check, vet).
 	Checked *counts `json:"checked,omitempty"`
 	// Written is what a render wrote (render, release).

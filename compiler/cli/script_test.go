@@ -47,7 +47,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"tree": cmdTree,
+			"tree":      cmdTree,
+			"chartrepo": cmdChartRepo,
+			"expand":    cmdExpand,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {

@@ -53,6 +53,10 @@ type Explanation struct {
 	Application string  `json:"application"`
 	Chart       string  `json:"chart"` // repoURL, chart and version
 	Layers      []Layer `json:"layers"`
+
+	// VersionFrom, where the environment runs a version of the chart of
+	// its own, says where that is written, and the platform's version.
+	VersionFrom string `json:"versionFrom,omitempty"`
 }
 
 // Explain returns the layers of values that reach the Helm release of an
@@ -128,12 +132,22 @@ func chartLine(c *model.Chart) string {
 	return fmt.Sprintf("%s %s", src.Get("repoURL"), c.Version)
 }
 
+// versionFrom says where an environment's own version of a chart is
+// written, and the platform's version; "" for the platform's.
+func versionFrom(spec *model.Spec, c *model.Chart) string {
+	if c.Pin == nil {
+		return ""
+	}
+	return fmt.Sprintf("environment %s's own version, %s (%s); the platform's is %s", c.Pin.Env, c.Pin.FieldPath("version"), c.Pin.At("version"), spec.Chart(c.Name).Version)
+}
+
 func defaultsLayer() Layer {
 	return Layer{Kind: "chart defaults", Source: "the chart's values.yaml", Note: "not known offline: the chart is not rendered (platc vet says why; platc charts pull fetches it)"}
 }
 
 func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *model.Module) *Explanation {
-	ex := &Explanation{Environment: env.Name, Application: m.Name, Chart: chartLine(spec.Chart(m.Chart))}
+	c := spec.ChartIn(env, m.Chart)
+	ex := &Explanation{Environment: env.Name, Application: m.Name, Chart: chartLine(c), VersionFrom: versionFrom(spec, c)}
 	ex.Layers = append(ex.Layers, defaultsLayer())
 	ex.Layers = append(ex.Layers, valueFileLayers(repo, m)...)
 	// The wires are one layer, as they are one field of the spec.
@@ -238,8 +252,8 @@ func helmScalar(v string) any {
 func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Result, inst *rgd.Instance, m *model.StackModule) (*Explanation, error) {
 	st := inst.Stack.Model
 	ex := &Explanation{Environment: inst.Env.Name, Application: rgd.AppName(inst.Client.Name, m.ID)}
-	if c := spec.Chart(m.Chart); c != nil {
-		ex.Chart = chartLine(c)
+	if c := spec.ChartIn(inst.Env, m.Chart); c != nil {
+		ex.Chart, ex.VersionFrom = chartLine(c), versionFrom(spec, c)
 	}
 	ex.Layers = append(ex.Layers, defaultsLayer())
 

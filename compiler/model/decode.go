@@ -46,6 +46,7 @@ func Decode(loaded *load.Spec) *Spec {
 		s.Environments = append(s.Environments, env)
 		s.environments[name] = env
 	})
+	s.resolvePins()
 	d.eachEntry(v, "stacks", func(name string, e entry) {
 		st := decodeStack(name, e)
 		s.Stacks = append(s.Stacks, st)
@@ -227,6 +228,9 @@ func decodeEnvironment(name string, e entry) *Environment {
 		}
 	})
 	env.SyncPolicy = e.syncPolicy("syncPolicy")
+	e.eachField("charts", func(chart string, c entry) {
+		env.Charts = append(env.Charts, &ChartPin{Node: c.node, Env: name, Chart: chart, Version: c.str("version")})
+	})
 	return env
 }
 

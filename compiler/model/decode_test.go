@@ -29,7 +29,7 @@ func decodeSpec(t *testing.T, src string) *Spec {
 // their own test.
 var ignorePositions = cmp.Options{
 	cmpopts.IgnoreFields(Node{}, "Pos"),
-	cmpopts.IgnoreUnexported(Node{}, Spec{}),
+	cmpopts.IgnoreUnexported(Node{}, Spec{}, Environment{}),
 }
 
 func TestDecodeAppliesDefaults(t *testing.T) {

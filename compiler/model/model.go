@@ -28,6 +28,7 @@ type Spec struct {
 	stacks       map[string]*Stack
 	environments map[string]*Environment
 	decls        map[string]diag.Pos
+	pinned       map[string]bool // charts some environment pins (versions.go)
 }
 
 // Stack returns the stack named name, or nil.
@@ -67,6 +68,10 @@ type Chart struct {
 	RepoURL string
 	Chart   string
 	Version string
+	// Pin is the environment's pin the version comes from, for the
+	// chart as an environment runs it (Spec.ChartIn); nil for the
+	// platform's.
+	Pin *ChartPin
 }
 
 // OCI reports whether the chart lives in an OCI registry.
@@ -361,6 +366,10 @@ type Environment struct {
 	Settings    map[string]*ModuleSettings // by module name
 	SyncPolicy  *SyncPolicy                // nil where the environment sets none
 	Kubernetes  Kubernetes
+	// Charts are the environment's own chart versions (versions.go);
+	// nil where it runs the platform's.
+	Charts []*ChartPin // sorted by chart name
+	charts map[string]*Chart
 }
 
 // DefaultKubeVersion is the Kubernetes version charts are rendered for

@@ -9,7 +9,6 @@
 package release
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -87,23 +86,14 @@ func Pin(fsys fs.FS, spec *model.Spec, tag string, envs []string, log *diag.Log)
 // replaceLiteral replaces the string literal at pos (line and column,
 // 1-based, in bytes), which must be old quoted, with new quoted.
 func replaceLiteral(data []byte, pos diag.Pos, old, new string) ([]byte, error) {
-	off := 0
-	for line := 1; line < pos.Line; line++ {
-		i := bytes.IndexByte(data[off:], '\n')
-		if i < 0 {
-			return nil, fmt.Errorf("line %d is past the end of the file", pos.Line)
-		}
-		off += i + 1
-	}
-	off += pos.Col - 1
-	quoted := []byte(strconv.Quote(old))
-	if off < 0 || off > len(data) || !bytes.HasPrefix(data[off:], quoted) {
-		return nil, fmt.Errorf("the revision is not the literal %s here", quoted)
+	off, err := literalOffset(data, pos, old)
+	if err != nil {
+		return nil, fmt.Errorf("the revision is not the literal %s here", strconv.Quote(old))
 	}
 	out := make([]byte, 0, len(data)+len(new)-len(old))
 	out = append(out, data[:off]...)
 	out = append(out, strconv.Quote(new)...)
-	return append(out, data[off+len(quoted):]...), nil
+	return append(out, data[off+len(strconv.Quote(old)):]...), nil
 }
 
 // CheckTag reports every pinned environment that does not pin tag: for CI

@@ -41,7 +41,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 			case model.DirectMembers:
 				walk(m.Name)
 			case model.DirectHelm:
-				c := r.spec.Chart(m.Chart)
+				c := r.spec.ChartIn(env, m.Chart)
 				helm := shellCommand("helm", "upgrade", "--install", releaseName(m))
 				if c.OCI() {
 					helm.arg(argocd.SourceRepo(c))

@@ -337,7 +337,7 @@ func setDestination(m *object.Map, d model.Destination) {
 
 // chartSource is the Helm source of a chart module, with its values.
 func (r *renderer) chartSource(env *model.Environment, m *model.Module) *object.Map {
-	src := argocd.ChartSource(r.spec.Chart(m.Chart))
+	src := argocd.ChartSource(r.spec.ChartIn(env, m.Chart))
 	if h := r.helm(env, m); h != nil {
 		src.Set("helm", h)
 	}

@@ -120,6 +120,9 @@ func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs
 		"path":     ValuesPath(cl, st),
 	}
 	out[projectField], _ = argocd.InstancesProject(env, cs, module)
+	if v := chartVersions(spec, env, st); v != nil {
+		out[chartVersionsField] = v
+	}
 	return out
 }
 

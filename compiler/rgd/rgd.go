@@ -159,6 +159,9 @@ func (b *builder) instanceSpec() map[string]any {
 		"path":     `string | required=true description="folder of the client's values files for this stack"`,
 	}
 	spec[projectField] = `string | default="default" description="AppProject of the Applications"`
+	if v := chartVersionsSchema(b.spec, b.stack); v != nil {
+		spec[chartVersionsField] = v
+	}
 	return spec
 }
 
@@ -229,6 +232,9 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	chartSource := object.NewMap().Set("repoURL", "")
 	if c := b.spec.Chart(m.Chart); c != nil {
 		chartSource = argocd.ChartSource(c)
+		if rev := chartRevision(b.spec, m); rev != "" {
+			chartSource.Set("targetRevision", rev)
+		}
 	}
 	chartSource.Set("helm", helm)
 	valuesSource := object.NewMap().

@@ -34,7 +34,9 @@ type helmSource struct {
 // from (argocd.ChartSource): repoURL, chart ("" for OCI) and version.
 func chartPins(spec *model.Spec) map[string]*model.Chart {
 	pins := map[string]*model.Chart{}
-	for _, c := range spec.Charts {
+	// The environments' own versions too (model.Spec.PinnedVersions),
+	// each placed at its pin.
+	for _, c := range spec.PinnedVersions() {
 		src := argocd.ChartSource(c)
 		name, _ := src.Get("chart").(string)
 		pins[src.Get("repoURL").(string)+"\x00"+name+"\x00"+c.Version] = c

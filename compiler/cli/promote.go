@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/check"
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/release"
+)
+
+// runPromote is platc promote FROM TO: TO's chart versions set to FROM's.
+func runPromote(c *call, charts []string, tag string) int {
+	from, to := c.args[0], c.args[1]
+	if from == to {
+		return c.usagef("%s is both environments: promote from one environment into another", from)
+	}
+	if tag != "" && !model.IsReleaseTag(tag) {
+		return c.usagef("-release %q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
+	}
+	return editVersions(c, func(spec *model.Spec) (string, bool) {
+		for _, env := range []string{from, to} {
+			if msg, ok := known("environment", env, envNames(spec)); !ok {
+				return msg, false
+			}
+		}
+		for _, name := range charts {
+			if msg, ok := known("chart", name, chartNames(spec)); !ok {
+				return "-chart " + name + ": " + msg, false
+			}
+		}
+		return "", true
+	}, func(repo *compiled, log *diag.Log) *release.Versions {
+		return release.Promote(repo.root.FS(), repo.res.Spec, from, to, charts, tag, log)
+	}, fmt.Sprintf("%s runs the versions of %s already", to, from))
+}
+
+// runBump is platc bump CHART VERSION: the platform's pin, or the
+// environments' own, set to VERSION.
+func runBump(c *call, envs []string, tag string) int {
+	chart, version := c.args[0], c.args[1]
+	if msg := check.PinProblem(version); msg != "" {
+		return c.usagef("%s", msg)
+	}
+	if tag != "" && !model.IsReleaseTag(tag) {
+		return c.usagef("-release %q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
+	}
+	already := fmt.Sprintf("the platform pins %s %s already", chart, version)
+	if len(envs) > 0 {
+		already = fmt.Sprintf("%s runs %s %s already", diag.List(envs), chart, version)
+	}
+	return editVersions(c, func(spec *model.Spec) (string, bool) {
+		if msg, ok := known("chart", chart, chartNames(spec)); !ok {
+			return msg, false
+		}
+		for _, env := range envs {
+			if msg, ok := known("environment", env, envNames(spec)); !ok {
+				return "-env " + env + ": " + msg, false
+			}
+		}
+		return "", true
+	}, func(repo *compiled, log *diag.Log) *release.Versions {
+		return release.Bump(repo.root.FS(), repo.res.Spec, chart, version, envs, tag, log)
+	}, already)
+}
+
+// editVersions is what promote and bump share, as release does it: the
+// spec compiled as it is; the arguments checked against it (a usage
+// error); the edit made, then compiled and checked as it will be; and
+// only then the spec edits and the render written, in one journal. On any
+// problem it writes nothing. nothing is what it says when the edit
+// changes nothing.
+func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
+	// The spec as it is: its warnings are reported once, with the
+	// compilation of the edit.
+	now := c.rep.buffered()
+	repo, code := c.compile(now, false, true)
+	c.rep.started = true
+	if repo == nil {
+		c.rep.take(now)
+		return code
+	}
+	defer repo.close()
+	if msg, ok := args(repo.res.Spec); !ok {
+		c.rep.failf("%s", msg)
+		return ExitUsage
+	}
+	log := &diag.Log{}
+	v := edit(repo, log)
+	if log.HasErrors() {
+		c.rep.take(now)
+		c.rep.log(log)
+		return ExitProblems
+	}
+	if len(v.Changes) == 0 {
+		c.rep.take(now)
+		c.rep.summary("nothing to change: " + nothing)
+		return ExitOK
+	}
+	next := compiler.Compile(overlay{repo.root.FS(), v.Files}, repo.opts)
+	c.rep.log(next.Log)
+	if next.Log.HasErrors() {
+		return ExitProblems
+	}
+	// The edit must mean what it says: each environment runs the version
+	// set (a spec written in a way platc does not edit, such as a
+	// comprehension, is refused rather than edited wrong).
+	for _, ch := range v.Changes {
+		env := next.Spec.Environment(ch.Env)
+		if ch.Env == "" {
+			env = nil
+		}
+		if got := next.Spec.ChartIn(env, ch.Chart); got == nil || got.Version != ch.To {
+			c.rep.problem(diag.Problem{Pos: ch.Pos, Msg: fmt.Sprintf("platc could not write %s %s for %s in the spec as it is written: write the pin by hand", ch.Chart, ch.To, ownerName(ch.Env))})
+			return ExitProblems
+		}
+	}
+	st, err := emit.Scan(repo.root.FS(), next.OutDir)
+	if err != nil {
+		c.rep.failf("%v", err)
+		return ExitUsage
+	}
+	if conflicts := emit.Conflicts(st, next.Outputs); len(conflicts) > 0 {
+		for _, cf := range conflicts {
+			c.rep.problem(diag.Problem{Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, next.OutDir)})
+		}
+		return ExitProblems
+	}
+	var specEdits []emit.Output
+	for _, name := range slices.Sorted(maps.Keys(v.Files)) {
+		specEdits = append(specEdits, emit.Output{Path: name, Data: v.Files[name]})
+	}
+	w, err := repo.out.write(next.OutDir, st, next.Outputs, specEdits)
+	if err != nil {
+		return writeFailed(c.rep, next.OutDir, err)
+	}
+	c.rep.versionChanges(v.Changes)
+	c.rep.moved(v.Moves)
+	c.rep.wrote(next.OutDir, len(next.Outputs), w)
+	if interrupted(repo.ctx, c.rep, "the edit was committed: it was finished") {
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+func ownerName(env string) string {
+	if env == "" {
+		return "the platform"
+	}
+	return "environment " + env
+}
+
+func envNames(spec *model.Spec) []string {
+	var out []string
+	for _, e := range spec.Environments {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func chartNames(spec *model.Spec) []string {
+	var out []string
+	for _, c := range spec.Charts {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// jsonVersion is a chart version a promotion or a bump set.
+type jsonVersion struct {
+	Environment string `json:"environment,omitempty"` // "" for the platform's pin
+	Chart       string `json:"chart"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	New         bool   `json:"new,omitempty"` // a pin written for an environment that had none
+	File        string `json:"file"`
+	Line        int    `json:"line"`
+	Column      int    `json:"column"`
+}
+
+// versionChanges reports the chart versions an edit set.
+func (r *report) versionChanges(changes []release.Change) {
+	for _, ch := range changes {
+		r.doc.Versions = append(r.doc.Versions, jsonVersion{Environment: ch.Env, Chart: ch.Chart, From: ch.From, To: ch.To, New: ch.New, File: ch.Pos.File, Line: ch.Pos.Line, Column: ch.Pos.Col})
+		if r.format != jsonFormat {
+			fmt.Fprintf(r.stdout, "platc: %s\n", ch.Describe())
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/versions"
+)
+
+// choice is a flag whose value is one of a few words: versions'
+// -format, which is its output's and not a report's.
+type choice struct {
+	value   string
+	allowed []string
+}
+
+func (c *choice) String() string { return c.value }
+
+func (c *choice) Set(s string) error {
+	if !slices.Contains(c.allowed, s) {
+		return fmt.Errorf("use %s%s", diag.OrNone(c.allowed), diag.DidYouMean(s, c.allowed))
+	}
+	c.value = s
+	return nil
+}
+
+func (c *choice) words() []string { return c.allowed }
+
+// versionsFlags are the flags of platc versions, and what runs it.
+func versionsFlags(fs *flag.FlagSet) func(*call) int {
+	out := &choice{value: "text", allowed: []string{"text", "json", "markdown"}}
+	fs.Var(out, "format", "print the matrix as `format`: text (a table), json (one document) or markdown (a table for a pull request's comment)")
+	return func(c *call) int { return runVersions(c, out.value) }
+}
+
+// runVersions prints which version of each chart every environment runs.
+func runVersions(c *call, format string) int {
+	repo, code := c.compile(c.rep, false, false)
+	if repo == nil {
+		return code
+	}
+	repo.close()
+	res := repo.res
+	m := versions.NewMatrix(res.Spec, res.Info, res.Stacks)
+	var err error
+	switch format {
+	case "text":
+		err = m.Text(c.stdout)
+	case "json":
+		err = writeJSON(c.stdout, m)
+	case "markdown":
+		err = m.Markdown(c.stdout)
+	default:
+		panic("platc: no versions in format " + format)
+	}
+	if err != nil {
+		c.rep.failf("writing the matrix: %v", err)
+		return ExitUsage
+	}
+	return ExitOK
+}

@@ -1,0 +1,180 @@
+package diff
+
+import (
+	"cmp"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/rgd"
+)
+
+// VersionChange is a chart that an environment runs at another version
+// in the new render than in the old: which environment runs which version,
+// out of the field changes of its Applications.
+type VersionChange struct {
+	Env   string `json:"environment"`
+	Chart string `json:"chart"` // the repository and chart, as Argo CD reads them
+	// Old and New are the versions, several where Applications of the
+	// environment run the chart at several; empty where none runs it.
+	Old []string `json:"old"`
+	New []string `json:"new"`
+	// Applications are those that run it, in either render.
+	Applications []string `json:"applications"`
+}
+
+// Versions compares the chart versions each environment runs in two
+// renders: the chart sources of the Applications platc renders, and of
+// those kro creates for each stack instance (the instance's version where
+// it sets one, else the ResourceGraphDefinition's default). The result is
+// sorted by environment and chart.
+func Versions(old, new []Object, f Filter) []VersionChange {
+	before, after := chartVersions(old, f), chartVersions(new, f)
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	var out []VersionChange
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		b, a := before[k], after[k]
+		ov, nv := sortedSet(b), sortedSet(a)
+		if slices.Equal(ov, nv) {
+			continue
+		}
+		env, chart, _ := strings.Cut(k, "\x00")
+		apps := map[string]bool{}
+		for _, m := range []map[string]string{b, a} {
+			for app := range m {
+				apps[app] = true
+			}
+		}
+		out = append(out, VersionChange{Env: env, Chart: chart, Old: ov, New: nv, Applications: slices.Sorted(maps.Keys(apps))})
+	}
+	slices.SortStableFunc(out, func(x, y VersionChange) int { return cmp.Compare(x.Env, y.Env) })
+	return out
+}
+
+func sortedSet(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// chartVersions is, by environment and chart, the version each
+// Application runs.
+func chartVersions(objs []Object, f Filter) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	put := func(env, chart, app, version string) {
+		k := env + "\x00" + chart
+		if out[k] == nil {
+			out[k] = map[string]string{}
+		}
+		out[k][app] = version
+	}
+	rgds := map[string]map[string]any{} // by the kind of their instances
+	for _, o := range objs {
+		if o.Kind == "ResourceGraphDefinition" {
+			if kind, ok := lookup(o.Data, "spec", "schema", "kind").(string); ok {
+				rgds[kind] = o.Data
+			}
+		}
+	}
+	for _, o := range objs {
+		if !f.keep(o) || o.Env == "" {
+			continue
+		}
+		switch o.Kind {
+		case "Application":
+			for _, src := range appSources(o.Data) {
+				if chart, rev, ok := chartSource(src); ok {
+					put(o.Env, chart, o.Name, rev)
+				}
+			}
+		case "AppProject", "ResourceGraphDefinition":
+		default:
+			def := rgds[o.Kind]
+			if def == nil {
+				continue
+			}
+			resources, _ := lookup(def, "spec", "resources").([]any)
+			for _, r := range resources {
+				id, _ := lookup(r, "id").(string)
+				if lookup(r, "template", "kind") != "Application" {
+					continue
+				}
+				for _, src := range appSources(lookup(r, "template")) {
+					chart, rev, ok := chartSource(src)
+					if !ok {
+						continue
+					}
+					if m := instanceField.FindStringSubmatch(rev); m != nil {
+						rev = instanceVersion(o.Data, def, m[1])
+					}
+					put(o.Env, chart, rgd.AppName(o.Name, id), rev)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// instanceField is a stack module's chart version read from its instance
+// (platc's chartVersions field, compiler/rgd).
+var instanceField = regexp.MustCompile(`^\$\{schema\.spec\.chartVersions\.([A-Za-z0-9_]+)\}$`)
+
+// instanceVersion is the version an instance sets for a module's chart,
+// or the default of the RGD's schema.
+func instanceVersion(inst, def map[string]any, id string) string {
+	if v, ok := lookup(inst, "spec", "chartVersions", id).(string); ok {
+		return v
+	}
+	s, _ := lookup(def, "spec", "schema", "spec", "chartVersions", id).(string)
+	if m := simpleDefault.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return s
+}
+
+var simpleDefault = regexp.MustCompile(`default="([^"]*)"`)
+
+func appSources(app any) []any {
+	if src := lookup(app, "spec", "source"); src != nil {
+		return []any{src}
+	}
+	l, _ := lookup(app, "spec", "sources").([]any)
+	return l
+}
+
+// chartSource is a Helm chart source's chart (repository and chart, or
+// an OCI reference) and version.
+func chartSource(src any) (chart, version string, ok bool) {
+	repo, _ := lookup(src, "repoURL").(string)
+	rev, _ := lookup(src, "targetRevision").(string)
+	if name, isChart := lookup(src, "chart").(string); isChart {
+		return repo + " " + name, rev, true
+	}
+	if strings.HasPrefix(repo, "oci://") {
+		return repo, rev, true
+	}
+	return "", "", false
+}
+
+func lookup(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}

@@ -1,0 +1,38 @@
+package versions
+
+import (
+	"strings"
+
+	"github.com/platc/platc/compiler/model"
+)
+
+// Renovate names a chart as Renovate looks it up: the datasource, the
+// package and, for a classic Helm repository, the registry.
+type Renovate struct {
+	Datasource  string // "helm", or "docker" for an OCI registry
+	DepName     string // the chart; for OCI, registry/path/chart
+	RegistryURL string // the Helm repository; "" for OCI
+}
+
+// RenovateOf is how Renovate looks the chart c up: a classic Helm
+// repository with Renovate's helm datasource (its index.yaml), an OCI
+// registry with its docker datasource, by the chart's full reference, as
+// Renovate's own Helm managers do.
+func RenovateOf(c *model.Chart) Renovate {
+	if rest, ok := strings.CutPrefix(c.RepoURL, "oci://"); ok {
+		return Renovate{Datasource: "docker", DepName: strings.TrimSuffix(rest, "/") + "/" + c.Chart}
+	}
+	return Renovate{Datasource: "helm", DepName: c.Chart, RegistryURL: c.RepoURL}
+}
+
+// Comment is the comment platc writes above an environment's own pin of
+// a chart, which the custom manager of the Renovate configuration
+// (renovate.json5) reads: an environment's pin names neither the
+// repository nor the chart, so that they stay the platform's.
+func (r Renovate) Comment() string {
+	s := "// renovate: datasource=" + r.Datasource + " depName=" + r.DepName
+	if r.RegistryURL != "" {
+		s += " registryUrl=" + r.RegistryURL
+	}
+	return s
+}
