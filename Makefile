@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test bench bench-compare golden help quickstart bootstrap-argocd sync hooks
+.PHONY: render check vet test bench bench-compare golden help quickstart bootstrap-argocd sync hooks conformance
 
 # Argo CD's own chart (8.5.0 is Argo CD v3.1.5), for bootstrap-argocd.
 ARGOCD_CHART_VERSION ?= 8.5.0
@@ -27,6 +27,10 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 	$(PLATC) check
+
+## conformance: compare platc's checks with kro's own code (a module of its own, slow)
+conformance:
+	cd conformance/kro && $(GO) test ./...
 
 ## hooks: install the Git pre-commit hook that refuses a commit whose staged out/ is stale
 hooks:
