@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -73,7 +74,8 @@ func Normalize(msg string) string {
 		msg = n.re.ReplaceAllString(msg, n.with)
 	}
 	// Of a list of errors, the first names the class.
-	if before, list, ok := strings.Cut(msg, ": ["); ok {
+	if before, list, ok := strings.Cut(msg, " is invalid: ["); ok {
+		before += " is invalid"
 		for _, sep := range []string{", spec.", ", <nil>:", ", metadata.", ", status."} {
 			list, _, _ = strings.Cut(list, sep)
 		}
@@ -114,6 +116,9 @@ type Report struct {
 	Cases                  int
 	BothAccept, BothRefuse int
 	Classes                []*DisagreementClass // most frequent first
+	// Judging and Shrinking are the wall time spent judging the cases
+	// and shrinking the reproducers, for the log.
+	Judging, Shrinking time.Duration
 }
 
 // Disagreements counts the cases on which the sides disagree.
@@ -164,6 +169,7 @@ func (c *DisagreementClass) String() string {
 // both sides judge each (on every core), and groups the disagreements
 // into classes, each with a reproducer shrunk while it stays in its class.
 func Run(family string, base uint64, n int, gen Generator, sides Sides) *Report {
+	start := time.Now()
 	verdicts := make([]Verdict, n)
 	cases := make([]map[string]any, n)
 	var wg sync.WaitGroup
@@ -181,7 +187,7 @@ func Run(family string, base uint64, n int, gen Generator, sides Sides) *Report 
 	}
 	close(next)
 	wg.Wait()
-	r := &Report{Family: family, Cases: n}
+	r := &Report{Family: family, Cases: n, Judging: time.Since(start)}
 	byClass := map[string]*DisagreementClass{}
 	for i, v := range verdicts {
 		switch {
@@ -200,6 +206,7 @@ func Run(family string, base uint64, n int, gen Generator, sides Sides) *Report 
 		}
 	}
 	slices.SortStableFunc(r.Classes, func(a, b *DisagreementClass) int { return b.Count - a.Count })
+	start = time.Now()
 	var sw sync.WaitGroup
 	for _, c := range r.Classes {
 		sw.Go(func() {
@@ -207,13 +214,14 @@ func Run(family string, base uint64, n int, gen Generator, sides Sides) *Report 
 		})
 	}
 	sw.Wait()
+	r.Shrinking = time.Since(start)
 	return r
 }
 
 // Summary is one line of counts.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("%s: %d cases: %d both accept, %d both refuse, %d disagree in %d classes",
-		r.Family, r.Cases, r.BothAccept, r.BothRefuse, r.Disagreements(), len(r.Classes))
+	return fmt.Sprintf("%s: %d cases: %d both accept, %d both refuse, %d disagree in %d classes (judged in %v, shrunk in %v)",
+		r.Family, r.Cases, r.BothAccept, r.BothRefuse, r.Disagreements(), len(r.Classes), r.Judging.Round(time.Millisecond), r.Shrinking.Round(time.Millisecond))
 }
 
 // Gen is a deterministic source of random choices, biased to edges by its

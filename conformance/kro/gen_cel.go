@@ -173,7 +173,7 @@ func (c *celGen) expr(t celType, d int) string {
 		}
 	case tMap:
 		cands = []func() string{
-			f("merge(%s, {'b': 'c'})", c.thunk(tMap, d-1)), f("{%s: %s}", S, S), f("schema.spec.labels.transformMap(k, v, v + 'x')"), f("schema.spec.tags.transformMapEntry(i, v, {v: v})"),
+			f("%s.merge({'b': 'c'})", c.thunk(tMap, d-1)), f("merge(%s, {'b': 'c'})", c.thunk(tMap, d-1)), f("{%s: %s}", S, S), f("schema.spec.labels.transformMap(k, v, v + 'x')"), f("schema.spec.tags.transformMapEntry(i, v, {v: v})"),
 		}
 	case tOptStr:
 		cands = []func() string{

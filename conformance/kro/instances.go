@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing/fstest"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -81,7 +82,9 @@ type InstanceReport struct {
 // clientsPerSchema instance specs, until n instance cases are judged.
 // A schema either side refuses is skipped: family 1 covers schemas.
 func RunInstances(base uint64, n int, w *World) *InstanceReport {
+	start := time.Now()
 	r := &InstanceReport{Report: Report{Family: "instances"}}
+	defer func() { r.Judging = time.Since(start) }()
 	byClass := map[string]*DisagreementClass{}
 	var mu sync.Mutex
 	seeds := make(chan uint64)
@@ -110,7 +113,7 @@ func RunInstances(base uint64, n int, w *World) *InstanceReport {
 					default:
 						dc := byClass[v.Class()]
 						if dc == nil {
-							dc = &DisagreementClass{Class: v.Class(), Seed: c.Seed, Case: map[string]any{"stack spec": c.Schema, "client spec": c.Spec}, Verdict: v}
+							dc = &DisagreementClass{Class: v.Class(), Seed: c.Seed, Case: map[string]any{"stack spec": c.Schema, "client spec, in CUE": cueValue(c.Spec)}, Verdict: v}
 							byClass[dc.Class] = dc
 							r.Classes = append(r.Classes, dc)
 						}
