@@ -149,6 +149,9 @@ func (c *DisagreementClass) String() string {
 		y = []byte(fmt.Sprintf("%#v", c.Case))
 	}
 	for _, l := range strings.Split(strings.TrimRight(string(y), "\n"), "\n") {
+		if len(l) > 400 {
+			l = fmt.Sprintf("%s… (a line of %d bytes)", l[:200], len(l))
+		}
 		fmt.Fprintf(&b, "    %s\n", l)
 	}
 	if len(c.Verdict.Platc) == 0 {

@@ -92,7 +92,16 @@ func GenMeta(g *Gen) map[string]any {
 	if g.Chance(0.2) && len(ids) > 0 {
 		schema["status"] = map[string]any{"out": "${" + ids[0] + ".status.endpoint}"}
 	}
-	return rgdObject(schema, resources)
+	obj := rgdObject(schema, resources)
+	if g.Chance(0.08) {
+		// platc writes a stack's description as an annotation; the API
+		// server limits the annotations of an object to 256 KiB, keys
+		// included.
+		const key = "platc.dev/description"
+		n := Pick(g, 100, 262144-len(key)-1, 262144-len(key), 262144-len(key)+1, 300000)
+		obj["metadata"].(map[string]any)["annotations"] = map[string]any{key: strings.Repeat("d", n)}
+	}
+	return obj
 }
 
 func genID(g *Gen, before []string) string {
