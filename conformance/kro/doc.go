@@ -19,9 +19,16 @@
 // kubectl's default strict field validation (an unknown field is an
 // error).
 //
-// The platc side is one file, platc.go: kro.Check over an RGD and verify's
-// validation of it (PlatcRGD), and the whole pipeline, compiler.Compile on
-// a repository in memory, for instance values (PlatcClients).
+// The platc side is one file, platc.go: kro.Check over an RGD (kro's own
+// graph builder inside platc, over platc's embedded CRDs and platc's ports
+// of the API server's checks) and verify over the rendered object
+// (PlatcRGD; a warning is not a refusal), and the whole pipeline,
+// compiler.Compile on a repository in memory, for instance values
+// (PlatcClients: rgd validates each instance with the CRD kro generates).
+// What is compared is therefore what platc adds around kro's code: the
+// resolver and REST mapper over the embedded CRDs, the admission of the
+// RGD, the ported CRD validation and naming checks, the instance
+// validation, and the problems platc finds before and after kro's builder.
 //
 // Families, each of -kro.cases generated cases (5000 by default) from
 // fixed seeds, biased to edges:

@@ -113,7 +113,8 @@ func genFields(g *Gen, depth int) []*field {
 			case 2:
 				f.pattern = Pick(g, "^[a-z]+$", "^[a-z0-9-]*$", "^\\d{2}$")
 			case 3:
-				f.rule = Pick(g, "self.size() > 0", "self.startsWith('a')", "self != 'forbidden'")
+				f.rule = Pick(g, "self.size() > 0", "self.startsWith('a')", "self != 'forbidden'", "isURL(self) || self == 'abc'",
+					"!isQuantity(self) || quantity(self).isLessThan(quantity('1Gi'))", "self.lowerAscii() == self")
 			}
 		case "integer", "float":
 			switch g.IntN(4) {
@@ -137,7 +138,7 @@ func genFields(g *Gen, depth int) []*field {
 			case 1:
 				f.minItems, f.maxItems = ptr(int64(g.IntN(2))), ptr(int64(2+g.IntN(2)))
 			case 2:
-				f.rule = "self.size() <= 3"
+				f.rule = Pick(g, "self.size() <= 3", "self.all(x, self.exists(y, x == y))", "self == oldSelf || self.size() < 4")
 			}
 		case "map[string]string", "map[string]integer":
 			if g.Chance(0.3) {
@@ -253,7 +254,7 @@ func edgeValue(g *Gen, f *field) any {
 			cands = append(cands, "ABC", "a-b", "12", "123", "", "a\nb", "٤٢")
 		}
 		if f.rule != "" {
-			cands = append(cands, "", "b", "forbidden", "a")
+			cands = append(cands, "", "b", "forbidden", "a", "https://a.example.com/x", "2Gi", "512Mi", "ABC", "not a url")
 		}
 		cands = append(cands, "", "日本語", strings.Repeat("x", 300))
 		return Pick(g, cands...)

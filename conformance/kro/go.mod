@@ -10,6 +10,7 @@ require (
 	github.com/cockroachdb/apd/v3 v3.2.3 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
+	github.com/dlclark/regexp2 v1.12.0 // indirect
 	github.com/emicklei/proto v1.14.3 // indirect
 	github.com/go-errors/errors v1.5.1 // indirect
 	github.com/gobwas/glob v0.2.3 // indirect

@@ -14,15 +14,16 @@ import (
 )
 
 // Family 4 runs platc's whole pipeline, since platc's instance checks
-// (rgd's, then verify's against the instance CRD) have no entry of their
-// own: one small repository per generated schema, with one client per
-// generated instance spec, in memory.
+// (rgd's, with the CRD kro generates, at the client's spec) have no entry
+// of their own: one small repository per generated schema, with one
+// client per generated instance spec, in memory.
 
 const (
 	platformRepo     = "https://git.example.com/p.git"
 	clientsPerSchema = 50
 	instanceKind     = "Thing"
 	instanceNS       = "inst"
+	instanceModule   = "inst" // the module that delivers the instances
 )
 
 // instanceRepo is the repository of one stack, s, of the instance schema
@@ -55,7 +56,7 @@ stacks: s: {kind: %q, spec: %s}
 func expectedInstance(client string, spec map[string]any) map[string]any {
 	s := maps.Clone(spec)
 	s["values"] = map[string]any{"path": "clients/" + client + "/s", "repoURL": platformRepo, "revision": "HEAD"}
-	s["project"] = "default"
+	s["project"] = instanceModule // argocd.InstancesProject: the project platc generates for the module's instances
 	return map[string]any{
 		"apiVersion": "kro.run/v1alpha1",
 		"kind":       instanceKind,

@@ -7,79 +7,110 @@ package conformance
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
-	"github.com/platc/platc/compiler/validate"
+	"github.com/platc/platc/compiler/verify"
 	"github.com/platc/platc/schemas"
 )
 
 // PlatcRGD is platc's verdict on a ResourceGraphDefinition (as decoded
 // YAML): the problems platc reports before it renders one, none if it
-// would. That is what rgd.Compile and verify do with a stack's RGD: kro.Check
-// over the RGD, each resource typed by the embedded CRD of its kind
-// (rgd.FromObject), then the rendered object against the embedded CRDs and
-// the instance CRD platc derives compiled (verify's schemasCheck).
+// would. That is what rgd.Compile and verify do with a stack's RGD:
+// kro.Check over the RGD (kro's own builder over the embedded CRDs, then
+// the API server's checks of the CRD kro generates), then verify over the
+// rendered object (the embedded CRDs' schemas, Kubernetes' limits on
+// metadata). Warnings are not refusals: platc renders the RGD.
 func PlatcRGD(obj map[string]any) []string {
 	var out []string
 	r, err := rgd.FromObject(obj)
 	if err != nil {
 		return []string{"reading the RGD: " + err.Error()}
 	}
-	res, probs := kro.Check(r)
+	_, probs := kro.Check(r)
 	for _, p := range probs {
-		out = append(out, fmt.Sprintf("kro.Check: %s: %s: %s", p.Resource, p.Path, p.Msg))
+		if !p.Warning {
+			out = append(out, fmt.Sprintf("kro.Check: %s: %s: %s", p.Resource, p.Path, p.Msg))
+		}
 	}
-	val, err := embeddedValidator()
-	if err != nil {
-		return append(out, "the embedded CRDs: "+err.Error())
-	}
-	vp, err := val.Validate(obj)
-	if err != nil {
-		out = append(out, "verify: "+err.Error())
-	}
-	for _, p := range vp {
-		out = append(out, "verify: "+p.String())
-	}
-	if len(probs) == 0 && res != nil {
-		st := &rgd.Stack{Model: &model.Stack{Kind: r.Kind, Group: r.Group, APIVersion: r.APIVersion}, Result: res}
-		if crd := st.CRD(); crd != nil {
-			if _, err := validate.FromObjects(map[string][]map[string]any{"instance CRD": {crd}}); err != nil {
-				out = append(out, "verify: the CRDs of stack instances: "+err.Error())
-			}
+	// verify over the one file render would write, in a spec of nothing
+	// else (no environment, module or stack: only the object's own
+	// checks run).
+	log := &diag.Log{}
+	verify.Verify(verify.Input{
+		Spec:  &model.Spec{},
+		Files: []render.File{{Path: "stacks/conformance.yaml", Objects: []*object.Map{toMap(obj)}}},
+	}, log)
+	for _, p := range log.Problems() {
+		if p.Severity == diag.Error {
+			out = append(out, "verify: "+p.Msg)
 		}
 	}
 	return out
 }
 
-// PlatcInstanceCRD is the CRD platc derives for the instances of an RGD
-// it accepts (rgd.Stack.CRD), nil if it refuses the RGD.
+// PlatcWarnings are the warnings platc gives about an RGD it renders.
+func PlatcWarnings(obj map[string]any) []string {
+	r, err := rgd.FromObject(obj)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	_, probs := kro.Check(r)
+	for _, p := range probs {
+		if p.Warning {
+			out = append(out, p.Path+": "+p.Msg)
+		}
+	}
+	return out
+}
+
+// toMap is plain data as render holds an object: maps as *object.Map,
+// keys sorted.
+func toMap(obj map[string]any) *object.Map {
+	m := object.NewMap()
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		m.Set(k, toValue(obj[k]))
+	}
+	return m
+}
+
+func toValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return toMap(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = toValue(x)
+		}
+		return out
+	}
+	return v
+}
+
+// PlatcInstanceCRD is the CRD platc validates the instances of an RGD it
+// accepts with (kro.Result.CRD, the one kro generates), nil if it refuses
+// the RGD.
 func PlatcInstanceCRD(obj map[string]any) map[string]any {
 	r, err := rgd.FromObject(obj)
 	if err != nil {
 		return nil
 	}
-	res, probs := kro.Check(r)
-	if len(probs) > 0 {
+	res, _ := kro.Check(r)
+	if res == nil {
 		return nil
 	}
-	st := &rgd.Stack{Model: &model.Stack{Kind: r.Kind, Group: r.Group, APIVersion: r.APIVersion}, Result: res}
-	return st.CRD()
+	return res.CRD
 }
-
-var embeddedValidator = sync.OnceValues(func() (*validate.Validator, error) {
-	crds, err := schemas.CRDObjects()
-	if err != nil {
-		return nil, err
-	}
-	return validate.FromObjects(crds)
-})
 
 // EmbeddedCRDs are the CRDs platc embeds (schemas/crds), by file name.
 func EmbeddedCRDs() map[string][]byte { return schemas.CRDs() }

@@ -66,6 +66,9 @@ var knownVerdicts = []struct {
 	{"number is no kro type", "apiVersion: v1alpha1\nkind: Thing\nspec: {n: number}", "", "unknown type: number"},
 	{"rule that does not compile", "apiVersion: v1alpha1\nkind: Thing\nspec: {b: \"boolean | validation=\\\"self.size() > 0\\\"\"}", "", "found no matching overload for 'size'"},
 	{"default with a quote", "apiVersion: v1alpha1\nkind: Thing\nspec: {s: \"string | default=\\\"a\\\\\\\"b\\\"\"}", "", "MarshalJSON"},
+	{"sets library absent", "apiVersion: v1alpha1\nkind: Thing\nspec: {name: string}", fmt.Sprintf(db, "${sets.contains(['a'], [schema.spec.name]) ? 'a' : 'b'}"), "references unknown identifiers: [sets]"},
+	{"backslash in a string default", "apiVersion: v1alpha1\nkind: Thing\nspec: {s: \"string | default=\\\"C:\\\\\\\\temp\\\"\"}", "", ""},
+	{"fractional minimum on an integer", "apiVersion: v1alpha1\nkind: Thing\nspec: {n: \"integer | minimum=0.5\"}", "", ""},
 	{"optional in includeWhen", "apiVersion: v1alpha1\nkind: Thing\nspec: {enabled: boolean}", fmt.Sprintf(db, "x") + "  includeWhen: [\"${schema.spec.?enabled}\"]\n", ""},
 }
 
@@ -175,6 +178,11 @@ func TestPlatcSideIsLive(t *testing.T) {
 	bad := rgdYAML(t, "apiVersion: v1alpha1\nkind: Thing\nspec: {name: string}", fmt.Sprintf(db, "${schema.spec.nme}"))
 	if p := PlatcRGD(bad); len(p) == 0 {
 		t.Error("platc accepts a misspelled field")
+	}
+	// A warning is not a refusal: platc renders the RGD.
+	warned := rgdYAML(t, "apiVersion: v1alpha1\nkind: Thing\nspec: {n: \"integer | minimum=0.5\"}", "")
+	if w, p := PlatcWarnings(warned), PlatcRGD(warned); len(w) == 0 || len(p) > 0 {
+		t.Errorf("a fractional minimum on an integer: platc warns %v and refuses with %v, want a warning only", w, p)
 	}
 	spec := map[string]any{"size": "integer | required=true minimum=1"}
 	specs := map[string]map[string]any{"ok": {"size": int64(2)}, "low": {"size": int64(0)}, "missing": {}, "typo": {"size": int64(2), "sise": int64(1)}}

@@ -184,8 +184,8 @@ type Accepted struct {
 const rgdCRDName = "resourcegraphdefinitions.kro.run"
 
 // rgdConfig is kro's controller default (cmd/controller/main.go at v0.9.3:
-// --rgd-max-collection-size 1000, --rgd-max-collection-dimension-size 5).
-var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionSize: 5}
+// --rgd-max-collection-size 1000, --rgd-max-collection-dimension-size 10).
+var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionSize: 10}
 
 // BuildRGD does what the cluster does with a ResourceGraphDefinition (as
 // decoded YAML): the API server admits it against kro's CRD (defaults
