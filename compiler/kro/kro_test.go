@@ -359,6 +359,25 @@ func TestInstance(t *testing.T) {
 	}
 }
 
+// TestFractionalBound checks an integer field whose minimum is not an
+// integer: kro and the API server accept the CRD, and the API server then
+// refuses every value of the field, with an error of no field.
+func TestFractionalBound(t *testing.T) {
+	r := validRGD()
+	r.Spec["half"] = "integer | minimum=0.5"
+	res, probs := Check(r)
+	if res == nil || len(probs) != 1 || !probs[0].Warning || probs[0].Path != "spec.half" || !strings.Contains(probs[0].Msg, "write an integer, such as minimum=1") {
+		t.Fatalf("got a result %v and problems:\n%s\nwant a result and one warning at spec.half", res != nil, fmtProblems(probs))
+	}
+	if _, probs := res.Instance(map[string]any{"team": "shop"}); len(probs) > 0 {
+		t.Errorf("an instance without the field: problems:\n%s", fmtProblems(probs))
+	}
+	_, probs = res.Instance(map[string]any{"team": "shop", "half": int64(1)})
+	if len(probs) != 1 || probs[0].Path != "half" || !strings.Contains(probs[0].Msg, "refuses every value of this field: its minimum is not of the field's type") {
+		t.Errorf("an instance with the field: problems:\n%s\nwant one at half", fmtProblems(probs))
+	}
+}
+
 func TestProgram(t *testing.T) {
 	res, probs := Check(validRGD())
 	if len(probs) > 0 {
