@@ -49,7 +49,7 @@
 // comparison can fail: known verdicts of kro, a stub platc side that
 // disagrees, and the adapter's liveness.
 //
-// Not modelled: admission webhooks and policies of a real cluster, and
-// cel-go's version: kro v0.9.3 is built with cel-go v0.27.0, this module
-// with platc's v0.31.0 (Go's minimal version selection picks the higher).
+// Not modelled: admission webhooks and policies of a real cluster. Both
+// sides run with cel-go v0.27.0, the version kro v0.9.3 is built with
+// (platc requires no later one).
 package conformance
