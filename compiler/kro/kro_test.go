@@ -488,3 +488,49 @@ type mapCache map[string][]byte
 
 func (m mapCache) Get(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
 func (m mapCache) Put(k string, v []byte)      { m[k] = v }
+
+// TestCacheInstances checks that an instance's validation is kept by the
+// cache and read back as it was made: the defaults with their types (an
+// integer and a float CEL reads apart), and the problems; and that the
+// warnings of an RGD are kept with it.
+func TestCacheInstances(t *testing.T) {
+	r := validRGD()
+	r.Spec["ratio"] = "float | default=1.0"
+	r.Spec["replicas"] = "integer | default=2"
+	r.Spec["half"] = "integer | minimum=0.5" // a warning
+	specs := []map[string]any{
+		{"team": "shop", "tags": []any{"a"}},
+		{"team": "shop", "retain": int64(0), "half": int64(1)},
+		{"colour": "red"},
+	}
+	uncached, _ := Check(r)
+	cache := mapCache{}
+	r.Cache = cache
+	first, firstWarnings := Check(r)
+	for _, spec := range specs {
+		first.Instance(spec)
+	}
+	if len(cache) != 1+len(specs) {
+		t.Fatalf("%d cache entries, want one for the RGD and one per instance spec", len(cache))
+	}
+	second, secondWarnings := Check(r)
+	if len(firstWarnings) != 1 || !cmp.Equal(firstWarnings, secondWarnings) {
+		t.Errorf("warnings %v, then from the cache %v, want one, the same", firstWarnings, secondWarnings)
+	}
+	for _, spec := range specs {
+		wantSpec, wantProbs := uncached.Instance(spec)
+		gotSpec, gotProbs := second.Instance(spec)
+		if diff := cmp.Diff(wantSpec, gotSpec); diff != "" {
+			t.Errorf("%v: defaulted spec from the cache (-uncached +cached):\n%s", spec, diff)
+		}
+		if diff := cmp.Diff(wantProbs, gotProbs); diff != "" {
+			t.Errorf("%v: problems from the cache (-uncached +cached):\n%s", spec, diff)
+		}
+	}
+	if len(cache) != 1+len(specs) {
+		t.Errorf("%d cache entries after the second run, want %d", len(cache), 1+len(specs))
+	}
+	if ratio, _ := second.Instance(specs[0]); fmt.Sprintf("%T %T", ratio["ratio"], ratio["replicas"]) != "float64 int64" {
+		t.Errorf("defaults from the cache have types %T and %T, want float64 and int64", ratio["ratio"], ratio["replicas"])
+	}
+}

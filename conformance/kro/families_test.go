@@ -2,11 +2,22 @@ package conformance
 
 import (
 	"flag"
+	"os"
+	"strconv"
 	"testing"
 )
 
-// casesPerFamily is the number of generated cases of each family.
-var casesPerFamily = flag.Int("kro.cases", 5000, "generated cases per rule family")
+// casesPerFamily is the number of generated cases of each family: 5,000
+// (issue 11's floor), or CONFORMANCE_CASES, as for conformance/argocd, for
+// a longer search.
+var casesPerFamily = flag.Int("kro.cases", defaultCases(), "generated cases per rule family (default: CONFORMANCE_CASES, or 5000)")
+
+func defaultCases() int {
+	if n, err := strconv.Atoi(os.Getenv("CONFORMANCE_CASES")); err == nil && n > 0 {
+		return n
+	}
+	return 5000
+}
 
 // Each family has its own range of seeds, so that a seed names one case.
 const (
