@@ -30,7 +30,7 @@ import (
 // answered offline. It is the builder's schema resolver (each kind's schema
 // as the API server publishes it in its OpenAPI v3 discovery) and its REST
 // mapper (the kind's resource and scope), and it validates objects of its
-// kinds as the API server does (Validate).
+// kinds as the API server does (the RGD's admission against kro's CRD).
 //
 // The CRDs are decoded into the API server's types on first use: a run
 // whose RGDs are all in the cache never needs them (List and the digest

@@ -9,7 +9,8 @@
 // server's checks of that CRD (names, group, structural schema, defaults,
 // x-kubernetes-validations rules and their cost, list types) are ported
 // from k8s.io/apiextensions-apiserver, and objects are validated against a
-// CRD with the API server's own validators (Kinds.Validate).
+// CRD with the API server's own validators (the RGD against kro's CRD, an
+// instance against the CRD kro generates: Result.Instance).
 //
 // What this package adds to kro's builder, which stops at the first error:
 // every problem at once, each with the place it comes from (a resource id
