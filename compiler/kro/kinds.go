@@ -258,9 +258,11 @@ func publishedSchema(v *extv1.CustomResourceDefinitionVersion) *spec.Schema {
 		return nil
 	}
 	ret := ss.Unfold().ToKubeOpenAPI()
+	// The embedded resources first: ObjectMeta's schema is kro's, shared
+	// by every schema and graph, and the walk writes back what it visits.
+	addEmbeddedProperties(ret)
 	ret.SetProperty("metadata", kroschema.ObjectMetaSchema)
 	addTypeMeta(ret)
-	addEmbeddedProperties(ret)
 	return ret
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 	"github.com/kubernetes-sigs/kro/pkg/graph/crd"
+	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
 	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
 
 	"github.com/platc/platc/schemas"
@@ -223,4 +224,44 @@ func TestKindsListFromPlainData(t *testing.T) {
 	if plain.digest == other.digest || plain.digest == "" {
 		t.Errorf("the digest of %d CRDs is that of %d: %s", len(objs), len(objs)-1, plain.digest)
 	}
+}
+
+// TestPublishedSchemaSharesObjectMetaReadOnly checks that publishing a
+// kind's schema does not write into kro's ObjectMeta schema, which every
+// published schema and every graph kro builds share: builds run
+// concurrently (the conformance suite's do), and a write of a shared map
+// while another build reads it is a data race (go test -race sees it).
+func TestPublishedSchemaSharesObjectMetaReadOnly(t *testing.T) {
+	kinds, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []*extv1.CustomResourceDefinitionVersion
+	for _, kd := range kinds.loaded().byGVK {
+		versions = append(versions, kd.version)
+	}
+	var walk func(s spec.Schema) int
+	walk = func(s spec.Schema) int {
+		n := 1
+		for _, p := range s.Properties {
+			n += walk(p)
+		}
+		if s.Items != nil && s.Items.Schema != nil {
+			n += walk(*s.Items.Schema)
+		}
+		return n
+	}
+	done := make(chan bool)
+	go func() {
+		for range 50 {
+			walk(kroschema.ObjectMetaSchema)
+		}
+		done <- true
+	}()
+	for range 50 {
+		for _, v := range versions {
+			publishedSchema(v)
+		}
+	}
+	<-done
 }
