@@ -55,6 +55,12 @@ func (c *checker) crdChecks(crd *extv1.CustomResourceDefinition) {
 			}
 		}
 	}
+	// One problem is said per field, the cause first: a rule that reads
+	// oldSelf where the API server cannot correlate it (immutable=true in
+	// a list's items) costs too much there too, and goes with the marker.
+	slices.SortStableFunc(errs, func(a, b *field.Error) int {
+		return errorRank(a) - errorRank(b)
+	})
 	ruleCost := slices.ContainsFunc(errs, func(e *field.Error) bool { return strings.Contains(e.Detail, "estimated rule cost exceeds") })
 	for _, e := range errs {
 		if ruleCost && strings.Contains(e.Detail, "estimated rule cost total") {
@@ -66,6 +72,14 @@ func (c *checker) crdChecks(crd *extv1.CustomResourceDefinition) {
 		}
 	}
 	c.nameConflicts(crd)
+}
+
+// errorRank orders the API server's errors of one field: causes first.
+func errorRank(e *field.Error) int {
+	if strings.Contains(e.Detail, "oldSelf cannot be used") {
+		return 0
+	}
+	return 1
 }
 
 // defaults reports each string default kro writes into the schema
@@ -236,6 +250,12 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 			return fmt.Sprintf("validation rule %q does not compile in the API server's CEL, where self is the field's value: %s: fix the rule", rule, first)
 		}
 		return fmt.Sprintf("validation rule %q is refused by the API server: %s: fix the rule", rule, detail)
+	}
+	if i := strings.Index(e.Field, ".default."); i >= 0 {
+		// A field of an object's default.
+		sub := e.Field[i+len(".default."):]
+		body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
+		return fmt.Sprintf("the default's field %s breaks the schema of the default's type, and the API server checks defaults when kro creates the CRD (the API server: %s): change the default, or the type", sub, body)
 	}
 	if node, ok := strings.CutSuffix(e.Field, ".default"); ok {
 		// The API server validates a default against the field's own

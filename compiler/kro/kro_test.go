@@ -145,6 +145,18 @@ func TestCheckProblems(t *testing.T) {
 			{"", "apiVersion", `write only the version, "v1", and put the group "kro.run" in group`},
 			{"", "kind", `such as "LogStack"`},
 		}},
+		{"object default without a required field", func(r *RGD) {
+			r.Types = map[string]any{"Server": map[string]any{"host": "string | required=true"}}
+			r.Spec["server"] = "Server | default={}"
+		}, []want{
+			{"", "spec.server", "the default's field host breaks the schema of the default's type"},
+		}},
+		{"immutable in a list's items", func(r *RGD) {
+			r.Types = map[string]any{"Port": map[string]any{"name": "string | immutable=true"}}
+			r.Spec["ports"] = "[]Port"
+		}, []want{
+			{"", "spec.ports.name", "remove immutable from the field"},
+		}},
 		{"group without a dot", func(r *RGD) { r.Group = "platform" }, []want{
 			{"", "group", "has no dot"},
 		}},
