@@ -238,6 +238,12 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 	return r
 }
 
+// CacheKey is the key of the RGD's entry in its Cache, a digest of
+// everything Check read (the RGD, the CRDs, kro's version): what is
+// derived from the Result alone may be kept under a key made from it. It
+// is "" without a Cache.
+func (r *Result) CacheKey() string { return r.key }
+
 // Instance validates an instance's spec as the API server does with the
 // CRD kro generates (defaults, pruning, the schema, x-kubernetes-validations
 // rules, list types), and returns the spec with its defaults applied.
