@@ -140,7 +140,7 @@ func TestPreviewsFromTheCache(t *testing.T) {
 			t.Fatalf("%s does not compile:\n%s", dir, first.Log)
 		}
 		entries := len(cache)
-		counting := &countingCache{memCache: cache}
+		counting := &previewCounter{memCache: cache}
 		second := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: counting})
 		if second.Log.HasErrors() {
 			t.Fatalf("%s does not compile from the cache:\n%s", dir, second.Log)
@@ -206,14 +206,14 @@ func dump(v any) any {
 	return fmt.Sprintf("%T %v", v, v)
 }
 
-// countingCache counts the previews read from a memCache.
-type countingCache struct {
+// previewCounter is a memCache that counts the previews read from it.
+type previewCounter struct {
 	memCache
 	mu       sync.Mutex
 	previews int
 }
 
-func (c *countingCache) Get(k string) ([]byte, bool) {
+func (c *previewCounter) Get(k string) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.memCache[k]
@@ -223,7 +223,7 @@ func (c *countingCache) Get(k string) ([]byte, bool) {
 	return v, ok
 }
 
-func (c *countingCache) Put(k string, v []byte) {
+func (c *previewCounter) Put(k string, v []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.memCache[k] = v
