@@ -28,9 +28,9 @@ test:
 	$(GO) test -json ./... | $(GO) run ./internal/testsummary
 	$(PLATC) check
 
-## conformance: platc's rules against Argo CD's own code, in modules of their own
-# (the first run downloads about 1.1 GB of modules)
-CONFORMANCE = conformance/argocd
+## conformance: platc's rules against Argo CD's and kro's own code, in modules of their own
+# (the first run downloads about 1.5 GB of modules)
+CONFORMANCE = conformance/argocd conformance/kro
 conformance:
 	@set -e; for m in $(CONFORMANCE); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test ./...); done
 

@@ -8,7 +8,7 @@ require (
 	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/gobwas/glob v0.2.3
-	github.com/google/cel-go v0.31.0
+	github.com/google/cel-go v0.27.0
 	github.com/google/go-cmp v0.7.0
 	github.com/itchyny/gojq v0.12.19
 	github.com/kubernetes-sigs/kro v0.9.3

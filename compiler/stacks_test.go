@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -124,4 +125,106 @@ func TestPreviewKroEnvironment(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPreviewsFromTheCache checks that the previews of a second run, read
+// from the cache, are those the first run evaluated (resources, inclusion,
+// objects with their keys' order and their values' types) and that the
+// second run evaluates none (it adds no entry and reads one per
+// instance), for the sample and golden/stacks-kro.
+func TestPreviewsFromTheCache(t *testing.T) {
+	for _, dir := range []string{"..", "../golden/stacks-kro"} {
+		cache := memCache{}
+		first := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: cache})
+		if first.Log.HasErrors() {
+			t.Fatalf("%s does not compile:\n%s", dir, first.Log)
+		}
+		entries := len(cache)
+		counting := &previewCounter{memCache: cache}
+		second := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: counting})
+		if second.Log.HasErrors() {
+			t.Fatalf("%s does not compile from the cache:\n%s", dir, second.Log)
+		}
+		if len(cache) != entries {
+			t.Errorf("%s: the second run added %d cache entries", dir, len(cache)-entries)
+		}
+		n := 0
+		for _, inst := range first.Stacks.Instances {
+			stack, client, env := inst.Stack.Model.Name, inst.Client.Name, inst.Env.Name
+			want, err := first.Stacks.PreviewInstance(stack, client, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := second.Stacks.PreviewInstance(stack, client, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if len(got.Resources) != len(want.Resources) {
+				t.Fatalf("%s: %s of %s in %s: %d resources from the cache, want %d", dir, stack, client, env, len(got.Resources), len(want.Resources))
+			}
+			for i, w := range want.Resources {
+				g := got.Resources[i]
+				if g.ID != w.ID || g.Kind != w.Kind || g.Included != w.Included {
+					t.Errorf("%s: %s of %s: resource %d is %s %s %q, want %s %s %q", dir, stack, client, i, g.ID, g.Kind, g.Included, w.ID, w.Kind, w.Included)
+				}
+				if gs, ws := fmt.Sprintf("%#v", dump(g.Object)), fmt.Sprintf("%#v", dump(w.Object)); gs != ws {
+					t.Errorf("%s: %s of %s: %s from the cache:\n%s\nwant\n%s", dir, stack, client, w.ID, gs, ws)
+				}
+			}
+		}
+		if n == 0 || counting.previews < n {
+			t.Errorf("%s: %d previews compared, %d read from the cache", dir, n, counting.previews)
+		}
+	}
+}
+
+// dump is v with its Maps as ordered lists of keys and values, and every
+// value with its Go type, for comparing previews exactly.
+func dump(v any) any {
+	switch v := v.(type) {
+	case *object.Map:
+		if v == nil {
+			return nil
+		}
+		var out []any
+		v.Each(func(k string, x any) { out = append(out, k, dump(x)) })
+		return out
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = dump(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = dump(x)
+		}
+		return out
+	}
+	return fmt.Sprintf("%T %v", v, v)
+}
+
+// previewCounter is a memCache that counts the previews read from it.
+type previewCounter struct {
+	memCache
+	mu       sync.Mutex
+	previews int
+}
+
+func (c *previewCounter) Get(k string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.memCache[k]
+	if ok && strings.HasPrefix(k, "rgd-preview-") {
+		c.previews++
+	}
+	return v, ok
+}
+
+func (c *previewCounter) Put(k string, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.memCache[k] = v
 }

@@ -4,18 +4,12 @@ package main
 
 import (
 	"os"
-	"runtime/debug"
 
 	"github.com/platc/platc/compiler/cli"
+	// The garbage collector's pace, set while the packages initialize.
+	_ "github.com/platc/platc/internal/gcpace"
 )
 
 func main() {
-	// platc runs for well under a second and holds its output in memory:
-	// collecting garbage a quarter as often costs a few megabytes and saves
-	// a tenth of the CPU of a large render (docs/performance.md). A GOGC
-	// in the environment wins.
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
-	}
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -44,6 +45,22 @@ func (c *checker) crdChecks(crd *extv1.CustomResourceDefinition) {
 		return
 	}
 	errs := validateCRD(context.Background(), internal)
+	// The API server compiles no validation rule of a schema whose
+	// defaults it refuses: once the defaults are fixed, it would refuse
+	// the rules next. Both are said at once.
+	if fixed := withoutDefaultsAt(internal, errs); fixed != nil {
+		for _, e := range validateCRD(context.Background(), fixed) {
+			if !slices.ContainsFunc(errs, func(x *field.Error) bool { return x.Field == e.Field && x.Detail == e.Detail }) {
+				errs = append(errs, e)
+			}
+		}
+	}
+	// One problem is said per field, the cause first: a rule that reads
+	// oldSelf where the API server cannot correlate it (immutable=true in
+	// a list's items) costs too much there too, and goes with the marker.
+	slices.SortStableFunc(errs, func(a, b *field.Error) int {
+		return errorRank(a) - errorRank(b)
+	})
 	ruleCost := slices.ContainsFunc(errs, func(e *field.Error) bool { return strings.Contains(e.Detail, "estimated rule cost exceeds") })
 	for _, e := range errs {
 		if ruleCost && strings.Contains(e.Detail, "estimated rule cost total") {
@@ -55,6 +72,14 @@ func (c *checker) crdChecks(crd *extv1.CustomResourceDefinition) {
 		}
 	}
 	c.nameConflicts(crd)
+}
+
+// errorRank orders the API server's errors of one field: causes first.
+func errorRank(e *field.Error) int {
+	if strings.Contains(e.Detail, "oldSelf cannot be used") {
+		return 0
+	}
+	return 1
 }
 
 // defaults reports each string default kro writes into the schema
@@ -81,6 +106,19 @@ func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomRes
 				i := strings.IndexByte(written, '\\')
 				esc := written[i:min(i+2, len(written))]
 				c.warnf(-1, path, "default `%s` holds a backslash: kro writes a string default into its CRD between quotes without escaping it, so the API server reads `%s` as a JSON escape%s and stores another default; remove the backslash from the default", written, esc, jsonEscapes[esc])
+			}
+		}
+		if s.Type == "integer" {
+			// kube-openapi checks that a bound fits the field's type
+			// only when it validates a value (IsValueValidAgainstRange).
+			for _, b := range []struct {
+				name, upstream string
+				value          *float64
+				round          func(float64) float64
+			}{{"minimum", "Minimum", s.Minimum, math.Ceil}, {"maximum", "Maximum", s.Maximum, math.Floor}} {
+				if v := b.value; v != nil && !math.IsNaN(*v) && !math.IsInf(*v, 0) && *v != math.Trunc(*v) {
+					c.warnf(-1, path, "%s=%v is not an integer: kro and the API server accept it in the CRD, but the API server refuses every value of this integer field (%s boundary value must be of type integer): write an integer, such as %s=%v", b.name, *b.value, b.upstream, b.name, b.round(*b.value))
+				}
 			}
 		}
 		for _, k := range sortedKeys(s.Properties) {
@@ -213,6 +251,31 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 		}
 		return fmt.Sprintf("validation rule %q is refused by the API server: %s: fix the rule", rule, detail)
 	}
+	if i := strings.Index(e.Field, ".default."); i >= 0 {
+		// A field of an object's default.
+		sub := e.Field[i+len(".default."):]
+		body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
+		return fmt.Sprintf("the default's field %s breaks the schema of the default's type, and the API server checks defaults when kro creates the CRD (the API server: %s): change the default, or the type", sub, body)
+	}
+	if node, ok := strings.CutSuffix(e.Field, ".default"); ok {
+		// The API server validates a default against the field's own
+		// schema, rules included, when the CRD is created.
+		what := "a marker of the field"
+		for _, m := range defaultMarkers {
+			if strings.Contains(e.ErrorBody(), m.says) {
+				what = "the field's " + m.marker
+			}
+		}
+		if rules := rulesOf(internal, node); rules != "" && detail == "validation failed" {
+			what = "the field's validation rule " + rules
+		}
+		body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
+		value := badValueText(e.BadValue)
+		if e.Type == field.ErrorTypeTooMany {
+			value = "of " + value + " items" // the value is the count
+		}
+		return fmt.Sprintf("default %s breaks %s, and the API server checks defaults when kro creates the CRD (the API server: %s): change the default, or the marker it breaks", value, what, body)
+	}
 	switch {
 	case strings.Contains(detail, "estimated rule cost total"):
 		cost, _, _ := strings.Cut(detail, " (try simplifying")
@@ -231,6 +294,20 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 // internal CRD ("spec.validation.openAPIV3Schema.properties[spec]...
 // .x-kubernetes-validations[0].rule").
 func ruleAt(crd *apiextensions.CustomResourceDefinition, f string) string {
+	s, rest := crdSchemaAt(crd, f)
+	if m := ruleIndexRe.FindStringSubmatch(rest); s != nil && m != nil {
+		n := 0
+		fmt.Sscan(m[1], &n)
+		if n < len(s.XValidations) {
+			return s.XValidations[n].Rule
+		}
+	}
+	return ""
+}
+
+// crdSchemaAt is the schema node at a field path of the internal CRD, and
+// what follows it in the path (".default", ".x-kubernetes-validations[0].rule").
+func crdSchemaAt(crd *apiextensions.CustomResourceDefinition, f string) (*apiextensions.JSONSchemaProps, string) {
 	var s *apiextensions.JSONSchemaProps
 	if crd.Spec.Validation != nil {
 		s = crd.Spec.Validation.OpenAPIV3Schema
@@ -239,43 +316,118 @@ func ruleAt(crd *apiextensions.CustomResourceDefinition, f string) string {
 	}
 	i := strings.Index(f, "openAPIV3Schema")
 	if s == nil || i < 0 {
-		return ""
+		return nil, ""
 	}
 	rest := f[i+len("openAPIV3Schema"):]
-	for rest != "" && s != nil {
+	for s != nil {
 		switch {
 		case strings.HasPrefix(rest, ".properties["):
 			end := strings.IndexByte(rest, ']')
 			p, ok := s.Properties[rest[len(".properties["):end]]
 			if !ok {
-				return ""
+				return nil, ""
 			}
 			s = &p
 			rest = rest[end+1:]
 		case strings.HasPrefix(rest, ".items"):
 			if s.Items == nil {
-				return ""
+				return nil, ""
 			}
 			s = s.Items.Schema
 			rest = rest[len(".items"):]
 		case strings.HasPrefix(rest, ".additionalProperties"):
 			if s.AdditionalProperties == nil {
-				return ""
+				return nil, ""
 			}
 			s = s.AdditionalProperties.Schema
 			rest = rest[len(".additionalProperties"):]
 		default:
-			if m := ruleIndexRe.FindStringSubmatch(rest); m != nil {
-				n := 0
-				fmt.Sscan(m[1], &n)
-				if n < len(s.XValidations) {
-					return s.XValidations[n].Rule
-				}
-			}
-			return ""
+			return s, rest
 		}
 	}
-	return ""
+	return nil, ""
+}
+
+// defaultMarkers name the marker a default breaks, by the words of the
+// API server's (kube-openapi's) error.
+var defaultMarkers = []struct{ says, marker string }{
+	{"should be less than", "maximum"},
+	{"should be greater than", "minimum"},
+	{"should match", "pattern"},
+	{"Unsupported value", "enum"},
+	{"chars long", "length (minLength, maxLength)"},
+	{"may not be more than", "maxLength"},
+	{"must have at most", "maxItems"},
+	{"must have at least", "minItems"},
+	{"Duplicate value", "uniqueItems"},
+}
+
+// withoutDefaultsAt returns a copy of crd without the defaults that errs
+// refuse, nil when errs refuse none.
+func withoutDefaultsAt(crd *apiextensions.CustomResourceDefinition, errs field.ErrorList) *apiextensions.CustomResourceDefinition {
+	var out *apiextensions.CustomResourceDefinition
+	for _, e := range errs {
+		node, ok := strings.CutSuffix(e.Field, ".default")
+		i := strings.Index(node, "openAPIV3Schema")
+		if !ok || i < 0 {
+			continue
+		}
+		if out == nil {
+			out = crd.DeepCopy()
+		}
+		var root *apiextensions.JSONSchemaProps
+		if out.Spec.Validation != nil {
+			root = out.Spec.Validation.OpenAPIV3Schema
+		} else if len(out.Spec.Versions) > 0 && out.Spec.Versions[0].Schema != nil {
+			root = out.Spec.Versions[0].Schema.OpenAPIV3Schema
+		}
+		dropDefault(root, node[i+len("openAPIV3Schema"):])
+	}
+	return out
+}
+
+// dropDefault removes the default of the node at rest (".properties[a].items")
+// below s.
+func dropDefault(s *apiextensions.JSONSchemaProps, rest string) {
+	switch {
+	case s == nil:
+	case rest == "":
+		s.Default = nil
+	case strings.HasPrefix(rest, ".properties["):
+		end := strings.IndexByte(rest, ']')
+		name := rest[len(".properties["):end]
+		if p, ok := s.Properties[name]; ok {
+			dropDefault(&p, rest[end+1:])
+			s.Properties[name] = p // properties are held by value
+		}
+	case strings.HasPrefix(rest, ".items") && s.Items != nil:
+		dropDefault(s.Items.Schema, rest[len(".items"):])
+	case strings.HasPrefix(rest, ".additionalProperties") && s.AdditionalProperties != nil:
+		dropDefault(s.AdditionalProperties.Schema, rest[len(".additionalProperties"):])
+	}
+}
+
+// rulesOf quotes the x-kubernetes-validations rules of the schema node at
+// a field path of the internal CRD, "" when it has none.
+func rulesOf(crd *apiextensions.CustomResourceDefinition, node string) string {
+	var rules []string
+	for i := 0; ; i++ {
+		r := ruleAt(crd, fmt.Sprintf("%s.x-kubernetes-validations[%d].rule", node, i))
+		if r == "" {
+			break
+		}
+		rules = append(rules, strconv.Quote(r))
+	}
+	return strings.Join(rules, " and ")
+}
+
+// badValueText writes a field error's value as the spec would: JSON.
+func badValueText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 var propertyRe = regexp.MustCompile(`properties\[([^\]]*)\]`)

@@ -30,15 +30,25 @@ import (
 // answered offline. It is the builder's schema resolver (each kind's schema
 // as the API server publishes it in its OpenAPI v3 discovery) and its REST
 // mapper (the kind's resource and scope), and it validates objects of its
-// kinds as the API server does (Validate).
+// kinds as the API server does (the RGD's admission against kro's CRD).
+//
+// The CRDs are decoded into the API server's types on first use: a run
+// whose RGDs are all in the cache never needs them (List and the digest
+// read the plain data).
 //
 // Kinds is read-only once made, and safe for concurrent use.
 type Kinds struct {
+	list   []Kind // every served version, sorted
+	digest string // of the CRDs, for cache keys
+	typed  func() (*typedKinds, error)
+}
+
+// typedKinds is what Kinds holds once the CRDs are decoded.
+type typedKinds struct {
 	byGVK   map[schema.GroupVersionKind]*kind
 	crds    []*extv1.CustomResourceDefinition // every CRD, in the order given
 	mapper  *meta.DefaultRESTMapper
 	builder *graph.Builder
-	digest  string // of the CRDs, for cache keys
 }
 
 // kind is one served version of a CRD.
@@ -58,37 +68,65 @@ var _ resolver.SchemaResolver = (*Kinds)(nil)
 
 // Embedded returns the Kinds of the CustomResourceDefinitions platc embeds
 // (schemas/crds: Argo CD's Application and AppProject, kro's
-// ResourceGraphDefinition, the primitives), read once.
+// ResourceGraphDefinition, the primitives), read once. Their digest is
+// that of the embedded files.
 var Embedded = sync.OnceValues(func() (*Kinds, error) {
 	files, err := schemas.CRDObjects()
 	if err != nil {
 		return nil, err
 	}
+	h := sha256.New()
 	var objs []map[string]any
+	raw := schemas.CRDs()
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		objs = append(objs, files[name]...)
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(raw[name]))
+		h.Write(raw[name])
 	}
-	return NewKinds(objs...)
+	return plainKinds(objs, hex.EncodeToString(h.Sum(nil))), nil
 })
 
 // NewKinds reads CustomResourceDefinitions given as plain data (decoded
 // YAML or JSON).
 func NewKinds(crds ...map[string]any) (*Kinds, error) {
-	var typed []*extv1.CustomResourceDefinition
+	h := sha256.New()
 	for _, obj := range crds {
-		crd, err := toCRD(obj)
+		data, err := json.Marshal(obj) // maps are encoded sorted
 		if err != nil {
 			return nil, err
 		}
-		typed = append(typed, crd)
+		h.Write(data)
+		h.Write([]byte{0})
 	}
-	return newKinds(typed)
+	return plainKinds(crds, hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// plainKinds are the Kinds of CRDs given as plain data, decoded on first
+// use.
+func plainKinds(crds []map[string]any, digest string) *Kinds {
+	k := &Kinds{list: plainList(crds), digest: digest}
+	k.typed = sync.OnceValues(func() (*typedKinds, error) {
+		var typed []*extv1.CustomResourceDefinition
+		for _, obj := range crds {
+			crd, err := toCRD(obj)
+			if err != nil {
+				return nil, err
+			}
+			typed = append(typed, crd)
+		}
+		return newTypedKinds(k, typed)
+	})
+	return k
 }
 
 // With returns Kinds that also hold crds (the CRDs kro generates for other
 // stacks' instances, say); a kind given again replaces the earlier one.
 func (k *Kinds) With(crds ...*extv1.CustomResourceDefinition) (*Kinds, error) {
-	return newKinds(append(slices.Clone(k.crds), crds...))
+	t, err := k.typed()
+	if err != nil {
+		return nil, err
+	}
+	return newKinds(append(slices.Clone(t.crds), crds...))
 }
 
 func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
@@ -103,9 +141,10 @@ func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
 	return crd, nil
 }
 
+// newKinds are the Kinds of typed CRDs.
 func newKinds(crds []*extv1.CustomResourceDefinition) (*Kinds, error) {
-	k := &Kinds{byGVK: map[schema.GroupVersionKind]*kind{}, crds: crds, mapper: meta.NewDefaultRESTMapper(nil)}
 	h := sha256.New()
+	var list []Kind
 	for _, crd := range crds {
 		data, err := json.Marshal(crd)
 		if err != nil {
@@ -113,6 +152,27 @@ func newKinds(crds []*extv1.CustomResourceDefinition) (*Kinds, error) {
 		}
 		h.Write(data)
 		h.Write([]byte{0})
+		for i := range crd.Spec.Versions {
+			if v := &crd.Spec.Versions[i]; v.Served {
+				list = append(list, typedKind(crd, v))
+			}
+		}
+	}
+	sortKinds(list)
+	k := &Kinds{list: list, digest: hex.EncodeToString(h.Sum(nil))}
+	t, err := newTypedKinds(k, crds)
+	if err != nil {
+		return nil, err
+	}
+	k.typed = func() (*typedKinds, error) { return t, nil }
+	return k, nil
+}
+
+// newTypedKinds decodes crds for kinds: the builder resolves schemas
+// through it.
+func newTypedKinds(kinds *Kinds, crds []*extv1.CustomResourceDefinition) (*typedKinds, error) {
+	k := &typedKinds{byGVK: map[schema.GroupVersionKind]*kind{}, crds: crds, mapper: meta.NewDefaultRESTMapper(nil)}
+	for _, crd := range crds {
 		scope := meta.RESTScopeNamespace
 		if crd.Spec.Scope == extv1.ClusterScoped {
 			scope = meta.RESTScopeRoot
@@ -128,20 +188,29 @@ func newKinds(crds []*extv1.CustomResourceDefinition) (*Kinds, error) {
 			k.mapper.AddSpecific(gvk, gv.WithResource(crd.Spec.Names.Plural), gv.WithResource(crd.Spec.Names.Singular), scope)
 		}
 	}
-	b, err := graph.NewBuilder(nil, nil, graph.WithSchemaResolver(k), graph.WithRESTMapper(k.mapper))
+	b, err := graph.NewBuilder(nil, nil, graph.WithSchemaResolver(kinds), graph.WithRESTMapper(k.mapper))
 	if err != nil {
 		return nil, err
 	}
 	k.builder = b
-	k.digest = hex.EncodeToString(h.Sum(nil))
 	return k, nil
+}
+
+// loaded returns the decoded CRDs; a CRD that does not decode is reported
+// by Check before it needs them.
+func (k *Kinds) loaded() *typedKinds {
+	t, err := k.typed()
+	if err != nil {
+		return &typedKinds{byGVK: map[schema.GroupVersionKind]*kind{}, mapper: meta.NewDefaultRESTMapper(nil)}
+	}
+	return t
 }
 
 // ResolveSchema returns the schema of gvk as a cluster's OpenAPI v3
 // discovery gives it, which is what kro's graph builder types a resource
 // with. It implements k8s.io/apiserver's resolver.SchemaResolver.
 func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
-	kd := k.byGVK[gvk]
+	kd := k.loaded().byGVK[gvk]
 	if kd == nil {
 		return nil, fmt.Errorf("cannot resolve group version kind %q: %w", gvk, resolver.ErrSchemaNotFound)
 	}
@@ -156,7 +225,7 @@ func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error)
 // kindsOf lists the kinds served, "Kind (group/version)", for messages.
 func (k *Kinds) kindsOf(filter func(*kind) bool) []string {
 	var out []string
-	for _, kd := range k.byGVK {
+	for _, kd := range k.loaded().byGVK {
 		if filter(kd) {
 			out = append(out, kd.gvk.Kind+" ("+kd.gvk.GroupVersion().String()+")")
 		}
@@ -189,9 +258,11 @@ func publishedSchema(v *extv1.CustomResourceDefinitionVersion) *spec.Schema {
 		return nil
 	}
 	ret := ss.Unfold().ToKubeOpenAPI()
+	// The embedded resources first: ObjectMeta's schema is kro's, shared
+	// by every schema and graph, and the walk writes back what it visits.
+	addEmbeddedProperties(ret)
 	ret.SetProperty("metadata", kroschema.ObjectMetaSchema)
 	addTypeMeta(ret)
-	addEmbeddedProperties(ret)
 	return ret
 }
 
@@ -262,12 +333,12 @@ func (k *Kinds) kind(apiVersion, kindName string) *kind {
 	if err != nil {
 		return nil
 	}
-	return k.byGVK[gv.WithKind(kindName)]
+	return k.loaded().byGVK[gv.WithKind(kindName)]
 }
 
 // byName returns the CRD named name (plural.group), or nil.
 func (k *Kinds) byName(name string) *extv1.CustomResourceDefinition {
-	for _, crd := range k.crds {
+	for _, crd := range k.loaded().crds {
 		if crd.Name == name {
 			return crd
 		}
@@ -278,7 +349,7 @@ func (k *Kinds) byName(name string) *extv1.CustomResourceDefinition {
 // sameGroup returns the CRDs of group.
 func (k *Kinds) sameGroup(group string) []*extv1.CustomResourceDefinition {
 	var out []*extv1.CustomResourceDefinition
-	for _, crd := range k.crds {
+	for _, crd := range k.loaded().crds {
 		if strings.EqualFold(crd.Spec.Group, group) {
 			out = append(out, crd)
 		}
@@ -295,21 +366,67 @@ type Kind struct {
 }
 
 // List returns the kinds served, sorted by kind then apiVersion.
-func (k *Kinds) List() []Kind {
-	var out []Kind
-	for _, kd := range k.byGVK {
-		x := Kind{APIVersion: kd.gvk.GroupVersion().String(), Kind: kd.gvk.Kind, Group: kd.gvk.Group}
-		if s := kd.version.Schema; s != nil && s.OpenAPIV3Schema != nil {
-			x.Required = slices.Clone(s.OpenAPIV3Schema.Required)
-			x.SpecFields = slices.Sorted(maps.Keys(s.OpenAPIV3Schema.Properties["spec"].Properties))
-		}
-		out = append(out, x)
+func (k *Kinds) List() []Kind { return slices.Clone(k.list) }
+
+// typedKind is the Kind of a served version of a typed CRD.
+func typedKind(crd *extv1.CustomResourceDefinition, v *extv1.CustomResourceDefinitionVersion) Kind {
+	x := Kind{APIVersion: crd.Spec.Group + "/" + v.Name, Kind: crd.Spec.Names.Kind, Group: crd.Spec.Group}
+	if s := v.Schema; s != nil && s.OpenAPIV3Schema != nil {
+		x.Required = slices.Clone(s.OpenAPIV3Schema.Required)
+		x.SpecFields = slices.Sorted(maps.Keys(s.OpenAPIV3Schema.Properties["spec"].Properties))
 	}
-	slices.SortFunc(out, func(a, b Kind) int {
+	return x
+}
+
+// plainList is the Kinds of the served versions of CRDs given as plain
+// data, as typedKind reads them once decoded.
+func plainList(crds []map[string]any) []Kind {
+	var list []Kind
+	str := func(v any) string { s, _ := v.(string); return s }
+	for _, crd := range crds {
+		spec, _ := crd["spec"].(map[string]any)
+		names, _ := spec["names"].(map[string]any)
+		group := str(spec["group"])
+		versions, _ := spec["versions"].([]any)
+		for _, v := range versions {
+			vm, _ := v.(map[string]any)
+			if served, _ := vm["served"].(bool); !served {
+				continue
+			}
+			x := Kind{APIVersion: group + "/" + str(vm["name"]), Kind: str(names["kind"]), Group: group}
+			if root, ok := lookupMap(vm, "schema", "openAPIV3Schema"); ok {
+				for _, r := range anyList(root["required"]) {
+					x.Required = append(x.Required, str(r))
+				}
+				props, _ := lookupMap(root, "properties", "spec", "properties")
+				x.SpecFields = slices.Sorted(maps.Keys(props))
+			}
+			list = append(list, x)
+		}
+	}
+	sortKinds(list)
+	return list
+}
+
+func sortKinds(list []Kind) {
+	slices.SortFunc(list, func(a, b Kind) int {
 		return strings.Compare(a.Kind+" "+a.APIVersion, b.Kind+" "+b.APIVersion)
 	})
-	return out
 }
+
+// lookupMap reads a path of nested maps.
+func lookupMap(m map[string]any, path ...string) (map[string]any, bool) {
+	for _, p := range path {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		m = next
+	}
+	return m, true
+}
+
+func anyList(v any) []any { l, _ := v.([]any); return l }
 
 // build runs kro's graph builder on obj with the controller's default
 // configuration. A panic of the builder's, on a graph it was not written
@@ -320,5 +437,9 @@ func (k *Kinds) build(obj *v1alpha1.ResourceGraphDefinition) (g *graph.Graph, er
 			g, err = nil, fmt.Errorf("kro's graph builder failed: %v", r)
 		}
 	}()
-	return k.builder.NewResourceGraphDefinition(obj, rgdConfig)
+	t, err := k.typed()
+	if err != nil {
+		return nil, err
+	}
+	return t.builder.NewResourceGraphDefinition(obj, rgdConfig)
 }

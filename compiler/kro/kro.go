@@ -9,7 +9,8 @@
 // server's checks of that CRD (names, group, structural schema, defaults,
 // x-kubernetes-validations rules and their cost, list types) are ported
 // from k8s.io/apiextensions-apiserver, and objects are validated against a
-// CRD with the API server's own validators (Kinds.Validate).
+// CRD with the API server's own validators (the RGD against kro's CRD, an
+// instance against the CRD kro generates: Result.Instance).
 //
 // What this package adds to kro's builder, which stops at the first error:
 // every problem at once, each with the place it comes from (a resource id
@@ -38,6 +39,7 @@ import (
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Resource is one resource of an RGD.
@@ -63,8 +65,9 @@ type RGD struct {
 	Kinds *Kinds
 	// Cache, when set, keeps what Check derives from an RGD it accepts
 	// between runs, by a digest of everything it reads (the RGD, the
-	// CRDs of Kinds, the version of kro), so that kro's builder runs once
-	// per change.
+	// CRDs of Kinds, the version of kro), with its warnings, so that
+	// kro's builder runs once per change; and what Result.Instance makes
+	// of each instance spec, by that digest and the spec.
 	Cache Cache
 }
 
@@ -102,6 +105,10 @@ type Result struct {
 
 	crd   *extv1.CustomResourceDefinition
 	kinds *Kinds
+	// cache and key, when set, are the RGD's Cache and its entry's key:
+	// what Instance finds for a spec is kept under a key made from it.
+	cache Cache
+	key   string
 
 	envOnce  sync.Once
 	env      *evalEnv
@@ -132,9 +139,12 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	key := ""
 	if rgd.Cache != nil {
 		key = cacheKey(kinds, plain)
-		if r := cached(rgd.Cache, key, kinds); r != nil {
-			return r, nil
+		if r, warnings := cached(rgd.Cache, key, kinds); r != nil {
+			return r, warnings
 		}
+	}
+	if _, err := kinds.typed(); err != nil {
+		return nil, []Problem{{Msg: fmt.Sprintf("reading the CRDs of the resources' kinds: %v", err)}}
 	}
 	obj, err := c.admit(plain)
 	if err != nil {
@@ -148,15 +158,14 @@ func Check(rgd *RGD) (*Result, []Problem) {
 			return nil, c.sorted()
 		}
 		r := newResult(g, kinds)
-		if warnings := c.sorted(); len(warnings) > 0 {
-			return r, warnings // not cached: the warnings are said each time
-		}
+		warnings := c.sorted()
 		if rgd.Cache != nil {
-			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order}); err == nil {
+			r.cache, r.key = rgd.Cache, key
+			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Warnings: warnings}); err == nil {
 				rgd.Cache.Put(key, data)
 			}
 		}
-		return r, nil
+		return r, warnings
 	}
 	c.diagnose(obj)
 	if !c.hasErrors() {
@@ -165,11 +174,13 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	return nil, c.sorted()
 }
 
-// cacheEntry is what the cache keeps of an accepted RGD.
+// cacheEntry is what the cache keeps of an accepted RGD: the Result, and
+// the warnings, which are said again at every run.
 type cacheEntry struct {
-	CRD   map[string]any
-	Deps  map[string][]string
-	Order []string
+	CRD      map[string]any
+	Deps     map[string][]string
+	Order    []string
+	Warnings []Problem `json:",omitempty"`
 }
 
 // cacheKey is the key of an RGD's entry: a digest of what Check reads.
@@ -181,22 +192,22 @@ func cacheKey(kinds *Kinds, plain map[string]any) string {
 	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
 }
 
-// cached returns the Result of an entry, or nil when there is none or it
-// does not decode.
-func cached(cache Cache, key string, kinds *Kinds) *Result {
+// cached returns the Result and the warnings of an entry, or a nil Result
+// when there is none or it does not decode.
+func cached(cache Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	data, ok := cache.Get(key)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var e cacheEntry
 	if json.Unmarshal(data, &e) != nil || e.CRD == nil || e.Deps == nil {
-		return nil
+		return nil, nil
 	}
 	crd, err := toCRD(e.CRD)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, crd: crd, kinds: kinds}
+	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
 }
 
 // newResult is what Check returns for the graph g kro built.
@@ -227,19 +238,55 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 	return r
 }
 
+// CacheKey is the key of the RGD's entry in its Cache, a digest of
+// everything Check read (the RGD, the CRDs, kro's version): what is
+// derived from the Result alone may be kept under a key made from it. It
+// is "" without a Cache.
+func (r *Result) CacheKey() string { return r.key }
+
 // Instance validates an instance's spec as the API server does with the
 // CRD kro generates (defaults, pruning, the schema, x-kubernetes-validations
 // rules, list types), and returns the spec with its defaults applied.
 // Problems carry the path inside the spec ("retentionDays",
-// "endpoints.logs") and say what to change.
+// "endpoints.logs") and say what to change. With the RGD's Cache, the
+// outcome is kept there, so that a spec seen before is not validated
+// again (the validators, the CEL rules compiled, cost more than the rest
+// of a run's work on a stack).
 func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
+	if r.cache == nil {
+		return r.instance(spec)
+	}
+	// The validator sees the spec as JSON: its JSON, with the RGD's key,
+	// names the outcome.
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return r.instance(spec)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", r.key)
+	h.Write(data)
+	key := "kro-instance-" + hex.EncodeToString(h.Sum(nil))
+	if data, ok := r.cache.Get(key); ok {
+		if e, err := decodeInstanceEntry(data); err == nil {
+			return e.Spec, e.Problems
+		}
+	}
+	defaulted, probs := r.instance(spec)
+	if data, err := encodeInstanceEntry(instanceEntry{Spec: defaulted, Problems: probs}); err == nil {
+		r.cache.Put(key, data)
+	}
+	return defaulted, probs
+}
+
+func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {
 	r.instOnce.Do(func() {
-		var k *Kinds
-		k, r.instErr = newKinds([]*extv1.CustomResourceDefinition{r.crd})
-		if r.instErr == nil {
-			for _, kd := range k.byGVK {
-				r.inst = kd
+		for i := range r.crd.Spec.Versions {
+			if v := &r.crd.Spec.Versions[i]; v.Served {
+				r.inst = &kind{gvk: schema.GroupVersionKind{Group: r.crd.Spec.Group, Version: v.Name, Kind: r.crd.Spec.Names.Kind}, crd: r.crd, version: v}
 			}
+		}
+		if r.inst == nil {
+			r.instErr = fmt.Errorf("no version of %s is served", r.crd.Name)
 		}
 	})
 	if r.instErr != nil {

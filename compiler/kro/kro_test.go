@@ -145,6 +145,18 @@ func TestCheckProblems(t *testing.T) {
 			{"", "apiVersion", `write only the version, "v1", and put the group "kro.run" in group`},
 			{"", "kind", `such as "LogStack"`},
 		}},
+		{"object default without a required field", func(r *RGD) {
+			r.Types = map[string]any{"Server": map[string]any{"host": "string | required=true"}}
+			r.Spec["server"] = "Server | default={}"
+		}, []want{
+			{"", "spec.server", "the default's field host breaks the schema of the default's type"},
+		}},
+		{"immutable in a list's items", func(r *RGD) {
+			r.Types = map[string]any{"Port": map[string]any{"name": "string | immutable=true"}}
+			r.Spec["ports"] = "[]Port"
+		}, []want{
+			{"", "spec.ports.name", "remove immutable from the field"},
+		}},
 		{"group without a dot", func(r *RGD) { r.Group = "platform" }, []want{
 			{"", "group", "has no dot"},
 		}},
@@ -359,6 +371,25 @@ func TestInstance(t *testing.T) {
 	}
 }
 
+// TestFractionalBound checks an integer field whose minimum is not an
+// integer: kro and the API server accept the CRD, and the API server then
+// refuses every value of the field, with an error of no field.
+func TestFractionalBound(t *testing.T) {
+	r := validRGD()
+	r.Spec["half"] = "integer | minimum=0.5"
+	res, probs := Check(r)
+	if res == nil || len(probs) != 1 || !probs[0].Warning || probs[0].Path != "spec.half" || !strings.Contains(probs[0].Msg, "write an integer, such as minimum=1") {
+		t.Fatalf("got a result %v and problems:\n%s\nwant a result and one warning at spec.half", res != nil, fmtProblems(probs))
+	}
+	if _, probs := res.Instance(map[string]any{"team": "shop"}); len(probs) > 0 {
+		t.Errorf("an instance without the field: problems:\n%s", fmtProblems(probs))
+	}
+	_, probs = res.Instance(map[string]any{"team": "shop", "half": int64(1)})
+	if len(probs) != 1 || probs[0].Path != "half" || !strings.Contains(probs[0].Msg, "refuses every value of this field: its minimum is not of the field's type") {
+		t.Errorf("an instance with the field: problems:\n%s\nwant one at half", fmtProblems(probs))
+	}
+}
+
 func TestProgram(t *testing.T) {
 	res, probs := Check(validRGD())
 	if len(probs) > 0 {
@@ -469,3 +500,49 @@ type mapCache map[string][]byte
 
 func (m mapCache) Get(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
 func (m mapCache) Put(k string, v []byte)      { m[k] = v }
+
+// TestCacheInstances checks that an instance's validation is kept by the
+// cache and read back as it was made: the defaults with their types (an
+// integer and a float CEL reads apart), and the problems; and that the
+// warnings of an RGD are kept with it.
+func TestCacheInstances(t *testing.T) {
+	r := validRGD()
+	r.Spec["ratio"] = "float | default=1.0"
+	r.Spec["replicas"] = "integer | default=2"
+	r.Spec["half"] = "integer | minimum=0.5" // a warning
+	specs := []map[string]any{
+		{"team": "shop", "tags": []any{"a"}},
+		{"team": "shop", "retain": int64(0), "half": int64(1)},
+		{"colour": "red"},
+	}
+	uncached, _ := Check(r)
+	cache := mapCache{}
+	r.Cache = cache
+	first, firstWarnings := Check(r)
+	for _, spec := range specs {
+		first.Instance(spec)
+	}
+	if len(cache) != 1+len(specs) {
+		t.Fatalf("%d cache entries, want one for the RGD and one per instance spec", len(cache))
+	}
+	second, secondWarnings := Check(r)
+	if len(firstWarnings) != 1 || !cmp.Equal(firstWarnings, secondWarnings) {
+		t.Errorf("warnings %v, then from the cache %v, want one, the same", firstWarnings, secondWarnings)
+	}
+	for _, spec := range specs {
+		wantSpec, wantProbs := uncached.Instance(spec)
+		gotSpec, gotProbs := second.Instance(spec)
+		if diff := cmp.Diff(wantSpec, gotSpec); diff != "" {
+			t.Errorf("%v: defaulted spec from the cache (-uncached +cached):\n%s", spec, diff)
+		}
+		if diff := cmp.Diff(wantProbs, gotProbs); diff != "" {
+			t.Errorf("%v: problems from the cache (-uncached +cached):\n%s", spec, diff)
+		}
+	}
+	if len(cache) != 1+len(specs) {
+		t.Errorf("%d cache entries after the second run, want %d", len(cache), 1+len(specs))
+	}
+	if ratio, _ := second.Instance(specs[0]); fmt.Sprintf("%T %T", ratio["ratio"], ratio["replicas"]) != "float64 int64" {
+		t.Errorf("defaults from the cache have types %T and %T, want float64 and int64", ratio["ratio"], ratio["replicas"])
+	}
+}

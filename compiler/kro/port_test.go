@@ -16,7 +16,10 @@ import (
 
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 	"github.com/kubernetes-sigs/kro/pkg/graph/crd"
+	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
 	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
+
+	"github.com/platc/platc/schemas"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	upstream "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
@@ -127,7 +130,7 @@ func TestPublishedSchemaMatchesDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for gvk, kd := range kinds.byGVK {
+	for gvk, kd := range kinds.loaded().byGVK {
 		doc, err := builder.BuildOpenAPIV3(kd.crd, gvk.Version, builder.Options{V2: false})
 		if err != nil {
 			t.Fatal(err)
@@ -187,4 +190,78 @@ func shape(s *spec.Schema) any {
 		return v
 	}
 	return strip(v)
+}
+
+// TestKindsListFromPlainData checks that the kinds Kinds lists before it
+// decodes the CRDs are those of the decoded CRDs, and that the digest of
+// the embedded ones changes with them.
+func TestKindsListFromPlainData(t *testing.T) {
+	kinds, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := kinds.typed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := newKinds(typed.crds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(decoded.List(), kinds.List()); diff != "" {
+		t.Errorf("kinds from plain data (-decoded +plain):\n%s", diff)
+	}
+	if len(kinds.List()) < 5 {
+		t.Errorf("%d kinds, want the embedded CRDs' 5 at least", len(kinds.List()))
+	}
+	files, _ := schemas.CRDObjects()
+	var objs []map[string]any
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		objs = append(objs, files[name]...)
+	}
+	plain, _ := NewKinds(objs...)
+	other, _ := NewKinds(objs[1:]...)
+	if plain.digest == other.digest || plain.digest == "" {
+		t.Errorf("the digest of %d CRDs is that of %d: %s", len(objs), len(objs)-1, plain.digest)
+	}
+}
+
+// TestPublishedSchemaSharesObjectMetaReadOnly checks that publishing a
+// kind's schema does not write into kro's ObjectMeta schema, which every
+// published schema and every graph kro builds share: builds run
+// concurrently (the conformance suite's do), and a write of a shared map
+// while another build reads it is a data race (go test -race sees it).
+func TestPublishedSchemaSharesObjectMetaReadOnly(t *testing.T) {
+	kinds, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []*extv1.CustomResourceDefinitionVersion
+	for _, kd := range kinds.loaded().byGVK {
+		versions = append(versions, kd.version)
+	}
+	var walk func(s spec.Schema) int
+	walk = func(s spec.Schema) int {
+		n := 1
+		for _, p := range s.Properties {
+			n += walk(p)
+		}
+		if s.Items != nil && s.Items.Schema != nil {
+			n += walk(*s.Items.Schema)
+		}
+		return n
+	}
+	done := make(chan bool)
+	go func() {
+		for range 50 {
+			walk(kroschema.ObjectMetaSchema)
+		}
+		done <- true
+	}()
+	for range 50 {
+		for _, v := range versions {
+			publishedSchema(v)
+		}
+	}
+	<-done
 }

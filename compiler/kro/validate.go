@@ -103,7 +103,7 @@ func (kd *kind) validate(ctx context.Context, obj map[string]any) (map[string]an
 	errs = append(errs, schemaobjectmeta.Validate(nil, u, v.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, u)...)
 	for _, e := range errs {
-		probs = append(probs, objectProblem{path: fieldPath(e.Field), err: e})
+		probs = append(probs, objectProblem{path: errorPath(e), err: e})
 	}
 	if !slices.ContainsFunc(errs, func(e *field.Error) bool {
 		return e.Type == field.ErrorTypeTypeInvalid || e.Type == field.ErrorTypeRequired
@@ -116,6 +116,19 @@ func (kd *kind) validate(ctx context.Context, obj map[string]any) (map[string]an
 		}
 	}
 	return u, probs, nil
+}
+
+// errorPath is the path of a field error. An error of kube-openapi's
+// that is not a validation of a value (a schema's minimum that its type
+// cannot hold) comes without a field ("<nil>"), and names it at the end of
+// its detail: "... in spec.half".
+func errorPath(e *field.Error) string {
+	if e.Field == "<nil>" || e.Field == "" {
+		if i := strings.LastIndex(e.Detail, " in "); i >= 0 && !strings.Contains(e.Detail[i+4:], " ") {
+			return fieldPath(e.Detail[i+4:])
+		}
+	}
+	return fieldPath(e.Field)
 }
 
 // fieldPath rewrites a path of k8s.io/apimachinery's field package
@@ -177,6 +190,9 @@ func (kd *kind) instanceMessage(p objectProblem, obj map[string]any) (path, msg 
 	}
 	e := p.err
 	switch {
+	case strings.Contains(e.Detail, " boundary value must be of type "):
+		bound := strings.ToLower(strings.TrimSuffix(e.Detail[:strings.Index(e.Detail, " value must")], " boundary"))
+		return p.path, fmt.Sprintf("the CRD kro generates refuses every value of this field: its %s is not of the field's type (the API server: %s): give the stack's field a %s of its type", bound, e.Detail, bound)
 	case p.cel:
 		return p.path, fmt.Sprintf("%s breaks the stack's validation rule %s: change the value (the API server: %s)", valueText(value), kd.rulesAt(p.path), fieldErrorText(e))
 	case e.Type == field.ErrorTypeRequired:

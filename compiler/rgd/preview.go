@@ -81,8 +81,24 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 	case st.Result == nil:
 		return nil, fmt.Errorf("stack %s does not compile", stack)
 	}
+	schemaVar := inst.schemaVar()
+	key := c.previewKey(st, schemaVar)
+	if key != "" {
+		if p := c.cachedPreviewOf(key, inst); p != nil {
+			return p, nil
+		}
+	}
+	p, err := c.evalPreview(st, inst, schemaVar)
+	if err == nil && key != "" {
+		c.putPreview(key, p)
+	}
+	return p, err
+}
+
+// evalPreview evaluates the stack's resources for the instance.
+func (c *Compiled) evalPreview(st *Stack, inst *Instance, schemaVar map[string]any) (*Preview, error) {
 	byID := st.resourcesByID()
-	vars := map[string]any{"schema": inst.schemaVar()}
+	vars := map[string]any{"schema": schemaVar}
 	pending := func(refs []string) bool {
 		return slices.ContainsFunc(refs, func(r string) bool { return r != "schema" })
 	}

@@ -71,13 +71,14 @@ type Compiled struct {
 
 	previewMu sync.Mutex // guards previews, not their evaluation
 	previews  map[string]*previewEntry
+	cache     kro.Cache // keeps previews between runs; nil for none
 }
 
 // Compile builds and checks every stack of spec, then its instances. It
 // reports problems to log; the result is complete only when log holds no
 // errors. cache, when not nil, keeps kro's verdicts between runs.
 func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, log *diag.Log) *Compiled {
-	out := &Compiled{Stacks: map[string]*Stack{}}
+	out := &Compiled{Stacks: map[string]*Stack{}, cache: cache}
 	if len(spec.Stacks) == 0 {
 		return out
 	}
