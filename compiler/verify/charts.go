@@ -56,7 +56,7 @@ func (v *verifier) helmSources(a app) []helmSource {
 			continue
 		}
 		dir := str(src, "path")
-		if chart == "" && repo == v.in.Spec.Platform.RepoURL && dir != "" && !rgd.HasPlaceholder(dir) && manifests.IsHelmFolder(v.in.Repo, dir) {
+		if chart == "" && repo == v.in.Spec.Platform.RepoURL && dir != "" && !rgd.HasPlaceholder(dir) && v.isHelmFolder(dir) {
 			out = append(out, helmSource{src: src, index: i, folder: dir})
 		}
 	}

@@ -86,6 +86,29 @@ type verifier struct {
 	// crds validates what charts render (validator).
 	crdsOnce sync.Once
 	crds     *validate.Validator
+	// helmFolders says of each folder of this repository an Application
+	// syncs whether it holds a chart (isHelmFolder): read once, not for
+	// every Application of every environment.
+	helmFolders sync.Map // dir -> bool
+	// empty are the environments where a stacks module syncs an empty
+	// folder (emptyFolders).
+	emptyMu sync.Mutex
+	empty   map[*model.Module][]string
+}
+
+// isHelmFolder reports whether Argo CD renders the repository's folder dir
+// with Helm (manifests.IsHelmFolder), reading each folder once. The
+// output root's folders are platc's own: never a chart.
+func (v *verifier) isHelmFolder(dir string) bool {
+	if out := v.in.Spec.Platform.OutDir; dir == out || strings.HasPrefix(dir, out+"/") {
+		return false
+	}
+	if is, ok := v.helmFolders.Load(dir); ok {
+		return is.(bool)
+	}
+	is := manifests.IsHelmFolder(v.in.Repo, dir)
+	v.helmFolders.Store(dir, is)
+	return is
 }
 
 // Verify checks the output of every environment. Environments are
@@ -107,6 +130,7 @@ func Verify(in Input, log *diag.Log) {
 		env := in.Spec.Environments[i]
 		v.environment(env, byEnv[env.Name])
 	})
+	v.noteEmptyFolders()
 	v.folders()
 	v.secrets()
 	v.schemasCheck()
@@ -171,10 +195,11 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 	}
 }
 
-// emptyFolders notes a stacks module's Application whose folder holds no
-// instance in env: no client has one of its stacks there, so Argo CD
+// emptyFolders records a stacks module's Application whose folder holds
+// no instance in env: no client has one of its stacks there, so Argo CD
 // syncs nothing (the folder's files are there, empty, for the path to
-// exist). It is not wrong, but rarely meant.
+// exist). It is not wrong, but rarely meant: noteEmptyFolders says so,
+// once per module.
 func (v *verifier) emptyFolders(env *model.Environment, apps []app, files []int) {
 	objects := map[string]int{} // rendered objects by folder
 	for _, fi := range files {
@@ -188,8 +213,26 @@ func (v *verifier) emptyFolders(env *model.Environment, apps []app, files []int)
 		}
 		dir := strings.TrimPrefix(str(a.obj, "spec", "source", "path"), out)
 		if objects[dir] == 0 {
-			v.log.Notef(v.in.Spec.PosOf(a.mod.Path), a.mod.Path, "no client has an instance of %s in environment %s: Application %q syncs an empty folder; give a client the stack there, or disable the module in %s", diag.List(a.mod.Stacks), env.Name, a.name(), env.Name)
+			v.emptyMu.Lock()
+			if v.empty == nil {
+				v.empty = map[*model.Module][]string{}
+			}
+			v.empty[a.mod] = append(v.empty[a.mod], env.Name)
+			v.emptyMu.Unlock()
 		}
+	}
+}
+
+// noteEmptyFolders notes each stacks module that syncs an empty folder in
+// some environments, naming them.
+func (v *verifier) noteEmptyFolders() {
+	for m, envs := range v.empty {
+		slices.Sort(envs)
+		where := "environment " + envs[0]
+		if len(envs) > 1 {
+			where = fmt.Sprintf("%d environments (%s)", len(envs), diag.List(envs))
+		}
+		v.log.Notef(v.in.Spec.PosOf(m.Path), m.Path, "no client has an instance of %s in %s: its Application syncs an empty folder there; give a client the stack, or disable the module there", diag.List(m.Stacks), where)
 	}
 }
 
@@ -302,7 +345,7 @@ func (v *verifier) folders() {
 		dir := m.Dir
 		if m.Kind == model.KindChart && m.Manifests != "" {
 			dir = m.Manifests // a chart's extra manifests
-		} else if m.Kind != model.KindPath || v.in.Charts != nil && manifests.IsHelmFolder(v.in.Repo, m.Dir) {
+		} else if m.Kind != model.KindPath || v.in.Charts != nil && v.isHelmFolder(m.Dir) {
 			continue // not a folder of manifests; a chart is rendered and checked with the charts
 		}
 		objs, problems := v.in.Folders.build(dir)
