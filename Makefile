@@ -6,8 +6,10 @@ PLATC = $(GO) run ./cmd/platc
 
 .PHONY: render check vet test conformance bench bench-compare golden help quickstart bootstrap-argocd sync hooks
 
-# Argo CD's own chart (8.5.0 is Argo CD v3.1.5), for bootstrap-argocd.
-ARGOCD_CHART_VERSION ?= 8.5.0
+# Argo CD's own chart, for bootstrap-argocd: 10.1.1 is Argo CD v3.4.4, the
+# newest chart whose version we checked (argo-helm's charts/argo-cd/Chart.yaml);
+# platc checks by Argo CD v3.5.1's rules: set the chart of v3.5.1 when known.
+ARGOCD_CHART_VERSION ?= 10.1.1
 
 ## render: check the sample platform in sources/ and write out/
 render:
