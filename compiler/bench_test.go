@@ -10,6 +10,7 @@ import (
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/load"
 	"github.com/platc/platc/compiler/model"
@@ -62,7 +63,7 @@ func BenchmarkStages(b *testing.B) {
 		loaded := load.Load(r.fsys, compiler.DefaultSpecDir, log)
 		spec := model.Decode(loaded)
 		info := check.Check(spec, r.fsys, log)
-		stacks := rgd.Compile(spec, info, nil, log)
+		stacks := rgd.Compile(spec, info, nil, nil, log)
 		clientFiles := layers.Read(spec, stacks, r.fsys, layers.Options{}, log)
 		files := render.Render(spec, info, stacks)
 		if log.HasErrors() {
@@ -89,17 +90,17 @@ func BenchmarkStages(b *testing.B) {
 		b.Run(r.name+"/rgd", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				rgd.Compile(spec, info, nil, &diag.Log{})
+				rgd.Compile(spec, info, nil, nil, &diag.Log{})
 			}
 		})
 		// As platc check meets it from its second run: kro's verdicts on
 		// the stacks' RGDs are cached.
 		b.Run(r.name+"/rgd-cached", func(b *testing.B) {
-			cache := memCache{}
-			rgd.Compile(spec, info, cache, &diag.Log{})
+			cache, parses := memCache{}, kro.NewParses()
+			rgd.Compile(spec, info, cache, parses, &diag.Log{})
 			b.ReportAllocs()
 			for b.Loop() {
-				rgd.Compile(spec, info, cache, &diag.Log{})
+				rgd.Compile(spec, info, cache, parses, &diag.Log{})
 			}
 		})
 		b.Run(r.name+"/layers", func(b *testing.B) {

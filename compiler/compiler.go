@@ -42,8 +42,12 @@ type Options struct {
 	// Cache, when set, keeps what is costly to compute and rarely changes
 	// from one compilation to the next, even in another process: the
 	// outcomes of kustomize builds (manifests.Cache) and the parses of CEL
-	// expressions (kro.ReadParses).
+	// expressions (kro.Parses.Read).
 	Cache Cache
+	// Parses, when set, keeps the parses of CEL expressions across the
+	// compilations that share it (in one process; Cache keeps them
+	// between processes). nil gives each compilation its own.
+	Parses *kro.Parses
 	// ScanOutput also reads the output folder as it is now (Result.Existing),
 	// for commands that compare or write it. It is read while the spec
 	// compiles, once the spec has named the folder.
@@ -115,14 +119,20 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		opts.SpecDir = DefaultSpecDir
 	}
 	res := &Result{Log: &diag.Log{}}
+	if opts.Parses == nil {
+		opts.Parses = kro.NewParses()
+	}
 	// The embedded CRDs are read and compiled once per process; the
-	// spec loads on one core meanwhile.
+	// spec loads on one core meanwhile. The parses of earlier runs are
+	// read first, and read whole before they are written back.
+	parsesRead := make(chan struct{})
 	go func() {
 		if opts.Cache != nil {
 			if data, ok := opts.Cache.Get(celParsesKey); ok {
-				kro.ReadParses(data)
+				opts.Parses.Read(data)
 			}
 		}
+		close(parsesRead)
 		rgd.Prepare()
 		if opts.CRDs == nil {
 			verify.Prepare()
@@ -130,7 +140,8 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	}()
 	if opts.Cache != nil {
 		defer func() {
-			if data, changed := kro.WriteParses(); changed {
+			<-parsesRead
+			if data, changed := opts.Parses.Write(); changed {
 				opts.Cache.Put(celParsesKey, data)
 			}
 		}()
@@ -233,7 +244,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	info := check.Check(spec, fsys, log)
 	// Stacks are compiled even when the spec has errors elsewhere: kro's
 	// problems are independent of them, and all are reported at once.
-	stacks := rgd.Compile(spec, info, opts.Cache, log)
+	stacks := rgd.Compile(spec, info, opts.Cache, opts.Parses, log)
 	if log.HasErrors() {
 		return compiled{}
 	}

@@ -120,7 +120,7 @@ func (r *Result) Program(expr string) (*Program, error) {
 	}
 	p := &Program{env: e}
 	e.progs[expr] = p
-	ast, iss, err := Parse(expr)
+	ast, iss, err := r.parses.Parse(expr)
 	if err == nil && iss.Err() != nil {
 		err = iss.Err()
 	}

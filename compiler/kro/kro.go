@@ -69,6 +69,10 @@ type RGD struct {
 	// kro's builder runs once per change; and what Result.Instance makes
 	// of each instance spec, by that digest and the spec.
 	Cache Cache
+	// Parses, when set, keeps the parses of the expressions that
+	// Result.Program compiles, for this RGD and others; nil parses each
+	// one.
+	Parses *Parses
 }
 
 // Cache is a store of byte strings by key, kept between runs. A failure to
@@ -109,6 +113,8 @@ type Result struct {
 	// what Instance finds for a spec is kept under a key made from it.
 	cache Cache
 	key   string
+	// parses are the RGD's Parses.
+	parses *Parses
 
 	envOnce  sync.Once
 	env      *evalEnv
@@ -140,6 +146,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	if rgd.Cache != nil {
 		key = cacheKey(kinds, plain)
 		if r, warnings := cached(rgd.Cache, key, kinds); r != nil {
+			r.parses = rgd.Parses
 			return r, warnings
 		}
 	}
@@ -158,6 +165,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 			return nil, c.sorted()
 		}
 		r := newResult(g, kinds)
+		r.parses = rgd.Parses
 		warnings := c.sorted()
 		if rgd.Cache != nil {
 			r.cache, r.key = rgd.Cache, key

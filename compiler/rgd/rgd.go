@@ -76,8 +76,9 @@ type Compiled struct {
 
 // Compile builds and checks every stack of spec, then its instances. It
 // reports problems to log; the result is complete only when log holds no
-// errors. cache, when not nil, keeps kro's verdicts between runs.
-func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, log *diag.Log) *Compiled {
+// errors. cache, when not nil, keeps kro's verdicts between runs; parses,
+// when not nil, the parses of the expressions previews evaluate.
+func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, parses *kro.Parses, log *diag.Log) *Compiled {
 	out := &Compiled{Stacks: map[string]*Stack{}, cache: cache}
 	if len(spec.Stacks) == 0 {
 		return out
@@ -88,7 +89,7 @@ func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, log *diag.Log)
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
 	for _, st := range spec.Stacks {
-		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: resolver, cache: cache, log: log, origins: map[string]string{}, reported: map[string]bool{}}
+		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: resolver, cache: cache, parses: parses, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
 	crdConflicts(spec, out, log)
@@ -104,6 +105,7 @@ type builder struct {
 	kinds    map[string]kind
 	resolver *kro.Kinds
 	cache    kro.Cache
+	parses   *kro.Parses
 	log      *diag.Log
 	origins  map[string]string // resource id + "|" + kro path -> spec path
 	// reported are the resources whose kind platc refused already, whose
@@ -132,7 +134,7 @@ func (b *builder) build() *Stack {
 		rgd.Resources = append(rgd.Resources, r)
 		resources = append(resources, obj)
 	}
-	rgd.Kinds, rgd.Cache = b.resolver, b.cache
+	rgd.Kinds, rgd.Cache, rgd.Parses = b.resolver, b.cache, b.parses
 	result, problems := kro.Check(rgd)
 	for _, p := range problems {
 		if b.reported[p.Resource] && (p.Path == "template.kind" || p.Path == "template.apiVersion") {
