@@ -23,6 +23,8 @@ import (
 	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
 	"github.com/kubernetes-sigs/kro/pkg/graph/variable"
 	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
+
+	"github.com/platc/platc/compiler/diag"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
@@ -86,6 +88,7 @@ func (c *checker) diagnose(obj *v1alpha1.ResourceGraphDefinition) {
 		c.errorf(-1, "", "cannot build kro's typed CEL environment: %v", err)
 		return
 	}
+	c.provider = provider
 	tc := &typeContext{provider: provider, cache: kroschema.NewCache()}
 	for _, n := range nodes {
 		c.typeCheck(n, env, tc, insp)
@@ -524,14 +527,14 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 		}
 	}
 	for _, n := range nodes {
-		check := func(path, expr, shown string) {
-			deps, ok := c.references(n.idx, path, expr, shown, insp, badID, n.id)
+		check := func(path string, e *krocel.Expression) {
+			deps, ok := c.references(n.idx, path, e, insp, badID, n.id)
 			if !ok {
 				n.broken[path] = true
 			}
 			for _, d := range deps {
 				if d == n.id {
-					c.errorf(n.idx, path, "expression %q references its own resource %q: a resource cannot depend on itself; take the value from schema or another resource (kro: self references are not allowed)", shown, n.id)
+					c.errorf(n.idx, path, "expression %q references its own resource %q: a resource cannot depend on itself; take the value from schema or another resource (kro: self references are not allowed)", e.UserExpression(), n.id)
 					n.broken[path] = true
 					continue
 				}
@@ -541,10 +544,10 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 			}
 		}
 		for _, v := range n.vars {
-			check(v.path, v.expr.Original, v.expr.UserExpression())
+			check(v.path, v.expr)
 		}
 		for _, w := range n.includeWhen {
-			check(w.path, w.expr.Original, w.expr.Original)
+			check(w.path, w.expr)
 		}
 	}
 	d := dag.NewDirectedAcyclicGraph[string]()
@@ -590,8 +593,9 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 // references inspects an expression at path of resource idx as the
 // builder's extractDependencies does, and returns the resources it
 // references; ok is false when a problem was reported.
-func (c *checker) references(idx int, path, expr, shown string, insp *ast.Inspector, badID map[string]bool, self string) (deps []string, ok bool) {
-	res, err := insp.Inspect(expr)
+func (c *checker) references(idx int, path string, e *krocel.Expression, insp *ast.Inspector, badID map[string]bool, self string) (deps []string, ok bool) {
+	shown := e.UserExpression()
+	res, err := insp.Inspect(e.Original)
 	if err != nil {
 		c.add(idx, path, syntaxMessage(shown, err))
 		return nil, false
@@ -628,14 +632,30 @@ func (c *checker) references(idx int, path, expr, shown string, insp *ast.Inspec
 		if badID[name] {
 			continue // the id is refused, and reported
 		}
-		c.errorf(idx, path, "expression %q references unknown identifier %q%s: use schema or the id of a resource (kro: references unknown identifiers: [%s])",
-			shown, name, didYouMean(name, c.identifiers(self, true)), name)
+		c.unknownIdent(idx, path, e, fmt.Sprintf("expression %q references unknown identifier %q", shown, name), name, c.identifiers(self, true), "schema or the id of a resource: ")
 	}
 	for _, f := range res.UnknownFunctions {
 		ok = false
 		c.errorf(idx, path, "expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (CEL's standard library, its extensions, the Kubernetes libraries and kro's own) (kro: uses unknown functions: [%s])", shown, f.Name, f.Name)
 	}
 	return deps, ok
+}
+
+// unknownIdent reports an identifier of e that names nothing, said in
+// what, at its first use in e's string, with the likely intended one of
+// known or else all of them (after use).
+func (c *checker) unknownIdent(idx int, path string, e *krocel.Expression, what, name string, known []string, use string) {
+	hint := "did you mean " + strconv.Quote(diag.Suggest(name, known)) + "?"
+	if diag.Suggest(name, known) == "" {
+		hint = "use " + use + strings.Join(known, ", ")
+	}
+	msg := fmt.Sprintf("%s: %s (kro: references unknown identifiers: [%s])", what, hint, name)
+	str := exprString(e)
+	if at := identOffset(str, name); at >= 0 {
+		c.addAt(idx, path, msg, str, at)
+		return
+	}
+	c.add(idx, path, msg)
 }
 
 // identifiers are the names an expression may use, for "did you mean".
@@ -692,7 +712,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 		if n.broken[v.path] || !n.inGraph {
 			continue
 		}
-		out, ok := c.compile(n.idx, v.path, v.expr.UserExpression(), v.expr.Original, env)
+		out, ok := c.compile(n.idx, v.path, v.expr, env)
 		if !ok || n.schema == nil {
 			continue
 		}
@@ -716,7 +736,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 			c.add(n.idx, w.path, syntaxMessage(w.expr.Original, err))
 			continue
 		}
-		if !c.restricted(n.idx, w.path, w.expr.Original, res, []string{n.id}, "readyWhen") {
+		if !c.restricted(n.idx, w.path, w.expr, res, []string{n.id}, "readyWhen") {
 			continue
 		}
 		c.condition(n, w, "readyWhen", env)
@@ -726,7 +746,8 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 // restricted checks, as the builder's inspectExpressionRestricted does,
 // that an inspected expression references only allowed identifiers, no
 // unknown function and no omit().
-func (c *checker) restricted(idx int, path, expr string, res ast.ExpressionInspection, allowed []string, where string) bool {
+func (c *checker) restricted(idx int, path string, e *krocel.Expression, res ast.ExpressionInspection, allowed []string, where string) bool {
+	expr := e.UserExpression()
 	ok := true
 	for _, d := range res.ResourceDependencies {
 		if slices.Contains(allowed, d.ID) {
@@ -737,7 +758,7 @@ func (c *checker) restricted(idx int, path, expr string, res ast.ExpressionInspe
 	}
 	for _, u := range res.UnknownResources {
 		ok = false
-		c.errorf(idx, path, "%s expression %q references unknown identifier %q%s (kro: references unknown identifiers: [%s])", where, expr, u.ID, didYouMean(u.ID, allowed), u.ID)
+		c.unknownIdent(idx, path, e, fmt.Sprintf("%s expression %q references unknown identifier %q", where, expr, u.ID), u.ID, allowed, "")
 	}
 	for _, f := range res.UnknownFunctions {
 		ok = false
@@ -753,7 +774,7 @@ func (c *checker) restricted(idx int, path, expr string, res ast.ExpressionInspe
 // condition compiles an includeWhen or readyWhen expression and checks it
 // returns bool or optional_type(bool).
 func (c *checker) condition(n *node, w cond, what string, env *cel.Env) {
-	out, ok := c.compile(n.idx, w.path, w.expr.Original, w.expr.Original, env)
+	out, ok := c.compile(n.idx, w.path, w.expr, env)
 	if !ok || conversion.IsBoolOrOptionalBool(out) {
 		return
 	}
@@ -762,15 +783,20 @@ func (c *checker) condition(n *node, w cond, what string, env *cel.Env) {
 }
 
 // compile parses and type-checks an expression in env and returns its
-// type; every issue is a problem.
-func (c *checker) compile(idx int, path, shown, expr string, env *cel.Env) (*cel.Type, bool) {
-	parsed, iss := env.Parse(expr)
+// type; every issue is a problem, placed in the expression's string where
+// one of its ${...} expressions alone has it.
+func (c *checker) compile(idx int, path string, e *krocel.Expression, env *cel.Env) (*cel.Type, bool) {
+	shown := e.UserExpression()
+	parsed, iss := env.Parse(e.Original)
 	if iss.Err() != nil {
 		c.add(idx, path, syntaxMessage(shown, iss.Err()))
 		return nil, false
 	}
 	checked, iss := env.Check(parsed)
 	if iss.Err() != nil {
+		if c.fieldProblems(idx, path, e, env) {
+			return nil, false
+		}
 		for _, e := range iss.Errors() {
 			c.errorf(idx, path, "expression %q does not type-check: %s: %s", shown, e.Message, checkHint(e.Message))
 		}
@@ -817,7 +843,7 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 				c.add(-1, path, syntaxMessage(shown, err))
 				continue
 			}
-			if !c.restricted(-1, path, shown, res, allowed, "status") {
+			if !c.restricted(-1, path, d.Expression, res, allowed, "status") {
 				continue
 			}
 			refs := false
@@ -828,7 +854,7 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 				c.errorf(-1, path, "status value %q does not read a resource or schema: read the value from a resource, such as ${deployment.status.readyReplicas} (kro: instance status field must refer to a resource or schema: %s)", shown, d.Path)
 				continue
 			}
-			if out, ok := c.compile(-1, path, shown, d.Expression.Original, env); ok {
+			if out, ok := c.compile(-1, path, d.Expression, env); ok {
 				types[d.Path] = out
 			}
 		}

@@ -37,6 +37,7 @@ import (
 	"sync"
 
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -97,6 +98,11 @@ type Problem struct {
 	// Warning says kro accepts what the problem is about, but it is not
 	// what it seems (a default the API server reads otherwise).
 	Warning bool
+	// Str, when set, is the string value at Path the problem is inside
+	// (an expression's ${...} template), and Offset the byte of Str it
+	// is at (a misspelled field's first letter).
+	Str    string `json:",omitempty"`
+	Offset int    `json:",omitempty"`
 }
 
 // Result is what kro derives from an RGD it accepts.
@@ -329,7 +335,10 @@ func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {
 type checker struct {
 	rgd   *RGD
 	kinds *Kinds
-	probs []indexed
+	// provider is the typed environment's, once the diagnosis has made
+	// it: the fields of a type, for messages.
+	provider *krocel.DeclTypeProvider
+	probs    []indexed
 	// flagged are the problems' places already reported ("kind",
 	// "spec.x"...), so that a later step does not repeat them.
 	flagged map[string]bool
@@ -352,6 +361,14 @@ func (c *checker) add(idx int, path, msg string) {
 		c.flagged = map[string]bool{}
 	}
 	c.flagged[fmt.Sprint(idx, "|", path)] = true
+}
+
+// addAt records a problem of resource idx at path, at byte offset of str,
+// the string value there.
+func (c *checker) addAt(idx int, path, msg, str string, offset int) {
+	c.add(idx, path, msg)
+	p := &c.probs[len(c.probs)-1].Problem
+	p.Str, p.Offset = str, offset
 }
 
 // warnf records a warning of resource idx at path.

@@ -51,6 +51,9 @@ type Spec struct {
 	// Once unified with the schema, CUE places a struct poorly; this is
 	// where people wrote it.
 	Decls map[string]diag.Pos
+	// Literals are the string literals that hold a ${...} expression, by
+	// spec path, for placing a problem inside one.
+	Literals map[string]Literal
 
 	check chan checked // the schema check Begin started, until Checked
 	fits  bool         // what Checked said
@@ -110,7 +113,7 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	if !checkPackages(files, log) {
 		return nil
 	}
-	decls := indexDecls(files)
+	decls, lits := indexDecls(files), indexLiterals(files)
 
 	// A spec written as plain data is read from its syntax tree, which
 	// then goes to the schema check; any other is built into a CUE value
@@ -129,7 +132,7 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 		}
 		data = fromCUE(value, true, decls)
 	}
-	return &Spec{Data: data, Files: names, Decls: decls, check: check}
+	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 }
 
 // Checked waits for the schema check that Begin started and says whether

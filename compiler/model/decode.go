@@ -26,7 +26,7 @@ func OutDir(loaded *load.Spec) string {
 func Decode(loaded *load.Spec) *Spec {
 	d := &decoder{decls: loaded.Decls}
 	v := loaded.Data
-	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, environments: map[string]*Environment{}, decls: loaded.Decls}
+	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, environments: map[string]*Environment{}, decls: loaded.Decls, literals: loaded.Literals}
 	s.Platform = decodePlatform(d.entry(v.Lookup("platform"), "platform"))
 	d.eachEntry(v, "charts", func(name string, e entry) {
 		c := &Chart{Node: e.node, Name: name}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/load"
 )
 
 // Spec is a whole platform spec.
@@ -28,7 +29,8 @@ type Spec struct {
 	stacks       map[string]*Stack
 	environments map[string]*Environment
 	decls        map[string]diag.Pos
-	pinned       map[string]bool // charts some environment pins (versions.go)
+	literals     map[string]load.Literal // strings with ${...}, by spec path
+	pinned       map[string]bool         // charts some environment pins (versions.go)
 }
 
 // Stack returns the stack named name, or nil.
@@ -40,6 +42,21 @@ func (s *Spec) Environment(name string) *Environment { return s.environments[nam
 // PosOf returns the position of the field at a spec path, or of the nearest
 // enclosing field written in a spec file.
 func (s *Spec) PosOf(path string) diag.Pos { return diag.Nearest(s.decls, path) }
+
+// PosIn returns the position of byte offset of str, the string value at a
+// spec path: where that character is written, when the literal written at
+// path writes str; the literal's own position when it writes another
+// string (one platc made from it); PosOf(path) when none is written there.
+func (s *Spec) PosIn(path, str string, offset int) diag.Pos {
+	l, ok := s.literals[path]
+	if !ok {
+		return s.PosOf(path)
+	}
+	if v, ok := l.Value(); !ok || v != str {
+		return l.Pos
+	}
+	return l.PosAt(offset)
+}
 
 // Chart returns the chart named name, or nil.
 func (s *Spec) Chart(name string) *Chart { return s.charts[name] }

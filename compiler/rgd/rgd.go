@@ -141,10 +141,14 @@ func (b *builder) build() *Stack {
 			continue
 		}
 		specPath := b.origin(p.Resource, p.Path)
+		pos := b.spec.PosOf(specPath)
+		if p.Str != "" {
+			pos = b.spec.PosIn(specPath, p.Str, p.Offset) // inside the expression
+		}
 		if p.Warning {
-			b.log.Warnf(b.spec.PosOf(specPath), specPath, "%s", p.Msg)
+			b.log.Warnf(pos, specPath, "%s", p.Msg)
 		} else {
-			b.log.Errorf(b.spec.PosOf(specPath), specPath, "%s", p.Msg)
+			b.log.Errorf(pos, specPath, "%s", p.Msg)
 		}
 	}
 	return &Stack{Model: st, Result: result, Object: b.object(rgd, resources), Resources: resources}
