@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/cel-go/cel"
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
@@ -128,6 +129,12 @@ type Result struct {
 	instOnce sync.Once
 	inst     *kind
 	instErr  error
+	// schemaEnv is the typed environment of schema alone, for
+	// CheckOverSchema.
+	schemaOnce     sync.Once
+	schemaEnv      *cel.Env
+	schemaProvider *krocel.DeclTypeProvider
+	schemaErr      error
 }
 
 // rgdConfig is kro's controller's default configuration of RGDs (the

@@ -1,6 +1,9 @@
 package kro
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +12,8 @@ import (
 	celast "github.com/google/cel-go/common/ast"
 	celparser "github.com/google/cel-go/parser"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
+	"github.com/kubernetes-sigs/kro/pkg/graph"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/platc/platc/compiler/diag"
 )
@@ -170,4 +175,54 @@ func identOffset(str, name string) int {
 		}
 	}
 	return -1
+}
+
+// CheckOverSchema type-checks each ${...} expression of s, a template over
+// schema alone (the instance's spec and metadata, as kro's instances see
+// them), as kro's builder checks a template: platc's stack outputs, which
+// kro does not see. Its problems have no Resource or Path, and are placed
+// in s (Str and Offset).
+func (r *Result) CheckOverSchema(s string) []Problem {
+	if r.cache == nil {
+		return r.checkOverSchema(s)
+	}
+	// What it finds is a function of the RGD and s: kept in the RGD's
+	// Cache, so that a run whose stacks are unchanged builds no
+	// environment for it.
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s", r.key, s)
+	key := "kro-over-schema-" + hex.EncodeToString(h.Sum(nil))
+	if data, ok := r.cache.Get(key); ok {
+		var probs []Problem
+		if json.Unmarshal(data, &probs) == nil {
+			return probs
+		}
+	}
+	probs := r.checkOverSchema(s)
+	if data, err := json.Marshal(probs); err == nil {
+		r.cache.Put(key, data)
+	}
+	return probs
+}
+
+func (r *Result) checkOverSchema(s string) []Problem {
+	r.schemaOnce.Do(func() {
+		sch, err := schemaWithoutStatus(r.crd)
+		if err != nil {
+			r.schemaErr = err
+			return
+		}
+		r.schemaEnv, r.schemaProvider, r.schemaErr = krocel.TypedEnvironmentWithProvider(map[string]*spec.Schema{graph.SchemaVarName: sch})
+	})
+	if r.schemaErr != nil {
+		return []Problem{{Msg: fmt.Sprintf("cannot build kro's typed CEL environment of schema: %v", r.schemaErr)}}
+	}
+	c := &checker{rgd: &RGD{}, provider: r.schemaProvider}
+	for _, p := range exprParts(s) {
+		if _, iss := r.schemaEnv.Parse(p.text); iss.Err() != nil {
+			c.addAt(-1, "", syntaxMessage(p.text, iss.Err()), s, p.at)
+		}
+	}
+	c.fieldProblems(-1, "", &krocel.Expression{OriginalTemplate: s}, r.schemaEnv)
+	return c.sorted()
 }

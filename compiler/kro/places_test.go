@@ -1,6 +1,7 @@
 package kro
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,5 +49,57 @@ func TestProblemsInsideExpressions(t *testing.T) {
 	// The second expression of a template: not the first's "region".
 	if p := probs[7]; p.Str[:p.Offset] != "http://${schema.spec.region}.example/${schema.spec." {
 		t.Errorf("the misspelled field of the second expression is placed at %d of %q", p.Offset, p.Str)
+	}
+}
+
+// TestCheckOverSchema: a template over schema alone (a stack's output) is
+// checked as kro checks a template, each problem placed in the string.
+func TestCheckOverSchema(t *testing.T) {
+	res, probs := Check(validRGD())
+	if res == nil {
+		t.Fatalf("the valid RGD is refused:\n%s", fmtProblems(probs))
+	}
+	if probs := res.CheckOverSchema("http://${schema.metadata.name}.${schema.spec.region}/${string(schema.spec.retain)}"); len(probs) > 0 {
+		t.Errorf("problems in a valid template:\n%s", fmtProblems(probs))
+	}
+	s := "${schema.metadata.name}-${schema.spec.regin}-${lokiBucket.status.region}-${schema.spec.team +}"
+	probs = res.CheckOverSchema(s)
+	want := []Problem{
+		{Msg: `expression "lokiBucket.status.region" does not type-check: undeclared reference to 'lokiBucket' (in container ''): use a declared function or variable`, Str: s, Offset: strings.Index(s, "lokiBucket")},
+		{Msg: `expression "schema.spec.team +" has a CEL syntax error at column 19: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}: fix the syntax`, Str: s, Offset: strings.Index(s, "schema.spec.team")},
+		{Msg: `schema.spec has no field "regin": did you mean "region"?`, Str: s, Offset: strings.Index(s, "regin")},
+	}
+	if len(probs) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%s", len(probs), len(want), fmtProblems(probs))
+	}
+	for i := range want {
+		if probs[i] != want[i] {
+			t.Errorf("problem %d = %+v\nwant %+v", i, probs[i], want[i])
+		}
+	}
+}
+
+// TestCheckOverSchemaCached: with the RGD's Cache, what CheckOverSchema
+// finds is kept by the RGD and the template, and read back the same, by a
+// Result that builds no environment for it.
+func TestCheckOverSchemaCached(t *testing.T) {
+	cache := mapCache{}
+	r := validRGD()
+	r.Cache = cache
+	first, _ := Check(r)
+	s := "${schema.spec.regin}"
+	want := first.CheckOverSchema(s)
+	if len(want) != 1 {
+		t.Fatalf("got %d problems, want 1: %v", len(want), want)
+	}
+	second, _ := Check(r) // from the cache
+	if got := second.CheckOverSchema(s); !slices.Equal(got, want) {
+		t.Errorf("from the cache: %v, want %v", got, want)
+	}
+	if second.schemaEnv != nil {
+		t.Error("the environment was built for a template the cache knows")
+	}
+	if got := second.CheckOverSchema("${schema.spec.region}"); len(got) != 0 {
+		t.Errorf("another template is given the first's problems: %v", got)
 	}
 }

@@ -52,6 +52,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 	// still made, but what its validation says follows from that cause
 	// (the wired field is missing), and is not reported.
 	unwired := map[*Instance]bool{}
+	badOutputs := checkOutputs(spec, compiled, log)
 	for _, inst := range wired {
 		for _, w := range inst.Stack.Model.Wiring {
 			from := byKey[key{inst.Client.Name, inst.Env.Name, w.FromStack}]
@@ -60,7 +61,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				continue // check reported it
 			}
 			out := from.Stack.Model.Output(w.FromOutput)
-			if out == nil || from.Stack.Result == nil {
+			if out == nil || from.Stack.Result == nil || badOutputs[out] {
 				unwired[inst] = true
 				continue // check or kro reported it
 			}
@@ -171,4 +172,28 @@ func (inst *Instance) object() *object.Map {
 		Set("kind", inst.Stack.Model.Kind).
 		Set("metadata", object.NewMap().Set("name", inst.Name()).Set("namespace", inst.Namespace)).
 		Set("spec", inst.Spec)
+}
+
+// checkOutputs type-checks the outputs of every stack kro accepted, once,
+// and reports each problem inside its expression; it returns the outputs
+// with a problem, which are not evaluated for any instance.
+func checkOutputs(spec *model.Spec, compiled *Compiled, log *diag.Log) map[*model.Output]bool {
+	bad := map[*model.Output]bool{}
+	for _, st := range spec.Stacks {
+		c := compiled.Stacks[st.Name]
+		if c == nil || c.Result == nil {
+			continue
+		}
+		for _, o := range st.Outputs {
+			for _, p := range c.Result.CheckOverSchema(o.Expr) {
+				pos := o.Pos
+				if p.Str != "" {
+					pos = spec.PosIn(o.Path, p.Str, p.Offset)
+				}
+				log.Errorf(pos, o.Path, "%s", p.Msg)
+				bad[o] = true
+			}
+		}
+	}
+	return bad
 }
