@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/platc/platc/compiler"
@@ -96,7 +97,7 @@ func BenchmarkStages(b *testing.B) {
 		// As platc check meets it from its second run: kro's verdicts on
 		// the stacks' RGDs are cached.
 		b.Run(r.name+"/rgd-cached", func(b *testing.B) {
-			cache, parses := memCache{}, kro.NewParses()
+			cache, parses := newMemCache(), kro.NewParses()
 			rgd.Compile(spec, info, cache, parses, &diag.Log{})
 			b.ReportAllocs()
 			for b.Loop() {
@@ -143,8 +144,31 @@ func applications(outs []emit.Output) int {
 	return n
 }
 
-// memCache is an in-memory compiler.Cache.
-type memCache map[string][]byte
+// memCache is an in-memory compiler.Cache, safe for the concurrent use a
+// compilation makes of it.
+type memCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
 
-func (m memCache) Get(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
-func (m memCache) Put(k string, v []byte)      { m[k] = v }
+func newMemCache() *memCache { return &memCache{m: map[string][]byte{}} }
+
+func (c *memCache) Get(k string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *memCache) Put(k string, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = v
+}
+
+// Len is the number of entries.
+func (c *memCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}

@@ -134,19 +134,19 @@ func TestPreviewKroEnvironment(t *testing.T) {
 // instance), for the sample and golden/stacks-kro.
 func TestPreviewsFromTheCache(t *testing.T) {
 	for _, dir := range []string{"..", "../golden/stacks-kro"} {
-		cache := memCache{}
+		cache := newMemCache()
 		first := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: cache})
 		if first.Log.HasErrors() {
 			t.Fatalf("%s does not compile:\n%s", dir, first.Log)
 		}
-		entries := len(cache)
+		entries := cache.Len()
 		counting := &previewCounter{memCache: cache}
 		second := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: counting})
 		if second.Log.HasErrors() {
 			t.Fatalf("%s does not compile from the cache:\n%s", dir, second.Log)
 		}
-		if len(cache) != entries {
-			t.Errorf("%s: the second run added %d cache entries", dir, len(cache)-entries)
+		if cache.Len() != entries {
+			t.Errorf("%s: the second run added %d cache entries", dir, cache.Len()-entries)
 		}
 		n := 0
 		for _, inst := range first.Stacks.Instances {
@@ -208,7 +208,7 @@ func dump(v any) any {
 
 // previewCounter is a memCache that counts the previews read from it.
 type previewCounter struct {
-	memCache
+	*memCache
 	mu       sync.Mutex
 	previews int
 }
@@ -216,7 +216,7 @@ type previewCounter struct {
 func (c *previewCounter) Get(k string) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := c.memCache[k]
+	v, ok := c.memCache.Get(k)
 	if ok && strings.HasPrefix(k, "rgd-preview-") {
 		c.previews++
 	}
@@ -224,7 +224,5 @@ func (c *previewCounter) Get(k string) ([]byte, bool) {
 }
 
 func (c *previewCounter) Put(k string, v []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.memCache[k] = v
+	c.memCache.Put(k, v)
 }

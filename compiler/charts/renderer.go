@@ -60,7 +60,10 @@ type loaded struct {
 	data   []byte    // the archive, until loaded
 	chart  *Chart
 	digest string // of a folder: known before it is loaded
-	err    error
+	err    error  // finding the archive, or a folder's digest: set in once
+	// loadErr is loading the chart's files: set in load, apart from err,
+	// which others read while a chart loads.
+	loadErr error
 }
 
 type rendered struct {
@@ -163,12 +166,12 @@ func (r *Renderer) load(e *Entry) *loaded {
 // archiveChart loads the archive l found, once.
 func (l *loaded) archiveChart() (*Chart, error) {
 	l.load.Do(func() {
-		if l.err == nil {
-			l.chart, l.err = LoadArchive(l.data)
+		if l.loadErr = l.err; l.err == nil {
+			l.chart, l.loadErr = LoadArchive(l.data)
 			l.data = nil
 		}
 	})
-	return l.chart, l.err
+	return l.chart, l.loadErr
 }
 
 // IsChartFolder reports whether dir of the repository holds a chart (a
@@ -205,8 +208,8 @@ func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Cha
 		return &Outcome{Error: l.err.Error()}, func() (*Chart, error) { return nil, l.err }
 	}
 	chart := func() (*Chart, error) {
-		l.load.Do(func() { l.chart, l.err = LoadFolder(r.Repo, dir) })
-		return l.chart, l.err
+		l.load.Do(func() { l.chart, l.loadErr = LoadFolder(r.Repo, dir) })
+		return l.chart, l.loadErr
 	}
 	return r.render(l.digest, chart, req), chart
 }

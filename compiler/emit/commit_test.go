@@ -328,11 +328,11 @@ func TestWriteKilledAtEveryStep(t *testing.T) {
 
 			// The recovery killed at each of its steps, and recovered
 			// again.
-			var recoverySteps int
+			var recoverySteps atomic.Int64 // steps run on several goroutines
 			dir2 := t.TempDir()
 			makeFlatTree(t, dir2, crashed)
-			recoverFresh(t, dir2, RecoverOptions{Fault: func(Step) error { recoverySteps++; return nil }})
-			for m := range recoverySteps {
+			recoverFresh(t, dir2, RecoverOptions{Fault: func(Step) error { recoverySteps.Add(1); return nil }})
+			for m := range int(recoverySteps.Load()) {
 				dir3 := t.TempDir()
 				makeFlatTree(t, dir3, crashed)
 				hook, _ := killAt(m)
