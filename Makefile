@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test conformance bench bench-compare golden help quickstart bootstrap-argocd sync hooks
+.PHONY: render check vet test race conformance bench bench-compare golden help quickstart bootstrap-argocd sync hooks
 
 # Argo CD's own chart, for bootstrap-argocd: 10.1.1 is Argo CD v3.4.4, the
 # newest chart whose version we checked (argo-helm's charts/argo-cd/Chart.yaml);
@@ -29,6 +29,10 @@ test:
 	$(GO) vet ./...
 	$(GO) test -json ./... | $(GO) run ./internal/testsummary
 	$(PLATC) check
+
+## race: the compiler's tests under the race detector (a few minutes; CI runs it)
+race:
+	$(GO) test -race ./compiler/...
 
 ## conformance: platc's rules against Argo CD's and kro's own code, in modules of their own
 # (the first run downloads about 1.5 GB of modules)
