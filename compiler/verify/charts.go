@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -380,9 +381,102 @@ func hasPrefix(p, prefix []string) bool {
 // against the project (a cluster-scoped kind must be allow-listed, a
 // namespaced one not deny-listed), the namespace of an object that sets
 // its own against the project's destinations, and the object against its
-// kind's CRD where the chart brings it or platc knows it.
+// kind's CRD where the chart brings it or platc knows it. What depends on
+// the objects alone is judged once per outcome (objectsOf): most
+// outcomes are shared by Applications of many environments.
 func (v *verifier) renderedObjects(env *model.Environment, a app, what string, out *charts.Outcome, e *envArgo) {
 	proj := e.projects[a.spec.ProjectName()]
+	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
+	reported := map[string]bool{}
+	report := func(key, format string, args ...any) {
+		if !reported[key] {
+			reported[key] = true
+			v.errorf(a.origin, format, args...)
+		}
+	}
+	for _, o := range v.objectsOf(out) {
+		if o.noKind {
+			report("kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
+			continue
+		}
+		desc := fmt.Sprintf("%s %q (%s)", o.kind, o.name, o.source)
+		if o.noName {
+			report("name "+o.source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, o.kind, o.source, a.name(), where(a, env))
+		} else if len(o.nameMsgs) > 0 {
+			report("name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
+		}
+		if len(o.nsMsgs) > 0 {
+			report("ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
+		}
+		group, kind, name, ns := o.group, o.kind, o.name, o.ns
+		if proj != nil {
+			if o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
+				off := "or turn it off in the chart's values"
+				if o.crd {
+					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
+				}
+				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
+			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
+				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: remove it from %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.fixPath("namespaceResourceBlacklist"))
+			}
+			if !o.clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
+				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
+					target := cluster.Server
+					if target == "" {
+						target = cluster.Name
+					}
+					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
+				}
+			}
+		}
+		if len(o.crdProblems) > 0 {
+			report("crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
+		}
+	}
+}
+
+// renderedObject is what one object of a chart's outcome is, whatever
+// the Application that renders it: what renderedObjects reads of it and
+// what Kubernetes and the CRDs say of it.
+type renderedObject struct {
+	source                string
+	crd                   bool // from the chart's crds/ folder
+	noKind                bool // no apiVersion or kind: nothing else is judged
+	group, kind, name, ns string
+	noName                bool     // neither a name nor a generateName
+	nameMsgs, nsMsgs      []string // what Kubernetes says of the name and namespace
+	clusterScoped         bool
+	// crdProblems are the problems of the first of the chart's CRDs and
+	// platc's that refuses the object (renderedObjects reports one).
+	crdProblems []string
+}
+
+// judgedOutcome is the objects of one outcome, judged once.
+type judgedOutcome struct {
+	once    sync.Once
+	objects []renderedObject
+}
+
+// objectsOf judges the objects of out once per verifier: an outcome is
+// shared by every Application whose render request is the same
+// (charts.Renderer), and what it renders does not change.
+func (v *verifier) objectsOf(out *charts.Outcome) []renderedObject {
+	v.judgedMu.Lock()
+	if v.judged == nil {
+		v.judged = map[*charts.Outcome]*judgedOutcome{}
+	}
+	j := v.judged[out]
+	if j == nil {
+		j = &judgedOutcome{}
+		v.judged[out] = j
+	}
+	v.judgedMu.Unlock()
+	j.once.Do(func() { j.objects = v.judgeObjects(out) })
+	return j.objects
+}
+
+// judgeObjects is objectsOf without the memo.
+func (v *verifier) judgeObjects(out *charts.Outcome) []renderedObject {
 	scopes := map[string]bool{} // group/kind -> cluster-scoped, from the chart's CRDs
 	crds := map[string][]map[string]any{}
 	for _, o := range out.Objects {
@@ -400,67 +494,42 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 	// The kinds platc knows (Argo CD's, kro's, the primitives'), or the
 	// cluster's with -crds.
 	platform := v.validator()
-	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
-	reported := map[string]bool{}
-	report := func(key, format string, args ...any) {
-		if !reported[key] {
-			reported[key] = true
-			v.errorf(a.origin, format, args...)
-		}
-	}
+	objects := make([]renderedObject, 0, len(out.Objects))
 	for _, o := range out.Objects {
 		apiVersion, _ := o.Object["apiVersion"].(string)
 		kind, _ := o.Object["kind"].(string)
-		name, ns := str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
-		desc := fmt.Sprintf("%s %q (%s)", kind, name, o.Source)
+		r := renderedObject{source: o.Source, crd: o.CRD, kind: kind}
 		if apiVersion == "" || kind == "" {
-			report("kind "+o.Source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.Source)
+			r.noKind = true
+			objects = append(objects, r)
 			continue
 		}
-		if name == "" && str(o.Object, "metadata", "generateName") == "" {
-			report("name "+o.Source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, kind, o.Source, a.name(), where(a, env))
-		} else if msgs := nameProblems(group(apiVersion), kind, name); name != "" && len(msgs) > 0 {
-			report("name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(msgs, "; "))
+		r.name, r.ns = str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
+		r.group = group(apiVersion)
+		if r.name == "" {
+			r.noName = str(o.Object, "metadata", "generateName") == ""
+		} else {
+			r.nameMsgs = nameProblems(r.group, kind, r.name)
 		}
-		if msgs := validation.IsDNS1123Label(ns); ns != "" && len(msgs) > 0 {
-			report("ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, ns, a.name(), where(a, env), strings.Join(msgs, "; "))
+		if r.ns != "" {
+			r.nsMsgs = validation.IsDNS1123Label(r.ns)
 		}
-		group := group(apiVersion)
-		clusterScoped, known := scopes[group+"/"+kind]
+		var known bool
+		r.clusterScoped, known = scopes[r.group+"/"+kind]
 		if !known {
-			clusterScoped = manifests.ClusterScoped(apiVersion, kind)
-		}
-		if proj != nil {
-			if clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
-				off := "or turn it off in the chart's values"
-				if o.CRD {
-					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
-				}
-				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.Source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
-			} else if !clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
-				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: remove it from %s, or turn it off in the chart's values", what, kind, o.Source, a.name(), where(a, env), proj.Name, proj.fixPath("namespaceResourceBlacklist"))
-			}
-			if !clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
-				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
-					target := cluster.Server
-					if target == "" {
-						target = cluster.Name
-					}
-					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
-				}
-			}
+			r.clusterScoped = manifests.ClusterScoped(apiVersion, kind)
 		}
 		for _, val := range []*validate.Validator{val, platform} {
-			if val == nil || o.CRD {
+			if val == nil || o.CRD || r.crdProblems != nil {
 				continue
 			}
 			if problems, err := val.Validate(o.Object); err == nil && len(problems) > 0 {
-				var ps []string
 				for _, p := range problems {
-					ps = append(ps, p.String())
+					r.crdProblems = append(r.crdProblems, p.String())
 				}
-				report("crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(ps, "; "))
 			}
 		}
+		objects = append(objects, r)
 	}
+	return objects
 }

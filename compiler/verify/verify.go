@@ -94,6 +94,10 @@ type verifier struct {
 	// folder (emptyFolders).
 	emptyMu sync.Mutex
 	empty   map[*model.Module][]string
+	// judged are the objects of each chart outcome, judged once
+	// (objectsOf).
+	judgedMu sync.Mutex
+	judged   map[*charts.Outcome]*judgedOutcome
 }
 
 // isHelmFolder reports whether Argo CD renders the repository's folder dir
