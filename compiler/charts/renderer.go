@@ -298,14 +298,13 @@ func (r *Renderer) Apps() []App {
 
 // outcomeFormat names the layout of a cached outcome and what makes it:
 // change it whenever Render or Outcome changes.
-const outcomeFormat = "platc chart render 1 helm " + HelmVersion
+const outcomeFormat = "platc chart render 2 helm " + HelmVersion
 
-// entry is a cached outcome, with what it describes.
-type entry struct {
-	Format  string
-	Chart   string // digest
-	Request string // digest of the request
-	Outcome *Outcome
+// A cached outcome is a line naming what it describes (outcomeFormat, the
+// chart's digest and the request's) and the outcome in binary form
+// (appendOutcome), after the digest of both.
+func entryHead(digest, reqDigest string) string {
+	return outcomeFormat + " " + digest + " " + reqDigest + "\n"
 }
 
 func (r *Renderer) render(digest string, chart func() (*Chart, error), req Request) *Outcome {
@@ -332,10 +331,11 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 		if r.Cache != nil {
 			if data, ok := r.Cache.Get(key); ok {
 				if sum, body, ok := bytes.Cut(data, []byte("\n")); ok && string(sum) == digestHex(body) {
-					var e entry
-					if json.Unmarshal(body, &e) == nil && e.Format == outcomeFormat && e.Chart == digest && e.Request == reqDigest && e.Outcome != nil {
-						o.out = e.Outcome
-						return
+					if rest, ok := bytes.CutPrefix(body, []byte(entryHead(digest, reqDigest))); ok {
+						if out, err := readOutcome(rest); err == nil {
+							o.out = out
+							return
+						}
 					}
 				}
 			}
@@ -347,8 +347,7 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 		}
 		o.out = Render(ch, req)
 		if r.Cache != nil {
-			body, err := json.Marshal(entry{Format: outcomeFormat, Chart: digest, Request: reqDigest, Outcome: o.out})
-			if err == nil {
+			if body, ok := appendOutcome([]byte(entryHead(digest, reqDigest)), o.out); ok {
 				r.Cache.Put(key, append([]byte(digestHex(body)+"\n"), body...))
 			}
 		}
