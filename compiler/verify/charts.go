@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -157,9 +158,8 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 		}
 		partial = partial || outOfReach
 	}
-	if vo := object.Plain(object.Lookup(helm, "valuesObject")); vo != nil {
-		data, _ := json.Marshal(vo)
-		req.ValuesObject = data
+	if vo := object.Lookup(helm, "valuesObject"); vo != nil {
+		req.ValuesObject = v.valuesJSON(vo)
 	} else if s := str(helm, "values"); s != "" {
 		req.ValuesObject = []byte(s)
 	}
@@ -175,6 +175,34 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 	req.SkipSchemaValidation, _ = object.Lookup(helm, "skipSchemaValidation").(bool)
 	req.SkipTests, _ = object.Lookup(helm, "skipTests").(bool)
 	return req, partial
+}
+
+// valuesJSON is the JSON of a Helm source's valuesObject vo, encoded once
+// per map: render gives the Applications of a module one map of values
+// wherever the environments do not change them, and encoding them for
+// every Application of every environment was a fifth of what rendering
+// charts added to a warm vet. Rendered objects are not changed once
+// rendered, so a map's JSON is the JSON of what it holds; the memo keeps
+// the map itself, so that its address is not reused while it is a key.
+func (v *verifier) valuesJSON(vo any) []byte {
+	m, ok := vo.(map[string]any)
+	if !ok {
+		data, _ := json.Marshal(object.Plain(vo))
+		return data
+	}
+	key := reflect.ValueOf(m).UnsafePointer()
+	if e, ok := v.values.Load(key); ok {
+		return e.(encodedValues).data
+	}
+	data, _ := json.Marshal(object.Plain(m))
+	v.values.Store(key, encodedValues{m: m, data: data})
+	return data
+}
+
+// encodedValues is a map of values and its JSON (valuesJSON).
+type encodedValues struct {
+	m    map[string]any
+	data []byte
 }
 
 // valueFile reads a values file of a Helm source where platc can: a

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
 )
 
 // TestNameProblems: names are judged as each kind's API server strategy
@@ -84,5 +86,26 @@ func TestRenderedObjectsJudgedOnce(t *testing.T) {
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("renderedObjects says (+), want (-):\n%s", diff)
+	}
+}
+
+// TestValuesJSON: a valuesObject's JSON, encoded once per map, is its
+// JSON whether asked for the first time or again, for a map shared by
+// Applications, a map with an object.Map inside, and values that are no
+// map.
+func TestValuesJSON(t *testing.T) {
+	v := &verifier{}
+	shared := map[string]any{"replicaCount": 2.0, "image": map[string]any{"tag": "1.2"}}
+	other := map[string]any{"replicaCount": 3.0, "labels": object.NewMap().Set("team", "web")}
+	for range 2 {
+		for _, vo := range []any{shared, other, []any{"a"}, "plain"} {
+			want, err := json.Marshal(object.Plain(vo))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.valuesJSON(vo); string(got) != string(want) {
+				t.Errorf("valuesJSON(%v) = %s, want %s", vo, got, want)
+			}
+		}
 	}
 }

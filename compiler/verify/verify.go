@@ -98,6 +98,9 @@ type verifier struct {
 	// (objectsOf).
 	judgedMu sync.Mutex
 	judged   map[*charts.Outcome]*judgedOutcome
+	// values are the JSON of the valuesObject maps of Helm sources
+	// (valuesJSON).
+	values sync.Map // unsafe.Pointer of a map[string]any -> encodedValues
 }
 
 // isHelmFolder reports whether Argo CD renders the repository's folder dir
