@@ -240,7 +240,10 @@ func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, ok
 
 // chartOutcome reports what rendering one Helm source found.
 func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, what string, out *charts.Outcome, partial bool, e *envArgo) {
-	vo := object.Plain(object.Lookup(hs.src, "helm", "valuesObject"))
+	var vo any
+	if len(out.Schema) > 0 {
+		vo = object.Plain(object.Lookup(hs.src, "helm", "valuesObject"))
+	}
 	for _, p := range out.Schema {
 		if partial || rgd.HasPlaceholder(fmt.Sprint(lookupPath(vo, p.Path))) {
 			continue // kro fills it in the cluster
@@ -427,7 +430,7 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 			report("kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
 			continue
 		}
-		desc := fmt.Sprintf("%s %q (%s)", o.kind, o.name, o.source)
+		desc := o.desc
 		if o.noName {
 			report("name "+o.source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, o.kind, o.source, a.name(), where(a, env))
 		} else if len(o.nameMsgs) > 0 {
@@ -468,8 +471,9 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 // what Kubernetes and the CRDs say of it.
 type renderedObject struct {
 	source                string
-	crd                   bool // from the chart's crds/ folder
-	noKind                bool // no apiVersion or kind: nothing else is judged
+	desc                  string // kind "name" (source), for messages
+	crd                   bool   // from the chart's crds/ folder
+	noKind                bool   // no apiVersion or kind: nothing else is judged
 	group, kind, name, ns string
 	noName                bool     // neither a name nor a generateName
 	nameMsgs, nsMsgs      []string // what Kubernetes says of the name and namespace
@@ -533,6 +537,7 @@ func (v *verifier) judgeObjects(out *charts.Outcome) []renderedObject {
 			continue
 		}
 		r.name, r.ns = str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
+		r.desc = fmt.Sprintf("%s %q (%s)", kind, r.name, o.Source)
 		r.group = group(apiVersion)
 		if r.name == "" {
 			r.noName = str(o.Object, "metadata", "generateName") == ""
