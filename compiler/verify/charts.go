@@ -34,17 +34,21 @@ type helmSource struct {
 
 // chartPins indexes the spec's charts by the source Argo CD reads them
 // from (argocd.ChartSource): repoURL, chart ("" for OCI) and version.
-func chartPins(spec *model.Spec) map[string]*model.Chart {
-	pins := map[string]*model.Chart{}
+func chartPins(spec *model.Spec) map[pinSource]*model.Chart {
+	pins := map[pinSource]*model.Chart{}
 	// The environments' own versions too (model.Spec.PinnedVersions),
 	// each placed at its pin.
 	for _, c := range spec.PinnedVersions() {
 		src := argocd.ChartSource(c)
 		name, _ := src.Get("chart").(string)
-		pins[src.Get("repoURL").(string)+"\x00"+name+"\x00"+c.Version] = c
+		pins[pinSource{src.Get("repoURL").(string), name, c.Version}] = c
 	}
 	return pins
 }
+
+// pinSource is where Argo CD reads a pinned chart from: a key of
+// chartPins, looked up for every source of every Application.
+type pinSource struct{ repoURL, chart, version string }
 
 // helmSources are the sources of a that Argo CD renders with Helm and
 // platc can render: a pinned chart, or a folder of this repository that
@@ -53,7 +57,7 @@ func (v *verifier) helmSources(a app) []helmSource {
 	var out []helmSource
 	for i, src := range sources(object.Lookup(a.obj, "spec")) {
 		repo, rev, chart := str(src, "repoURL"), str(src, "targetRevision"), str(src, "chart")
-		if c := v.pins[repo+"\x00"+chart+"\x00"+rev]; c != nil && (chart != "" || str(src, "path") == ".") {
+		if c := v.pins[pinSource{repo, chart, rev}]; c != nil && (chart != "" || str(src, "path") == ".") {
 			out = append(out, helmSource{src: src, index: i, pin: c})
 			continue
 		}
