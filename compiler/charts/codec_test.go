@@ -2,6 +2,7 @@ package charts
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -72,4 +73,75 @@ func TestOutcomeCodec(t *testing.T) {
 	if _, ok := appendOutcome(nil, &Outcome{Objects: []Manifest{{Object: map[string]any{"n": 1}}}}); ok {
 		t.Error("an int (not int64) was encoded")
 	}
+}
+
+// TestRequestDigestCoversEveryField changes each field of a Request (and
+// of its value files and parameters) alone, found by reflection: every
+// change gives another digest, as do bytes moved from one field to the
+// next. A field requestDigest does not write fails here.
+func TestRequestDigestCoversEveryField(t *testing.T) {
+	base := Request{ValueFiles: []ValuesFile{{}}, Parameters: []Parameter{{}}}
+	seen := map[string]string{requestDigest(base): "the base request"}
+	add := func(what string, r Request) {
+		t.Helper()
+		d := requestDigest(r)
+		if other, dup := seen[d]; dup {
+			t.Errorf("%s has the digest of %s", what, other)
+		}
+		seen[d] = what
+	}
+	// set gives the field f of a struct a value other than the base's.
+	var set func(what string, f reflect.Value) bool
+	set = func(what string, f reflect.Value) bool {
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x")
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			switch f.Type().Elem().Kind() {
+			case reflect.Uint8:
+				f.SetBytes([]byte("x"))
+			case reflect.String:
+				f.Set(reflect.ValueOf([]string{"x"}))
+			default:
+				return false // a list of structs: its elements' fields below
+			}
+		default:
+			t.Fatalf("%s: a field of kind %s: teach requestDigest and this test", what, f.Kind())
+		}
+		return true
+	}
+	rt := reflect.TypeOf(base)
+	for i := range rt.NumField() {
+		name := rt.Field(i).Name
+		r := base
+		r.ValueFiles, r.Parameters = slices.Clone(base.ValueFiles), slices.Clone(base.Parameters)
+		f := reflect.ValueOf(&r).Elem().Field(i)
+		if set(name, f) {
+			add(name, r)
+			continue
+		}
+		// A list of structs: each field of its element, and one element more.
+		for j := range f.Type().Elem().NumField() {
+			r := base
+			r.ValueFiles, r.Parameters = slices.Clone(base.ValueFiles), slices.Clone(base.Parameters)
+			list := reflect.ValueOf(&r).Elem().Field(i)
+			what := name + "." + list.Type().Elem().Field(j).Name
+			set(what, list.Index(0).Field(j))
+			add(what, r)
+		}
+		r = base
+		r.ValueFiles, r.Parameters = slices.Clone(base.ValueFiles), slices.Clone(base.Parameters)
+		list := reflect.ValueOf(&r).Elem().Field(i)
+		list.Set(reflect.Append(list, reflect.Zero(list.Type().Elem())))
+		add(name+" with one element more", r)
+	}
+	// Bytes moved across a boundary.
+	add("release ab", Request{Release: "ab"})
+	add("release a, namespace b", Request{Release: "a", Namespace: "b"})
+	add("API versions ab", Request{APIVersions: []string{"ab"}})
+	add("API versions a, b", Request{APIVersions: []string{"a", "b"}})
+	add("value file a with data b", Request{ValueFiles: []ValuesFile{{Name: "a", Data: []byte("b")}}})
+	add("value file ab", Request{ValueFiles: []ValuesFile{{Name: "ab"}}})
 }
