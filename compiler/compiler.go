@@ -41,8 +41,9 @@ type Options struct {
 	CRDs map[string][]byte
 	// Cache, when set, keeps what is costly to compute and rarely changes
 	// from one compilation to the next, even in another process: the
-	// outcomes of kustomize builds (manifests.Cache) and the parses of CEL
-	// expressions (kro.Parses.Read).
+	// schema check's verdict on a spec that fits (load.Cache), the
+	// outcomes of kustomize builds (manifests.Cache), the parses of CEL
+	// expressions (kro.Parses.Read), kro's verdicts and chart renders.
 	Cache Cache
 	// Parses, when set, keeps the parses of CEL expressions across the
 	// compilations that share it (in one process; Cache keeps them
@@ -157,7 +158,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 			res.Existing, res.ScanErr = r.state, r.err
 		}()
 	}
-	loaded := load.Begin(fsys, opts.SpecDir, res.Log)
+	loaded := load.BeginCached(fsys, opts.SpecDir, opts.Cache, res.Log)
 	if loaded == nil {
 		return res
 	}

@@ -68,7 +68,13 @@ func TestGolden(t *testing.T) {
 // rendered out/ files and stderr, by path relative to the case folder.
 func goldenResult(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	res := compiler.Compile(os.DirFS(dir), compiler.Options{})
+	return goldenResultWith(t, dir, compiler.Options{})
+}
+
+// goldenResultWith is goldenResult compiling with opts.
+func goldenResultWith(t *testing.T, dir string, opts compiler.Options) map[string]string {
+	t.Helper()
+	res := compiler.Compile(os.DirFS(dir), opts)
 	got := map[string]string{}
 	if s := res.Log.String(); s != "" {
 		got["stderr"] = s
@@ -140,6 +146,34 @@ func TestGoldenDeterministic(t *testing.T) {
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Errorf("%s: two compilations differ:\n%s", filepath.Base(dir), diff)
 		}
+	}
+}
+
+// TestGoldenCached compiles every golden case with a cache, empty and
+// then filled by that run, and requires what an uncached compilation
+// gives: the same files, byte for byte, and the same problems. Whatever
+// the cache keeps (schema fits, kro's verdicts, previews, validations,
+// kustomize builds, chart renders, CEL parses) must not change a result.
+func TestGoldenCached(t *testing.T) {
+	cases, filled := goldenCases(t), 0
+	for _, dir := range cases {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want := goldenResult(t, dir)
+			cache := newMemCache()
+			for _, run := range []string{"with an empty cache", "from the cache"} {
+				got := goldenResultWith(t, dir, compiler.Options{Cache: cache})
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s, the compilation differs (+) from an uncached one (-):\n%s", run, diff)
+				}
+			}
+			if cache.Len() > 0 {
+				filled++
+			}
+		})
+	}
+	// A spec that does not fit the schema leaves nothing to keep.
+	if filled < len(cases)*3/4 {
+		t.Errorf("the cache holds something in %d of %d cases: the test compares too little", filled, len(cases))
 	}
 }
 

@@ -3,9 +3,10 @@ package charts
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -301,23 +302,17 @@ func (r *Renderer) Apps() []App {
 
 // outcomeFormat names the layout of a cached outcome and what makes it:
 // change it whenever Render or Outcome changes.
-const outcomeFormat = "platc chart render 1 helm " + HelmVersion
+const outcomeFormat = "platc chart render 3 helm " + HelmVersion
 
-// entry is a cached outcome, with what it describes.
-type entry struct {
-	Format  string
-	Chart   string // digest
-	Request string // digest of the request
-	Outcome *Outcome
+// A cached outcome is a line naming what it describes (outcomeFormat, the
+// chart's digest and the request's) and the outcome in binary form
+// (appendOutcome), after the digest of both.
+func entryHead(digest, reqDigest string) string {
+	return outcomeFormat + " " + digest + " " + reqDigest + "\n"
 }
 
 func (r *Renderer) render(digest string, chart func() (*Chart, error), req Request) *Outcome {
-	reqJSON, err := json.Marshal(req)
-	if err != nil {
-		panic(err) // plain data always encodes
-	}
-	reqSum := sha256.Sum256(reqJSON)
-	reqDigest := hex.EncodeToString(reqSum[:])
+	reqDigest := requestDigest(req)
 	keySum := sha256.Sum256([]byte(outcomeFormat + "\x00" + digest + "\x00" + reqDigest))
 	key := "chart-render-" + hex.EncodeToString(keySum[:16])
 
@@ -335,10 +330,11 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 		if r.Cache != nil {
 			if data, ok := r.Cache.Get(key); ok {
 				if sum, body, ok := bytes.Cut(data, []byte("\n")); ok && string(sum) == digestHex(body) {
-					var e entry
-					if json.Unmarshal(body, &e) == nil && e.Format == outcomeFormat && e.Chart == digest && e.Request == reqDigest && e.Outcome != nil {
-						o.out = e.Outcome
-						return
+					if rest, ok := bytes.CutPrefix(body, []byte(entryHead(digest, reqDigest))); ok {
+						if out, err := readOutcome(rest); err == nil {
+							o.out = out
+							return
+						}
 					}
 				}
 			}
@@ -350,13 +346,57 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 		}
 		o.out = Render(ch, req)
 		if r.Cache != nil {
-			body, err := json.Marshal(entry{Format: outcomeFormat, Chart: digest, Request: reqDigest, Outcome: o.out})
-			if err == nil {
+			if body, ok := appendOutcome([]byte(entryHead(digest, reqDigest)), o.out); ok {
 				r.Cache.Put(key, append([]byte(digestHex(body)+"\n"), body...))
 			}
 		}
 	})
 	return o.out
+}
+
+// requestDigest is the digest of every field of req, each written with
+// its length (a list with its count), so that two requests share one only
+// if they are the same: the key of a render's outcome. It is written
+// field by field rather than as JSON, which encodes a valuesObject in
+// base64 for every Helm source of every Application;
+// TestRequestDigestCoversEveryField fails when a field is added to Request
+// and not here.
+func requestDigest(req Request) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	count := func(c int) { h.Write(n[:binary.PutUvarint(n[:], uint64(c))]) }
+	str := func(s string) { count(len(s)); io.WriteString(h, s) }
+	bytes := func(b []byte) { count(len(b)); h.Write(b) }
+	flag := func(b bool) {
+		if b {
+			h.Write([]byte{1})
+		} else {
+			h.Write([]byte{0})
+		}
+	}
+	str(req.Release)
+	str(req.Namespace)
+	str(req.KubeVersion)
+	count(len(req.APIVersions))
+	for _, v := range req.APIVersions {
+		str(v)
+	}
+	count(len(req.ValueFiles))
+	for _, f := range req.ValueFiles {
+		str(f.Name)
+		bytes(f.Data)
+	}
+	bytes(req.ValuesObject)
+	count(len(req.Parameters))
+	for _, p := range req.Parameters {
+		str(p.Name)
+		str(p.Value)
+		flag(p.ForceString)
+	}
+	flag(req.SkipCRDs)
+	flag(req.SkipSchemaValidation)
+	flag(req.SkipTests)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func digestHex(data []byte) string {

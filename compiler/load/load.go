@@ -79,6 +79,13 @@ func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
 // The check has its own CUE context: CUE values are not safe for
 // concurrent use.
 func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
+	return BeginCached(fsys, dir, nil, log)
+}
+
+// BeginCached is Begin with a cache of the schema check's verdicts: a spec
+// whose files, folder and schema are those of a spec the check found to
+// fit (byte for byte) is not checked again, and fits. cache may be nil.
+func BeginCached(fsys fs.FS, dir string, cache Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		log.Errorf(diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", unwrapPathError(err))
@@ -121,12 +128,37 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	// syntax tree, so two builds cannot share one.
 	check := make(chan checked, 1)
 	data, long, plain := readSyntax(files)
-	if plain {
-		go func() { check <- checkSchema(dir, files, long, decls, log) }()
-	} else {
-		go func() { check <- checkSchema(dir, reparse(names, sources), nil, decls, log) }()
+	var digest string
+	fits := false
+	if cache != nil {
+		digest = fitDigest(dir, names, sources)
+		fits = cachedFit(cache, digest)
+	}
+	// checkSchema's verdict, kept when the spec fits (then it has
+	// reported nothing).
+	verdict := func(c checked) checked {
+		if c.ok && cache != nil {
+			storeFit(cache, digest)
+		}
+		return c
+	}
+	switch {
+	case fits:
+		check <- checked{ok: true}
+	case plain:
+		go func() { check <- verdict(checkSchema(dir, files, long, decls, log)) }()
+	default:
+		go func() { check <- verdict(checkSchema(dir, reparse(names, sources), nil, decls, log)) }()
+	}
+	if !plain {
 		value, err := build(cuecontext.New(), dir, files)
 		if err != nil {
+			if fits {
+				// Never met: the bytes built when they were checked.
+				// Reported as the check reports it, all the same.
+				checkSchema(dir, reparse(names, sources), nil, decls, log)
+				return nil
+			}
 			<-check // it has reported the error
 			return nil
 		}

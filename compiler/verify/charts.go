@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -32,17 +34,21 @@ type helmSource struct {
 
 // chartPins indexes the spec's charts by the source Argo CD reads them
 // from (argocd.ChartSource): repoURL, chart ("" for OCI) and version.
-func chartPins(spec *model.Spec) map[string]*model.Chart {
-	pins := map[string]*model.Chart{}
+func chartPins(spec *model.Spec) map[pinSource]*model.Chart {
+	pins := map[pinSource]*model.Chart{}
 	// The environments' own versions too (model.Spec.PinnedVersions),
 	// each placed at its pin.
 	for _, c := range spec.PinnedVersions() {
 		src := argocd.ChartSource(c)
 		name, _ := src.Get("chart").(string)
-		pins[src.Get("repoURL").(string)+"\x00"+name+"\x00"+c.Version] = c
+		pins[pinSource{src.Get("repoURL").(string), name, c.Version}] = c
 	}
 	return pins
 }
+
+// pinSource is where Argo CD reads a pinned chart from: a key of
+// chartPins, looked up for every source of every Application.
+type pinSource struct{ repoURL, chart, version string }
 
 // helmSources are the sources of a that Argo CD renders with Helm and
 // platc can render: a pinned chart, or a folder of this repository that
@@ -51,7 +57,7 @@ func (v *verifier) helmSources(a app) []helmSource {
 	var out []helmSource
 	for i, src := range sources(object.Lookup(a.obj, "spec")) {
 		repo, rev, chart := str(src, "repoURL"), str(src, "targetRevision"), str(src, "chart")
-		if c := v.pins[repo+"\x00"+chart+"\x00"+rev]; c != nil && (chart != "" || str(src, "path") == ".") {
+		if c := v.pins[pinSource{repo, chart, rev}]; c != nil && (chart != "" || str(src, "path") == ".") {
 			out = append(out, helmSource{src: src, index: i, pin: c})
 			continue
 		}
@@ -156,9 +162,8 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 		}
 		partial = partial || outOfReach
 	}
-	if vo := object.Plain(object.Lookup(helm, "valuesObject")); vo != nil {
-		data, _ := json.Marshal(vo)
-		req.ValuesObject = data
+	if vo := object.Lookup(helm, "valuesObject"); vo != nil {
+		req.ValuesObject = v.valuesJSON(vo)
 	} else if s := str(helm, "values"); s != "" {
 		req.ValuesObject = []byte(s)
 	}
@@ -174,6 +179,34 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 	req.SkipSchemaValidation, _ = object.Lookup(helm, "skipSchemaValidation").(bool)
 	req.SkipTests, _ = object.Lookup(helm, "skipTests").(bool)
 	return req, partial
+}
+
+// valuesJSON is the JSON of a Helm source's valuesObject vo, encoded once
+// per map: render gives the Applications of a module one map of values
+// wherever the environments do not change them, and encoding them for
+// every Application of every environment was a fifth of what rendering
+// charts added to a warm vet. Rendered objects are not changed once
+// rendered, so a map's JSON is the JSON of what it holds; the memo keeps
+// the map itself, so that its address is not reused while it is a key.
+func (v *verifier) valuesJSON(vo any) []byte {
+	m, ok := vo.(map[string]any)
+	if !ok {
+		data, _ := json.Marshal(object.Plain(vo))
+		return data
+	}
+	key := reflect.ValueOf(m).UnsafePointer()
+	if e, ok := v.values.Load(key); ok {
+		return e.(encodedValues).data
+	}
+	data, _ := json.Marshal(object.Plain(m))
+	v.values.Store(key, encodedValues{m: m, data: data})
+	return data
+}
+
+// encodedValues is a map of values and its JSON (valuesJSON).
+type encodedValues struct {
+	m    map[string]any
+	data []byte
 }
 
 // valueFile reads a values file of a Helm source where platc can: a
@@ -211,7 +244,10 @@ func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, ok
 
 // chartOutcome reports what rendering one Helm source found.
 func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, what string, out *charts.Outcome, partial bool, e *envArgo) {
-	vo := object.Plain(object.Lookup(hs.src, "helm", "valuesObject"))
+	var vo any
+	if len(out.Schema) > 0 {
+		vo = object.Plain(object.Lookup(hs.src, "helm", "valuesObject"))
+	}
 	for _, p := range out.Schema {
 		if partial || rgd.HasPlaceholder(fmt.Sprint(lookupPath(vo, p.Path))) {
 			continue // kro fills it in the cluster
@@ -380,9 +416,103 @@ func hasPrefix(p, prefix []string) bool {
 // against the project (a cluster-scoped kind must be allow-listed, a
 // namespaced one not deny-listed), the namespace of an object that sets
 // its own against the project's destinations, and the object against its
-// kind's CRD where the chart brings it or platc knows it.
+// kind's CRD where the chart brings it or platc knows it. What depends on
+// the objects alone is judged once per outcome (objectsOf): most
+// outcomes are shared by Applications of many environments.
 func (v *verifier) renderedObjects(env *model.Environment, a app, what string, out *charts.Outcome, e *envArgo) {
 	proj := e.projects[a.spec.ProjectName()]
+	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
+	reported := map[string]bool{}
+	report := func(key, format string, args ...any) {
+		if !reported[key] {
+			reported[key] = true
+			v.errorf(a.origin, format, args...)
+		}
+	}
+	for _, o := range v.objectsOf(out) {
+		if o.noKind {
+			report("kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
+			continue
+		}
+		desc := o.desc
+		if o.noName {
+			report("name "+o.source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, o.kind, o.source, a.name(), where(a, env))
+		} else if len(o.nameMsgs) > 0 {
+			report("name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
+		}
+		if len(o.nsMsgs) > 0 {
+			report("ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
+		}
+		group, kind, name, ns := o.group, o.kind, o.name, o.ns
+		if proj != nil {
+			if o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
+				off := "or turn it off in the chart's values"
+				if o.crd {
+					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
+				}
+				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
+			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
+				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: remove it from %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.fixPath("namespaceResourceBlacklist"))
+			}
+			if !o.clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
+				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
+					target := cluster.Server
+					if target == "" {
+						target = cluster.Name
+					}
+					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
+				}
+			}
+		}
+		if len(o.crdProblems) > 0 {
+			report("crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
+		}
+	}
+}
+
+// renderedObject is what one object of a chart's outcome is, whatever
+// the Application that renders it: what renderedObjects reads of it and
+// what Kubernetes and the CRDs say of it.
+type renderedObject struct {
+	source                string
+	desc                  string // kind "name" (source), for messages
+	crd                   bool   // from the chart's crds/ folder
+	noKind                bool   // no apiVersion or kind: nothing else is judged
+	group, kind, name, ns string
+	noName                bool     // neither a name nor a generateName
+	nameMsgs, nsMsgs      []string // what Kubernetes says of the name and namespace
+	clusterScoped         bool
+	// crdProblems are the problems of the first of the chart's CRDs and
+	// platc's that refuses the object (renderedObjects reports one).
+	crdProblems []string
+}
+
+// judgedOutcome is the objects of one outcome, judged once.
+type judgedOutcome struct {
+	once    sync.Once
+	objects []renderedObject
+}
+
+// objectsOf judges the objects of out once per verifier: an outcome is
+// shared by every Application whose render request is the same
+// (charts.Renderer), and what it renders does not change.
+func (v *verifier) objectsOf(out *charts.Outcome) []renderedObject {
+	v.judgedMu.Lock()
+	if v.judged == nil {
+		v.judged = map[*charts.Outcome]*judgedOutcome{}
+	}
+	j := v.judged[out]
+	if j == nil {
+		j = &judgedOutcome{}
+		v.judged[out] = j
+	}
+	v.judgedMu.Unlock()
+	j.once.Do(func() { j.objects = v.judgeObjects(out) })
+	return j.objects
+}
+
+// judgeObjects is objectsOf without the memo.
+func (v *verifier) judgeObjects(out *charts.Outcome) []renderedObject {
 	scopes := map[string]bool{} // group/kind -> cluster-scoped, from the chart's CRDs
 	crds := map[string][]map[string]any{}
 	for _, o := range out.Objects {
@@ -400,67 +530,43 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 	// The kinds platc knows (Argo CD's, kro's, the primitives'), or the
 	// cluster's with -crds.
 	platform := v.validator()
-	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
-	reported := map[string]bool{}
-	report := func(key, format string, args ...any) {
-		if !reported[key] {
-			reported[key] = true
-			v.errorf(a.origin, format, args...)
-		}
-	}
+	objects := make([]renderedObject, 0, len(out.Objects))
 	for _, o := range out.Objects {
 		apiVersion, _ := o.Object["apiVersion"].(string)
 		kind, _ := o.Object["kind"].(string)
-		name, ns := str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
-		desc := fmt.Sprintf("%s %q (%s)", kind, name, o.Source)
+		r := renderedObject{source: o.Source, crd: o.CRD, kind: kind}
 		if apiVersion == "" || kind == "" {
-			report("kind "+o.Source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.Source)
+			r.noKind = true
+			objects = append(objects, r)
 			continue
 		}
-		if name == "" && str(o.Object, "metadata", "generateName") == "" {
-			report("name "+o.Source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, kind, o.Source, a.name(), where(a, env))
-		} else if msgs := nameProblems(group(apiVersion), kind, name); name != "" && len(msgs) > 0 {
-			report("name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(msgs, "; "))
+		r.name, r.ns = str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
+		r.desc = fmt.Sprintf("%s %q (%s)", kind, r.name, o.Source)
+		r.group = group(apiVersion)
+		if r.name == "" {
+			r.noName = str(o.Object, "metadata", "generateName") == ""
+		} else {
+			r.nameMsgs = nameProblems(r.group, kind, r.name)
 		}
-		if msgs := validation.IsDNS1123Label(ns); ns != "" && len(msgs) > 0 {
-			report("ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, ns, a.name(), where(a, env), strings.Join(msgs, "; "))
+		if r.ns != "" {
+			r.nsMsgs = validation.IsDNS1123Label(r.ns)
 		}
-		group := group(apiVersion)
-		clusterScoped, known := scopes[group+"/"+kind]
+		var known bool
+		r.clusterScoped, known = scopes[r.group+"/"+kind]
 		if !known {
-			clusterScoped = manifests.ClusterScoped(apiVersion, kind)
-		}
-		if proj != nil {
-			if clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
-				off := "or turn it off in the chart's values"
-				if o.CRD {
-					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
-				}
-				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.Source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
-			} else if !clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
-				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: remove it from %s, or turn it off in the chart's values", what, kind, o.Source, a.name(), where(a, env), proj.Name, proj.fixPath("namespaceResourceBlacklist"))
-			}
-			if !clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
-				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
-					target := cluster.Server
-					if target == "" {
-						target = cluster.Name
-					}
-					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
-				}
-			}
+			r.clusterScoped = manifests.ClusterScoped(apiVersion, kind)
 		}
 		for _, val := range []*validate.Validator{val, platform} {
-			if val == nil || o.CRD {
+			if val == nil || o.CRD || r.crdProblems != nil {
 				continue
 			}
 			if problems, err := val.Validate(o.Object); err == nil && len(problems) > 0 {
-				var ps []string
 				for _, p := range problems {
-					ps = append(ps, p.String())
+					r.crdProblems = append(r.crdProblems, p.String())
 				}
-				report("crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(ps, "; "))
 			}
 		}
+		objects = append(objects, r)
 	}
+	return objects
 }

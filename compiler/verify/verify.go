@@ -82,7 +82,7 @@ type verifier struct {
 	// folders lists the files rendered in each folder of the output root.
 	folderFiles map[string][]string
 	// pins are the spec's charts by the source that reads them.
-	pins map[string]*model.Chart
+	pins map[pinSource]*model.Chart
 	// crds validates what charts render (validator).
 	crdsOnce sync.Once
 	crds     *validate.Validator
@@ -94,6 +94,13 @@ type verifier struct {
 	// folder (emptyFolders).
 	emptyMu sync.Mutex
 	empty   map[*model.Module][]string
+	// judged are the objects of each chart outcome, judged once
+	// (objectsOf).
+	judgedMu sync.Mutex
+	judged   map[*charts.Outcome]*judgedOutcome
+	// values are the JSON of the valuesObject maps of Helm sources
+	// (valuesJSON).
+	values sync.Map // unsafe.Pointer of a map[string]any -> encodedValues
 }
 
 // isHelmFolder reports whether Argo CD renders the repository's folder dir
@@ -308,7 +315,7 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 // namespace, and short enough for a label where the platform tracks
 // resources by label (a label value is cut at 63 characters).
 func (v *verifier) names(env *model.Environment, apps []app) {
-	seen := map[string]app{}
+	seen := make(map[string]app, len(apps))
 	for _, a := range apps {
 		name := a.name()
 		if rgd.HasPlaceholder(name) {

@@ -1,0 +1,146 @@
+package load
+
+import (
+	"io/fs"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/internal/synth"
+)
+
+// mapCache is an in-memory Cache that counts its hits.
+type mapCache struct {
+	mu   sync.Mutex
+	m    map[string][]byte
+	hits int
+}
+
+func (c *mapCache) Get(k string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	if ok {
+		c.hits++
+	}
+	return v, ok
+}
+
+func (c *mapCache) Put(k string, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string][]byte{}
+	}
+	c.m[k] = v
+}
+
+// loaded is what a Load says: the spec read, whether it fits, and the log.
+type loaded struct {
+	Data *Value
+	Fits bool
+	Log  string
+}
+
+func loadWith(fsys fs.FS, cache Cache) loaded {
+	log := &diag.Log{}
+	s := BeginCached(fsys, "sources", cache, log)
+	if s == nil {
+		return loaded{Log: log.String()}
+	}
+	fits := s.Checked()
+	return loaded{Data: s.Data, Fits: fits, Log: log.String()}
+}
+
+// TestCachedFitReadsAsUncached loads the sample, every golden case and a
+// generated platform three times: without a cache, with an empty one, and
+// with the one the second run filled. The three say the same (the spec
+// read, positions included, the verdict, every problem), and the third
+// uses the cache exactly where the spec fits.
+func TestCachedFitReadsAsUncached(t *testing.T) {
+	repos := specRepos(t)
+	repos["synth/10x100"] = synth.Platform(synth.Sizes["10x100"])
+	fitting, failing := 0, 0
+	for name, fsys := range repos {
+		t.Run(name, func(t *testing.T) {
+			want := loadWith(fsys, nil)
+			cache := &mapCache{}
+			first := loadWith(fsys, cache)
+			if diff := cmp.Diff(want, first); diff != "" {
+				t.Fatalf("with an empty cache (+), the spec loads otherwise than without (-):\n%s", diff)
+			}
+			hits := cache.hits
+			second := loadWith(fsys, cache)
+			if diff := cmp.Diff(want, second); diff != "" {
+				t.Fatalf("from the cache (+), the spec loads otherwise than without (-):\n%s", diff)
+			}
+			used := cache.hits > hits
+			if want.Fits {
+				fitting++
+			} else if want.Data != nil {
+				failing++
+			}
+			if used != want.Fits {
+				t.Errorf("the second load used the cache: %v; the spec fits the schema: %v", used, want.Fits)
+			}
+		})
+	}
+	if fitting < 5 || failing < 5 {
+		t.Fatalf("%d specs fit the schema and %d do not: the test compares too little", fitting, failing)
+	}
+}
+
+// TestCachedFitIsBoundToTheBytes checks that a fit found for one spec is
+// not taken for another: a changed byte, another file name, another
+// folder, an entry of another spec stored under this spec's key, and a
+// damaged entry are all checked anew, and the misfit is reported.
+func TestCachedFitIsBoundToTheBytes(t *testing.T) {
+	const good = `package platform
+platform: {name: "shop", repoURL: "https://git.example.com/shop.git"}
+environments: dev: revision: "HEAD"
+`
+	bad := strings.Replace(good, "revision:", "revisoin:", 1)
+	goodFS := fstest.MapFS{"sources/platform.cue": {Data: []byte(good)}}
+	badFS := fstest.MapFS{"sources/platform.cue": {Data: []byte(bad)}}
+	want := loadWith(badFS, nil)
+	if want.Fits || !strings.Contains(want.Log, "revisoin") {
+		t.Fatalf("the misspelled spec fits, or its problem is not said:\n%s", want.Log)
+	}
+	cache := &mapCache{}
+	if !loadWith(goodFS, cache).Fits {
+		t.Fatal("the spec does not fit")
+	}
+	goodKey := fitKey(fitDigest("sources", []string{"sources/platform.cue"}, [][]byte{[]byte(good)}))
+	badKey := fitKey(fitDigest("sources", []string{"sources/platform.cue"}, [][]byte{[]byte(bad)}))
+	for _, tc := range []struct {
+		name  string
+		entry func()
+	}{
+		{"a changed byte", func() {}},
+		{"the good spec's entry under the bad spec's key", func() { cache.Put(badKey, cache.m[goodKey]) }},
+		{"a damaged entry", func() { cache.Put(badKey, []byte(fitFormat+"\n")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.entry()
+			if diff := cmp.Diff(want, loadWith(badFS, cache)); diff != "" {
+				t.Errorf("with the cache (+), the misfit loads otherwise than without (-):\n%s", diff)
+			}
+		})
+	}
+	// What the digest covers, each changed alone.
+	base := fitDigest("sources", []string{"sources/a.cue"}, [][]byte{[]byte(good)})
+	for name, d := range map[string]string{
+		"another file name":                     fitDigest("sources", []string{"sources/b.cue"}, [][]byte{[]byte(good)}),
+		"another folder":                        fitDigest("spec", []string{"sources/a.cue"}, [][]byte{[]byte(good)}),
+		"the bytes moved between name and data": fitDigest("sources", []string{"sources/a.cuep"}, [][]byte{[]byte(strings.TrimPrefix(good, "p"))}),
+		"another file":                          fitDigest("sources", []string{"sources/a.cue", "sources/b.cue"}, [][]byte{[]byte(good), nil}),
+	} {
+		if d == base {
+			t.Errorf("%s: same digest", name)
+		}
+	}
+}
