@@ -22,8 +22,9 @@
 // problem. A Program evaluates one expression in kro's typed environment,
 // for previews.
 //
-// It does not talk to a cluster, know built-in Kubernetes kinds (only those
-// of the CRDs it is given), render YAML, or know platc's spec.
+// It does not talk to a cluster, know built-in Kubernetes kinds other than
+// the few whose schemas platc embeds (builtin.go), render YAML, or know
+// platc's spec.
 package kro
 
 import (
@@ -187,7 +188,7 @@ type cacheEntry struct {
 func cacheKey(kinds *Kinds, plain map[string]any) string {
 	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", kroVersion, kinds.digest)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", kroVersion, kinds.digest, builtinDigest())
 	h.Write(data)
 	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
 }

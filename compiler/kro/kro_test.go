@@ -261,6 +261,22 @@ func TestCheckProblems(t *testing.T) {
 		}, []want{
 			{"lokiBucket", "template.spec.region", `has a "${" inside an expression`},
 		}},
+		{"built-in kinds", func(r *RGD) {
+			r.Resources = append(r.Resources,
+				Resource{ID: "ns", Template: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+					"metadata": map[string]any{"name": "x", "namespace": "y"}}},
+				Resource{ID: "settings", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+					"metadata": map[string]any{"name": "x"}, "dat": map[string]any{"a": "b"}}},
+				// podSelector is an atomic map, which kro types as any
+				// value: the bool below is what it checks.
+				Resource{ID: "sa", Template: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
+					"metadata": map[string]any{"name": "x"}, "automountServiceAccountToken": "${schema.spec.team}"}},
+			)
+		}, []want{
+			{"ns", "template.metadata.namespace", "Namespace is cluster-scoped: remove metadata.namespace"},
+			{"settings", "template.dat", `field "dat" is not in the schema of ConfigMap (did you mean "data"?)`},
+			{"sa", "template.automountServiceAccountToken", "returns string but the field takes bool"},
+		}},
 		{"unknown kind", func(r *RGD) {
 			r.Resources[0].Template["kind"] = "Volume"
 		}, []want{
@@ -322,6 +338,21 @@ func TestCheckAccepts(t *testing.T) {
 			r.Resources[0].IncludeWhen = []string{"${schema.spec.?tracing.?enabled}"}
 		},
 		"status reads schema": func(r *RGD) { r.Status["region"] = "${schema.spec.region}" },
+		"built-in kinds": func(r *RGD) {
+			r.Resources = append(r.Resources,
+				Resource{ID: "ns", Template: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+					"metadata": map[string]any{"name": "team-${schema.metadata.name}", "labels": map[string]any{"team": "${schema.spec.team}"}}}},
+				Resource{ID: "settings", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+					"metadata": map[string]any{"name": "${schema.metadata.name}-settings", "namespace": "${ns.metadata.name}"},
+					"data":     map[string]any{"bucket": "${lokiBucket.status.bucketName}"}}},
+				Resource{ID: "policy", Template: map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+					"metadata": map[string]any{"name": "${schema.metadata.name}", "namespace": "${ns.metadata.name}"},
+					"spec": map[string]any{"podSelector": map[string]any{}, "policyTypes": []any{"Ingress"},
+						"ingress": []any{map[string]any{"ports": []any{map[string]any{"port": "${schema.spec.retain}"}}}}}}},
+			)
+			r.Status["namespace"] = "${ns.metadata.name}"
+			r.Status["keys"] = "${size(settings.data)}"
+		},
 		"required custom alias": func(r *RGD) {
 			r.Types = map[string]any{"Region": "string | required=true"}
 			r.Spec["home"] = "Region"

@@ -32,8 +32,9 @@ func loadKinds() (*kro.Kinds, map[string]kind, error) {
 			apiVersion: k.APIVersion,
 			required:   k.Required,
 			specFields: k.SpecFields,
-			// Argo CD's and kro's own kinds are not primitives.
-			primitive: k.Group != "argoproj.io" && k.Group != "kro.run",
+			// Argo CD's and kro's own kinds, and Kubernetes', are not
+			// primitives.
+			primitive: !k.Builtin && k.Group != "argoproj.io" && k.Group != "kro.run",
 		}
 	}
 	return kinds, out, nil
