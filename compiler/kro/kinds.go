@@ -240,6 +240,15 @@ func (k *Kinds) kindsOf() []string {
 	return slices.Compact(out)
 }
 
+// kindNames are the kinds served, for "did you mean".
+func (k *Kinds) kindNames() []string {
+	var out []string
+	for _, kd := range k.list {
+		out = append(out, kd.Kind)
+	}
+	return slices.Compact(out) // sorted by kind
+}
+
 // publishedSchema is the schema the API server publishes for a CRD version
 // in its OpenAPI v3 discovery: the structural schema, unfolded, with the
 // full ObjectMeta as metadata and TypeMeta's apiVersion and kind, also in

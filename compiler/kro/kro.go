@@ -43,12 +43,26 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Resource is one resource of an RGD.
+// Resource is one resource of an RGD: a Template, or an ExternalRef.
 type Resource struct {
 	ID          string
 	Template    map[string]any // apiVersion, kind, metadata, spec...; any string may hold ${...}
+	ExternalRef *ExternalRef   // an object kro reads and does not own; Template nil
+	// ForEach makes the resource a collection: one object per element of
+	// each dimension's list (their cartesian product).
+	ForEach     []Dimension
 	IncludeWhen []string
 	ReadyWhen   []string
+}
+
+// Dimension is one entry of a resource's forEach: an iterator and the
+// ${...} list it iterates.
+type Dimension struct{ Name, Expr string }
+
+// ExternalRef is kro's externalRef by name: the object's kind, name and
+// namespace (templates; "" for the instance's namespace).
+type ExternalRef struct {
+	APIVersion, Kind, Name, Namespace string
 }
 
 // RGD is the part of a ResourceGraphDefinition's spec that Check reads.
@@ -451,6 +465,20 @@ func (r *RGD) plain() map[string]any {
 		m := map[string]any{"id": res.ID}
 		if res.Template != nil {
 			m["template"] = res.Template
+		}
+		if e := res.ExternalRef; e != nil {
+			meta := map[string]any{"name": e.Name}
+			if e.Namespace != "" {
+				meta["namespace"] = e.Namespace
+			}
+			m["externalRef"] = map[string]any{"apiVersion": e.APIVersion, "kind": e.Kind, "metadata": meta}
+		}
+		if len(res.ForEach) > 0 {
+			dims := make([]any, len(res.ForEach))
+			for i, d := range res.ForEach {
+				dims[i] = map[string]any{d.Name: d.Expr}
+			}
+			m["forEach"] = dims
 		}
 		if len(res.IncludeWhen) > 0 {
 			m["includeWhen"] = res.IncludeWhen

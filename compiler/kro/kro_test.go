@@ -277,10 +277,58 @@ func TestCheckProblems(t *testing.T) {
 			{"settings", "template.dat", `field "dat" is not in the schema of ConfigMap (did you mean "data"?)`},
 			{"sa", "template.automountServiceAccountToken", "returns string but the field takes bool"},
 		}},
+		{"forEach over a string", func(r *RGD) {
+			b := bucket("classBucket", "${cls}")
+			b.Template["metadata"].(map[string]any)["name"] = "${schema.metadata.name}-${cls}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.region}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "forEach[0]", `forEach iterator "cls" iterates "schema.spec.region", which returns string, not a list`},
+		}},
+		{"forEach names collide", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${cls}")
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "template.metadata.name", "metadata.name or metadata.namespace does not use forEach iterator cls: every element would make an object of the same name"},
+		}},
+		{"forEach iterator reads another", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${a + b}")
+			b.Template["metadata"].(map[string]any)["name"] = "${a}-${b}"
+			b.ForEach = []Dimension{{"a", "${schema.spec.classes}"}, {"b", "${[a]}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "forEach[1]", `forEach iterator "b" reads iterator a`},
+		}},
+		{"collection readyWhen reads itself by id", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${cls}")
+			b.Template["metadata"].(map[string]any)["name"] = "${cls}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			b.ReadyWhen = []string{"${classBucket.status.bucketName != ''}"}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "readyWhen[0]", `references "classBucket"`},
+		}},
+		{"externalRef of an unknown kind", func(r *RGD) {
+			r.Resources = append(r.Resources, Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Sekret", Name: "x"}})
+		}, []want{
+			{"creds", "externalRef.kind", `no schema is known for v1 Sekret (did you mean "Secret"?)`},
+		}},
+		{"externalRef read as the wrong type", func(r *RGD) {
+			r.Resources = append(r.Resources,
+				Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Secret", Name: "${schema.spec.team}"}},
+				Resource{ID: "cm", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"},
+					"data": map[string]any{"k": "${creds.data.key}"}}})
+		}, []want{
+			{"cm", "template.data.k", "returns bytes but the field takes string"},
+		}},
 		{"unknown kind", func(r *RGD) {
 			r.Resources[0].Template["kind"] = "Volume"
 		}, []want{
-			{"lokiBucket", "template.kind", "no CRD is known for platform.example.org/v1alpha1 Volume"},
+			{"lokiBucket", "template.kind", "no schema is known for platform.example.org/v1alpha1 Volume"},
 		}},
 	}
 	for _, tt := range tests {
@@ -352,6 +400,19 @@ func TestCheckAccepts(t *testing.T) {
 			)
 			r.Status["namespace"] = "${ns.metadata.name}"
 			r.Status["keys"] = "${size(settings.data)}"
+		},
+		"forEach and externalRef": func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${schema.spec.region}")
+			b.Template["metadata"].(map[string]any)["name"] = "${schema.metadata.name}-${cls}"
+			b.Template["spec"].(map[string]any)["retentionDays"] = "${cls == 'long' ? 365 : 30}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			b.ReadyWhen = []string{"${each.status.bucketName != ''}"}
+			r.Resources = append(r.Resources, b,
+				Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Secret", Name: "${schema.spec.team}-creds", Namespace: "teams"}},
+				Resource{ID: "cm", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"},
+					"data": map[string]any{"n": "${string(size(classBucket))}", "k": "${string(creds.data.key)}"}}})
+			r.Status["buckets"] = "${classBucket.map(b, b.status.bucketName)}"
 		},
 		"required custom alias": func(r *RGD) {
 			r.Types = map[string]any{"Region": "string | required=true"}

@@ -12,6 +12,7 @@ package rgd
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -122,6 +123,16 @@ func (b *builder) build() *Stack {
 		Status:     st.Status,
 	}
 	var resources []*object.Map
+	for _, e := range st.ExternalRefs {
+		r, obj := b.externalRef(e)
+		rgd.Resources = append(rgd.Resources, r)
+		resources = append(resources, obj)
+	}
+	for _, res := range st.Resources {
+		r, obj := b.resource(res)
+		rgd.Resources = append(rgd.Resources, r)
+		resources = append(resources, obj)
+	}
 	for _, p := range st.Primitives {
 		r, obj := b.primitive(p)
 		rgd.Resources = append(rgd.Resources, r)
@@ -196,8 +207,89 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	b.mapPrefix(p.ID, "", p.Path)
 	b.mapPrefix(p.ID, "includeWhen", p.FieldPath("includeWhen"))
 	b.mapPrefix(p.ID, "readyWhen", p.FieldPath("readyWhen"))
-	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen},
-		resourceObject(p.ID, p.IncludeWhen, p.ReadyWhen, tmpl)
+	b.mapPrefix(p.ID, "forEach", p.FieldPath("forEach"))
+	dims := b.dimensions(p.ForEach)
+	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), ForEach: dims, IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen},
+		resourceObject(p.ID, dims, p.IncludeWhen, p.ReadyWhen, "template", tmpl)
+}
+
+// resource is an object of a stack's resources: its template, with the
+// default name, and a namespaced kind's namespace the instance's, where
+// it sets none. Its kind is kro's to check (a kind with no known schema
+// is one kro cannot type).
+func (b *builder) resource(r *model.Resource) (kro.Resource, *object.Map) {
+	meta, _ := r.Template["metadata"].(map[string]any)
+	m := object.NewMap()
+	name, hasName := meta["name"]
+	if !hasName {
+		name = "${schema.metadata.name}-" + Kebab(r.ID)
+	}
+	m.Set("name", name)
+	if ns, ok := meta["namespace"]; ok {
+		m.Set("namespace", ns)
+	} else if k, ok := b.resolver.Kind(r.APIVersion, r.Kind); ok && k.Namespaced {
+		m.Set("namespace", "${schema.metadata.namespace}")
+	}
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if k != "name" && k != "namespace" {
+			m.Set(k, meta[k])
+		}
+	}
+	tmpl := object.NewMap()
+	for _, k := range []string{"apiVersion", "kind"} {
+		if v, ok := r.Template[k]; ok {
+			tmpl.Set(k, v)
+		}
+	}
+	tmpl.Set("metadata", m)
+	for _, k := range slices.Sorted(maps.Keys(r.Template)) {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			tmpl.Set(k, r.Template[k])
+		}
+	}
+	b.mapPrefix(r.ID, "template", r.FieldPath("template"))
+	if !hasName {
+		// The default name: a problem with it is the resource's.
+		b.origins[r.ID+"|template.metadata.name"] = r.Path
+	}
+	b.mapPrefix(r.ID, "", r.Path)
+	b.mapPrefix(r.ID, "includeWhen", r.FieldPath("includeWhen"))
+	b.mapPrefix(r.ID, "readyWhen", r.FieldPath("readyWhen"))
+	b.mapPrefix(r.ID, "forEach", r.FieldPath("forEach"))
+	dims := b.dimensions(r.ForEach)
+	return kro.Resource{ID: r.ID, Template: object.Plain(tmpl).(map[string]any), ForEach: dims, IncludeWhen: r.IncludeWhen, ReadyWhen: r.ReadyWhen},
+		resourceObject(r.ID, dims, r.IncludeWhen, r.ReadyWhen, "template", tmpl)
+}
+
+// externalRef is an object the stack reads: kro's externalRef by name.
+func (b *builder) externalRef(e *model.ExternalRef) (kro.Resource, *object.Map) {
+	meta := object.NewMap().Set("name", e.Name)
+	if e.Namespace != "" {
+		meta.Set("namespace", e.Namespace)
+	}
+	ref := object.NewMap().Set("apiVersion", e.APIVersion).Set("kind", e.Kind).Set("metadata", meta)
+	b.origins[e.ID+"|externalRef.metadata.name"] = e.FieldPath("name")
+	b.origins[e.ID+"|externalRef.metadata.namespace"] = e.FieldPath("namespace")
+	b.mapPrefix(e.ID, "externalRef", e.Path)
+	b.mapPrefix(e.ID, "", e.Path)
+	return kro.Resource{ID: e.ID, ExternalRef: &kro.ExternalRef{APIVersion: e.APIVersion, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace}},
+		resourceObject(e.ID, nil, nil, nil, "externalRef", ref)
+}
+
+// dimensions are the forEach entries that name one iterator; the others
+// are reported.
+func (b *builder) dimensions(entries []*model.ForEach) []kro.Dimension {
+	var out []kro.Dimension
+	for _, f := range entries {
+		if f.Name == "" {
+			if len(f.Names) != 1 {
+				b.log.Errorf(f.Pos, f.Path, "a forEach entry names %d iterators (%s): give each entry one iterator and the list it iterates, such as {region: \"${schema.spec.regions}\"}, and several entries for a cartesian product", len(f.Names), strings.Join(f.Names, ", "))
+			}
+			continue
+		}
+		out = append(out, kro.Dimension{Name: f.Name, Expr: f.Expr})
+	}
+	return out
 }
 
 // module is a Helm module as a multi-source Application: the chart, with
@@ -244,18 +336,33 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 		Set("ref", argocd.ValuesRef)
 	spec := object.NewMap().Set("project", "${schema.spec.project}")
 	argocd.SetDescription(spec, m.Description)
+	options := append([]string{argocd.CreateNamespace}, m.SyncOptions...)
+	if argocd.RespectsIgnoreDifferences(m.IgnoreDifferences, m.RespectIgnoreDifferences) && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
+		options = append(options, argocd.RespectIgnoreDifferences)
+	}
 	spec.Set("sources", []any{chartSource, valuesSource}).
 		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace)).
-		Set("syncPolicy", argocd.SyncPolicy(append([]string{argocd.CreateNamespace}, m.SyncOptions...)))
-	tmpl := argocd.Application(
-		object.NewMap().
-			Set("name", name).
-			// Applications in any namespace: kro creates them beside the
-			// instance (ADR 010), so their project must list it in
-			// sourceNamespaces.
-			Set("namespace", "${schema.metadata.namespace}").
-			Set("finalizers", []string{argocd.ResourcesFinalizer}),
-		spec)
+		Set("syncPolicy", argocd.SyncPolicyFor(m.Sync(), options, nil))
+	if len(m.IgnoreDifferences) > 0 {
+		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(m.IgnoreDifferences))
+	}
+	if m.RevisionHistoryLimit != nil {
+		spec.Set("revisionHistoryLimit", *m.RevisionHistoryLimit)
+	}
+	meta := object.NewMap().
+		Set("name", name).
+		// Applications in any namespace: kro creates them beside the
+		// instance (ADR 010), so their project must list it in
+		// sourceNamespaces.
+		Set("namespace", "${schema.metadata.namespace}")
+	if b.spec.Platform.GeneratePaths {
+		// The Application's only Git source is the client's values
+		// folder: a commit elsewhere in that repository need not refresh
+		// it (as render does for a module's Applications).
+		meta.Set("annotations", object.NewMap().Set(argocd.ManifestGeneratePaths, "/${schema.spec.values.path}"))
+	}
+	meta.Set("finalizers", []string{argocd.ResourcesFinalizer})
+	tmpl := argocd.Application(meta, spec)
 	readyWhen := m.ReadyWhen
 	if readyWhen == nil {
 		readyWhen = []string{fmt.Sprintf(`${%s.status.health.status == "Healthy"}`, m.ID)}
@@ -266,7 +373,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	b.mapPrefix(m.ID, "includeWhen", m.FieldPath("includeWhen"))
 	b.mapPrefix(m.ID, "readyWhen", m.FieldPath("readyWhen"))
 	return kro.Resource{ID: m.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: m.IncludeWhen, ReadyWhen: readyWhen},
-		resourceObject(m.ID, m.IncludeWhen, readyWhen, tmpl)
+		resourceObject(m.ID, nil, m.IncludeWhen, readyWhen, "template", tmpl)
 }
 
 // mapPrefix records that kro paths of a resource starting with prefix come
@@ -345,16 +452,24 @@ func appendKroPath(base, kroPath string) string {
 	return base
 }
 
-// resourceObject is an entry of spec.resources, in kro's order of keys.
-func resourceObject(id string, includeWhen, readyWhen []string, template *object.Map) *object.Map {
+// resourceObject is an entry of spec.resources, in kro's order of keys;
+// body is its template or externalRef, under the key given.
+func resourceObject(id string, forEach []kro.Dimension, includeWhen, readyWhen []string, key string, body *object.Map) *object.Map {
 	r := object.NewMap().Set("id", id)
+	if len(forEach) > 0 {
+		dims := make([]any, len(forEach))
+		for i, d := range forEach {
+			dims[i] = object.NewMap().Set(d.Name, d.Expr)
+		}
+		r.Set("forEach", dims)
+	}
 	if len(includeWhen) > 0 {
 		r.Set("includeWhen", includeWhen)
 	}
 	if len(readyWhen) > 0 {
 		r.Set("readyWhen", readyWhen)
 	}
-	return r.Set("template", template)
+	return r.Set(key, body)
 }
 
 // object is the ResourceGraphDefinition.
