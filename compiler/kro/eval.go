@@ -92,6 +92,7 @@ func (p *Program) Refs() []string { return p.refs }
 func (r *Result) Program(expr string) (*Program, error) {
 	r.envOnce.Do(func() {
 		ids := append([]string{graph.SchemaVarName}, slices.Sorted(maps.Keys(r.Deps))...)
+		ids = append(ids, r.Iterators...)
 		env, err := krocel.DefaultEnvironment(krocel.WithResourceIDs(ids))
 		if err != nil {
 			r.envErr = err

@@ -114,9 +114,12 @@ type Problem struct {
 type Result struct {
 	// CRD is the CustomResourceDefinition kro generates for the instances,
 	// as plain data (JSON), as kro sends it to the API server.
-	CRD   map[string]any
-	Deps  map[string][]string // resource id -> ids it depends on (sorted)
-	Order []string            // kro's topological order
+	CRD  map[string]any
+	Deps map[string][]string // resource id -> ids it depends on (sorted)
+	// Iterators are the names the collections' forEach dimensions
+	// declare, sorted: Program's expressions may read them.
+	Iterators []string
+	Order     []string // kro's topological order
 
 	crd   *extv1.CustomResourceDefinition
 	kinds *Kinds
@@ -176,7 +179,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		warnings := c.sorted()
 		if rgd.Cache != nil {
 			r.cache, r.key = rgd.Cache, key
-			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Warnings: warnings}); err == nil {
+			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Iterators: r.Iterators, Warnings: warnings}); err == nil {
 				rgd.Cache.Put(key, data)
 			}
 		}
@@ -192,10 +195,11 @@ func Check(rgd *RGD) (*Result, []Problem) {
 // cacheEntry is what the cache keeps of an accepted RGD: the Result, and
 // the warnings, which are said again at every run.
 type cacheEntry struct {
-	CRD      map[string]any
-	Deps     map[string][]string
-	Order    []string
-	Warnings []Problem `json:",omitempty"`
+	CRD       map[string]any
+	Deps      map[string][]string
+	Order     []string
+	Iterators []string  `json:",omitempty"`
+	Warnings  []Problem `json:",omitempty"`
 }
 
 // cacheKey is the key of an RGD's entry: a digest of what Check reads.
@@ -222,7 +226,7 @@ func cached(cache Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	if err != nil {
 		return nil, nil
 	}
-	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
+	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, Iterators: e.Iterators, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
 }
 
 // newResult is what Check returns for the graph g kro built.
@@ -235,7 +239,13 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 		}
 		slices.Sort(d)
 		r.Deps[id] = d
+		for _, it := range n.ForEach {
+			if !slices.Contains(r.Iterators, it.Name) {
+				r.Iterators = append(r.Iterators, it.Name)
+			}
+		}
 	}
+	slices.Sort(r.Iterators)
 	// The CRD as the API server has it: kro's client sends it as JSON.
 	crd, err := decodeCRD(g.CRD)
 	var data []byte
