@@ -93,7 +93,15 @@ func (r *Result) Program(expr string) (*Program, error) {
 	r.envOnce.Do(func() {
 		ids := append([]string{graph.SchemaVarName}, slices.Sorted(maps.Keys(r.Deps))...)
 		ids = append(ids, r.Iterators...)
-		env, err := krocel.DefaultEnvironment(krocel.WithResourceIDs(ids))
+		// A collection is a list, as kro's runtime declares it
+		// (WithListVariables), so that map() and the like compile.
+		var single []string
+		for _, id := range ids {
+			if !slices.Contains(r.Collections, id) {
+				single = append(single, id)
+			}
+		}
+		env, err := krocel.DefaultEnvironment(krocel.WithResourceIDs(single), krocel.WithListVariables(r.Collections))
 		if err != nil {
 			r.envErr = err
 			return

@@ -119,7 +119,10 @@ type Result struct {
 	// Iterators are the names the collections' forEach dimensions
 	// declare, sorted: Program's expressions may read them.
 	Iterators []string
-	Order     []string // kro's topological order
+	// Collections are the ids of the forEach resources, sorted: others
+	// read them as lists.
+	Collections []string
+	Order       []string // kro's topological order
 
 	crd   *extv1.CustomResourceDefinition
 	kinds *Kinds
@@ -169,6 +172,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		c.errorf(-1, "", "the ResourceGraphDefinition does not encode as kro's API types: %v: write plain strings, numbers, lists and maps", err)
 		return nil, c.sorted()
 	}
+	c.eachReadyWhen()
 	g, err := kinds.build(obj)
 	if err == nil {
 		c.crdChecks(g.CRD)
@@ -179,7 +183,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		warnings := c.sorted()
 		if rgd.Cache != nil {
 			r.cache, r.key = rgd.Cache, key
-			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Iterators: r.Iterators, Warnings: warnings}); err == nil {
+			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Iterators: r.Iterators, Collections: r.Collections, Warnings: warnings}); err == nil {
 				rgd.Cache.Put(key, data)
 			}
 		}
@@ -195,11 +199,12 @@ func Check(rgd *RGD) (*Result, []Problem) {
 // cacheEntry is what the cache keeps of an accepted RGD: the Result, and
 // the warnings, which are said again at every run.
 type cacheEntry struct {
-	CRD       map[string]any
-	Deps      map[string][]string
-	Order     []string
-	Iterators []string  `json:",omitempty"`
-	Warnings  []Problem `json:",omitempty"`
+	CRD         map[string]any
+	Deps        map[string][]string
+	Order       []string
+	Iterators   []string  `json:",omitempty"`
+	Collections []string  `json:",omitempty"`
+	Warnings    []Problem `json:",omitempty"`
 }
 
 // cacheKey is the key of an RGD's entry: a digest of what Check reads.
@@ -226,7 +231,7 @@ func cached(cache Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	if err != nil {
 		return nil, nil
 	}
-	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, Iterators: e.Iterators, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
+	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, Iterators: e.Iterators, Collections: e.Collections, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
 }
 
 // newResult is what Check returns for the graph g kro built.
@@ -239,6 +244,9 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 		}
 		slices.Sort(d)
 		r.Deps[id] = d
+		if len(n.ForEach) > 0 {
+			r.Collections = append(r.Collections, id)
+		}
 		for _, it := range n.ForEach {
 			if !slices.Contains(r.Iterators, it.Name) {
 				r.Iterators = append(r.Iterators, it.Name)
@@ -246,6 +254,7 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 		}
 	}
 	slices.Sort(r.Iterators)
+	slices.Sort(r.Collections)
 	// The CRD as the API server has it: kro's client sends it as JSON.
 	crd, err := decodeCRD(g.CRD)
 	var data []byte

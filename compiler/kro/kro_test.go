@@ -312,6 +312,20 @@ func TestCheckProblems(t *testing.T) {
 		}, []want{
 			{"classBucket", "readyWhen[0]", `references "classBucket"`},
 		}},
+		{"readyWhen of two collections of different kinds", func(r *RGD) {
+			// kro v0.9.3 refuses it on some runs: each is typed as one of
+			// them (collections.go).
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${schema.spec.region}")
+			b.Template["metadata"].(map[string]any)["name"] = "${schema.metadata.name}-${cls}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			b.ReadyWhen = []string{"${each.status.bucketName != ''}"}
+			cm := Resource{ID: "cms", ForEach: []Dimension{{"c", "${schema.spec.classes}"}}, ReadyWhen: []string{"${each.metadata.name != ''}"},
+				Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "${c}"}}}
+			r.Resources = append(r.Resources, b, cm)
+		}, []want{
+			{"classBucket", "readyWhen[0]", `typed as v1 ConfigMap of collection "cms", readyWhen "each.status.bucketName != ''" does not type-check`},
+		}},
 		{"externalRef of an unknown kind", func(r *RGD) {
 			r.Resources = append(r.Resources, Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Sekret", Name: "x"}})
 		}, []want{
