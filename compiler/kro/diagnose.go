@@ -247,9 +247,12 @@ func (c *checker) template(n *node, r *v1alpha1.Resource) (map[string]any, bool)
 	return tmpl, true
 }
 
-// forEach unwraps the forEach dimensions as the builder's
-// parseForEachDimensions does, one at a time.
+// forEach checks the iterators' names as the builder's
+// validateForEachDimensions does (asking it about each name alone), and
+// unwraps the dimensions as its parseForEachDimensions does, one at a
+// time.
 func (c *checker) forEach(n *node, r *v1alpha1.Resource) {
+	seen := map[string]bool{}
 	for j, dim := range r.ForEach {
 		path := fmt.Sprintf("forEach[%d]", j)
 		if len(dim) != 1 {
@@ -257,6 +260,24 @@ func (c *checker) forEach(n *node, r *v1alpha1.Resource) {
 			continue
 		}
 		for name, expr := range dim {
+			probe := &v1alpha1.Resource{ID: probeID, ForEach: []v1alpha1.ForEachDimension{{name: "${[]}"}}}
+			_, err := c.kinds.build(probeRGD("Probe", probe))
+			const prefix = "failed to validate resourcegraphdefinition: resource \"" + probeID + "\": forEach iterator name"
+			// A refused name is still the template's iterator: what reads
+			// it is not reported again, and not type-checked.
+			switch {
+			case err != nil && strings.HasPrefix(err.Error(), prefix):
+				cause := strings.TrimPrefix(err.Error(), "failed to validate resourcegraphdefinition: ")
+				c.errorf(n.idx, path, "forEach iterator name %q is refused: name it in lowerCamelCase, not a reserved word, such as \"region\" (kro: %s)", name, strings.Replace(cause, probeID, r.ID, 1))
+				n.broken[path] = true
+			case slices.ContainsFunc(c.rgd.Resources, func(x Resource) bool { return x.ID == name }):
+				c.errorf(n.idx, path, "forEach iterator %q has the name of a resource: rename the iterator (kro: resource %q: forEach iterator name %q conflicts with resource ID)", name, r.ID, name)
+				n.broken[path] = true
+			case seen[name]:
+				c.errorf(n.idx, path, "forEach iterator %q is declared twice: give each dimension its own name (kro: resource %q: duplicate forEach iterator name %q)", name, r.ID, name)
+				n.broken[path] = true
+			}
+			seen[name] = true
 			exprs, err := parser.UnwrapExpressions([]string{expr})
 			if err != nil || len(exprs) != 1 {
 				c.errorf(n.idx, path, "forEach iterator %q iterates %q, which is not one ${...} expression: write the list as \"${schema.spec.items}\" (kro: invalid forEach expression for dimension %q)", name, expr, name)
@@ -652,9 +673,9 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 		}
 		if n.inGraph && n.collection() {
 			var missing []string
-			for _, name := range n.iteratorNames() {
-				if !slices.Contains(identity, name) {
-					missing = append(missing, name)
+			for _, it := range n.iterators {
+				if !slices.Contains(identity, it.name) && !n.broken[it.path] {
+					missing = append(missing, it.name)
 				}
 			}
 			if len(missing) > 0 {
@@ -825,7 +846,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 			continue
 		}
 		out, ok := c.compile(n.idx, v.path, v.expr.UserExpression(), v.expr.Original, tmplEnv)
-		if !ok || n.schema == nil || n.external {
+		if !ok || n.schema == nil {
 			continue
 		}
 		want := tc.expectedType(v.kroPath, n.schema, n.id)

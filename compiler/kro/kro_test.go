@@ -312,6 +312,22 @@ func TestCheckProblems(t *testing.T) {
 		}, []want{
 			{"classBucket", "readyWhen[0]", `references "classBucket"`},
 		}},
+		{"forEach iterator names", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${schema.spec.region}")
+			b.Template["metadata"].(map[string]any)["name"] = "${item}-${loki}-${a}"
+			b.ForEach = []Dimension{{"item", "${schema.spec.classes}"}, {"loki", "${schema.spec.classes}"}, {"a", "${schema.spec.classes}"}, {"a", "${schema.spec.classes}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "forEach[0]", `forEach iterator name "item" is refused`},
+			{"classBucket", "forEach[1]", `forEach iterator "loki" has the name of a resource`},
+			{"classBucket", "forEach[3]", `forEach iterator "a" is declared twice`},
+		}},
+		{"externalRef name of the wrong type", func(r *RGD) {
+			r.Resources = append(r.Resources, Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Secret", Name: "${schema.spec.retain}"}})
+		}, []want{
+			{"creds", "externalRef.metadata.name", "returns int but the field takes string"},
+		}},
 		{"readyWhen of two collections of different kinds", func(r *RGD) {
 			// kro v0.9.3 refuses it on some runs: each is typed as one of
 			// them (collections.go).
