@@ -130,6 +130,17 @@ func (k *Kinds) With(crds ...*extv1.CustomResourceDefinition) (*Kinds, error) {
 	return newKinds(append(slices.Clone(t.crds), crds...))
 }
 
+// WithResults returns Kinds that also hold the CRDs kro generates for the
+// instances of the RGDs of results: a graph may create instances of
+// another stack.
+func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
+	var crds []*extv1.CustomResourceDefinition
+	for _, r := range results {
+		crds = append(crds, r.crd)
+	}
+	return k.With(crds...)
+}
+
 func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {

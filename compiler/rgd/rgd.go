@@ -88,12 +88,72 @@ func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, log *diag.Log)
 		// The embedded CRDs are ours and tested; this is a bug.
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
-	for _, st := range spec.Stacks {
-		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: resolver, cache: cache, log: log, origins: map[string]string{}, reported: map[string]bool{}}
+	for _, st := range stackOrder(spec.Stacks) {
+		r := resolver
+		// A stack whose resources are instances of other stacks sees
+		// the CRDs kro generates for them, as in the cluster.
+		var others []*kro.Result
+		for _, name := range usedStacks(spec.Stacks, st) {
+			if s := out.Stacks[name]; s != nil && s.Result != nil {
+				others = append(others, s.Result)
+			}
+		}
+		if len(others) > 0 {
+			if with, err := resolver.WithResults(others...); err == nil {
+				r = with
+			}
+		}
+		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: r, cache: cache, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
 	crdConflicts(spec, out, log)
 	out.Instances = instances(spec, info, out, log)
+	return out
+}
+
+// usedStacks are the stacks whose instances st's resources are, sorted.
+func usedStacks(stacks []*model.Stack, st *model.Stack) []string {
+	var out []string
+	for _, other := range stacks {
+		if other == st {
+			continue
+		}
+		for _, r := range st.Resources {
+			if r.Kind == other.Kind && r.APIVersion == other.Group+"/"+other.APIVersion && !slices.Contains(out, other.Name) {
+				out = append(out, other.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stackOrder orders the stacks so that a stack comes after the stacks
+// whose instances it creates (in name order otherwise; a cycle is broken
+// where it is met, and the kind that closes it is unknown to the stack
+// built first).
+func stackOrder(stacks []*model.Stack) []*model.Stack {
+	byName := map[string]*model.Stack{}
+	for _, st := range stacks {
+		byName[st.Name] = st
+	}
+	var out []*model.Stack
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(st *model.Stack)
+	visit = func(st *model.Stack) {
+		if state[st.Name] != 0 {
+			return
+		}
+		state[st.Name] = 1
+		for _, name := range usedStacks(stacks, st) {
+			visit(byName[name])
+		}
+		state[st.Name] = 2
+		out = append(out, st)
+	}
+	for _, st := range stacks {
+		visit(st)
+	}
 	return out
 }
 
