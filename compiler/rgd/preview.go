@@ -235,6 +235,7 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 		return []PreviewResource{pr}, nil
 	}
 	out := make([]PreviewResource, 0, len(combos))
+	seen := map[string]string{} // identity -> the element that has it
 	for _, c := range combos {
 		itemVars := maps.Clone(vars)
 		var says []string
@@ -252,9 +253,39 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 		item := pr
 		item.Included += ", for " + strings.Join(says, ", ")
 		item.Object = obj.(*object.Map)
+		// kro's runtime refuses two elements of one identity
+		// (pkg/runtime/collection.go, validateUniqueIdentities).
+		if key, ok := identity(item.Object); ok {
+			if first, dup := seen[key]; dup {
+				return nil, fmt.Errorf("forEach makes two objects of identity %s (for %s, and for %s): make the list's elements distinct (a listType=set field refuses duplicates), or the name tell them apart (kro: identity collision: duplicate identity: %s)",
+					key, first, strings.Join(says, ", "), key)
+			}
+			seen[key] = strings.Join(says, ", ")
+		}
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// identity is kro's identity of an object (group/version/kind/namespace/
+// name), when its name and namespace are known offline.
+func identity(obj *object.Map) (string, bool) {
+	apiVersion, _ := obj.Get("apiVersion").(string)
+	kind, _ := obj.Get("kind").(string)
+	meta, _ := obj.Get("metadata").(*object.Map)
+	if meta == nil {
+		return "", false
+	}
+	name, ok := meta.Get("name").(string)
+	ns, _ := meta.Get("namespace").(string)
+	if !ok || HasPlaceholder(name) || HasPlaceholder(ns) {
+		return "", false
+	}
+	group, version, found := strings.Cut(apiVersion, "/")
+	if !found {
+		group, version = "", apiVersion
+	}
+	return strings.Join([]string{group, version, kind, ns, name}, "/"), true
 }
 
 const created = "created"
