@@ -869,6 +869,18 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 			c.add(n.idx, w.path, syntaxMessage(w.expr.Original, err))
 			continue
 		}
+		if n.collection() {
+			other := false
+			for _, d := range res.ResourceDependencies {
+				if d.ID != graph.EachVarName {
+					other = true
+					c.errorf(n.idx, w.path, "readyWhen expression %q of collection %q references %q: a collection's readyWhen reads each of its objects as each, such as ${each.status.ready} (kro: references unknown identifiers: [%s])", w.expr.Original, n.id, d.ID, d.ID)
+				}
+			}
+			if other {
+				continue
+			}
+		}
 		self, readyEnv := n.id, env
 		if n.collection() {
 			// A collection's readyWhen reads each object as each.

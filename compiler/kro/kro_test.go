@@ -310,7 +310,7 @@ func TestCheckProblems(t *testing.T) {
 			b.ReadyWhen = []string{"${classBucket.status.bucketName != ''}"}
 			r.Resources = append(r.Resources, b)
 		}, []want{
-			{"classBucket", "readyWhen[0]", `references "classBucket"`},
+			{"classBucket", "readyWhen[0]", `of collection "classBucket" references "classBucket": a collection's readyWhen reads each of its objects as each`},
 		}},
 		{"forEach iterator names", func(r *RGD) {
 			r.Spec["classes"] = `[]string | default=["short","long"]`
