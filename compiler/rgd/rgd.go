@@ -1,7 +1,10 @@
 // Package rgd compiles the product stacks of a spec (ADR 010) into kro
 // ResourceGraphDefinitions and their instances. It builds each stack's RGD
-// (the primitives it consumes, and each Helm module as a multi-source Argo CD
-// Application whose platform wiring is in helm.valuesObject), checks it
+// (the objects it reads, externalRefs; the objects it creates, of any kind
+// package kro knows, instances of other stacks included; the primitives it
+// consumes; forEach collections of either; and each Helm module as a
+// multi-source Argo CD Application whose platform wiring is in
+// helm.valuesObject, with the Argo CD fields of a module's), checks it
 // offline with package kro as kro v0.9 would, and makes one instance per
 // client and environment, with the fields platc fills (where the client's
 // values live, the AppProject, the wiring from other stacks' outputs).
