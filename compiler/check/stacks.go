@@ -50,6 +50,9 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 			c.errorf(&st.Node, "valuesDir", "%q %s: name a folder relative to the client's values prefix", st.ValuesDir, msg)
 		}
 		for _, m := range st.Modules {
+			// The Argo CD fields a module's Application has, by its rules.
+			c.syncPolicy(m.SyncPolicy)
+			c.ignoreDifferences(m.IgnoreDifferences)
 			if m.Chart != "" && c.spec.Chart(m.Chart) == nil {
 				c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
 			}

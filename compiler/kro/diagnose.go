@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/cel/ast"
@@ -28,6 +29,7 @@ import (
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apiserver/pkg/cel/openapi"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -47,6 +49,28 @@ type node struct {
 	includeWhen, readyWhen []cond
 	deps                   []string        // resources it depends on, in order of first use
 	broken                 map[string]bool // places with a problem (template vars, conditions)
+	// iterators are its forEach dimensions: a collection has some.
+	iterators  []iterator
+	external   bool // an externalRef: kro reads it, and its fields are schemaless
+	namespaced bool // its kind is namespaced
+}
+
+// iterator is a forEach dimension.
+type iterator struct {
+	name, path string // path: "forEach[0]"
+	expr       *krocel.Expression
+}
+
+// collection reports whether the resource is a forEach collection.
+func (n *node) collection() bool { return len(n.iterators) > 0 }
+
+// iteratorNames are the names of its iterators.
+func (n *node) iteratorNames() []string {
+	var out []string
+	for _, it := range n.iterators {
+		out = append(out, it.name)
+	}
+	return out
 }
 
 // tvar is a template expression: where it is, kro's path of the field
@@ -152,6 +176,7 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 		n := &node{idx: i, id: r.ID, inGraph: !bad[i], broken: map[string]bool{}}
 		nodes = append(nodes, n)
 		c.conditions(n, r)
+		c.forEach(n, r)
 		id := r.ID
 		if bad[i] {
 			id = probeID
@@ -166,9 +191,8 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 				continue
 			}
 		}
-		tmpl := map[string]any{}
-		if err := yaml.UnmarshalStrict(r.Template.Raw, &tmpl); err != nil {
-			c.errorf(i, "template", "the template does not decode: %v", err)
+		tmpl, ok := c.template(n, r)
+		if !ok {
 			continue
 		}
 		apiVersion, _ := tmpl["apiVersion"].(string)
@@ -177,6 +201,22 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 		n.schema, _ = c.kinds.ResolveSchema(gvkOf(apiVersion, kindName))
 		if n.schema == nil {
 			continue // the probe reported it
+		}
+		if k, ok := c.kinds.Kind(apiVersion, kindName); ok {
+			n.namespaced = k.Namespaced
+		}
+		if n.external {
+			// kro reads an externalRef's synthetic template schemaless
+			// (buildRGResource).
+			descs, _, err := parser.ParseSchemalessResource(tmpl)
+			if err != nil {
+				c.errorf(i, "externalRef", "kro cannot read the externalRef's expressions: %v: write each of name and namespace as one string", err)
+				continue
+			}
+			for _, d := range descs {
+				n.vars = append(n.vars, tvar{path: "externalRef" + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
+			}
+			continue
 		}
 		p := parser.New(kroschema.NewCache())
 		descs, err := p.ParseResource(tmpl, n.schema)
@@ -188,6 +228,67 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 		}
 	}
 	return nodes
+}
+
+// template is the resource's object as kro's builder reads it: its
+// template, or the object an externalRef makes (buildExternalRefResource).
+func (c *checker) template(n *node, r *v1alpha1.Resource) (map[string]any, bool) {
+	if r.ExternalRef != nil {
+		n.external = true
+		tmpl, err := runtime.DefaultUnstructuredConverter.ToUnstructured(r.ExternalRef)
+		if err != nil {
+			c.errorf(n.idx, "externalRef", "the externalRef does not convert: %v", err)
+			return nil, false
+		}
+		return tmpl, true
+	}
+	tmpl := map[string]any{}
+	if err := yaml.UnmarshalStrict(r.Template.Raw, &tmpl); err != nil {
+		c.errorf(n.idx, "template", "the template does not decode: %v", err)
+		return nil, false
+	}
+	return tmpl, true
+}
+
+// forEach checks the iterators' names as the builder's
+// validateForEachDimensions does (asking it about each name alone), and
+// unwraps the dimensions as its parseForEachDimensions does, one at a
+// time.
+func (c *checker) forEach(n *node, r *v1alpha1.Resource) {
+	seen := map[string]bool{}
+	for j, dim := range r.ForEach {
+		path := fmt.Sprintf("forEach[%d]", j)
+		if len(dim) != 1 {
+			c.errorf(n.idx, path, "a forEach entry names %d iterators: give each entry one iterator and its list, such as {region: \"${schema.spec.regions}\"} (kro: forEach dimensions must have exactly one entry)", len(dim))
+			continue
+		}
+		for name, expr := range dim {
+			probe := &v1alpha1.Resource{ID: probeID, ForEach: []v1alpha1.ForEachDimension{{name: "${[]}"}}}
+			_, err := c.kinds.build(probeRGD("Probe", probe))
+			const prefix = "failed to validate resourcegraphdefinition: resource \"" + probeID + "\": forEach iterator name"
+			// A refused name is still the template's iterator: what reads
+			// it is not reported again, and not type-checked.
+			switch {
+			case err != nil && strings.HasPrefix(err.Error(), prefix):
+				cause := strings.TrimPrefix(err.Error(), "failed to validate resourcegraphdefinition: ")
+				c.errorf(n.idx, path, "forEach iterator name %q is refused: name it in lowerCamelCase, not a reserved word, such as \"region\" (kro: %s)", name, strings.Replace(cause, probeID, r.ID, 1))
+				n.broken[path] = true
+			case slices.ContainsFunc(c.rgd.Resources, func(x Resource) bool { return x.ID == name }):
+				c.errorf(n.idx, path, "forEach iterator %q has the name of a resource: rename the iterator (kro: resource %q: forEach iterator name %q conflicts with resource ID)", name, r.ID, name)
+				n.broken[path] = true
+			case seen[name]:
+				c.errorf(n.idx, path, "forEach iterator %q is declared twice: give each dimension its own name (kro: resource %q: duplicate forEach iterator name %q)", name, r.ID, name)
+				n.broken[path] = true
+			}
+			seen[name] = true
+			exprs, err := parser.UnwrapExpressions([]string{expr})
+			if err != nil || len(exprs) != 1 {
+				c.errorf(n.idx, path, "forEach iterator %q iterates %q, which is not one ${...} expression: write the list as \"${schema.spec.items}\" (kro: invalid forEach expression for dimension %q)", name, expr, name)
+				continue
+			}
+			n.iterators = append(n.iterators, iterator{name: name, path: path, expr: exprs[0]})
+		}
+	}
 }
 
 // conditions unwraps includeWhen and readyWhen as the builder does, one
@@ -215,9 +316,17 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 func (c *checker) resourceProblem(n *node, r *v1alpha1.Resource, cause string) {
 	tmpl := map[string]any{}
 	_ = yaml.UnmarshalStrict(r.Template.Raw, &tmpl)
+	if e := r.ExternalRef; e != nil {
+		tmpl = map[string]any{"apiVersion": e.APIVersion, "kind": e.Kind}
+	}
 	apiVersion, _ := tmpl["apiVersion"].(string)
 	kindName, _ := tmpl["kind"].(string)
 	path, msg := resourceMessage(cause, apiVersion, kindName, c.kinds)
+	if r.ExternalRef != nil {
+		if rest, ok := strings.CutPrefix(path, "template."); ok {
+			path = "externalRef." + rest
+		}
+	}
 	c.add(n.idx, path, msg)
 }
 
@@ -527,8 +636,11 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 		}
 	}
 	for _, n := range nodes {
-		check := func(path string, e *krocel.Expression) {
-			deps, ok := c.references(n.idx, path, e, insp, badID, n.id)
+		// identity are the iterators the object's name (and a namespaced
+		// object's namespace) use: kro's extractTemplateDependencies.
+		var identity []string
+		check := func(path string, e *krocel.Expression, iterators []string) []string {
+			deps, iters, ok := c.references(n.idx, path, e, insp, badID, n.id, iterators)
 			if !ok {
 				n.broken[path] = true
 			}
@@ -542,12 +654,41 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 					n.deps = append(n.deps, d)
 				}
 			}
+			return iters
 		}
 		for _, v := range n.vars {
-			check(v.path, v.expr)
+			iters := check(v.path, v.expr, n.iteratorNames())
+			if v.kroPath == "metadata.name" || (v.kroPath == "metadata.namespace" && n.namespaced) {
+				identity = append(identity, iters...)
+			}
+		}
+		for _, it := range n.iterators {
+			// A dimension's list may read schema and other resources, not
+			// another iterator (the dimensions are independent).
+			if iters := check(it.path, it.expr, n.iteratorNames()); len(iters) > 0 {
+				c.errorf(n.idx, it.path, "forEach iterator %q reads iterator %s: the dimensions of a forEach are independent (kro iterates their cartesian product); iterate a list of schema or of a resource (kro: node %q: forEach iterator %q cannot reference other iterators %v - forEach iterators are independent (cartesian product))",
+					it.name, strings.Join(iters, ", "), n.id, it.name, iters)
+				n.broken[it.path] = true
+			}
 		}
 		for _, w := range n.includeWhen {
-			check(w.path, w.expr)
+			check(w.path, w.expr, nil)
+		}
+		if n.inGraph && n.collection() {
+			var missing []string
+			for _, it := range n.iterators {
+				if !slices.Contains(identity, it.name) && !n.broken[it.path] {
+					missing = append(missing, it.name)
+				}
+			}
+			if len(missing) > 0 {
+				where := "metadata.name"
+				if n.namespaced {
+					where = "metadata.name or metadata.namespace"
+				}
+				c.errorf(n.idx, "template.metadata.name", "%s does not use forEach iterator %s: every element would make an object of the same name, and the API server keeps only one; put ${%s} in the name (kro: node %q: all forEach dimensions must be used to produce a unique resource identity, missing: %v)",
+					where, strings.Join(missing, ", "), missing[0], n.id, missing)
+			}
 		}
 	}
 	d := dag.NewDirectedAcyclicGraph[string]()
@@ -593,12 +734,12 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 // references inspects an expression at path of resource idx as the
 // builder's extractDependencies does, and returns the resources it
 // references; ok is false when a problem was reported.
-func (c *checker) references(idx int, path string, e *krocel.Expression, insp *ast.Inspector, badID map[string]bool, self string) (deps []string, ok bool) {
+func (c *checker) references(idx int, path string, e *krocel.Expression, insp *ast.Inspector, badID map[string]bool, self string, iterators []string) (deps, iters []string, ok bool) {
 	shown := e.UserExpression()
 	res, err := insp.Inspect(e.Original)
 	if err != nil {
 		c.add(idx, path, syntaxMessage(shown, err))
-		return nil, false
+		return nil, nil, false
 	}
 	ok = true
 	if !features.FeatureGate.Enabled(features.CELOmitFunction) && res.UsesOmit() {
@@ -623,6 +764,12 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 	}
 	var names []string
 	for _, u := range res.UnknownResources {
+		if slices.Contains(iterators, u.ID) {
+			if !slices.Contains(iters, u.ID) {
+				iters = append(iters, u.ID)
+			}
+			continue
+		}
 		if !slices.Contains(names, u.ID) {
 			names = append(names, u.ID)
 		}
@@ -638,7 +785,7 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 		ok = false
 		c.errorf(idx, path, "expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (CEL's standard library, its extensions, the Kubernetes libraries and kro's own) (kro: uses unknown functions: [%s])", shown, f.Name, f.Name)
 	}
-	return deps, ok
+	return deps, iters, ok
 }
 
 // unknownIdent reports an identifier of e that names nothing, said in
@@ -689,10 +836,15 @@ func (c *checker) typedEnv(nodes []*node, instanceCRD *extv1.CustomResourceDefin
 		if !n.inGraph {
 			continue
 		}
-		if n.schema != nil {
-			schemas[n.id] = n.schema
-		} else {
+		switch {
+		case n.schema == nil:
 			schemas[n.id] = anyObject
+		case n.collection():
+			// Others read a collection as a list of its objects
+			// (collectNodeSchemas).
+			schemas[n.id] = &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"array"}, Items: &spec.SchemaOrArray{Schema: n.schema}}}
+		default:
+			schemas[n.id] = n.schema
 		}
 	}
 	schemas[graph.SchemaVarName] = anyObject
@@ -708,11 +860,12 @@ func (c *checker) typedEnv(nodes []*node, instanceCRD *extv1.CustomResourceDefin
 // environment and checks its type against its field's, as the builder's
 // validateAndCompileNode does.
 func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.Inspector) {
+	tmplEnv, iterOK := c.iteratorEnv(n, env)
 	for _, v := range n.vars {
-		if n.broken[v.path] || !n.inGraph {
+		if n.broken[v.path] || !n.inGraph || !iterOK {
 			continue
 		}
-		out, ok := c.compile(n.idx, v.path, v.expr, env)
+		out, ok := c.compile(n.idx, v.path, v.expr, tmplEnv)
 		if !ok || n.schema == nil {
 			continue
 		}
@@ -736,11 +889,75 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 			c.add(n.idx, w.path, syntaxMessage(w.expr.Original, err))
 			continue
 		}
-		if !c.restricted(n.idx, w.path, w.expr, res, []string{n.id}, "readyWhen") {
+		if n.collection() {
+			other := false
+			for _, d := range res.ResourceDependencies {
+				if d.ID != graph.EachVarName {
+					other = true
+					c.errorf(n.idx, w.path, "readyWhen expression %q of collection %q references %q: a collection's readyWhen reads each of its objects as each, such as ${each.status.ready} (kro: references unknown identifiers: [%s])", w.expr.Original, n.id, d.ID, d.ID)
+				}
+			}
+			if other {
+				continue
+			}
+		}
+		self, readyEnv := n.id, env
+		if n.collection() {
+			// A collection's readyWhen reads each object as each.
+			self = graph.EachVarName
+			if n.schema != nil {
+				var err error
+				if readyEnv, err = extendTyped(env, graph.EachVarName, n.schema); err != nil {
+					c.errorf(n.idx, w.path, "cannot type each for readyWhen: %v", err)
+					continue
+				}
+			}
+		}
+		if !c.restricted(n.idx, w.path, w.expr, res, []string{self}, "readyWhen") {
 			continue
 		}
-		c.condition(n, w, "readyWhen", env)
+		c.condition(n, w, "readyWhen", readyEnv)
 	}
+}
+
+// iteratorEnv compiles a collection's forEach lists as the builder's
+// validateAndCompileForEach does, each of which must return a list, and
+// returns env with the iterators typed by their lists' elements, for the
+// template's expressions; ok is false when an iterator has no type.
+func (c *checker) iteratorEnv(n *node, env *cel.Env) (*cel.Env, bool) {
+	if !n.collection() || !n.inGraph {
+		return env, true
+	}
+	var opts []cel.EnvOption
+	ok := true
+	for _, it := range n.iterators {
+		if n.broken[it.path] {
+			ok = false
+			continue
+		}
+		out, compiled := c.compile(n.idx, it.path, it.expr, env)
+		if !compiled {
+			ok = false
+			continue
+		}
+		elem, err := krocel.ListElementType(out)
+		if err != nil {
+			c.errorf(n.idx, it.path, "forEach iterator %q iterates %q, which returns %s, not a list: iterate a list, such as a []string field of the spec (kro: node %q: forEach iterator %q must return a list, got %q: %v)",
+				it.name, it.expr.Original, typeString(out), n.id, it.name, out.String(), err)
+			ok = false
+			continue
+		}
+		opts = append(opts, cel.Variable(it.name, elem))
+	}
+	if !ok {
+		return env, false
+	}
+	extended, err := env.Extend(opts...)
+	if err != nil {
+		c.errorf(n.idx, "forEach", "cannot declare the forEach iterators: %v", err)
+		return env, false
+	}
+	return extended, true
 }
 
 // restricted checks, as the builder's inspectExpressionRestricted does,
@@ -979,4 +1196,22 @@ func components(ids []string, deps map[string][]string) map[string]int {
 		}
 	}
 	return comp
+}
+
+// extendTyped extends env with the variable name typed by schema s.
+// Ported from kro v0.9.3 pkg/graph/build_context.go (extendWithTypedVar),
+// unexported there, without its cache.
+func extendTyped(env *cel.Env, name string, s *spec.Schema) (*cel.Env, error) {
+	declType := krocel.SchemaDeclTypeWithMetadata(&openapi.Schema{Schema: s}, false)
+	if declType == nil {
+		return nil, errors.New("failed to build DeclType for schema")
+	}
+	declType = declType.MaybeAssignTypeName(krocel.TypeNamePrefix + name)
+	provider := krocel.NewDeclTypeProvider(declType)
+	provider.SetRecognizeKeywordAsFieldName(true)
+	wrapped, err := provider.WithTypeProvider(types.NewEmptyRegistry())
+	if err != nil {
+		return nil, err
+	}
+	return env.Extend(cel.Variable(name, declType.CelType()), cel.CustomTypeProvider(wrapped))
 }

@@ -92,7 +92,16 @@ func (p *Program) Refs() []string { return p.refs }
 func (r *Result) Program(expr string) (*Program, error) {
 	r.envOnce.Do(func() {
 		ids := append([]string{graph.SchemaVarName}, slices.Sorted(maps.Keys(r.Deps))...)
-		env, err := krocel.DefaultEnvironment(krocel.WithResourceIDs(ids))
+		ids = append(ids, r.Iterators...)
+		// A collection is a list, as kro's runtime declares it
+		// (WithListVariables), so that map() and the like compile.
+		var single []string
+		for _, id := range ids {
+			if !slices.Contains(r.Collections, id) {
+				single = append(single, id)
+			}
+		}
+		env, err := krocel.DefaultEnvironment(krocel.WithResourceIDs(single), krocel.WithListVariables(r.Collections))
 		if err != nil {
 			r.envErr = err
 			return

@@ -26,7 +26,8 @@ import (
 )
 
 // Kinds are the kinds a graph's resources may have, read from
-// CustomResourceDefinitions: what kro's graph builder asks a cluster for,
+// CustomResourceDefinitions, and Kubernetes' own kinds whose schemas
+// platc embeds (builtin.go): what kro's graph builder asks a cluster for,
 // answered offline. It is the builder's schema resolver (each kind's schema
 // as the API server publishes it in its OpenAPI v3 discovery) and its REST
 // mapper (the kind's resource and scope), and it validates objects of its
@@ -104,7 +105,7 @@ func NewKinds(crds ...map[string]any) (*Kinds, error) {
 // plainKinds are the Kinds of CRDs given as plain data, decoded on first
 // use.
 func plainKinds(crds []map[string]any, digest string) *Kinds {
-	k := &Kinds{list: plainList(crds), digest: digest}
+	k := &Kinds{list: withBuiltins(plainList(crds)), digest: digest}
 	k.typed = sync.OnceValues(func() (*typedKinds, error) {
 		var typed []*extv1.CustomResourceDefinition
 		for _, obj := range crds {
@@ -127,6 +128,17 @@ func (k *Kinds) With(crds ...*extv1.CustomResourceDefinition) (*Kinds, error) {
 		return nil, err
 	}
 	return newKinds(append(slices.Clone(t.crds), crds...))
+}
+
+// WithResults returns Kinds that also hold the CRDs kro generates for the
+// instances of the RGDs of results: a graph may create instances of
+// another stack.
+func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
+	var crds []*extv1.CustomResourceDefinition
+	for _, r := range results {
+		crds = append(crds, r.crd)
+	}
+	return k.With(crds...)
 }
 
 func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
@@ -158,8 +170,7 @@ func newKinds(crds []*extv1.CustomResourceDefinition) (*Kinds, error) {
 			}
 		}
 	}
-	sortKinds(list)
-	k := &Kinds{list: list, digest: hex.EncodeToString(h.Sum(nil))}
+	k := &Kinds{list: withBuiltins(list), digest: hex.EncodeToString(h.Sum(nil))}
 	t, err := newTypedKinds(k, crds)
 	if err != nil {
 		return nil, err
@@ -172,6 +183,7 @@ func newKinds(crds []*extv1.CustomResourceDefinition) (*Kinds, error) {
 // through it.
 func newTypedKinds(kinds *Kinds, crds []*extv1.CustomResourceDefinition) (*typedKinds, error) {
 	k := &typedKinds{byGVK: map[schema.GroupVersionKind]*kind{}, crds: crds, mapper: meta.NewDefaultRESTMapper(nil)}
+	defer addBuiltinMappings(k.mapper, k.byGVK)
 	for _, crd := range crds {
 		scope := meta.RESTScopeNamespace
 		if crd.Spec.Scope == extv1.ClusterScoped {
@@ -212,6 +224,13 @@ func (k *Kinds) loaded() *typedKinds {
 func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	kd := k.loaded().byGVK[gvk]
 	if kd == nil {
+		if _, ok := builtinKind(gvk); ok {
+			all, err := builtinSchemas()
+			if err != nil {
+				return nil, err
+			}
+			return all[gvk], nil
+		}
 		return nil, fmt.Errorf("cannot resolve group version kind %q: %w", gvk, resolver.ErrSchemaNotFound)
 	}
 	kd.publishOnce.Do(func() { kd.published = publishedSchema(kd.version) })
@@ -223,15 +242,22 @@ func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error)
 }
 
 // kindsOf lists the kinds served, "Kind (group/version)", for messages.
-func (k *Kinds) kindsOf(filter func(*kind) bool) []string {
+func (k *Kinds) kindsOf() []string {
 	var out []string
-	for _, kd := range k.loaded().byGVK {
-		if filter(kd) {
-			out = append(out, kd.gvk.Kind+" ("+kd.gvk.GroupVersion().String()+")")
-		}
+	for _, kd := range k.list {
+		out = append(out, kd.Kind+" ("+kd.APIVersion+")")
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
+}
+
+// kindNames are the kinds served, for "did you mean".
+func (k *Kinds) kindNames() []string {
+	var out []string
+	for _, kd := range k.list {
+		out = append(out, kd.Kind)
+	}
+	return slices.Compact(out) // sorted by kind
 }
 
 // publishedSchema is the schema the API server publishes for a CRD version
@@ -363,6 +389,19 @@ type Kind struct {
 	Group            string
 	Required         []string // the fields an object must have
 	SpecFields       []string // the fields of its spec, sorted
+	Namespaced       bool
+	// Builtin says the kind is Kubernetes' own, not a CRD's.
+	Builtin bool
+}
+
+// Kind returns the kind of an apiVersion and kind that Kinds serves.
+func (k *Kinds) Kind(apiVersion, kind string) (Kind, bool) {
+	for _, x := range k.list {
+		if x.APIVersion == apiVersion && x.Kind == kind {
+			return x, true
+		}
+	}
+	return Kind{}, false
 }
 
 // List returns the kinds served, sorted by kind then apiVersion.
@@ -370,7 +409,7 @@ func (k *Kinds) List() []Kind { return slices.Clone(k.list) }
 
 // typedKind is the Kind of a served version of a typed CRD.
 func typedKind(crd *extv1.CustomResourceDefinition, v *extv1.CustomResourceDefinitionVersion) Kind {
-	x := Kind{APIVersion: crd.Spec.Group + "/" + v.Name, Kind: crd.Spec.Names.Kind, Group: crd.Spec.Group}
+	x := Kind{APIVersion: crd.Spec.Group + "/" + v.Name, Kind: crd.Spec.Names.Kind, Group: crd.Spec.Group, Namespaced: crd.Spec.Scope != extv1.ClusterScoped}
 	if s := v.Schema; s != nil && s.OpenAPIV3Schema != nil {
 		x.Required = slices.Clone(s.OpenAPIV3Schema.Required)
 		x.SpecFields = slices.Sorted(maps.Keys(s.OpenAPIV3Schema.Properties["spec"].Properties))
@@ -393,7 +432,7 @@ func plainList(crds []map[string]any) []Kind {
 			if served, _ := vm["served"].(bool); !served {
 				continue
 			}
-			x := Kind{APIVersion: group + "/" + str(vm["name"]), Kind: str(names["kind"]), Group: group}
+			x := Kind{APIVersion: group + "/" + str(vm["name"]), Kind: str(names["kind"]), Group: group, Namespaced: str(spec["scope"]) != "Cluster"}
 			if root, ok := lookupMap(vm, "schema", "openAPIV3Schema"); ok {
 				for _, r := range anyList(root["required"]) {
 					x.Required = append(x.Required, str(r))
@@ -402,6 +441,17 @@ func plainList(crds []map[string]any) []Kind {
 				x.SpecFields = slices.Sorted(maps.Keys(props))
 			}
 			list = append(list, x)
+		}
+	}
+	sortKinds(list)
+	return list
+}
+
+// withBuiltins adds the built-in kinds no CRD of list serves, sorted.
+func withBuiltins(list []Kind) []Kind {
+	for _, b := range builtinList() {
+		if !slices.ContainsFunc(list, func(k Kind) bool { return k.APIVersion == b.APIVersion && k.Kind == b.Kind }) {
+			list = append(list, b)
 		}
 	}
 	sortKinds(list)

@@ -22,8 +22,9 @@
 // problem. A Program evaluates one expression in kro's typed environment,
 // for previews.
 //
-// It does not talk to a cluster, know built-in Kubernetes kinds (only those
-// of the CRDs it is given), render YAML, or know platc's spec.
+// It does not talk to a cluster, know built-in Kubernetes kinds other than
+// the few whose schemas platc embeds (builtin.go), render YAML, or know
+// platc's spec.
 package kro
 
 import (
@@ -44,12 +45,26 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Resource is one resource of an RGD.
+// Resource is one resource of an RGD: a Template, or an ExternalRef.
 type Resource struct {
 	ID          string
 	Template    map[string]any // apiVersion, kind, metadata, spec...; any string may hold ${...}
+	ExternalRef *ExternalRef   // an object kro reads and does not own; Template nil
+	// ForEach makes the resource a collection: one object per element of
+	// each dimension's list (their cartesian product).
+	ForEach     []Dimension
 	IncludeWhen []string
 	ReadyWhen   []string
+}
+
+// Dimension is one entry of a resource's forEach: an iterator and the
+// ${...} list it iterates.
+type Dimension struct{ Name, Expr string }
+
+// ExternalRef is kro's externalRef by name: the object's kind, name and
+// namespace (templates; "" for the instance's namespace).
+type ExternalRef struct {
+	APIVersion, Kind, Name, Namespace string
 }
 
 // RGD is the part of a ResourceGraphDefinition's spec that Check reads.
@@ -110,9 +125,15 @@ type Problem struct {
 type Result struct {
 	// CRD is the CustomResourceDefinition kro generates for the instances,
 	// as plain data (JSON), as kro sends it to the API server.
-	CRD   map[string]any
-	Deps  map[string][]string // resource id -> ids it depends on (sorted)
-	Order []string            // kro's topological order
+	CRD  map[string]any
+	Deps map[string][]string // resource id -> ids it depends on (sorted)
+	// Iterators are the names the collections' forEach dimensions
+	// declare, sorted: Program's expressions may read them.
+	Iterators []string
+	// Collections are the ids of the forEach resources, sorted: others
+	// read them as lists.
+	Collections []string
+	Order       []string // kro's topological order
 
 	crd   *extv1.CustomResourceDefinition
 	kinds *Kinds
@@ -171,6 +192,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		c.errorf(-1, "", "the ResourceGraphDefinition does not encode as kro's API types: %v: write plain strings, numbers, lists and maps", err)
 		return nil, c.sorted()
 	}
+	c.eachReadyWhen()
 	g, err := kinds.build(obj)
 	if err == nil {
 		c.crdChecks(g.CRD)
@@ -182,7 +204,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		warnings := c.sorted()
 		if rgd.Cache != nil {
 			r.cache, r.key = rgd.Cache, key
-			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Warnings: warnings}); err == nil {
+			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Iterators: r.Iterators, Collections: r.Collections, Warnings: warnings}); err == nil {
 				rgd.Cache.Put(key, data)
 			}
 		}
@@ -198,17 +220,19 @@ func Check(rgd *RGD) (*Result, []Problem) {
 // cacheEntry is what the cache keeps of an accepted RGD: the Result, and
 // the warnings, which are said again at every run.
 type cacheEntry struct {
-	CRD      map[string]any
-	Deps     map[string][]string
-	Order    []string
-	Warnings []Problem `json:",omitempty"`
+	CRD         map[string]any
+	Deps        map[string][]string
+	Order       []string
+	Iterators   []string  `json:",omitempty"`
+	Collections []string  `json:",omitempty"`
+	Warnings    []Problem `json:",omitempty"`
 }
 
 // cacheKey is the key of an RGD's entry: a digest of what Check reads.
 func cacheKey(kinds *Kinds, plain map[string]any) string {
 	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", kroVersion, kinds.digest)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", kroVersion, kinds.digest, builtinDigest())
 	h.Write(data)
 	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
 }
@@ -228,7 +252,7 @@ func cached(cache Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	if err != nil {
 		return nil, nil
 	}
-	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
+	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, Iterators: e.Iterators, Collections: e.Collections, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
 }
 
 // newResult is what Check returns for the graph g kro built.
@@ -241,7 +265,17 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 		}
 		slices.Sort(d)
 		r.Deps[id] = d
+		if len(n.ForEach) > 0 {
+			r.Collections = append(r.Collections, id)
+		}
+		for _, it := range n.ForEach {
+			if !slices.Contains(r.Iterators, it.Name) {
+				r.Iterators = append(r.Iterators, it.Name)
+			}
+		}
 	}
+	slices.Sort(r.Iterators)
+	slices.Sort(r.Collections)
 	// The CRD as the API server has it: kro's client sends it as JSON.
 	crd, err := decodeCRD(g.CRD)
 	var data []byte
@@ -482,6 +516,20 @@ func (r *RGD) plain() map[string]any {
 		m := map[string]any{"id": res.ID}
 		if res.Template != nil {
 			m["template"] = res.Template
+		}
+		if e := res.ExternalRef; e != nil {
+			meta := map[string]any{"name": e.Name}
+			if e.Namespace != "" {
+				meta["namespace"] = e.Namespace
+			}
+			m["externalRef"] = map[string]any{"apiVersion": e.APIVersion, "kind": e.Kind, "metadata": meta}
+		}
+		if len(res.ForEach) > 0 {
+			dims := make([]any, len(res.ForEach))
+			for i, d := range res.ForEach {
+				dims[i] = map[string]any{d.Name: d.Expr}
+			}
+			m["forEach"] = dims
 		}
 		if len(res.IncludeWhen) > 0 {
 			m["includeWhen"] = res.IncludeWhen

@@ -261,10 +261,104 @@ func TestCheckProblems(t *testing.T) {
 		}, []want{
 			{"lokiBucket", "template.spec.region", `has a "${" inside an expression`},
 		}},
+		{"built-in kinds", func(r *RGD) {
+			r.Resources = append(r.Resources,
+				Resource{ID: "ns", Template: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+					"metadata": map[string]any{"name": "x", "namespace": "y"}}},
+				Resource{ID: "settings", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+					"metadata": map[string]any{"name": "x"}, "dat": map[string]any{"a": "b"}}},
+				// podSelector is an atomic map, which kro types as any
+				// value: the bool below is what it checks.
+				Resource{ID: "sa", Template: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
+					"metadata": map[string]any{"name": "x"}, "automountServiceAccountToken": "${schema.spec.team}"}},
+			)
+		}, []want{
+			{"ns", "template.metadata.namespace", "Namespace is cluster-scoped: remove metadata.namespace"},
+			{"settings", "template.dat", `field "dat" is not in the schema of ConfigMap (did you mean "data"?)`},
+			{"sa", "template.automountServiceAccountToken", "returns string but the field takes bool"},
+		}},
+		{"forEach over a string", func(r *RGD) {
+			b := bucket("classBucket", "${cls}")
+			b.Template["metadata"].(map[string]any)["name"] = "${schema.metadata.name}-${cls}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.region}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "forEach[0]", `forEach iterator "cls" iterates "schema.spec.region", which returns string, not a list`},
+		}},
+		{"forEach names collide", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${cls}")
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "template.metadata.name", "metadata.name or metadata.namespace does not use forEach iterator cls: every element would make an object of the same name"},
+		}},
+		{"forEach iterator reads another", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${a + b}")
+			b.Template["metadata"].(map[string]any)["name"] = "${a}-${b}"
+			b.ForEach = []Dimension{{"a", "${schema.spec.classes}"}, {"b", "${[a]}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "forEach[1]", `forEach iterator "b" reads iterator a`},
+		}},
+		{"collection readyWhen reads itself by id", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${cls}")
+			b.Template["metadata"].(map[string]any)["name"] = "${cls}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			b.ReadyWhen = []string{"${classBucket.status.bucketName != ''}"}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "readyWhen[0]", `of collection "classBucket" references "classBucket": a collection's readyWhen reads each of its objects as each`},
+		}},
+		{"forEach iterator names", func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${schema.spec.region}")
+			b.Template["metadata"].(map[string]any)["name"] = "${item}-${loki}-${a}"
+			b.ForEach = []Dimension{{"item", "${schema.spec.classes}"}, {"loki", "${schema.spec.classes}"}, {"a", "${schema.spec.classes}"}, {"a", "${schema.spec.classes}"}}
+			r.Resources = append(r.Resources, b)
+		}, []want{
+			{"classBucket", "forEach[0]", `forEach iterator name "item" is refused`},
+			{"classBucket", "forEach[1]", `forEach iterator "loki" has the name of a resource`},
+			{"classBucket", "forEach[3]", `forEach iterator "a" is declared twice`},
+		}},
+		{"externalRef name of the wrong type", func(r *RGD) {
+			r.Resources = append(r.Resources, Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Secret", Name: "${schema.spec.retain}"}})
+		}, []want{
+			{"creds", "externalRef.metadata.name", "returns int but the field takes string"},
+		}},
+		{"readyWhen of two collections of different kinds", func(r *RGD) {
+			// kro v0.9.3 refuses it on some runs: each is typed as one of
+			// them (collections.go).
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${schema.spec.region}")
+			b.Template["metadata"].(map[string]any)["name"] = "${schema.metadata.name}-${cls}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			b.ReadyWhen = []string{"${each.status.bucketName != ''}"}
+			cm := Resource{ID: "cms", ForEach: []Dimension{{"c", "${schema.spec.classes}"}}, ReadyWhen: []string{"${each.metadata.name != ''}"},
+				Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "${c}"}}}
+			r.Resources = append(r.Resources, b, cm)
+		}, []want{
+			{"classBucket", "readyWhen[0]", `typed as v1 ConfigMap of collection "cms", readyWhen "each.status.bucketName != ''" does not type-check`},
+		}},
+		{"externalRef of an unknown kind", func(r *RGD) {
+			r.Resources = append(r.Resources, Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Sekret", Name: "x"}})
+		}, []want{
+			{"creds", "externalRef.kind", `no schema is known for v1 Sekret (did you mean "Secret"?)`},
+		}},
+		{"externalRef read as the wrong type", func(r *RGD) {
+			r.Resources = append(r.Resources,
+				Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Secret", Name: "${schema.spec.team}"}},
+				Resource{ID: "cm", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"},
+					"data": map[string]any{"k": "${creds.data.key}"}}})
+		}, []want{
+			{"cm", "template.data.k", "returns bytes but the field takes string"},
+		}},
 		{"unknown kind", func(r *RGD) {
 			r.Resources[0].Template["kind"] = "Volume"
 		}, []want{
-			{"lokiBucket", "template.kind", "no CRD is known for platform.example.org/v1alpha1 Volume"},
+			{"lokiBucket", "template.kind", "no schema is known for platform.example.org/v1alpha1 Volume"},
 		}},
 	}
 	for _, tt := range tests {
@@ -322,6 +416,34 @@ func TestCheckAccepts(t *testing.T) {
 			r.Resources[0].IncludeWhen = []string{"${schema.spec.?tracing.?enabled}"}
 		},
 		"status reads schema": func(r *RGD) { r.Status["region"] = "${schema.spec.region}" },
+		"built-in kinds": func(r *RGD) {
+			r.Resources = append(r.Resources,
+				Resource{ID: "ns", Template: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+					"metadata": map[string]any{"name": "team-${schema.metadata.name}", "labels": map[string]any{"team": "${schema.spec.team}"}}}},
+				Resource{ID: "settings", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+					"metadata": map[string]any{"name": "${schema.metadata.name}-settings", "namespace": "${ns.metadata.name}"},
+					"data":     map[string]any{"bucket": "${lokiBucket.status.bucketName}"}}},
+				Resource{ID: "policy", Template: map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+					"metadata": map[string]any{"name": "${schema.metadata.name}", "namespace": "${ns.metadata.name}"},
+					"spec": map[string]any{"podSelector": map[string]any{}, "policyTypes": []any{"Ingress"},
+						"ingress": []any{map[string]any{"ports": []any{map[string]any{"port": "${schema.spec.retain}"}}}}}}},
+			)
+			r.Status["namespace"] = "${ns.metadata.name}"
+			r.Status["keys"] = "${size(settings.data)}"
+		},
+		"forEach and externalRef": func(r *RGD) {
+			r.Spec["classes"] = `[]string | default=["short","long"]`
+			b := bucket("classBucket", "${schema.spec.region}")
+			b.Template["metadata"].(map[string]any)["name"] = "${schema.metadata.name}-${cls}"
+			b.Template["spec"].(map[string]any)["retentionDays"] = "${cls == 'long' ? 365 : 30}"
+			b.ForEach = []Dimension{{"cls", "${schema.spec.classes}"}}
+			b.ReadyWhen = []string{"${each.status.bucketName != ''}"}
+			r.Resources = append(r.Resources, b,
+				Resource{ID: "creds", ExternalRef: &ExternalRef{APIVersion: "v1", Kind: "Secret", Name: "${schema.spec.team}-creds", Namespace: "teams"}},
+				Resource{ID: "cm", Template: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"},
+					"data": map[string]any{"n": "${string(size(classBucket))}", "k": "${string(creds.data.key)}"}}})
+			r.Status["buckets"] = "${classBucket.map(b, b.status.bucketName)}"
+		},
 		"required custom alias": func(r *RGD) {
 			r.Types = map[string]any{"Region": "string | required=true"}
 			r.Spec["home"] = "Region"

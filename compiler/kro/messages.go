@@ -120,8 +120,8 @@ func resourceMessage(cause, apiVersion, kindName string, kinds *Kinds) (path, ms
 	case has("invalid kind"):
 		return "template.kind", fmt.Sprintf("template kind %q is not a Kubernetes kind: write it as the kind's CRD has it (kro: %s)", kindName, cause)
 	case has("failed to get schema"), has("failed to get REST mapping"):
-		return "template.kind", fmt.Sprintf("no CRD is known for %s %s: use one of %s (kro: %s)", apiVersion, kindName,
-			strings.Join(kinds.kindsOf(func(*kind) bool { return true }), ", "), cause)
+		return "template.kind", fmt.Sprintf("no schema is known for %s %s%s: use one of %s (kro: %s)", apiVersion, kindName,
+			didYouMean(kindName, kinds.kindNames()), strings.Join(kinds.kindsOf(), ", "), cause)
 	case has("must not set metadata.namespace"):
 		return "template.metadata.namespace", fmt.Sprintf("%s is cluster-scoped: remove metadata.namespace (kro: %s)", kindName, cause)
 	case has("must set metadata.namespace"):

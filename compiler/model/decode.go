@@ -81,8 +81,19 @@ func decodeStack(name string, e entry) *Stack {
 	e.eachFieldInOrder("primitives", func(id string, p entry) {
 		st.Primitives = append(st.Primitives, &Primitive{
 			Node: p.node, ID: id, Kind: p.str("kind"), Name: p.str("name"),
-			Spec: p.values("spec"), IncludeWhen: p.strings("includeWhen"), ReadyWhen: p.strings("readyWhen"),
+			Spec: p.values("spec"), ForEach: p.forEach("forEach"), IncludeWhen: p.strings("includeWhen"), ReadyWhen: p.strings("readyWhen"),
 		})
+	})
+	e.eachFieldInOrder("resources", func(id string, r entry) {
+		res := &Resource{Node: r.node, ID: id, Template: r.values("template"),
+			ForEach: r.forEach("forEach"), IncludeWhen: r.strings("includeWhen"), ReadyWhen: r.strings("readyWhen")}
+		res.APIVersion, _ = res.Template["apiVersion"].(string)
+		res.Kind, _ = res.Template["kind"].(string)
+		st.Resources = append(st.Resources, res)
+	})
+	e.eachFieldInOrder("externalRefs", func(id string, r entry) {
+		st.ExternalRefs = append(st.ExternalRefs, &ExternalRef{Node: r.node, ID: id, APIVersion: r.str("apiVersion"),
+			Kind: r.str("kind"), Name: r.str("name"), Namespace: r.str("namespace")})
 	})
 	e.eachFieldInOrder("modules", func(id string, m entry) {
 		sm := &StackModule{
@@ -90,6 +101,14 @@ func decodeStack(name string, e entry) *Stack {
 			Namespace: m.str("namespace"), ValuesFile: m.strOr("valuesFile", id+".yaml"),
 			Values: m.values("values"), IncludeWhen: m.strings("includeWhen"), ReadyWhen: m.strings("readyWhen"),
 			SyncOptions: m.strings("syncOptions"), Allow: m.allow(),
+			SyncPolicy: m.syncPolicy("syncPolicy"), IgnoreDifferences: m.ignoreDifferences("ignoreDifferences"),
+		}
+		if m.Has("respectIgnoreDifferences") {
+			v := m.boolOr("respectIgnoreDifferences", true)
+			sm.RespectIgnoreDifferences = &v
+		}
+		if n, ok := m.int("revisionHistoryLimit"); ok {
+			sm.RevisionHistoryLimit = &n
 		}
 		m.eachField("wiring", func(key string, w entry) {
 			expr := w.v.Str
@@ -500,4 +519,22 @@ func SplitValuesPath(key string) []string {
 		return nil
 	}
 	return append(parts, cur.String())
+}
+
+// forEach decodes a forEach: a list of single-key maps, each an iterator
+// and the list it iterates, in the order written.
+func (e entry) forEach(name string) []*ForEach {
+	var out []*ForEach
+	e.eachElem(name, func(x entry) {
+		f := &ForEach{Node: x.node}
+		for _, fl := range x.v.Fields {
+			f.Names = append(f.Names, fl.Name)
+		}
+		slices.Sort(f.Names)
+		if len(x.v.Fields) == 1 && x.v.Fields[0].Value.Kind == load.String {
+			f.Name, f.Expr = x.v.Fields[0].Name, x.v.Fields[0].Value.Str
+		}
+		out = append(out, f)
+	})
+	return out
 }

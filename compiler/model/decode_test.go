@@ -483,3 +483,57 @@ environments: dev: revision: "HEAD"
 		t.Errorf("wave decoded as %v, want math.MaxInt", m.Wave)
 	}
 }
+
+// TestDecodeStackKroFields checks the kro fields of a stack: resources
+// (their template whole, its apiVersion and kind), externalRefs, forEach
+// in the order written (an entry of two iterators keeps its names), and a
+// stack module's Argo CD fields.
+func TestDecodeStackKroFields(t *testing.T) {
+	spec := decodeSpec(t, `package platform
+platform: {name: "shop", repoURL: "https://git.example.com/shop.git"}
+environments: dev: revision: "HEAD"
+stacks: web: {
+	kind: "Web"
+	externalRefs: creds: {apiVersion: "v1", kind: "Secret", name: "${schema.metadata.name}"}
+	resources: ns: {
+		template: {apiVersion: "v1", kind: "Namespace", metadata: name: "x"}
+		forEach: [{region: "${schema.spec.regions}"}, {a: "${x}", b: "${y}"}]
+		readyWhen: ["${each.metadata.name != ''}"]
+	}
+	primitives: b: {kind: "ObjectBucket", forEach: [{c: "${schema.spec.classes}"}]}
+	modules: m: {
+		chart: "c"
+		syncPolicy: {automated: false, retry: limit: 2}
+		respectIgnoreDifferences: false
+		revisionHistoryLimit: 3
+	}
+}
+`)
+	st := spec.Stack("web")
+	if st == nil || len(st.Resources) != 1 || len(st.ExternalRefs) != 1 || len(st.Primitives) != 1 || len(st.Modules) != 1 {
+		t.Fatalf("stack decoded as %+v", st)
+	}
+	want := []*ExternalRef{{Node: Node{Path: "stacks.web.externalRefs.creds"}, ID: "creds", APIVersion: "v1", Kind: "Secret", Name: "${schema.metadata.name}"}}
+	if diff := cmp.Diff(want, st.ExternalRefs, ignorePositions); diff != "" {
+		t.Errorf("externalRefs (-want +got):\n%s", diff)
+	}
+	r := st.Resources[0]
+	if r.APIVersion != "v1" || r.Kind != "Namespace" || r.Template["metadata"] == nil {
+		t.Errorf("resource template %+v", r)
+	}
+	got := [][]string{}
+	for _, f := range r.ForEach {
+		got = append(got, append([]string{f.Name, f.Expr}, f.Names...))
+	}
+	if diff := cmp.Diff([][]string{{"region", "${schema.spec.regions}", "region"}, {"", "", "a", "b"}}, got); diff != "" {
+		t.Errorf("forEach (-want +got):\n%s", diff)
+	}
+	if p := st.Primitives[0]; len(p.ForEach) != 1 || p.ForEach[0].Name != "c" {
+		t.Errorf("primitive forEach %+v", p.ForEach)
+	}
+	m := st.Modules[0]
+	s := m.Sync()
+	if s.Automated || s.Retry == nil || s.Retry.Limit != 2 || m.RespectIgnoreDifferences == nil || *m.RespectIgnoreDifferences || m.RevisionHistoryLimit == nil || *m.RevisionHistoryLimit != 3 {
+		t.Errorf("module Argo CD fields: sync %+v, respect %v, limit %v", s, m.RespectIgnoreDifferences, m.RevisionHistoryLimit)
+	}
+}

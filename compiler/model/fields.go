@@ -171,11 +171,21 @@ var DefaultSync = Sync{Automated: true, Prune: true, SelfHeal: true}
 
 // SyncIn resolves the module's sync policy in env.
 func (m *Module) SyncIn(env *Environment) Sync {
-	s := DefaultSync
 	layers := [3]*SyncPolicy{m.SyncPolicy, env.SyncPolicy}
 	if ms := env.Settings[m.Name]; ms != nil {
 		layers[2] = ms.SyncPolicy
 	}
+	return syncOf(layers[:]...)
+}
+
+// Sync resolves the sync policy of the Application kro creates for a
+// stack module: its own over the default (an environment's does not
+// reach it: kro creates the Application, for every environment alike).
+func (m *StackModule) Sync() Sync { return syncOf(m.SyncPolicy) }
+
+// syncOf is DefaultSync with the layers' fields set over it, in order.
+func syncOf(layers ...*SyncPolicy) Sync {
+	s := DefaultSync
 	for _, p := range layers {
 		if p == nil {
 			continue

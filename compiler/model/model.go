@@ -238,19 +238,21 @@ type Allow map[string]string
 // Stack is a product stack, rendered as a kro ResourceGraphDefinition.
 type Stack struct {
 	Node
-	Name        string
-	Description string
-	Kind        string
-	APIVersion  string         // default "v1alpha1"
-	Group       string         // default "kro.run"
-	Spec        map[string]any // SimpleSchema tree
-	Status      map[string]any // tree of ${...} strings
-	Outputs     []*Output      // sorted by name
-	Wiring      []*StackWire   // sorted by key
-	ValuesDir   string         // default the stack's name
-	Namespace   string         // template; default "${schema.metadata.namespace}"
-	Primitives  []*Primitive   // in declaration order
-	Modules     []*StackModule // in declaration order
+	Name         string
+	Description  string
+	Kind         string
+	APIVersion   string         // default "v1alpha1"
+	Group        string         // default "kro.run"
+	Spec         map[string]any // SimpleSchema tree
+	Status       map[string]any // tree of ${...} strings
+	Outputs      []*Output      // sorted by name
+	Wiring       []*StackWire   // sorted by key
+	ValuesDir    string         // default the stack's name
+	Namespace    string         // template; default "${schema.metadata.namespace}"
+	Primitives   []*Primitive   // in declaration order
+	Resources    []*Resource    // in declaration order
+	ExternalRefs []*ExternalRef // in declaration order
+	Modules      []*StackModule // in declaration order
 }
 
 // Output returns the output named name, or nil.
@@ -287,8 +289,39 @@ type Primitive struct {
 	Kind        string
 	Name        string // template; empty for the default
 	Spec        map[string]any
+	ForEach     []*ForEach
 	IncludeWhen []string
 	ReadyWhen   []string
+}
+
+// Resource is an object a stack creates, of any kind platc knows.
+type Resource struct {
+	Node
+	ID          string
+	Template    map[string]any // apiVersion, kind, metadata, the kind's fields
+	APIVersion  string         // the template's, "" when not a string
+	Kind        string
+	ForEach     []*ForEach
+	IncludeWhen []string
+	ReadyWhen   []string
+}
+
+// ForEach is one dimension of a resource's forEach: an iterator over a
+// list. An entry that does not name exactly one iterator has Name "" (and
+// Names what it names).
+type ForEach struct {
+	Node
+	Name  string
+	Expr  string
+	Names []string // the entry's keys, sorted
+}
+
+// ExternalRef is an object a stack reads and does not own.
+type ExternalRef struct {
+	Node
+	ID               string
+	APIVersion, Kind string
+	Name, Namespace  string // templates; Namespace "" for the instance's
 }
 
 // StackModule is a Helm chart a stack installs as an Application.
@@ -305,6 +338,12 @@ type StackModule struct {
 	ReadyWhen   []string
 	SyncOptions []string
 	Allow       Allow
+	// The Argo CD fields of a module's Application that an Application
+	// kro creates takes.
+	SyncPolicy               *SyncPolicy
+	IgnoreDifferences        []*IgnoreDifference
+	RespectIgnoreDifferences *bool
+	RevisionHistoryLimit     *int64
 }
 
 // ExprWire sets a Helm value of a stack module from an expression.

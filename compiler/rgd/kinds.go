@@ -2,6 +2,7 @@ package rgd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/platc/platc/compiler/kro"
@@ -32,8 +33,9 @@ func loadKinds() (*kro.Kinds, map[string]kind, error) {
 			apiVersion: k.APIVersion,
 			required:   k.Required,
 			specFields: k.SpecFields,
-			// Argo CD's and kro's own kinds are not primitives.
-			primitive: k.Group != "argoproj.io" && k.Group != "kro.run",
+			// Argo CD's and kro's own kinds, and Kubernetes', are not
+			// primitives.
+			primitive: !k.Builtin && k.Group != "argoproj.io" && k.Group != "kro.run",
 		}
 	}
 	return kinds, out, nil
@@ -72,7 +74,19 @@ func FromObject(obj map[string]any) (*kro.RGD, error) {
 	resources, _ := spec["resources"].([]any)
 	for _, r := range resources {
 		rm, _ := r.(map[string]any)
-		rgd.Resources = append(rgd.Resources, kro.Resource{ID: str(rm, "id"), Template: mapOf(rm, "template"), IncludeWhen: strs(rm, "includeWhen"), ReadyWhen: strs(rm, "readyWhen")})
+		res := kro.Resource{ID: str(rm, "id"), Template: mapOf(rm, "template"), IncludeWhen: strs(rm, "includeWhen"), ReadyWhen: strs(rm, "readyWhen")}
+		if e := mapOf(rm, "externalRef"); e != nil {
+			meta := mapOf(e, "metadata")
+			res.ExternalRef = &kro.ExternalRef{APIVersion: str(e, "apiVersion"), Kind: str(e, "kind"), Name: str(meta, "name"), Namespace: str(meta, "namespace")}
+		}
+		dims, _ := rm["forEach"].([]any)
+		for _, d := range dims {
+			dm, _ := d.(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(dm)) {
+				res.ForEach = append(res.ForEach, kro.Dimension{Name: name, Expr: str(dm, name)})
+			}
+		}
+		rgd.Resources = append(rgd.Resources, res)
 	}
 	return rgd, nil
 }

@@ -1,6 +1,7 @@
 package rgd
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -106,6 +107,11 @@ func (c *Compiled) evalPreview(st *Stack, inst *Instance, schemaVar map[string]a
 	excluded := map[string]bool{}
 	for _, id := range st.Result.Order {
 		r := byID[id]
+		if ref, ok := r.Get("externalRef").(*object.Map); ok {
+			// kro reads it: what it holds, only the cluster knows.
+			p.Resources = append(p.Resources, PreviewResource{ID: id, Kind: fmt.Sprint(ref.Get("kind")), Included: "read, not created: kro waits for it to exist"})
+			continue
+		}
 		tmpl := r.Get("template").(*object.Map)
 		pr := PreviewResource{ID: id, Kind: fmt.Sprint(tmpl.Get("kind")), Included: created}
 		notCreated := func(why string) {
@@ -139,6 +145,14 @@ func (c *Compiled) evalPreview(st *Stack, inst *Instance, schemaVar map[string]a
 		if !excluded[id] && len(conditions) > 0 {
 			pr.Included = "created when " + strings.Join(conditions, " and ")
 		}
+		if dims, ok := r.Get("forEach").([]any); ok && !excluded[id] {
+			items, err := collection(st.Result, pr, dims, tmpl, vars)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", id, err)
+			}
+			p.Resources = append(p.Resources, items...)
+			continue
+		}
 		if !excluded[id] {
 			obj, err := evalObject(st.Result, tmpl, vars, pending)
 			if err != nil {
@@ -149,6 +163,129 @@ func (c *Compiled) evalPreview(st *Stack, inst *Instance, schemaVar map[string]a
 		p.Resources = append(p.Resources, pr)
 	}
 	return p, nil
+}
+
+// collection is what kro creates of a forEach resource: one object per
+// element of the cartesian product of its dimensions' lists (kro's
+// ExpandCollection), each with its iterators' values; or, where a list
+// is only known in the cluster, one entry that says so, its template's
+// expressions that read an iterator placeholders.
+func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map, vars map[string]any) ([]PreviewResource, error) {
+	type dim struct {
+		name, expr string
+		values     []any
+	}
+	var all []dim
+	known := true
+	for _, d := range dims {
+		m, _ := d.(*object.Map)
+		if m == nil {
+			continue
+		}
+		var err error
+		m.Each(func(name string, v any) {
+			expr, _ := v.(string)
+			x := dim{name: name, expr: expr}
+			var got any
+			if got, err = evalTemplate(r, expr, vars, func(refs []string) bool {
+				return slices.ContainsFunc(refs, func(ref string) bool { return ref != "schema" })
+			}); err != nil {
+				return
+			}
+			list, isList := got.([]any)
+			known = known && isList
+			x.values = list
+			all = append(all, x)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("forEach: %v", err)
+		}
+	}
+	iterators := map[string]bool{}
+	for _, d := range all {
+		iterators[d.name] = true
+	}
+	if !known {
+		var lists []string
+		for _, d := range all {
+			lists = append(lists, strings.TrimSuffix(strings.TrimPrefix(d.expr, "${"), "}"))
+		}
+		pr.Included += ", one per element of " + strings.Join(lists, " × ") + ", which only the cluster knows"
+		obj, err := evalObject(r, tmpl, vars, func(refs []string) bool {
+			return slices.ContainsFunc(refs, func(ref string) bool { return ref != "schema" })
+		})
+		if err != nil {
+			return nil, err
+		}
+		pr.Object = obj.(*object.Map)
+		return []PreviewResource{pr}, nil
+	}
+	combos := [][]any{{}}
+	for _, d := range all {
+		var next [][]any
+		for _, c := range combos {
+			for _, v := range d.values {
+				next = append(next, append(slices.Clone(c), v))
+			}
+		}
+		combos = next
+	}
+	if len(combos) == 0 {
+		pr.Included = "not created: its forEach lists are empty"
+		return []PreviewResource{pr}, nil
+	}
+	out := make([]PreviewResource, 0, len(combos))
+	seen := map[string]string{} // identity -> the element that has it
+	for _, c := range combos {
+		itemVars := maps.Clone(vars)
+		var says []string
+		for i, d := range all {
+			itemVars[d.name] = c[i]
+			v, _ := json.Marshal(c[i]) // plain data
+			says = append(says, fmt.Sprintf("%s = %s", d.name, v))
+		}
+		obj, err := evalObject(r, tmpl, itemVars, func(refs []string) bool {
+			return slices.ContainsFunc(refs, func(ref string) bool { return ref != "schema" && !iterators[ref] })
+		})
+		if err != nil {
+			return nil, err
+		}
+		item := pr
+		item.Included += ", for " + strings.Join(says, ", ")
+		item.Object = obj.(*object.Map)
+		// kro's runtime refuses two elements of one identity
+		// (pkg/runtime/collection.go, validateUniqueIdentities).
+		if key, ok := identity(item.Object); ok {
+			if first, dup := seen[key]; dup {
+				return nil, fmt.Errorf("forEach makes two objects of identity %s (for %s, and for %s): make the list's elements distinct (a listType=set field refuses duplicates), or the name tell them apart (kro: identity collision: duplicate identity: %s)",
+					key, first, strings.Join(says, ", "), key)
+			}
+			seen[key] = strings.Join(says, ", ")
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// identity is kro's identity of an object (group/version/kind/namespace/
+// name), when its name and namespace are known offline.
+func identity(obj *object.Map) (string, bool) {
+	apiVersion, _ := obj.Get("apiVersion").(string)
+	kind, _ := obj.Get("kind").(string)
+	meta, _ := obj.Get("metadata").(*object.Map)
+	if meta == nil {
+		return "", false
+	}
+	name, ok := meta.Get("name").(string)
+	ns, _ := meta.Get("namespace").(string)
+	if !ok || HasPlaceholder(name) || HasPlaceholder(ns) {
+		return "", false
+	}
+	group, version, found := strings.Cut(apiVersion, "/")
+	if !found {
+		group, version = "", apiVersion
+	}
+	return strings.Join([]string{group, version, kind, ns, name}, "/"), true
 }
 
 const created = "created"

@@ -1,7 +1,10 @@
 // Package rgd compiles the product stacks of a spec (ADR 010) into kro
 // ResourceGraphDefinitions and their instances. It builds each stack's RGD
-// (the primitives it consumes, and each Helm module as a multi-source Argo CD
-// Application whose platform wiring is in helm.valuesObject), checks it
+// (the objects it reads, externalRefs; the objects it creates, of any kind
+// package kro knows, instances of other stacks included; the primitives it
+// consumes; forEach collections of either; and each Helm module as a
+// multi-source Argo CD Application whose platform wiring is in
+// helm.valuesObject, with the Argo CD fields of a module's), checks it
 // offline with package kro as kro v0.9 would, and makes one instance per
 // client and environment, with the fields platc fills (where the client's
 // values live, the AppProject, the wiring from other stacks' outputs).
@@ -12,6 +15,7 @@ package rgd
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -88,12 +92,72 @@ func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, parses *kro.Pa
 		// The embedded CRDs are ours and tested; this is a bug.
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
-	for _, st := range spec.Stacks {
-		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: resolver, cache: cache, parses: parses, log: log, origins: map[string]string{}, reported: map[string]bool{}}
+	for _, st := range stackOrder(spec.Stacks) {
+		r := resolver
+		// A stack whose resources are instances of other stacks sees
+		// the CRDs kro generates for them, as in the cluster.
+		var others []*kro.Result
+		for _, name := range usedStacks(spec.Stacks, st) {
+			if s := out.Stacks[name]; s != nil && s.Result != nil {
+				others = append(others, s.Result)
+			}
+		}
+		if len(others) > 0 {
+			if with, err := resolver.WithResults(others...); err == nil {
+				r = with
+			}
+		}
+		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: r, cache: cache, parses: parses, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
 	crdConflicts(spec, out, log)
 	out.Instances = instances(spec, info, out, log)
+	return out
+}
+
+// usedStacks are the stacks whose instances st's resources are, sorted.
+func usedStacks(stacks []*model.Stack, st *model.Stack) []string {
+	var out []string
+	for _, other := range stacks {
+		if other == st {
+			continue
+		}
+		for _, r := range st.Resources {
+			if r.Kind == other.Kind && r.APIVersion == other.Group+"/"+other.APIVersion && !slices.Contains(out, other.Name) {
+				out = append(out, other.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// stackOrder orders the stacks so that a stack comes after the stacks
+// whose instances it creates (in name order otherwise; a cycle is broken
+// where it is met, and the kind that closes it is unknown to the stack
+// built first).
+func stackOrder(stacks []*model.Stack) []*model.Stack {
+	byName := map[string]*model.Stack{}
+	for _, st := range stacks {
+		byName[st.Name] = st
+	}
+	var out []*model.Stack
+	state := map[string]int{} // 1 visiting, 2 done
+	var visit func(st *model.Stack)
+	visit = func(st *model.Stack) {
+		if state[st.Name] != 0 {
+			return
+		}
+		state[st.Name] = 1
+		for _, name := range usedStacks(stacks, st) {
+			visit(byName[name])
+		}
+		state[st.Name] = 2
+		out = append(out, st)
+	}
+	for _, st := range stacks {
+		visit(st)
+	}
 	return out
 }
 
@@ -124,6 +188,16 @@ func (b *builder) build() *Stack {
 		Status:     st.Status,
 	}
 	var resources []*object.Map
+	for _, e := range st.ExternalRefs {
+		r, obj := b.externalRef(e)
+		rgd.Resources = append(rgd.Resources, r)
+		resources = append(resources, obj)
+	}
+	for _, res := range st.Resources {
+		r, obj := b.resource(res)
+		rgd.Resources = append(rgd.Resources, r)
+		resources = append(resources, obj)
+	}
 	for _, p := range st.Primitives {
 		r, obj := b.primitive(p)
 		rgd.Resources = append(rgd.Resources, r)
@@ -202,8 +276,89 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	b.mapPrefix(p.ID, "", p.Path)
 	b.mapPrefix(p.ID, "includeWhen", p.FieldPath("includeWhen"))
 	b.mapPrefix(p.ID, "readyWhen", p.FieldPath("readyWhen"))
-	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen},
-		resourceObject(p.ID, p.IncludeWhen, p.ReadyWhen, tmpl)
+	b.mapPrefix(p.ID, "forEach", p.FieldPath("forEach"))
+	dims := b.dimensions(p.ForEach)
+	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), ForEach: dims, IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen},
+		resourceObject(p.ID, dims, p.IncludeWhen, p.ReadyWhen, "template", tmpl)
+}
+
+// resource is an object of a stack's resources: its template, with the
+// default name, and a namespaced kind's namespace the instance's, where
+// it sets none. Its kind is kro's to check (a kind with no known schema
+// is one kro cannot type).
+func (b *builder) resource(r *model.Resource) (kro.Resource, *object.Map) {
+	meta, _ := r.Template["metadata"].(map[string]any)
+	m := object.NewMap()
+	name, hasName := meta["name"]
+	if !hasName {
+		name = "${schema.metadata.name}-" + Kebab(r.ID)
+	}
+	m.Set("name", name)
+	if ns, ok := meta["namespace"]; ok {
+		m.Set("namespace", ns)
+	} else if k, ok := b.resolver.Kind(r.APIVersion, r.Kind); ok && k.Namespaced {
+		m.Set("namespace", "${schema.metadata.namespace}")
+	}
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		if k != "name" && k != "namespace" {
+			m.Set(k, meta[k])
+		}
+	}
+	tmpl := object.NewMap()
+	for _, k := range []string{"apiVersion", "kind"} {
+		if v, ok := r.Template[k]; ok {
+			tmpl.Set(k, v)
+		}
+	}
+	tmpl.Set("metadata", m)
+	for _, k := range slices.Sorted(maps.Keys(r.Template)) {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			tmpl.Set(k, r.Template[k])
+		}
+	}
+	b.mapPrefix(r.ID, "template", r.FieldPath("template"))
+	if !hasName {
+		// The default name: a problem with it is the resource's.
+		b.origins[r.ID+"|template.metadata.name"] = r.Path
+	}
+	b.mapPrefix(r.ID, "", r.Path)
+	b.mapPrefix(r.ID, "includeWhen", r.FieldPath("includeWhen"))
+	b.mapPrefix(r.ID, "readyWhen", r.FieldPath("readyWhen"))
+	b.mapPrefix(r.ID, "forEach", r.FieldPath("forEach"))
+	dims := b.dimensions(r.ForEach)
+	return kro.Resource{ID: r.ID, Template: object.Plain(tmpl).(map[string]any), ForEach: dims, IncludeWhen: r.IncludeWhen, ReadyWhen: r.ReadyWhen},
+		resourceObject(r.ID, dims, r.IncludeWhen, r.ReadyWhen, "template", tmpl)
+}
+
+// externalRef is an object the stack reads: kro's externalRef by name.
+func (b *builder) externalRef(e *model.ExternalRef) (kro.Resource, *object.Map) {
+	meta := object.NewMap().Set("name", e.Name)
+	if e.Namespace != "" {
+		meta.Set("namespace", e.Namespace)
+	}
+	ref := object.NewMap().Set("apiVersion", e.APIVersion).Set("kind", e.Kind).Set("metadata", meta)
+	b.origins[e.ID+"|externalRef.metadata.name"] = e.FieldPath("name")
+	b.origins[e.ID+"|externalRef.metadata.namespace"] = e.FieldPath("namespace")
+	b.mapPrefix(e.ID, "externalRef", e.Path)
+	b.mapPrefix(e.ID, "", e.Path)
+	return kro.Resource{ID: e.ID, ExternalRef: &kro.ExternalRef{APIVersion: e.APIVersion, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace}},
+		resourceObject(e.ID, nil, nil, nil, "externalRef", ref)
+}
+
+// dimensions are the forEach entries that name one iterator; the others
+// are reported.
+func (b *builder) dimensions(entries []*model.ForEach) []kro.Dimension {
+	var out []kro.Dimension
+	for _, f := range entries {
+		if f.Name == "" {
+			if len(f.Names) != 1 {
+				b.log.Errorf(f.Pos, f.Path, "a forEach entry names %d iterators (%s): give each entry one iterator and the list it iterates, such as {region: \"${schema.spec.regions}\"}, and several entries for a cartesian product", len(f.Names), strings.Join(f.Names, ", "))
+			}
+			continue
+		}
+		out = append(out, kro.Dimension{Name: f.Name, Expr: f.Expr})
+	}
+	return out
 }
 
 // module is a Helm module as a multi-source Application: the chart, with
@@ -250,18 +405,33 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 		Set("ref", argocd.ValuesRef)
 	spec := object.NewMap().Set("project", "${schema.spec.project}")
 	argocd.SetDescription(spec, m.Description)
+	options := append([]string{argocd.CreateNamespace}, m.SyncOptions...)
+	if argocd.RespectsIgnoreDifferences(m.IgnoreDifferences, m.RespectIgnoreDifferences) && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
+		options = append(options, argocd.RespectIgnoreDifferences)
+	}
 	spec.Set("sources", []any{chartSource, valuesSource}).
 		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace)).
-		Set("syncPolicy", argocd.SyncPolicy(append([]string{argocd.CreateNamespace}, m.SyncOptions...)))
-	tmpl := argocd.Application(
-		object.NewMap().
-			Set("name", name).
-			// Applications in any namespace: kro creates them beside the
-			// instance (ADR 010), so their project must list it in
-			// sourceNamespaces.
-			Set("namespace", "${schema.metadata.namespace}").
-			Set("finalizers", []string{argocd.ResourcesFinalizer}),
-		spec)
+		Set("syncPolicy", argocd.SyncPolicyFor(m.Sync(), options, nil))
+	if len(m.IgnoreDifferences) > 0 {
+		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(m.IgnoreDifferences))
+	}
+	if m.RevisionHistoryLimit != nil {
+		spec.Set("revisionHistoryLimit", *m.RevisionHistoryLimit)
+	}
+	meta := object.NewMap().
+		Set("name", name).
+		// Applications in any namespace: kro creates them beside the
+		// instance (ADR 010), so their project must list it in
+		// sourceNamespaces.
+		Set("namespace", "${schema.metadata.namespace}")
+	if b.spec.Platform.GeneratePaths {
+		// The Application's only Git source is the client's values
+		// folder: a commit elsewhere in that repository need not refresh
+		// it (as render does for a module's Applications).
+		meta.Set("annotations", object.NewMap().Set(argocd.ManifestGeneratePaths, "/${schema.spec.values.path}"))
+	}
+	meta.Set("finalizers", []string{argocd.ResourcesFinalizer})
+	tmpl := argocd.Application(meta, spec)
 	readyWhen := m.ReadyWhen
 	if readyWhen == nil {
 		readyWhen = []string{fmt.Sprintf(`${%s.status.health.status == "Healthy"}`, m.ID)}
@@ -272,7 +442,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	b.mapPrefix(m.ID, "includeWhen", m.FieldPath("includeWhen"))
 	b.mapPrefix(m.ID, "readyWhen", m.FieldPath("readyWhen"))
 	return kro.Resource{ID: m.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: m.IncludeWhen, ReadyWhen: readyWhen},
-		resourceObject(m.ID, m.IncludeWhen, readyWhen, tmpl)
+		resourceObject(m.ID, nil, m.IncludeWhen, readyWhen, "template", tmpl)
 }
 
 // mapPrefix records that kro paths of a resource starting with prefix come
@@ -351,16 +521,24 @@ func appendKroPath(base, kroPath string) string {
 	return base
 }
 
-// resourceObject is an entry of spec.resources, in kro's order of keys.
-func resourceObject(id string, includeWhen, readyWhen []string, template *object.Map) *object.Map {
+// resourceObject is an entry of spec.resources, in kro's order of keys;
+// body is its template or externalRef, under the key given.
+func resourceObject(id string, forEach []kro.Dimension, includeWhen, readyWhen []string, key string, body *object.Map) *object.Map {
 	r := object.NewMap().Set("id", id)
+	if len(forEach) > 0 {
+		dims := make([]any, len(forEach))
+		for i, d := range forEach {
+			dims[i] = object.NewMap().Set(d.Name, d.Expr)
+		}
+		r.Set("forEach", dims)
+	}
 	if len(includeWhen) > 0 {
 		r.Set("includeWhen", includeWhen)
 	}
 	if len(readyWhen) > 0 {
 		r.Set("readyWhen", readyWhen)
 	}
-	return r.Set("template", template)
+	return r.Set(key, body)
 }
 
 // object is the ResourceGraphDefinition.

@@ -41,6 +41,10 @@
 //  4. TestInstances: instance values against the CRD kro generates.
 //  5. TestRendered: kro over every RGD of the sample and the positive golden
 //     cases, the API server over every instance rendered.
+//  6. TestFields: resources of Kubernetes' own kinds (served from their
+//     published OpenAPI, builtin.go), forEach collections, externalRefs,
+//     readyWhen on resources and collections, status over collections
+//     (gen_fields.go, which says what it leaves out and why).
 //
 // Each family requires that both sides accept or both refuse. A
 // disagreement fails the test with one reproducer per class (which side

@@ -25,6 +25,7 @@ const (
 	seedMeta         = 2_000_000
 	seedCEL          = 3_000_000
 	seedInstances    = 4_000_000
+	seedFields       = 5_000_000
 )
 
 // runFamily runs a family of RGD cases against platc and kro and fails
@@ -58,6 +59,10 @@ func TestMeta(t *testing.T) { runFamily(t, "meta", seedMeta, GenMeta) }
 
 // TestCEL is family 3: CEL expressions over typed schemas.
 func TestCEL(t *testing.T) { runFamily(t, "cel", seedCEL, GenCEL) }
+
+// TestFields is family 5: resources of Kubernetes' own kinds, forEach
+// collections, externalRefs and readyWhen (issue 12).
+func TestFields(t *testing.T) { runFamily(t, "fields", seedFields, GenFields) }
 
 // TestInstances is family 4: instance values against the CRD kro
 // generates, through platc's whole pipeline.

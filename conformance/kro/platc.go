@@ -99,10 +99,30 @@ func toValue(v any) any {
 
 // PlatcInstanceCRD is the CRD platc validates the instances of an RGD it
 // accepts with (kro.Result.CRD, the one kro generates), nil if it refuses
-// the RGD.
-func PlatcInstanceCRD(obj map[string]any) map[string]any {
+// the RGD. others are the repository's other RGDs: an RGD that creates
+// instances of theirs is checked beside the CRDs of those platc accepts
+// alone, as rgd.Compile does.
+func PlatcInstanceCRD(obj map[string]any, others ...map[string]any) map[string]any {
 	r, err := rgd.FromObject(obj)
 	if err != nil {
+		return nil
+	}
+	if res, _ := kro.Check(r); res != nil {
+		return res.CRD
+	}
+	var results []*kro.Result
+	for _, o := range others {
+		if or, err := rgd.FromObject(o); err == nil {
+			if res, _ := kro.Check(or); res != nil {
+				results = append(results, res)
+			}
+		}
+	}
+	base, err := kro.Embedded()
+	if err != nil || len(results) == 0 {
+		return nil
+	}
+	if r.Kinds, err = base.WithResults(results...); err != nil {
 		return nil
 	}
 	res, _ := kro.Check(r)

@@ -56,7 +56,13 @@ func TestRendered(t *testing.T) {
 			// platc validates instances against the CRD it derives: it
 			// must be the one kro creates.
 			for name, obj := range v.Objects {
-				crd := PlatcInstanceCRD(obj)
+				var others []map[string]any
+				for other, o := range v.Objects {
+					if other != name {
+						others = append(others, o)
+					}
+				}
+				crd := PlatcInstanceCRD(obj, others...)
 				if crd == nil || v.CRDs[fmt.Sprint(lookup(crd, "metadata", "name"))] == nil {
 					t.Errorf("%s: platc derives the instance CRD %v, kro creates %v", name, lookup(crd, "metadata", "name"), slices.Sorted(maps.Keys(v.CRDs)))
 				}

@@ -66,13 +66,77 @@ func NewWorld(crds []*extv1.CustomResourceDefinition) *World {
 			m.AddSpecific(gvk, plural, singular, scope)
 		}
 	}
+	builtin := upstreamBuiltin()
+	for gvk, bm := range builtin.mappings {
+		scope := meta.RESTScopeRoot
+		if bm.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		gvr := gvk.GroupVersion().WithResource(bm.Plural)
+		m.AddSpecific(gvk, gvr, gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind)), scope)
+	}
 	w.mapper = m
 	// kro's own resolver (pkg/graph/schema/resolver.NewCombinedResolver at
 	// v0.9.3): the built-in definitions first, then discovery, which
-	// serves each CRD's OpenAPI v3 as the API server builds it.
+	// serves each CRD's OpenAPI v3 as the API server builds it, and
+	// Kubernetes' own kinds' as the API server publishes them (read by
+	// k8s.io/apiserver's ClientDiscoveryResolver, as kro reads them).
 	core := resolver.NewDefinitionsSchemaResolver(openapi.GetOpenAPIDefinitions, scheme.Scheme)
-	w.resolver = core.Combine(&crdResolver{crds: crds})
+	w.resolver = core.Combine(firstOf{&crdResolver{crds: crds}, builtin.resolver})
 	return w
+}
+
+// firstOf resolves a kind with the first resolver that knows it: a
+// cluster's discovery serves the CRDs' group-versions and Kubernetes' own
+// (disjoint) from one list of documents.
+type firstOf []resolver.SchemaResolver
+
+func (f firstOf) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
+	var err error
+	for _, r := range f {
+		var s *spec.Schema
+		if s, err = r.ResolveSchema(gvk); err == nil || !errors.Is(err, resolver.ErrSchemaNotFound) {
+			return s, err
+		}
+	}
+	return nil, err
+}
+
+// builtinWorld is what every world's discovery serves of Kubernetes' own
+// kinds: their mappings, and their schemas, resolved once per kind (kro's
+// controller keeps them in a cache too, pkg/graph/schema/resolver's
+// TTLCachedSchemaResolver).
+type builtinWorld struct {
+	mappings map[schema.GroupVersionKind]Mapping
+	resolver resolver.SchemaResolver
+}
+
+var upstreamBuiltin = sync.OnceValue(func() builtinWorld {
+	docs, err := UpstreamBuiltin()
+	if err != nil {
+		panic(fmt.Sprintf("conformance: Kubernetes' published OpenAPI: %v", err))
+	}
+	mappings, err := BuiltinMappings(docs)
+	if err != nil {
+		panic(fmt.Sprintf("conformance: Kubernetes' published OpenAPI: %v", err))
+	}
+	return builtinWorld{mappings: mappings, resolver: &cachedResolver{r: &resolver.ClientDiscoveryResolver{Discovery: builtinDiscovery{docs: docs}}}}
+})
+
+// cachedResolver resolves each kind once.
+type cachedResolver struct {
+	r     resolver.SchemaResolver
+	cache sync.Map // schema.GroupVersionKind -> resolved
+}
+
+func (c *cachedResolver) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
+	if v, ok := c.cache.Load(gvk); ok {
+		res := v.(resolved)
+		return res.s, res.err
+	}
+	s, err := c.r.ResolveSchema(gvk)
+	c.cache.Store(gvk, resolved{s, err})
+	return s, err
 }
 
 // With returns a world that also holds crds.

@@ -14,10 +14,15 @@ import (
 // BaseWorld is the cluster platc renders for: the CRDs platc embeds (the
 // primitives, Argo CD's Application and AppProject) and kro's own
 // ResourceGraphDefinition CRD, from kro's module, in place of platc's
-// subset of it (which bounds what platc emits; the cluster runs kro's).
+// subset of it (which bounds what platc emits; the cluster runs kro's),
+// and Kubernetes' own kinds, as its API server publishes them
+// (builtin.go).
 var BaseWorld = sync.OnceValues(func() (*World, error) {
 	kroCRD, err := KroCRD()
 	if err != nil {
+		return nil, err
+	}
+	if _, err := UpstreamBuiltin(); err != nil {
 		return nil, err
 	}
 	crds := []*extv1.CustomResourceDefinition{kroCRD}

@@ -1,0 +1,127 @@
+package kro
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/openapi"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/platc/platc/schemas"
+)
+
+// Kubernetes' own kinds (a Namespace, a NetworkPolicy, a ConfigMap, a
+// Secret), which every Kinds serves beside its CRDs. In a cluster, kro's
+// resolver takes their schemas from the API server's OpenAPI v3
+// discovery, with k8s.io/apiserver's ClientDiscoveryResolver; offline,
+// the same resolver reads the documents platc embeds (schemas/builtin:
+// Kubernetes' published ones, cut to the kinds platc lists), through a
+// discovery that serves only them. A kind platc does not list has no
+// schema here: kro could not type its template, and platc says so.
+
+// builtinSchemas are the built-in kinds' schemas, resolved once: a
+// read-only table, shared by every Kinds (kro's controller shares them
+// too, through its resolver's cache).
+var builtinSchemas = sync.OnceValues(func() (map[schema.GroupVersionKind]*spec.Schema, error) {
+	r := &resolver.ClientDiscoveryResolver{Discovery: builtinDiscovery{docs: schemas.Builtin()}}
+	out := map[schema.GroupVersionKind]*spec.Schema{}
+	for _, k := range schemas.BuiltinKinds {
+		gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+		s, err := r.ResolveSchema(gvk)
+		if err != nil {
+			return nil, fmt.Errorf("the schema of %s: %w", gvk, err)
+		}
+		out[gvk] = s
+	}
+	return out, nil
+})
+
+// builtinDigest is a digest of the built-in kinds' documents, part of
+// every Kinds' digest.
+var builtinDigest = sync.OnceValue(func() string {
+	h := sha256.New()
+	docs := schemas.Builtin()
+	for _, p := range slices.Sorted(maps.Keys(docs)) {
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(docs[p]))
+		h.Write(docs[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
+
+// builtinKind returns the built-in kind gvk is, if platc has its schema.
+func builtinKind(gvk schema.GroupVersionKind) (schemas.BuiltinKind, bool) {
+	for _, k := range schemas.BuiltinKinds {
+		if k.Group == gvk.Group && k.Version == gvk.Version && k.Kind == gvk.Kind {
+			return k, true
+		}
+	}
+	return schemas.BuiltinKind{}, false
+}
+
+// addBuiltinMappings adds the built-in kinds to a REST mapper, where no
+// CRD serves the same kind.
+func addBuiltinMappings(m *meta.DefaultRESTMapper, crdKinds map[schema.GroupVersionKind]*kind) {
+	for _, k := range schemas.BuiltinKinds {
+		gvk := schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+		if crdKinds[gvk] != nil {
+			continue
+		}
+		scope := meta.RESTScopeRoot
+		if k.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		gv := gvk.GroupVersion()
+		m.AddSpecific(gvk, gv.WithResource(k.Plural), gv.WithResource(strings.ToLower(k.Kind)), scope)
+	}
+}
+
+// builtinList is the Kinds of the built-in kinds.
+func builtinList() []Kind {
+	var out []Kind
+	for _, k := range schemas.BuiltinKinds {
+		out = append(out, Kind{APIVersion: k.APIVersion(), Kind: k.Kind, Group: k.Group, Builtin: true, Namespaced: k.Namespaced})
+	}
+	return out
+}
+
+// builtinDiscovery is a cluster's discovery as far as the schema
+// resolver asks it: the OpenAPI v3 documents, by path ("api/v1").
+type builtinDiscovery struct {
+	discovery.DiscoveryInterface // nil: only OpenAPIV3 is called
+	docs                         map[string][]byte
+}
+
+func (d builtinDiscovery) OpenAPIV3() openapi.Client { return builtinPaths(d.docs) }
+
+type builtinPaths map[string][]byte
+
+func (p builtinPaths) Paths() (map[string]openapi.GroupVersion, error) {
+	out := make(map[string]openapi.GroupVersion, len(p))
+	for k, v := range p {
+		out[k] = builtinDoc{path: k, data: v}
+	}
+	return out, nil
+}
+
+type builtinDoc struct {
+	path string
+	data []byte
+}
+
+func (d builtinDoc) Schema(contentType string) ([]byte, error) {
+	if contentType != "application/json" {
+		return nil, fmt.Errorf("content type %s is not served", contentType)
+	}
+	return d.data, nil
+}
+
+func (d builtinDoc) ServerRelativeURL() string { return "/openapi/v3/" + d.path }

@@ -1,0 +1,94 @@
+package schemas
+
+import (
+	"embed"
+	"io/fs"
+	"strings"
+)
+
+// The schemas of the few Kubernetes kinds (not CRDs) that product stacks
+// may create or read: a team's Namespace, its NetworkPolicy, a ConfigMap,
+// a Secret kro reads. kro's graph builder types a resource by its kind's
+// schema as the cluster's OpenAPI v3 discovery serves it
+// (/openapi/v3/api/v1 and the like); offline, platc serves it from these
+// documents: Kubernetes' own (api/openapi-spec/v3 of the k8s.io/kubernetes
+// module at KubernetesVersion, which the API server serves), cut down to
+// the components the listed kinds reach and otherwise as published. The
+// conformance module (conformance/kro, TestBuiltinSchemas) writes them
+// from that module and fails when they differ; it also checks the table
+// below against the documents' paths. Importing k8s.io/kubernetes instead
+// would make platc's module carry the whole of Kubernetes.
+
+// KubernetesVersion is the Kubernetes whose published OpenAPI the
+// built-in kinds' schemas are.
+const KubernetesVersion = "v1.36.1"
+
+// BuiltinKind is a kind of Kubernetes' own API that stacks may use.
+type BuiltinKind struct {
+	Group, Version, Kind string
+	// Plural is the kind's resource, and Namespaced its scope, as the API
+	// server's discovery (and kro's REST mapper) has them.
+	Plural     string
+	Namespaced bool
+}
+
+// APIVersion is the kind's group/version, as an object writes it.
+func (k BuiltinKind) APIVersion() string {
+	if k.Group == "" {
+		return k.Version
+	}
+	return k.Group + "/" + k.Version
+}
+
+// DiscoveryPath is the path of the kind's OpenAPI v3 document under
+// /openapi/v3: "api/v1", "apis/networking.k8s.io/v1".
+func (k BuiltinKind) DiscoveryPath() string {
+	if k.Group == "" {
+		return "api/" + k.Version
+	}
+	return "apis/" + k.Group + "/" + k.Version
+}
+
+// BuiltinKinds are the built-in kinds platc has schemas of, sorted by
+// group, version and kind. Read-only.
+var BuiltinKinds = []BuiltinKind{
+	{"", "v1", "ConfigMap", "configmaps", true},
+	{"", "v1", "LimitRange", "limitranges", true},
+	{"", "v1", "Namespace", "namespaces", false},
+	{"", "v1", "ResourceQuota", "resourcequotas", true},
+	{"", "v1", "Secret", "secrets", true},
+	{"", "v1", "Service", "services", true},
+	{"", "v1", "ServiceAccount", "serviceaccounts", true},
+	{"networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", true},
+	{"rbac.authorization.k8s.io", "v1", "Role", "roles", true},
+	{"rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true},
+}
+
+//go:embed builtin/*.json
+var builtin embed.FS
+
+// BuiltinFile is the file name of a discovery path's document in
+// schemas/builtin, as Kubernetes names it in api/openapi-spec/v3:
+// "api/v1" is api__v1_openapi.json.
+func BuiltinFile(discoveryPath string) string {
+	return strings.ReplaceAll(discoveryPath, "/", "__") + "_openapi.json"
+}
+
+// Builtin returns the OpenAPI v3 documents of the built-in kinds, by
+// discovery path ("api/v1"). The bytes are the embedded files': treat
+// them as read-only.
+func Builtin() map[string][]byte {
+	out := map[string][]byte{}
+	for _, k := range BuiltinKinds {
+		p := k.DiscoveryPath()
+		if _, ok := out[p]; ok {
+			continue
+		}
+		data, err := fs.ReadFile(builtin, "builtin/"+BuiltinFile(p))
+		if err != nil {
+			panic("platc: schemas/builtin lacks " + BuiltinFile(p) + ": " + err.Error()) // embedded, tested
+		}
+		out[p] = data
+	}
+	return out
+}
