@@ -320,7 +320,7 @@ func (c *checker) module(m *model.Module) {
 		}
 		for i, name := range m.Stacks {
 			if c.spec.Stack(name) == nil {
-				c.log.Errorf(m.At(field), fmt.Sprintf("%s[%d]", m.FieldPath(field), i), "unknown stack %q%s", name, diag.DidYouMean(name, stackNames(c.spec)))
+				c.elemErrorf(m, field, i, "unknown stack %q%s", name, diag.DidYouMean(name, stackNames(c.spec)))
 			}
 		}
 	default:
@@ -526,7 +526,7 @@ func (c *checker) kubernetes(k *model.Kubernetes) {
 	for i, v := range k.APIVersions {
 		parts := strings.Split(v, "/")
 		if len(parts) < 1 || len(parts) > 3 || slices.Contains(parts, "") {
-			c.log.Errorf(k.At("apiVersions"), fmt.Sprintf("%s[%d]", k.FieldPath("apiVersions"), i), "API version %q: write group/version, such as monitoring.coreos.com/v1, or group/version/Kind", v)
+			c.elemErrorf(k, "apiVersions", i, "API version %q: write group/version, such as monitoring.coreos.com/v1, or group/version/Kind", v)
 		}
 	}
 }
@@ -552,7 +552,7 @@ func (c *checker) environment(env *model.Environment) {
 		projects = append(projects, p.Name)
 		for i, pd := range p.Destinations {
 			if pd.Server != "" && pd.Name != "" {
-				c.log.Errorf(p.At("destinations"), fmt.Sprintf("%s[%d]", p.FieldPath("destinations"), i), "destination sets both server and name: Argo CD takes one of them")
+				c.elemErrorf(p, "destinations", i, "destination sets both server and name: Argo CD takes one of them")
 			}
 		}
 	}
@@ -652,4 +652,21 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// fielded is a node of the spec: its fields' positions and paths.
+type fielded interface {
+	At(name string) diag.Pos
+	FieldPath(field string) string
+}
+
+// elemErrorf reports a problem with element i of n's list field: at the
+// element where it is written in place, else at the field.
+func (c *checker) elemErrorf(n fielded, field string, i int, format string, args ...any) {
+	path := fmt.Sprintf("%s[%d]", n.FieldPath(field), i)
+	pos := c.spec.ElemPos(path)
+	if !pos.IsValid() {
+		pos = n.At(field)
+	}
+	c.log.Errorf(pos, path, format, args...)
 }

@@ -36,7 +36,7 @@ func (c *checker) appFields(m *model.Module) {
 	}
 	for i, o := range m.SyncOptions {
 		if strings.HasPrefix(o, "RespectIgnoreDifferences=") {
-			c.log.Errorf(m.At("syncOptions"), fmt.Sprintf("%s[%d]", m.FieldPath("syncOptions"), i), "set respectIgnoreDifferences instead of the RespectIgnoreDifferences sync option: platc renders it with ignoreDifferences")
+			c.elemErrorf(m, "syncOptions", i, "set respectIgnoreDifferences instead of the RespectIgnoreDifferences sync option: platc renders it with ignoreDifferences")
 		}
 	}
 	if ns := f.NamespaceMetadata; ns != nil {
@@ -155,17 +155,17 @@ func (c *checker) ignoreDifferences(ids []*model.IgnoreDifference) {
 		}
 		for i, p := range id.JSONPointers {
 			if _, err := argocd.ParseJSONPointer(p); err != nil {
-				c.log.Errorf(id.At("jsonPointers"), fmt.Sprintf("%s[%d]", id.FieldPath("jsonPointers"), i), "%q is not a JSON pointer: %v (Argo CD would skip it without a word, or ignore another field): write it as RFC 6901 does, such as \"/spec/caBundle\"", p, err)
+				c.elemErrorf(id, "jsonPointers", i, "%q is not a JSON pointer: %v (Argo CD would skip it without a word, or ignore another field): write it as RFC 6901 does, such as \"/spec/caBundle\"", p, err)
 			}
 		}
 		for i, q := range id.JQPathExpressions {
 			if err := argocd.JQProblem(q); err != nil {
-				c.log.Errorf(id.At("jqPathExpressions"), fmt.Sprintf("%s[%d]", id.FieldPath("jqPathExpressions"), i), "Argo CD cannot compile the jq path %q (%v), and would fail every comparison of the Application: write a jq path such as \".webhooks[]?.clientConfig.caBundle\"", q, err)
+				c.elemErrorf(id, "jqPathExpressions", i, "Argo CD cannot compile the jq path %q (%v), and would fail every comparison of the Application: write a jq path such as \".webhooks[]?.clientConfig.caBundle\"", q, err)
 			}
 		}
 		for i, mgr := range id.ManagedFieldsManagers {
 			if strings.TrimSpace(mgr) == "" {
-				c.log.Errorf(id.At("managedFieldsManagers"), fmt.Sprintf("%s[%d]", id.FieldPath("managedFieldsManagers"), i), "an empty field manager: name the manager whose fields are ignored, such as \"kube-controller-manager\"")
+				c.elemErrorf(id, "managedFieldsManagers", i, "an empty field manager: name the manager whose fields are ignored, such as \"kube-controller-manager\"")
 			}
 		}
 	}
@@ -239,7 +239,7 @@ var kustomizeImage = regexp.MustCompile(`^[a-z0-9][a-zA-Z0-9._/:-]*?(=[a-z0-9][a
 func (c *checker) kustomize(k *model.Kustomize) {
 	for i, img := range k.Images {
 		if !kustomizeImage.MatchString(img) {
-			c.log.Errorf(k.At("images"), fmt.Sprintf("%s[%d]", k.FieldPath("images"), i), "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
+			c.elemErrorf(k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
 	labels := &model.Node{Path: k.FieldPath("commonLabels")}
@@ -311,7 +311,7 @@ func (c *checker) environmentFields(env *model.Environment) {
 		}
 		for i, k := range p.SignatureKeys {
 			if msg := argocd.KeyIDProblem(k); msg != "" {
-				c.log.Errorf(p.At("signatureKeys"), fmt.Sprintf("%s[%d]", p.FieldPath("signatureKeys"), i), "%s: give the key's 16-digit ID or its 40-digit fingerprint, in hexadecimal", msg)
+				c.elemErrorf(p, "signatureKeys", i, "%s: give the key's 16-digit ID or its 40-digit fingerprint, in hexadecimal", msg)
 			}
 		}
 	}

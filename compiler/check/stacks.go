@@ -32,7 +32,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 		}
 		for i, name := range m.Stacks {
 			if other := byKind[name]; other != nil {
-				c.log.Errorf(m.At(model.Kinds[m.Kind]), fmt.Sprintf("%s[%d]", m.FieldPath(model.Kinds[m.Kind]), i), "module %q already delivers the %s of stack %q: one module does", other.Name, model.Kinds[m.Kind], name)
+				c.elemErrorf(m, model.Kinds[m.Kind], i, "module %q already delivers the %s of stack %q: one module does", other.Name, model.Kinds[m.Kind], name)
 				continue
 			}
 			byKind[name] = m

@@ -285,12 +285,32 @@ func OrNone(names []string) string {
 // Nearest returns the position of the field at path in decls (positions by
 // spec path), or of its nearest enclosing field that has one.
 func Nearest(decls map[string]Pos, path string) Pos {
-	for p := path; p != ""; p = ParentPath(p) {
+	for p := path; p != ""; {
 		if pos, ok := decls[p]; ok {
 			return pos
 		}
+		if list, ok := cutIndex(p); ok {
+			p = list // an element of a list not written in place: the list
+			continue
+		}
+		p = ParentPath(p)
 	}
 	return Pos{}
+}
+
+// cutIndex cuts a trailing list index, such as "[1]", off path.
+func cutIndex(path string) (string, bool) {
+	body, ok := strings.CutSuffix(path, "]")
+	i := strings.LastIndexByte(body, '[')
+	if !ok || i <= 0 || i == len(body)-1 {
+		return "", false
+	}
+	for _, r := range body[i+1:] {
+		if r < '0' || r > '9' {
+			return "", false
+		}
+	}
+	return body[:i], true
 }
 
 // Suggest returns the candidate closest to name when it is close enough to be

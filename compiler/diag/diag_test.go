@@ -469,3 +469,38 @@ func TestSeverityString(t *testing.T) {
 		t.Errorf("Error, Warning = %s, want error,warning", got)
 	}
 }
+
+// TestNearest checks that a path finds its own position, else its list's
+// (an element of a list not written in place), else its parent's.
+func TestNearest(t *testing.T) {
+	at := func(line int) Pos { return Pos{File: "f.cue", Line: line, Col: 1} }
+	decls := map[string]Pos{
+		"a":                  at(1),
+		"a.list":             at(2),
+		"a.list[1]":          at(3),
+		"a.list[1].b":        at(4),
+		`a."x[0]"`:           at(5),
+		"a.nested[0]":        at(6),
+		"a.nested[0].in":     at(7),
+		"a.nested[0].in[10]": at(8),
+	}
+	for path, want := range map[string]Pos{
+		"a.list[1]":          at(3),
+		"a.list[0]":          at(2), // not written in place: the list
+		"a.list[1].b":        at(4),
+		"a.list[1].c":        at(3),
+		"a.list[2].b":        at(2),
+		`a."x[0]"`:           at(5),
+		`a."x[0]".y`:         at(5),
+		`a."x[1]"`:           at(1), // a label, not an index
+		"a.nested[0].in[10]": at(8),
+		"a.nested[0].in[9]":  at(7),
+		"a.other[0]":         at(1),
+		"b[0]":               {},
+		"a.list[x]":          at(1), // not an index
+	} {
+		if got := Nearest(decls, path); got != want {
+			t.Errorf("Nearest(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

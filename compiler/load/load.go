@@ -330,6 +330,7 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 func indexDecls(files []*ast.File) map[string]diag.Pos {
 	decls := map[string]diag.Pos{}
 	var walk func(prefix string, ds []ast.Decl)
+	var walkList func(prefix string, l *ast.ListLit)
 	walk = func(prefix string, ds []ast.Decl) {
 		for _, d := range ds {
 			field, ok := d.(*ast.Field)
@@ -344,8 +345,32 @@ func indexDecls(files []*ast.File) map[string]diag.Pos {
 			if _, seen := decls[p]; !seen {
 				decls[p] = position(field.Label.Pos())
 			}
-			if s, ok := field.Value.(*ast.StructLit); ok {
-				walk(p, s.Elts)
+			switch v := field.Value.(type) {
+			case *ast.StructLit:
+				walk(p, v.Elts)
+			case *ast.ListLit:
+				walkList(p, v)
+			}
+		}
+	}
+	// The elements of a list written in place, as "path[i]", up to the
+	// first that is not one value (an ellipsis or a comprehension, after
+	// which the indices are not known from the syntax).
+	walkList = func(prefix string, l *ast.ListLit) {
+		for i, e := range l.Elts {
+			switch e.(type) {
+			case *ast.Ellipsis, *ast.Comprehension:
+				return
+			}
+			p := prefix + "[" + strconv.Itoa(i) + "]"
+			if _, seen := decls[p]; !seen {
+				decls[p] = position(e.Pos())
+			}
+			switch v := e.(type) {
+			case *ast.StructLit:
+				walk(p, v.Elts)
+			case *ast.ListLit:
+				walkList(p, v)
 			}
 		}
 	}

@@ -43,6 +43,10 @@ func (s *Spec) Environment(name string) *Environment { return s.environments[nam
 // enclosing field written in a spec file.
 func (s *Spec) PosOf(path string) diag.Pos { return diag.Nearest(s.decls, path) }
 
+// ElemPos returns where the element of a list at path ("a.b[2]") is
+// written, when the list is written in place; the zero Pos otherwise.
+func (s *Spec) ElemPos(path string) diag.Pos { return s.decls[path] }
+
 // PosIn returns the position of byte offset of str, the string value at a
 // spec path: where that character is written, when the literal written at
 // path writes str; the literal's own position when it writes another
