@@ -229,7 +229,7 @@ func (v *Validator) Memo() *Memo {
 func (m *Memo) Validate(obj any) ([]Problem, error) {
 	apiVersion, _ := object.Lookup(obj, "apiVersion").(string)
 	kind, _ := object.Lookup(obj, "kind").(string)
-	sh, ok := m.v.shapes[gvk{apiVersion, kind}]
+	k, ok := m.v.kinds[gvk{apiVersion, kind}]
 	if !ok {
 		return m.v.Validate(object.Plain(obj).(map[string]any))
 	}
@@ -237,7 +237,7 @@ func (m *Memo) Validate(obj any) ([]Problem, error) {
 	defer m.bufs.Put(buf)
 	b := appendString((*buf)[:0], apiVersion)
 	b = appendString(b, kind)
-	b = sh.key(b, obj)
+	b = k.shape.key(b, obj)
 	*buf = b
 	m.mu.Lock()
 	r, ok := m.seen[string(b)]
