@@ -143,28 +143,29 @@ func TestFromTrusted(t *testing.T) {
 	}
 }
 
-// TestFromTrustedCompileError checks that a kind whose schema does not
-// compile gets, with FromTrusted, the error FromObjects returns, as the
-// error of each object of the kind, and nothing changes for the other
-// kinds.
-func TestFromTrustedCompileError(t *testing.T) {
-	bad := widgetObjects(t)
-	bad = append(bad, map[string]any{
+// gadgetCRD is a CRD of kind example.com/v1/Gadget whose spec has the
+// schema given.
+func gadgetCRD(spec map[string]any) map[string]any {
+	return map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"spec": map[string]any{
 			"group": "example.com", "names": map[string]any{"kind": "Gadget"},
 			"versions": []any{map[string]any{"name": "v1", "served": true, "schema": map[string]any{
-				"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
-					"spec": map[string]any{"type": "string", "pattern": "(unclosed"},
-				}},
+				"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{"spec": spec}},
 			}}},
 		},
-	})
-	files := map[string][]map[string]any{"bad.yaml": bad}
-	const want = `bad.yaml: document 4: compiling the schema of example.com/v1/Gadget: `
-	_, eagerErr := FromObjects(files)
-	if eagerErr == nil || !strings.HasPrefix(eagerErr.Error(), want) {
-		t.Fatalf("FromObjects error: got %v, want one starting %q", eagerErr, want)
+	}
+}
+
+// TestFromTrustedCompileError checks that a kind whose schema does not
+// compile gets, with FromTrusted, the library's compile error as the error
+// of each object of the kind (FromObjects returns the meta-schema's, up
+// front), and nothing changes for the other kinds.
+func TestFromTrustedCompileError(t *testing.T) {
+	files := map[string][]map[string]any{"bad.yaml": append(widgetObjects(t), gadgetCRD(map[string]any{"type": "string", "pattern": "(unclosed"}))}
+	const eagerWant = `bad.yaml: document 4: compiling the schema of example.com/v1/Gadget: "mem://platc/example.com/v1/Gadget.json#" is not valid against metaschema: `
+	if _, err := FromObjects(files); err == nil || !strings.HasPrefix(err.Error(), eagerWant) {
+		t.Fatalf("FromObjects error: got %v, want one starting %q", err, eagerWant)
 	}
 	lazy, err := FromTrusted(files)
 	if err != nil {
@@ -175,11 +176,36 @@ func TestFromTrustedCompileError(t *testing.T) {
 		t.Errorf("a Widget: got %v, %v; want no problem and no error", problems, err)
 	}
 	gadget := decode(t, "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\nspec: x\n")
+	const want = `bad.yaml: document 4: compiling the schema of example.com/v1/Gadget: invalid regex "(unclosed" at "https://json-schema.org/platc/example.com/v1/Gadget.json#/properties/spec/pattern": error parsing regexp: missing closing ): ` + "`(unclosed`"
 	for range 2 {
-		_, lazyErr := lazy.Validate(gadget)
-		if lazyErr == nil || lazyErr.Error() != eagerErr.Error() {
-			t.Errorf("a Gadget: got error %v, want FromObjects' %v", lazyErr, eagerErr)
+		if _, err := lazy.Validate(gadget); err == nil || err.Error() != want {
+			t.Errorf("a Gadget: got error\n%v\nwant\n%s", err, want)
 		}
+	}
+}
+
+// TestFromTrustedSkipsMetaSchema checks that FromTrusted does not check a
+// schema against the meta-schema, the cost it saves (FromObjects does): a
+// minLength of -1 is not valid there, and the library compiles it. If this
+// fails after an upgrade of santhosh-tekuri/jsonschema, see trustedBase.
+func TestFromTrustedSkipsMetaSchema(t *testing.T) {
+	files := map[string][]map[string]any{"g.yaml": {gadgetCRD(map[string]any{"type": "string", "minLength": -1})}}
+	const eagerWant = `g.yaml: document 1: compiling the schema of example.com/v1/Gadget: "mem://platc/example.com/v1/Gadget.json#" is not valid against metaschema: `
+	if _, err := FromObjects(files); err == nil || !strings.HasPrefix(err.Error(), eagerWant) {
+		t.Fatalf("FromObjects error: got %v, want one starting %q", err, eagerWant)
+	}
+	lazy, err := FromTrusted(files)
+	if err != nil {
+		t.Fatalf("FromTrusted: %v", err)
+	}
+	gadget := decode(t, "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\nspec: 1\n")
+	want := []Problem{{"/spec", "got number, want string"}}
+	got, err := lazy.Validate(gadget)
+	if err != nil {
+		t.Fatalf("a Gadget: %v: the schema was checked against the meta-schema", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems mismatch (-want +got):\n%s", diff)
 	}
 }
 

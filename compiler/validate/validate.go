@@ -39,21 +39,40 @@ func (k gvk) String() string { return k.apiVersion + "/" + k.kind }
 // compiled on first use (FromCRDs and FromObjects compile every kind at
 // once, to report every CRD's error there).
 type kindSchema struct {
-	key    gvk
-	origin string         // where the kind is defined, for messages
-	doc    map[string]any // the converted schema
-	shape  *shape         // what the schema looks at, for Memo
+	key     gvk
+	origin  string         // where the kind is defined, for messages
+	doc     map[string]any // the converted schema
+	shape   *shape         // what the schema looks at, for Memo
+	trusted bool           // doc is known to be valid against the meta-schema
 
 	once     sync.Once
 	compiled *jsonschema.Schema
 	err      error
 }
 
+// Locations of the schemas for the library. The library checks every
+// schema against the draft 2020-12 meta-schema when it first loads it,
+// which costs more than compiling it (60% of the embedded CRDs' cost),
+// except a schema located under json-schema.org, where its own
+// meta-schemas are (roots.addRoot in santhosh-tekuri/jsonschema v6.0.3,
+// roots.go; it has no option for this). A trusted schema is put there: a
+// test checks it against the meta-schema instead (TestEmbeddedSchemas in
+// compiler/verify). The library's meta-schemas are under draft/ and
+// draft-0N/, never under platc/.
+const (
+	checkedBase = "mem://platc/"
+	trustedBase = "https://json-schema.org/platc/"
+)
+
 // schema returns the compiled schema of the kind, compiling it on first
 // use.
 func (k *kindSchema) schema() (*jsonschema.Schema, error) {
 	k.once.Do(func() {
-		loc := "mem://platc/" + k.key.String() + ".json"
+		base := checkedBase
+		if k.trusted {
+			base = trustedBase
+		}
+		loc := base + k.key.String() + ".json"
 		// A compiler of its own: a Compiler is not safe for concurrent
 		// use, and kinds are compiled by whichever goroutine validates
 		// one first.
@@ -86,7 +105,7 @@ func (p Problem) String() string { return p.Pointer + ": " + p.Message }
 // Every kind's schema is compiled here, so that an error of any CRD is
 // returned here.
 func FromCRDs(files map[string][]byte) (*Validator, error) {
-	b := newBuilder()
+	b := newBuilder(false)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		for i, doc := range splitDocuments(files[name]) {
 			where := fmt.Sprintf("%s: document %d", name, i+1)
@@ -115,7 +134,7 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 // is skipped, as an empty one in FromCRDs, and errors name a document as
 // FromCRDs does ("<name>: document <n>"). The CRDs are only read.
 func FromObjects(files map[string][]map[string]any) (*Validator, error) {
-	b, err := fromObjects(files)
+	b, err := fromObjects(files, false)
 	if err != nil {
 		return nil, err
 	}
@@ -123,21 +142,23 @@ func FromObjects(files map[string][]map[string]any) (*Validator, error) {
 }
 
 // FromTrusted is FromObjects for CRDs known to be sound: the ones platc
-// embeds, whose schemas a test compiles. It returns the errors FromObjects
-// returns before compiling; each kind's schema is compiled when an object
-// of the kind is first validated, so that a run pays only for the kinds
-// it meets. An error in compiling one (a CRD no test saw) is Validate's
-// error for the objects of that kind.
+// embeds, whose schemas a test compiles as FromObjects does, checking them
+// against the meta-schema. It returns the errors FromObjects returns
+// before compiling; each kind's schema is compiled when an object of the
+// kind is first validated, so that a run pays only for the kinds it
+// meets, and is not checked against the meta-schema. An error in
+// compiling one (a CRD no test saw) is Validate's error for the objects
+// of that kind.
 func FromTrusted(files map[string][]map[string]any) (*Validator, error) {
-	b, err := fromObjects(files)
+	b, err := fromObjects(files, true)
 	if err != nil {
 		return nil, err
 	}
 	return b.validator(), nil
 }
 
-func fromObjects(files map[string][]map[string]any) (*builder, error) {
-	b := newBuilder()
+func fromObjects(files map[string][]map[string]any, trusted bool) (*builder, error) {
+	b := newBuilder(trusted)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		for i, crd := range files[name] {
 			if crd == nil {
@@ -153,11 +174,12 @@ func fromObjects(files map[string][]map[string]any) (*builder, error) {
 
 // builder collects the schemas of CRDs.
 type builder struct {
-	kinds map[gvk]*kindSchema
+	trusted bool // the kinds' schemas are known to be valid against the meta-schema
+	kinds   map[gvk]*kindSchema
 }
 
-func newBuilder() *builder {
-	return &builder{kinds: map[gvk]*kindSchema{}}
+func newBuilder(trusted bool) *builder {
+	return &builder{trusted: trusted, kinds: map[gvk]*kindSchema{}}
 }
 
 // add adds the served versions of the CRD m, found at where.
@@ -170,7 +192,7 @@ func (b *builder) add(where string, m map[string]any) error {
 		if prev, dup := b.kinds[v.gvk]; dup {
 			return fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev.origin)
 		}
-		b.kinds[v.gvk] = &kindSchema{key: v.gvk, origin: where, doc: v.schema, shape: shapeOf(v.schema)}
+		b.kinds[v.gvk] = &kindSchema{key: v.gvk, origin: where, doc: v.schema, shape: shapeOf(v.schema), trusted: b.trusted}
 	}
 	return nil
 }

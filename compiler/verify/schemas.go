@@ -14,8 +14,9 @@ import (
 
 // embedded returns the validator of the CRDs platc carries, made once. Each
 // kind's schema is compiled when an object of the kind is first validated
-// (a test compiles them all, TestEmbeddedSchemas): the sample meets three
-// kinds of five.
+// (the sample meets three kinds of five), and not checked against the
+// meta-schema: a test compiles them all, checking them
+// (TestEmbeddedSchemas).
 var embedded = sync.OnceValues(func() (*validate.Validator, error) {
 	crds, err := schemas.CRDObjects()
 	if err != nil {
