@@ -56,6 +56,10 @@ type Input struct {
 	SpecDir string
 	// Strict makes a values key a chart does not know an error.
 	Strict bool
+	// Cache, when set, keeps the schema check's verdicts on the shapes of
+	// objects between runs (validate.Memo.Write), as the other stages
+	// keep theirs.
+	Cache manifests.Cache
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/platc/platc/compiler"
@@ -22,11 +23,11 @@ import (
 // TestVerifySchemasBesideOthers renders the sample, breaks its output in
 // ways the schema check finds (an Application's unknown field, a
 // project's metadata field that belongs to the cluster, of two kinds a run
-// meets first there) and one the
-// environments' checks find (an Application in a namespace its project
-// does not permit), and requires every problem, exactly: the schema check runs
-// beside the other checks, and compiles each kind's schema when it first
-// meets it.
+// meets first there) and one the environments' checks find (an
+// Application in a namespace its project does not permit), and requires
+// every problem, exactly: the schema check runs beside the other checks,
+// compiles each kind's schema when it first meets it, and, with a cache,
+// reads the verdicts of the runs before.
 func TestVerifySchemasBesideOthers(t *testing.T) {
 	fsys := os.DirFS("../..")
 	log := &diag.Log{}
@@ -72,15 +73,48 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 			`namespace "elsewhere", of Application "` + name(otherApp) + `" (` + out + otherFile + "): add it to environments." + otherEnv + ".projects." + otherProject + ".destinations",
 	}
 
-	log = &diag.Log{}
-	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: clientFiles, Files: files, Repo: fsys, Charts: &charts.Renderer{Repo: fsys}, SpecDir: compiler.DefaultSpecDir}, log)
-	var got []string
-	for _, p := range log.Problems() {
-		got = append(got, p.String())
+	// Without a cache, and three times with one: empty, then with the
+	// verdicts of the first run, which then hold all the shapes.
+	cache := &memCache{m: map[string][]byte{}}
+	for run, c := range []*memCache{nil, cache, cache, cache} {
+		in := verify.Input{Spec: spec, Stacks: stacks, Layers: clientFiles, Files: files, Repo: fsys, Charts: &charts.Renderer{Repo: fsys}, SpecDir: compiler.DefaultSpecDir}
+		if c != nil {
+			in.Cache = c
+		}
+		log = &diag.Log{}
+		verify.Verify(in, log)
+		var got []string
+		for _, p := range log.Problems() {
+			got = append(got, p.String())
+		}
+		slices.Sort(got) // the log's order is that of positions; want's is not
+		slices.Sort(want)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("run %d: problems:\n%s\nwant:\n%s", run, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
-	slices.Sort(got) // the log's order is that of positions; want's is not
-	slices.Sort(want)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if cache.puts != 1 {
+		t.Errorf("the cache was written %d times, want once (after the first run that had it)", cache.puts)
 	}
+}
+
+// memCache is a verify.Input.Cache in memory.
+type memCache struct {
+	mu   sync.Mutex
+	m    map[string][]byte
+	puts int
+}
+
+func (c *memCache) Get(key string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	data, ok := c.m[key]
+	return data, ok
+}
+
+func (c *memCache) Put(key string, data []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[key] = data
+	c.puts++
 }
