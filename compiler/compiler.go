@@ -256,7 +256,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	out := compiled{outDir: spec.Platform.OutDir, charts: newChartRenderer(fsys, opts, log)}
 	rendered := render.Render(spec, info, stacks)
 	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders,
-		Charts: out.charts, SpecDir: opts.SpecDir, Strict: opts.Strict}, log)
+		Charts: out.charts, SpecDir: opts.SpecDir, Strict: opts.Strict, Cache: opts.Cache}, log)
 	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
 	if err != nil {
 		log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)

@@ -1,6 +1,9 @@
 package validate
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -208,10 +211,12 @@ func appendString(b []byte, s string) []byte {
 // The problems it returns are shared between objects of one shape: do not
 // modify them.
 type Memo struct {
-	v    *Validator
-	mu   sync.Mutex
-	seen map[string]memoResult
-	bufs sync.Pool
+	v         *Validator
+	mu        sync.Mutex
+	seen      map[string]memoResult
+	read      map[string]memoResult // what Read read, and no object has met yet
+	validated int                   // verdicts of the library
+	bufs      sync.Pool
 }
 
 type memoResult struct {
@@ -229,7 +234,7 @@ func (v *Validator) Memo() *Memo {
 func (m *Memo) Validate(obj any) ([]Problem, error) {
 	apiVersion, _ := object.Lookup(obj, "apiVersion").(string)
 	kind, _ := object.Lookup(obj, "kind").(string)
-	sh, ok := m.v.shapes[gvk{apiVersion, kind}]
+	k, ok := m.v.kinds[gvk{apiVersion, kind}]
 	if !ok {
 		return m.v.Validate(object.Plain(obj).(map[string]any))
 	}
@@ -237,10 +242,16 @@ func (m *Memo) Validate(obj any) ([]Problem, error) {
 	defer m.bufs.Put(buf)
 	b := appendString((*buf)[:0], apiVersion)
 	b = appendString(b, kind)
-	b = sh.key(b, obj)
+	b = k.shape.key(b, obj)
 	*buf = b
 	m.mu.Lock()
 	r, ok := m.seen[string(b)]
+	if !ok {
+		if r, ok = m.read[string(b)]; ok {
+			m.seen[string(b)] = r
+			delete(m.read, string(b))
+		}
+	}
 	m.mu.Unlock()
 	if ok {
 		return r.problems, r.err
@@ -248,6 +259,94 @@ func (m *Memo) Validate(obj any) ([]Problem, error) {
 	r.problems, r.err = m.v.Validate(object.Plain(obj).(map[string]any))
 	m.mu.Lock()
 	m.seen[string(b)] = r
+	m.validated++
 	m.mu.Unlock()
 	return r.problems, r.err
+}
+
+// Write encodes the verdicts on the objects m has met, for Read in another
+// process (platc's cache keeps them between runs, so that a run whose
+// objects all have shapes of the last run's compiles no schema). changed
+// says whether they differ from the ones m read: m validated an object of
+// a shape it had not read, or met no object of a shape it read. A verdict
+// holds for the Validator it was reached with: Read it only into a Memo of
+// the same CRDs, converted by the same platc.
+func (m *Memo) Write() (data []byte, changed bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	data = append(data, memoFormat...)
+	for _, key := range slices.Sorted(maps.Keys(m.seen)) {
+		r := m.seen[key]
+		data = appendBytes(data, key)
+		data = binary.AppendUvarint(data, uint64(len(r.problems)))
+		for _, p := range r.problems {
+			data = appendBytes(appendBytes(data, p.Pointer), p.Message)
+		}
+		msg := ""
+		if r.err != nil {
+			msg = r.err.Error()
+		}
+		data = appendBytes(data, msg)
+	}
+	return data, m.validated > 0 || len(m.read) > 0
+}
+
+// memoFormat starts what Write writes: change it whenever the encoding
+// changes.
+const memoFormat = "platc-memo-1\n"
+
+func appendBytes(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// Read gives m the verdicts data holds (Write's encoding), before m
+// validates anything. It returns false, and gives none, if data is not
+// such an encoding.
+func (m *Memo) Read(data []byte) bool {
+	rest, ok := bytes.CutPrefix(data, []byte(memoFormat))
+	if !ok {
+		return false
+	}
+	str := func() (string, bool) {
+		n, w := binary.Uvarint(rest)
+		if w <= 0 || n > uint64(len(rest)-w) {
+			return "", false
+		}
+		s := string(rest[w : w+int(n)])
+		rest = rest[w+int(n):]
+		return s, true
+	}
+	read := map[string]memoResult{}
+	for len(rest) > 0 {
+		key, ok := str()
+		if !ok {
+			return false
+		}
+		n, w := binary.Uvarint(rest)
+		if w <= 0 || n > uint64(len(rest)) { // each problem takes two bytes at least
+			return false
+		}
+		rest = rest[w:]
+		var r memoResult
+		for range n {
+			ptr, ok1 := str()
+			msg, ok2 := str()
+			if !ok1 || !ok2 {
+				return false
+			}
+			r.problems = append(r.problems, Problem{ptr, msg})
+		}
+		msg, ok := str()
+		if !ok {
+			return false
+		}
+		if msg != "" {
+			r.err = errors.New(msg)
+		}
+		read[key] = r
+	}
+	m.mu.Lock()
+	m.read = read
+	m.mu.Unlock()
+	return true
 }

@@ -7,9 +7,9 @@
 // a small built-in schema of the ObjectMeta fields a manifest may set.
 // CEL rules (x-kubernetes-validations) and formats are not checked.
 //
-// Each served version of each CRD is converted (see convert.go) and
-// compiled once, in FromCRDs or FromObjects; Validate only runs the
-// compiled schema.
+// Each served version of each CRD is converted (see convert.go) in
+// FromCRDs, FromObjects or FromTrusted, and compiled once: there too, or,
+// with FromTrusted, when an object of its kind is first validated.
 package validate
 
 import (
@@ -18,6 +18,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
@@ -26,14 +27,67 @@ import (
 // Validator validates objects of the kinds defined by a set of CRDs. It is
 // safe for concurrent use.
 type Validator struct {
-	schemas map[gvk]*jsonschema.Schema
-	shapes  map[gvk]*shape // what each schema looks at, for Memo
-	known   string         // the kinds an unknown kind's error lists
+	kinds map[gvk]*kindSchema
+	known string // the kinds an unknown kind's error lists
 }
 
 type gvk struct{ apiVersion, kind string }
 
 func (k gvk) String() string { return k.apiVersion + "/" + k.kind }
+
+// kindSchema is the JSON Schema of one kind, converted from its CRD and
+// compiled on first use (FromCRDs and FromObjects compile every kind at
+// once, to report every CRD's error there).
+type kindSchema struct {
+	key     gvk
+	origin  string         // where the kind is defined, for messages
+	doc     map[string]any // the converted schema
+	shape   *shape         // what the schema looks at, for Memo
+	trusted bool           // doc is known to be valid against the meta-schema
+
+	once     sync.Once
+	compiled *jsonschema.Schema
+	err      error
+}
+
+// Locations of the schemas for the library. The library checks every
+// schema against the draft 2020-12 meta-schema when it first loads it,
+// which costs more than compiling it (60% of the embedded CRDs' cost),
+// except a schema located under json-schema.org, where its own
+// meta-schemas are (roots.addRoot in santhosh-tekuri/jsonschema v6.0.3,
+// roots.go; it has no option for this). A trusted schema is put there: a
+// test checks it against the meta-schema instead (TestEmbeddedSchemas in
+// compiler/verify). The library's meta-schemas are under draft/ and
+// draft-0N/, never under platc/.
+const (
+	checkedBase = "mem://platc/"
+	trustedBase = "https://json-schema.org/platc/"
+)
+
+// schema returns the compiled schema of the kind, compiling it on first
+// use.
+func (k *kindSchema) schema() (*jsonschema.Schema, error) {
+	k.once.Do(func() {
+		base := checkedBase
+		if k.trusted {
+			base = trustedBase
+		}
+		loc := base + k.key.String() + ".json"
+		// A compiler of its own: a Compiler is not safe for concurrent
+		// use, and kinds are compiled by whichever goroutine validates
+		// one first.
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		err := c.AddResource(loc, k.doc)
+		if err == nil {
+			k.compiled, err = c.Compile(loc)
+		}
+		if err != nil {
+			k.err = fmt.Errorf("%s: compiling the schema of %s: %w", k.origin, k.key, err)
+		}
+	})
+	return k.compiled, k.err
+}
 
 // Problem is one schema violation.
 type Problem struct {
@@ -48,8 +102,10 @@ func (p Problem) String() string { return p.Pointer + ": " + p.Message }
 // used in error messages. Every document must be an
 // apiextensions.k8s.io/v1 CustomResourceDefinition; each served version
 // becomes a kind apiVersion <group>/<version>, kind spec.names.kind.
+// Every kind's schema is compiled here, so that an error of any CRD is
+// returned here.
 func FromCRDs(files map[string][]byte) (*Validator, error) {
-	b := newBuilder()
+	b := newBuilder(false)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		for i, doc := range splitDocuments(files[name]) {
 			where := fmt.Sprintf("%s: document %d", name, i+1)
@@ -78,7 +134,31 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 // is skipped, as an empty one in FromCRDs, and errors name a document as
 // FromCRDs does ("<name>: document <n>"). The CRDs are only read.
 func FromObjects(files map[string][]map[string]any) (*Validator, error) {
-	b := newBuilder()
+	b, err := fromObjects(files, false)
+	if err != nil {
+		return nil, err
+	}
+	return b.compile()
+}
+
+// FromTrusted is FromObjects for CRDs known to be sound: the ones platc
+// embeds, whose schemas a test compiles as FromObjects does, checking them
+// against the meta-schema. It returns the errors FromObjects returns
+// before compiling; each kind's schema is compiled when an object of the
+// kind is first validated, so that a run pays only for the kinds it
+// meets, and is not checked against the meta-schema. An error in
+// compiling one (a CRD no test saw) is Validate's error for the objects
+// of that kind.
+func FromTrusted(files map[string][]map[string]any) (*Validator, error) {
+	b, err := fromObjects(files, true)
+	if err != nil {
+		return nil, err
+	}
+	return b.validator(), nil
+}
+
+func fromObjects(files map[string][]map[string]any, trusted bool) (*builder, error) {
+	b := newBuilder(trusted)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		for i, crd := range files[name] {
 			if crd == nil {
@@ -89,21 +169,17 @@ func FromObjects(files map[string][]map[string]any) (*Validator, error) {
 			}
 		}
 	}
-	return b.compile()
+	return b, nil
 }
 
-// builder collects the schemas of CRDs and compiles them.
+// builder collects the schemas of CRDs.
 type builder struct {
-	c      *jsonschema.Compiler
-	locs   map[gvk]string
-	origin map[gvk]string // where each kind is defined, for messages
-	shapes map[gvk]*shape
+	trusted bool // the kinds' schemas are known to be valid against the meta-schema
+	kinds   map[gvk]*kindSchema
 }
 
-func newBuilder() *builder {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	return &builder{c: c, locs: map[gvk]string{}, origin: map[gvk]string{}, shapes: map[gvk]*shape{}}
+func newBuilder(trusted bool) *builder {
+	return &builder{trusted: trusted, kinds: map[gvk]*kindSchema{}}
 }
 
 // add adds the served versions of the CRD m, found at where.
@@ -113,31 +189,32 @@ func (b *builder) add(where string, m map[string]any) error {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	for _, v := range versions {
-		if prev, dup := b.origin[v.gvk]; dup {
-			return fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev)
+		if prev, dup := b.kinds[v.gvk]; dup {
+			return fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev.origin)
 		}
-		b.origin[v.gvk] = where
-		b.shapes[v.gvk] = shapeOf(v.schema)
-		loc := "mem://platc/" + v.gvk.String() + ".json"
-		if err := b.c.AddResource(loc, v.schema); err != nil {
-			return fmt.Errorf("%s: %s: %w", where, v.gvk, err)
-		}
-		b.locs[v.gvk] = loc
+		b.kinds[v.gvk] = &kindSchema{key: v.gvk, origin: where, doc: v.schema, shape: shapeOf(v.schema), trusted: b.trusted}
 	}
 	return nil
 }
 
-// compile compiles the schemas added.
-func (b *builder) compile() (*Validator, error) {
-	v := &Validator{schemas: make(map[gvk]*jsonschema.Schema, len(b.locs)), shapes: b.shapes}
-	for k, loc := range b.locs {
-		sch, err := b.c.Compile(loc)
-		if err != nil {
-			return nil, fmt.Errorf("%s: compiling the schema of %s: %w", b.origin[k], k, err)
-		}
-		v.schemas[k] = sch
-	}
+// validator is the Validator of the kinds added, none compiled yet.
+func (b *builder) validator() *Validator {
+	v := &Validator{kinds: b.kinds}
 	v.known = strings.Join(v.Kinds(), ", ")
+	return v
+}
+
+// compile compiles the schemas added, in the order of their kinds, and
+// returns the first error.
+func (b *builder) compile() (*Validator, error) {
+	v := b.validator()
+	for _, k := range slices.SortedFunc(maps.Values(v.kinds), func(a, b *kindSchema) int {
+		return strings.Compare(a.key.String(), b.key.String())
+	}) {
+		if _, err := k.schema(); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
 }
 
@@ -146,11 +223,10 @@ func (b *builder) compile() (*Validator, error) {
 // gets v's error, which lists v's kinds only: extra is meant for the kinds
 // of particular objects, such as the CRDs kro generates for stack
 // instances, next to the CRDs of a cluster that v holds. Neither v nor
-// extra changes.
+// extra changes; the three share the kinds' compiled schemas.
 func (v *Validator) With(extra *Validator) *Validator {
-	out := &Validator{schemas: maps.Clone(v.schemas), shapes: maps.Clone(v.shapes), known: v.known}
-	maps.Copy(out.schemas, extra.schemas)
-	maps.Copy(out.shapes, extra.shapes)
+	out := &Validator{kinds: maps.Clone(v.kinds), known: v.known}
+	maps.Copy(out.kinds, extra.kinds)
 	return out
 }
 
@@ -223,9 +299,13 @@ func splitDocuments(data []byte) [][]byte {
 func (v *Validator) Validate(obj map[string]any) ([]Problem, error) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
-	sch, ok := v.schemas[gvk{apiVersion, kind}]
+	k, ok := v.kinds[gvk{apiVersion, kind}]
 	if !ok {
 		return nil, fmt.Errorf("no schema for apiVersion %q, kind %q (known: %s)", apiVersion, kind, v.known)
+	}
+	sch, err := k.schema()
+	if err != nil {
+		return nil, err
 	}
 	return problems(sch.Validate(obj))
 }
@@ -233,8 +313,8 @@ func (v *Validator) Validate(obj map[string]any) ([]Problem, error) {
 // Kinds lists the apiVersion/kind pairs the validator knows, sorted, as
 // "<apiVersion>/<kind>", e.g. "argoproj.io/v1alpha1/Application".
 func (v *Validator) Kinds() []string {
-	out := make([]string, 0, len(v.schemas))
-	for k := range v.schemas {
+	out := make([]string, 0, len(v.kinds))
+	for k := range v.kinds {
 		out = append(out, k.String())
 	}
 	slices.Sort(out)

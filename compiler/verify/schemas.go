@@ -12,19 +12,28 @@ import (
 	"github.com/platc/platc/schemas"
 )
 
-// embedded returns the validator of the CRDs platc carries, compiled once.
+// embedded returns the validator of the CRDs platc carries, made once. Each
+// kind's schema is compiled when an object of the kind is first validated
+// (the sample meets three kinds of five), and not checked against the
+// meta-schema: a test compiles them all, checking them
+// (TestEmbeddedSchemas).
 var embedded = sync.OnceValues(func() (*validate.Validator, error) {
 	crds, err := schemas.CRDObjects()
 	if err != nil {
 		return nil, err
 	}
-	return validate.FromObjects(crds)
+	return validate.FromTrusted(crds)
 })
 
-// Prepare compiles the validator of the CRDs platc carries, which every
-// Verify of their kinds needs. Compile calls it on another goroutine while
-// the spec loads; Verify waits for it if it has not finished.
+// Prepare reads the CRDs platc carries, which every Verify of their kinds
+// needs. Compile calls it on another goroutine while the spec loads;
+// Verify waits for it if it has not finished.
 func Prepare() { embedded() }
+
+// verdictsKey is the cache key of the schema check's verdicts on the
+// embedded CRDs (the cache is bound to the platc that writes it, and so
+// to the CRDs it embeds).
+const verdictsKey = "schema-verdicts-embedded"
 
 // schemasCheck validates every rendered object against the schema of its
 // kind, strictly (an unknown field is an error): the embedded CRDs, or the
@@ -33,7 +42,8 @@ func Prepare() { embedded() }
 // kro generates from its ResourceGraphDefinition, as the API server does
 // (rules and list types included), at the spec's positions; that CRD wins
 // over a cluster's of the same kind. Objects of one shape are validated
-// once (validate.Memo).
+// once (validate.Memo), and, with a cache, once in all the runs that meet
+// the shape.
 func (v *verifier) schemasCheck() {
 	var val *validate.Validator
 	var err error
@@ -60,6 +70,23 @@ func (v *verifier) schemasCheck() {
 		}
 	}
 	memo := val.Memo()
+	// The verdicts of the last run are kept, those on the embedded CRDs
+	// (a cluster's may change between runs): a run whose objects have
+	// the shapes of the last run's compiles no schema.
+	cache := v.in.Cache
+	if v.in.CRDs != nil {
+		cache = nil
+	}
+	if cache != nil {
+		if data, ok := cache.Get(verdictsKey); ok {
+			memo.Read(data)
+		}
+		defer func() {
+			if data, changed := memo.Write(); changed {
+				cache.Put(verdictsKey, data)
+			}
+		}()
+	}
 	object.Parallel(len(v.in.Files), func(i int) {
 		f := v.in.Files[i]
 		if f.Values {

@@ -56,6 +56,10 @@ type Input struct {
 	SpecDir string
 	// Strict makes a values key a chart does not know an error.
 	Strict bool
+	// Cache, when set, keeps the schema check's verdicts on the shapes of
+	// objects between runs (validate.Memo.Write), as the other stages
+	// keep theirs.
+	Cache manifests.Cache
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.
@@ -131,16 +135,24 @@ func Verify(in Input, log *diag.Log) {
 		byEnv[f.Env] = append(byEnv[f.Env], i)
 		v.folderFiles[path.Dir(f.Path)] = append(v.folderFiles[path.Dir(f.Path)], path.Base(f.Path))
 	}
-	// The environments read the folders they need as kustomize finishes
-	// them; the folders' own checks come after, when all are built.
-	object.Parallel(len(in.Spec.Environments), func(i int) {
-		env := in.Spec.Environments[i]
-		v.environment(env, byEnv[env.Name])
+	// The schema check reads only the rendered objects: it runs beside
+	// the other checks, and the schemas of the kinds it meets compile
+	// meanwhile. The environments read the folders they need as
+	// kustomize finishes them; the folders' own checks come after, when
+	// all are built.
+	object.Parallel(2, func(part int) {
+		if part == 1 {
+			v.schemasCheck()
+			return
+		}
+		object.Parallel(len(in.Spec.Environments), func(i int) {
+			env := in.Spec.Environments[i]
+			v.environment(env, byEnv[env.Name])
+		})
+		v.noteEmptyFolders()
+		v.folders()
+		v.secrets()
 	})
-	v.noteEmptyFolders()
-	v.folders()
-	v.secrets()
-	v.schemasCheck()
 	v.limits()
 }
 
