@@ -191,14 +191,14 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 func (v *verifier) valuesJSON(vo any) []byte {
 	m, ok := vo.(map[string]any)
 	if !ok {
-		data, _ := json.Marshal(object.Plain(vo))
+		data, _ := marshalValues(vo)
 		return data
 	}
 	key := reflect.ValueOf(m).UnsafePointer()
 	if e, ok := v.values.Load(key); ok {
 		return e.(encodedValues).data
 	}
-	data, _ := json.Marshal(object.Plain(m))
+	data, _ := marshalValues(m)
 	v.values.Store(key, encodedValues{m: m, data: data})
 	return data
 }
