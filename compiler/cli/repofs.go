@@ -82,6 +82,14 @@ func (r *repoFS) open(name string) (*os.File, error) {
 	return r.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 }
 
+// OpenFolder opens the folder name, for emit.Scan to read below it.
+func (r *repoFS) OpenFolder(name string) (*os.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return r.root.OpenFile(name, os.O_RDONLY|openNonblock|openDirectory, 0)
+}
+
 func newRepoFS(root *os.Root) *repoFS {
 	return &repoFS{rootFS: root.FS().(rootFS), root: root}
 }
