@@ -39,6 +39,12 @@ func (r *repoFS) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, name)
+}
+
+// readOpen reads the open file f, named name, whole: in one read of its
+// size, and one more to see its end.
+func readOpen(f *os.File, name string) ([]byte, error) {
 	size := 512
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() < 1<<30 {
 		size = int(info.Size()) + 1 // one more, to see the end in one read
