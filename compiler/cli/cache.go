@@ -116,8 +116,18 @@ func (c *dirCache) header(key string, data []byte) string {
 	return fmt.Sprintf("%s %s %s %s\n", entryFormat, c.version, key, hex.EncodeToString(sum[:]))
 }
 
+// Get opens the entry as repoFS opens a file, in non-blocking mode where
+// the system has one (four system calls fewer than os.ReadFile's open): a
+// warm vet of a platform whose charts render reads an entry per outcome,
+// thousands.
 func (c *dirCache) Get(key string) ([]byte, bool) {
-	data, err := os.ReadFile(filepath.Join(c.dir, key))
+	name := filepath.Join(c.dir, key)
+	f, err := os.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, false
+	}
+	data, err := readOpen(f, name)
+	f.Close()
 	if err != nil {
 		return nil, false
 	}

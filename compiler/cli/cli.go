@@ -50,7 +50,9 @@ const (
 // code. Output goes to stdout, problems to stderr. The commands are the
 // table of commands.go.
 func Main(args []string, stdout, stderr io.Writer) int {
-	return run(osProcess, args, stdout, stderr)
+	return profiled(os.Getenv(CPUProfileEnv), stderr, func() int {
+		return run(osProcess, args, stdout, stderr)
+	})
 }
 
 // common are the flags of the commands that read the repository: -C and

@@ -39,6 +39,12 @@ func (r *repoFS) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, name)
+}
+
+// readOpen reads the open file f, named name, whole: in one read of its
+// size, and one more to see its end.
+func readOpen(f *os.File, name string) ([]byte, error) {
 	size := 512
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() < 1<<30 {
 		size = int(info.Size()) + 1 // one more, to see the end in one read
@@ -80,6 +86,14 @@ func (r *repoFS) open(name string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	return r.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+}
+
+// OpenFolder opens the folder name, for emit.Scan to read below it.
+func (r *repoFS) OpenFolder(name string) (*os.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return r.root.OpenFile(name, os.O_RDONLY|openNonblock|openDirectory, 0)
 }
 
 func newRepoFS(root *os.Root) *repoFS {

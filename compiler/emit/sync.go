@@ -32,13 +32,33 @@ type State struct {
 // (the CLI's repository does, with an os.Root), reading a file then costs
 // one lookup instead of one per path element: a large platform's output has
 // thousands of files, several folders deep.
+//
+// Where fsys opens a folder as an os.File (FolderOpener), Linux's system
+// calls read the folder's tree below that file's descriptor instead
+// (scanFolder): fewer calls per file and per folder.
 func Scan(fsys fs.FS, outDir string) (*State, error) {
 	st := &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}
-	sub, err := fs.Sub(fsys, outDir)
-	if err == nil {
-		st.Folders[outDir] = true
-		err = scanDir(sub, outDir, outDir, st)
-		closeFS(sub)
+	var err error
+	fast := false
+	if fo, ok := fsys.(FolderOpener); ok {
+		var f *os.File
+		if f, err = fo.OpenFolder(outDir); err == nil {
+			st.Folders[outDir] = true
+			fast, err = scanFolder(f, outDir, outDir, st)
+			f.Close()
+		}
+		if !fast && err == nil {
+			st = &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}
+		}
+	}
+	if !fast && err == nil {
+		var sub fs.FS
+		sub, err = fs.Sub(fsys, outDir)
+		if err == nil {
+			st.Folders[outDir] = true
+			err = scanDir(sub, outDir, outDir, st)
+			closeFS(sub)
+		}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, statErr := fs.Stat(fsys, outDir); errors.Is(statErr, fs.ErrNotExist) {
@@ -50,6 +70,13 @@ func Scan(fsys fs.FS, outDir string) (*State, error) {
 	}
 	slices.Sort(st.Foreign)
 	return st, nil
+}
+
+// A FolderOpener is a file system that opens its folder name as an
+// os.File, whose descriptor Scan may read below (the CLI's repository,
+// through its os.Root).
+type FolderOpener interface {
+	OpenFolder(name string) (*os.File, error)
 }
 
 // scanDir reads the folder dirFS, at path dir, and its sub-folders into st.

@@ -7,6 +7,7 @@ import (
 	"path"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -89,7 +90,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 			var what string
 			var partial bool
 			if c := hs.pin; c != nil {
-				what = fmt.Sprintf("chart %s %s", c.Chart, c.Version)
+				what = "chart " + c.Chart + " " + c.Version
 				status, entry, err := r.Pin(c.RepoURL, c.Chart, c.Version)
 				switch status {
 				case charts.NoLock, charts.Missing:
@@ -116,7 +117,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 			}
 			source := hs.folder
 			if hs.pin != nil {
-				source = fmt.Sprintf("%s %s %s", hs.pin.RepoURL, hs.pin.Chart, hs.pin.Version)
+				source = hs.pin.RepoURL + " " + hs.pin.Chart + " " + hs.pin.Version
 			}
 			r.Record(charts.NewApp(env.Name, a.name(), a.namespace(), source, out, chart))
 			if partial {
@@ -191,14 +192,14 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 func (v *verifier) valuesJSON(vo any) []byte {
 	m, ok := vo.(map[string]any)
 	if !ok {
-		data, _ := json.Marshal(object.Plain(vo))
+		data, _ := marshalValues(vo)
 		return data
 	}
 	key := reflect.ValueOf(m).UnsafePointer()
 	if e, ok := v.values.Load(key); ok {
 		return e.(encodedValues).data
 	}
-	data, _ := json.Marshal(object.Plain(m))
+	data, _ := marshalValues(m)
 	v.values.Store(key, encodedValues{m: m, data: data})
 	return data
 }
@@ -541,7 +542,7 @@ func (v *verifier) judgeObjects(out *charts.Outcome) []renderedObject {
 			continue
 		}
 		r.name, r.ns = str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
-		r.desc = fmt.Sprintf("%s %q (%s)", kind, r.name, o.Source)
+		r.desc = kind + " " + strconv.Quote(r.name) + " (" + o.Source + ")" // as %s %q (%s)
 		r.group = group(apiVersion)
 		if r.name == "" {
 			r.noName = str(o.Object, "metadata", "generateName") == ""
