@@ -17,22 +17,33 @@ import (
 // it is the platc folder of the user's cache directory (os.UserCacheDir).
 const CacheEnv = "PLATC_CACHE"
 
+// cacheBase is the folder of platc's caches (CacheEnv's, else the platc
+// folder of the user's cache directory); ok is false when they are off or
+// there is no cache directory.
+func cacheBase() (string, bool) {
+	base := os.Getenv(CacheEnv)
+	if base == "off" {
+		return "", false
+	}
+	if base == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return "", false
+		}
+		base = filepath.Join(d, "platc")
+	}
+	return base, true
+}
+
 // openCache returns the cache of the repository at dir, or nil when
 // there is none: turned off, or no cache directory or executable to key it
 // by. Each repository has a folder of its own; each entry is bound to the
 // platc that wrote it (see version), so that another build of platc (which
 // may make something else of a build) does not use it.
 func openCache(dir string) compiler.Cache {
-	base := os.Getenv(CacheEnv)
-	if base == "off" {
+	base, ok := cacheBase()
+	if !ok {
 		return nil
-	}
-	if base == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return nil
-		}
-		base = filepath.Join(d, "platc")
 	}
 	repo, err := filepath.Abs(dir)
 	if err != nil {

@@ -25,16 +25,9 @@ type chartStore struct{ dir string }
 // openChartStore returns the chart cache, or nil with PLATC_CACHE=off or
 // no cache directory.
 func openChartStore() *chartStore {
-	base := os.Getenv(CacheEnv)
-	if base == "off" {
+	base, ok := cacheBase()
+	if !ok {
 		return nil
-	}
-	if base == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return nil
-		}
-		base = filepath.Join(d, "platc")
 	}
 	return &chartStore{dir: filepath.Join(base, "charts")}
 }

@@ -158,7 +158,6 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		repo.opts.CRDs = crds
 	}
 	repo.opts.Charts = openChartStore()
-	repo.opts.Charts = openChartStore()
 	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
 	repo.out.printNotes()
 	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
@@ -227,6 +226,39 @@ func jsonEncoder(w io.Writer) *json.Encoder {
 	return enc
 }
 
+// writeOutputs writes res's outputs into its output folder, which st
+// holds as it is, and the spec edits (file by path) in the same journal:
+// both or neither, even if platc is killed. It refuses to overwrite a
+// file platc did not write. It returns what it wrote, or nil and the exit
+// code.
+func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State, edits map[string][]byte) (*emit.Result, int) {
+	if conflicts := emit.Conflicts(st, res.Outputs); len(conflicts) > 0 {
+		for _, cf := range conflicts {
+			c.rep.problem(diag.Problem{Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, res.OutDir)})
+		}
+		return nil, ExitProblems
+	}
+	var specEdits []emit.Output
+	for _, name := range slices.Sorted(maps.Keys(edits)) {
+		specEdits = append(specEdits, emit.Output{Path: name, Data: edits[name]})
+	}
+	w, err := repo.out.write(res.OutDir, st, res.Outputs, specEdits)
+	if err != nil {
+		return nil, writeFailed(c.rep, res.OutDir, err)
+	}
+	return w, ExitOK
+}
+
+// scanOutput reads res's output folder as it is, for writeOutputs.
+func (c *call) scanOutput(repo *compiled, res *compiler.Result) (*emit.State, int) {
+	st, err := emit.Scan(repo.root.FS(), res.OutDir)
+	if err != nil {
+		c.rep.failf("%v", err)
+		return nil, ExitUsage
+	}
+	return st, ExitOK
+}
+
 func runRender(c *call) int {
 	repo, code := c.compile(c.rep, true, true)
 	if repo == nil {
@@ -234,15 +266,9 @@ func runRender(c *call) int {
 	}
 	defer repo.close()
 	res := repo.res
-	if conflicts := emit.Conflicts(res.Existing, res.Outputs); len(conflicts) > 0 {
-		for _, cf := range conflicts {
-			c.rep.problem(diag.Problem{Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, res.OutDir)})
-		}
-		return ExitProblems
-	}
-	w, err := repo.out.write(res.OutDir, res.Existing, res.Outputs, nil)
-	if err != nil {
-		return writeFailed(c.rep, res.OutDir, err)
+	w, code := c.writeOutputs(repo, res, res.Existing, nil)
+	if w == nil {
+		return code
 	}
 	c.rep.wrote(res.OutDir, len(res.Outputs), w)
 	if interrupted(repo.ctx, c.rep, res.OutDir+"/ was committed: the render was finished") {

@@ -98,16 +98,9 @@ func dashed(s string) string {
 // are in its charts folder), or "" with none. platc charts pull reads
 // each index online, once per pull; it could share these copies.
 func indexCacheDir() string {
-	base := os.Getenv(CacheEnv)
-	if base == "off" {
+	base, ok := cacheBase()
+	if !ok {
 		return ""
-	}
-	if base == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		base = filepath.Join(d, "platc")
 	}
 	return filepath.Join(base, "indexes")
 }

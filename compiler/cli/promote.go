@@ -2,13 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/release"
 )
@@ -119,24 +116,13 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 			return ExitProblems
 		}
 	}
-	st, err := emit.Scan(repo.root.FS(), next.OutDir)
-	if err != nil {
-		c.rep.failf("%v", err)
-		return ExitUsage
+	st, code := c.scanOutput(repo, next)
+	if st == nil {
+		return code
 	}
-	if conflicts := emit.Conflicts(st, next.Outputs); len(conflicts) > 0 {
-		for _, cf := range conflicts {
-			c.rep.problem(diag.Problem{Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, next.OutDir)})
-		}
-		return ExitProblems
-	}
-	var specEdits []emit.Output
-	for _, name := range slices.Sorted(maps.Keys(v.Files)) {
-		specEdits = append(specEdits, emit.Output{Path: name, Data: v.Files[name]})
-	}
-	w, err := repo.out.write(next.OutDir, st, next.Outputs, specEdits)
-	if err != nil {
-		return writeFailed(c.rep, next.OutDir, err)
+	w, code := c.writeOutputs(repo, next, st, v.Files)
+	if w == nil {
+		return code
 	}
 	c.rep.versionChanges(v.Changes)
 	c.rep.moved(v.Moves)

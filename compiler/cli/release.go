@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"io/fs"
-	"maps"
-	"slices"
 	"testing/fstest"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/release"
 )
@@ -56,26 +52,15 @@ func runRelease(c *call, envs []string) int {
 	if next.Log.HasErrors() {
 		return ExitProblems
 	}
-	st, err := emit.Scan(root.FS(), next.OutDir)
-	if err != nil {
-		c.rep.failf("%v", err)
-		return ExitUsage
-	}
-	if conflicts := emit.Conflicts(st, next.Outputs); len(conflicts) > 0 {
-		for _, cf := range conflicts {
-			c.rep.problem(diag.Problem{Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, next.OutDir)})
-		}
-		return ExitProblems
+	st, code := c.scanOutput(repo, next)
+	if st == nil {
+		return code
 	}
 	// The spec edits are written with the render, in its journal: both or
 	// neither, even if platc is killed.
-	var specEdits []emit.Output
-	for _, name := range slices.Sorted(maps.Keys(edits)) {
-		specEdits = append(specEdits, emit.Output{Path: name, Data: edits[name]})
-	}
-	w, err := repo.out.write(next.OutDir, st, next.Outputs, specEdits)
-	if err != nil {
-		return writeFailed(c.rep, next.OutDir, err)
+	w, code := c.writeOutputs(repo, next, st, edits)
+	if w == nil {
+		return code
 	}
 	c.rep.moved(moves)
 	c.rep.wrote(next.OutDir, len(next.Outputs), w)
