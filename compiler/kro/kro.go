@@ -327,7 +327,7 @@ func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 		}
 	}
 	defaulted, probs := r.instance(spec)
-	if data, err := encodeInstanceEntry(instanceEntry{Spec: defaulted, Problems: probs}); err == nil {
+	if data, ok := encodeInstanceEntry(instanceEntry{Spec: defaulted, Problems: probs}); ok {
 		r.cache.Put(key, data)
 	}
 	return defaulted, probs

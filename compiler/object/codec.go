@@ -1,0 +1,295 @@
+package object
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+)
+
+// A binary form of plain values, for what platc keeps in its cache between
+// runs (chart outcomes, stack previews): reading JSON back into
+// map[string]any was a large part of a warm run, and JSON loses what the
+// values are (an int from an int64 or a float64, a nil slice or map from
+// an empty one, a Map's key order). The form holds exactly the value
+// types of a Map: nil, bool, float64, int64, int, string, []string, []any,
+// map[string]any and *Map; a value read back is the value written.
+//
+// Lengths are unsigned varints; a slice or map is written as its length
+// plus one, and zero stands for nil.
+
+// Tags of the values.
+const (
+	tagNil byte = iota
+	tagFalse
+	tagTrue
+	tagFloat
+	tagInt64
+	tagString
+	tagList
+	tagMap
+	tagInt
+	tagStrings
+	tagObject
+)
+
+// ErrCorrupt is the error of a Decoder that met bytes no Encoder wrote.
+var ErrCorrupt = errors.New("corrupt encoding")
+
+// An Encoder appends values to B. OK is false once a value of a type the
+// form has none for was given (then B is not to be kept).
+type Encoder struct {
+	B  []byte
+	OK bool
+}
+
+// NewEncoder appends to b.
+func NewEncoder(b []byte) *Encoder { return &Encoder{B: b, OK: true} }
+
+func (e *Encoder) Uint(n int)   { e.B = binary.AppendUvarint(e.B, uint64(n)) }
+func (e *Encoder) Str(s string) { e.Uint(len(s)); e.B = append(e.B, s...) }
+func (e *Encoder) Bool(v bool) {
+	if v {
+		e.B = append(e.B, 1)
+	} else {
+		e.B = append(e.B, 0)
+	}
+}
+
+// Count writes the length n of a slice or map, or that it is nil.
+func (e *Encoder) Count(n int, isNil bool) {
+	if isNil {
+		e.Uint(0)
+		return
+	}
+	e.Uint(n + 1)
+}
+
+func (e *Encoder) Strs(s []string) {
+	e.Count(len(s), s == nil)
+	for _, x := range s {
+		e.Str(x)
+	}
+}
+
+// Value writes v, with its type.
+func (e *Encoder) Value(v any) {
+	switch v := v.(type) {
+	case nil:
+		e.B = append(e.B, tagNil)
+	case bool:
+		if v {
+			e.B = append(e.B, tagTrue)
+		} else {
+			e.B = append(e.B, tagFalse)
+		}
+	case float64:
+		e.B = append(e.B, tagFloat)
+		e.B = binary.LittleEndian.AppendUint64(e.B, math.Float64bits(v))
+	case int64:
+		e.B = append(e.B, tagInt64)
+		e.B = binary.AppendVarint(e.B, v)
+	case int:
+		e.B = append(e.B, tagInt)
+		e.B = binary.AppendVarint(e.B, int64(v))
+	case string:
+		e.B = append(e.B, tagString)
+		e.Str(v)
+	case []string:
+		e.B = append(e.B, tagStrings)
+		e.Strs(v)
+	case []any:
+		e.B = append(e.B, tagList)
+		e.Count(len(v), v == nil)
+		for _, x := range v {
+			e.Value(x)
+		}
+	case map[string]any:
+		e.B = append(e.B, tagMap)
+		e.Count(len(v), v == nil)
+		// In key order, so that a value always has the same bytes.
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			e.Str(k)
+			e.Value(v[k])
+		}
+	case *Map:
+		if v == nil {
+			e.OK = false
+			return
+		}
+		e.B = append(e.B, tagObject)
+		e.Uint(v.Len())
+		v.Each(func(k string, x any) {
+			e.Str(k)
+			e.Value(x)
+		})
+	default:
+		e.OK = false
+	}
+}
+
+// A Decoder reads what an Encoder wrote, in the same order. Err is the
+// first problem met; from then on every read gives a zero value.
+type Decoder struct {
+	b   []byte
+	Err error
+}
+
+// NewDecoder reads b.
+func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
+
+// Fail records that the bytes are not what was expected.
+func (d *Decoder) Fail() {
+	if d.Err == nil {
+		d.Err = ErrCorrupt
+	}
+	d.b = nil
+}
+
+// Done fails unless every byte was read; it returns Err.
+func (d *Decoder) Done() error {
+	if d.Err == nil && len(d.b) != 0 {
+		d.Fail()
+	}
+	return d.Err
+}
+
+func (d *Decoder) Uint() int {
+	n, k := binary.Uvarint(d.b)
+	if k <= 0 || n > uint64(len(d.b)-k)+1 {
+		// No length exceeds the bytes left, and no count their number
+		// plus one (each element takes one at least): corrupt bytes
+		// allocate no more than their size.
+		d.Fail()
+		return 0
+	}
+	d.b = d.b[k:]
+	return int(n)
+}
+
+func (d *Decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.Fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *Decoder) Str() string {
+	n := d.Uint()
+	if n > len(d.b) {
+		d.Fail()
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *Decoder) Bool() bool {
+	switch d.byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.Fail()
+	return false
+}
+
+// Count reads a length written by Encoder.Count: n, and whether it is nil.
+func (d *Decoder) Count() (n int, isNil bool) {
+	c := d.Uint()
+	if c == 0 {
+		return 0, true
+	}
+	return c - 1, false
+}
+
+func (d *Decoder) Strs() []string {
+	n, isNil := d.Count()
+	if isNil {
+		return nil
+	}
+	s := make([]string, n)
+	for i := range s {
+		s[i] = d.Str()
+	}
+	return s
+}
+
+func (d *Decoder) varint() int64 {
+	v, k := binary.Varint(d.b)
+	if k <= 0 {
+		d.Fail()
+		return 0
+	}
+	d.b = d.b[k:]
+	return v
+}
+
+// Value reads a value Encoder.Value wrote.
+func (d *Decoder) Value() any {
+	switch d.byte() {
+	case tagNil:
+		return nil
+	case tagFalse:
+		return false
+	case tagTrue:
+		return true
+	case tagFloat:
+		if len(d.b) < 8 {
+			d.Fail()
+			return nil
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+		d.b = d.b[8:]
+		return v
+	case tagInt64:
+		return d.varint()
+	case tagInt:
+		return int(d.varint())
+	case tagString:
+		return d.Str()
+	case tagStrings:
+		return d.Strs()
+	case tagList:
+		n, isNil := d.Count()
+		if isNil {
+			return []any(nil)
+		}
+		l := make([]any, n)
+		for i := range l {
+			l[i] = d.Value()
+		}
+		return l
+	case tagMap:
+		n, isNil := d.Count()
+		if isNil {
+			return map[string]any(nil)
+		}
+		m := make(map[string]any, n)
+		for range n {
+			k := d.Str()
+			m[k] = d.Value()
+		}
+		return m
+	case tagObject:
+		n := d.Uint()
+		m := NewMap()
+		for range n {
+			k := d.Str()
+			m.Set(k, d.Value())
+		}
+		return m
+	}
+	d.Fail()
+	return nil
+}
