@@ -70,11 +70,7 @@ func scanFD(fd int, outDir, dir string, st *State, buf []byte) error {
 			if err != nil {
 				return err
 			}
-			if IsGenerated(data) {
-				st.Generated[p] = data
-			} else {
-				st.Foreign = append(st.Foreign, p)
-			}
+			st.addFile(p, data)
 		}
 	}
 	return nil

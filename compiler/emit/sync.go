@@ -109,14 +109,19 @@ func scanDir(dirFS fs.FS, outDir, dir string, st *State) error {
 			if err != nil {
 				return err
 			}
-			if IsGenerated(data) {
-				st.Generated[p] = data
-			} else {
-				st.Foreign = append(st.Foreign, p)
-			}
+			st.addFile(p, data)
 		}
 	}
 	return nil
+}
+
+// addFile records the file at p, which holds data: platc's, or foreign.
+func (st *State) addFile(p string, data []byte) {
+	if IsGenerated(data) {
+		st.Generated[p] = data
+	} else {
+		st.Foreign = append(st.Foreign, p)
+	}
 }
 
 // closeFS closes a file system that holds an open folder.

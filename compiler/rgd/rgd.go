@@ -273,13 +273,20 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	}
 	b.origins[p.ID+"|template.metadata.name"] = p.FieldPath("name")
 	b.mapPrefix(p.ID, "template.spec", p.FieldPath("spec"))
-	b.mapPrefix(p.ID, "", p.Path)
-	b.mapPrefix(p.ID, "includeWhen", p.FieldPath("includeWhen"))
-	b.mapPrefix(p.ID, "readyWhen", p.FieldPath("readyWhen"))
-	b.mapPrefix(p.ID, "forEach", p.FieldPath("forEach"))
-	dims := b.dimensions(p.ForEach)
-	return kro.Resource{ID: p.ID, Template: object.Plain(tmpl).(map[string]any), ForEach: dims, IncludeWhen: p.IncludeWhen, ReadyWhen: p.ReadyWhen},
-		resourceObject(p.ID, dims, p.IncludeWhen, p.ReadyWhen, "template", tmpl)
+	return b.templated(p.ID, &p.Node, p.ForEach, p.IncludeWhen, p.ReadyWhen, tmpl)
+}
+
+// templated is the graph resource id of template tmpl, written at the spec
+// node n, with its forEach, includeWhen and readyWhen: kro's resource and
+// the RGD's object, with kro's paths placed at n's fields.
+func (b *builder) templated(id string, n *model.Node, forEach []*model.ForEach, includeWhen, readyWhen []string, tmpl *object.Map) (kro.Resource, *object.Map) {
+	b.mapPrefix(id, "", n.Path)
+	b.mapPrefix(id, "includeWhen", n.FieldPath("includeWhen"))
+	b.mapPrefix(id, "readyWhen", n.FieldPath("readyWhen"))
+	b.mapPrefix(id, "forEach", n.FieldPath("forEach"))
+	dims := b.dimensions(forEach)
+	return kro.Resource{ID: id, Template: object.Plain(tmpl).(map[string]any), ForEach: dims, IncludeWhen: includeWhen, ReadyWhen: readyWhen},
+		resourceObject(id, dims, includeWhen, readyWhen, "template", tmpl)
 }
 
 // resource is an object of a stack's resources: its template, with the
@@ -321,13 +328,7 @@ func (b *builder) resource(r *model.Resource) (kro.Resource, *object.Map) {
 		// The default name: a problem with it is the resource's.
 		b.origins[r.ID+"|template.metadata.name"] = r.Path
 	}
-	b.mapPrefix(r.ID, "", r.Path)
-	b.mapPrefix(r.ID, "includeWhen", r.FieldPath("includeWhen"))
-	b.mapPrefix(r.ID, "readyWhen", r.FieldPath("readyWhen"))
-	b.mapPrefix(r.ID, "forEach", r.FieldPath("forEach"))
-	dims := b.dimensions(r.ForEach)
-	return kro.Resource{ID: r.ID, Template: object.Plain(tmpl).(map[string]any), ForEach: dims, IncludeWhen: r.IncludeWhen, ReadyWhen: r.ReadyWhen},
-		resourceObject(r.ID, dims, r.IncludeWhen, r.ReadyWhen, "template", tmpl)
+	return b.templated(r.ID, &r.Node, r.ForEach, r.IncludeWhen, r.ReadyWhen, tmpl)
 }
 
 // externalRef is an object the stack reads: kro's externalRef by name.
