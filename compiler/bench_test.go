@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/platc/platc/compiler"
@@ -18,6 +17,7 @@ import (
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/verify"
+	memcache "github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/internal/synth"
 )
 
@@ -97,7 +97,7 @@ func BenchmarkStages(b *testing.B) {
 		// As platc check meets it from its second run: kro's verdicts on
 		// the stacks' RGDs are cached.
 		b.Run(r.name+"/rgd-cached", func(b *testing.B) {
-			cache, parses := newMemCache(), kro.NewParses()
+			cache, parses := &memcache.Memory{}, kro.NewParses()
 			rgd.Compile(spec, info, cache, parses, &diag.Log{})
 			b.ReportAllocs()
 			for b.Loop() {
@@ -142,33 +142,4 @@ func applications(outs []emit.Output) int {
 		n += bytes.Count(o.Data, []byte("\nkind: Application\n"))
 	}
 	return n
-}
-
-// memCache is an in-memory compiler.Cache, safe for the concurrent use a
-// compilation makes of it.
-type memCache struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func newMemCache() *memCache { return &memCache{m: map[string][]byte{}} }
-
-func (c *memCache) Get(k string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	return v, ok
-}
-
-func (c *memCache) Put(k string, v []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[k] = v
-}
-
-// Len is the number of entries.
-func (c *memCache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
 }

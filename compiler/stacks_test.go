@@ -19,6 +19,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/rgd"
+	memcache "github.com/platc/platc/internal/cache"
 )
 
 // TestRenderedRGDsCheck reads every ResourceGraphDefinition platc renders
@@ -172,13 +173,13 @@ func TestPreviewKroEnvironment(t *testing.T) {
 // instance), for the sample and golden/stacks-kro.
 func TestPreviewsFromTheCache(t *testing.T) {
 	for _, dir := range []string{"..", "../golden/stacks-kro"} {
-		cache := newMemCache()
+		cache := &memcache.Memory{}
 		first := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: cache})
 		if first.Log.HasErrors() {
 			t.Fatalf("%s does not compile:\n%s", dir, first.Log)
 		}
 		entries := cache.Len()
-		counting := &previewCounter{memCache: cache}
+		counting := &previewCounter{Memory: cache}
 		second := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: counting})
 		if second.Log.HasErrors() {
 			t.Fatalf("%s does not compile from the cache:\n%s", dir, second.Log)
@@ -244,9 +245,9 @@ func dump(v any) any {
 	return fmt.Sprintf("%T %v", v, v)
 }
 
-// previewCounter is a memCache that counts the previews read from it.
+// previewCounter is a memcache.Memory that counts the previews read from it.
 type previewCounter struct {
-	*memCache
+	*memcache.Memory
 	mu       sync.Mutex
 	previews int
 }
@@ -254,7 +255,7 @@ type previewCounter struct {
 func (c *previewCounter) Get(k string) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v, ok := c.memCache.Get(k)
+	v, ok := c.Memory.Get(k)
 	if ok && strings.HasPrefix(k, "rgd-preview-") {
 		c.previews++
 	}
@@ -262,5 +263,5 @@ func (c *previewCounter) Get(k string) ([]byte, bool) {
 }
 
 func (c *previewCounter) Put(k string, v []byte) {
-	c.memCache.Put(k, v)
+	c.Memory.Put(k, v)
 }

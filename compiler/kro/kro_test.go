@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	memcache "github.com/platc/platc/internal/cache"
 )
 
 // bucket is an ObjectBucket resource (a primitive of the embedded CRDs)
@@ -595,12 +596,12 @@ func TestSegments(t *testing.T) {
 // TestCache checks that an accepted RGD is kept, and that the kept result
 // is the one Check computes.
 func TestCache(t *testing.T) {
-	cache := mapCache{}
+	cache := &memcache.Memory{}
 	r := validRGD()
 	r.Cache = cache
 	first, probs := Check(r)
-	if len(probs) > 0 || len(cache) != 1 {
-		t.Fatalf("problems %v, %d cache entries", probs, len(cache))
+	if len(probs) > 0 || cache.Len() != 1 {
+		t.Fatalf("problems %v, %d cache entries", probs, cache.Len())
 	}
 	second, _ := Check(r)
 	if diff := cmp.Diff(first.CRD, second.CRD); diff != "" {
@@ -613,15 +614,10 @@ func TestCache(t *testing.T) {
 	if _, probs := Check(r); len(probs) == 0 {
 		t.Error("a changed RGD is taken from the cache")
 	}
-	if len(cache) != 1 {
-		t.Errorf("a refused RGD is kept: %d entries", len(cache))
+	if cache.Len() != 1 {
+		t.Errorf("a refused RGD is kept: %d entries", cache.Len())
 	}
 }
-
-type mapCache map[string][]byte
-
-func (m mapCache) Get(k string) ([]byte, bool) { v, ok := m[k]; return v, ok }
-func (m mapCache) Put(k string, v []byte)      { m[k] = v }
 
 // TestCacheInstances checks that an instance's validation is kept by the
 // cache and read back as it was made: the defaults with their types (an
@@ -638,14 +634,14 @@ func TestCacheInstances(t *testing.T) {
 		{"colour": "red"},
 	}
 	uncached, _ := Check(r)
-	cache := mapCache{}
+	cache := &memcache.Memory{}
 	r.Cache = cache
 	first, firstWarnings := Check(r)
 	for _, spec := range specs {
 		first.Instance(spec)
 	}
-	if len(cache) != 1+len(specs) {
-		t.Fatalf("%d cache entries, want one for the RGD and one per instance spec", len(cache))
+	if cache.Len() != 1+len(specs) {
+		t.Fatalf("%d cache entries, want one for the RGD and one per instance spec", cache.Len())
 	}
 	second, secondWarnings := Check(r)
 	if len(firstWarnings) != 1 || !cmp.Equal(firstWarnings, secondWarnings) {
@@ -661,8 +657,8 @@ func TestCacheInstances(t *testing.T) {
 			t.Errorf("%v: problems from the cache (-uncached +cached):\n%s", spec, diff)
 		}
 	}
-	if len(cache) != 1+len(specs) {
-		t.Errorf("%d cache entries after the second run, want %d", len(cache), 1+len(specs))
+	if cache.Len() != 1+len(specs) {
+		t.Errorf("%d cache entries after the second run, want %d", cache.Len(), 1+len(specs))
 	}
 	if ratio, _ := second.Instance(specs[0]); fmt.Sprintf("%T %T", ratio["ratio"], ratio["replicas"]) != "float64 int64" {
 		t.Errorf("defaults from the cache have types %T and %T, want float64 and int64", ratio["ratio"], ratio["replicas"])

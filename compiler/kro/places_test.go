@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	memcache "github.com/platc/platc/internal/cache"
 )
 
 // TestProblemsInsideExpressions: a misspelled field or identifier is
@@ -83,7 +85,7 @@ func TestCheckOverSchema(t *testing.T) {
 // finds is kept by the RGD and the template, and read back the same, by a
 // Result that builds no environment for it.
 func TestCheckOverSchemaCached(t *testing.T) {
-	cache := mapCache{}
+	cache := &memcache.Memory{}
 	r := validRGD()
 	r.Cache = cache
 	first, _ := Check(r)

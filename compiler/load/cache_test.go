@@ -3,41 +3,15 @@ package load
 import (
 	"io/fs"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/platc/platc/compiler/diag"
+	memcache "github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/internal/synth"
 )
-
-// mapCache is an in-memory Cache that counts its hits.
-type mapCache struct {
-	mu   sync.Mutex
-	m    map[string][]byte
-	hits int
-}
-
-func (c *mapCache) Get(k string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	if ok {
-		c.hits++
-	}
-	return v, ok
-}
-
-func (c *mapCache) Put(k string, v []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string][]byte{}
-	}
-	c.m[k] = v
-}
 
 // loaded is what a Load says: the spec read, whether it fits, and the log.
 type loaded struct {
@@ -68,17 +42,17 @@ func TestCachedFitReadsAsUncached(t *testing.T) {
 	for name, fsys := range repos {
 		t.Run(name, func(t *testing.T) {
 			want := loadWith(fsys, nil)
-			cache := &mapCache{}
+			cache := &memcache.Memory{}
 			first := loadWith(fsys, cache)
 			if diff := cmp.Diff(want, first); diff != "" {
 				t.Fatalf("with an empty cache (+), the spec loads otherwise than without (-):\n%s", diff)
 			}
-			hits := cache.hits
+			hits := cache.Hits()
 			second := loadWith(fsys, cache)
 			if diff := cmp.Diff(want, second); diff != "" {
 				t.Fatalf("from the cache (+), the spec loads otherwise than without (-):\n%s", diff)
 			}
-			used := cache.hits > hits
+			used := cache.Hits() > hits
 			if want.Fits {
 				fitting++
 			} else if want.Data != nil {
@@ -110,7 +84,7 @@ environments: dev: revision: "HEAD"
 	if want.Fits || !strings.Contains(want.Log, "revisoin") {
 		t.Fatalf("the misspelled spec fits, or its problem is not said:\n%s", want.Log)
 	}
-	cache := &mapCache{}
+	cache := &memcache.Memory{}
 	if !loadWith(goodFS, cache).Fits {
 		t.Fatal("the spec does not fit")
 	}
@@ -121,7 +95,7 @@ environments: dev: revision: "HEAD"
 		entry func()
 	}{
 		{"a changed byte", func() {}},
-		{"the good spec's entry under the bad spec's key", func() { cache.Put(badKey, cache.m[goodKey]) }},
+		{"the good spec's entry under the bad spec's key", func() { data, _ := cache.Get(goodKey); cache.Put(badKey, data) }},
 		{"a damaged entry", func() { cache.Put(badKey, []byte(fitFormat+"\n")) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,34 +3,12 @@ package manifests
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	memcache "github.com/platc/platc/internal/cache"
 )
-
-// memCache is a Cache in memory.
-type memCache struct {
-	mu      sync.Mutex
-	entries map[string][]byte
-}
-
-func (c *memCache) Get(key string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	data, ok := c.entries[key]
-	return data, ok
-}
-
-func (c *memCache) Put(key string, data []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[string][]byte{}
-	}
-	c.entries[key] = data
-}
 
 const cacheKustomization = `resources:
   - deploy.yaml
@@ -53,7 +31,7 @@ func TestCacheReusesWhatStillHolds(t *testing.T) {
 		"app/deploy.yaml":        {Data: []byte(cacheDeployment)},
 		"other/cm.yaml":          {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")},
 	}
-	cache := &memCache{}
+	cache := &memcache.Memory{}
 	steps := []struct {
 		name   string
 		change func()
@@ -106,7 +84,7 @@ func TestCacheIgnoresBadEntries(t *testing.T) {
 		"not json",
 		`{"Format":"platc manifests cache 1","Objects":[{"Kind":"Stale"}]}`,
 	} {
-		cache := &memCache{}
+		cache := &memcache.Memory{}
 		cache.Put(cacheKey("app"), []byte(entry))
 		before := kustomizeRuns.Load()
 		got, _ := Build(fsys, "app", cache)
@@ -126,7 +104,7 @@ func TestCacheFollowsAPlainFolder(t *testing.T) {
 	fsys := fstest.MapFS{
 		"app/a.yaml": {Data: []byte(cacheDeployment)},
 	}
-	cache := &memCache{}
+	cache := &memcache.Memory{}
 	for _, step := range []struct {
 		name   string
 		change func()
@@ -163,8 +141,8 @@ func TestCacheFollowsAPlainFolder(t *testing.T) {
 			t.Errorf("%s: problems with the cache differ from a build (-build +cache):\n%s", step.name, diff)
 		}
 	}
-	if len(cache.entries) != 1 {
-		t.Errorf("the cache has %d entries, want the folder's one", len(cache.entries))
+	if cache.Len() != 1 {
+		t.Errorf("the cache has %d entries, want the folder's one", cache.Len())
 	}
 }
 
@@ -178,7 +156,7 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 		"bad/cm.yaml":             {Data: []byte("apiVersion: v1\nkind: ConfigMap\n")}, // no metadata.name
 	}
 	folders := []string{"good", "bad"}
-	check := func(what string, cache *memCache) {
+	check := func(what string, cache *memcache.Memory) {
 		t.Helper()
 		for _, dir := range folders {
 			wantObjects, wantProblems := Build(fsys, dir, nil)
@@ -191,8 +169,8 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 			}
 		}
 	}
-	fill := func() *memCache {
-		cache := &memCache{}
+	fill := func() *memcache.Memory {
+		cache := &memcache.Memory{}
 		for _, dir := range folders {
 			Build(fsys, dir, cache)
 		}
@@ -200,8 +178,7 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 	}
 
 	cache := fill()
-	good, bad := cache.entries[cacheKey("good")], cache.entries[cacheKey("bad")]
-	cache.entries[cacheKey("good")], cache.entries[cacheKey("bad")] = bad, good
+	cache.Swap(cacheKey("good"), cacheKey("bad"))
 	check("entries swapped", cache)
 
 	tampers := map[string]func([]byte) []byte{
@@ -216,7 +193,7 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 	for name, tamper := range tampers {
 		cache := fill()
 		for _, dir := range folders {
-			cache.entries[cacheKey(dir)] = tamper(cache.entries[cacheKey(dir)])
+			cache.Edit(cacheKey(dir), tamper)
 		}
 		check(name, cache)
 	}

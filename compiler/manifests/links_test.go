@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	memcache "github.com/platc/platc/internal/cache"
 )
 
 // link is a symbolic link to target in a fstest.MapFS.
@@ -102,7 +103,7 @@ func TestBuildLinks(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		for _, cache := range []Cache{nil, &memCache{}} {
+		for _, cache := range []Cache{nil, &memcache.Memory{}} {
 			objects, problems := Build(fsys, tt.dir, cache)
 			if diff := cmp.Diff(tt.objects, objects); diff != "" {
 				t.Errorf("%s: objects (-want +got):\n%s", tt.dir, diff)
@@ -121,7 +122,7 @@ func TestCacheFollowsLinks(t *testing.T) {
 		"shared/cm.yaml": {Data: []byte(configMapA)},
 		"app/cm.yaml":    link("../shared/cm.yaml"),
 	}
-	cache := &memCache{}
+	cache := &memcache.Memory{}
 	if _, problems := Build(fsys, "app", cache); len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}

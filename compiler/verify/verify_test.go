@@ -4,7 +4,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/platc/platc/compiler"
@@ -18,6 +17,7 @@ import (
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/verify"
+	memcache "github.com/platc/platc/internal/cache"
 )
 
 // TestVerifySchemasBesideOthers renders the sample, breaks its output in
@@ -75,8 +75,8 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 
 	// Without a cache, and three times with one: empty, then with the
 	// verdicts of the first run, which then hold all the shapes.
-	cache := &memCache{m: map[string][]byte{}}
-	for run, c := range []*memCache{nil, cache, cache, cache} {
+	cache := &memcache.Memory{}
+	for run, c := range []*memcache.Memory{nil, cache, cache, cache} {
 		in := verify.Input{Spec: spec, Stacks: stacks, Layers: clientFiles, Files: files, Repo: fsys, Charts: &charts.Renderer{Repo: fsys}, SpecDir: compiler.DefaultSpecDir}
 		if c != nil {
 			in.Cache = c
@@ -93,28 +93,7 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 			t.Errorf("run %d: problems:\n%s\nwant:\n%s", run, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	if cache.puts != 1 {
-		t.Errorf("the cache was written %d times, want once (after the first run that had it)", cache.puts)
+	if cache.Puts() != 1 {
+		t.Errorf("the cache was written %d times, want once (after the first run that had it)", cache.Puts())
 	}
-}
-
-// memCache is a verify.Input.Cache in memory.
-type memCache struct {
-	mu   sync.Mutex
-	m    map[string][]byte
-	puts int
-}
-
-func (c *memCache) Get(key string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	data, ok := c.m[key]
-	return data, ok
-}
-
-func (c *memCache) Put(key string, data []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[key] = data
-	c.puts++
 }
