@@ -1,6 +1,7 @@
 package compiler_test
 
 import (
+	"bytes"
 	"os"
 	"reflect"
 	"strings"
@@ -30,8 +31,8 @@ func TestSampleRendersItsChart(t *testing.T) {
 			t.Errorf("%s: %s", a.Env, a.Outcome.Error)
 		}
 		var kinds []string
-		for _, o := range a.Outcome.Objects {
-			kinds = append(kinds, o.Object["kind"].(string))
+		for _, h := range a.Outcome.Heads() {
+			kinds = append(kinds, h.Kind)
 		}
 		if got, want := strings.Join(kinds, ","), "ConfigMap,Service,Deployment"; got != want {
 			t.Errorf("%s: rag-service renders %s, want %s", a.Env, got, want)
@@ -52,12 +53,18 @@ type countingCache struct {
 	mu         sync.Mutex
 	data       map[string][]byte
 	gets, puts int
+	// chartGets and chartPuts count those of chart renders' entries, the
+	// pack's included.
+	chartGets, chartPuts int
 }
 
 func (c *countingCache) Get(key string) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gets++
+	if strings.HasPrefix(key, "chart-render") {
+		c.chartGets++
+	}
 	d, ok := c.data[key]
 	return d, ok
 }
@@ -66,6 +73,9 @@ func (c *countingCache) Put(key string, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.puts++
+	if strings.HasPrefix(key, "chart-render") {
+		c.chartPuts++
+	}
 	c.data[key] = data
 }
 
@@ -80,9 +90,10 @@ func (c *countingCache) renders() int {
 }
 
 // TestChartRendersAreCached: each distinct render is done once and kept in
-// the cache, keyed by what it read; the next compilation renders nothing
-// and finds the same; an entry that does not match what it claims to
-// describe is rendered again.
+// the cache, keyed by what it read, and the compilation's outcomes are
+// kept together in one entry (the pack); the next compilation renders
+// nothing, reads that one entry and finds the same; an entry that does
+// not match what it claims to describe is rendered again.
 func TestChartRendersAreCached(t *testing.T) {
 	fsys := synth.PlatformWithCharts(synth.Size{Environments: 4, Modules: 20, Clients: 2})
 	cache := &countingCache{data: map[string][]byte{}}
@@ -94,33 +105,70 @@ func TestChartRendersAreCached(t *testing.T) {
 	if apps := len(first.Charts.Apps()); distinct == 0 || distinct >= apps {
 		t.Errorf("%d renders kept for %d Applications: the same request must render once", distinct, apps)
 	}
-	puts := cache.puts
+	if _, ok := cache.data["chart-renders"]; !ok || cache.chartPuts != distinct+1 {
+		t.Errorf("the first compilation put %d entries of renders, want the %d renders and the pack", cache.chartPuts, distinct)
+	}
+	puts, chartGets := cache.puts, cache.chartGets
 	second := compiler.Compile(fsys, compiler.Options{Cache: cache})
 	if cache.puts != puts {
-		t.Errorf("the second compilation rendered %d charts again", cache.puts-puts)
+		t.Errorf("the second compilation put %d entries (renders or the pack)", cache.puts-puts)
 	}
-	if a, b := first.Charts.Apps(), second.Charts.Apps(); !reflect.DeepEqual(outcomes(a), outcomes(b)) {
+	if n := cache.chartGets - chartGets; n != 1 {
+		t.Errorf("the second compilation read %d entries of renders, want the pack alone", n)
+	}
+	if a, b := first.Charts.Apps(), second.Charts.Apps(); !reflect.DeepEqual(outcomes(t, a), outcomes(t, b)) {
 		t.Error("a cached render differs from the render")
 	}
-	// Corrupt every entry: each is rendered again, with the same outcome.
-	for k, v := range cache.data {
+	// Corrupt every entry of a render: the pack still holds them.
+	corrupt := func(k string) {
+		// Another first byte (a digest may start with "0").
+		cache.data[k] = append([]byte{cache.data[k][0] ^ 1}, cache.data[k][1:]...)
+	}
+	for k := range cache.data {
 		if strings.HasPrefix(k, "chart-render-") {
-			// Another first byte (a digest may start with "0").
-			cache.data[k] = append([]byte{v[0] ^ 1}, v[1:]...)
+			corrupt(k)
+		}
+	}
+	compiler.Compile(fsys, compiler.Options{Cache: cache})
+	if cache.puts != puts {
+		t.Errorf("with the pack whole: %d entries put again, want none", cache.puts-puts)
+	}
+	// Corrupt the pack's entries too: each is rendered again, with the
+	// same outcome, and the pack is written again.
+	pack := cache.data["chart-renders"]
+	for i := range pack {
+		if i > len("platc chart renders 1\n")+8 && bytes.HasPrefix(pack[i:], []byte("\nplatc chart render ")) {
+			pack[i-1] ^= 1 // the last character of an entry's digest
 		}
 	}
 	third := compiler.Compile(fsys, compiler.Options{Cache: cache})
-	if cache.puts != puts+distinct || !reflect.DeepEqual(outcomes(first.Charts.Apps()), outcomes(third.Charts.Apps())) {
-		t.Errorf("corrupt entries: %d rendered again, want %d", cache.puts-puts, distinct)
+	if cache.puts != puts+distinct+1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, third.Charts.Apps())) {
+		t.Errorf("corrupt entries: %d put again, want the %d renders and the pack", cache.puts-puts, distinct)
 	}
 }
 
-func outcomes(apps []charts.App) []*charts.Outcome {
-	var out []*charts.Outcome
+func outcomes(t *testing.T, apps []charts.App) []outcomeView {
+	t.Helper()
+	var out []outcomeView
 	for _, a := range apps {
-		out = append(out, a.Outcome)
+		o := a.Outcome
+		objects, err := o.Manifests()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, outcomeView{o.Heads(), objects, o.Error, o.Schema, o.SchemaNote, o.Unknown})
 	}
 	return out
+}
+
+// outcomeView is what an outcome says, through its methods.
+type outcomeView struct {
+	Heads      []charts.Head
+	Objects    []charts.Manifest
+	Error      string
+	Schema     []charts.SchemaProblem
+	SchemaNote string
+	Unknown    []charts.UnknownKey
 }
 
 // BenchmarkVetWithCharts measures a compilation that renders every chart:

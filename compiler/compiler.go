@@ -254,9 +254,11 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 		return compiled{}
 	}
 	out := compiled{outDir: spec.Platform.OutDir, charts: newChartRenderer(fsys, opts, log)}
+	out.charts.Prefetch()
 	rendered := render.Render(spec, info, stacks)
 	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders,
 		Charts: out.charts, SpecDir: opts.SpecDir, Strict: opts.Strict, Cache: opts.Cache}, log)
+	out.charts.KeepPack()
 	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
 	if err != nil {
 		log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)

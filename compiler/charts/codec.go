@@ -4,23 +4,39 @@ import "github.com/platc/platc/compiler/object"
 
 // An outcome is kept in the cache in object's binary form of plain
 // values rather than as JSON: a warm run reads every distinct render's
-// outcome (1,355 at 10,000 Applications), and encoding/json's decoding of
+// outcome (1,461 at 10,000 Applications), and encoding/json's decoding of
 // their objects into map[string]any was a quarter of what rendering charts
-// added to platc vet. The form holds exactly what Render makes (plain data
-// as sigs.k8s.io/yaml decodes it, and int64; nil slices and maps told from
+// added to platc vet. Each object is written as its head (Head) and its
+// body, the object's own binary form, which a read keeps undecoded until
+// Manifests asks for it: the checks of most objects read their heads
+// alone. The form holds exactly what Render makes (plain data as
+// sigs.k8s.io/yaml decodes it, and int64; nil slices and maps told from
 // empty ones), so that an outcome read from the cache is the outcome
 // rendered (TestOutcomeCodec).
 
 // appendOutcome appends the binary form of o to b; ok is false if o holds
 // a value the form has no tag for (then it is not cached).
 func appendOutcome(b []byte, o *Outcome) (_ []byte, ok bool) {
+	objects, err := o.Manifests()
+	if err != nil {
+		return b, false
+	}
 	e := object.NewEncoder(b)
-	e.Count(len(o.Objects), o.Objects == nil)
-	for _, m := range o.Objects {
-		e.Str(m.Source)
-		e.Bool(m.Hook)
-		e.Bool(m.CRD)
-		e.Value(m.Object)
+	body := object.NewEncoder(nil)
+	e.Count(len(o.heads), o.heads == nil)
+	for i, h := range o.heads {
+		e.Str(h.Source)
+		e.Bool(h.Hook)
+		e.Bool(h.CRD)
+		e.Str(h.APIVersion)
+		e.Str(h.Kind)
+		e.Str(h.Name)
+		e.Str(h.Namespace)
+		e.Str(h.GenerateName)
+		body.B = body.B[:0]
+		body.Value(objects[i].Object)
+		e.OK = e.OK && body.OK
+		e.Bytes(body.B)
 	}
 	e.Str(o.Error)
 	e.Count(len(o.Schema), o.Schema == nil)
@@ -38,20 +54,18 @@ func appendOutcome(b []byte, o *Outcome) (_ []byte, ok bool) {
 	return e.B, e.OK
 }
 
-// readOutcome reads what appendOutcome wrote, all of data.
+// readOutcome reads what appendOutcome wrote, all of data; the outcome's
+// bodies are slices of data, decoded when Manifests is first called.
 func readOutcome(data []byte) (*Outcome, error) {
 	d := object.NewDecoder(data)
 	o := &Outcome{}
 	if n, isNil := d.Count(); !isNil {
-		o.Objects = make([]Manifest, n)
-		for i := range o.Objects {
-			m := &o.Objects[i]
-			m.Source, m.Hook, m.CRD = d.Str(), d.Bool(), d.Bool()
-			if v, ok := d.Value().(map[string]any); ok {
-				m.Object = v
-			} else {
-				d.Fail()
-			}
+		o.heads = make([]Head, n)
+		o.bodies = make([][]byte, n)
+		for i := range o.heads {
+			o.heads[i] = Head{Source: d.Str(), Hook: d.Bool(), CRD: d.Bool(),
+				APIVersion: d.Str(), Kind: d.Str(), Name: d.Str(), Namespace: d.Str(), GenerateName: d.Str()}
+			o.bodies[i] = d.Bytes()
 		}
 	}
 	o.Error = d.Str()

@@ -20,24 +20,19 @@ func TestOutcomeCodec(t *testing.T) {
 		"schema":  Render(ch, Request{Release: "shop", Namespace: "web", ValuesObject: []byte(`replicaCount: many`)}),
 		"error":   Render(testChart(t, map[string]string{"templates/bad.yaml": "{{ .Values.nope.deeper }}\n"}), Request{Release: "shop", Namespace: "web"}),
 		"empty":   {},
-		"values": {
-			Objects: []Manifest{
-				{Source: "a.yaml", Hook: true, Object: map[string]any{
-					"nil": nil, "t": true, "f": false, "float": 1.5, "big": 1e300, "neg": -0.25, "int": int64(-7),
-					"s": "", "u": "ünï\x00code", "list": []any{"a", 1.0, nil, []any{}, map[string]any{}},
-					"nilList": []any(nil), "nilMap": map[string]any(nil), "emptyMap": map[string]any{},
-				}},
-				{Source: "b.yaml", CRD: true, Object: map[string]any{}},
-				{Source: "c.yaml"},
-			},
-			Error:      "e",
-			Schema:     []SchemaProblem{{Path: []string{"a"}, Message: "m"}, {Chart: []string{}, Path: nil, Message: ""}},
-			SchemaNote: "n",
-			Unknown:    []UnknownKey{{Path: []string{"x", "y"}, Suggest: "z"}, {}},
-		},
-		"emptySlices": {Objects: []Manifest{}, Schema: []SchemaProblem{}, Unknown: []UnknownKey{}},
+		"values": withFields(NewOutcome(
+			Manifest{Source: "a.yaml", Hook: true, Object: map[string]any{
+				"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "n", "namespace": "ns", "generateName": "g"},
+				"nil": nil, "t": true, "f": false, "float": 1.5, "big": 1e300, "neg": -0.25, "int": int64(-7),
+				"s": "", "u": "ünï\x00code", "list": []any{"a", 1.0, nil, []any{}, map[string]any{}},
+				"nilList": []any(nil), "nilMap": map[string]any(nil), "emptyMap": map[string]any{},
+			}},
+			Manifest{Source: "b.yaml", CRD: true, Object: map[string]any{"kind": 1.0, "metadata": "no map"}},
+			Manifest{Source: "c.yaml"},
+		)),
+		"emptySlices": {heads: []Head{}, objects: []Manifest{}, Schema: []SchemaProblem{}, Unknown: []UnknownKey{}},
 	}
-	if len(outcomes["objects"].Objects) < 5 || len(outcomes["unknown"].Unknown) == 0 || len(outcomes["schema"].Schema) == 0 || outcomes["error"].Error == "" {
+	if outcomes["objects"].Len() < 5 || len(outcomes["unknown"].Unknown) == 0 || len(outcomes["schema"].Schema) == 0 || outcomes["error"].Error == "" {
 		t.Fatal("the renders do not give what the test reads back")
 	}
 	for name, o := range outcomes {
@@ -50,8 +45,8 @@ func TestOutcomeCodec(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !reflect.DeepEqual(got, o) {
-			t.Errorf("%s: read back\n%#v\nwritten\n%#v", name, got, o)
+		if g, w := viewOf(t, got), viewOf(t, o); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: read back\n%#v\nwritten\n%#v", name, g, w)
 		}
 		again, _ := appendOutcome(nil, got)
 		if string(again) != string(data) {
@@ -63,15 +58,74 @@ func TestOutcomeCodec(t *testing.T) {
 			}
 			changed := append([]byte(nil), data...)
 			changed[i] ^= 0xff
-			readOutcome(changed) // must not panic
+			if o, err := readOutcome(changed); err == nil { // must not panic
+				o.Manifests()
+			}
 		}
 		if _, err := readOutcome(append(data, 0)); err == nil {
 			t.Errorf("%s: a byte more read as an outcome", name)
 		}
 	}
 	// A value of another type is not encoded: that outcome is not cached.
-	if _, ok := appendOutcome(nil, &Outcome{Objects: []Manifest{{Object: map[string]any{"n": int32(1)}}}}); ok {
+	if _, ok := appendOutcome(nil, NewOutcome(Manifest{Object: map[string]any{"n": int32(1)}})); ok {
 		t.Error("an int32 was encoded")
+	}
+}
+
+// withFields gives o every field but its objects.
+func withFields(o *Outcome) *Outcome {
+	o.Error, o.SchemaNote = "e", "n"
+	o.Schema = []SchemaProblem{{Path: []string{"a"}, Message: "m"}, {Chart: []string{}, Path: nil, Message: ""}}
+	o.Unknown = []UnknownKey{{Path: []string{"x", "y"}, Suggest: "z"}, {}}
+	return o
+}
+
+// outcomeView is what an Outcome says, through its methods.
+type outcomeView struct {
+	Heads      []Head
+	Manifests  []Manifest
+	Error      string
+	Schema     []SchemaProblem
+	SchemaNote string
+	Unknown    []UnknownKey
+}
+
+func viewOf(t *testing.T, o *Outcome) outcomeView {
+	t.Helper()
+	m, err := o.Manifests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outcomeView{o.Heads(), m, o.Error, o.Schema, o.SchemaNote, o.Unknown}
+}
+
+// TestOutcomeHeads checks that an object's head is what it says of
+// itself, read from the object rendered or from the cache, with "" where
+// a field is missing or not a string; and that a body the cache damaged
+// is an error of Manifests, not a panic.
+func TestOutcomeHeads(t *testing.T) {
+	o := NewOutcome(
+		Manifest{Source: "a.yaml", Hook: true, Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop"}}},
+		Manifest{Source: "b.yaml", CRD: true, Object: map[string]any{"apiVersion": 1.0, "metadata": map[string]any{"generateName": "x-", "name": true}}},
+	)
+	want := []Head{
+		{Source: "a.yaml", Hook: true, APIVersion: "apps/v1", Kind: "Deployment", Name: "web", Namespace: "shop"},
+		{Source: "b.yaml", CRD: true, GenerateName: "x-"},
+	}
+	if !reflect.DeepEqual(o.Heads(), want) {
+		t.Errorf("heads %+v, want %+v", o.Heads(), want)
+	}
+	data, _ := appendOutcome(nil, o)
+	read, err := readOutcome(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(read.Heads(), want) || read.objects != nil {
+		t.Errorf("read: heads %+v, objects decoded %v", read.Heads(), read.objects != nil)
+	}
+	read.bodies[1] = read.bodies[1][:1] // as if the cache held other bytes
+	if _, err := read.Manifests(); err == nil || err.Error() != "platc's cache holds a render of b.yaml that does not decode: remove platc's cache folder (PLATC_CACHE, ~/.cache/platc by default)" {
+		t.Errorf("a damaged body: %v", err)
 	}
 }
 

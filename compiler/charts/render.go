@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	commonutil "helm.sh/helm/v4/pkg/chart/common/util"
@@ -24,6 +25,8 @@ import (
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/object"
 )
 
 // HelmVersion is the Helm whose SDK renders charts: the one Argo CD v3.5.1
@@ -206,7 +209,6 @@ type Parameter struct {
 // the order `helm template` prints them, or Helm's error; and what the
 // checks of values found.
 type Outcome struct {
-	Objects []Manifest `json:"objects,omitempty"`
 	// Error is Helm's message where `helm template` fails.
 	Error string `json:"error,omitempty"`
 	// Schema are the values the chart's values.schema.json (or a
@@ -217,6 +219,85 @@ type Outcome struct {
 	// Unknown are the keys the user's values set that the chart's
 	// values.yaml does not have and no template reads.
 	Unknown []UnknownKey `json:"unknown,omitempty"`
+
+	// heads are the objects' heads (Heads). objects are the objects; of
+	// an outcome read from the cache, nil until Manifests decodes them
+	// from bodies, their binary form, once: a warm vet reads thousands
+	// of outcomes and judges most objects by their heads alone.
+	heads   []Head
+	objects []Manifest
+	bodies  [][]byte
+	decode  sync.Once
+	err     error // of decoding bodies
+}
+
+// Head is what a rendered object is, read without the rest of it: where
+// it comes from, and its identity.
+type Head struct {
+	// Source, Hook and CRD are the Manifest's.
+	Source    string
+	Hook, CRD bool
+	// APIVersion, Kind, Name, Namespace and GenerateName are the object's
+	// ("" where it has none, or not a string).
+	APIVersion, Kind, Name, Namespace, GenerateName string
+}
+
+// NewOutcome is an outcome of the given objects, for tests of what
+// checks them.
+func NewOutcome(objects ...Manifest) *Outcome {
+	o := &Outcome{}
+	for _, m := range objects {
+		o.addObject(m)
+	}
+	return o
+}
+
+func (o *Outcome) addObject(m Manifest) {
+	o.objects = append(o.objects, m)
+	o.heads = append(o.heads, headOf(m))
+}
+
+func headOf(m Manifest) Head {
+	h := Head{Source: m.Source, Hook: m.Hook, CRD: m.CRD}
+	h.APIVersion, _ = m.Object["apiVersion"].(string)
+	h.Kind, _ = m.Object["kind"].(string)
+	if meta, ok := m.Object["metadata"].(map[string]any); ok {
+		h.Name, _ = meta["name"].(string)
+		h.Namespace, _ = meta["namespace"].(string)
+		h.GenerateName, _ = meta["generateName"].(string)
+	}
+	return h
+}
+
+// Len is the number of rendered objects.
+func (o *Outcome) Len() int { return len(o.heads) }
+
+// Heads are the rendered objects' heads, in order; the caller must not
+// change them.
+func (o *Outcome) Heads() []Head { return o.heads }
+
+// Manifests are the rendered objects, in the order `helm template` prints
+// them; the caller must not change them. The error is that of an outcome
+// read from the cache whose objects do not decode (the cache is damaged).
+func (o *Outcome) Manifests() ([]Manifest, error) {
+	o.decode.Do(func() {
+		if o.bodies == nil {
+			return
+		}
+		objects := make([]Manifest, len(o.bodies))
+		for i, b := range o.bodies {
+			h := o.heads[i]
+			d := object.NewDecoder(b)
+			obj, ok := d.Value().(map[string]any)
+			if err := d.Done(); err != nil || !ok {
+				o.err = fmt.Errorf("platc's cache holds a render of %s that does not decode: remove platc's cache folder (PLATC_CACHE, ~/.cache/platc by default)", h.Source)
+				return
+			}
+			objects[i] = Manifest{Source: h.Source, Hook: h.Hook, CRD: h.CRD, Object: obj}
+		}
+		o.objects, o.bodies = objects, nil
+	})
+	return o.objects, o.err
 }
 
 // Manifest is one rendered object.
@@ -269,7 +350,7 @@ func Render(ch *Chart, req Request) *Outcome {
 	out.Unknown = unknownKeys(ch.helm, vals)
 	if err := render(ch.helm, req, vals, out); err != nil {
 		out.Error = err.Error()
-		out.Objects = nil
+		out.objects, out.heads = nil, nil
 	}
 	return out
 }
@@ -408,7 +489,7 @@ func (out *Outcome) add(source, content string, hook, crd bool) error {
 		if len(obj) == 0 {
 			continue
 		}
-		out.Objects = append(out.Objects, Manifest{Source: source, Hook: hook, CRD: crd, Object: obj})
+		out.addObject(Manifest{Source: source, Hook: hook, CRD: crd, Object: obj})
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ metadata:
 
 func kinds(out *Outcome) string {
 	var ks []string
-	for _, o := range out.Objects {
+	for _, o := range out.objects {
 		ks = append(ks, o.Object["kind"].(string))
 	}
 	return strings.Join(ks, ",")
@@ -96,12 +96,12 @@ func TestRenderAsHelmTemplate(t *testing.T) {
 	if got, want := kinds(out), "CustomResourceDefinition,PodDisruptionBudget,ConfigMap,Deployment,Job"; got != want {
 		t.Errorf("kinds = %s, want %s", got, want)
 	}
-	cm := out.Objects[2].Object
+	cm := out.objects[2].Object
 	if d := cm["data"].(map[string]any); d["found"] != "no" || d["kube"] != "v1.33.0" {
 		t.Errorf("lookup and kube version: %v", d)
 	}
-	if !out.Objects[4].Hook || !out.Objects[0].CRD {
-		t.Errorf("hook and crd flags: %+v", out.Objects)
+	if !out.objects[4].Hook || !out.objects[0].CRD {
+		t.Errorf("hook and crd flags: %+v", out.objects)
 	}
 
 	out = Render(ch, Request{Release: "shop", Namespace: "web", SkipCRDs: true, APIVersions: []string{"monitoring.coreos.com/v1"}})
@@ -120,7 +120,7 @@ func TestRenderValues(t *testing.T) {
 	if out.Error != "" {
 		t.Fatal(out.Error)
 	}
-	dep := out.Objects[3].Object
+	dep := out.objects[3].Object
 	spec := dep["spec"].(map[string]any)
 	if spec["replicas"] != float64(3) {
 		t.Errorf("replicas = %v, want 3 (valuesObject after the files)", spec["replicas"])

@@ -380,7 +380,12 @@ func runPreview(c *call, client, env string, manifests bool) int {
 				}
 				rendered = true
 				fmt.Fprintf(c.stdout, "---\n# What %s renders for Application %s (%s).\n", a.Source, name, env)
-				for _, m := range a.Outcome.Objects {
+				objects, err := a.Outcome.Manifests()
+				if err != nil {
+					fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
+					return ExitProblems
+				}
+				for _, m := range objects {
 					fmt.Fprintf(c.stdout, "---\n# Source: %s\n", m.Source)
 					data, err := yaml.Marshal(m.Object)
 					if err != nil {

@@ -144,7 +144,11 @@ func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error
 	}
 	var out []diff.Object
 	for _, a := range res.Charts.Apps() {
-		for _, m := range a.Outcome.Objects {
+		objects, err := a.Outcome.Manifests()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range objects {
 			o := diff.Object{Env: a.Env, App: a.Name, Data: m.Object}
 			o.Kind, _ = m.Object["kind"].(string)
 			meta, _ := m.Object["metadata"].(map[string]any)

@@ -48,6 +48,10 @@ func NewEncoder(b []byte) *Encoder { return &Encoder{B: b, OK: true} }
 
 func (e *Encoder) Uint(n int)   { e.B = binary.AppendUvarint(e.B, uint64(n)) }
 func (e *Encoder) Str(s string) { e.Uint(len(s)); e.B = append(e.B, s...) }
+
+// Bytes writes b as Str writes a string.
+func (e *Encoder) Bytes(b []byte) { e.Uint(len(b)); e.B = append(e.B, b...) }
+
 func (e *Encoder) Bool(v bool) {
 	if v {
 		e.B = append(e.B, 1)
@@ -191,6 +195,19 @@ func (d *Decoder) Str() string {
 	s := string(d.b[:n])
 	d.b = d.b[n:]
 	return s
+}
+
+// Bytes reads what Encoder.Bytes (or Str) wrote: a slice of the bytes
+// being decoded, not a copy.
+func (d *Decoder) Bytes() []byte {
+	n := d.Uint()
+	if n > len(d.b) {
+		d.Fail()
+		return nil
+	}
+	b := d.b[:n:n]
+	d.b = d.b[n:]
+	return b
 }
 
 func (d *Decoder) Bool() bool {

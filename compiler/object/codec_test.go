@@ -54,3 +54,26 @@ func TestCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestCodecBytes checks that Bytes reads what Bytes wrote as a slice of
+// the decoded bytes (a later write to it does not reach the next value),
+// and that a length past the end fails.
+func TestCodecBytes(t *testing.T) {
+	e := NewEncoder(nil)
+	e.Bytes([]byte("body"))
+	e.Bytes(nil)
+	e.Str("next")
+	d := NewDecoder(e.B)
+	b, empty := d.Bytes(), d.Bytes()
+	if string(b) != "body" || len(empty) != 0 {
+		t.Fatalf("read %q and %q", b, empty)
+	}
+	_ = append(b, 'X') // capped: must not overwrite what follows
+	if s := d.Str(); s != "next" || d.Done() != nil {
+		t.Errorf("after Bytes: %q, %v", s, d.Err)
+	}
+	d = NewDecoder(e.B[:3])
+	if d.Bytes(); d.Done() == nil {
+		t.Error("a cut body decodes")
+	}
+}

@@ -292,6 +292,13 @@ func splitDocuments(data []byte) [][]byte {
 	return append(docs, cur.Bytes())
 }
 
+// Knows reports whether v has a schema for apiVersion and kind: whether
+// Validate judges an object of that kind.
+func (v *Validator) Knows(apiVersion, kind string) bool {
+	_, ok := v.kinds[gvk{apiVersion, kind}]
+	return ok
+}
+
 // Validate checks obj (as decoded from JSON/YAML: map[string]any, []any,
 // string, float64/int64/json.Number, bool, nil) against the schema of its
 // apiVersion and kind. It returns the problems found, sorted by pointer

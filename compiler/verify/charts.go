@@ -272,7 +272,7 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 			v.log.Warnf(pos, specPath, "%s", msg)
 		}
 	}
-	if len(out.Objects) > 0 {
+	if out.Len() > 0 {
 		v.renderedObjects(env, a, what, out, e)
 	}
 }
@@ -430,7 +430,11 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 			v.errorf(a.origin, format, args...)
 		}
 	}
-	for _, o := range v.objectsOf(out) {
+	objects, err := v.objectsOf(out)
+	if err != nil {
+		report("cache", "%s for Application %q (%s): %v", what, a.name(), where(a, env), err)
+	}
+	for _, o := range objects {
 		if o.noKind {
 			report("kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
 			continue
@@ -492,12 +496,13 @@ type renderedObject struct {
 type judgedOutcome struct {
 	once    sync.Once
 	objects []renderedObject
+	err     error // reading the outcome's objects from the cache
 }
 
 // objectsOf judges the objects of out once per verifier: an outcome is
 // shared by every Application whose render request is the same
 // (charts.Renderer), and what it renders does not change.
-func (v *verifier) objectsOf(out *charts.Outcome) []renderedObject {
+func (v *verifier) objectsOf(out *charts.Outcome) ([]renderedObject, error) {
 	v.judgedMu.Lock()
 	if v.judged == nil {
 		v.judged = map[*charts.Outcome]*judgedOutcome{}
@@ -508,20 +513,38 @@ func (v *verifier) objectsOf(out *charts.Outcome) []renderedObject {
 		v.judged[out] = j
 	}
 	v.judgedMu.Unlock()
-	j.once.Do(func() { j.objects = v.judgeObjects(out) })
-	return j.objects
+	j.once.Do(func() { j.objects, j.err = v.judgeObjects(out) })
+	return j.objects, j.err
 }
 
-// judgeObjects is objectsOf without the memo.
-func (v *verifier) judgeObjects(out *charts.Outcome) []renderedObject {
+// judgeObjects is objectsOf without the memo. It reads the objects' heads
+// and decodes an object only where a CRD judges it (the chart's CRDs
+// themselves, and the objects of a kind the chart's CRDs or platc's
+// describe): most of what charts render are Kubernetes' own kinds.
+func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
+	heads := out.Heads()
+	var decoded []charts.Manifest
+	body := func(i int) (map[string]any, error) {
+		if decoded == nil {
+			var err error
+			if decoded, err = out.Manifests(); err != nil {
+				return nil, err
+			}
+		}
+		return decoded[i].Object, nil
+	}
 	scopes := map[string]bool{} // group/kind -> cluster-scoped, from the chart's CRDs
 	crds := map[string][]map[string]any{}
-	for _, o := range out.Objects {
-		if o.Object["kind"] == "CustomResourceDefinition" {
-			g := str(o.Object, "spec", "group")
-			k := str(o.Object, "spec", "names", "kind")
-			scopes[g+"/"+k] = str(o.Object, "spec", "scope") == "Cluster"
-			crds[o.Source] = append(crds[o.Source], o.Object)
+	for i, h := range heads {
+		if h.Kind == "CustomResourceDefinition" {
+			obj, err := body(i)
+			if err != nil {
+				return nil, err
+			}
+			g := str(obj, "spec", "group")
+			k := str(obj, "spec", "names", "kind")
+			scopes[g+"/"+k] = str(obj, "spec", "scope") == "Cluster"
+			crds[h.Source] = append(crds[h.Source], obj)
 		}
 	}
 	var val *validate.Validator
@@ -531,37 +554,39 @@ func (v *verifier) judgeObjects(out *charts.Outcome) []renderedObject {
 	// The kinds platc knows (Argo CD's, kro's, the primitives'), or the
 	// cluster's with -crds.
 	platform := v.validator()
-	objects := make([]renderedObject, 0, len(out.Objects))
-	for _, o := range out.Objects {
-		apiVersion, _ := o.Object["apiVersion"].(string)
-		kind, _ := o.Object["kind"].(string)
-		r := renderedObject{source: o.Source, crd: o.CRD, kind: kind}
-		if apiVersion == "" || kind == "" {
+	objects := make([]renderedObject, 0, len(heads))
+	for i, h := range heads {
+		r := renderedObject{source: h.Source, crd: h.CRD, kind: h.Kind}
+		if h.APIVersion == "" || h.Kind == "" {
 			r.noKind = true
 			objects = append(objects, r)
 			continue
 		}
-		r.name, r.ns = str(o.Object, "metadata", "name"), str(o.Object, "metadata", "namespace")
-		r.desc = kind + " " + strconv.Quote(r.name) + " (" + o.Source + ")" // as %s %q (%s)
-		r.group = group(apiVersion)
+		r.name, r.ns = h.Name, h.Namespace
+		r.desc = h.Kind + " " + strconv.Quote(r.name) + " (" + h.Source + ")" // as %s %q (%s)
+		r.group = group(h.APIVersion)
 		if r.name == "" {
-			r.noName = str(o.Object, "metadata", "generateName") == ""
+			r.noName = h.GenerateName == ""
 		} else {
-			r.nameMsgs = nameProblems(r.group, kind, r.name)
+			r.nameMsgs = nameProblems(r.group, h.Kind, r.name)
 		}
 		if r.ns != "" {
 			r.nsMsgs = validation.IsDNS1123Label(r.ns)
 		}
 		var known bool
-		r.clusterScoped, known = scopes[r.group+"/"+kind]
+		r.clusterScoped, known = scopes[r.group+"/"+h.Kind]
 		if !known {
-			r.clusterScoped = manifests.ClusterScoped(apiVersion, kind)
+			r.clusterScoped = manifests.ClusterScoped(h.APIVersion, h.Kind)
 		}
 		for _, val := range []*validate.Validator{val, platform} {
-			if val == nil || o.CRD || r.crdProblems != nil {
+			if val == nil || h.CRD || r.crdProblems != nil || !val.Knows(h.APIVersion, h.Kind) {
 				continue
 			}
-			if problems, err := val.Validate(o.Object); err == nil && len(problems) > 0 {
+			obj, err := body(i)
+			if err != nil {
+				return nil, err
+			}
+			if problems, err := val.Validate(obj); err == nil && len(problems) > 0 {
 				for _, p := range problems {
 					r.crdProblems = append(r.crdProblems, p.String())
 				}
@@ -569,5 +594,5 @@ func (v *verifier) judgeObjects(out *charts.Outcome) []renderedObject {
 		}
 		objects = append(objects, r)
 	}
-	return objects
+	return objects, nil
 }

@@ -45,7 +45,7 @@ func TestNameProblems(t *testing.T) {
 // Applications sharing the outcome: each is told of every problem, in
 // its own words, once per object.
 func TestRenderedObjectsJudgedOnce(t *testing.T) {
-	out := &charts.Outcome{Objects: []charts.Manifest{
+	out := charts.NewOutcome([]charts.Manifest{
 		{Source: "web/templates/a.yaml", Object: map[string]any{"kind": "ConfigMap"}},
 		{Source: "web/templates/b.yaml", Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{}}},
 		{Source: "web/templates/c.yaml", Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"generateName": "web-"}}},
@@ -54,7 +54,7 @@ func TestRenderedObjectsJudgedOnce(t *testing.T) {
 		{Source: "web/templates/e.yaml", Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "web", "namespace": "web"}}},
 		{Source: "web/templates/f.yaml", Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject", "metadata": map[string]any{"name": "team"}, "spec": map[string]any{"sourceRepo": "x"}}},
 		{Source: "web/crds/g.yaml", CRD: true, Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject", "metadata": map[string]any{"name": "Team"}, "spec": map[string]any{"sourceRepo": "x"}}},
-	}}
+	}...)
 	log := &diag.Log{}
 	v := &verifier{in: Input{Spec: &model.Spec{}}, log: log}
 	env := &model.Environment{Name: "dev"}

@@ -41,7 +41,7 @@ func TestPlatformsWithChartsRender(t *testing.T) {
 			t.Errorf("%s/%s: %s", a.Env, a.Name, a.Outcome.Error)
 		}
 		apps++
-		objects += len(a.Outcome.Objects)
+		objects += a.Outcome.Len()
 	}
 	if apps < 60 || objects < 3*apps {
 		t.Errorf("%d Applications rendered, %d objects", apps, objects)
