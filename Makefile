@@ -49,6 +49,7 @@ hooks:
 ## golden: rewrite the expected output of the golden cases in golden/
 golden:
 	$(GO) test ./compiler -run TestGolden -update
+	$(GO) test ./schemas -run TestCRDsJSON -update
 
 ## bench: Go benchmarks of the compiler, with allocations
 bench:

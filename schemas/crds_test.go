@@ -2,6 +2,8 @@ package schemas_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -463,4 +465,70 @@ func join(path, name string) string {
 		return "." + name
 	}
 	return path + "." + name
+}
+
+var update = flag.Bool("update", false, "rewrite crds.json from crds/")
+
+// TestCRDsJSON checks that crds.json is made from the YAML files of crds/
+// (with -update, rewrites it), and that CRDObjects reads from it what
+// decoding each YAML document gives.
+func TestCRDsJSON(t *testing.T) {
+	want, err := crdsJSON(schemas.CRDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("crds.json", want, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return // the binary embeds the file it had: the next run checks it
+	}
+	got, err := os.ReadFile("crds.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("crds.json is not made from crds/: run go test ./schemas -update")
+	}
+	objects, err := schemas.CRDObjects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := schemas.CRDs()
+	if len(objects) != len(files) {
+		t.Fatalf("%d files decoded, %d embedded", len(objects), len(files))
+	}
+	for name, data := range files {
+		docs := bytes.Split(data, []byte("\n---\n"))
+		if len(objects[name]) != len(docs) {
+			t.Fatalf("%s: %d documents decoded, %d in the file", name, len(objects[name]), len(docs))
+		}
+		for i, doc := range docs {
+			var m map[string]any
+			if err := yaml.Unmarshal(doc, &m); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(objects[name][i], m) {
+				t.Errorf("%s: document %d decodes to other values than its YAML", name, i+1)
+			}
+		}
+	}
+}
+
+// crdsJSON is what crds.json holds for the files of CRDs: by file name,
+// each document converted to JSON by sigs.k8s.io/yaml, indented.
+func crdsJSON(files map[string][]byte) ([]byte, error) {
+	out := map[string][]json.RawMessage{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		out[name] = []json.RawMessage{}
+		for i, doc := range bytes.Split(files[name], []byte("\n---\n")) {
+			data, err := yaml.YAMLToJSON(doc)
+			if err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)
+			}
+			out[name] = append(out[name], data)
+		}
+	}
+	data, err := json.MarshalIndent(out, "", "\t")
+	return append(data, '\n'), err
 }
