@@ -48,7 +48,12 @@ type measure struct {
 }
 
 func main() {
+	if os.Getenv(runnerEnv) == "1" {
+		runRequests()
+		return
+	}
 	flag.Parse()
+	startRunner()
 	tmp, err := os.MkdirTemp("", "platc-bench-")
 	check(err)
 	defer os.RemoveAll(tmp)
@@ -214,9 +219,8 @@ func rounds(dir string, cmds []*command) {
 			if c.dir != "" {
 				in = c.dir
 			}
-			start := time.Now()
 			c.lastOut = runIn(in, c.args[0], c.args[1:]...)
-			c.runs = append(c.runs, measure{wall: time.Since(start), rss: lastRSS})
+			c.runs = append(c.runs, measure{wall: lastWall, rss: lastRSS})
 		}
 	}
 }
@@ -237,22 +241,101 @@ func (m measure) String() string {
 	return fmt.Sprintf("%.3fs %4dMB", m.wall.Seconds(), m.rss/1024)
 }
 
-var lastRSS int64
+var lastRSS, lastWall = int64(0), time.Duration(0)
 
-// runIn runs a command in dir and returns its standard output; it records
-// the command's peak resident memory in lastRSS.
+// runIn runs a command in dir, through the runner, and returns its
+// standard output; it records the command's wall time and peak resident
+// memory in lastWall and lastRSS.
 func runIn(dir, name string, args ...string) []byte {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		fail("%s %s: %v\n%s", name, strings.Join(args, " "), err, errOut.String())
+	out := filepath.Join(os.TempDir(), fmt.Sprintf("platc-bench-out-%d", os.Getpid()))
+	defer os.Remove(out)
+	r := theRunner.run(request{Dir: dir, Name: name, Args: args, Env: os.Environ(), Out: out})
+	if r.Err != "" {
+		fail("%s %s: %s\n%s", name, strings.Join(args, " "), r.Err, r.Stderr)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		lastRSS = ru.Maxrss // KiB on Linux
+	lastRSS, lastWall = r.MaxRSS, r.Wall
+	data, err := os.ReadFile(out)
+	check(err)
+	return data
+}
+
+// The runner is a process of this program, started before this one holds
+// anything large, that runs the measured commands. A child's peak memory
+// as Linux reports it (ru_maxrss) is at least that of the process that
+// started it, since os/exec starts a command in the memory of its parent
+// before exec: measured from this process, whose peak grows with what it
+// reads back ((b)'s output, the rendered Applications), every command
+// after the first large size reported the parent's 339 MB.
+type runner struct {
+	in  *json.Encoder
+	out *json.Decoder
+}
+
+type request struct {
+	Dir, Name string
+	Args, Env []string
+	Out       string // the file that gets the command's standard output
+}
+
+type response struct {
+	Wall        time.Duration
+	MaxRSS      int64 // KiB
+	Err, Stderr string
+}
+
+var theRunner *runner
+
+const runnerEnv = "PLATC_BENCH_RUNNER"
+
+func startRunner() {
+	self, err := os.Executable()
+	check(err)
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), runnerEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	check(err)
+	stdout, err := cmd.StdoutPipe()
+	check(err)
+	check(cmd.Start())
+	theRunner = &runner{in: json.NewEncoder(stdin), out: json.NewDecoder(stdout)}
+}
+
+func (r *runner) run(req request) response {
+	check(r.in.Encode(req))
+	var resp response
+	check(r.out.Decode(&resp))
+	return resp
+}
+
+// runRequests is the runner: it runs each request read from its standard
+// input and answers on its standard output, holding nothing between them.
+func runRequests() {
+	in, out := json.NewDecoder(os.Stdin), json.NewEncoder(os.Stdout)
+	for {
+		var req request
+		if err := in.Decode(&req); err != nil {
+			return // the benchmark is done
+		}
+		var resp response
+		f, err := os.Create(req.Out)
+		check(err)
+		cmd := exec.Command(req.Name, req.Args...)
+		cmd.Dir, cmd.Env, cmd.Stdout = req.Dir, req.Env, f
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		start := time.Now()
+		err = cmd.Run()
+		resp.Wall = time.Since(start)
+		check(f.Close())
+		if err != nil {
+			resp.Err, resp.Stderr = err.Error(), errOut.String()
+		}
+		if ru, ok := processUsage(cmd); ok {
+			resp.MaxRSS = ru.Maxrss // KiB on Linux
+		}
+		check(out.Encode(resp))
 	}
-	return out.Bytes()
 }
 
 func run(name string, args ...string) {
@@ -354,4 +437,13 @@ func check(err error) {
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "benchcompare: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// processUsage is the resource usage of cmd's process, once it ran.
+func processUsage(cmd *exec.Cmd) (*syscall.Rusage, bool) {
+	if cmd.ProcessState == nil {
+		return nil, false
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return ru, ok
 }
