@@ -145,6 +145,27 @@ func TestChartRendersAreCached(t *testing.T) {
 	if cache.puts != puts+distinct+1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, third.Charts.Apps())) {
 		t.Errorf("corrupt entries: %d put again, want the %d renders and the pack", cache.puts-puts, distinct)
 	}
+	// A damaged pack alone: the entries of single renders serve, and the
+	// pack is written again.
+	cache.data["chart-renders"] = cache.data["chart-renders"][:len(cache.data["chart-renders"])/2]
+	chartPuts := cache.chartPuts
+	fourth := compiler.Compile(fsys, compiler.Options{Cache: cache})
+	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fourth.Charts.Apps())) {
+		t.Errorf("a damaged pack: %d entries of renders put, want the pack alone", n)
+	}
+	// Entries of the pack that are not what they claim, the pack whole:
+	// the same.
+	pack = cache.data["chart-renders"]
+	for i := range pack {
+		if i > len("platc chart renders 1\n")+8 && bytes.HasPrefix(pack[i:], []byte("\nplatc chart render ")) {
+			pack[i-1] ^= 1
+		}
+	}
+	chartPuts = cache.chartPuts
+	fifth := compiler.Compile(fsys, compiler.Options{Cache: cache})
+	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fifth.Charts.Apps())) {
+		t.Errorf("damaged entries in the pack: %d entries of renders put, want the pack alone", n)
+	}
 }
 
 func outcomes(t *testing.T, apps []charts.App) []outcomeView {

@@ -155,13 +155,39 @@ func (r *Renderer) KeepPack() {
 	r.Cache.Put(packKey, e.B)
 }
 
-// cached is the cache's entry of key: from the pack, or alone.
-func (r *Renderer) cached(key string) (data []byte, packed, ok bool) {
+// cached is the outcome the cache holds for key: from the pack, or from
+// the entry of key alone (when the pack has none, or one that is not what
+// it claims); entry is the bytes it was read from.
+func (r *Renderer) cached(key, head string) (out *Outcome, entry []byte, packed bool) {
 	if data, ok := r.readPack()[key]; ok {
-		return data, true, true
+		if out := readEntry(data, head); out != nil {
+			return out, data, true
+		}
 	}
-	data, ok = r.Cache.Get(key)
-	return data, false, ok
+	if data, ok := r.Cache.Get(key); ok {
+		if out := readEntry(data, head); out != nil {
+			return out, data, false
+		}
+	}
+	return nil, nil, false
+}
+
+// readEntry reads a cached outcome: its digest line, the head naming what
+// it describes, and the outcome; nil if any is not what it should be.
+func readEntry(data []byte, head string) *Outcome {
+	sum, body, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || string(sum) != digestHex(body) {
+		return nil
+	}
+	rest, ok := bytes.CutPrefix(body, []byte(head))
+	if !ok {
+		return nil
+	}
+	out, err := readOutcome(rest)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // App is the render of one Helm source of an Application.
@@ -420,18 +446,12 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 	r.mu.Unlock()
 	o.once.Do(func() {
 		if r.Cache != nil {
-			if data, packed, ok := r.cached(key); ok {
-				if sum, body, ok := bytes.Cut(data, []byte("\n")); ok && string(sum) == digestHex(body) {
-					if rest, ok := bytes.CutPrefix(body, []byte(entryHead(digest, reqDigest))); ok {
-						if out, err := readOutcome(rest); err == nil {
-							o.out, o.entry = out, data
-							if !packed {
-								r.markUnpacked()
-							}
-							return
-						}
-					}
+			if out, entry, packed := r.cached(key, entryHead(digest, reqDigest)); out != nil {
+				o.out, o.entry = out, entry
+				if !packed {
+					r.markUnpacked()
 				}
+				return
 			}
 		}
 		ch, err := chart()
