@@ -135,12 +135,7 @@ func TestChartRendersAreCached(t *testing.T) {
 	}
 	// Corrupt the pack's entries too: each is rendered again, with the
 	// same outcome, and the pack is written again.
-	pack := cache.data["chart-renders"]
-	for i := range pack {
-		if i > len("platc chart renders 1\n")+8 && bytes.HasPrefix(pack[i:], []byte("\nplatc chart render ")) {
-			pack[i-1] ^= 1 // the last character of an entry's digest
-		}
-	}
+	damagePackEntries(cache.data["chart-renders"])
 	third := compiler.Compile(fsys, compiler.Options{Cache: cache})
 	if cache.puts != puts+distinct+1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, third.Charts.Apps())) {
 		t.Errorf("corrupt entries: %d put again, want the %d renders and the pack", cache.puts-puts, distinct)
@@ -155,16 +150,21 @@ func TestChartRendersAreCached(t *testing.T) {
 	}
 	// Entries of the pack that are not what they claim, the pack whole:
 	// the same.
-	pack = cache.data["chart-renders"]
-	for i := range pack {
-		if i > len("platc chart renders 1\n")+8 && bytes.HasPrefix(pack[i:], []byte("\nplatc chart render ")) {
-			pack[i-1] ^= 1
-		}
-	}
+	damagePackEntries(cache.data["chart-renders"])
 	chartPuts = cache.chartPuts
 	fifth := compiler.Compile(fsys, compiler.Options{Cache: cache})
 	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fifth.Charts.Apps())) {
 		t.Errorf("damaged entries in the pack: %d entries of renders put, want the pack alone", n)
+	}
+}
+
+// damagePackEntries changes the last character of the digest line of
+// every entry the pack holds (each entry's head follows it).
+func damagePackEntries(pack []byte) {
+	for i := range pack {
+		if i > len("platc chart renders 1\n")+8 && bytes.HasPrefix(pack[i:], []byte("\nplatc chart render ")) {
+			pack[i-1] ^= 1
+		}
 	}
 }
 
