@@ -124,7 +124,7 @@ func TestOutcomeHeads(t *testing.T) {
 		t.Errorf("read: heads %+v, objects decoded %v", read.Heads(), read.objects != nil)
 	}
 	read.bodies[1] = read.bodies[1][:1] // as if the cache held other bytes
-	if _, err := read.Manifests(); err == nil || err.Error() != "platc's cache holds a render of b.yaml that does not decode: remove platc's cache folder (PLATC_CACHE, ~/.cache/platc by default)" {
+	if _, err := read.Manifests(); err == nil || err.Error() != "platc's cache holds a render of b.yaml that does not decode: remove platc's cache folder (PLATC_CACHE, or platc in the user's cache folder: ~/.cache/platc on Linux)" {
 		t.Errorf("a damaged body: %v", err)
 	}
 }

@@ -290,7 +290,7 @@ func (o *Outcome) Manifests() ([]Manifest, error) {
 			d := object.NewDecoder(b)
 			obj, ok := d.Value().(map[string]any)
 			if err := d.Done(); err != nil || !ok {
-				o.err = fmt.Errorf("platc's cache holds a render of %s that does not decode: remove platc's cache folder (PLATC_CACHE, ~/.cache/platc by default)", h.Source)
+				o.err = fmt.Errorf("platc's cache holds a render of %s that does not decode: remove platc's cache folder (PLATC_CACHE, or platc in the user's cache folder: ~/.cache/platc on Linux)", h.Source)
 				return
 			}
 			objects[i] = Manifest{Source: h.Source, Hook: h.Hook, CRD: h.CRD, Object: obj}

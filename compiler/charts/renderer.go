@@ -81,8 +81,8 @@ type rendered struct {
 // outcomes the last compilation read: a warm run reads it, not one entry
 // per distinct render (1,461 at 10,000 Applications, a tenth of a warm
 // vet's time in opening and reading files). The entries of single
-// renders stay (a pack holds one compilation's set: another branch's
-// renders are found there).
+// renders stay: a pack holds one compilation's set, and another set (a
+// branch, -client-repo) finds its renders there.
 const packKey = "chart-renders"
 
 // packFormat names the layout of the pack; its entries are as stored
