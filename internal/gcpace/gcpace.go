@@ -1,9 +1,9 @@
 // Package gcpace sets the garbage collector's pace of platc's process
-// (GOGC 800, unless GOGC is in the environment) when it is initialized,
-// while the packages platc links are: their init functions allocate tens
-// of megabytes (kro's and Kubernetes' tables and schemes, a JSON Schema
-// library's meta-schemas), which at Go's default pace cost several
-// collections before main runs, each marking all that is live.
+// (GOGC 400, unless GOGC is in the environment) when it is initialized,
+// before most of the packages platc links are: their init functions
+// allocate tens of megabytes (kro's and Kubernetes' tables and schemes, a
+// JSON Schema library's meta-schemas), which at Go's default pace cost
+// several collections before main runs, each marking all that is live.
 //
 // It does nothing else; cmd/platc imports it for that effect alone. Its
 // place in the order of initialization is Go's: packages are initialized
@@ -21,11 +21,12 @@ import (
 )
 
 // Percent is the pace: platc runs for well under a second and holds its
-// output in memory, so collecting garbage an eighth as often costs a few
-// megabytes and saves CPU (docs/performance.md: against 400, render at
-// 10,000 Applications 15% faster for the same 130 MB, vet 8%; no change
-// at 50,000).
-const Percent = 800
+// output in memory, so collecting garbage a quarter as often costs a few
+// megabytes and saves a tenth of the CPU of a large render
+// (docs/performance.md). 800 made warm runs at 10,000 Applications faster
+// still, but a cold render of every chart at 50,000 took 2.1 GB and 5.4 s
+// against 1.4 GB and 4.2 s.
+const Percent = 400
 
 func init() {
 	if _, set := os.LookupEnv("GOGC"); !set {
