@@ -121,7 +121,7 @@ func TestChartRendersAreCached(t *testing.T) {
 	}
 	// Corrupt every entry of a render: the pack still holds them.
 	corrupt := func(k string) {
-		// Another first byte (a digest may start with "0").
+		// Another first byte: the head no longer names what it describes.
 		cache.data[k] = append([]byte{cache.data[k][0] ^ 1}, cache.data[k][1:]...)
 	}
 	for k := range cache.data {
@@ -158,12 +158,12 @@ func TestChartRendersAreCached(t *testing.T) {
 	}
 }
 
-// damagePackEntries changes the last character of the digest line of
-// every entry the pack holds (each entry's head follows it).
+// damagePackEntries changes the first byte of the head of every entry
+// the pack holds (as the single entries are damaged above).
 func damagePackEntries(pack []byte) {
-	for i := range pack {
-		if i > len("platc chart renders 1\n")+8 && bytes.HasPrefix(pack[i:], []byte("\nplatc chart render ")) {
-			pack[i-1] ^= 1
+	for i := len("platc chart renders 1\n"); i < len(pack); i++ {
+		if bytes.HasPrefix(pack[i:], []byte("platc chart render ")) {
+			pack[i] ^= 1
 		}
 	}
 }

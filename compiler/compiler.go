@@ -67,8 +67,11 @@ type Options struct {
 
 // Cache is a store of byte strings by key, kept between compilations (the
 // CLI keeps one per repository in the user's cache directory). A failure to
-// read or write it only costs time. Get and Put may be called from several
-// goroutines.
+// read or write it only costs time. Get returns what Put stored, or
+// nothing: the store answers for its entries' integrity (the CLI's binds
+// each to its key, to the platc that wrote it and to a digest of its
+// bytes), and each entry names what it describes. Get and Put may be
+// called from several goroutines.
 type Cache interface {
 	Get(key string) ([]byte, bool)
 	Put(key string, data []byte)

@@ -10,8 +10,8 @@ import (
 // (objects, CRDs, hooks, Helm's errors, schema problems, unknown keys) and
 // of outcomes with every kind of value, nil told from empty: each is the
 // outcome written, deeply equal. Every truncation and every changed byte
-// of an entry is read without a panic (the entry's digest, checked
-// before, makes them misses).
+// of an entry is read without a panic (the Cache's digest of its entries,
+// checked before, makes them misses).
 func TestOutcomeCodec(t *testing.T) {
 	ch := testChart(t, nil)
 	outcomes := map[string]*Outcome{

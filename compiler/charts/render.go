@@ -167,42 +167,42 @@ func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, error) {
 type Request struct {
 	// Release is --name-template: the Application's name, or its
 	// helm.releaseName.
-	Release string `json:"release"`
+	Release string
 	// Namespace is --namespace: the destination namespace, or the
 	// source's helm.namespace.
-	Namespace string `json:"namespace"`
+	Namespace string
 	// KubeVersion is --kube-version, the cluster's Kubernetes version
 	// ("1.33.0"); empty leaves Helm's default.
-	KubeVersion string `json:"kubeVersion,omitempty"`
+	KubeVersion string
 	// APIVersions are the --api-versions the cluster serves, added to
 	// Helm's built-in set.
-	APIVersions []string `json:"apiVersions,omitempty"`
+	APIVersions []string
 	// ValueFiles are the --values files, in order.
-	ValueFiles []ValuesFile `json:"valueFiles,omitempty"`
+	ValueFiles []ValuesFile
 	// ValuesObject is helm.valuesObject (or values) as YAML or JSON:
 	// Argo CD writes it to a file it passes after every other.
-	ValuesObject []byte `json:"valuesObject,omitempty"`
+	ValuesObject []byte
 	// Parameters are helm.parameters: --set, or --set-string where
 	// ForceString.
-	Parameters []Parameter `json:"parameters,omitempty"`
+	Parameters []Parameter
 	// SkipCRDs leaves out --include-crds; SkipSchemaValidation adds
 	// --skip-schema-validation; SkipTests --skip-tests.
-	SkipCRDs             bool `json:"skipCrds,omitempty"`
-	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
-	SkipTests            bool `json:"skipTests,omitempty"`
+	SkipCRDs             bool
+	SkipSchemaValidation bool
+	SkipTests            bool
 }
 
 // ValuesFile is one values file: its name, for messages, and its bytes.
 type ValuesFile struct {
-	Name string `json:"name"`
-	Data []byte `json:"data"`
+	Name string
+	Data []byte
 }
 
 // Parameter is one helm.parameters entry.
 type Parameter struct {
-	Name        string `json:"name"`
-	Value       string `json:"value"`
-	ForceString bool   `json:"forceString,omitempty"`
+	Name        string
+	Value       string
+	ForceString bool
 }
 
 // Outcome is what rendering a chart for one request gives: the objects, in
@@ -210,15 +210,15 @@ type Parameter struct {
 // checks of values found.
 type Outcome struct {
 	// Error is Helm's message where `helm template` fails.
-	Error string `json:"error,omitempty"`
+	Error string
 	// Schema are the values the chart's values.schema.json (or a
 	// subchart's) refuses; when any, Error is Helm's message for them.
-	Schema []SchemaProblem `json:"schema,omitempty"`
+	Schema []SchemaProblem
 	// SchemaNote says why the schema could not be checked offline.
-	SchemaNote string `json:"schemaNote,omitempty"`
+	SchemaNote string
 	// Unknown are the keys the user's values set that the chart's
 	// values.yaml does not have and no template reads.
-	Unknown []UnknownKey `json:"unknown,omitempty"`
+	Unknown []UnknownKey
 
 	// heads are the objects' heads (Heads). objects are the objects; of
 	// an outcome read from the cache, nil until Manifests decodes them
@@ -304,29 +304,29 @@ func (o *Outcome) Manifests() ([]Manifest, error) {
 type Manifest struct {
 	// Source is the template (or crds/ file) it comes from, as Helm's
 	// "# Source:" line names it.
-	Source string `json:"source"`
+	Source string
 	// Hook is set for a Helm hook (Argo CD maps it to a sync hook).
-	Hook bool `json:"hook,omitempty"`
+	Hook bool
 	// CRD is set for a file of a chart's crds/ folder.
-	CRD    bool           `json:"crd,omitempty"`
-	Object map[string]any `json:"object"`
+	CRD    bool
+	Object map[string]any
 }
 
 // SchemaProblem is one value a chart's schema refuses.
 type SchemaProblem struct {
 	// Chart is the chart whose schema refuses it: "" for the chart
 	// itself, else the path of subchart names.
-	Chart []string `json:"chart,omitempty"`
+	Chart []string
 	// Path is where the value is, from the top of the user's values.
-	Path    []string `json:"path"`
-	Message string   `json:"message"`
+	Path    []string
+	Message string
 }
 
 // UnknownKey is a values key the chart does not know.
 type UnknownKey struct {
-	Path []string `json:"path"`
+	Path []string
 	// Suggest is the chart's key it probably means, or "".
-	Suggest string `json:"suggest,omitempty"`
+	Suggest string
 }
 
 // Render renders ch for req as `helm template` of Helm 4.2.1 does when

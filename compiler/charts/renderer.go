@@ -172,14 +172,10 @@ func (r *Renderer) cached(key, head string) (out *Outcome, entry []byte, packed 
 	return nil, nil, false
 }
 
-// readEntry reads a cached outcome: its digest line, the head naming what
-// it describes, and the outcome; nil if any is not what it should be.
+// readEntry reads a cached outcome: the head naming what it describes,
+// and the outcome; nil if either is not what it should be.
 func readEntry(data []byte, head string) *Outcome {
-	sum, body, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || string(sum) != digestHex(body) {
-		return nil
-	}
-	rest, ok := bytes.CutPrefix(body, []byte(head))
+	rest, ok := bytes.CutPrefix(data, []byte(head))
 	if !ok {
 		return nil
 	}
@@ -291,13 +287,6 @@ func (l *loaded) archiveChart() (*Chart, error) {
 		}
 	})
 	return l.chart, l.loadErr
-}
-
-// IsChartFolder reports whether dir of the repository holds a chart (a
-// Chart.yaml), which Argo CD renders with Helm.
-func IsChartFolder(repo fs.FS, dir string) bool {
-	st, err := fs.Stat(repo, path.Join(dir, "Chart.yaml"))
-	return err == nil && st.Mode().IsRegular()
 }
 
 // RenderPin renders the locked chart for req; the pin must be Ready. It
@@ -420,11 +409,12 @@ func (r *Renderer) Apps() []App {
 
 // outcomeFormat names the layout of a cached outcome and what makes it:
 // change it whenever Render or Outcome changes.
-const outcomeFormat = "platc chart render 4 helm " + HelmVersion
+const outcomeFormat = "platc chart render 5 helm " + HelmVersion
 
 // A cached outcome is a line naming what it describes (outcomeFormat, the
 // chart's digest and the request's) and the outcome in binary form
-// (appendOutcome), after the digest of both.
+// (appendOutcome). Its bytes are the Cache's to keep whole (the CLI's
+// store checks a digest of every entry, the pack's included).
 func entryHead(digest, reqDigest string) string {
 	return outcomeFormat + " " + digest + " " + reqDigest + "\n"
 }
@@ -462,7 +452,7 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 		o.out = Render(ch, req)
 		if r.Cache != nil {
 			if body, ok := appendOutcome([]byte(entryHead(digest, reqDigest)), o.out); ok {
-				o.entry = append([]byte(digestHex(body)+"\n"), body...)
+				o.entry = body
 				r.Cache.Put(key, o.entry)
 				r.markUnpacked()
 			}
@@ -520,9 +510,4 @@ func requestDigest(req Request) string {
 	flag(req.SkipSchemaValidation)
 	flag(req.SkipTests)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-func digestHex(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
