@@ -45,10 +45,6 @@ type Options struct {
 	// outcomes of kustomize builds (manifests.Cache), the parses of CEL
 	// expressions (kro.Parses.Read), kro's verdicts and chart renders.
 	Cache Cache
-	// Parses, when set, keeps the parses of CEL expressions across the
-	// compilations that share it (in one process; Cache keeps them
-	// between processes). nil gives each compilation its own.
-	Parses *kro.Parses
 	// ScanOutput also reads the output folder as it is now (Result.Existing),
 	// for commands that compare or write it. It is read while the spec
 	// compiles, once the spec has named the folder.
@@ -63,6 +59,10 @@ type Options struct {
 	// pull` fetched, by digest. The vendor folder of the spec
 	// (charts.VendorDir) is read too.
 	Charts charts.Archives
+
+	// parses are the parses of the stacks' CEL expressions, made by
+	// Compile, read from Cache and written back to it.
+	parses *kro.Parses
 }
 
 // Cache is a store of byte strings by key, kept between compilations (the
@@ -123,9 +123,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		opts.SpecDir = DefaultSpecDir
 	}
 	res := &Result{Log: &diag.Log{}}
-	if opts.Parses == nil {
-		opts.Parses = kro.NewParses()
-	}
+	opts.parses = kro.NewParses()
 	// The embedded CRDs are read and compiled once per process; the
 	// spec loads on one core meanwhile. The parses of earlier runs are
 	// read first, and read whole before they are written back.
@@ -133,7 +131,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	go func() {
 		if opts.Cache != nil {
 			if data, ok := opts.Cache.Get(celParsesKey); ok {
-				opts.Parses.Read(data)
+				opts.parses.Read(data)
 			}
 		}
 		close(parsesRead)
@@ -145,7 +143,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	if opts.Cache != nil {
 		defer func() {
 			<-parsesRead
-			if data, changed := opts.Parses.Write(); changed {
+			if data, changed := opts.parses.Write(); changed {
 				opts.Cache.Put(celParsesKey, data)
 			}
 		}()
@@ -248,7 +246,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	info := check.Check(spec, fsys, log)
 	// Stacks are compiled even when the spec has errors elsewhere: kro's
 	// problems are independent of them, and all are reported at once.
-	stacks := rgd.Compile(spec, info, opts.Cache, opts.Parses, log)
+	stacks := rgd.Compile(spec, info, opts.Cache, opts.parses, log)
 	if log.HasErrors() {
 		return compiled{}
 	}
