@@ -251,7 +251,7 @@ func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State
 
 // scanOutput reads res's output folder as it is, for writeOutputs.
 func (c *call) scanOutput(repo *compiled, res *compiler.Result) (*emit.State, int) {
-	st, err := emit.Scan(repo.root.FS(), res.OutDir)
+	st, err := emit.Scan(newRepoFS(repo.root), res.OutDir)
 	if err != nil {
 		c.rep.failf("%v", err)
 		return nil, ExitUsage

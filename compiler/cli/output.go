@@ -170,7 +170,7 @@ func (o *outputs) write(outDir string, st *emit.State, outs, also []emit.Output)
 		o.mu.Lock()
 		o.locks[outDir] = lock
 		o.mu.Unlock()
-		if st, err = emit.Scan(o.root.FS(), outDir); err != nil {
+		if st, err = emit.Scan(newRepoFS(o.root), outDir); err != nil {
 			return nil, err
 		}
 		if c := emit.Conflicts(st, outs); len(c) > 0 {

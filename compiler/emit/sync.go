@@ -37,24 +37,11 @@ type State struct {
 // calls read the folder's tree below that file's descriptor instead
 // (scanFolder): fewer calls per file and per folder.
 func Scan(fsys fs.FS, outDir string) (*State, error) {
-	st := &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}
-	var err error
-	fast := false
-	if fo, ok := fsys.(FolderOpener); ok {
-		var f *os.File
-		if f, err = fo.OpenFolder(outDir); err == nil {
-			st.Folders[outDir] = true
-			fast, err = scanFolder(f, outDir, outDir, st)
-			f.Close()
-		}
-		if !fast && err == nil {
-			st = &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}
-		}
-	}
+	st, fast, err := scanBelow(fsys, outDir)
 	if !fast && err == nil {
+		st = newState()
 		var sub fs.FS
-		sub, err = fs.Sub(fsys, outDir)
-		if err == nil {
+		if sub, err = fs.Sub(fsys, outDir); err == nil {
 			st.Folders[outDir] = true
 			err = scanDir(sub, outDir, outDir, st)
 			closeFS(sub)
@@ -62,7 +49,7 @@ func Scan(fsys fs.FS, outDir string) (*State, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, statErr := fs.Stat(fsys, outDir); errors.Is(statErr, fs.ErrNotExist) {
-			return &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}, nil // no output folder yet
+			return newState(), nil // no output folder yet
 		}
 	}
 	if err != nil {
@@ -70,6 +57,29 @@ func Scan(fsys fs.FS, outDir string) (*State, error) {
 	}
 	slices.Sort(st.Foreign)
 	return st, nil
+}
+
+// scanBelow is Scan below the descriptor of outDir where fsys is a
+// FolderOpener; fast is false where it is not, or where the system has no
+// such reading (then Scan reads through fs.Sub).
+func scanBelow(fsys fs.FS, outDir string) (st *State, fast bool, err error) {
+	fo, ok := fsys.(FolderOpener)
+	if !ok {
+		return nil, false, nil
+	}
+	f, err := fo.OpenFolder(outDir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	st = newState()
+	st.Folders[outDir] = true
+	fast, err = scanFolder(f, outDir, outDir, st)
+	return st, fast, err
+}
+
+func newState() *State {
+	return &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}
 }
 
 // A FolderOpener is a file system that opens its folder name as an
