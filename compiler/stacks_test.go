@@ -33,8 +33,9 @@ func TestRenderedRGDsCheck(t *testing.T) {
 		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
 		results := map[string]*kro.Result{} // apiVersion + " " + kind
 		type rendered struct {
-			path string
-			g    *kro.RGD
+			path     string
+			g        *kro.RGD
+			problems []kro.Problem // of its last check
 		}
 		var rgds []rendered
 		var docs []map[string]any
@@ -61,7 +62,7 @@ func TestRenderedRGDsCheck(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", o.Path, err)
 				}
-				rgds = append(rgds, rendered{o.Path, g})
+				rgds = append(rgds, rendered{path: o.Path, g: g})
 				checked++
 			}
 		}
@@ -84,8 +85,9 @@ func TestRenderedRGDsCheck(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				r, _ := kro.Check(x.g)
+				r, problems := kro.Check(x.g)
 				if r == nil {
+					x.problems = problems
 					next = append(next, x)
 					continue
 				}
@@ -97,8 +99,7 @@ func TestRenderedRGDsCheck(t *testing.T) {
 			}
 			if len(next) == len(pending) {
 				for _, x := range next {
-					_, problems := kro.Check(x.g)
-					for _, p := range problems {
+					for _, p := range x.problems {
 						if !p.Warning {
 							t.Errorf("%s: %s: resource %q %s: %s", repo, x.path, p.Resource, p.Path, p.Msg)
 						}
