@@ -223,8 +223,9 @@ func rounds(dir string, cmds []*command) {
 			if c.dir != "" {
 				in = c.dir
 			}
-			c.lastOut = runIn(in, c.args[0], c.args[1:]...)
-			c.runs = append(c.runs, measure{wall: lastWall, rss: lastRSS})
+			var m measure
+			c.lastOut, m = runIn(in, c.args[0], c.args[1:]...)
+			c.runs = append(c.runs, m)
 		}
 	}
 }
@@ -245,22 +246,18 @@ func (m measure) String() string {
 	return fmt.Sprintf("%.3fs %4dMB", m.wall.Seconds(), m.rss/1024)
 }
 
-var lastRSS, lastWall = int64(0), time.Duration(0)
-
 // runIn runs a command in dir, through the runner, and returns its
-// standard output; it records the command's wall time and peak resident
-// memory in lastWall and lastRSS.
-func runIn(dir, name string, args ...string) []byte {
+// standard output, its wall time and its peak resident memory.
+func runIn(dir, name string, args ...string) ([]byte, measure) {
 	out := filepath.Join(os.TempDir(), fmt.Sprintf("platc-bench-out-%d", os.Getpid()))
 	defer os.Remove(out)
 	r := theRunner.run(request{Dir: dir, Name: name, Args: args, Env: os.Environ(), Out: out})
 	if r.Err != "" {
 		fail("%s %s: %s\n%s", name, strings.Join(args, " "), r.Err, r.Stderr)
 	}
-	lastRSS, lastWall = r.MaxRSS, r.Wall
 	data, err := os.ReadFile(out)
 	check(err)
-	return data
+	return data, measure{wall: r.Wall, rss: r.MaxRSS}
 }
 
 // The runner is a process of this program, started before this one holds
