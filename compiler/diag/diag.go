@@ -240,14 +240,9 @@ func (l *Log) Fold(later *Log) {
 // followsFrom reports whether the spec path p is at or below one of
 // causes.
 func followsFrom(p string, causes map[string]bool) bool {
-	for p != "" {
+	for ; p != ""; p = enclosing(p) {
 		if causes[p] {
 			return true
-		}
-		if i := strings.LastIndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
-			p = p[:i] // a list element's path, such as modules.web.needs[1]
-		} else {
-			p = ParentPath(p)
 		}
 	}
 	return false
@@ -285,17 +280,22 @@ func OrNone(names []string) string {
 // Nearest returns the position of the field at path in decls (positions by
 // spec path), or of its nearest enclosing field that has one.
 func Nearest(decls map[string]Pos, path string) Pos {
-	for p := path; p != ""; {
+	for p := path; p != ""; p = enclosing(p) {
 		if pos, ok := decls[p]; ok {
 			return pos
 		}
-		if list, ok := cutIndex(p); ok {
-			p = list // an element of a list not written in place: the list
-			continue
-		}
-		p = ParentPath(p)
 	}
 	return Pos{}
+}
+
+// enclosing returns the spec path of what holds the value at p: the list
+// of an element (modules.web.needs[1] is in modules.web.needs), else the
+// parent field ("" for a path of one label).
+func enclosing(p string) string {
+	if list, ok := cutIndex(p); ok {
+		return list
+	}
+	return ParentPath(p)
 }
 
 // cutIndex cuts a trailing list index, such as "[1]", off path.

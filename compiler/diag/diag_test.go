@@ -504,3 +504,23 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// TestEnclosing checks the step up a spec path that Nearest and Fold take:
+// an element's list, else the parent field, with labels JoinPath quotes
+// (brackets inside a quoted label are not an index).
+func TestEnclosing(t *testing.T) {
+	for path, want := range map[string]string{
+		"modules.web.needs[1]":              "modules.web.needs",
+		"modules.web.needs[12].name":        "modules.web.needs[12]",
+		"a.list[0][3]":                      "a.list[0]",
+		JoinPath("a", "x[0]"):               "a",
+		JoinPath("a", "x[0]") + "[2]":       JoinPath("a", "x[0]"),
+		JoinPath(JoinPath("a", "b.c"), "d"): JoinPath("a", "b.c"),
+		"modules":                           "",
+		"[0]":                               "",
+	} {
+		if got := enclosing(path); got != want {
+			t.Errorf("enclosing(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

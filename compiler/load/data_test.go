@@ -304,7 +304,8 @@ func plainData(v *Value) any {
 
 // declsOf is the declarations Begin indexes.
 func declsOf(files []*ast.File) map[string]diag.Pos {
-	return indexDecls(files)
+	decls, _ := indexDecls(files)
+	return decls
 }
 
 // TestFromSyntaxMergesLargeStructs declares a large struct (searched with a

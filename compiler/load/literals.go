@@ -5,9 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/literal"
-	"cuelang.org/go/cue/token"
 
 	"github.com/platc/platc/compiler/diag"
 )
@@ -127,69 +125,4 @@ func (l Literal) at(i int) diag.Pos {
 		p.Col += i
 	}
 	return p
-}
-
-// indexLiterals returns the string literals of the files that hold a
-// ${...} expression, by spec path (a list's element at path[i]): the
-// first where a path is written more than once. Literals made by
-// comprehensions, or in lists after one, are not written out at a path
-// and are not here.
-func indexLiterals(files []*ast.File) map[string]Literal {
-	lits := map[string]Literal{}
-	// The path is made only for a literal that is kept: most values hold
-	// no expression.
-	type step struct {
-		name  string
-		index int // of a list's element; -1 for a field
-	}
-	var steps []step
-	pathOf := func() string {
-		p := ""
-		for _, s := range steps {
-			if s.index >= 0 {
-				p += "[" + strconv.Itoa(s.index) + "]"
-			} else {
-				p = diag.JoinPath(p, s.name)
-			}
-		}
-		return p
-	}
-	var value func(v ast.Expr)
-	value = func(v ast.Expr) {
-		switch v := v.(type) {
-		case *ast.StructLit:
-			for _, d := range v.Elts {
-				field, ok := d.(*ast.Field)
-				if !ok {
-					continue
-				}
-				if name, ok := labelName(field.Label); ok {
-					steps = append(steps, step{name: name, index: -1})
-					value(field.Value)
-					steps = steps[:len(steps)-1]
-				}
-			}
-		case *ast.ListLit:
-			for i, e := range v.Elts {
-				switch e.(type) {
-				case *ast.Comprehension, *ast.Ellipsis:
-					return
-				}
-				steps = append(steps, step{index: i})
-				value(e)
-				steps = steps[:len(steps)-1]
-			}
-		case *ast.BasicLit:
-			if v.Kind != token.STRING || !strings.Contains(v.Value, "${") {
-				return
-			}
-			if path := pathOf(); lits[path].Raw == "" {
-				lits[path] = Literal{Pos: position(v.ValuePos), Raw: v.Value}
-			}
-		}
-	}
-	for _, f := range files {
-		value(&ast.StructLit{Elts: f.Decls})
-	}
-	return lits
 }

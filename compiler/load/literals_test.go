@@ -38,7 +38,7 @@ m: "k.l": "${FIELD}"
 	if err != nil {
 		t.Fatal(err)
 	}
-	lits := indexLiterals([]*ast.File{f})
+	_, lits := indexDecls([]*ast.File{f})
 	lines := strings.Split(src, "\n")
 	want := map[string]diag.Pos{}
 	for i, line := range lines {

@@ -120,7 +120,7 @@ func BeginCached(fsys fs.FS, dir string, cache Cache, log *diag.Log) *Spec {
 	if !checkPackages(files, log) {
 		return nil
 	}
-	decls, lits := indexDecls(files), indexLiterals(files)
+	decls, lits := indexDecls(files)
 
 	// A spec written as plain data is read from its syntax tree, which
 	// then goes to the schema check; any other is built into a CUE value
@@ -322,15 +322,34 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 }
 
 // indexDecls returns the position of the first label of every field written
-// in the files, by spec path. A field may be written in several places (a
-// module in one file, its environment's settings in another): CUE unifies
-// them, and so does platc; a real clash is CUE's conflict, reported with
-// every position. Fields made by comprehensions or embeddings are not
-// written out and have no position here.
-func indexDecls(files []*ast.File) map[string]diag.Pos {
+// in the files, by spec path, and the string literals that hold a ${...}
+// expression, by the same paths. A field may be written in several places
+// (a module in one file, its environment's settings in another): CUE
+// unifies them, and so does platc; a real clash is CUE's conflict, reported
+// with every position, and here the first place written wins. Fields made
+// by comprehensions or embeddings are not written out and have no position
+// here, nor literals in them.
+func indexDecls(files []*ast.File) (map[string]diag.Pos, map[string]Literal) {
 	decls := map[string]diag.Pos{}
+	lits := map[string]Literal{}
 	var walk func(prefix string, ds []ast.Decl)
 	var walkList func(prefix string, l *ast.ListLit)
+	// value goes into what is written at path p.
+	value := func(p string, v ast.Expr) {
+		switch v := v.(type) {
+		case *ast.StructLit:
+			walk(p, v.Elts)
+		case *ast.ListLit:
+			walkList(p, v)
+		case *ast.BasicLit:
+			if v.Kind != token.STRING || !strings.Contains(v.Value, "${") {
+				return
+			}
+			if _, seen := lits[p]; !seen {
+				lits[p] = Literal{Pos: position(v.ValuePos), Raw: v.Value}
+			}
+		}
+	}
 	walk = func(prefix string, ds []ast.Decl) {
 		for _, d := range ds {
 			field, ok := d.(*ast.Field)
@@ -345,12 +364,7 @@ func indexDecls(files []*ast.File) map[string]diag.Pos {
 			if _, seen := decls[p]; !seen {
 				decls[p] = position(field.Label.Pos())
 			}
-			switch v := field.Value.(type) {
-			case *ast.StructLit:
-				walk(p, v.Elts)
-			case *ast.ListLit:
-				walkList(p, v)
-			}
+			value(p, field.Value)
 		}
 	}
 	// The elements of a list written in place, as "path[i]", up to the
@@ -366,18 +380,13 @@ func indexDecls(files []*ast.File) map[string]diag.Pos {
 			if _, seen := decls[p]; !seen {
 				decls[p] = position(e.Pos())
 			}
-			switch v := e.(type) {
-			case *ast.StructLit:
-				walk(p, v.Elts)
-			case *ast.ListLit:
-				walkList(p, v)
-			}
+			value(p, e)
 		}
 	}
 	for _, f := range files {
 		walk("", f.Decls)
 	}
-	return decls
+	return decls, lits
 }
 
 func labelName(l ast.Label) (string, bool) {

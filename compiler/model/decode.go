@@ -103,13 +103,7 @@ func decodeStack(name string, e entry) *Stack {
 			SyncOptions: m.strings("syncOptions"), Allow: m.allow(),
 			SyncPolicy: m.syncPolicy("syncPolicy"), IgnoreDifferences: m.ignoreDifferences("ignoreDifferences"),
 		}
-		if m.Has("respectIgnoreDifferences") {
-			v := m.boolOr("respectIgnoreDifferences", true)
-			sm.RespectIgnoreDifferences = &v
-		}
-		if n, ok := m.int("revisionHistoryLimit"); ok {
-			sm.RevisionHistoryLimit = &n
-		}
+		sm.RespectIgnoreDifferences, sm.RevisionHistoryLimit = m.optionalAppFields()
 		m.eachField("wiring", func(key string, w entry) {
 			expr := w.v.Str
 			sm.Wiring = append(sm.Wiring, &ExprWire{Node: w.node, Key: key, ValuesPath: SplitValuesPath(key), Expr: expr})

@@ -252,19 +252,28 @@ func mergeStrings(a, b map[string]string) map[string]string {
 	return out
 }
 
+// optionalAppFields decodes the Application fields that a module and a stack's
+// module share and that stay nil where the spec does not set them, so that
+// Argo CD's default applies: respectIgnoreDifferences (true where it is set
+// but not usable: load has reported it) and revisionHistoryLimit.
+func (e entry) optionalAppFields() (respectIgnoreDifferences *bool, revisionHistoryLimit *int64) {
+	if e.Has("respectIgnoreDifferences") {
+		v := e.boolOr("respectIgnoreDifferences", true)
+		respectIgnoreDifferences = &v
+	}
+	if n, ok := e.int("revisionHistoryLimit"); ok {
+		revisionHistoryLimit = &n
+	}
+	return respectIgnoreDifferences, revisionHistoryLimit
+}
+
 func decodeAppFields(e entry) AppFields {
 	f := AppFields{
 		Labels: e.strMap("labels"), Annotations: e.strMap("annotations"),
 		SyncPolicy: e.syncPolicy("syncPolicy"), IgnoreDifferences: e.ignoreDifferences("ignoreDifferences"),
 		Manifests: e.str("manifests"),
 	}
-	if e.Has("respectIgnoreDifferences") {
-		v := e.boolOr("respectIgnoreDifferences", true)
-		f.RespectIgnoreDifferences = &v
-	}
-	if n, ok := e.int("revisionHistoryLimit"); ok {
-		f.RevisionHistoryLimit = &n
-	}
+	f.RespectIgnoreDifferences, f.RevisionHistoryLimit = e.optionalAppFields()
 	if e.Has("managedNamespaceMetadata") {
 		s := e.sub("managedNamespaceMetadata")
 		f.NamespaceMetadata = &NamespaceMetadata{Node: s.node, Labels: s.strMap("labels"), Annotations: s.strMap("annotations")}
