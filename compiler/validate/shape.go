@@ -2,7 +2,6 @@ package validate
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"maps"
 	"slices"
@@ -274,76 +273,58 @@ func (m *Memo) Validate(obj any) ([]Problem, error) {
 func (m *Memo) Write() (data []byte, changed bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	data = append(data, memoFormat...)
+	e := object.NewEncoder([]byte(memoFormat))
+	e.Count(len(m.seen), false)
 	for _, key := range slices.Sorted(maps.Keys(m.seen)) {
 		r := m.seen[key]
-		data = appendBytes(data, key)
-		data = binary.AppendUvarint(data, uint64(len(r.problems)))
+		e.Str(key)
+		e.Count(len(r.problems), r.problems == nil)
 		for _, p := range r.problems {
-			data = appendBytes(appendBytes(data, p.Pointer), p.Message)
+			e.Str(p.Pointer)
+			e.Str(p.Message)
 		}
 		msg := ""
 		if r.err != nil {
 			msg = r.err.Error()
 		}
-		data = appendBytes(data, msg)
+		e.Str(msg)
 	}
-	return data, m.validated > 0 || len(m.read) > 0
+	return e.B, m.validated > 0 || len(m.read) > 0
 }
 
 // memoFormat starts what Write writes: change it whenever the encoding
-// changes.
-const memoFormat = "platc-memo-1\n"
-
-func appendBytes(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
+// changes. After it come, in object's binary form, the count of verdicts
+// and each one's key, problems (count, then pointer and message of each)
+// and error message ("" for none).
+const memoFormat = "platc-memo-2\n"
 
 // Read gives m the verdicts data holds (Write's encoding), before m
 // validates anything. It returns false, and gives none, if data is not
 // such an encoding.
 func (m *Memo) Read(data []byte) bool {
-	rest, ok := bytes.CutPrefix(data, []byte(memoFormat))
+	body, ok := bytes.CutPrefix(data, []byte(memoFormat))
 	if !ok {
 		return false
 	}
-	str := func() (string, bool) {
-		n, w := binary.Uvarint(rest)
-		if w <= 0 || n > uint64(len(rest)-w) {
-			return "", false
-		}
-		s := string(rest[w : w+int(n)])
-		rest = rest[w+int(n):]
-		return s, true
-	}
-	read := map[string]memoResult{}
-	for len(rest) > 0 {
-		key, ok := str()
-		if !ok {
-			return false
-		}
-		n, w := binary.Uvarint(rest)
-		if w <= 0 || n > uint64(len(rest)) { // each problem takes two bytes at least
-			return false
-		}
-		rest = rest[w:]
+	d := object.NewDecoder(body)
+	n, _ := d.Count()
+	read := make(map[string]memoResult, n)
+	for range n {
+		key := d.Str()
 		var r memoResult
-		for range n {
-			ptr, ok1 := str()
-			msg, ok2 := str()
-			if !ok1 || !ok2 {
-				return false
+		if np, isNil := d.Count(); !isNil {
+			r.problems = make([]Problem, 0, np)
+			for range np {
+				r.problems = append(r.problems, Problem{Pointer: d.Str(), Message: d.Str()})
 			}
-			r.problems = append(r.problems, Problem{ptr, msg})
 		}
-		msg, ok := str()
-		if !ok {
-			return false
-		}
-		if msg != "" {
+		if msg := d.Str(); msg != "" {
 			r.err = errors.New(msg)
 		}
 		read[key] = r
+	}
+	if d.Done() != nil {
+		return false
 	}
 	m.mu.Lock()
 	m.read = read

@@ -280,14 +280,16 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 var group = manifests.Group
 
 // validator is the validator of the kinds the output is checked against:
-// the embedded CRDs, or the cluster's (Input.CRDs), compiled once; nil if
-// they do not compile (schemasCheck reports it).
+// the embedded CRDs, or the cluster's (Input.CRDs), compiled once for both
+// checks that use it (schemasCheck and the charts' objects, which run
+// concurrently); nil if they do not compile, and then v.crdsErr says why
+// (schemasCheck reports it).
 func (v *verifier) validator() *validate.Validator {
 	v.crdsOnce.Do(func() {
 		if v.in.CRDs != nil {
-			v.crds, _ = validate.FromCRDs(v.in.CRDs)
+			v.crds, v.crdsErr = validate.FromCRDs(v.in.CRDs)
 		} else {
-			v.crds, _ = embedded()
+			v.crds, v.crdsErr = embedded()
 		}
 	})
 	return v.crds

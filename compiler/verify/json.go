@@ -46,45 +46,21 @@ func appendValuesJSON(b []byte, v any) (_ []byte, ok bool) {
 		if v == nil {
 			return append(b, "null"...), true
 		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
+		var small smallFields
+		fields := small.make(len(v))
+		for k, x := range v {
+			fields = append(fields, field{k, x})
 		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(appendJSONString(b, k), ':')
-			if b, ok = appendValuesJSON(b, v[k]); !ok {
-				return b, false
-			}
-		}
-		return append(b, '}'), true
+		return appendJSONObject(b, fields)
 	case *object.Map:
 		if v == nil {
 			return b, false
 		}
 		// As Plain makes it: a map, whose keys encoding/json sorts.
-		type field struct {
-			key string
-			val any
-		}
-		fields := make([]field, 0, v.Len())
+		var small smallFields
+		fields := small.make(v.Len())
 		v.Each(func(k string, x any) { fields = append(fields, field{k, x}) })
-		slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
-		b = append(b, '{')
-		for i, f := range fields {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(appendJSONString(b, f.key), ':')
-			if b, ok = appendValuesJSON(b, f.val); !ok {
-				return b, false
-			}
-		}
-		return append(b, '}'), true
+		return appendJSONObject(b, fields)
 	case []any:
 		if v == nil {
 			return append(b, "null"...), true
@@ -111,6 +87,42 @@ func appendValuesJSON(b []byte, v any) (_ []byte, ok bool) {
 		return append(b, ']'), true
 	}
 	return b, false
+}
+
+// A field is a key of a map or Map and its value.
+type field struct {
+	key string
+	val any
+}
+
+// smallFields holds the fields of a map with few keys (most maps of a
+// spec's values) on the stack: allocating them was half of the
+// allocations of marshalValues (BenchmarkMarshalValues).
+type smallFields [8]field
+
+// make returns an empty slice with room for n fields, of s if they fit.
+func (s *smallFields) make(n int) []field {
+	if n > len(s) {
+		return make([]field, 0, n)
+	}
+	return s[:0]
+}
+
+// appendJSONObject appends the JSON object of fields, in the order of
+// their keys as encoding/json sorts a map's, sorting fields.
+func appendJSONObject(b []byte, fields []field) (_ []byte, ok bool) {
+	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
+	b = append(b, '{')
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendJSONString(b, f.key), ':')
+		if b, ok = appendValuesJSON(b, f.val); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
 }
 
 // appendJSONFloat is encoding/json's floatEncoder for a float64

@@ -2,7 +2,10 @@ package verify
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/platc/platc/compiler/object"
@@ -53,4 +56,48 @@ func FuzzMarshalValues(f *testing.F) {
 		compareMarshal(t, n)
 		compareMarshal(t, map[string]any{s: []any{s, x, n}, "k": object.NewMap().Set(s, x)})
 	})
+}
+
+// BenchmarkMarshalValues marshals a valuesObject of a chart's common size,
+// in both forms a spec's values come in (maps, and Maps as the loader
+// makes them).
+func BenchmarkMarshalValues(b *testing.B) {
+	plain := map[string]any{}
+	for i := range 8 {
+		section := map[string]any{}
+		for j := range 12 {
+			section["key"+strconv.Itoa(j)] = []any{"value <" + strconv.Itoa(j) + ">", float64(j) * 1.5, j%2 == 0, nil}
+		}
+		section["nested"] = map[string]any{"image": map[string]any{"repository": "ghcr.io/example/app", "tag": "v1.2.3"}, "replicas": 3}
+		plain["section"+strconv.Itoa(i)] = section
+	}
+	for name, v := range map[string]any{"map": plain, "Map": toMap(plain)} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := marshalValues(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// toMap is v with every map[string]any made an *object.Map, keys in a
+// fixed order other than sorted.
+func toMap(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := object.NewMap()
+		for _, k := range slices.Backward(slices.Sorted(maps.Keys(v))) {
+			m.Set(k, toMap(v[k]))
+		}
+		return m
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = toMap(x)
+		}
+		return out
+	}
+	return v
 }

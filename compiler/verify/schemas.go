@@ -45,15 +45,9 @@ const verdictsKey = "schema-verdicts-embedded"
 // once (validate.Memo), and, with a cache, once in all the runs that meet
 // the shape.
 func (v *verifier) schemasCheck() {
-	var val *validate.Validator
-	var err error
-	if v.in.CRDs != nil {
-		val, err = validate.FromCRDs(v.in.CRDs)
-	} else {
-		val, err = embedded()
-	}
-	if err != nil {
-		v.log.Errorf(diag.Pos{}, "", "reading the CRDs: %v", err)
+	val := v.validator()
+	if v.crdsErr != nil {
+		v.log.Errorf(diag.Pos{}, "", "reading the CRDs: %v", v.crdsErr)
 		return
 	}
 	instances := map[string]bool{} // apiVersion + " " + kind

@@ -87,9 +87,11 @@ type verifier struct {
 	folderFiles map[string][]string
 	// pins are the spec's charts by the source that reads them.
 	pins map[pinSource]*model.Chart
-	// crds validates what charts render (validator).
+	// crds validates the output and what charts render (validator);
+	// crdsErr is why the CRDs do not compile.
 	crdsOnce sync.Once
 	crds     *validate.Validator
+	crdsErr  error
 	// helmFolders says of each folder of this repository an Application
 	// syncs whether it holds a chart (isHelmFolder): read once, not for
 	// every Application of every environment.
