@@ -3,6 +3,8 @@ package kro
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	memcache "github.com/platc/platc/internal/cache"
 )
 
@@ -43,4 +45,27 @@ func BenchmarkWithResultsCached(b *testing.B) {
 	for range b.N {
 		warm()
 	}
+}
+
+// BenchmarkBuiltinSchemas is what resolving the built-in kinds' schemas
+// costs: one kind (a ConfigMap, of the largest document), as a run that
+// uses one pays, and every kind.
+func BenchmarkBuiltinSchemas(b *testing.B) {
+	configMap := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	b.Run("one", func(b *testing.B) {
+		for range b.N {
+			if _, err := newBuiltinSchemas()[configMap](); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("every", func(b *testing.B) {
+		for range b.N {
+			for gvk, resolve := range newBuiltinSchemas() {
+				if _, err := resolve(); err != nil {
+					b.Fatal(gvk, err)
+				}
+			}
+		}
+	})
 }

@@ -241,12 +241,8 @@ func (k *Kinds) loaded() *typedKinds {
 func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	kd := k.loaded().byGVK[gvk]
 	if kd == nil {
-		if _, ok := builtinKind(gvk); ok {
-			all, err := builtinSchemas()
-			if err != nil {
-				return nil, err
-			}
-			return all[gvk], nil
+		if resolve := builtinSchemas()[gvk]; resolve != nil {
+			return resolve()
 		}
 		return nil, fmt.Errorf("cannot resolve group version kind %q: %w", gvk, resolver.ErrSchemaNotFound)
 	}
