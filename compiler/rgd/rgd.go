@@ -439,11 +439,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	}
 	b.mapPrefix(m.ID, valuesObject, m.FieldPath("values"))
 	b.mapPrefix(m.ID, "template.spec.destination.namespace", m.FieldPath("namespace"))
-	b.mapPrefix(m.ID, "", m.Path)
-	b.mapPrefix(m.ID, "includeWhen", m.FieldPath("includeWhen"))
-	b.mapPrefix(m.ID, "readyWhen", m.FieldPath("readyWhen"))
-	return kro.Resource{ID: m.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: m.IncludeWhen, ReadyWhen: readyWhen},
-		resourceObject(m.ID, nil, m.IncludeWhen, readyWhen, "template", tmpl)
+	return b.templated(m.ID, &m.Node, nil, m.IncludeWhen, readyWhen, tmpl)
 }
 
 // mapPrefix records that kro paths of a resource starting with prefix come
