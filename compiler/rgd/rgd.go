@@ -188,25 +188,21 @@ func (b *builder) build() *Stack {
 		Status:     st.Status,
 	}
 	var resources []*object.Map
-	for _, e := range st.ExternalRefs {
-		r, obj := b.externalRef(e)
+	add := func(r kro.Resource, obj *object.Map) {
 		rgd.Resources = append(rgd.Resources, r)
 		resources = append(resources, obj)
+	}
+	for _, e := range st.ExternalRefs {
+		add(b.externalRef(e))
 	}
 	for _, res := range st.Resources {
-		r, obj := b.resource(res)
-		rgd.Resources = append(rgd.Resources, r)
-		resources = append(resources, obj)
+		add(b.resource(res))
 	}
 	for _, p := range st.Primitives {
-		r, obj := b.primitive(p)
-		rgd.Resources = append(rgd.Resources, r)
-		resources = append(resources, obj)
+		add(b.primitive(p))
 	}
 	for _, m := range st.Modules {
-		r, obj := b.module(m)
-		rgd.Resources = append(rgd.Resources, r)
-		resources = append(resources, obj)
+		add(b.module(m))
 	}
 	rgd.Kinds, rgd.Cache, rgd.Parses = b.resolver, b.cache, b.parses
 	result, problems := kro.Check(rgd)
