@@ -314,19 +314,16 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 // resourceProblem reports why kro cannot build a resource before reading
 // its fields: its structure, kind, schema or scope.
 func (c *checker) resourceProblem(n *node, r *v1alpha1.Resource, cause string) {
-	tmpl := map[string]any{}
-	_ = yaml.UnmarshalStrict(r.Template.Raw, &tmpl)
+	body, apiVersion, kindName := "template", "", ""
 	if e := r.ExternalRef; e != nil {
-		tmpl = map[string]any{"apiVersion": e.APIVersion, "kind": e.Kind}
+		body, apiVersion, kindName = "externalRef", e.APIVersion, e.Kind
+	} else {
+		tmpl := map[string]any{}
+		_ = yaml.UnmarshalStrict(r.Template.Raw, &tmpl)
+		apiVersion, _ = tmpl["apiVersion"].(string)
+		kindName, _ = tmpl["kind"].(string)
 	}
-	apiVersion, _ := tmpl["apiVersion"].(string)
-	kindName, _ := tmpl["kind"].(string)
-	path, msg := resourceMessage(cause, apiVersion, kindName, c.kinds)
-	if r.ExternalRef != nil {
-		if rest, ok := strings.CutPrefix(path, "template."); ok {
-			path = "externalRef." + rest
-		}
-	}
+	path, msg := resourceMessage(cause, body, apiVersion, kindName, c.kinds)
 	c.add(n.idx, path, msg)
 }
 
