@@ -789,8 +789,9 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 // what, at its first use in e's string, with the likely intended one of
 // known or else all of them (after use).
 func (c *checker) unknownIdent(idx int, path string, e *krocel.Expression, what, name string, known []string, use string) {
-	hint := "did you mean " + strconv.Quote(diag.Suggest(name, known)) + "?"
-	if diag.Suggest(name, known) == "" {
+	suggested := diag.Suggest(name, known)
+	hint := "did you mean " + strconv.Quote(suggested) + "?"
+	if suggested == "" {
 		hint = "use " + use + strings.Join(known, ", ")
 	}
 	msg := fmt.Sprintf("%s: %s (kro: references unknown identifiers: [%s])", what, hint, name)
