@@ -878,6 +878,16 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 		}
 		c.condition(n, w, "includeWhen", env)
 	}
+	// A collection's readyWhen reads each object as each: one environment
+	// for all its entries.
+	self, readyEnv := n.id, env
+	var readyErr error
+	if n.collection() {
+		self = graph.EachVarName
+		if n.schema != nil && n.inGraph && len(n.readyWhen) > 0 {
+			readyEnv, readyErr = extendTyped(env, graph.EachVarName, n.schema)
+		}
+	}
 	for _, w := range n.readyWhen {
 		if !n.inGraph {
 			continue
@@ -899,17 +909,9 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 				continue
 			}
 		}
-		self, readyEnv := n.id, env
-		if n.collection() {
-			// A collection's readyWhen reads each object as each.
-			self = graph.EachVarName
-			if n.schema != nil {
-				var err error
-				if readyEnv, err = extendTyped(env, graph.EachVarName, n.schema); err != nil {
-					c.errorf(n.idx, w.path, "cannot type each for readyWhen: %v", err)
-					continue
-				}
-			}
+		if readyErr != nil {
+			c.errorf(n.idx, w.path, "cannot type each for readyWhen: %v", readyErr)
+			continue
 		}
 		if !c.restricted(n.idx, w.path, w.expr, res, []string{self}, "readyWhen") {
 			continue
