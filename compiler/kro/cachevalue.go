@@ -2,6 +2,9 @@ package kro
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 
 	"github.com/platc/platc/compiler/object"
@@ -63,4 +66,42 @@ func decodeInstanceEntry(data []byte) (instanceEntry, error) {
 		return instanceEntry{}, err
 	}
 	return e, nil
+}
+
+// subKey is the key of what is derived from the Result and input alone
+// (an instance's spec, a template): prefix and a digest of the RGD's key
+// and input.
+func (r *Result) subKey(prefix string, input []byte) string {
+	h := sha256.New()
+	h.Write([]byte(r.key))
+	h.Write([]byte{0})
+	h.Write(input)
+	return prefix + hex.EncodeToString(h.Sum(nil))
+}
+
+// readThrough returns the value cache keeps under key, or, when it has
+// none or it does not decode, the value compute makes, which it keeps
+// when it encodes.
+func readThrough[T any](cache Cache, key string, decode func([]byte) (T, error), encode func(T) ([]byte, bool), compute func() T) T {
+	if data, ok := cache.Get(key); ok {
+		if v, err := decode(data); err == nil {
+			return v
+		}
+	}
+	v := compute()
+	if data, ok := encode(v); ok {
+		cache.Put(key, data)
+	}
+	return v
+}
+
+func decodeJSON[T any](data []byte) (T, error) {
+	var v T
+	err := json.Unmarshal(data, &v)
+	return v, err
+}
+
+func encodeJSON[T any](v T) ([]byte, bool) {
+	data, err := json.Marshal(v)
+	return data, err == nil
 }

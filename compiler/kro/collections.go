@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/cel-go/cel"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
@@ -47,13 +48,15 @@ func (c *checker) eachReadyWhen() {
 		c.errorf(-1, "", "cannot build kro's CEL environment: %v", err)
 		return
 	}
+	// each typed as each collection's kind, made once for every pair.
+	envs := make([]*cel.Env, len(colls))
+	for i, b := range colls {
+		envs[i], _ = extendTyped(base, graph.EachVarName, b.schema) // nil: not typed, not checked
+	}
 	for _, a := range colls {
-		for _, b := range colls {
-			if a.kind == b.kind {
-				continue
-			}
-			env, err := extendTyped(base, graph.EachVarName, b.schema)
-			if err != nil {
+		for i, b := range colls {
+			env := envs[i]
+			if a.kind == b.kind || env == nil {
 				continue
 			}
 			for j, w := range c.rgd.Resources[a.idx].ReadyWhen {

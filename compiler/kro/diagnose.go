@@ -314,19 +314,16 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 // resourceProblem reports why kro cannot build a resource before reading
 // its fields: its structure, kind, schema or scope.
 func (c *checker) resourceProblem(n *node, r *v1alpha1.Resource, cause string) {
-	tmpl := map[string]any{}
-	_ = yaml.UnmarshalStrict(r.Template.Raw, &tmpl)
+	body, apiVersion, kindName := "template", "", ""
 	if e := r.ExternalRef; e != nil {
-		tmpl = map[string]any{"apiVersion": e.APIVersion, "kind": e.Kind}
+		body, apiVersion, kindName = "externalRef", e.APIVersion, e.Kind
+	} else {
+		tmpl := map[string]any{}
+		_ = yaml.UnmarshalStrict(r.Template.Raw, &tmpl)
+		apiVersion, _ = tmpl["apiVersion"].(string)
+		kindName, _ = tmpl["kind"].(string)
 	}
-	apiVersion, _ := tmpl["apiVersion"].(string)
-	kindName, _ := tmpl["kind"].(string)
-	path, msg := resourceMessage(cause, apiVersion, kindName, c.kinds)
-	if r.ExternalRef != nil {
-		if rest, ok := strings.CutPrefix(path, "template."); ok {
-			path = "externalRef." + rest
-		}
-	}
+	path, msg := resourceMessage(cause, body, apiVersion, kindName, c.kinds)
 	c.add(n.idx, path, msg)
 }
 
@@ -792,8 +789,9 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 // what, at its first use in e's string, with the likely intended one of
 // known or else all of them (after use).
 func (c *checker) unknownIdent(idx int, path string, e *krocel.Expression, what, name string, known []string, use string) {
-	hint := "did you mean " + strconv.Quote(diag.Suggest(name, known)) + "?"
-	if diag.Suggest(name, known) == "" {
+	suggested := diag.Suggest(name, known)
+	hint := "did you mean " + strconv.Quote(suggested) + "?"
+	if suggested == "" {
 		hint = "use " + use + strings.Join(known, ", ")
 	}
 	msg := fmt.Sprintf("%s: %s (kro: references unknown identifiers: [%s])", what, hint, name)
@@ -880,6 +878,16 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 		}
 		c.condition(n, w, "includeWhen", env)
 	}
+	// A collection's readyWhen reads each object as each: one environment
+	// for all its entries.
+	self, readyEnv := n.id, env
+	var readyErr error
+	if n.collection() {
+		self = graph.EachVarName
+		if n.schema != nil && n.inGraph && len(n.readyWhen) > 0 {
+			readyEnv, readyErr = extendTyped(env, graph.EachVarName, n.schema)
+		}
+	}
 	for _, w := range n.readyWhen {
 		if !n.inGraph {
 			continue
@@ -901,17 +909,9 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 				continue
 			}
 		}
-		self, readyEnv := n.id, env
-		if n.collection() {
-			// A collection's readyWhen reads each object as each.
-			self = graph.EachVarName
-			if n.schema != nil {
-				var err error
-				if readyEnv, err = extendTyped(env, graph.EachVarName, n.schema); err != nil {
-					c.errorf(n.idx, w.path, "cannot type each for readyWhen: %v", err)
-					continue
-				}
-			}
+		if readyErr != nil {
+			c.errorf(n.idx, w.path, "cannot type each for readyWhen: %v", readyErr)
+			continue
 		}
 		if !c.restricted(n.idx, w.path, w.expr, res, []string{self}, "readyWhen") {
 			continue

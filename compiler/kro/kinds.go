@@ -123,22 +123,65 @@ func plainKinds(crds []map[string]any, digest string) *Kinds {
 // With returns Kinds that also hold crds (the CRDs kro generates for other
 // stacks' instances, say); a kind given again replaces the earlier one.
 func (k *Kinds) With(crds ...*extv1.CustomResourceDefinition) (*Kinds, error) {
-	t, err := k.typed()
-	if err != nil {
-		return nil, err
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", k.digest)
+	for _, crd := range crds {
+		data, err := json.Marshal(crd)
+		if err != nil {
+			return nil, err
+		}
+		h.Write(data)
+		h.Write([]byte{0})
 	}
-	return newKinds(append(slices.Clone(t.crds), crds...))
+	return k.with(crds, hex.EncodeToString(h.Sum(nil))), nil
 }
 
 // WithResults returns Kinds that also hold the CRDs kro generates for the
 // instances of the RGDs of results: a graph may create instances of
-// another stack.
+// another stack. A cached result's key stands for its CRD in the digest,
+// which spares encoding the CRD at every run.
 func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", k.digest)
 	var crds []*extv1.CustomResourceDefinition
 	for _, r := range results {
 		crds = append(crds, r.crd)
+		if r.key != "" {
+			fmt.Fprintf(h, "key %s\x00", r.key)
+			continue
+		}
+		data, err := json.Marshal(r.CRD) // plain data; maps are encoded sorted
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h, "crd %s\x00", data)
 	}
-	return k.With(crds...)
+	return k.with(crds, hex.EncodeToString(h.Sum(nil))), nil
+}
+
+// with are the Kinds of k and crds, whose digest is digest. As with
+// plainKinds, the CRDs are decoded on first use: a run whose RGDs are all
+// in the cache reads only the list and the digest.
+func (k *Kinds) with(crds []*extv1.CustomResourceDefinition, digest string) *Kinds {
+	list := slices.Clone(k.list)
+	for _, crd := range crds {
+		for i := range crd.Spec.Versions {
+			if v := &crd.Spec.Versions[i]; v.Served {
+				x := typedKind(crd, v)
+				list = slices.DeleteFunc(list, func(y Kind) bool { return y.APIVersion == x.APIVersion && y.Kind == x.Kind })
+				list = append(list, x)
+			}
+		}
+	}
+	out := &Kinds{list: withBuiltins(list), digest: digest}
+	out.typed = sync.OnceValues(func() (*typedKinds, error) {
+		t, err := k.typed()
+		if err != nil {
+			return nil, err
+		}
+		return newTypedKinds(out, append(slices.Clone(t.crds), crds...))
+	})
+	return out
 }
 
 func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
@@ -151,32 +194,6 @@ func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
 		return nil, fmt.Errorf("CustomResourceDefinition %v: %w", obj["metadata"], err)
 	}
 	return crd, nil
-}
-
-// newKinds are the Kinds of typed CRDs.
-func newKinds(crds []*extv1.CustomResourceDefinition) (*Kinds, error) {
-	h := sha256.New()
-	var list []Kind
-	for _, crd := range crds {
-		data, err := json.Marshal(crd)
-		if err != nil {
-			return nil, err
-		}
-		h.Write(data)
-		h.Write([]byte{0})
-		for i := range crd.Spec.Versions {
-			if v := &crd.Spec.Versions[i]; v.Served {
-				list = append(list, typedKind(crd, v))
-			}
-		}
-	}
-	k := &Kinds{list: withBuiltins(list), digest: hex.EncodeToString(h.Sum(nil))}
-	t, err := newTypedKinds(k, crds)
-	if err != nil {
-		return nil, err
-	}
-	k.typed = func() (*typedKinds, error) { return t, nil }
-	return k, nil
 }
 
 // newTypedKinds decodes crds for kinds: the builder resolves schemas
@@ -224,12 +241,8 @@ func (k *Kinds) loaded() *typedKinds {
 func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	kd := k.loaded().byGVK[gvk]
 	if kd == nil {
-		if _, ok := builtinKind(gvk); ok {
-			all, err := builtinSchemas()
-			if err != nil {
-				return nil, err
-			}
-			return all[gvk], nil
+		if resolve := builtinSchemas()[gvk]; resolve != nil {
+			return resolve()
 		}
 		return nil, fmt.Errorf("cannot resolve group version kind %q: %w", gvk, resolver.ErrSchemaNotFound)
 	}

@@ -317,20 +317,11 @@ func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 	if err != nil {
 		return r.instance(spec)
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", r.key)
-	h.Write(data)
-	key := "kro-instance-" + hex.EncodeToString(h.Sum(nil))
-	if data, ok := r.cache.Get(key); ok {
-		if e, err := decodeInstanceEntry(data); err == nil {
-			return e.Spec, e.Problems
-		}
-	}
-	defaulted, probs := r.instance(spec)
-	if data, ok := encodeInstanceEntry(instanceEntry{Spec: defaulted, Problems: probs}); ok {
-		r.cache.Put(key, data)
-	}
-	return defaulted, probs
+	e := readThrough(r.cache, r.subKey("kro-instance-", data), decodeInstanceEntry, encodeInstanceEntry, func() instanceEntry {
+		defaulted, probs := r.instance(spec)
+		return instanceEntry{Spec: defaulted, Problems: probs}
+	})
+	return e.Spec, e.Problems
 }
 
 func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {

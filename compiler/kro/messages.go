@@ -98,37 +98,40 @@ func nestedMessage(src string, err error) string {
 }
 
 // resourceMessage says why kro cannot build a resource before reading its
-// fields, and where.
-func resourceMessage(cause, apiVersion, kindName string, kinds *Kinds) (path, msg string) {
+// fields, and where: a path in body, the resource's template or
+// externalRef.
+func resourceMessage(cause, body, apiVersion, kindName string, kinds *Kinds) (path, msg string) {
 	cause = strings.ReplaceAll(cause, probeID, "the resource")
 	has := func(s string) bool { return strings.Contains(cause, s) }
 	switch {
 	case has("apiVersion field not found"), has("apiVersion not found"):
-		return "template.apiVersion", fmt.Sprintf("template has no apiVersion: set it (kro: %s)", cause)
+		return body + ".apiVersion", fmt.Sprintf("template has no apiVersion: set it (kro: %s)", cause)
 	case has("apiVersion field is not a string"):
-		return "template.apiVersion", fmt.Sprintf("template apiVersion must be a string: set it (kro: %s)", cause)
+		return body + ".apiVersion", fmt.Sprintf("template apiVersion must be a string: set it (kro: %s)", cause)
 	case has("kind field not found"), has("kind not found"):
-		return "template.kind", fmt.Sprintf("template has no kind: set it (kro: %s)", cause)
+		return body + ".kind", fmt.Sprintf("template has no kind: set it (kro: %s)", cause)
 	case has("kind field is not a string"):
-		return "template.kind", fmt.Sprintf("template kind must be a string: set it (kro: %s)", cause)
+		return body + ".kind", fmt.Sprintf("template kind must be a string: set it (kro: %s)", cause)
 	case has("metadata field not found"):
-		return "template.metadata", fmt.Sprintf("template has no metadata: set metadata, with at least a name (kro: %s)", cause)
+		return body + ".metadata", fmt.Sprintf("template has no metadata: set metadata, with at least a name (kro: %s)", cause)
 	case has("metadata field is not a map"):
-		return "template.metadata", fmt.Sprintf("template metadata must be a map: set metadata.name and the like (kro: %s)", cause)
+		return body + ".metadata", fmt.Sprintf("template metadata must be a map: set metadata.name and the like (kro: %s)", cause)
 	case has("invalid apiVersion format"):
-		return "template.apiVersion", fmt.Sprintf("template apiVersion %q is not group/version: write it as the kind's CRD has it (kro: %s)", apiVersion, cause)
+		return body + ".apiVersion", fmt.Sprintf("template apiVersion %q is not group/version: write it as the kind's CRD has it (kro: %s)", apiVersion, cause)
 	case has("invalid kind"):
-		return "template.kind", fmt.Sprintf("template kind %q is not a Kubernetes kind: write it as the kind's CRD has it (kro: %s)", kindName, cause)
+		return body + ".kind", fmt.Sprintf("template kind %q is not a Kubernetes kind: write it as the kind's CRD has it (kro: %s)", kindName, cause)
 	case has("failed to get schema"), has("failed to get REST mapping"):
-		return "template.kind", fmt.Sprintf("no schema is known for %s %s%s: use one of %s (kro: %s)", apiVersion, kindName,
+		return body + ".kind", fmt.Sprintf("no schema is known for %s %s%s: use one of %s (kro: %s)", apiVersion, kindName,
 			didYouMean(kindName, kinds.kindNames()), strings.Join(kinds.kindsOf(), ", "), cause)
 	case has("must not set metadata.namespace"):
-		return "template.metadata.namespace", fmt.Sprintf("%s is cluster-scoped: remove metadata.namespace (kro: %s)", kindName, cause)
+		return body + ".metadata.namespace", fmt.Sprintf("%s is cluster-scoped: remove metadata.namespace (kro: %s)", kindName, cause)
 	case has("must set metadata.namespace"):
-		return "template.metadata.namespace", fmt.Sprintf("%s is namespaced and the instance is not: set metadata.namespace (kro: %s)", kindName, cause)
+		return body + ".metadata.namespace", fmt.Sprintf("%s is namespaced and the instance is not: set metadata.namespace (kro: %s)", kindName, cause)
 	case has("invalid label"):
-		return "template.metadata.labels", fmt.Sprintf("labels with prefix kro.run/ are kro's own: remove them (kro: %s)", cause)
+		return body + ".metadata.labels", fmt.Sprintf("labels with prefix kro.run/ are kro's own: remove them (kro: %s)", cause)
 	}
+	// The resource as a whole: "template" for an externalRef too, as
+	// platc has always placed it (both lead to the resource's spec path).
 	return "template", fmt.Sprintf("kro cannot build the resource: %s: fix the template", cause)
 }
 

@@ -1,9 +1,6 @@
 package kro
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -189,20 +186,9 @@ func (r *Result) CheckOverSchema(s string) []Problem {
 	// What it finds is a function of the RGD and s: kept in the RGD's
 	// Cache, so that a run whose stacks are unchanged builds no
 	// environment for it.
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s", r.key, s)
-	key := "kro-over-schema-" + hex.EncodeToString(h.Sum(nil))
-	if data, ok := r.cache.Get(key); ok {
-		var probs []Problem
-		if json.Unmarshal(data, &probs) == nil {
-			return probs
-		}
-	}
-	probs := r.checkOverSchema(s)
-	if data, err := json.Marshal(probs); err == nil {
-		r.cache.Put(key, data)
-	}
-	return probs
+	return readThrough(r.cache, r.subKey("kro-over-schema-", []byte(s)), decodeJSON[[]Problem], encodeJSON[[]Problem], func() []Problem {
+		return r.checkOverSchema(s)
+	})
 }
 
 func (r *Result) checkOverSchema(s string) []Problem {

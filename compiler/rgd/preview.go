@@ -132,13 +132,13 @@ func (c *Compiled) evalPreview(st *Stack, inst *Instance, schemaVar map[string]a
 				}
 				switch v {
 				case false:
-					notCreated(strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}") + " is false")
+					notCreated(unwrapped(expr) + " is false")
 				case nil:
 					// An optional without a value: kro's runtime takes it as false.
-					notCreated(strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}") + " has no value, which kro takes as false")
+					notCreated(unwrapped(expr) + " has no value, which kro takes as false")
 				case true:
 				default: // known only in the cluster
-					conditions = append(conditions, strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}"))
+					conditions = append(conditions, unwrapped(expr))
 				}
 			}
 		}
@@ -146,7 +146,7 @@ func (c *Compiled) evalPreview(st *Stack, inst *Instance, schemaVar map[string]a
 			pr.Included = "created when " + strings.Join(conditions, " and ")
 		}
 		if dims, ok := r.Get("forEach").([]any); ok && !excluded[id] {
-			items, err := collection(st.Result, pr, dims, tmpl, vars)
+			items, err := collection(st.Result, pr, dims, tmpl, vars, pending)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", id, err)
 			}
@@ -169,8 +169,9 @@ func (c *Compiled) evalPreview(st *Stack, inst *Instance, schemaVar map[string]a
 // element of the cartesian product of its dimensions' lists (kro's
 // ExpandCollection), each with its iterators' values; or, where a list
 // is only known in the cluster, one entry that says so, its template's
-// expressions that read an iterator placeholders.
-func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map, vars map[string]any) ([]PreviewResource, error) {
+// expressions that read an iterator placeholders. pending is evalPreview's:
+// which references are known only in the cluster.
+func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map, vars map[string]any, pending func([]string) bool) ([]PreviewResource, error) {
 	type dim struct {
 		name, expr string
 		values     []any
@@ -187,9 +188,7 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 			expr, _ := v.(string)
 			x := dim{name: name, expr: expr}
 			var got any
-			if got, err = evalTemplate(r, expr, vars, func(refs []string) bool {
-				return slices.ContainsFunc(refs, func(ref string) bool { return ref != "schema" })
-			}); err != nil {
+			if got, err = evalTemplate(r, expr, vars, pending); err != nil {
 				return
 			}
 			list, isList := got.([]any)
@@ -208,12 +207,10 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 	if !known {
 		var lists []string
 		for _, d := range all {
-			lists = append(lists, strings.TrimSuffix(strings.TrimPrefix(d.expr, "${"), "}"))
+			lists = append(lists, unwrapped(d.expr))
 		}
 		pr.Included += ", one per element of " + strings.Join(lists, " × ") + ", which only the cluster knows"
-		obj, err := evalObject(r, tmpl, vars, func(refs []string) bool {
-			return slices.ContainsFunc(refs, func(ref string) bool { return ref != "schema" })
-		})
+		obj, err := evalObject(r, tmpl, vars, pending)
 		if err != nil {
 			return nil, err
 		}
@@ -272,12 +269,8 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 func identity(obj *object.Map) (string, bool) {
 	apiVersion, _ := obj.Get("apiVersion").(string)
 	kind, _ := obj.Get("kind").(string)
-	meta, _ := obj.Get("metadata").(*object.Map)
-	if meta == nil {
-		return "", false
-	}
-	name, ok := meta.Get("name").(string)
-	ns, _ := meta.Get("namespace").(string)
+	name, ok := object.Lookup(obj, "metadata", "name").(string)
+	ns, _ := object.Lookup(obj, "metadata", "namespace").(string)
 	if !ok || HasPlaceholder(name) || HasPlaceholder(ns) {
 		return "", false
 	}
@@ -289,6 +282,12 @@ func identity(obj *object.Map) (string, bool) {
 }
 
 const created = "created"
+
+// unwrapped is an expression without its ${ and }, for what the preview
+// says.
+func unwrapped(expr string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(expr, "${"), "}")
+}
 
 // evalObject evaluates every expression in a template.
 func evalObject(env *kro.Result, v any, vars map[string]any, pending func([]string) bool) (any, error) {

@@ -188,25 +188,21 @@ func (b *builder) build() *Stack {
 		Status:     st.Status,
 	}
 	var resources []*object.Map
-	for _, e := range st.ExternalRefs {
-		r, obj := b.externalRef(e)
+	add := func(r kro.Resource, obj *object.Map) {
 		rgd.Resources = append(rgd.Resources, r)
 		resources = append(resources, obj)
+	}
+	for _, e := range st.ExternalRefs {
+		add(b.externalRef(e))
 	}
 	for _, res := range st.Resources {
-		r, obj := b.resource(res)
-		rgd.Resources = append(rgd.Resources, r)
-		resources = append(resources, obj)
+		add(b.resource(res))
 	}
 	for _, p := range st.Primitives {
-		r, obj := b.primitive(p)
-		rgd.Resources = append(rgd.Resources, r)
-		resources = append(resources, obj)
+		add(b.primitive(p))
 	}
 	for _, m := range st.Modules {
-		r, obj := b.module(m)
-		rgd.Resources = append(rgd.Resources, r)
-		resources = append(resources, obj)
+		add(b.module(m))
 	}
 	rgd.Kinds, rgd.Cache, rgd.Parses = b.resolver, b.cache, b.parses
 	result, problems := kro.Check(rgd)
@@ -439,11 +435,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	}
 	b.mapPrefix(m.ID, valuesObject, m.FieldPath("values"))
 	b.mapPrefix(m.ID, "template.spec.destination.namespace", m.FieldPath("namespace"))
-	b.mapPrefix(m.ID, "", m.Path)
-	b.mapPrefix(m.ID, "includeWhen", m.FieldPath("includeWhen"))
-	b.mapPrefix(m.ID, "readyWhen", m.FieldPath("readyWhen"))
-	return kro.Resource{ID: m.ID, Template: object.Plain(tmpl).(map[string]any), IncludeWhen: m.IncludeWhen, ReadyWhen: readyWhen},
-		resourceObject(m.ID, nil, m.IncludeWhen, readyWhen, "template", tmpl)
+	return b.templated(m.ID, &m.Node, nil, m.IncludeWhen, readyWhen, tmpl)
 }
 
 // mapPrefix records that kro paths of a resource starting with prefix come

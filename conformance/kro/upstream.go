@@ -82,7 +82,7 @@ func NewWorld(crds []*extv1.CustomResourceDefinition) *World {
 	// Kubernetes' own kinds' as the API server publishes them (read by
 	// k8s.io/apiserver's ClientDiscoveryResolver, as kro reads them).
 	core := resolver.NewDefinitionsSchemaResolver(openapi.GetOpenAPIDefinitions, scheme.Scheme)
-	w.resolver = core.Combine(firstOf{&crdResolver{crds: crds}, builtin.resolver})
+	w.resolver = core.Combine(firstOf{&cachedResolver{r: &crdResolver{crds: crds}}, builtin.resolver})
 	return w
 }
 
@@ -129,6 +129,11 @@ type cachedResolver struct {
 	cache sync.Map // schema.GroupVersionKind -> resolved
 }
 
+type resolved struct {
+	s   *spec.Schema
+	err error
+}
+
 func (c *cachedResolver) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	if v, ok := c.cache.Load(gvk); ok {
 		res := v.(resolved)
@@ -159,27 +164,12 @@ func (w *World) CRD(name string) *extv1.CustomResourceDefinition {
 // OpenAPI v3 document of the group-version (apiextensions-apiserver's
 // BuildOpenAPIV3, as its openapiv3 controller calls it), the component
 // whose x-kubernetes-group-version-kind names the kind, refs populated.
+// It resolves a kind at every call: wrap it in a cachedResolver.
 type crdResolver struct {
-	crds  []*extv1.CustomResourceDefinition
-	cache sync.Map // schema.GroupVersionKind -> resolved
-}
-
-type resolved struct {
-	s   *spec.Schema
-	err error
+	crds []*extv1.CustomResourceDefinition
 }
 
 func (r *crdResolver) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
-	if v, ok := r.cache.Load(gvk); ok {
-		res := v.(resolved)
-		return res.s, res.err
-	}
-	s, err := r.resolve(gvk)
-	r.cache.Store(gvk, resolved{s, err})
-	return s, err
-}
-
-func (r *crdResolver) resolve(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	// Discovery serves one document per group-version, holding every CRD of it.
 	schemas := map[string]*spec.Schema{}
 	found := false
