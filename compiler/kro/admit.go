@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 )
@@ -36,7 +37,7 @@ func (c *checker) admit(plain map[string]any) (*v1alpha1.ResourceGraphDefinition
 	return c.object(plain)
 }
 
-var resourcePathRe = regexp.MustCompile(`^spec\.resources\[(\d+)\]\.?(.*)$`)
+var resourcePathRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^spec\.resources\[(\d+)\]\.?(.*)$`) })
 
 // admission places a problem of the RGD's validation against kro's CRD.
 func (c *checker) admission(p objectProblem) {
@@ -45,7 +46,7 @@ func (c *checker) admission(p objectProblem) {
 		text = fieldErrorText(p.err)
 	}
 	detail := fmt.Sprintf("kro's ResourceGraphDefinition CRD: %s: %s", p.path, text)
-	if m := resourcePathRe.FindStringSubmatch(p.path); m != nil {
+	if m := resourcePathRe().FindStringSubmatch(p.path); m != nil {
 		i, _ := strconv.Atoi(m[1])
 		if i < len(c.rgd.Resources) {
 			c.errorf(i, m[2], "the API server refuses it: %s: change it", detail)

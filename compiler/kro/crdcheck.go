@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -227,16 +228,16 @@ func crdProblem(e *field.Error, rgd *RGD, internal *apiextensions.CustomResource
 	return "", fmt.Sprintf("the API server refuses the CRD kro generates: %s: change the stack's schema", text)
 }
 
-var ruleIndexRe = regexp.MustCompile(`x-kubernetes-validations\[(\d+)\]\.rule$`)
+var ruleIndexRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`x-kubernetes-validations\[(\d+)\]\.rule$`) })
 
 // schemaMessage says why the API server refuses a field's schema in the
 // CRD kro generates, and what to change in its SimpleSchema.
 func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinition) string {
 	detail := e.Detail
-	if m := ruleIndexRe.FindStringSubmatch(e.Field); m != nil {
+	if m := ruleIndexRe().FindStringSubmatch(e.Field); m != nil {
 		rule := ruleAt(internal, e.Field)
 		first, _, _ := strings.Cut(detail, "\n")
-		first = celErrorRe.ReplaceAllString(strings.TrimPrefix(first, "compilation failed: ERROR: "), "column $2: $3")
+		first = celErrorRe().ReplaceAllString(strings.TrimPrefix(first, "compilation failed: ERROR: "), "column $2: $3")
 		if i := strings.Index(first, "<input>:"); i >= 0 {
 			first = first[i:]
 		}
@@ -295,7 +296,7 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 // .x-kubernetes-validations[0].rule").
 func ruleAt(crd *apiextensions.CustomResourceDefinition, f string) string {
 	s, rest := crdSchemaAt(crd, f)
-	if m := ruleIndexRe.FindStringSubmatch(rest); s != nil && m != nil {
+	if m := ruleIndexRe().FindStringSubmatch(rest); s != nil && m != nil {
 		n := 0
 		fmt.Sscan(m[1], &n)
 		if n < len(s.XValidations) {
@@ -430,7 +431,7 @@ func badValueText(v any) string {
 	return string(b)
 }
 
-var propertyRe = regexp.MustCompile(`properties\[([^\]]*)\]`)
+var propertyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`properties\[([^\]]*)\]`) })
 
 // schemaFieldPath turns the path of a schema node
 // ("spec.validation.openAPIV3Schema.properties[spec].properties[a].default")
@@ -442,7 +443,7 @@ func schemaFieldPath(f string) (string, bool) {
 	}
 	rest := f[i+len("openAPIV3Schema"):]
 	var names []string
-	for _, m := range propertyRe.FindAllStringSubmatch(rest, -1) {
+	for _, m := range propertyRe().FindAllStringSubmatch(rest, -1) {
 		names = append(names, m[1])
 	}
 	if len(names) == 0 {
@@ -823,9 +824,9 @@ func validateMapListKeysMapSet(schema *apiextensions.JSONSchemaProps, fldPath *f
 	return errs
 }
 
-var newlineMatcher = regexp.MustCompile(`[\n\r]+`)
+var newlineMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\n\r]+`) })
 
-func hasNewlines(s string) bool { return newlineMatcher.MatchString(s) }
+func hasNewlines(s string) bool { return newlineMatcher().MatchString(s) }
 
 func multiplyWithOverflowGuard(baseCost, cardinality uint64) uint64 {
 	if baseCost == 0 {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/google/cel-go/cel"
@@ -25,10 +26,13 @@ import (
 // end with kro's own error in parentheses: kro decides, platc explains.
 
 // These patterns only shape suggestions ("such as ..."); whether a kind
-// or an id is valid is kro's decision.
+// or an id is valid is kro's decision. Like every pattern of the package,
+// they are compiled on first use: compiled at package initialization, the
+// package's cost every process start 240 KB, also a run that checks no
+// graph.
 var (
-	kindLike = regexp.MustCompile(`^[A-Z][a-zA-Z0-9]{0,62}$`)
-	idLike   = regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
+	kindLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][a-zA-Z0-9]{0,62}$`) })
+	idLike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`) })
 )
 
 // markerNames are SimpleSchema's markers in kro v0.9.3
@@ -44,7 +48,7 @@ func kindMessage(kind, source string) string {
 		return fmt.Sprintf("kind is required: set an UpperCamelCase kind, such as WebApplication (%s)", source)
 	}
 	return fmt.Sprintf("kind %q is not a valid kro kind: use UpperCamelCase of 1 to 63 letters and digits%s (%s)",
-		kind, suggest(camel(kind, true), kindLike), source)
+		kind, suggest(camel(kind, true), kindLike()), source)
 }
 
 func idMessage(id, source string) string {
@@ -54,7 +58,7 @@ func idMessage(id, source string) string {
 	case strings.Contains(source, "reserved"):
 		return fmt.Sprintf("id %q is a reserved word in kro: choose another lowerCamelCase id (%s)", id, source)
 	}
-	return fmt.Sprintf("id %q is not a valid kro resource id: use lowerCamelCase%s (%s)", id, suggest(camel(id, false), idLike), source)
+	return fmt.Sprintf("id %q is not a valid kro resource id: use lowerCamelCase%s (%s)", id, suggest(camel(id, false), idLike()), source)
 }
 
 // camel turns s into lowerCamelCase (or UpperCamelCase): "my_db" -> "myDb".
@@ -135,7 +139,7 @@ func resourceMessage(cause, body, apiVersion, kindName string, kinds *Kinds) (pa
 	return "template", fmt.Sprintf("kro cannot build the resource: %s: fix the template", cause)
 }
 
-var expectedRe = regexp.MustCompile(`expected (.+) type for path`)
+var expectedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`expected (.+) type for path`) })
 
 // templateMessage says why kro's parser refuses the value v of a template.
 func templateMessage(v any, err error, n *node, segs []fieldpath.Segment) string {
@@ -143,7 +147,7 @@ func templateMessage(v any, err error, n *node, segs []fieldpath.Segment) string
 	if errors.Is(err, parser.ErrNestedExpression) || strings.Contains(msg, parser.ErrNestedExpression.Error()) {
 		return nestedMessage(fmt.Sprint(v), err)
 	}
-	if m := expectedRe.FindStringSubmatch(msg); m != nil {
+	if m := expectedRe().FindStringSubmatch(msg); m != nil {
 		if s, ok := v.(string); ok {
 			if exprs, _ := parser.ExtractExpressions(s); len(exprs) > 0 {
 				return fmt.Sprintf("%q is a string template, but the field takes %s: write the whole value as one ${...} expression (kro: %s)", s, m[1], msg)
@@ -195,76 +199,83 @@ func (n *node) kindName() string {
 	return n.kind
 }
 
-// simpleSchemaHints turn kro's SimpleSchema errors into what to change.
-var simpleSchemaHints = []struct {
+// simpleSchemaHints turn kro's SimpleSchema errors into what to change,
+// made on first use: only a refused SimpleSchema reads them, and their
+// nineteen patterns, compiled at package initialization, cost every
+// process start 145 KB.
+var simpleSchemaHints = sync.OnceValue(func() []simpleSchemaHint {
+	return []simpleSchemaHint{
+		{regexp.MustCompile(`unexpected type: (.*)$`), func(m []string, field string, def any, _ map[string]any) string {
+			return fmt.Sprintf("field %q has a value of type %s: write a SimpleSchema string such as \"string | required=true\", or a map of fields", field, goKind(def))
+		}},
+		{regexp.MustCompile(`invalid marker key "([^"]*)": unknown marker`), func(m []string, _ string, _ any, _ map[string]any) string {
+			return fmt.Sprintf("unknown marker %q%s: use one of %s", m[1], didYouMean(m[1], markerNames), strings.Join(markerNames, ", "))
+		}},
+		{regexp.MustCompile(`(?:unknown type: |node )(\S+)(?: does not exist)?$`), func(m []string, _ string, _ any, types map[string]any) string {
+			known := append(slices.Clone(atomicTypes), slices.Sorted(maps.Keys(types))...)
+			return fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", m[1], didYouMean(m[1], known))
+		}},
+		{regexp.MustCompile(`default value must be a valid (integer|number|boolean), got: (.*)$`), func(m []string, _ string, _ any, _ map[string]any) string {
+			example := map[string]string{"integer": "default=1", "number": "default=1.5", "boolean": "default=true"}[m[1]]
+			return fmt.Sprintf("default %q is not a valid %s: write one, such as %s", m[2], m[1], example)
+		}},
+		{regexp.MustCompile(`enum values only supported for string and integer types, got type: (.*)$`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("marker enum=%q: enum is only allowed on string and integer fields, not %s: remove enum or change the type", markerValue(def, "enum"), typeOf(def))
+		}},
+		{regexp.MustCompile(`(failed to parse integer enum value|empty enum values are not allowed)`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("marker enum=%q: list the values separated by commas, whole numbers for an integer field, such as enum=\"1,2,3\"", markerValue(def, "enum"))
+		}},
+		{regexp.MustCompile(`failed to parse (required|immutable|uniqueItems) marker value`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("marker %s=%q: write true or false", m[1], markerValue(def, m[1]))
+		}},
+		{regexp.MustCompile(`failed to parse (minimum|maximum) enum value`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("marker %s=%q: write a number", m[1], markerValue(def, m[1]))
+		}},
+		{regexp.MustCompile(`failed to parse (minLength|maxLength|minItems|maxItems) value`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("marker %s=%q: write a whole number", m[1], markerValue(def, m[1]))
+		}},
+		{regexp.MustCompile(`(\w+) marker (is )?only (valid for|applies to) (\w+) types`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("marker %s=%q is only valid for %s types, not %s: remove it or change the type", m[1], markerValue(def, m[1]), m[4], typeOf(def))
+		}},
+		{regexp.MustCompile(`invalid pattern regex`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("marker pattern=%q is not a regular expression: fix it", markerValue(def, "pattern"))
+		}},
+		{regexp.MustCompile(`pattern marker value cannot be empty`), func(m []string, _ string, _ any, _ map[string]any) string {
+			return "marker pattern is empty: write a regular expression"
+		}},
+		{regexp.MustCompile(`^validation failed$`), func(m []string, _ string, _ any, _ map[string]any) string {
+			return "marker validation is empty: write a CEL rule, such as validation=\"self > 0\""
+		}},
+		{regexp.MustCompile(`listMapKey set while listType is`), func(m []string, _ string, _ any, _ map[string]any) string {
+			return "listMapKey needs listType=map: add it"
+		}},
+		{regexp.MustCompile(`(unsupported value for listType|listType attempting to overwrite|cannot set unique when listType|duplicate listMapKey)`), func(m []string, _ string, _ any, _ map[string]any) string {
+			return "the list markers contradict each other: use listType=atomic, set or map (listMapKey only with map, uniqueItems=true only with set)"
+		}},
+		{regexp.MustCompile(`(marker key '.*' without a value|unclosed quote|unclosed bracket|unmatched closing bracket|empty marker key)`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("cannot parse the markers of %q: write the type, one \"|\", then key=value pairs separated by spaces, quoting values that hold spaces, such as default=\"a b\"", fmt.Sprint(def))
+		}},
+		{regexp.MustCompile(`empty type`), func(m []string, _ string, _ any, _ map[string]any) string {
+			return "empty type: write a type such as string, integer, boolean, float, object, []string or map[string]string"
+		}},
+		{regexp.MustCompile(`(map key must be string|map value type is required|empty slice element type)`), func(m []string, _ string, def any, _ map[string]any) string {
+			return fmt.Sprintf("type of %q is malformed: write []T or map[string]T, such as map[string]string", fmt.Sprint(def))
+		}},
+		{regexp.MustCompile(`type nesting too deep`), func(m []string, _ string, _ any, _ map[string]any) string {
+			return "the type is nested too deep: flatten it, with a type declared in types"
+		}},
+	}
+})
+
+type simpleSchemaHint struct {
 	re   *regexp.Regexp
 	hint func(m []string, field string, def any, types map[string]any) string
-}{
-	{regexp.MustCompile(`unexpected type: (.*)$`), func(m []string, field string, def any, _ map[string]any) string {
-		return fmt.Sprintf("field %q has a value of type %s: write a SimpleSchema string such as \"string | required=true\", or a map of fields", field, goKind(def))
-	}},
-	{regexp.MustCompile(`invalid marker key "([^"]*)": unknown marker`), func(m []string, _ string, _ any, _ map[string]any) string {
-		return fmt.Sprintf("unknown marker %q%s: use one of %s", m[1], didYouMean(m[1], markerNames), strings.Join(markerNames, ", "))
-	}},
-	{regexp.MustCompile(`(?:unknown type: |node )(\S+)(?: does not exist)?$`), func(m []string, _ string, _ any, types map[string]any) string {
-		known := append(slices.Clone(atomicTypes), slices.Sorted(maps.Keys(types))...)
-		return fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", m[1], didYouMean(m[1], known))
-	}},
-	{regexp.MustCompile(`default value must be a valid (integer|number|boolean), got: (.*)$`), func(m []string, _ string, _ any, _ map[string]any) string {
-		example := map[string]string{"integer": "default=1", "number": "default=1.5", "boolean": "default=true"}[m[1]]
-		return fmt.Sprintf("default %q is not a valid %s: write one, such as %s", m[2], m[1], example)
-	}},
-	{regexp.MustCompile(`enum values only supported for string and integer types, got type: (.*)$`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("marker enum=%q: enum is only allowed on string and integer fields, not %s: remove enum or change the type", markerValue(def, "enum"), typeOf(def))
-	}},
-	{regexp.MustCompile(`(failed to parse integer enum value|empty enum values are not allowed)`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("marker enum=%q: list the values separated by commas, whole numbers for an integer field, such as enum=\"1,2,3\"", markerValue(def, "enum"))
-	}},
-	{regexp.MustCompile(`failed to parse (required|immutable|uniqueItems) marker value`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("marker %s=%q: write true or false", m[1], markerValue(def, m[1]))
-	}},
-	{regexp.MustCompile(`failed to parse (minimum|maximum) enum value`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("marker %s=%q: write a number", m[1], markerValue(def, m[1]))
-	}},
-	{regexp.MustCompile(`failed to parse (minLength|maxLength|minItems|maxItems) value`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("marker %s=%q: write a whole number", m[1], markerValue(def, m[1]))
-	}},
-	{regexp.MustCompile(`(\w+) marker (is )?only (valid for|applies to) (\w+) types`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("marker %s=%q is only valid for %s types, not %s: remove it or change the type", m[1], markerValue(def, m[1]), m[4], typeOf(def))
-	}},
-	{regexp.MustCompile(`invalid pattern regex`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("marker pattern=%q is not a regular expression: fix it", markerValue(def, "pattern"))
-	}},
-	{regexp.MustCompile(`pattern marker value cannot be empty`), func(m []string, _ string, _ any, _ map[string]any) string {
-		return "marker pattern is empty: write a regular expression"
-	}},
-	{regexp.MustCompile(`^validation failed$`), func(m []string, _ string, _ any, _ map[string]any) string {
-		return "marker validation is empty: write a CEL rule, such as validation=\"self > 0\""
-	}},
-	{regexp.MustCompile(`listMapKey set while listType is`), func(m []string, _ string, _ any, _ map[string]any) string {
-		return "listMapKey needs listType=map: add it"
-	}},
-	{regexp.MustCompile(`(unsupported value for listType|listType attempting to overwrite|cannot set unique when listType|duplicate listMapKey)`), func(m []string, _ string, _ any, _ map[string]any) string {
-		return "the list markers contradict each other: use listType=atomic, set or map (listMapKey only with map, uniqueItems=true only with set)"
-	}},
-	{regexp.MustCompile(`(marker key '.*' without a value|unclosed quote|unclosed bracket|unmatched closing bracket|empty marker key)`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("cannot parse the markers of %q: write the type, one \"|\", then key=value pairs separated by spaces, quoting values that hold spaces, such as default=\"a b\"", fmt.Sprint(def))
-	}},
-	{regexp.MustCompile(`empty type`), func(m []string, _ string, _ any, _ map[string]any) string {
-		return "empty type: write a type such as string, integer, boolean, float, object, []string or map[string]string"
-	}},
-	{regexp.MustCompile(`(map key must be string|map value type is required|empty slice element type)`), func(m []string, _ string, def any, _ map[string]any) string {
-		return fmt.Sprintf("type of %q is malformed: write []T or map[string]T, such as map[string]string", fmt.Sprint(def))
-	}},
-	{regexp.MustCompile(`type nesting too deep`), func(m []string, _ string, _ any, _ map[string]any) string {
-		return "the type is nested too deep: flatten it, with a type declared in types"
-	}},
 }
 
 // fieldMessage says why kro's SimpleSchema refuses a spec field.
 func fieldMessage(field string, def any, err error, types map[string]any) string {
 	cause := strings.TrimPrefix(err.Error(), "field "+field+": ")
-	for _, h := range simpleSchemaHints {
+	for _, h := range simpleSchemaHints() {
 		if m := h.re.FindStringSubmatch(cause); m != nil {
 			return fmt.Sprintf("%s (kro: %s)", h.hint(m, field, def, types), cause)
 		}
@@ -272,12 +283,14 @@ func fieldMessage(field string, def any, err error, types map[string]any) string
 	return fmt.Sprintf("kro refuses the field's SimpleSchema %q: fix it (kro: %s)", fmt.Sprint(def), cause)
 }
 
-var typePrefixRe = regexp.MustCompile(`^(parsing type|building schema for|cyclic dependency in type) [^:]*: `)
+var typePrefixRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(parsing type|building schema for|cyclic dependency in type) [^:]*: `)
+})
 
 // typeMessage says why kro's SimpleSchema refuses a custom type.
 func typeMessage(name string, def any, err error, types map[string]any) string {
-	cause := typePrefixRe.ReplaceAllString(err.Error(), "")
-	for _, h := range simpleSchemaHints {
+	cause := typePrefixRe().ReplaceAllString(err.Error(), "")
+	for _, h := range simpleSchemaHints() {
 		if m := h.re.FindStringSubmatch(cause); m != nil {
 			return fmt.Sprintf("type %q: %s (kro: %s)", name, h.hint(m, name, def, types), err)
 		}
@@ -307,7 +320,7 @@ func typeOf(def any) string {
 	return strings.TrimSpace(t)
 }
 
-var celErrorRe = regexp.MustCompile(`<input>:(\d+):(\d+): ([^\n]*)`)
+var celErrorRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<input>:(\d+):(\d+): ([^\n]*)`) })
 
 // syntaxMessage says an expression does not parse, with where.
 func syntaxMessage(shown string, err error) string {
@@ -324,7 +337,7 @@ func syntaxMessage(shown string, err error) string {
 			}
 		}
 	}
-	if m := celErrorRe.FindStringSubmatch(err.Error()); m != nil {
+	if m := celErrorRe().FindStringSubmatch(err.Error()); m != nil {
 		return fmt.Sprintf("expression %q has a CEL syntax error at column %s: %s: fix the syntax", shown, m[2], m[3])
 	}
 	return fmt.Sprintf("expression %q does not parse: %v: fix the syntax", shown, err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -198,7 +199,7 @@ func (kd *kind) instanceMessage(p objectProblem, obj map[string]any) (path, msg 
 	case e.Type == field.ErrorTypeRequired:
 		return parent, fmt.Sprintf("required field %q is missing: set it", name)
 	case e.Type == field.ErrorTypeTypeInvalid:
-		want := strings.TrimPrefix(typeWanted.FindString(e.Detail), "must be of type ")
+		want := strings.TrimPrefix(typeWanted().FindString(e.Detail), "must be of type ")
 		return p.path, fmt.Sprintf("got %s, want %s", valueText(value), article(want))
 	case e.Type == field.ErrorTypeNotSupported:
 		return p.path, fmt.Sprintf("%s is not one of %s", valueText(value), strings.TrimPrefix(e.Detail, "supported values: "))
@@ -212,7 +213,7 @@ func (kd *kind) instanceMessage(p objectProblem, obj map[string]any) (path, msg 
 	return p.path, fmt.Sprintf("%s is invalid: %s: change the value (the CRD kro generates refuses it)", valueText(value), detail)
 }
 
-var typeWanted = regexp.MustCompile(`must be of type \w+`)
+var typeWanted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`must be of type \w+`) })
 
 // article names a type with its article: "an integer".
 func article(t string) string {
