@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
@@ -33,31 +34,44 @@ var secretKeys = []struct{ suffix, what string }{
 // key in it), not the credential.
 var nameKeys = []string{"existingsecret", "fromsecret", "secretname", "secretref", "secretkeyref", "usesecret", "passwordkey", "tokenkey", "secretkeyname", "passwordsecret", "tokensecret"}
 
-// secretValues are formats of well-known tokens, whatever the key.
-var secretValues = regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})$`)
+// secretValues are formats of well-known tokens, whatever the key. Like
+// every pattern of the package, it is compiled on first use: compiled at
+// package initialization, the package's cost every process start 130 KB,
+// also a run that verifies nothing.
+var secretValues = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})$`)
+})
 
 // privateKey is the first line of a private key in PEM (RFC 7468: PKCS #1
 // RSA, SEC 1 EC, PKCS #8, encrypted PKCS #8, OpenSSH, and an OpenPGP
 // armored private key block), anywhere in a value.
-var privateKey = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
+var privateKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`) })
 
 // jwt is a JSON Web Token (RFC 7519, in the JWS compact serialization of
 // RFC 7515): three base64url parts, the first two JSON objects, so that
 // they start "eyJ" ({"), anywhere in a value ("Bearer eyJ...").
-var jwt = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+var jwt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+})
 
 // urlCredentials is a URL with a user and a password (RFC 3986's userinfo,
 // user:password@), anywhere in a value: a connection string, a repository
 // or a webhook URL. The password is group 2.
-var urlCredentials = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:]*):([^\s/?#]*)@[^\s/?#@]+`)
+var urlCredentials = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:]*):([^\s/?#]*)@[^\s/?#@]+`)
+})
 
 // references are values that point to a credential rather than hold it.
-var references = regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>)$`)
+var references = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>)$`)
+})
 
 // placeholders are what a password in a URL is when it is not one: a
 // reference (${DB_PASSWORD}, $(DB_PASSWORD), $DB_PASSWORD, {{ .Values.x }},
 // %s), a mark to fill in (<password>, ****, xxx, ...), or the word itself.
-var placeholders = regexp.MustCompile(`(?i)^(|\$\{.*\}|\$\(.*\)|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%[-+#0-9.]*[sv]|%\(.*\)s|<.*>|\[.*\]|\*+|x+|\.+|_+|-+|password|passwd|pass|pwd|secret|token)$`)
+var placeholders = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(|\$\{.*\}|\$\(.*\)|\$[A-Z_][A-Z0-9_]*|\{\{.*\}\}|%[-+#0-9.]*[sv]|%\(.*\)s|<.*>|\[.*\]|\*+|x+|\.+|_+|-+|password|passwd|pass|pwd|secret|token)$`)
+})
 
 // passwordInURL returns the first URL in s that holds a password, with the
 // password masked, or "".
@@ -65,9 +79,9 @@ func passwordInURL(s string) string {
 	if !strings.Contains(s, "://") {
 		return "" // most values: no need for the regular expression
 	}
-	for _, m := range urlCredentials.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range urlCredentials().FindAllStringSubmatchIndex(s, -1) {
 		password := s[m[4]:m[5]]
-		if placeholders.MatchString(password) || references.MatchString(password) {
+		if placeholders().MatchString(password) || references().MatchString(password) {
 			continue
 		}
 		return s[m[0]:m[4]] + "****" + s[m[5]:m[1]]
@@ -79,11 +93,11 @@ func passwordInURL(s string) string {
 // key, or "".
 func credentialIn(s string) string {
 	switch {
-	case secretValues.MatchString(s):
+	case secretValues().MatchString(s):
 		return "a credential (" + s[:4] + "...)"
-	case strings.Contains(s, "PRIVATE KEY") && privateKey.MatchString(s):
-		return "a private key (" + privateKey.FindString(s) + ")"
-	case strings.Contains(s, "eyJ") && jwt.MatchString(s):
+	case strings.Contains(s, "PRIVATE KEY") && privateKey().MatchString(s):
+		return "a private key (" + privateKey().FindString(s) + ")"
+	case strings.Contains(s, "eyJ") && jwt().MatchString(s):
 		return "a JSON Web Token (eyJ...)"
 	}
 	if u := passwordInURL(s); u != "" {
@@ -99,7 +113,7 @@ var keySeparators = strings.NewReplacer("_", "", "-", "", ".", "")
 
 func literalSecret(key string, v any) string {
 	s, ok := v.(string)
-	if !ok || strings.TrimSpace(s) == "" || references.MatchString(s) {
+	if !ok || strings.TrimSpace(s) == "" || references().MatchString(s) {
 		return ""
 	}
 	if what := credentialIn(s); what != "" {

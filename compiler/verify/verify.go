@@ -283,10 +283,10 @@ func (v *verifier) pinnedSources(env *model.Environment, a app) {
 // platc does not own their tags, unlike model.IsReleaseTag for its own).
 // A branch or HEAD moves, and is not fixed.
 func isFixedRevision(rev string) bool {
-	return releaseTag.MatchString(rev)
+	return releaseTag().MatchString(rev)
 }
 
-var releaseTag = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`)
+var releaseTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`) })
 
 // kroApps are the Applications kro will create for the instances in env,
 // evaluated offline: what only the cluster knows is a placeholder.
