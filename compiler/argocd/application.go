@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler/object"
 )
@@ -255,7 +256,10 @@ func validateSourcePermissions(src Source, multiple bool) (Condition, bool) {
 }
 
 // validRefKey is GetRefSources' rule for a ref (util/argo, Argo CD v3.5.1).
-var validRefKey = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+// Like every pattern of the package, it is compiled on first use: compiled
+// at package initialization, the package's cost every process start 50 KB,
+// also a run that validates nothing.
+var validRefKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
 
 // SourceProblems are what Argo CD refuses of the sources before it
 // generates manifests, offline: a ref with other characters than letters,
@@ -268,7 +272,7 @@ func (a App) SourceProblems() []Condition {
 	for i, s := range a.Sources {
 		if s.Ref != "" {
 			switch {
-			case !validRefKey.MatchString(s.Ref):
+			case !validRefKey().MatchString(s.Ref):
 				out = append(out, Condition{Kind: InvalidSource, Source: i, Message: fmt.Sprintf("sources.ref %s cannot contain any special characters except '_' and '-'", s.Ref)})
 			case refs[s.Ref]:
 				out = append(out, Condition{Kind: InvalidSource, Source: i, Message: "invalid sources: multiple sources had the same `ref` key"})
@@ -284,10 +288,12 @@ func (a App) SourceProblems() []Condition {
 
 // dnsSubdomain is Kubernetes' DNS-1123 subdomain (apimachinery's
 // IsDNS1123Subdomain), the rule of an Application's name.
-var dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+var dnsSubdomain = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+})
 
 // IsValidAppName is util/argo.IsValidAppName of Argo CD v3.5.1: a DNS-1123
 // subdomain of at most 253 characters, as a Pod's name.
 func IsValidAppName(name string) bool {
-	return len(name) <= 253 && dnsSubdomain.MatchString(name)
+	return len(name) <= 253 && dnsSubdomain().MatchString(name)
 }

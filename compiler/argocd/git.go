@@ -4,14 +4,15 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // sshURLRegex is util/git/git.go's (Argo CD v3.5.1).
-var sshURLRegex = regexp.MustCompile("^(ssh://)?([^/:]*?)@[^@]+$")
+var sshURLRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^(ssh://)?([^/:]*?)@[^@]+$") })
 
 // isSSHURL is util/git.IsSSHURL (Argo CD v3.5.1).
 func isSSHURL(u string) bool {
-	return len(sshURLRegex.FindStringSubmatch(u)) > 2
+	return len(sshURLRegex().FindStringSubmatch(u)) > 2
 }
 
 // NormalizeGitURL is util/git.NormalizeGitURL of Argo CD v3.5.1, which

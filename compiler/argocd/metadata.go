@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Kubernetes' rules for the keys and values of labels and annotations, as
@@ -14,8 +15,8 @@ import (
 // apimachinery by the conformance module.
 
 var (
-	labelKeyName = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-	labelValue   = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+	labelKeyName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`) })
+	labelValue   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`) })
 )
 
 // LabelKeyProblem says why key is not a label key (what Kubernetes calls
@@ -29,13 +30,13 @@ func LabelKeyProblem(key string) string {
 	case 2:
 		prefix := parts[0]
 		name = parts[1]
-		if prefix == "" || len(prefix) > 253 || !dnsSubdomain.MatchString(prefix) {
+		if prefix == "" || len(prefix) > 253 || !dnsSubdomain().MatchString(prefix) {
 			return fmt.Sprintf("%q has a prefix that is not a DNS subdomain (lower-case letters, digits, '-' and '.')", key)
 		}
 	default:
 		return fmt.Sprintf("%q has more than one \"/\": write an optional DNS subdomain prefix, \"/\" and a name", key)
 	}
-	if len(name) > 63 || !labelKeyName.MatchString(name) {
+	if len(name) > 63 || !labelKeyName().MatchString(name) {
 		return fmt.Sprintf("%q is not a label key: its name must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", key)
 	}
 	return ""
@@ -54,7 +55,7 @@ func AnnotationKeyProblem(key string) string {
 // letters, digits, '-', '_' or '.', starting and ending with a letter or
 // digit), or returns "".
 func LabelValueProblem(v string) string {
-	if len(v) > 63 || !labelValue.MatchString(v) {
+	if len(v) > 63 || !labelValue().MatchString(v) {
 		return fmt.Sprintf("%q is not a label value: use at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", v)
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -61,11 +62,13 @@ var (
 	validActions = map[string]bool{
 		"get": true, "create": true, "update": true, "delete": true, "sync": true, "override": true, "*": true,
 	}
-	validActionPatterns = []*regexp.Regexp{
-		regexp.MustCompile("action/.*"),
-		regexp.MustCompile("update/.*"),
-		regexp.MustCompile("delete/.*"),
-	}
+	validActionPatterns = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile("action/.*"),
+			regexp.MustCompile("update/.*"),
+			regexp.MustCompile("delete/.*"),
+		}
+	})
 )
 
 // isValidAction is types.go's (Argo CD v3.5.1); the patterns are not
@@ -74,7 +77,7 @@ func isValidAction(action string) bool {
 	if validActions[action] {
 		return true
 	}
-	for _, p := range validActionPatterns {
+	for _, p := range validActionPatterns() {
 		if p.MatchString(action) {
 			return true
 		}
@@ -90,19 +93,19 @@ func isValidObject(project, object string) bool {
 }
 
 // roleNameRegexp is types.go's (Argo CD v3.5.1).
-var roleNameRegexp = regexp.MustCompile(`^[a-zA-Z0-9]([-_a-zA-Z0-9]*[a-zA-Z0-9])?$`)
+var roleNameRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9]([-_a-zA-Z0-9]*[a-zA-Z0-9])?$`) })
 
 // RoleNameProblem is types.go's validateRoleName (Argo CD v3.5.1): its
 // message, or "".
 func RoleNameProblem(name string) string {
-	if !roleNameRegexp.MatchString(name) {
+	if !roleNameRegexp().MatchString(name) {
 		return fmt.Sprintf("invalid role name '%s'. Must consist of alphanumeric characters, '-' or '_', and must start and end with an alphanumeric character", name)
 	}
 	return ""
 }
 
 // invalidGroupChars is types.go's invalidChars (Argo CD v3.5.1).
-var invalidGroupChars = regexp.MustCompile("[\"\n\r\t]")
+var invalidGroupChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[\"\n\r\t]") })
 
 // GroupNameProblem is types.go's validateGroupName (Argo CD v3.5.1): its
 // message, or "". A group with a comma must be quoted, as Casbin's CSV
@@ -118,7 +121,7 @@ func GroupNameProblem(name string) string {
 	switch {
 	case name == "":
 		return fmt.Sprintf("group '%s' is empty", name)
-	case invalidGroupChars.MatchString(name):
+	case invalidGroupChars().MatchString(name):
 		return fmt.Sprintf("group '%s' contains invalid characters", name)
 	case len(n) > 1 && unicode.IsSpace(n[0]):
 		return fmt.Sprintf("group '%s' contains a leading space", name)

@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What Argo CD's repo server does with a source's options, for the
@@ -34,7 +35,7 @@ func HelmSetValue(val string) string {
 
 // manifestFile and skipFileRenderingMarker are reposerver/repository's
 // (Argo CD v3.5.1).
-var manifestFile = regexp.MustCompile(`^.*\.(yaml|yml|json|jsonnet)$`)
+var manifestFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.*\.(yaml|yml|json|jsonnet)$`) })
 
 const skipFileRenderingMarker = "+argocd:skip-file-rendering"
 
@@ -59,7 +60,7 @@ func DirectoryFiles(fsys fs.FS, dir string, recurse bool, include, exclude strin
 			return nil
 		}
 		rel := strings.TrimPrefix(p, dir+"/")
-		if !manifestFile.MatchString(d.Name()) || path.Ext(d.Name()) == ".jsonnet" || !d.Type().IsRegular() {
+		if !manifestFile().MatchString(d.Name()) || path.Ext(d.Name()) == ".jsonnet" || !d.Type().IsRegular() {
 			return nil
 		}
 		if (exclude != "" && excluded(rel)) || (include != "" && !included(rel)) {
