@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler/rgd"
 )
@@ -116,7 +117,7 @@ func chartVersions(objs []Object, f Filter) map[string]map[string]string {
 					if !ok {
 						continue
 					}
-					if m := instanceField.FindStringSubmatch(rev); m != nil {
+					if m := instanceField().FindStringSubmatch(rev); m != nil {
 						rev = instanceVersion(o.Data, def, m[1])
 					}
 					put(o.Env, chart, rgd.AppName(o.Name, id), rev)
@@ -128,8 +129,11 @@ func chartVersions(objs []Object, f Filter) map[string]map[string]string {
 }
 
 // instanceField is a stack module's chart version read from its instance
-// (platc's chartVersions field, compiler/rgd).
-var instanceField = regexp.MustCompile(`^\$\{schema\.spec\.chartVersions\.([A-Za-z0-9_]+)\}$`)
+// (platc's chartVersions field, compiler/rgd). Like every pattern of the
+// package, it is compiled on first use, not at every process start.
+var instanceField = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$\{schema\.spec\.chartVersions\.([A-Za-z0-9_]+)\}$`)
+})
 
 // instanceVersion is the version an instance sets for a module's chart,
 // or the default of the RGD's schema.
@@ -138,13 +142,13 @@ func instanceVersion(inst, def map[string]any, id string) string {
 		return v
 	}
 	s, _ := lookup(def, "spec", "schema", "spec", "chartVersions", id).(string)
-	if m := simpleDefault.FindStringSubmatch(s); m != nil {
+	if m := simpleDefault().FindStringSubmatch(s); m != nil {
 		return m[1]
 	}
 	return s
 }
 
-var simpleDefault = regexp.MustCompile(`default="([^"]*)"`)
+var simpleDefault = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`default="([^"]*)"`) })
 
 func appSources(app any) []any {
 	if src := lookup(app, "spec", "source"); src != nil {

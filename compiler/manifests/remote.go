@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -154,7 +155,7 @@ func remoteFile(ref string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https")
 }
 
-var scpUser = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`)
+var scpUser = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`) })
 
 // remoteRepo reports whether kustomize may take ref for a git repository
 // to clone: a superset of what its git.NewRepoSpecFromURL accepts (an
@@ -171,5 +172,5 @@ func remoteRepo(ref string) bool {
 			return true
 		}
 	}
-	return scpUser.MatchString(lower)
+	return scpUser().MatchString(lower)
 }

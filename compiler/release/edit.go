@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/parser"
@@ -17,8 +18,12 @@ import (
 	"github.com/platc/platc/compiler/versions"
 )
 
-// releaseTag splits a release tag, for the tag a refusal suggests.
-var releaseTag = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
+// releaseTag splits a release tag, for the tag a refusal suggests. Like
+// every pattern of the package, it is compiled on first use, not at every
+// process start.
+var releaseTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
+})
 
 // editor collects edits of spec files, each at a byte range of the file
 // as read, and applies them together: an edit never moves another's
@@ -298,13 +303,13 @@ func indentAt(data []byte, off int) string {
 // label is a chart's name as a CUE label: an identifier as it is, any
 // other name quoted.
 func label(name string) string {
-	if cueIdent.MatchString(name) && !slices.Contains(cueKeywords, name) {
+	if cueIdent().MatchString(name) && !slices.Contains(cueKeywords, name) {
 		return name
 	}
 	return strconv.Quote(name)
 }
 
 var (
-	cueIdent    = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+	cueIdent    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 	cueKeywords = []string{"package", "import", "for", "if", "in", "let", "true", "false", "null", "_"}
 )

@@ -190,7 +190,7 @@ func apply(fsys fs.FS, spec *model.Spec, sets []set, tag, verb string, log *diag
 // is refused without a tag, and what to do.
 func pinnedRefusal(verb string, env *model.Environment, s set) string {
 	next := "vX.Y.Z"
-	if m := releaseTag.FindStringSubmatch(env.Revision); m != nil {
+	if m := releaseTag().FindStringSubmatch(env.Revision); m != nil {
 		next = fmt.Sprintf("v%s.%s.%d", m[1], m[2], atoi(m[3])+1)
 	}
 	what := fmt.Sprintf("%s %s, the platform's pin", s.chart.Name, s.chart.Version)
