@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -126,6 +127,13 @@ func (repo *compiled) close() {
 // when the command should stop; otherwise the caller closes what it
 // returns.
 func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
+	return c.compileRecording(rep, scan, hold, nil)
+}
+
+// compileRecording is compile, recording into rec (when not nil) what the
+// compilation reads: the repository, the client checkouts and the chart
+// cache.
+func (c *common) compileRecording(rep *report, scan, hold bool, rec *reads) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
@@ -146,7 +154,11 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 			return nil, ExitUsage
 		}
 		repo.clients = append(repo.clients, r)
-		repo.opts.ClientRepos[name] = layers.Repo{FS: r.FS(), Dir: dir}
+		var fsys fs.FS = r.FS()
+		if rec != nil {
+			fsys = rec.fsFor(newRepoFS(r), clientRoot(name))
+		}
+		repo.opts.ClientRepos[name] = layers.Repo{FS: fsys, Dir: dir}
 	}
 	if c.crds != "" {
 		crds, err := readCRDs(c.crds)
@@ -157,8 +169,13 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		}
 		repo.opts.CRDs = crds
 	}
+	var fsys fs.FS = newRepoFS(root)
 	repo.opts.Charts = openChartStore()
-	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
+	if rec != nil {
+		fsys = rec.fsFor(newRepoFS(root), "")
+		repo.opts.Charts = recordingArchives{repo.opts.Charts, rec}
+	}
+	repo.res = compiler.Compile(fsys, repo.opts)
 	repo.out.printNotes()
 	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
 		for _, msg := range msgs {
@@ -277,8 +294,23 @@ func runRender(c *call) int {
 	return ExitOK
 }
 
+// runCheck compiles the spec and compares the output folder with what it
+// renders, unless the memo of a check that passed on the same inputs
+// answers (memo.go).
 func runCheck(c *call) int {
-	repo, code := c.compile(c.rep, true, true)
+	cache := openCache(c.dir)
+	var rec *reads
+	key, memo := "", false
+	if cache != nil && os.Getenv(MemoEnv) != "off" {
+		key, memo = c.memoKey()
+	}
+	if memo {
+		if code, ok := c.checkFromMemo(cache, key); ok {
+			return code
+		}
+		rec = newReads()
+	}
+	repo, code := c.compileRecording(c.rep, true, true, rec)
 	if repo == nil {
 		return code
 	}
@@ -289,6 +321,9 @@ func runCheck(c *call) int {
 		return ExitProblems
 	}
 	c.rep.checked(repo.counts(), res.OutDir+"/ is up to date")
+	if rec != nil {
+		c.keepMemo(cache, key, rec, repo)
+	}
 	return ExitOK
 }
 

@@ -37,10 +37,16 @@ type process struct {
 	// platc outdated (tests trust their loopback servers through it);
 	// else their own.
 	httpClient *http.Client
+	// memoSettle is how long a path must have been left alone before a
+	// check that read it keeps a memo (memo.go).
+	memoSettle time.Duration
+	// memoHit, when set, is called when a check is answered from its
+	// memo.
+	memoHit func()
 }
 
 // osProcess is platc as it runs.
-var osProcess = &process{interrupts: notifyInterrupts, lockWait: lockWait}
+var osProcess = &process{interrupts: notifyInterrupts, lockWait: lockWait, memoSettle: memoSettle}
 
 // notifyInterrupts listens for SIGINT and SIGTERM until the first one:
 // after it, a second one ends platc at once, which the journal makes
@@ -68,6 +74,8 @@ type outputs struct {
 	mu    sync.Mutex
 	locks map[string]*emit.Lock // by output root; nil: the root is missing
 	notes []string              // what recoveries did, printed after the compilation
+	// recovered is set once a recovery changed something.
+	recovered bool
 }
 
 func (o *outputs) lockOptions(outDir string, create bool) emit.LockOptions {
@@ -117,6 +125,7 @@ func (o *outputs) lock(outDir string, create bool) (*emit.Lock, error) {
 	rec, err := emit.Recover(o.root, outDir, emit.RecoverOptions{Fault: o.proc.fault})
 	if s := rec.String(); s != "" {
 		o.notes = append(o.notes, "platc: "+s)
+		o.recovered = true
 	}
 	if err != nil {
 		lock.Unlock()

@@ -45,8 +45,15 @@ func (r *repoFS) ReadFile(name string) ([]byte, error) {
 // readOpen reads the open file f, named name, whole: in one read of its
 // size, and one more to see its end.
 func readOpen(f *os.File, name string) ([]byte, error) {
+	info, _ := f.Stat()
+	return readSized(f, name, info)
+}
+
+// readSized reads the open file f, named name, whose information is info
+// (nil when unknown).
+func readSized(f *os.File, name string, info fs.FileInfo) ([]byte, error) {
 	size := 512
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() < 1<<30 {
+	if info != nil && info.Mode().IsRegular() && info.Size() < 1<<30 {
 		size = int(info.Size()) + 1 // one more, to see the end in one read
 	}
 	data := make([]byte, 0, size)

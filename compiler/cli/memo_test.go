@@ -1,0 +1,271 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platc/platc/compiler/cli"
+)
+
+// memoRun is one platc check of dir: its result, and whether its memo
+// answered.
+type memoRun struct {
+	code           int
+	stdout, stderr string
+	hit            bool
+}
+
+func checkWithMemo(t *testing.T, p cli.Process, dir string, args ...string) memoRun {
+	t.Helper()
+	var r memoRun
+	p.MemoHit = func() { r.hit = true }
+	r.code, r.stdout, r.stderr = run(t, p, append([]string{"check", "-C", dir}, args...)...)
+	return r
+}
+
+// compiledCheck is the check of dir by a platc that keeps no memo (every
+// file is too new for one) in the cache folder cache: what a check that
+// compiles says.
+func compiledCheck(t *testing.T, cache, dir string, args ...string) memoRun {
+	t.Helper()
+	t.Setenv(cli.CacheEnv, cache)
+	r := checkWithMemo(t, cli.Process{MemoSettle: 24 * time.Hour}, dir, args...)
+	if r.hit {
+		t.Fatal("a check that keeps no memo was answered from one")
+	}
+	return r
+}
+
+// TestCheckMemo: a check that passed is answered from its memo when
+// nothing it read changed, saying exactly what the check that compiles
+// says, in every format; any change to what it read, to the output folder
+// or to the chart cache makes the next check compile again.
+func TestCheckMemo(t *testing.T) {
+	dir := sample(t)
+	cache, refCache := t.TempDir(), t.TempDir()
+	p := cli.Process{NoMemoSettle: true}
+	for _, format := range []string{"text", "github", "json"} {
+		want := compiledCheck(t, refCache, dir, "-format", format)
+		if want.code != cli.ExitOK {
+			t.Fatalf("the sample's check: exit %d\n%s%s", want.code, want.stdout, want.stderr)
+		}
+		t.Setenv(cli.CacheEnv, cache)
+		first := checkWithMemo(t, p, dir, "-format", format)
+		second := checkWithMemo(t, p, dir, "-format", format)
+		if format == "text" && first.hit {
+			t.Error("the first check was answered from a memo")
+		}
+		if !second.hit {
+			t.Errorf("-format %s: the second check of unchanged inputs compiled", format)
+		}
+		for _, got := range []memoRun{first, second} {
+			if got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("-format %s (memo %v): exit %d\n%s%s\nwant exit %d\n%s%s", format, got.hit, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+			}
+		}
+	}
+
+	changes := []struct {
+		name   string
+		change func(t *testing.T)
+	}{
+		{"a spec file's bytes", func(t *testing.T) { appendTo(t, dir, "sources/platform.cue", "\n// a comment\n") }},
+		{"a spec file touched", func(t *testing.T) { touch(t, dir, "sources/stacks.cue", time.Now()) }},
+		{"a file replaced by one of the same size and time", func(t *testing.T) {
+			name := filepath.Join(dir, "sources", "customer.cue")
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := os.Stat(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Same length, other bytes: a space where the first newline was.
+			i := strings.IndexByte(string(data), '\n')
+			data[i] = ' '
+			data = append(data[:len(data)-1], '\n')
+			writeFile(t, dir, "sources/customer.cue", string(data))
+			touch(t, dir, "sources/customer.cue", info.ModTime()) // as cp -p, tar and rsync -a do
+		}},
+		{"a file added to the spec's folder", func(t *testing.T) { writeFile(t, dir, "sources/notes.txt", "not CUE\n") }},
+		{"a missing file made (the lock)", func(t *testing.T) { writeFile(t, dir, "sources/charts.lock", "") }},
+		{"a client's values file", func(t *testing.T) { appendTo(t, dir, "clients/payments/observability/loki.yaml", "\n# a comment\n") }},
+		{"a kustomization's resource", func(t *testing.T) {
+			appendTo(t, dir, "sources/manifests/budget-redis/service.yaml", "\n# a comment\n")
+		}},
+		{"a chart template of the repository", func(t *testing.T) {
+			appendTo(t, dir, "sources/charts/rag-service/templates/service.yaml", "\n# a comment\n")
+		}},
+		{"an output file", func(t *testing.T) { appendTo(t, dir, "out/deploy/clusters/local/apps.yaml", "# edited\n") }},
+		{"an output file removed", func(t *testing.T) {
+			if err := os.Remove(filepath.Join(dir, "out/deploy/clusters/local/apps.yaml")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a file of someone else's in the output folder", func(t *testing.T) { writeFile(t, dir, "out/README.md", "mine\n") }},
+	}
+	for _, ch := range changes {
+		t.Run(ch.name, func(t *testing.T) {
+			before := tree(t, dir)
+			ch.change(t)
+			want := compiledCheck(t, refCache, dir)
+			t.Setenv(cli.CacheEnv, cache)
+			got := checkWithMemo(t, p, dir)
+			if got.hit {
+				t.Fatalf("after %s, the check was answered from the memo", ch.name)
+			}
+			if got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("exit %d\n%s%s\nwant exit %d\n%s%s", got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+			}
+			if again := checkWithMemo(t, p, dir); again.hit != (want.code == cli.ExitOK) {
+				t.Errorf("the check after it (exit %d) answered from its memo: %v", want.code, again.hit)
+			}
+			// Back as it was (what was only touched stays touched: the memo
+			// of the check above may answer): the check passes and keeps
+			// its memo.
+			restore(t, dir, before)
+			if r := checkWithMemo(t, p, dir); r.code != cli.ExitOK {
+				t.Fatalf("the check of the sample restored: exit %d, memo %v\n%s", r.code, r.hit, r.stderr)
+			}
+			if r := checkWithMemo(t, p, dir); !r.hit {
+				t.Fatal("the second check of the sample restored compiled")
+			}
+		})
+	}
+}
+
+// restore makes dir hold exactly the files of snapshot (tree's).
+func restore(t *testing.T, dir string, snapshot map[string]string) {
+	t.Helper()
+	for name, data := range tree(t, dir) {
+		if want, ok := snapshot[name]; !ok {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+				t.Fatal(err)
+			}
+		} else if want != data {
+			writeFile(t, dir, name, want)
+		}
+	}
+	for name, data := range snapshot {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+			writeFile(t, dir, name, data)
+		}
+	}
+}
+
+// TestCheckMemoSettles: a check that read a file changed just before it
+// keeps no memo, since a write within the file system's clock resolution
+// would not show; with the cache or the memo off there is none either.
+func TestCheckMemoSettles(t *testing.T) {
+	dir := sample(t)
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	p := cli.Process{MemoSettle: 24 * time.Hour} // every file of the copy is new
+	for i := range 2 {
+		if r := checkWithMemo(t, p, dir); r.code != cli.ExitOK || r.hit {
+			t.Fatalf("check %d: exit %d, memo %v\n%s", i, r.code, r.hit, r.stderr)
+		}
+	}
+	p = cli.Process{NoMemoSettle: true}
+	for _, env := range []string{cli.CacheEnv, cli.MemoEnv} {
+		t.Setenv(cli.CacheEnv, t.TempDir())
+		t.Setenv(env, "off")
+		for i := range 2 {
+			if r := checkWithMemo(t, p, dir); r.code != cli.ExitOK || r.hit {
+				t.Fatalf("%s=off, check %d: exit %d, memo %v\n%s", env, i, r.code, r.hit, r.stderr)
+			}
+		}
+	}
+}
+
+func appendTo(t *testing.T, dir, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func touch(t *testing.T, dir, name string, at time.Time) {
+	t.Helper()
+	if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), at, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckMemoReadsEverything: every file of the sample's spec folder and
+// client files that the memo of its check does not record can change
+// without changing what the check says. (The compiler reads the disk only
+// through the file systems the CLI gives it; this proves the recording of
+// those is whole for the sample.)
+func TestCheckMemoReadsEverything(t *testing.T) {
+	dir := sample(t)
+	// Files platc has no reason to read, so that the test shows it can
+	// tell them.
+	writeFile(t, dir, "sources/docs/README.md", "# the platform\n")
+	writeFile(t, dir, "clients/payments/README.md", "# payments' values\n")
+	cache, refCache := t.TempDir(), t.TempDir()
+	t.Setenv(cli.CacheEnv, cache)
+	if r := checkWithMemo(t, cli.Process{NoMemoSettle: true}, dir); r.code != cli.ExitOK {
+		t.Fatalf("the sample's check: exit %d\n%s", r.code, r.stderr)
+	}
+	recorded := memoReads(t, cache)
+	want := compiledCheck(t, refCache, dir)
+	unrecorded := 0
+	for name := range tree(t, dir) {
+		if strings.HasPrefix(name, "out/") || recorded[name] {
+			continue
+		}
+		unrecorded++
+		before := tree(t, dir)
+		appendTo(t, dir, name, "\n}}} not what it was\n")
+		if got := compiledCheck(t, refCache, dir); got != want {
+			t.Errorf("%s is not in the memo's reads, but changing it changes the check:\n%s%s\nwas\n%s%s", name, got.stdout, got.stderr, want.stdout, want.stderr)
+		}
+		restore(t, dir, before)
+	}
+	if len(recorded) == 0 || unrecorded == 0 {
+		t.Fatalf("the memo records %d reads, and %d files are not read: want both", len(recorded), unrecorded)
+	}
+	t.Logf("%d paths recorded, %d files of the copy not read", len(recorded), unrecorded)
+}
+
+// memoReads returns the paths the one memo in cache records.
+func memoReads(t *testing.T, cache string) map[string]bool {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(cache, "repos", "*", "check-memo-*"))
+	if err != nil || len(names) != 1 {
+		t.Fatalf("the cache holds memos %v (%v), want one", names, err)
+	}
+	data, err := os.ReadFile(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(data), "\n") // the cache's header line
+	var m struct {
+		Reads []struct {
+			Root string `json:"r"`
+			Path string `json:"p"`
+		} `json:"reads"`
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, r := range m.Reads {
+		if r.Root == "" {
+			paths[r.Path] = true
+		}
+	}
+	return paths
+}
