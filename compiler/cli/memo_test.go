@@ -203,41 +203,58 @@ func touch(t *testing.T, dir, name string, at time.Time) {
 	}
 }
 
-// TestCheckMemoReadsEverything: every file of the sample's spec folder and
-// client files that the memo of its check does not record can change
-// without changing what the check says. (The compiler reads the disk only
-// through the file systems the CLI gives it; this proves the recording of
-// those is whole for the sample.)
+// TestCheckMemoReadsEverything: every file of the sample and of each
+// golden case that renders (its spec, client files, anything else but
+// its output folder) that the memo of its check does not record can
+// change without changing what the check says. The compiler reads the
+// disk only through the file systems the CLI gives it; this shows that
+// their recording is whole, for every kind of input those cases have.
 func TestCheckMemoReadsEverything(t *testing.T) {
-	dir := sample(t)
-	// Files platc has no reason to read, so that the test shows it can
-	// tell them.
-	writeFile(t, dir, "sources/docs/README.md", "# the platform\n")
-	writeFile(t, dir, "clients/payments/README.md", "# payments' values\n")
-	cache, refCache := t.TempDir(), t.TempDir()
-	t.Setenv(cli.CacheEnv, cache)
-	if r := checkWithMemo(t, cli.Process{NoMemoSettle: true}, dir); r.code != cli.ExitOK {
-		t.Fatalf("the sample's check: exit %d\n%s", r.code, r.stderr)
+	cases := map[string]string{"sample": sample(t)}
+	golden, err := filepath.Glob("../../golden/*/out")
+	if err != nil || len(golden) == 0 {
+		t.Fatalf("no golden case with an output folder (%v)", err)
 	}
-	recorded := memoReads(t, cache)
-	want := compiledCheck(t, refCache, dir)
-	unrecorded := 0
-	for name := range tree(t, dir) {
-		if strings.HasPrefix(name, "out/") || recorded[name] {
-			continue
+	for _, out := range golden {
+		c := filepath.Dir(out)
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS(c)); err != nil {
+			t.Fatal(err)
 		}
-		unrecorded++
-		before := tree(t, dir)
-		appendTo(t, dir, name, "\n}}} not what it was\n")
-		if got := compiledCheck(t, refCache, dir); got != want {
-			t.Errorf("%s is not in the memo's reads, but changing it changes the check:\n%s%s\nwas\n%s%s", name, got.stdout, got.stderr, want.stdout, want.stderr)
-		}
-		restore(t, dir, before)
+		cases[filepath.Base(c)] = dir
 	}
-	if len(recorded) == 0 || unrecorded == 0 {
-		t.Fatalf("the memo records %d reads, and %d files are not read: want both", len(recorded), unrecorded)
+	refCache := t.TempDir()
+	for name, dir := range cases {
+		t.Run(name, func(t *testing.T) {
+			// Files platc has no reason to read, so that the test shows it
+			// can tell them.
+			writeFile(t, dir, "sources/docs/README.md", "# the platform\n")
+			writeFile(t, dir, "NOTES.md", "# notes\n")
+			cache := t.TempDir()
+			t.Setenv(cli.CacheEnv, cache)
+			if r := checkWithMemo(t, cli.Process{NoMemoSettle: true}, dir); r.code != cli.ExitOK {
+				t.Fatalf("the check: exit %d\n%s", r.code, r.stderr)
+			}
+			recorded := memoReads(t, cache)
+			want := compiledCheck(t, refCache, dir)
+			unrecorded := 0
+			for file := range tree(t, dir) {
+				if strings.HasPrefix(file, "out/") || recorded[file] {
+					continue
+				}
+				unrecorded++
+				before := tree(t, dir)
+				appendTo(t, dir, file, "\n}}} not what it was\n")
+				if got := compiledCheck(t, refCache, dir); got != want {
+					t.Errorf("%s is not in the memo's reads, but changing it changes the check:\n%s%s\nwas\n%s%s", file, got.stdout, got.stderr, want.stdout, want.stderr)
+				}
+				restore(t, dir, before)
+			}
+			if len(recorded) == 0 || unrecorded == 0 {
+				t.Fatalf("the memo records %d reads, and %d files are not read: want both", len(recorded), unrecorded)
+			}
+		})
 	}
-	t.Logf("%d paths recorded, %d files of the copy not read", len(recorded), unrecorded)
 }
 
 // memoReads returns the paths the one memo in cache records.
