@@ -27,6 +27,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
@@ -66,6 +68,18 @@ type common struct {
 	strict      bool
 	clientRepos clientRepos
 	crds        string
+
+	crdFiles func() (map[string][]byte, error) // -crds' files, read once
+}
+
+// readCRDs reads the files of -crds, once: the check memo's key and the
+// compilation see the same.
+func (c *common) readCRDs() (map[string][]byte, error) {
+	if c.crdFiles == nil {
+		dir := c.crds
+		c.crdFiles = sync.OnceValues(func() (map[string][]byte, error) { return readCRDs(dir) })
+	}
+	return c.crdFiles()
 }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
@@ -127,13 +141,17 @@ func (repo *compiled) close() {
 // when the command should stop; otherwise the caller closes what it
 // returns.
 func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
-	return c.compileRecording(rep, scan, hold, nil)
+	repo, code := c.open(rep, hold)
+	if repo == nil {
+		return nil, code
+	}
+	return c.compileIn(repo, rep, scan, nil)
 }
 
-// compileRecording is compile, recording into rec (when not nil) what the
-// compilation reads: the repository, the client checkouts and the chart
-// cache.
-func (c *common) compileRecording(rep *report, scan, hold bool, rec *reads) (*compiled, int) {
+// open opens the repository for compileIn: its root, the listening for
+// interrupts, and its output roots, locked as the compilation reads them
+// (until close, with hold). The caller closes what it returns.
+func (c *common) open(rep *report, hold bool) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
@@ -142,7 +160,15 @@ func (c *common) compileRecording(rep *report, scan, hold bool, rec *reads) (*co
 	}
 	repo := &compiled{root: root}
 	repo.ctx, repo.stop = c.proc.interrupts()
-	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
+	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}, failed: map[string]error{}}
+	return repo, ExitOK
+}
+
+// compileIn is compile in the repository repo, which open opened,
+// recording into rec (when not nil) what the compilation reads: the
+// repository, the client checkouts and the chart cache.
+func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (*compiled, int) {
+	root := repo.root
 	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: openCache(c.dir), PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
@@ -161,7 +187,7 @@ func (c *common) compileRecording(rep *report, scan, hold bool, rec *reads) (*co
 		repo.opts.ClientRepos[name] = layers.Repo{FS: fsys, Dir: dir}
 	}
 	if c.crds != "" {
-		crds, err := readCRDs(c.crds)
+		crds, err := c.readCRDs()
 		if err != nil {
 			rep.failf("reading the CRDs: %v", err)
 			repo.close()
@@ -170,10 +196,11 @@ func (c *common) compileRecording(rep *report, scan, hold bool, rec *reads) (*co
 		repo.opts.CRDs = crds
 	}
 	var fsys fs.FS = newRepoFS(root)
-	repo.opts.Charts = openChartStore()
+	store := openChartStore()
+	repo.opts.Charts = store
 	if rec != nil {
 		fsys = rec.fsFor(newRepoFS(root), "")
-		repo.opts.Charts = recordingArchives{repo.opts.Charts, rec}
+		repo.opts.Charts = recordingArchives{store, rec}
 	}
 	repo.res = compiler.Compile(fsys, repo.opts)
 	repo.out.printNotes()
@@ -304,14 +331,19 @@ func runCheck(c *call) int {
 	if cache != nil && os.Getenv(MemoEnv) != "off" {
 		key, memo = c.memoKey()
 	}
+	repo, code := c.open(c.rep, true)
+	if repo == nil {
+		return code
+	}
+	start := time.Now()
 	if memo {
-		if code, ok := c.checkFromMemo(cache, key); ok {
+		if code, ok := c.checkFromMemo(repo, cache, key); ok {
+			repo.close()
 			return code
 		}
 		rec = newReads()
 	}
-	repo, code := c.compileRecording(c.rep, true, true, rec)
-	if repo == nil {
+	if repo, code = c.compileIn(repo, c.rep, true, rec); repo == nil {
 		return code
 	}
 	defer repo.close()
@@ -322,7 +354,7 @@ func runCheck(c *call) int {
 	}
 	c.rep.checked(repo.counts(), res.OutDir+"/ is up to date")
 	if rec != nil {
-		c.keepMemo(cache, key, rec, repo)
+		c.keepMemo(cache, key, rec, repo, start)
 	}
 	return ExitOK
 }

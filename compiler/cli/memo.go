@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/platc/platc/compiler"
-	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/model"
@@ -29,8 +28,9 @@ import (
 // output folder as it was. A check whose inputs all have the identity
 // they had, and whose output folder holds the same bytes, would compile
 // the same spec into the same files and find the same problems: it
-// reports what that check reported without compiling (a pre-commit hook
-// on a commit that does not touch the spec, a CI drift check run again).
+// reports what that check reported without compiling: `make check` or an
+// editor's check run again while nothing changed. (The pre-commit hook
+// checks a fresh copy of what is staged: it always compiles.)
 //
 // This is the test cache of the go command, made for a compiler: inputs
 // are known by what the file system says of them, as go test knows the
@@ -75,18 +75,18 @@ type memoRead struct {
 }
 
 // memoArchive is a chart archive the compilation asked platc's chart
-// cache for, and whether it was there: what the cache returns is checked
-// against the digest, so finding it is finding the same bytes.
+// cache for, and the identity of its file where it was there (what the
+// cache returns is checked against the digest).
 type memoArchive struct {
-	Digest string `json:"d"`
-	Found  bool   `json:"f,omitempty"`
+	Digest string  `json:"d"`
+	ID     *fileID `json:"i,omitempty"` // the archive's file; nil: not there
 }
 
 // clientRoot names a client's checkout in memoRead.Root.
 func clientRoot(name string) string { return "client:" + name }
 
 // memoKey is the cache key of the memo of c's check: its flags (client
-// checkouts by absolute path, -crds by digest). ok is false where the key
+// checkouts as written and by absolute path, -crds by digest). ok is false where the key
 // cannot be made; then the check compiles and reports why.
 func (c *common) memoKey() (key string, ok bool) {
 	h := sha256.New()
@@ -96,7 +96,8 @@ func (c *common) memoKey() (key string, ok bool) {
 		if err != nil {
 			return "", false
 		}
-		fmt.Fprintf(h, "client %q %q\n", name, abs)
+		// As written too: the problems name the checkout's files so.
+		fmt.Fprintf(h, "client %q %q %q\n", name, c.clientRepos[name], abs)
 	}
 	if c.crds != "" {
 		crds, err := readCRDs(c.crds)
@@ -110,12 +111,14 @@ func (c *common) memoKey() (key string, ok bool) {
 	return memoFormat + "-" + hex.EncodeToString(h.Sum(nil)), true
 }
 
-// checkFromMemo reports c's check from its memo in cache, under key, and
-// returns its exit code; ok is false when there is no memo, or anything
-// it read is not as it was: then the check compiles. It locks the output
-// folders and completes an interrupted write there first, as a check that
-// compiles does, since that may change what the memo compares.
-func (c *call) checkFromMemo(cache compiler.Cache, key string) (code int, ok bool) {
+// checkFromMemo reports c's check of repo (open's, not compiled yet) from
+// its memo in cache, under key, and returns its exit code; ok is false
+// when there is no memo, or anything it read is not as it was: then the
+// check compiles in repo. It locks the output folders and completes an
+// interrupted write there first, as a check that compiles does, since
+// that may change what the memo compares; the compilation after it finds
+// them locked, or the reason they are not.
+func (c *call) checkFromMemo(repo *compiled, cache compiler.Cache, key string) (code int, ok bool) {
 	data, found := cache.Get(key)
 	if !found {
 		return 0, false
@@ -124,40 +127,32 @@ func (c *call) checkFromMemo(cache compiler.Cache, key string) (code int, ok boo
 	if json.Unmarshal(data, &m) != nil || m.OutDir == "" {
 		return 0, false
 	}
-	root, err := os.OpenRoot(c.dir)
-	if err != nil {
-		return 0, false
-	}
-	defer root.Close()
-	ctx, stop := c.proc.interrupts()
-	defer stop()
-	out := &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: ctx.Done(), hold: true, stderr: c.rep.notes, locks: map[string]*emit.Lock{}}
-	defer out.release()
-	defer out.printNotes()
 	for _, dir := range slices.Compact([]string{model.DefaultOutDir, m.OutDir}) {
-		if out.prepare(dir) != nil {
-			return 0, false // the check that compiles says why
+		if repo.out.prepare(dir) != nil {
+			return 0, false // the compilation says why
 		}
 	}
-	open, done := c.openRoots(root)
+	open, done := c.openRoots(repo.root)
 	defer done()
 	if !m.unchanged(open) || !m.sameArchives(openChartStore()) {
 		return 0, false
 	}
-	st, err := emit.Scan(newRepoFS(root), m.OutDir)
+	st, err := emit.Scan(newRepoFS(repo.root), m.OutDir)
 	if err != nil || stateDigest(st) != m.Output {
 		return 0, false
 	}
-	out.printNotes()
 	if c.proc.memoHit != nil {
 		c.proc.memoHit()
 	}
-	c.rep.started = true
+	repo.out.printNotes()
 	log := &diag.Log{}
 	for _, p := range m.Problems {
 		log.Add(p)
 	}
 	c.rep.log(log)
+	if interrupted(repo.ctx, c.rep, "nothing was written") {
+		return ExitUsage, true
+	}
 	c.rep.checked(&m.Counts, m.OutDir+"/ is up to date")
 	return ExitOK, true
 }
@@ -248,10 +243,22 @@ func (m *memoEntry) unchanged(open func(root string) (*os.Root, error)) bool {
 	return true
 }
 
-// sameArchives reports whether the chart cache answers as it did.
-func (m *memoEntry) sameArchives(store charts.Archives) bool {
+// sameArchives reports whether the chart cache answers as it did: an
+// archive it had is the same file (the cache is named by digest and
+// checked on every read), one it had not it still has not.
+func (m *memoEntry) sameArchives(store *chartStore) bool {
 	for _, a := range m.Archives {
-		if _, found := store.Archive(a.Digest); found != a.Found {
+		if a.ID == nil {
+			if _, found := store.Archive(a.Digest); found {
+				return false
+			}
+			continue
+		}
+		fi, err := os.Stat(store.file(a.Digest))
+		if err != nil {
+			return false
+		}
+		if id, ok := identify(fi); !ok || !a.ID.equal(&id) {
 			return false
 		}
 	}
@@ -277,15 +284,16 @@ func stateDigest(st *emit.State) string {
 }
 
 // keepMemo writes the memo of the check of repo, which passed, into
-// cache under key, from what it read (rec): unless the record is spoiled
-// or too recent, the check recovered a write (which changed what it read
-// while it read it), or its problems were folded.
-func (c *call) keepMemo(cache compiler.Cache, key string, rec *reads, repo *compiled) {
+// cache under key, from what it read (rec), unless the record is spoiled
+// or holds a path changed since settle before the check started, the
+// check recovered a write (which changed what it read while it read it),
+// or its problems were folded.
+func (c *call) keepMemo(cache compiler.Cache, key string, rec *reads, repo *compiled, start time.Time) {
 	res := repo.res
 	if repo.out.recovered || res.Existing == nil || res.Log.Folded() > 0 {
 		return
 	}
-	list, ok := rec.list(time.Now(), c.proc.memoSettle)
+	list, ok := rec.list(start, c.proc.memoSettle)
 	if !ok {
 		return
 	}
@@ -297,16 +305,30 @@ func (c *call) keepMemo(cache compiler.Cache, key string, rec *reads, repo *comp
 	cache.Put(key, data)
 }
 
-// recordingArchives is platc's chart cache, recording what was asked.
+// recordingArchives is platc's chart cache, recording what was asked:
+// the identity of each archive's file it had, or that it had none.
 type recordingArchives struct {
-	inner charts.Archives
+	store *chartStore
 	rec   *reads
 }
 
 func (a recordingArchives) Archive(digest string) ([]byte, bool) {
-	data, found := a.inner.Archive(digest)
+	data, found := a.store.Archive(digest)
+	var id *fileID
+	if found {
+		fi, err := os.Stat(a.store.file(digest))
+		v, ok := fileID{}, false
+		if err == nil {
+			v, ok = identify(fi)
+		}
+		if !ok {
+			a.rec.spoil()
+			return data, found
+		}
+		id = &v
+	}
 	a.rec.mu.Lock()
-	a.rec.archives[digest] = found
+	a.rec.archives[digest] = id
 	a.rec.mu.Unlock()
 	return data, found
 }
@@ -316,7 +338,7 @@ func (rec *reads) archiveList() []memoArchive {
 	defer rec.mu.Unlock()
 	var out []memoArchive
 	for _, d := range slices.Sorted(maps.Keys(rec.archives)) {
-		out = append(out, memoArchive{Digest: d, Found: rec.archives[d]})
+		out = append(out, memoArchive{Digest: d, ID: rec.archives[d]})
 	}
 	return out
 }

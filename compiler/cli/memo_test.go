@@ -27,13 +27,14 @@ func checkWithMemo(t *testing.T, p cli.Process, dir string, args ...string) memo
 	return r
 }
 
-// compiledCheck is the check of dir by a platc that keeps no memo (every
-// file is too new for one) in the cache folder cache: what a check that
-// compiles says.
+// compiledCheck is the check of dir with the memo off, in the cache
+// folder cache: what a check that compiles says.
 func compiledCheck(t *testing.T, cache, dir string, args ...string) memoRun {
 	t.Helper()
 	t.Setenv(cli.CacheEnv, cache)
-	r := checkWithMemo(t, cli.Process{MemoSettle: 24 * time.Hour}, dir, args...)
+	t.Setenv(cli.MemoEnv, "off")
+	defer os.Unsetenv(cli.MemoEnv)
+	r := checkWithMemo(t, cli.Process{NoMemoSettle: true}, dir, args...)
 	if r.hit {
 		t.Fatal("a check that keeps no memo was answered from one")
 	}
@@ -42,29 +43,75 @@ func compiledCheck(t *testing.T, cache, dir string, args ...string) memoRun {
 
 // TestCheckMemo: a check that passed is answered from its memo when
 // nothing it read changed, saying exactly what the check that compiles
-// says, in every format; any change to what it read, to the output folder
-// or to the chart cache makes the next check compile again.
+// says, in every format, and with each flag a memo of its own; any change
+// to what it read or to the output folder makes the next check compile
+// again (the chart cache's part: TestMemoArchives).
 func TestCheckMemo(t *testing.T) {
+	// A golden case whose check warns, so that the memo's problems are
+	// seen in every format too.
+	warns := t.TempDir()
+	if err := os.CopyFS(warns, os.DirFS("../../golden/argocd-fields")); err != nil {
+		t.Fatal(err)
+	}
 	dir := sample(t)
 	cache, refCache := t.TempDir(), t.TempDir()
 	p := cli.Process{NoMemoSettle: true}
-	for _, format := range []string{"text", "github", "json"} {
-		want := compiledCheck(t, refCache, dir, "-format", format)
-		if want.code != cli.ExitOK {
-			t.Fatalf("the sample's check: exit %d\n%s%s", want.code, want.stdout, want.stderr)
+	for _, repo := range []string{warns, dir} {
+		for i, format := range []string{"text", "github", "json"} {
+			want := compiledCheck(t, refCache, repo, "-format", format)
+			if want.code != cli.ExitOK {
+				t.Fatalf("the check of %s: exit %d\n%s%s", repo, want.code, want.stdout, want.stderr)
+			}
+			t.Setenv(cli.CacheEnv, cache)
+			first := checkWithMemo(t, p, repo, "-format", format)
+			second := checkWithMemo(t, p, repo, "-format", format)
+			if i == 0 && first.hit {
+				t.Error("the first check was answered from a memo")
+			}
+			if !second.hit {
+				t.Errorf("-format %s: the second check of unchanged inputs compiled", format)
+			}
+			for _, got := range []memoRun{first, second} {
+				if got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr {
+					t.Errorf("-format %s (memo %v): exit %d\n%s%s\nwant exit %d\n%s%s", format, got.hit, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+				}
+			}
 		}
+	}
+	if want := compiledCheck(t, refCache, warns); !strings.Contains(want.stderr, "warning: ") {
+		t.Fatalf("the check of golden/argocd-fields has no warning:\n%s", want.stderr)
+	}
+
+	// Other flags, another memo: -strict, and a client checkout named
+	// another way (its files are named as written).
+	stacks := t.TempDir()
+	if err := os.CopyFS(stacks, os.DirFS("../../golden/stacks")); err != nil {
+		t.Fatal(err)
+	}
+	checkout := filepath.Join(stacks, "checkout")
+	writeFile(t, checkout, "teams/green/cache/redis.yaml", "replica:\n  replicaCount: 5\n")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	relative, err := filepath.Rel(wd, checkout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"-strict"}, {"-client-repo", "green=" + checkout}, {"-client-repo", "green=" + relative}} {
+		repo := stacks
+		if args[0] == "-strict" {
+			repo = dir
+		}
+		want := compiledCheck(t, refCache, repo, args...)
 		t.Setenv(cli.CacheEnv, cache)
-		first := checkWithMemo(t, p, dir, "-format", format)
-		second := checkWithMemo(t, p, dir, "-format", format)
-		if format == "text" && first.hit {
-			t.Error("the first check was answered from a memo")
-		}
-		if !second.hit {
-			t.Errorf("-format %s: the second check of unchanged inputs compiled", format)
-		}
-		for _, got := range []memoRun{first, second} {
-			if got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr {
-				t.Errorf("-format %s (memo %v): exit %d\n%s%s\nwant exit %d\n%s%s", format, got.hit, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+		for i, wantHit := range []bool{false, true} {
+			got := checkWithMemo(t, p, repo, args...)
+			if got.hit != wantHit {
+				t.Errorf("check %v, run %d: answered from a memo: %v", args, i, got.hit)
+			}
+			if got.code != cli.ExitOK || got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("check %v (memo %v): exit %d\n%s%s\nwant exit %d\n%s%s", args, got.hit, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
 			}
 		}
 	}
@@ -285,4 +332,29 @@ func memoReads(t *testing.T, cache string) map[string]bool {
 		}
 	}
 	return paths
+}
+
+// TestCheckMemoWaitsOnce: a check with a memo at hand, whose output folder
+// another platc holds, waits for it once and says what the check that
+// compiles says.
+func TestCheckMemoWaitsOnce(t *testing.T) {
+	dir := sample(t)
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	p := cli.Process{NoMemoSettle: true}
+	if r := checkWithMemo(t, p, dir); r.code != cli.ExitOK {
+		t.Fatalf("check: exit %d\n%s", r.code, r.stderr)
+	}
+	holdLock(t, dir)
+	var runs []memoRun
+	var sleeps []int
+	for _, memo := range []string{"off", "on"} {
+		t.Setenv(cli.MemoEnv, memo)
+		n := 0
+		p := cli.Process{NoMemoSettle: true, LockWait: time.Second, LockSleep: func(time.Duration) { n++ }}
+		runs = append(runs, checkWithMemo(t, p, dir))
+		sleeps = append(sleeps, n)
+	}
+	if runs[0] != runs[1] || sleeps[0] != sleeps[1] || runs[0].code != cli.ExitUsage {
+		t.Errorf("with the memo: exit %d after %d waits\n%s\nwithout: exit %d after %d waits\n%s", runs[1].code, sleeps[1], runs[1].stderr, runs[0].code, sleeps[0], runs[0].stderr)
+	}
 }

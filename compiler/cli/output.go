@@ -76,6 +76,10 @@ type outputs struct {
 	notes []string              // what recoveries did, printed after the compilation
 	// recovered is set once a recovery changed something.
 	recovered bool
+	// failed holds why an output root could not be locked or recovered:
+	// the check memo tries first, and the compilation after it gets the
+	// same answer without waiting again.
+	failed map[string]error
 }
 
 func (o *outputs) lockOptions(outDir string, create bool) emit.LockOptions {
@@ -99,12 +103,18 @@ func (o *outputs) prepare(outDir string) error {
 	if _, done := o.locks[outDir]; done {
 		return nil
 	}
+	if err, failed := o.failed[outDir]; failed {
+		return err
+	}
 	if !o.hold {
 		if _, err := o.root.Lstat(path.Join(outDir, emit.JournalName)); errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 	}
 	lock, err := o.lock(outDir, false)
+	if err != nil && o.failed != nil {
+		o.failed[outDir] = err
+	}
 	if err != nil || !o.hold {
 		if lock != nil {
 			lock.Unlock()

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -22,10 +24,11 @@ import (
 // The output folder, read through OpenFolder, is not recorded: the memo
 // compares what it holds, byte for byte.
 type recordingFS struct {
-	inner  *repoFS
-	prefix string // the folder of a Sub, "" at the root
+	inner  *repoFS // a Sub's reads its folder, as repoFS's Sub does
+	prefix string  // the path of a Sub's folder in the records, "" at the root
 	rec    *reads
-	root   string // which root rec names: "" the repository, else a client's
+	root   string    // which root rec names: "" the repository, else a client's
+	closer io.Closer // a Sub's folder, closed by Close
 }
 
 // reads is what one compilation read, from any goroutine. A read that
@@ -35,7 +38,7 @@ type recordingFS struct {
 type reads struct {
 	mu       sync.Mutex
 	seen     map[readKey]*fileID // nil: missing
-	archives map[string]bool     // chart archives asked for, and found
+	archives map[string]*fileID  // chart archives asked for: their files, nil where missing
 	spoiled  bool
 }
 
@@ -44,7 +47,7 @@ type readKey struct {
 	lstat      bool // the path itself, not what a symbolic link names
 }
 
-func newReads() *reads { return &reads{seen: map[readKey]*fileID{}, archives: map[string]bool{}} }
+func newReads() *reads { return &reads{seen: map[readKey]*fileID{}, archives: map[string]*fileID{}} }
 
 // fsFor returns fsys recording into rec as the root named root.
 func (rec *reads) fsFor(fsys *repoFS, root string) *recordingFS {
@@ -141,7 +144,7 @@ func (r *recordingFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	f, err := r.inner.Open(r.full(name))
+	f, err := r.inner.Open(name)
 	if err != nil {
 		r.add(name, false, nil, err)
 		return nil, err
@@ -165,7 +168,7 @@ func (r *recordingFS) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	f, err := r.inner.open(r.full(name))
+	f, err := r.inner.open(name)
 	if err != nil {
 		r.add(name, false, nil, err)
 		return nil, err
@@ -185,7 +188,7 @@ func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	f, err := r.inner.open(r.full(name))
+	f, err := r.inner.open(name)
 	if err != nil {
 		r.add(name, false, nil, err)
 		return nil, err
@@ -213,33 +216,31 @@ func (r *recordingFS) entries(dir string, entries []fs.DirEntry) []fs.DirEntry {
 }
 
 func (r *recordingFS) Stat(name string) (fs.FileInfo, error) {
-	fi, err := r.inner.Stat(r.full(name))
+	fi, err := r.inner.Stat(name)
 	r.add(name, false, fi, err)
 	return fi, err
 }
 
 func (r *recordingFS) Lstat(name string) (fs.FileInfo, error) {
-	fi, err := r.inner.Lstat(r.full(name))
+	fi, err := r.inner.Lstat(name)
 	r.add(name, true, fi, err)
 	return fi, err
 }
 
-// ReadLink records the link's own identity: a link made again to name
-// another file is a new file.
+// ReadLink records the link's own identity, taken before it is read: a
+// link made again to name another file is a new file.
 func (r *recordingFS) ReadLink(name string) (string, error) {
-	target, err := r.inner.ReadLink(r.full(name))
+	fi, err := r.inner.Lstat(name)
+	r.add(name, true, fi, err)
 	if err != nil {
-		r.add(name, true, nil, err)
 		return "", err
 	}
-	fi, err := r.inner.Lstat(r.full(name))
-	r.add(name, true, fi, err)
-	return target, err
+	return r.inner.ReadLink(name)
 }
 
-// Sub is the folder dir, recorded into the same record. It reads through
-// the repository's root, path and all: the compilation reads few files
-// of a Sub (the vendor folder's).
+// Sub is the folder dir, opened as repoFS's Sub opens it (a root of its
+// own, so that a link reads there as it does in every other command) and
+// recorded into the same record under its path.
 func (r *recordingFS) Sub(dir string) (fs.FS, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
@@ -247,19 +248,35 @@ func (r *recordingFS) Sub(dir string) (fs.FS, error) {
 	if dir == "." {
 		return r, nil
 	}
-	fi, err := r.Stat(dir)
+	fi, err := r.inner.Stat(dir)
+	r.add(dir, false, fi, err)
+	sub, err := r.inner.Sub(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.IsDir() {
-		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errors.New("not a directory")}
+	s := &recordingFS{prefix: r.full(dir), rec: r.rec, root: r.root}
+	switch f := sub.(type) {
+	case *closingFS:
+		s.inner, s.closer = f.repoFS, f
+	case *repoFS:
+		s.inner = f
+	default:
+		panic(fmt.Sprintf("platc: repoFS.Sub returned a %T", sub))
 	}
-	return &recordingFS{inner: r.inner, prefix: r.full(dir), rec: r.rec, root: r.root}, nil
+	return s, nil
+}
+
+// Close closes a Sub's folder.
+func (r *recordingFS) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
 }
 
 // OpenFolder opens the output folder for emit.Scan, unrecorded.
 func (r *recordingFS) OpenFolder(name string) (*os.File, error) {
-	return r.inner.OpenFolder(r.full(name))
+	return r.inner.OpenFolder(name)
 }
 
 // recordingDir is a folder opened by Open: its entries record what Info

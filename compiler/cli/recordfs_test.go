@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/platc/platc/compiler/charts"
 )
 
 // TestRecordingFS: each way of reading records the path read, a Sub's
@@ -62,6 +65,22 @@ func TestRecordingFS(t *testing.T) {
 		t.Error("a record of files written just now is listed with an hour to settle")
 	}
 
+	// A Sub reads its folder as repoFS's does: a link out of it does
+	// not read, as in every other command.
+	if err := os.Symlink("../a.txt", filepath.Join(dir, "sub", "out.txt")); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := newRepoFS(root).Sub("sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, plainErr := fs.ReadFile(plain, "out.txt")
+	_, recErr := fs.ReadFile(sub, "out.txt")
+	if plainErr == nil || recErr == nil {
+		t.Errorf("a link out of a Sub's folder reads: through repoFS %v, recorded %v; want both to fail", plainErr, recErr)
+	}
+	plain.(io.Closer).Close()
+
 	// The same path, changed between two reads.
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed"), 0o666)
 	fs.ReadFile(fsys, "a.txt")
@@ -75,5 +94,41 @@ func TestRecordingFS(t *testing.T) {
 	fs.ReadFile(fsys, "a.txt/inside")
 	if _, ok := rec.list(time.Now(), 0); ok {
 		t.Error("a record of a failed read is listed")
+	}
+}
+
+// TestMemoArchives: the chart archives a check asked for are the same when
+// the one it found is the same file and the one it did not find is still
+// missing.
+func TestMemoArchives(t *testing.T) {
+	store := &chartStore{dir: t.TempDir()}
+	had, missing := []byte("an archive"), []byte("another")
+	if err := store.put(had); err != nil {
+		t.Fatal(err)
+	}
+	rec := newReads()
+	a := recordingArchives{store, rec}
+	if _, found := a.Archive(charts.Digest(had)); !found {
+		t.Fatal("the archive put is not found")
+	}
+	if _, found := a.Archive(charts.Digest(missing)); found {
+		t.Fatal("an archive never put is found")
+	}
+	m := memoEntry{Archives: rec.archiveList()}
+	if len(m.Archives) != 2 || !m.sameArchives(store) {
+		t.Fatalf("the archives recorded %+v are not the same at once", m.Archives)
+	}
+	if err := store.put(missing); err != nil {
+		t.Fatal(err)
+	}
+	if m.sameArchives(store) {
+		t.Error("an archive that appeared is the same")
+	}
+	os.Remove(store.file(charts.Digest(missing)))
+	if err := store.put(had); err != nil { // the same bytes, another file
+		t.Fatal(err)
+	}
+	if m.sameArchives(store) {
+		t.Error("an archive written again is the same")
 	}
 }
