@@ -358,3 +358,31 @@ func TestCheckMemoWaitsOnce(t *testing.T) {
 		t.Errorf("with the memo: exit %d after %d waits\n%s\nwithout: exit %d after %d waits\n%s", runs[1].code, sleeps[1], runs[1].stderr, runs[0].code, sleeps[0], runs[0].stderr)
 	}
 }
+
+// BenchmarkCheckMemoHit is a check of the sample answered from its memo:
+// what platc check does after the process starts, when nothing changed.
+func BenchmarkCheckMemoHit(b *testing.B) {
+	dir := b.TempDir()
+	for _, top := range []string{"sources", "clients", "out"} {
+		if err := os.CopyFS(filepath.Join(dir, top), os.DirFS(filepath.Join("../..", top))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Setenv(cli.CacheEnv, b.TempDir())
+	hits := 0
+	p := cli.Process{NoMemoSettle: true, MemoHit: func() { hits++ }}
+	var out, errOut strings.Builder
+	for range 2 {
+		if code := cli.MainIn(p, []string{"check", "-C", dir}, &out, &errOut); code != cli.ExitOK {
+			b.Fatalf("check: exit %d\n%s", code, errOut.String())
+		}
+	}
+	hits = 0
+	b.ResetTimer()
+	for range b.N {
+		cli.MainIn(p, []string{"check", "-C", dir}, &out, &errOut)
+	}
+	if hits != b.N {
+		b.Fatalf("%d of %d checks answered from the memo", hits, b.N)
+	}
+}
