@@ -180,7 +180,9 @@ func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (
 			return nil, ExitUsage
 		}
 		repo.clients = append(repo.clients, r)
-		var fsys fs.FS = r.FS()
+		// Read as the repository is, recorded or not: the memo's record
+		// is of the reads every check makes.
+		var fsys fs.FS = newRepoFS(r)
 		if rec != nil {
 			fsys = rec.fsFor(newRepoFS(r), clientRoot(name))
 		}

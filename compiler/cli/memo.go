@@ -100,7 +100,7 @@ func (c *common) memoKey() (key string, ok bool) {
 		fmt.Fprintf(h, "client %q %q %q\n", name, c.clientRepos[name], abs)
 	}
 	if c.crds != "" {
-		crds, err := readCRDs(c.crds)
+		crds, err := c.readCRDs()
 		if err != nil {
 			return "", false
 		}
@@ -127,15 +127,26 @@ func (c *call) checkFromMemo(repo *compiled, cache compiler.Cache, key string) (
 	if json.Unmarshal(data, &m) != nil || m.OutDir == "" {
 		return 0, false
 	}
-	for _, dir := range slices.Compact([]string{model.DefaultOutDir, m.OutDir}) {
-		if repo.out.prepare(dir) != nil {
-			return 0, false // the compilation says why
-		}
+	// As Compile does: the default output folder at once, the spec's
+	// once the spec is known to name it (its reads are as they were);
+	// a recovery there could change what was just compared.
+	if repo.out.prepare(model.DefaultOutDir) != nil {
+		return 0, false // the compilation says why
 	}
 	open, done := c.openRoots(repo.root)
 	defer done()
+	for name := range c.clientRepos {
+		if _, err := open(clientRoot(name)); err != nil {
+			return 0, false // the compilation says why
+		}
+	}
 	if !m.unchanged(open) || !m.sameArchives(openChartStore()) {
 		return 0, false
+	}
+	if m.OutDir != model.DefaultOutDir {
+		if repo.out.prepare(m.OutDir) != nil || repo.out.recovered {
+			return 0, false
+		}
 	}
 	st, err := emit.Scan(newRepoFS(repo.root), m.OutDir)
 	if err != nil || stateDigest(st) != m.Output {

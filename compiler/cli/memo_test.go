@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/platc/platc/compiler/cli"
+	"github.com/platc/platc/compiler/emit"
 )
 
 // memoRun is one platc check of dir: its result, and whether its memo
@@ -384,5 +385,104 @@ func BenchmarkCheckMemoHit(b *testing.B) {
 	}
 	if hits != b.N {
 		b.Fatalf("%d of %d checks answered from the memo", hits, b.N)
+	}
+}
+
+// TestCheckMemoClientCheckoutRemoved: a client checkout that held none of
+// the client's files, removed since, is an error of the check that
+// compiles; the memo does not answer for it.
+func TestCheckMemoClientCheckoutRemoved(t *testing.T) {
+	stacks := t.TempDir()
+	if err := os.CopyFS(stacks, os.DirFS("../../golden/stacks")); err != nil {
+		t.Fatal(err)
+	}
+	checkout := filepath.Join(t.TempDir(), "green-gitops")
+	if err := os.Mkdir(checkout, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	args := []string{"-client-repo", "green=" + checkout}
+	p := cli.Process{NoMemoSettle: true}
+	t.Setenv(cli.CacheEnv, cache)
+	for i, wantHit := range []bool{false, true} {
+		if r := checkWithMemo(t, p, stacks, args...); r.code != cli.ExitOK || r.hit != wantHit {
+			t.Fatalf("check %d: exit %d, memo %v\n%s", i, r.code, r.hit, r.stderr)
+		}
+	}
+	if err := os.RemoveAll(checkout); err != nil {
+		t.Fatal(err)
+	}
+	want := compiledCheck(t, t.TempDir(), stacks, args...)
+	t.Setenv(cli.CacheEnv, cache)
+	got := checkWithMemo(t, p, stacks, args...)
+	if got.hit || got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr || want.code != cli.ExitUsage {
+		t.Errorf("memo %v: exit %d\n%s%s\nwant exit %d\n%s%s", got.hit, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+	}
+}
+
+// TestCheckMemoOutDirRenamed: the spec names another output folder than
+// its memo's, whose lock another platc holds: the check does not wait for
+// it, as the check that compiles does not.
+func TestCheckMemoOutDirRenamed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../golden/features")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	if r := checkWithMemo(t, cli.Process{NoMemoSettle: true}, dir); r.code != cli.ExitOK {
+		t.Fatalf("check: exit %d\n%s", r.code, r.stderr)
+	}
+	spec := filepath.Join(dir, "sources", "platform.cue")
+	data, err := os.ReadFile(spec)
+	if err != nil || !strings.Contains(string(data), `"rendered"`) {
+		t.Fatalf("golden/features names no output folder \"rendered\" (%v)", err)
+	}
+	writeFile(t, dir, "sources/platform.cue", strings.Replace(string(data), `"rendered"`, `"gen"`, 1))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	l, err := emit.LockOutput(root, "rendered", emit.LockOptions{Holder: "platc render"})
+	if err != nil || l == nil {
+		t.Fatal(l, err)
+	}
+	defer l.Unlock()
+	var runs []memoRun
+	var sleeps []int
+	for _, memo := range []string{"off", "on"} {
+		t.Setenv(cli.MemoEnv, memo)
+		n := 0
+		p := cli.Process{NoMemoSettle: true, LockWait: time.Second, LockSleep: func(time.Duration) { n++ }}
+		runs = append(runs, checkWithMemo(t, p, dir))
+		sleeps = append(sleeps, n)
+	}
+	if runs[0] != runs[1] || sleeps[0] != sleeps[1] {
+		t.Errorf("with the memo: exit %d after %d waits\n%s\nwithout: exit %d after %d waits\n%s", runs[1].code, sleeps[1], runs[1].stderr, runs[0].code, sleeps[0], runs[0].stderr)
+	}
+}
+
+// TestCheckMemoCRDs: -crds has a memo of its own, which a changed CRD
+// file does not answer for.
+func TestCheckMemoCRDs(t *testing.T) {
+	dir := sample(t)
+	crds := t.TempDir()
+	if err := os.CopyFS(crds, os.DirFS("../../schemas/crds")); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	p := cli.Process{NoMemoSettle: true}
+	t.Setenv(cli.CacheEnv, cache)
+	for i, wantHit := range []bool{false, true} {
+		if r := checkWithMemo(t, p, dir, "-crds", crds); r.hit != wantHit || r.code != cli.ExitOK {
+			t.Fatalf("check %d: exit %d, memo %v\n%s", i, r.code, r.hit, r.stderr)
+		}
+	}
+	writeFile(t, crds, "a.yaml", "not: [yaml\n")
+	want := compiledCheck(t, t.TempDir(), dir, "-crds", crds)
+	t.Setenv(cli.CacheEnv, cache)
+	got := checkWithMemo(t, p, dir, "-crds", crds)
+	if got.hit || got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr {
+		t.Errorf("memo %v: exit %d\n%s%s\nwant exit %d\n%s%s", got.hit, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -246,24 +245,17 @@ func (r *recordingFS) Sub(dir string) (fs.FS, error) {
 		return nil, &fs.PathError{Op: "sub", Path: dir, Err: fs.ErrInvalid}
 	}
 	if dir == "." {
-		return r, nil
+		sub := *r
+		sub.closer = nil // the folder is r's to close
+		return &sub, nil
 	}
 	fi, err := r.inner.Stat(dir)
 	r.add(dir, false, fi, err)
-	sub, err := r.inner.Sub(dir)
+	inner, closer, err := r.inner.subRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &recordingFS{prefix: r.full(dir), rec: r.rec, root: r.root}
-	switch f := sub.(type) {
-	case *closingFS:
-		s.inner, s.closer = f.repoFS, f
-	case *repoFS:
-		s.inner = f
-	default:
-		panic(fmt.Sprintf("platc: repoFS.Sub returned a %T", sub))
-	}
-	return s, nil
+	return &recordingFS{inner: inner, prefix: r.full(dir), rec: r.rec, root: r.root, closer: closer}, nil
 }
 
 // Close closes a Sub's folder.

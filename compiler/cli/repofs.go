@@ -115,11 +115,21 @@ func (r *repoFS) Sub(dir string) (fs.FS, error) {
 	if dir == "." {
 		return r, nil
 	}
-	sub, err := r.root.OpenRoot(dir)
+	sub, _, err := r.subRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &closingFS{newRepoFS(sub)}, nil
+	return &closingFS{sub}, nil
+}
+
+// subRoot opens the folder dir as a repoFS of its own, and returns the
+// root that closes it.
+func (r *repoFS) subRoot(dir string) (*repoFS, *os.Root, error) {
+	root, err := r.root.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newRepoFS(root), root, nil
 }
 
 // closingFS is a repoFS of a folder it opened, which Close closes.
