@@ -346,15 +346,7 @@ func TestCheckMemoWaitsOnce(t *testing.T) {
 		t.Fatalf("check: exit %d\n%s", r.code, r.stderr)
 	}
 	holdLock(t, dir)
-	var runs []memoRun
-	var sleeps []int
-	for _, memo := range []string{"off", "on"} {
-		t.Setenv(cli.MemoEnv, memo)
-		n := 0
-		p := cli.Process{NoMemoSettle: true, LockWait: time.Second, LockSleep: func(time.Duration) { n++ }}
-		runs = append(runs, checkWithMemo(t, p, dir))
-		sleeps = append(sleeps, n)
-	}
+	runs, sleeps := checkWaitingBothWays(t, dir)
 	if runs[0] != runs[1] || sleeps[0] != sleeps[1] || runs[0].code != cli.ExitUsage {
 		t.Errorf("with the memo: exit %d after %d waits\n%s\nwithout: exit %d after %d waits\n%s", runs[1].code, sleeps[1], runs[1].stderr, runs[0].code, sleeps[0], runs[0].stderr)
 	}
@@ -448,15 +440,7 @@ func TestCheckMemoOutDirRenamed(t *testing.T) {
 		t.Fatal(l, err)
 	}
 	defer l.Unlock()
-	var runs []memoRun
-	var sleeps []int
-	for _, memo := range []string{"off", "on"} {
-		t.Setenv(cli.MemoEnv, memo)
-		n := 0
-		p := cli.Process{NoMemoSettle: true, LockWait: time.Second, LockSleep: func(time.Duration) { n++ }}
-		runs = append(runs, checkWithMemo(t, p, dir))
-		sleeps = append(sleeps, n)
-	}
+	runs, sleeps := checkWaitingBothWays(t, dir)
 	if runs[0] != runs[1] || sleeps[0] != sleeps[1] {
 		t.Errorf("with the memo: exit %d after %d waits\n%s\nwithout: exit %d after %d waits\n%s", runs[1].code, sleeps[1], runs[1].stderr, runs[0].code, sleeps[0], runs[0].stderr)
 	}
@@ -485,4 +469,19 @@ func TestCheckMemoCRDs(t *testing.T) {
 	if got.hit || got.code != want.code || got.stdout != want.stdout || got.stderr != want.stderr {
 		t.Errorf("memo %v: exit %d\n%s%s\nwant exit %d\n%s%s", got.hit, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
 	}
+}
+
+// checkWaitingBothWays checks dir with the memo off, then on, each waiting
+// for a held lock (a second at most): what each said, and how many times
+// each waited.
+func checkWaitingBothWays(t *testing.T, dir string) (runs []memoRun, sleeps []int) {
+	t.Helper()
+	for _, memo := range []string{"off", "on"} {
+		t.Setenv(cli.MemoEnv, memo)
+		n := 0
+		p := cli.Process{NoMemoSettle: true, LockWait: time.Second, LockSleep: func(time.Duration) { n++ }}
+		runs = append(runs, checkWithMemo(t, p, dir))
+		sleeps = append(sleeps, n)
+	}
+	return runs, sleeps
 }

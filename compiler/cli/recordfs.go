@@ -164,40 +164,22 @@ func (r *recordingFS) Open(name string) (fs.File, error) {
 // it read (from the open file: what was read, whatever the path names
 // meanwhile).
 func (r *recordingFS) ReadFile(name string) ([]byte, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	f, err := r.inner.open(name)
+	f, fi, err := r.openRecorded(name)
 	if err != nil {
-		r.add(name, false, nil, err)
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	r.add(name, false, fi, err)
-	if err != nil {
-		return nil, err
-	}
 	return readSized(f, name, fi)
 }
 
 // ReadDir reads the folder name as repoFS does, recording its identity
 // and, where the caller asks an entry for its information, the entry's.
 func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	f, err := r.inner.open(name)
+	f, _, err := r.openRecorded(name)
 	if err != nil {
-		r.add(name, false, nil, err)
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	r.add(name, false, fi, err)
-	if err != nil {
-		return nil, err
-	}
 	entries, err := f.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	if err != nil {
@@ -205,6 +187,26 @@ func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return entries, &fs.PathError{Op: "readdir", Path: name, Err: err}
 	}
 	return r.entries(name, entries), nil
+}
+
+// openRecorded opens name as repoFS does, and records the identity of
+// what it opened.
+func (r *recordingFS) openRecorded(name string) (*os.File, fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := r.inner.open(name)
+	if err != nil {
+		r.add(name, false, nil, err)
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	r.add(name, false, fi, err)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
 func (r *recordingFS) entries(dir string, entries []fs.DirEntry) []fs.DirEntry {
