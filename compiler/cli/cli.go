@@ -3,7 +3,8 @@
 // the edge of the program, the one place that opens the disk and prints. It
 // locks the output folder, completes a write that was interrupted there
 // before anything else (output.go), and turns SIGINT and SIGTERM into a
-// clean end.
+// clean end. It answers a check of inputs that did not change from the
+// memo of the check before it (memo.go, recordfs.go).
 //
 // The commands are a table (commands.go): one descriptor per command, from
 // which the dispatch, help, completion scripts (completion.go) and the

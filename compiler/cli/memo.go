@@ -27,17 +27,18 @@ import (
 // it found missing, the chart archives it asked for) and a digest of the
 // output folder as it was. A check whose inputs all have the identity
 // they had, and whose output folder holds the same bytes, would compile
-// the same spec into the same files and find the same problems: it
-// reports what that check reported without compiling: `make check` or an
-// editor's check run again while nothing changed. (The pre-commit hook
-// checks a fresh copy of what is staged: it always compiles.)
+// the same spec into the same files and find the same problems, so it
+// reports what that check reported without compiling. That is `make
+// check`, or an editor's check, run again while nothing changed (the
+// pre-commit hook checks a fresh copy of what is staged: it always
+// compiles).
 //
 // This is the test cache of the go command, made for a compiler: inputs
 // are known by what the file system says of them, as go test knows the
 // files a test opened (cmd/go, hashOpen) and Git its index, without
 // reading them; what is checked, the output folder, is compared byte for
-// byte. A path that changed less than memoSettle before the check is not
-// memoized, so that a write within the resolution of the file system's
+// byte. A path that changed less than memoSettle before the check started
+// is not memoized, so that a write within the resolution of the file system's
 // clock cannot hide. Only a check that passed is kept: a failure always
 // compiles, to say what is wrong. Every other command compiles.
 
@@ -86,8 +87,8 @@ type memoArchive struct {
 func clientRoot(name string) string { return "client:" + name }
 
 // memoKey is the cache key of the memo of c's check: its flags (client
-// checkouts as written and by absolute path, -crds by digest). ok is false where the key
-// cannot be made; then the check compiles and reports why.
+// checkouts as written and by absolute path, -crds by digest). ok is false
+// where the key cannot be made; then the check compiles and reports why.
 func (c *common) memoKey() (key string, ok bool) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nspec %q\nstrict %v\n", memoFormat, strings.TrimSuffix(c.specDir, "/"), c.strict)
