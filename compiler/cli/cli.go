@@ -118,7 +118,8 @@ type compiled struct {
 	clients []*os.Root // the checkouts of -client-repo
 	opts    compiler.Options
 	res     *compiler.Result
-	out     *outputs // the output roots, locked
+	out     *outputs       // the output roots, locked
+	cache   compiler.Cache // the repository's, nil when off
 	ctx     context.Context
 	stop    context.CancelFunc // stops listening for interrupts
 }
@@ -159,7 +160,7 @@ func (c *common) open(rep *report, hold bool) (*compiled, int) {
 		rep.failf("opening the repository: %v", err)
 		return nil, ExitUsage
 	}
-	repo := &compiled{root: root}
+	repo := &compiled{root: root, cache: openCache(c.dir)}
 	repo.ctx, repo.stop = c.proc.interrupts()
 	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}, failed: map[string]error{}}
 	return repo, ExitOK
@@ -170,7 +171,7 @@ func (c *common) open(rep *report, hold bool) (*compiled, int) {
 // repository, the client checkouts and the chart cache.
 func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (*compiled, int) {
 	root := repo.root
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: openCache(c.dir), PrepareOutput: repo.out.prepare}
+	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: repo.cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.
@@ -183,9 +184,10 @@ func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (
 		repo.clients = append(repo.clients, r)
 		// Read as the repository is, recorded or not: the memo's record
 		// is of the reads every check makes.
-		var fsys fs.FS = newRepoFS(r)
+		checkout := newRepoFS(r)
+		var fsys fs.FS = checkout
 		if rec != nil {
-			fsys = rec.fsFor(newRepoFS(r), clientRoot(name))
+			fsys = rec.fsFor(checkout, clientRoot(name))
 		}
 		repo.opts.ClientRepos[name] = layers.Repo{FS: fsys, Dir: dir}
 	}
@@ -198,11 +200,12 @@ func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (
 		}
 		repo.opts.CRDs = crds
 	}
-	var fsys fs.FS = newRepoFS(root)
+	tree := newRepoFS(root)
+	var fsys fs.FS = tree
 	store := openChartStore()
 	repo.opts.Charts = store
 	if rec != nil {
-		fsys = rec.fsFor(newRepoFS(root), "")
+		fsys = rec.fsFor(tree, "")
 		repo.opts.Charts = recordingArchives{store, rec}
 	}
 	repo.res = compiler.Compile(fsys, repo.opts)
@@ -328,19 +331,18 @@ func runRender(c *call) int {
 // renders, unless the memo of a check that passed on the same inputs
 // answers (memo.go).
 func runCheck(c *call) int {
-	cache := openCache(c.dir)
-	var rec *reads
-	key, memo := "", false
-	if cache != nil && os.Getenv(MemoEnv) != "off" {
-		key, memo = c.memoKey()
-	}
 	repo, code := c.open(c.rep, true)
 	if repo == nil {
 		return code
 	}
 	start := time.Now()
+	var rec *reads
+	key, memo := "", false
+	if repo.cache != nil && os.Getenv(MemoEnv) != "off" {
+		key, memo = c.memoKey()
+	}
 	if memo {
-		if code, ok := c.checkFromMemo(repo, cache, key); ok {
+		if code, ok := c.checkFromMemo(repo, key); ok {
 			repo.close()
 			return code
 		}
@@ -357,7 +359,7 @@ func runCheck(c *call) int {
 	}
 	c.rep.checked(repo.counts(), res.OutDir+"/ is up to date")
 	if rec != nil {
-		c.keepMemo(cache, key, rec, repo, start)
+		c.keepMemo(key, rec, repo, start)
 	}
 	return ExitOK
 }

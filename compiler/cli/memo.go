@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/model"
@@ -113,14 +112,14 @@ func (c *common) memoKey() (key string, ok bool) {
 }
 
 // checkFromMemo reports c's check of repo (open's, not compiled yet) from
-// its memo in cache, under key, and returns its exit code; ok is false
+// its memo in the repository's cache, under key, and returns its exit code; ok is false
 // when there is no memo, or anything it read is not as it was: then the
 // check compiles in repo. It locks the output folders and completes an
 // interrupted write there first, as a check that compiles does, since
 // that may change what the memo compares; the compilation after it finds
 // them locked, or the reason they are not.
-func (c *call) checkFromMemo(repo *compiled, cache compiler.Cache, key string) (code int, ok bool) {
-	data, found := cache.Get(key)
+func (c *call) checkFromMemo(repo *compiled, key string) (code int, ok bool) {
+	data, found := repo.cache.Get(key)
 	if !found {
 		return 0, false
 	}
@@ -295,14 +294,14 @@ func stateDigest(st *emit.State) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// keepMemo writes the memo of the check of repo, which passed, into
-// cache under key, from what it read (rec), unless the record is spoiled
+// keepMemo writes the memo of the check of repo, which passed, into the
+// repository's cache under key, from what it read (rec), unless the record is spoiled
 // or holds a path changed since settle before the check started, the
 // check recovered a write (which changed what it read while it read it),
 // or its problems were folded.
-func (c *call) keepMemo(cache compiler.Cache, key string, rec *reads, repo *compiled, start time.Time) {
+func (c *call) keepMemo(key string, rec *reads, repo *compiled, start time.Time) {
 	res := repo.res
-	if repo.out.recovered || res.Existing == nil || res.Log.Folded() > 0 {
+	if repo.out.recovered || res.Log.Folded() > 0 {
 		return
 	}
 	list, ok := rec.list(start, c.proc.memoSettle)
@@ -314,7 +313,7 @@ func (c *call) keepMemo(cache compiler.Cache, key string, rec *reads, repo *comp
 	if err != nil {
 		return
 	}
-	cache.Put(key, data)
+	repo.cache.Put(key, data)
 }
 
 // recordingArchives is platc's chart cache, recording what was asked:

@@ -373,6 +373,8 @@ func BenchmarkCheckMemoHit(b *testing.B) {
 	hits = 0
 	b.ResetTimer()
 	for range b.N {
+		out.Reset()
+		errOut.Reset()
 		cli.MainIn(p, []string{"check", "-C", dir}, &out, &errOut)
 	}
 	if hits != b.N {

@@ -112,7 +112,7 @@ func (o *outputs) prepare(outDir string) error {
 		}
 	}
 	lock, err := o.lock(outDir, false)
-	if err != nil && o.failed != nil {
+	if err != nil {
 		o.failed[outDir] = err
 	}
 	if err != nil || !o.hold {

@@ -180,11 +180,10 @@ func (r *recordingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	entries, err := readDirOpen(f, name)
 	if err != nil {
 		r.rec.spoil()
-		return entries, &fs.PathError{Op: "readdir", Path: name, Err: err}
+		return entries, err
 	}
 	return r.entries(name, entries), nil
 }

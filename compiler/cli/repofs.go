@@ -80,6 +80,11 @@ func (r *repoFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readDirOpen(f, name)
+}
+
+// readDirOpen reads the open folder f, named name, sorted by name.
+func readDirOpen(f *os.File, name string) ([]fs.DirEntry, error) {
 	entries, err := f.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/openapi"
+	"k8s.io/client-go/openapi/openapitest"
 
 	"github.com/platc/platc/schemas"
 )
@@ -222,34 +223,19 @@ func BuiltinMappings(docs map[string][]byte) (map[schema.GroupVersionKind]Mappin
 }
 
 // builtinDiscovery is a cluster's discovery as far as kro's schema
-// resolver asks it: the OpenAPI v3 documents, by path.
+// resolver asks it: the OpenAPI v3 documents, by path, served by
+// client-go's own fake (openapitest).
 type builtinDiscovery struct {
 	discovery.DiscoveryInterface // only OpenAPIV3 is called
-	docs                         map[string][]byte
+	client                       *openapitest.FakeClient
 }
 
-func (d builtinDiscovery) OpenAPIV3() openapi.Client { return builtinPaths(d.docs) }
-
-type builtinPaths map[string][]byte
-
-func (p builtinPaths) Paths() (map[string]openapi.GroupVersion, error) {
-	out := make(map[string]openapi.GroupVersion, len(p))
-	for k, v := range p {
-		out[k] = builtinDoc{path: k, data: v}
+func newBuiltinDiscovery(docs map[string][]byte) builtinDiscovery {
+	c := openapitest.NewFakeClient()
+	for path, data := range docs {
+		c.PathsMap[path] = openapitest.FakeGroupVersion{GVSpec: data}
 	}
-	return out, nil
+	return builtinDiscovery{client: c}
 }
 
-type builtinDoc struct {
-	path string
-	data []byte
-}
-
-func (d builtinDoc) Schema(contentType string) ([]byte, error) {
-	if contentType != "application/json" {
-		return nil, fmt.Errorf("content type %s not served", contentType)
-	}
-	return d.data, nil
-}
-
-func (d builtinDoc) ServerRelativeURL() string { return "/openapi/v3/" + d.path }
+func (d builtinDiscovery) OpenAPIV3() openapi.Client { return d.client }

@@ -120,7 +120,7 @@ var upstreamBuiltin = sync.OnceValue(func() builtinWorld {
 	if err != nil {
 		panic(fmt.Sprintf("conformance: Kubernetes' published OpenAPI: %v", err))
 	}
-	return builtinWorld{mappings: mappings, resolver: &cachedResolver{r: &resolver.ClientDiscoveryResolver{Discovery: builtinDiscovery{docs: docs}}}}
+	return builtinWorld{mappings: mappings, resolver: &cachedResolver{r: &resolver.ClientDiscoveryResolver{Discovery: newBuiltinDiscovery(docs)}}}
 })
 
 // cachedResolver resolves each kind once.
