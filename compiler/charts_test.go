@@ -48,45 +48,41 @@ func TestSampleRendersItsChart(t *testing.T) {
 	}
 }
 
-// countingCache is a compiler.Cache in memory, safe for concurrent use,
-// that counts what it is asked.
+// countingCache is a memcache.Memory that counts the entries of chart
+// renders (the pack's included) it is asked for and given.
 type countingCache struct {
-	mu   sync.Mutex
-	data map[string][]byte
-	puts int
-	// chartGets and chartPuts count those of chart renders' entries, the
-	// pack's included.
+	*memcache.Memory
+	mu                   sync.Mutex
 	chartGets, chartPuts int
 }
 
 func (c *countingCache) Get(key string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if strings.HasPrefix(key, "chart-render") {
+		c.mu.Lock()
 		c.chartGets++
+		c.mu.Unlock()
 	}
-	d, ok := c.data[key]
-	return d, ok
+	return c.Memory.Get(key)
 }
 
 func (c *countingCache) Put(key string, data []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.puts++
 	if strings.HasPrefix(key, "chart-render") {
+		c.mu.Lock()
 		c.chartPuts++
+		c.mu.Unlock()
 	}
-	c.data[key] = data
+	c.Memory.Put(key, data)
 }
 
-func (c *countingCache) renders() int {
-	n := 0
-	for k := range c.data {
+// renders is the keys of the entries of single renders.
+func (c *countingCache) renders() []string {
+	var keys []string
+	for _, k := range c.Keys() {
 		if strings.HasPrefix(k, "chart-render-") {
-			n++
+			keys = append(keys, k)
 		}
 	}
-	return n
+	return keys
 }
 
 // TestChartRendersAreCached: each distinct render is done once and kept in
@@ -96,22 +92,22 @@ func (c *countingCache) renders() int {
 // not match what it claims to describe is rendered again.
 func TestChartRendersAreCached(t *testing.T) {
 	fsys := synth.PlatformWithCharts(synth.Size{Environments: 4, Modules: 20, Clients: 2})
-	cache := &countingCache{data: map[string][]byte{}}
+	cache := &countingCache{Memory: &memcache.Memory{}}
 	first := compiler.Compile(fsys, compiler.Options{Cache: cache})
 	if first.Log.HasErrors() {
 		t.Fatal(first.Log)
 	}
-	distinct := cache.renders()
+	distinct := len(cache.renders())
 	if apps := len(first.Charts.Apps()); distinct == 0 || distinct >= apps {
 		t.Errorf("%d renders kept for %d Applications: the same request must render once", distinct, apps)
 	}
-	if _, ok := cache.data["chart-renders"]; !ok || cache.chartPuts != distinct+1 {
+	if _, ok := cache.Memory.Get("chart-renders"); !ok || cache.chartPuts != distinct+1 {
 		t.Errorf("the first compilation put %d entries of renders, want the %d renders and the pack", cache.chartPuts, distinct)
 	}
-	puts, chartGets := cache.puts, cache.chartGets
+	puts, chartGets := cache.Puts(), cache.chartGets
 	second := compiler.Compile(fsys, compiler.Options{Cache: cache})
-	if cache.puts != puts {
-		t.Errorf("the second compilation put %d entries (renders or the pack)", cache.puts-puts)
+	if cache.Puts() != puts {
+		t.Errorf("the second compilation put %d entries (renders or the pack)", cache.Puts()-puts)
 	}
 	if n := cache.chartGets - chartGets; n != 1 {
 		t.Errorf("the second compilation read %d entries of renders, want the pack alone", n)
@@ -120,29 +116,24 @@ func TestChartRendersAreCached(t *testing.T) {
 		t.Error("a cached render differs from the render")
 	}
 	// Corrupt every entry of a render: the pack still holds them.
-	corrupt := func(k string) {
+	for _, k := range cache.renders() {
 		// Another first byte: the head no longer names what it describes.
-		cache.data[k] = append([]byte{cache.data[k][0] ^ 1}, cache.data[k][1:]...)
-	}
-	for k := range cache.data {
-		if strings.HasPrefix(k, "chart-render-") {
-			corrupt(k)
-		}
+		cache.Edit(k, func(data []byte) []byte { return append([]byte{data[0] ^ 1}, data[1:]...) })
 	}
 	compiler.Compile(fsys, compiler.Options{Cache: cache})
-	if cache.puts != puts {
-		t.Errorf("with the pack whole: %d entries put again, want none", cache.puts-puts)
+	if cache.Puts() != puts {
+		t.Errorf("with the pack whole: %d entries put again, want none", cache.Puts()-puts)
 	}
 	// Corrupt the pack's entries too: each is rendered again, with the
 	// same outcome, and the pack is written again.
-	damagePackEntries(cache.data["chart-renders"])
+	cache.Edit("chart-renders", damagePackEntries)
 	third := compiler.Compile(fsys, compiler.Options{Cache: cache})
-	if cache.puts != puts+distinct+1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, third.Charts.Apps())) {
-		t.Errorf("corrupt entries: %d put again, want the %d renders and the pack", cache.puts-puts, distinct)
+	if cache.Puts() != puts+distinct+1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, third.Charts.Apps())) {
+		t.Errorf("corrupt entries: %d put again, want the %d renders and the pack", cache.Puts()-puts, distinct)
 	}
 	// A damaged pack alone: the entries of single renders serve, and the
 	// pack is written again.
-	cache.data["chart-renders"] = cache.data["chart-renders"][:len(cache.data["chart-renders"])/2]
+	cache.Edit("chart-renders", func(pack []byte) []byte { return pack[:len(pack)/2] })
 	chartPuts := cache.chartPuts
 	fourth := compiler.Compile(fsys, compiler.Options{Cache: cache})
 	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fourth.Charts.Apps())) {
@@ -150,7 +141,7 @@ func TestChartRendersAreCached(t *testing.T) {
 	}
 	// Entries of the pack that are not what they claim, the pack whole:
 	// the same.
-	damagePackEntries(cache.data["chart-renders"])
+	cache.Edit("chart-renders", damagePackEntries)
 	chartPuts = cache.chartPuts
 	fifth := compiler.Compile(fsys, compiler.Options{Cache: cache})
 	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fifth.Charts.Apps())) {
@@ -160,12 +151,13 @@ func TestChartRendersAreCached(t *testing.T) {
 
 // damagePackEntries changes the first byte of the head of every entry
 // the pack holds (as the single entries are damaged above).
-func damagePackEntries(pack []byte) {
+func damagePackEntries(pack []byte) []byte {
 	for i := len("platc chart renders 1\n"); i < len(pack); i++ {
 		if bytes.HasPrefix(pack[i:], []byte("platc chart render ")) {
 			pack[i] ^= 1
 		}
 	}
+	return pack
 }
 
 func outcomes(t *testing.T, apps []charts.App) []outcomeView {

@@ -257,11 +257,9 @@ func (c *checker) template(n *node, r *v1alpha1.Resource) (map[string]any, bool)
 func (c *checker) forEach(n *node, r *v1alpha1.Resource) {
 	seen := map[string]bool{}
 	for j, dim := range r.ForEach {
+		// RGD.plain writes one iterator per entry (Dimension), as kro
+		// requires.
 		path := fmt.Sprintf("forEach[%d]", j)
-		if len(dim) != 1 {
-			c.errorf(n.idx, path, "a forEach entry names %d iterators: give each entry one iterator and its list, such as {region: \"${schema.spec.regions}\"} (kro: forEach dimensions must have exactly one entry)", len(dim))
-			continue
-		}
 		for name, expr := range dim {
 			probe := &v1alpha1.Resource{ID: probeID, ForEach: []v1alpha1.ForEachDimension{{name: "${[]}"}}}
 			_, err := c.kinds.build(probeRGD("Probe", probe))

@@ -120,22 +120,6 @@ func plainKinds(crds []map[string]any, digest string) *Kinds {
 	return k
 }
 
-// With returns Kinds that also hold crds (the CRDs kro generates for other
-// stacks' instances, say); a kind given again replaces the earlier one.
-func (k *Kinds) With(crds ...*extv1.CustomResourceDefinition) (*Kinds, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", k.digest)
-	for _, crd := range crds {
-		data, err := json.Marshal(crd)
-		if err != nil {
-			return nil, err
-		}
-		h.Write(data)
-		h.Write([]byte{0})
-	}
-	return k.with(crds, hex.EncodeToString(h.Sum(nil))), nil
-}
-
 // WithResults returns Kinds that also hold the CRDs kro generates for the
 // instances of the RGDs of results: a graph may create instances of
 // another stack. A cached result's key stands for its CRD in the digest,
@@ -173,7 +157,8 @@ func (k *Kinds) with(crds []*extv1.CustomResourceDefinition, digest string) *Kin
 			}
 		}
 	}
-	out := &Kinds{list: withBuiltins(list), digest: digest}
+	sortKinds(list) // k.list holds the built-in kinds already
+	out := &Kinds{list: list, digest: digest}
 	out.typed = sync.OnceValues(func() (*typedKinds, error) {
 		t, err := k.typed()
 		if err != nil {

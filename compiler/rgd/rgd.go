@@ -92,12 +92,16 @@ func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, parses *kro.Pa
 		// The embedded CRDs are ours and tested; this is a bug.
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
-	for _, st := range stackOrder(spec.Stacks) {
+	used := map[string][]string{} // by stack: the stacks whose instances it creates
+	for _, st := range spec.Stacks {
+		used[st.Name] = usedStacks(spec.Stacks, st)
+	}
+	for _, st := range stackOrder(spec.Stacks, used) {
 		r := resolver
 		// A stack whose resources are instances of other stacks sees
 		// the CRDs kro generates for them, as in the cluster.
 		var others []*kro.Result
-		for _, name := range usedStacks(spec.Stacks, st) {
+		for _, name := range used[st.Name] {
 			if s := out.Stacks[name]; s != nil && s.Result != nil {
 				others = append(others, s.Result)
 			}
@@ -133,10 +137,10 @@ func usedStacks(stacks []*model.Stack, st *model.Stack) []string {
 }
 
 // stackOrder orders the stacks so that a stack comes after the stacks
-// whose instances it creates (in name order otherwise; a cycle is broken
-// where it is met, and the kind that closes it is unknown to the stack
-// built first).
-func stackOrder(stacks []*model.Stack) []*model.Stack {
+// whose instances it creates (used, by name; in name order otherwise; a
+// cycle is broken where it is met, and the kind that closes it is unknown
+// to the stack built first).
+func stackOrder(stacks []*model.Stack, used map[string][]string) []*model.Stack {
 	byName := map[string]*model.Stack{}
 	for _, st := range stacks {
 		byName[st.Name] = st
@@ -149,7 +153,7 @@ func stackOrder(stacks []*model.Stack) []*model.Stack {
 			return
 		}
 		state[st.Name] = 1
-		for _, name := range usedStacks(stacks, st) {
+		for _, name := range used[st.Name] {
 			visit(byName[name])
 		}
 		state[st.Name] = 2

@@ -520,9 +520,10 @@ func (v *verifier) objectsOf(out *charts.Outcome) ([]renderedObject, error) {
 }
 
 // judgeObjects is objectsOf without the memo. It reads the objects' heads
-// and decodes an object only where a CRD judges it (the chart's CRDs
-// themselves, and the objects of a kind the chart's CRDs or platc's
-// describe): most of what charts render are Kubernetes' own kinds.
+// and decodes the outcome's bodies (all at once) only where a CRD judges
+// one of its objects (the chart's CRDs themselves, and the objects of a
+// kind the chart's CRDs or platc's describe): most of what charts render
+// are Kubernetes' own kinds, and most outcomes are never decoded.
 func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 	heads := out.Heads()
 	var decoded []charts.Manifest

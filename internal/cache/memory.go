@@ -4,7 +4,11 @@
 // compiler/cli's dirCache; nothing here is process-wide.
 package cache
 
-import "sync"
+import (
+	"maps"
+	"slices"
+	"sync"
+)
 
 // Memory is safe for the concurrent use a compilation makes of it; its zero
 // value is empty and ready. It counts what it is asked, for tests that
@@ -42,6 +46,13 @@ func (c *Memory) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
+}
+
+// Keys returns the keys of the entries, sorted.
+func (c *Memory) Keys() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.m))
 }
 
 // Hits is the number of Gets that found an entry, and Puts the number of
