@@ -1,0 +1,147 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// A process is one program of the control plane, running in a process
+// group of its own (so that what it starts stops with it) and killed if
+// the process that started it dies (Pdeathsig): a test killed with
+// SIGKILL leaves nothing behind.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	err     error // set before done is closed
+}
+
+// processes are a cluster's running programs, stopped in the reverse of
+// the order they started in.
+type processes struct {
+	mu    sync.Mutex
+	list  []*process
+	ended bool
+}
+
+// start runs bin with args and env (added to this process's), its
+// output in dir/<name>.log.
+func (ps *processes) start(dir, name, bin string, args, env []string) (*process, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.ended {
+		return nil, errors.New("the cluster is stopping")
+	}
+	logPath := filepath.Join(dir, name+".log")
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		log.Close()
+		close(p.done)
+	}()
+	ps.list = append(ps.list, p)
+	return p, nil
+}
+
+// exited reports a process that ended, with the end of its log.
+func (ps *processes) exited() error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, p := range ps.list {
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited (%v); the end of %s:\n%s", p.name, p.err, p.logPath, tail(p.logPath, 15))
+		default:
+		}
+	}
+	return nil
+}
+
+// stop ends every process: SIGTERM to its group, SIGKILL after grace.
+func (ps *processes) stop(grace time.Duration) {
+	ps.mu.Lock()
+	ps.ended = true
+	list := ps.list
+	ps.mu.Unlock()
+	for i := len(list) - 1; i >= 0; i-- {
+		list[i].stop(grace)
+	}
+}
+
+// pids are the process ids of the programs started, for tests that
+// check none is left.
+func (ps *processes) pids() []int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var ids []int
+	for _, p := range ps.list {
+		ids = append(ids, p.cmd.Process.Pid)
+	}
+	return ids
+}
+
+func (p *process) stop(grace time.Duration) {
+	pgid := p.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+	// What the program started in its group goes with it.
+	syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// tail is the last n lines of a file.
+func tail(path string, n int) string {
+	data, _ := os.ReadFile(path)
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.ReplaceAll(string(bytes.Join(lines, []byte("\n"))), "\n", "\n  ")
+}
+
+// freePorts are n TCP ports free on the loopback interface now.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
