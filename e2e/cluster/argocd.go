@@ -78,7 +78,7 @@ func ChartValues(data []byte) (ArgoCD, error) {
 // argocd-cmd-params-cm and argocd-cm.
 func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 	start := time.Now()
-	root, err := moduleDir(ctx, c.opts.ModuleDir, "github.com/argoproj/argo-cd/v3")
+	root, err := moduleDir(ctx, c.opts.ProgramsDir, "github.com/argoproj/argo-cd/v3")
 	if err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func defaultProject() *unstructured.Unstructured {
 // controller, its feature gates at their defaults.
 func (c *Cluster) StartKro(ctx context.Context) error {
 	start := time.Now()
-	root, err := moduleDir(ctx, c.opts.ModuleDir, "github.com/kubernetes-sigs/kro")
+	root, err := moduleDir(ctx, c.opts.ProgramsDir, "github.com/kubernetes-sigs/kro")
 	if err != nil {
 		return err
 	}
@@ -320,7 +320,7 @@ func (c *Cluster) StartKro(ctx context.Context) error {
 func (c *Cluster) InstallKroCRDs(ctx context.Context, root string) error {
 	if root == "" {
 		var err error
-		if root, err = moduleDir(ctx, c.opts.ModuleDir, "github.com/kubernetes-sigs/kro"); err != nil {
+		if root, err = moduleDir(ctx, c.opts.ProgramsDir, "github.com/kubernetes-sigs/kro"); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,8 @@ import (
 )
 
 // A program is one command the control plane runs, built from a Go
-// package of this module's build list (its go.mod names each as a tool).
+// package of the programs' module (e2e/programs, whose go.mod names each
+// as a tool).
 type program struct {
 	// Name is the file name go build gives it (the package path's last
 	// element, without a major version suffix).
@@ -76,9 +77,9 @@ func (b Binaries) Path(name string) string { return filepath.Join(b.Dir, name) }
 
 // BuildOptions say where to build and where to keep what was built.
 type BuildOptions struct {
-	// ModuleDir is the folder of this module (its go.mod lists the
-	// programs' versions).
-	ModuleDir string
+	// ProgramsDir is the folder of the programs' module (e2e/programs:
+	// its go.mod lists their versions).
+	ProgramsDir string
 	// CacheDir keeps the built programs, one folder per key: a later
 	// build of the same key reuses them.
 	CacheDir string
@@ -100,12 +101,12 @@ func DefaultCacheDir() (string, error) {
 }
 
 // Build builds the control plane's programs, or finds them built. The key
-// of a build is a digest of what decides the bytes: the module's go.mod
+// of a build is a digest of what decides the bytes: the programs' go.mod
 // and go.sum (every version), the Go version, the target and the flags.
 // Builds of one key are serialized by a lock on its folder, and a build
 // appears complete or not at all (it is renamed into place).
 func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
-	key, err := buildKey(ctx, opts.ModuleDir)
+	key, err := buildKey(ctx, opts.ProgramsDir)
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -135,13 +136,13 @@ func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	fmt.Fprintf(opts.Log, "e2e: building the control plane (%d programs; the first build takes 15 to 25 minutes on 2 cores)\n", len(programs))
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = opts.ModuleDir
+	cmd.Dir = opts.ProgramsDir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	if err := cmd.Run(); err != nil {
-		return Binaries{}, fmt.Errorf("go build of the control plane in %s: %w", opts.ModuleDir, err)
+		return Binaries{}, fmt.Errorf("go build of the control plane in %s: %w", opts.ProgramsDir, err)
 	}
 	if !complete(Binaries{Dir: tmp}) {
 		return Binaries{}, fmt.Errorf("go build of the control plane left out a program in %s", tmp)

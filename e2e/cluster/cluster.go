@@ -37,10 +37,10 @@ type Options struct {
 	Dir string
 	// Binaries are the built programs.
 	Binaries Binaries
-	// ModuleDir is this module's folder: the upstream modules' files
+	// ProgramsDir is the programs' module: the upstream modules' files
 	// (CRDs, Argo CD's configuration, kwok's stages) are read from the
-	// module cache through it.
-	ModuleDir string
+	// module cache, at the versions of its build list.
+	ProgramsDir string
 	// Log receives progress lines.
 	Log io.Writer
 }
@@ -167,6 +167,9 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	return c, nil
 }
 
+// ArgoCDNamespace is the namespace of Argo CD's installation.
+func (c *Cluster) ArgoCDNamespace() string { return ArgoCDNamespace }
+
 // Stop stops every process of the cluster, the last started first. Its
 // data folder stays, for the logs.
 func (c *Cluster) Stop() {
@@ -268,8 +271,8 @@ func (c *Cluster) waitHTTP(ctx context.Context, what, url string, header map[str
 	}
 }
 
-// moduleDir is the folder of an upstream module of this module's build
-// list in the module cache.
+// moduleDir is the folder, in the module cache, of an upstream module of
+// the programs' build list.
 func moduleDir(ctx context.Context, moduleDir, path string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", path)
 	cmd.Dir = moduleDir

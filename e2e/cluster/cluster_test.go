@@ -23,7 +23,7 @@ func buildForTest(t *testing.T) Binaries {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
-	bins, err := Build(t.Context(), BuildOptions{ModuleDir: filepath.Dir(wd), CacheDir: cache, Log: os.Stderr})
+	bins, err := Build(t.Context(), BuildOptions{ProgramsDir: filepath.Join(filepath.Dir(wd), "programs"), CacheDir: cache, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestOneApplication(t *testing.T) {
 	wd, _ := os.Getwd()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Options{Name: "one", Dir: testDir(t, "cluster"), Binaries: bins, ModuleDir: filepath.Dir(wd), Log: os.Stderr})
+	c, err := Start(ctx, Options{Name: "one", Dir: testDir(t, "cluster"), Binaries: bins, ProgramsDir: filepath.Join(filepath.Dir(wd), "programs"), Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,16 +14,24 @@ import (
 )
 
 // kwokStages are the stage files of kwok's module that make a node Ready
-// and keep it so, and take a pod through its life at once: kwok's binary
-// has none of its own (its kustomize/stage/*/fast are what kwokctl
-// installs).
+// and keep it so, take a pod through its life at once, and provision and
+// bind a volume for each claim of kwok's storage class: kwok's binary has
+// none of its own (its kustomize/stage/*/fast are what kwokctl installs).
 var kwokStages = []string{
 	"kustomize/stage/node/fast/node-initialize.yaml",
 	"kustomize/stage/node/heartbeat/node-heartbeat.yaml",
 	"kustomize/stage/pod/fast/pod-ready.yaml",
 	"kustomize/stage/pod/fast/pod-complete.yaml",
 	"kustomize/stage/pod/fast/pod-delete.yaml",
+	"kustomize/stage/volume/fast/pvc-provision.yaml",
+	"kustomize/stage/volume/fast/pv-bind.yaml",
+	"kustomize/stage/volume/fast/pvc-delete.yaml",
+	"kustomize/stage/volume/fast/pv-delete.yaml",
 }
+
+// kwokStorageClass is the storage class of kwok's volume stages, the
+// cluster's default, so that claims with no class are bound too.
+const kwokStorageClass = "kustomize/stage/volume/fast/storage-class.yaml"
 
 // nodeName is the cluster's one node, which kwok plays.
 const nodeName = "kwok-node-0"
@@ -32,7 +40,7 @@ var nodeGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 
 // startKwok starts kwok with its stages and creates the node it manages.
 func (c *Cluster) startKwok(ctx context.Context) error {
-	dir, err := moduleDir(ctx, c.opts.ModuleDir, "sigs.k8s.io/kwok")
+	dir, err := moduleDir(ctx, c.opts.ProgramsDir, "sigs.k8s.io/kwok")
 	if err != nil {
 		return err
 	}
@@ -71,6 +79,17 @@ func (c *Cluster) startKwok(ctx context.Context) error {
 	}}
 	if _, err := c.Dynamic.Resource(nodeGVR).Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create the node: %w", err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, kwokStorageClass))
+	if err != nil {
+		return err
+	}
+	class, err := Decode(data)
+	if err != nil {
+		return err
+	}
+	if err := c.Apply(ctx, "", class...); err != nil {
+		return err
 	}
 	return c.poll(ctx, "the node to be Ready", 60*time.Second, func() (bool, string, error) {
 		n, err := c.Dynamic.Resource(nodeGVR).Get(ctx, nodeName, metav1.GetOptions{})

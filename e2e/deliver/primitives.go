@@ -1,0 +1,172 @@
+package deliver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/platc/platc/e2e/cluster"
+	"github.com/platc/platc/schemas"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// providedGroups are the API groups of platc's embedded CRDs that a
+// cluster gets from Argo CD's and kro's installations; every other
+// embedded CRD is a kind another operator of the cluster provides (the
+// orchestrator's primitives that stacks consume).
+var providedGroups = []string{"argoproj.io", "kro.run"}
+
+// A primitive is a kind that the cluster's orchestrator provides.
+type primitive struct {
+	gvr    schema.GroupVersionResource
+	kind   string
+	status map[string]any // the status schema's properties
+	// subresource is whether status is a subresource of the kind's.
+	subresource bool
+}
+
+// installPrimitives applies the CRDs of the kinds platc knows that
+// another operator provides, and returns them.
+func installPrimitives(ctx context.Context, c *cluster.Cluster) ([]primitive, error) {
+	docs, err := schemas.CRDObjects()
+	if err != nil {
+		return nil, err
+	}
+	var prims []primitive
+	for _, file := range slices.Sorted(maps.Keys(docs)) {
+		for _, doc := range docs[file] {
+			crd := &unstructured.Unstructured{Object: cloneJSON(doc)}
+			group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+			if crd.GetKind() != "CustomResourceDefinition" || slices.Contains(providedGroups, group) {
+				continue
+			}
+			if err := c.Apply(ctx, "", crd); err != nil {
+				return nil, err
+			}
+			plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+			kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+			versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+			for _, v := range versions {
+				v, _ := v.(map[string]any)
+				if served, _ := v["served"].(bool); !served {
+					continue
+				}
+				name, _ := v["name"].(string)
+				props, _, _ := unstructured.NestedMap(v, "schema", "openAPIV3Schema", "properties", "status", "properties")
+				_, sub, _ := unstructured.NestedMap(v, "subresources", "status")
+				prims = append(prims, primitive{
+					gvr:  schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
+					kind: kind, status: props, subresource: sub,
+				})
+			}
+		}
+	}
+	return prims, nil
+}
+
+// orchestrator stands in for the operator that provisions primitives:
+// it gives each object of a primitive kind a status once, every field
+// of the kind's status schema filled (fillStatus), as the real
+// orchestrator would once the bucket or database exists. It reports
+// what it provisioned.
+type orchestrator struct {
+	c     *cluster.Cluster
+	prims []primitive
+	mu    sync.Mutex
+	done  map[string]bool // namespace/name of kind, provisioned
+	err   error           // the last failure to provision
+}
+
+func (o *orchestrator) run(ctx context.Context) {
+	for {
+		for _, p := range o.prims {
+			list, err := o.c.Dynamic.Resource(p.gvr).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				continue
+			}
+			for _, item := range list.Items {
+				key := p.kind + " " + item.GetNamespace() + "/" + item.GetName()
+				o.mu.Lock()
+				done := o.done[key]
+				o.mu.Unlock()
+				if done {
+					continue
+				}
+				status := fillStatus(item.GetName(), p.status)
+				patch, _ := json.Marshal(map[string]any{"status": status})
+				var sub []string
+				if p.subresource {
+					sub = []string{"status"}
+				}
+				_, err := o.c.Dynamic.Resource(p.gvr).Namespace(item.GetNamespace()).Patch(ctx, item.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, sub...)
+				o.mu.Lock()
+				switch {
+				case err == nil:
+					o.done[key] = true
+				case !apierrors.IsNotFound(err):
+					o.err = fmt.Errorf("%s: %w", key, err)
+				}
+				o.mu.Unlock()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// provisioned lists what the orchestrator gave a status, sorted.
+func (o *orchestrator) provisioned() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Sorted(maps.Keys(o.done))
+}
+
+// fillStatus makes a status for the object named name from its status
+// schema's properties: a string is <name>-<field> (an endpoint field an
+// https URL), an integer 1, a number 1, a boolean true, an object filled
+// the same way; lists and fields named conditions stay empty, as a
+// status that reports nothing wrong.
+func fillStatus(name string, props map[string]any) map[string]any {
+	out := map[string]any{}
+	for field, s := range props {
+		s, _ := s.(map[string]any)
+		switch s["type"] {
+		case "string":
+			v := name + "-" + strings.ToLower(field)
+			if strings.Contains(strings.ToLower(field), "endpoint") || strings.Contains(strings.ToLower(field), "url") {
+				v = fmt.Sprintf("https://%s.%s.invalid", name, strings.ToLower(field))
+			}
+			out[field] = v
+		case "integer", "number":
+			out[field] = 1
+		case "boolean":
+			out[field] = true
+		case "object":
+			sub, _ := s["properties"].(map[string]any)
+			if len(sub) > 0 {
+				out[field] = fillStatus(name, sub)
+			}
+		}
+	}
+	return out
+}
+
+func cloneJSON(m map[string]any) map[string]any {
+	data, _ := json.Marshal(m)
+	var out map[string]any
+	json.Unmarshal(data, &out)
+	return out
+}
+

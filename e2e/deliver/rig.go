@@ -1,0 +1,232 @@
+package deliver
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/cli"
+	"github.com/platc/platc/compiler/layers"
+	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/render"
+)
+
+// Source is a platform to deliver: a checkout of its repository.
+type Source struct {
+	// Dir is the repository root.
+	Dir string
+	// SpecDir is the spec's folder, relative to Dir (default sources).
+	SpecDir string
+	// ClientRepos are checkouts of clients' values repositories other
+	// than the platform's, by client name (platc's -client-repo): each
+	// is delivered as its own repository. A client whose repository has
+	// no checkout here gets an empty one.
+	ClientRepos map[string]string
+	// URLs maps other URLs of the output to what this machine serves in
+	// their place (chart repositories served on loopback).
+	URLs map[string]string
+}
+
+// A Rig holds what a delivery reads: a work copy of the platform, where
+// platc runs as a person would run it, and the Git repositories Argo CD
+// reads, which Publish fills from the work copy with the repositories'
+// URLs rewritten to the local ones.
+type Rig struct {
+	// Work is the work copy: the platform's repository root.
+	Work    string
+	SpecDir string
+	// Spec is the compiled spec of the work copy, as last compiled.
+	Spec *model.Spec
+	// OutDir is the output root, relative to Work.
+	OutDir string
+	// Platform is the platform's repository; Clients the values
+	// repositories of clients that are not the platform's, by URL.
+	Platform *Repo
+	Clients  map[string]*Repo
+
+	clientDirs map[string]string // client name -> the work copy of its repository
+	urls       map[string]string // rendered URL -> what Argo CD reads
+	log        io.Writer
+}
+
+// NewRig copies src into dir (dir/work, and dir/git/<repo> for each
+// repository), compiles it, requires its committed output to be what its
+// spec renders, and publishes it as each repository's first commit.
+func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
+	r := &Rig{
+		Work: filepath.Join(dir, "work"), SpecDir: src.SpecDir,
+		Clients: map[string]*Repo{}, clientDirs: map[string]string{}, urls: map[string]string{},
+		log: log,
+	}
+	if r.SpecDir == "" {
+		r.SpecDir = compiler.DefaultSpecDir
+	}
+	if err := os.MkdirAll(r.Work, 0o755); err != nil {
+		return nil, err
+	}
+	if err := copyTree(src.Dir, r.Work, nil); err != nil {
+		return nil, err
+	}
+	for client, checkout := range src.ClientRepos {
+		work := filepath.Join(dir, "clients", client)
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			return nil, err
+		}
+		if err := copyTree(checkout, work, nil); err != nil {
+			return nil, err
+		}
+		r.clientDirs[client] = work
+	}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.Platform, err = newRepo(filepath.Join(dir, "git", "platform"), r.Spec.Platform.RepoURL); err != nil {
+		return nil, err
+	}
+	r.urls[r.Platform.URL] = r.Platform.FileURL()
+	for _, c := range r.Spec.Clients {
+		url := c.Values.RepoURL
+		if url == r.Platform.URL || r.Clients[url] != nil {
+			continue
+		}
+		repo, err := newRepo(filepath.Join(dir, "git", "client-"+c.Name), url)
+		if err != nil {
+			return nil, err
+		}
+		r.Clients[url] = repo
+		r.urls[url] = repo.FileURL()
+	}
+	for from, to := range src.URLs {
+		r.urls[from] = to
+	}
+	if _, err := r.Publish("platform: the render under test"); err != nil {
+		return nil, err
+	}
+	// The render under test is the release each pinned environment
+	// pins: its tag names this commit.
+	for _, e := range r.Spec.Environments {
+		if e.Pinned {
+			if err := r.Platform.Tag(e.Revision); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// Platc runs a platc command in the work copy (as `platc <command> -C
+// <work> args...`).
+func (r *Rig) Platc(command string, args ...string) (stdout, stderr string, err error) {
+	var out, errb bytes.Buffer
+	code := cli.Main(append([]string{command, "-C", r.Work}, args...), &out, &errb)
+	if code != cli.ExitOK {
+		return out.String(), errb.String(), fmt.Errorf("platc %s %s: exit %d:\n%s%s", command, strings.Join(args, " "), code, out.String(), errb.String())
+	}
+	return out.String(), errb.String(), nil
+}
+
+// clientRepos are the compiler's checkouts of the clients' repositories.
+func (r *Rig) clientRepos() map[string]layers.Repo {
+	repos := map[string]layers.Repo{}
+	for client, dir := range r.clientDirs {
+		repos[client] = layers.Repo{FS: os.DirFS(dir), Dir: dir}
+	}
+	return repos
+}
+
+// Check compiles the work copy and requires its output folder to hold
+// exactly what its spec renders: a delivery tests the committed render.
+func (r *Rig) Check() error {
+	res := compiler.Compile(os.DirFS(r.Work), compiler.Options{SpecDir: r.SpecDir, ClientRepos: r.clientRepos()})
+	if res.Log.HasErrors() {
+		return fmt.Errorf("the platform has problems; platc vet says:\n%s", res.Log.String())
+	}
+	r.Spec, r.OutDir = res.Spec, res.OutDir
+	for _, o := range res.Outputs {
+		have, err := os.ReadFile(filepath.Join(r.Work, filepath.FromSlash(o.Path)))
+		if err != nil || !bytes.Equal(have, o.Data) {
+			return fmt.Errorf("%s is not what the spec renders: run platc render and commit, then deliver", o.Path)
+		}
+	}
+	return nil
+}
+
+// Publish commits the work copy to the platform's repository (and each
+// client's work copy to its own), with every repository URL in the
+// output folder rewritten to the local repository's, and returns the
+// platform's commit.
+func (r *Rig) Publish(message string) (string, error) {
+	out := r.OutDir + "/"
+	if err := copyTree(r.Work, r.Platform.Dir, func(rel string, data []byte) []byte {
+		if !strings.HasPrefix(rel, out) {
+			return data
+		}
+		return r.Rewrite(data)
+	}); err != nil {
+		return "", err
+	}
+	for _, c := range r.Spec.Clients {
+		repo := r.Clients[c.Values.RepoURL]
+		work, ok := r.clientDirs[c.Name]
+		if repo == nil || !ok {
+			continue
+		}
+		if err := copyTree(work, repo.Dir, nil); err != nil {
+			return "", err
+		}
+	}
+	for _, repo := range r.Clients {
+		if _, err := repo.Commit(message); err != nil {
+			return "", err
+		}
+	}
+	return r.Platform.Commit(message)
+}
+
+// Rewrite replaces every URL the rig stands in for with its local one.
+// Longer URLs are replaced first, so that one that extends another keeps
+// its own.
+func (r *Rig) Rewrite(data []byte) []byte {
+	from := make([]string, 0, len(r.urls))
+	for u := range r.urls {
+		from = append(from, u)
+	}
+	slices.SortFunc(from, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, u := range from {
+		pairs = append(pairs, u, r.urls[u])
+	}
+	return []byte(strings.NewReplacer(pairs...).Replace(string(data)))
+}
+
+// RootFile is the path of an environment's root Application in the
+// platform's repository.
+func (r *Rig) RootFile(env string) string {
+	return filepath.Join(r.Platform.Dir, r.OutDir, render.RootFile(&r.Spec.Platform, env))
+}
+
+// ArgoCDValues are the values of Argo CD's chart that platc renders for
+// an environment, or nil where it renders none.
+func (r *Rig) ArgoCDValues(env string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(r.Work, r.OutDir, render.ArgoCDValuesFile(&r.Spec.Platform, env)))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// Environments are the spec's environments, sorted.
+func (r *Rig) Environments() []string {
+	var names []string
+	for _, e := range r.Spec.Environments {
+		names = append(names, e.Name)
+	}
+	slices.Sort(names)
+	return names
+}
