@@ -343,4 +343,3 @@ func (c *Cluster) InstallKroCRDs(ctx context.Context, root string) error {
 	}
 	return nil
 }
-

@@ -68,7 +68,7 @@ func (c *Cluster) startKwok(ctx context.Context) error {
 		"metadata": map[string]any{
 			"name": nodeName,
 			"annotations": map[string]any{
-				"kwok.x-k8s.io/node":          "fake",
+				"kwok.x-k8s.io/node":           "fake",
 				"node.alpha.kubernetes.io/ttl": "0",
 			},
 			"labels": map[string]any{

@@ -200,9 +200,9 @@ type App struct {
 	Verdict string `json:"verdict"`
 	// Cause is the unreachable module a blocked one needs.
 	Cause string `json:"cause,omitempty"`
-	seq     int
-	hosts   []string // hosts of its chart sources
-	phase   string
+	seq   int
+	hosts []string // hosts of its chart sources
+	phase string
 }
 
 // Verdicts of an Application.
@@ -213,7 +213,7 @@ const (
 	// VerdictBlocked: it needs a kind that a module it needs, one
 	// whose chart is unreachable, would have installed (App.Cause).
 	VerdictBlocked = "blocked"
-	VerdictFailed      = "failed"
+	VerdictFailed  = "failed"
 )
 
 // apps reads every Application's state from the watch.

@@ -169,4 +169,3 @@ func cloneJSON(m map[string]any) map[string]any {
 	json.Unmarshal(data, &out)
 	return out
 }
-

@@ -228,4 +228,3 @@ func or(s, d string) string {
 	}
 	return s
 }
-
