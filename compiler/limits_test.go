@@ -64,7 +64,7 @@ func TestObjectLimits(t *testing.T) {
 		{
 			name:   "an Application kro creates over the size limit",
 			values: "{}", description: `"a cache"`, stackValues: "{note: " + big("y", 1<<20) + ", more: " + big("z", 1<<20) + "}",
-			want: "sources/platform.cue:12:9: stacks.cache: ResourceGraphDefinition \"cache\" (out/stacks/cache.yaml) is 2098764 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)\n" +
+			want: "sources/platform.cue:12:9: stacks.cache: ResourceGraphDefinition \"cache\" (out/stacks/cache.yaml) is 2098816 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)\n" +
 				"sources/platform.cue:15:11: stacks.cache.modules.redis: Application \"blue-redis\" (created by kro for blue in dev) is 2097943 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)\n",
 		},
 	}

@@ -169,13 +169,28 @@ type Sync struct {
 // DefaultSync is the sync policy of a module and environment that set none.
 var DefaultSync = Sync{Automated: true, Prune: true, SelfHeal: true}
 
+// KindsRetry is the retry of an automated Application of a module whose
+// kinds are made at runtime (KindInfo.KindsAtRuntime), where the spec sets
+// none: 10 attempts, 10 s apart at first, doubling up to 3 minutes, about
+// 20 minutes in all. Argo CD's own default for an automated sync is 5
+// attempts from 5 s (about 2.5 minutes), after which a sync that failed
+// stays failed on that commit (self-heal does not retry a failed sync):
+// kro installed with its image pulled at a customer's can take longer.
+var KindsRetry = Retry{Limit: 10, Backoff: &Backoff{Duration: "10s", Factor: &kindsRetryFactor, MaxDuration: "3m"}}
+
+var kindsRetryFactor int64 = 2
+
 // SyncIn resolves the module's sync policy in env.
 func (m *Module) SyncIn(env *Environment) Sync {
 	layers := [3]*SyncPolicy{m.SyncPolicy, env.SyncPolicy}
 	if ms := env.Settings[m.Name]; ms != nil {
 		layers[2] = ms.SyncPolicy
 	}
-	return syncOf(layers[:]...)
+	s := syncOf(layers[:]...)
+	if s.Retry == nil && s.Automated && m.Kind.Info().KindsAtRuntime {
+		s.Retry = &KindsRetry
+	}
+	return s
 }
 
 // Sync resolves the sync policy of the Application kro creates for a

@@ -138,6 +138,13 @@ type KindInfo struct {
 	// DirectApply is how the direct-apply plan installs it
 	// (render.directApply).
 	DirectApply DirectApply
+	// KindsAtRuntime kinds sync objects whose kind a controller makes
+	// while the environment is delivered, after their Application may
+	// first sync: a stack's instance kind exists once kro has reconciled
+	// its ResourceGraphDefinition, the ResourceGraphDefinition kind once
+	// kro is installed. Their Application retries for longer
+	// (KindsRetry, SyncIn) where the spec sets no retry.
+	KindsAtRuntime bool
 }
 
 // Syncs says what a module's Application syncs.
@@ -191,8 +198,8 @@ var KindInfos = [...]KindInfo{
 	KindChart:       {Field: "chart", Namespaced: true, TakesValues: true, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm},
 	KindPath:        {Field: "path", Namespaced: true, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl},
 	KindGroup:       {Field: "group", Syncs: SyncsOutFolder, Deploys: DestArgoCD, DirectApply: DirectMembers},
-	KindStacks:      {Field: "stacks", Namespaced: true, Syncs: SyncsOutFolder, Deploys: DestNamespace, DirectApply: DirectSkipped},
-	KindDefinitions: {Field: "definitions", Syncs: SyncsDefinitions, Deploys: DestCluster, DirectApply: DirectSkipped},
+	KindStacks:      {Field: "stacks", Namespaced: true, Syncs: SyncsOutFolder, Deploys: DestNamespace, DirectApply: DirectSkipped, KindsAtRuntime: true},
+	KindDefinitions: {Field: "definitions", Syncs: SyncsDefinitions, Deploys: DestCluster, DirectApply: DirectSkipped, KindsAtRuntime: true},
 }
 
 // Info returns what kind k is.

@@ -435,7 +435,11 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	tmpl := argocd.Application(meta, spec)
 	readyWhen := m.ReadyWhen
 	if readyWhen == nil {
-		readyWhen = []string{fmt.Sprintf(`${%s.status.health.status == "Healthy"}`, m.ID)}
+		// Healthy alone is not delivered: Argo CD reports an
+		// Application whose chart it cannot fetch (no resources, sync
+		// status Unknown) as Healthy, so the instance would be ready
+		// with nothing deployed (seen by the delivery test, e2e/).
+		readyWhen = []string{fmt.Sprintf(`${%[1]s.status.health.status == "Healthy" && %[1]s.status.sync.status == "Synced"}`, m.ID)}
 	}
 	b.mapPrefix(m.ID, valuesObject, m.FieldPath("values"))
 	b.mapPrefix(m.ID, "template.spec.destination.namespace", m.FieldPath("namespace"))

@@ -161,6 +161,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 		fix := "add {group: \"\", kind: \"Namespace\"} to " + proj.fixPath("clusterResourceWhitelist")
 		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
 	}
+	v.renderedKinds(env, a, proj)
 	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" && !(v.in.Charts != nil && v.isHelmFolder(a.mod.Dir)) {
 		v.repoPathKinds(a, proj, a.spec.Sources[0].Path)
 	}

@@ -205,6 +205,7 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		}
 	}
 	v.emptyFolders(env, apps, files)
+	v.sharedObjects(env, apps)
 	v.charts(env, apps, argo)
 	if env.Pinned {
 		for _, p := range env.Projects {
