@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test race conformance bench bench-compare golden help quickstart bootstrap-argocd sync hooks
+.PHONY: render check vet test race conformance e2e rehearse bench bench-compare golden help quickstart bootstrap-argocd sync hooks
 
 # Argo CD's own chart, for bootstrap-argocd: 10.1.1 is Argo CD v3.4.4, the
 # newest chart whose version we checked (argo-helm's charts/argo-cd/Chart.yaml);
@@ -39,6 +39,22 @@ race:
 CONFORMANCE = conformance/argocd conformance/kro
 conformance:
 	@set -e; for m in $(CONFORMANCE); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test ./...); done
+
+## e2e: deliver the sample and the golden cases to the real controllers: a control
+## plane built from Go modules (Kubernetes, kwok, Argo CD, kro; the first build takes
+## 15 to 25 minutes), on loopback; needs git and Debian's redis-server.
+## E2E_REPORT=file writes the report as JSON
+E2E_BIN = $(CURDIR)/e2e/.bin
+e2e:
+	cd e2e && $(GO) test ./cluster ./deliver
+	cd e2e && $(GO) test -c -o $(E2E_BIN)/e2e.test .
+	cd e2e && $(E2E_BIN)/e2e.test -test.v -test.timeout 60m $(E2E_FLAGS)
+
+## rehearse: deliver a platform's committed render to the real controllers on this
+## machine, one control plane per environment: make rehearse DIR=../my-platform ENV=customer
+## (default: this repository's sample, every environment); REHEARSE_FLAGS=-hold keeps them running
+rehearse:
+	cd e2e && $(GO) run ./cmd/rehearse -programs $(CURDIR)/e2e/programs -C $(abspath $(or $(DIR),.)) $(if $(ENV),-env $(ENV)) $(REHEARSE_FLAGS)
 
 ## hooks: install the Git pre-commit hook that refuses a commit whose staged out/ is stale
 hooks:

@@ -59,6 +59,12 @@ type Cluster struct {
 	Dynamic    dynamic.Interface
 	Mapper     meta.ResettableRESTMapper
 
+	// Server is the API server's URL, Token an admin's bearer token and
+	// CA the API server's certificate (PEM), for a client that is not
+	// given the kubeconfig (a cluster registered in Argo CD).
+	Server, Token string
+	CA            []byte
+
 	opts  Options
 	procs processes
 }
@@ -130,6 +136,10 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	}
 	caFile := filepath.Join(dir, "pki", "apiserver.crt")
 	if err := c.waitHTTP(ctx, "kube-apiserver", apiURL+"/readyz", map[string]string{"Authorization": "Bearer " + token}, 120*time.Second); err != nil {
+		return nil, err
+	}
+	c.Server, c.Token = apiURL, token
+	if c.CA, err = os.ReadFile(caFile); err != nil {
 		return nil, err
 	}
 	c.Kubeconfig = filepath.Join(dir, "kubeconfig")

@@ -2,6 +2,8 @@ package deliver
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -58,7 +60,8 @@ type EnvOptions struct {
 // stand-in that provisions them), kro (its CRDs and controller: see
 // StartKro), and applies the environment's root Application from the
 // platform's repository.
-func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (e *Env, err error) {
+func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env, err error) {
+	var e *Env
 	if r.Spec.Environment(env) == nil {
 		return nil, fmt.Errorf("the spec has no environment %q (it has %s)", env, strings.Join(r.Environments(), ", "))
 	}
@@ -69,11 +72,11 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (e *Env,
 		return nil, err
 	}
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	e = &Env{Name: env, Cluster: c, Rig: r, stop: stop, log: opts.Log}
+	started := &Env{Name: env, Cluster: c, Rig: r, stop: stop, log: opts.Log}
+	e = started
 	defer func() {
 		if err != nil {
-			e.Stop()
-			e = nil
+			started.Stop()
 		}
 	}()
 	values, err := r.ArgoCDValues(env)
@@ -87,6 +90,19 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (e *Env,
 	cfg.ControllerFlags = opts.ControllerFlags
 	if err := c.StartArgoCD(ctx, cfg); err != nil {
 		return nil, err
+	}
+	if d := r.Spec.Environment(env).Destination; d.Name != "" {
+		// The destination is a cluster Argo CD knows by name: its
+		// operator registered it (argocd cluster add); here it is the
+		// environment's own API server.
+		if err := c.Apply(ctx, c.ArgoCDNamespace(), clusterSecret(c, d.Name)); err != nil {
+			return nil, err
+		}
+	}
+	for i, s := range r.Charts {
+		if err := c.Apply(ctx, c.ArgoCDNamespace(), s.repositorySecret(c.ArgoCDNamespace(), i)); err != nil {
+			return nil, err
+		}
 	}
 	prims, err := installPrimitives(ctx, c)
 	if err != nil {
@@ -151,13 +167,16 @@ func (e *Env) Refresh(ctx context.Context) error {
 // the check of sync waves, and keeps every Application's last state.
 type watcher struct {
 	mu    sync.Mutex
-	seq   map[string]int // namespace/name -> order first seen
+	seq   map[string]int       // namespace/name -> order first seen
+	seen  map[string]time.Time // namespace/name -> when first seen
 	next  int
 	store cache.Store
+	// byHand are the Applications the harness synced by hand, with why.
+	byHand map[string]string
 }
 
 func startWatcher(ctx context.Context, c *cluster.Cluster) (*watcher, error) {
-	w := &watcher{seq: map[string]int{}}
+	w := &watcher{seq: map[string]int{}, seen: map[string]time.Time{}, byHand: map[string]string{}}
 	f := dynamicinformer.NewDynamicSharedInformerFactory(c.Dynamic, 0)
 	inf := f.ForResource(appGVR).Informer()
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
@@ -169,6 +188,7 @@ func startWatcher(ctx context.Context, c *cluster.Cluster) (*watcher, error) {
 		key := u.GetNamespace() + "/" + u.GetName()
 		if _, seen := w.seq[key]; !seen {
 			w.seq[key] = w.next
+			w.seen[key] = time.Now()
 			w.next++
 		}
 		w.mu.Unlock()
@@ -200,9 +220,15 @@ type App struct {
 	Verdict string `json:"verdict"`
 	// Cause is the unreachable module a blocked one needs.
 	Cause string `json:"cause,omitempty"`
-	seq   int
-	hosts []string // hosts of its chart sources
-	phase string
+	// ByHand says why the harness synced it by hand, as a person would:
+	// its sync policy is manual, or a sync window held its automated
+	// sync.
+	ByHand    string `json:"syncedByHand,omitempty"`
+	automated bool
+	seen      time.Time
+	seq       int
+	hosts     []string // hosts of its chart sources
+	phase     string
 }
 
 // Verdicts of an Application.
@@ -213,7 +239,13 @@ const (
 	// VerdictBlocked: it needs a kind that a module it needs, one
 	// whose chart is unreachable, would have installed (App.Cause).
 	VerdictBlocked = "blocked"
-	VerdictFailed  = "failed"
+	// VerdictUnsigned: its project requires commits signed with GnuPG
+	// keys this machine does not have (signatureKeys).
+	VerdictUnsigned = "unsigned"
+	// VerdictWindow: a sync window of its project denies every sync now,
+	// by hand too.
+	VerdictWindow = "window"
+	VerdictFailed = "failed"
 )
 
 // apps reads every Application's state from the watch.
@@ -223,7 +255,12 @@ func (e *Env) apps() []*App {
 	var apps []*App
 	for _, obj := range e.watch.store.List() {
 		u := obj.(*unstructured.Unstructured)
-		a := &App{Env: e.Name, Namespace: u.GetNamespace(), Name: u.GetName(), seq: e.watch.seq[u.GetNamespace()+"/"+u.GetName()]}
+		key := u.GetNamespace() + "/" + u.GetName()
+		a := &App{Env: e.Name, Namespace: u.GetNamespace(), Name: u.GetName(), seq: e.watch.seq[key], seen: e.watch.seen[key], ByHand: e.watch.byHand[key]}
+		if auto, ok, _ := unstructured.NestedMap(u.Object, "spec", "syncPolicy", "automated"); ok {
+			enabled, set, _ := unstructured.NestedBool(auto, "enabled")
+			a.automated = !set || enabled
+		}
 		a.Wave, _ = strconv.Atoi(u.GetAnnotations()["argocd.argoproj.io/sync-wave"])
 		if id := u.GetAnnotations()["argocd.argoproj.io/tracking-id"]; id != "" {
 			a.Parent, _, _ = strings.Cut(id, ":")
@@ -250,7 +287,7 @@ func (e *Env) apps() []*App {
 		if msg, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "message"); a.Error == "" && a.phase != "Succeeded" {
 			a.Error = msg
 		}
-		a.hosts = chartHosts(u)
+		a.hosts = e.unservedHosts(u)
 		a.Verdict = verdict(a)
 		apps = append(apps, a)
 	}
@@ -261,8 +298,16 @@ func (e *Env) apps() []*App {
 	return apps
 }
 
-// chartHosts are the hosts of an Application's chart sources.
-func chartHosts(u *unstructured.Unstructured) []string {
+// notVendored stands for the host of a chart version that a repository
+// served on loopback has no archive of: the real repository has it, and
+// this machine cannot reach it.
+const notVendored = "(not vendored)"
+
+// unservedHosts are the hosts of an Application's chart sources that this
+// machine does not serve the chart from: another host, or one of the
+// rig's loopback servers that has no archive of that chart version (it is
+// not vendored), named by the URL the spec pins.
+func (e *Env) unservedHosts(u *unstructured.Unstructured) []string {
 	var sources []any
 	if s, ok, _ := unstructured.NestedMap(u.Object, "spec", "source"); ok {
 		sources = append(sources, s)
@@ -273,13 +318,24 @@ func chartHosts(u *unstructured.Unstructured) []string {
 	for _, s := range sources {
 		m, _ := s.(map[string]any)
 		url, _ := m["repoURL"].(string)
-		_, isChart := m["chart"]
+		chart, isChart := m["chart"].(string)
 		if !isChart && !strings.HasPrefix(url, "oci://") {
 			continue
 		}
+		version, _ := m["targetRevision"].(string)
 		_, rest, _ := strings.Cut(url, "://")
 		host, _, _ := strings.Cut(rest, "/")
-		hosts = append(hosts, host)
+		for _, cs := range e.Rig.Charts {
+			if strings.HasPrefix(url, cs.To) {
+				host = ""
+				if !slices.Contains(cs.Charts, chart+"-"+version) {
+					host = notVendored
+				}
+			}
+		}
+		if host != "" {
+			hosts = append(hosts, host)
+		}
 	}
 	return hosts
 }
@@ -341,7 +397,16 @@ func verdict(a *App) string {
 	if a.Sync == "Synced" && a.Health == "Healthy" {
 		return VerdictOK
 	}
+	if strings.Contains(a.Error, "GIT/GPG: Failed verifying revision") {
+		return VerdictUnsigned
+	}
+	if a.ByHand != "" && strings.Contains(strings.ToLower(a.Error), "sync window") {
+		return VerdictWindow
+	}
 	for _, h := range a.hosts {
+		if h == notVendored && a.Error != "" {
+			return VerdictUnreachable
+		}
 		if h != "" && !strings.HasPrefix(h, "127.0.0.1") && !strings.HasPrefix(h, "localhost") && strings.Contains(a.Error, h) {
 			return VerdictUnreachable
 		}
@@ -379,4 +444,56 @@ func (e *Env) WaveOrder(s *State) *Check {
 	}
 	c.Detail = strings.Join(notes, "; ")
 	return c
+}
+
+// heldFor is how long an Application may stay OutOfSync with its
+// automated sync never attempted before the harness takes it for held by
+// a sync window and syncs it by hand.
+const heldFor = 20 * time.Second
+
+// syncByHand syncs, once, each Application a person would sync: one that
+// is OutOfSync and not being synced, whose sync policy is manual, or whose
+// automated sync has not run for heldFor (a sync window holds it; the
+// window's manualSync lets a person sync). It records why.
+func (e *Env) syncByHand(ctx context.Context, apps []*App) error {
+	for _, a := range apps {
+		if a.Verdict != VerdictWaiting || a.Sync != "OutOfSync" || a.ByHand != "" || a.phase == "Running" {
+			continue
+		}
+		why := "its sync policy is manual"
+		if a.automated {
+			if a.phase != "" || time.Since(a.seen) < heldFor {
+				continue
+			}
+			why = fmt.Sprintf("its automated sync did not run in %s: a sync window holds it", heldFor)
+		}
+		// As argocd app sync --retry-limit 5 would: what it needs may
+		// still be on its way.
+		patch := []byte(`{"operation":{"initiatedBy":{"username":"platc-e2e"},"sync":{"prune":true},"retry":{"limit":5}}}`)
+		if _, err := e.Cluster.Dynamic.Resource(appGVR).Namespace(a.Namespace).Patch(ctx, a.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return fmt.Errorf("sync %s/%s by hand: %w", a.Namespace, a.Name, err)
+		}
+		e.watch.mu.Lock()
+		e.watch.byHand[a.Namespace+"/"+a.Name] = why
+		e.watch.mu.Unlock()
+		fmt.Fprintf(e.log, "e2e: %s: %s/%s synced by hand (%s)\n", e.Name, a.Namespace, a.Name, why)
+	}
+	return nil
+}
+
+// clusterSecret registers the cluster's own API server in Argo CD under
+// name, as `argocd cluster add` does (a Secret of type cluster).
+func clusterSecret(c *cluster.Cluster, name string) *unstructured.Unstructured {
+	config, _ := json.Marshal(map[string]any{
+		"bearerToken":     c.Token,
+		"tlsClientConfig": map[string]any{"caData": base64.StdEncoding.EncodeToString(c.CA)},
+	})
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{
+			"name": "cluster-" + name, "namespace": c.ArgoCDNamespace(),
+			"labels": map[string]any{"argocd.argoproj.io/secret-type": "cluster"},
+		},
+		"stringData": map[string]any{"name": name, "server": c.Server, "config": string(config)},
+	}}
 }

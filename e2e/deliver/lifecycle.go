@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -357,4 +358,112 @@ func (e *Env) onRevision(ctx context.Context, revision, commit string) (bool, st
 		}
 	}
 	return true, fmt.Sprintf("%d Applications on %s (%.12s)", n, revision, commit), nil
+}
+
+// lastSync is an Application's last sync: when it finished and to what.
+type lastSync struct {
+	finished, phase string
+	revisions       string
+	reconciled      string
+}
+
+func (e *Env) lastSyncs(ctx context.Context) (map[string]lastSync, error) {
+	list, err := e.Cluster.Dynamic.Resource(appGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]lastSync{}
+	for _, u := range list.Items {
+		var s lastSync
+		s.finished, _, _ = unstructured.NestedString(u.Object, "status", "operationState", "finishedAt")
+		s.phase, _, _ = unstructured.NestedString(u.Object, "status", "operationState", "phase")
+		s.reconciled, _, _ = unstructured.NestedString(u.Object, "status", "reconciledAt")
+		revs, _, _ := unstructured.NestedStringSlice(u.Object, "status", "operationState", "syncResult", "revisions")
+		if rev, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "syncResult", "revision"); rev != "" {
+			revs = append(revs, rev)
+		}
+		s.revisions = strings.Join(revs, ",")
+		out[u.GetNamespace()+"/"+u.GetName()] = s
+	}
+	return out, nil
+}
+
+// ClientChange writes a file of a client's own values repository (write
+// edits the repository's work copy), commits it and refreshes, and checks
+// that the Applications kro made for the client's instances, and only
+// they, sync again: each of them syncs the new commit, and every other
+// Application, compared again since, keeps its last sync.
+func (e *Env) ClientChange(ctx context.Context, client string, write func(dir string) error) *Check {
+	c := &Check{Name: "a client's values file changed in its own repository: only its Applications change", Env: e.Name}
+	start := time.Now()
+	fail := func(err error) *Check { c.Detail = err.Error(); return c }
+	var repo *Repo
+	for _, cl := range e.Rig.Spec.Clients {
+		if cl.Name == client {
+			repo = e.Rig.Clients[cl.Values.RepoURL]
+		}
+	}
+	work := e.Rig.ClientWork(client)
+	if repo == nil || work == "" {
+		return fail(fmt.Errorf("client %s has no repository of its own", client))
+	}
+	mine := map[string]bool{}
+	for _, a := range e.apps() {
+		if _, name, ok := strings.Cut(a.Parent, "/"); ok && name == client {
+			mine[a.Namespace+"/"+a.Name] = true
+		}
+	}
+	if len(mine) == 0 {
+		return fail(fmt.Errorf("no Application of client %s", client))
+	}
+	before, err := e.lastSyncs(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	if err := write(work); err != nil {
+		return fail(err)
+	}
+	if _, err := e.Rig.Publish("client " + client + ": change its values"); err != nil {
+		return fail(err)
+	}
+	commit, err := repo.Head()
+	if err != nil {
+		return fail(err)
+	}
+	refreshed := time.Now().UTC().Truncate(time.Second)
+	if err := e.Refresh(ctx); err != nil {
+		return fail(err)
+	}
+	_, err = e.until(ctx, 3*time.Minute, func() (bool, string, error) {
+		now, err := e.lastSyncs(ctx)
+		if err != nil {
+			return false, "", err
+		}
+		for key, s := range now {
+			if mine[key] {
+				if s.finished == before[key].finished || s.phase != "Succeeded" || !strings.Contains(s.revisions, commit) {
+					return false, fmt.Sprintf("%s has not synced %.12s", key, commit), nil
+				}
+				continue
+			}
+			if reconciled, err := time.Parse(time.RFC3339, s.reconciled); err != nil || reconciled.Before(refreshed) {
+				return false, key + " not compared again since the change", nil
+			}
+			if s.finished != before[key].finished {
+				return false, fmt.Sprintf("%s synced again (%s), not being the client's", key, s.revisions), nil
+			}
+		}
+		return true, "", nil
+	})
+	c.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		return fail(err)
+	}
+	var names []string
+	for key := range mine {
+		names = append(names, key)
+	}
+	slices.Sort(names)
+	c.Pass, c.Detail = true, fmt.Sprintf("%s synced %.12s of %s's repository; %d other Applications compared again and unchanged", strings.Join(names, ", "), commit, client, len(before)-len(mine))
+	return c
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/e2e/cluster"
 	"github.com/platc/platc/schemas"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,6 +89,7 @@ type orchestrator struct {
 
 func (o *orchestrator) run(ctx context.Context) {
 	for {
+		o.serviceAccounts(ctx)
 		for _, p := range o.prims {
 			list, err := o.c.Dynamic.Resource(p.gvr).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -168,4 +170,83 @@ func cloneJSON(m map[string]any) map[string]any {
 	var out map[string]any
 	json.Unmarshal(data, &out)
 	return out
+}
+
+var (
+	projectGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "appprojects"}
+	saGVR      = schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}
+	nsGVR      = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	crbGVR     = schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"}
+)
+
+// serviceAccounts stands in for the cluster's operators where a project
+// names the service accounts Argo CD impersonates to sync
+// (destinationServiceAccounts): for each Application of such a project,
+// the service account its destination's entry names (in the destination
+// namespace, or the one written as namespace:name) exists, bound to
+// cluster-admin. platc renders the projects, not the accounts: the
+// cluster's operators create them, with the rights they choose.
+func (o *orchestrator) serviceAccounts(ctx context.Context) {
+	projects, err := o.c.Dynamic.Resource(projectGVR).Namespace(o.c.ArgoCDNamespace()).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	byProject := map[string][]argocd.DestinationServiceAccount{}
+	for _, p := range projects.Items {
+		items, _, _ := unstructured.NestedSlice(p.Object, "spec", "destinationServiceAccounts")
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			str := func(k string) string { s, _ := m[k].(string); return s }
+			byProject[p.GetName()] = append(byProject[p.GetName()], argocd.DestinationServiceAccount{Server: str("server"), Namespace: str("namespace"), DefaultServiceAccount: str("defaultServiceAccount")})
+		}
+	}
+	if len(byProject) == 0 {
+		return
+	}
+	apps, err := o.c.Dynamic.Resource(appGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, a := range apps.Items {
+		project, _, _ := unstructured.NestedString(a.Object, "spec", "project")
+		server, _, _ := unstructured.NestedString(a.Object, "spec", "destination", "server")
+		ns, _, _ := unstructured.NestedString(a.Object, "spec", "destination", "namespace")
+		// Which account Argo CD impersonates is its rule, as platc ports it.
+		user, err := argocd.ServiceAccountToImpersonate(byProject[project], a.GetNamespace(), server, ns)
+		if rest, ok := strings.CutPrefix(user, "system:serviceaccount:"); err == nil && ok {
+			saNS, name, _ := strings.Cut(rest, ":")
+			o.ensureAccount(ctx, saNS, name)
+		}
+	}
+}
+
+// ensureAccount makes the service account ns/name, and its namespace, and
+// binds it to cluster-admin, once.
+func (o *orchestrator) ensureAccount(ctx context.Context, ns, name string) {
+	key := "ServiceAccount " + ns + "/" + name
+	o.mu.Lock()
+	done := o.done[key]
+	o.mu.Unlock()
+	if done || ns == "" {
+		return
+	}
+	objs := []*unstructured.Unstructured{
+		{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}},
+		{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": name, "namespace": ns}}},
+		{Object: map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+			"metadata": map[string]any{"name": "e2e-" + ns + "-" + name},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": name, "namespace": ns}},
+		}},
+	}
+	if err := o.c.Apply(ctx, "", objs...); err != nil {
+		o.mu.Lock()
+		o.err = fmt.Errorf("%s: %w", key, err)
+		o.mu.Unlock()
+		return
+	}
+	o.mu.Lock()
+	o.done[key] = true
+	o.mu.Unlock()
 }

@@ -23,7 +23,8 @@ type Repo struct {
 // FileURL is the URL Argo CD reads the repository by.
 func (r *Repo) FileURL() string { return "file://" + r.Dir }
 
-func newRepo(dir, url string) (*Repo, error) {
+// NewRepo makes an empty Git repository in dir that stands in for url.
+func NewRepo(dir, url string) (*Repo, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -52,10 +53,19 @@ func (r *Repo) git(args ...string) (string, error) {
 	return strings.TrimSpace(out.String()), nil
 }
 
-// Commit commits the work tree as it is and returns the commit.
+// Commit commits the work tree as it is and returns the commit: HEAD
+// as it was where nothing changed, but for the first commit, which may
+// be empty.
 func (r *Repo) Commit(message string) (string, error) {
 	if _, err := r.git("add", "-A"); err != nil {
 		return "", err
+	}
+	status, err := r.git("status", "--porcelain")
+	if err != nil {
+		return "", err
+	}
+	if _, err := r.git("rev-parse", "-q", "--verify", "HEAD"); status == "" && err == nil {
+		return r.git("rev-parse", "HEAD")
 	}
 	if _, err := r.git("commit", "-q", "--allow-empty", "-m", message); err != nil {
 		return "", err

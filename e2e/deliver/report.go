@@ -140,8 +140,14 @@ func (r *Report) Summary() string {
 			passed++
 		}
 	}
-	line := fmt.Sprintf("e2e: %d environments, %d Applications: %d synced and healthy, %d chart unreachable, %d blocked by an unreachable chart, %d failed; %d/%d RGDs active; %d/%d checks passed",
-		len(envs), len(r.Apps), n[VerdictOK], n[VerdictUnreachable], n[VerdictBlocked], n[VerdictWaiting]+n[VerdictFailed], active, len(r.RGDs), passed, len(r.Checks))
+	byHand := 0
+	for _, a := range r.Apps {
+		if a.ByHand != "" && a.Verdict == VerdictOK {
+			byHand++
+		}
+	}
+	line := fmt.Sprintf("e2e: %d environments, %d Applications: %d synced and healthy (%d by hand), %d chart unreachable, %d blocked by an unreachable chart, %d unsigned, %d denied by a sync window, %d failed; %d/%d RGDs active; %d/%d checks passed",
+		len(envs), len(r.Apps), n[VerdictOK], byHand, n[VerdictUnreachable], n[VerdictBlocked], n[VerdictUnsigned], n[VerdictWindow], n[VerdictWaiting]+n[VerdictFailed], active, len(r.RGDs), passed, len(r.Checks))
 	if len(r.Failures) > 0 {
 		line += fmt.Sprintf("; %d deliveries failed", len(r.Failures))
 	}
@@ -154,7 +160,7 @@ func (r *Report) OK() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, a := range r.Apps {
-		if a.Verdict == VerdictWaiting || a.Verdict == VerdictFailed {
+		if !a.Settled() {
 			return false
 		}
 	}

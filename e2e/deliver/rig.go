@@ -49,6 +49,9 @@ type Rig struct {
 	Platform *Repo
 	Clients  map[string]*Repo
 
+	// Charts are the loopback servers of the vendored charts.
+	Charts []*chartServer
+
 	clientDirs map[string]string // client name -> the work copy of its repository
 	urls       map[string]string // rendered URL -> what Argo CD reads
 	log        io.Writer
@@ -86,7 +89,7 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 		return nil, err
 	}
 	var err error
-	if r.Platform, err = newRepo(filepath.Join(dir, "git", "platform"), r.Spec.Platform.RepoURL); err != nil {
+	if r.Platform, err = NewRepo(filepath.Join(dir, "git", "platform"), r.Spec.Platform.RepoURL); err != nil {
 		return nil, err
 	}
 	r.urls[r.Platform.URL] = r.Platform.FileURL()
@@ -95,15 +98,30 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 		if url == r.Platform.URL || r.Clients[url] != nil {
 			continue
 		}
-		repo, err := newRepo(filepath.Join(dir, "git", "client-"+c.Name), url)
+		repo, err := NewRepo(filepath.Join(dir, "git", "client-"+c.Name), url)
 		if err != nil {
 			return nil, err
 		}
 		r.Clients[url] = repo
 		r.urls[url] = repo.FileURL()
+		if r.clientDirs[c.Name] == "" {
+			// No checkout: the client's repository starts empty.
+			work := filepath.Join(dir, "clients", c.Name)
+			if err := os.MkdirAll(work, 0o755); err != nil {
+				return nil, err
+			}
+			r.clientDirs[c.Name] = work
+		}
 	}
 	for from, to := range src.URLs {
 		r.urls[from] = to
+	}
+	if r.Charts, err = serveCharts(filepath.Join(r.Work, r.SpecDir)); err != nil {
+		return nil, err
+	}
+	for _, s := range r.Charts {
+		r.urls[s.From] = s.To
+		fmt.Fprintf(log, "e2e: serving %s (%s) on %s\n", s.From, strings.Join(s.Charts, ", "), s.To)
 	}
 	if _, err := r.Publish("platform: the render under test"); err != nil {
 		return nil, err
@@ -120,6 +138,13 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 	return r, nil
 }
 
+// Close stops the rig's chart servers.
+func (r *Rig) Close() {
+	for _, s := range r.Charts {
+		s.close()
+	}
+}
+
 // Platc runs a platc command in the work copy (as `platc <command> -C
 // <work> args...`).
 func (r *Rig) Platc(command string, args ...string) (stdout, stderr string, err error) {
@@ -130,6 +155,10 @@ func (r *Rig) Platc(command string, args ...string) (stdout, stderr string, err 
 	}
 	return out.String(), errb.String(), nil
 }
+
+// ClientWork is the work copy of a client's own repository, or "" where
+// its values are in the platform's.
+func (r *Rig) ClientWork(client string) string { return r.clientDirs[client] }
 
 // clientRepos are the compiler's checkouts of the clients' repositories.
 func (r *Rig) clientRepos() map[string]layers.Repo {

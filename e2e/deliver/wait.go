@@ -44,7 +44,7 @@ type State struct {
 // every RGD Active with its CRD established.
 func (s *State) Settled() bool {
 	for _, a := range s.Apps {
-		if a.Verdict != VerdictOK && a.Verdict != VerdictUnreachable && a.Verdict != VerdictBlocked {
+		if !a.Settled() {
 			return false
 		}
 	}
@@ -54,6 +54,17 @@ func (s *State) Settled() bool {
 		}
 	}
 	return len(s.Apps) > 0
+}
+
+// Settled reports whether the Application's verdict is final: ok, or
+// one this machine cannot do better than (unreachable, blocked, unsigned,
+// denied by a window).
+func (a *App) Settled() bool {
+	switch a.Verdict {
+	case VerdictOK, VerdictUnreachable, VerdictBlocked, VerdictUnsigned, VerdictWindow:
+		return true
+	}
+	return false
 }
 
 // Count counts Applications by verdict.
@@ -133,6 +144,9 @@ func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := e.syncByHand(ctx, s.Apps); err != nil {
+			return s, err
+		}
 		line := summary(s)
 		if line != last {
 			fmt.Fprintf(e.log, "e2e: %s: %s (%s)\n", e.Name, line, time.Since(e.started).Round(time.Second))
@@ -161,7 +175,7 @@ func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 func summary(s *State) string {
 	n := s.Count()
 	var parts []string
-	parts = append(parts, fmt.Sprintf("%d Applications: %d ok, %d unreachable, %d blocked, %d waiting", len(s.Apps), n[VerdictOK], n[VerdictUnreachable], n[VerdictBlocked], n[VerdictWaiting]))
+	parts = append(parts, fmt.Sprintf("%d Applications: %d ok, %d unreachable, %d blocked, %d unsigned, %d waiting", len(s.Apps), n[VerdictOK], n[VerdictUnreachable], n[VerdictBlocked], n[VerdictUnsigned], n[VerdictWaiting]))
 	active := 0
 	for _, r := range s.RGDs {
 		if r.State == "Active" && r.Established {
@@ -190,6 +204,9 @@ func (s *State) Table() string {
 		}
 		if a.Cause != "" {
 			msg = "needs " + a.Cause + ", unreachable: " + msg
+		}
+		if a.ByHand != "" {
+			msg = "synced by hand (" + a.ByHand + ") " + msg
 		}
 		rows = append(rows, []string{a.Env, a.Namespace + "/" + a.Name, or(a.Sync, "-"), or(a.Health, "-"), a.Verdict, strings.ReplaceAll(msg, "\n", " ")})
 	}
