@@ -46,9 +46,9 @@ conformance:
 ## E2E_REPORT=file writes the report as JSON
 E2E_BIN = $(CURDIR)/e2e/.bin
 e2e:
-	cd e2e && $(GO) test ./cluster ./deliver
+	cd e2e && $(GO) test -count=1 -timeout 60m ./cluster ./deliver
 	cd e2e && $(GO) test -c -o $(E2E_BIN)/e2e.test .
-	cd e2e && $(E2E_BIN)/e2e.test -test.v -test.timeout 60m $(E2E_FLAGS)
+	cd e2e && $(E2E_BIN)/e2e.test -test.v -test.parallel 8 -test.timeout 60m $(E2E_FLAGS)
 
 ## rehearse: deliver a platform's committed render to the real controllers on this
 ## machine, one control plane per environment: make rehearse DIR=../my-platform ENV=customer

@@ -31,39 +31,43 @@ func TestGolden(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-			defer cancel()
-			rig, err := deliver.NewRig(deliver.Source{Dir: dir}, testDir(t, "rig"), os.Stderr)
+			t.Parallel()
+			rig, err := deliver.NewRig(deliver.Source{Dir: dir, Name: "golden/" + name}, testDir(t, "rig"), os.Stderr)
 			if err != nil {
 				report.Fail("golden/%s: %v", name, err)
 				t.Fatal(err)
 			}
-			defer rig.Close()
+			// The environments run after this function returns;
+			// Cleanup waits for them.
+			t.Cleanup(rig.Close)
 			for _, envName := range rig.Environments() {
-				env, err := rig.Deliver(ctx, envName, envOptions(t, envName))
-				if err != nil {
-					report.Fail("golden/%s/%s: %v", name, envName, err)
-					t.Error(err)
-					continue
-				}
-				st, err := env.Wait(ctx, 3*time.Minute)
-				if st != nil {
-					report.AddState("golden/"+name, st)
-					check(t, "golden/"+name, env.WaveOrder(st))
-				}
-				if err != nil {
-					report.Fail("golden/%s/%s: %v", name, envName, err)
-					t.Error(err)
-					if st != nil {
-						t.Log("\n" + st.Table())
+				t.Run(envName, func(t *testing.T) {
+					t.Parallel()
+					acquire(t, 1)
+					ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+					defer cancel()
+					env, err := rig.Deliver(ctx, envName, envOptions(t, envName))
+					if err != nil {
+						report.Fail("golden/%s/%s: %v", name, envName, err)
+						t.Fatal(err)
 					}
-				}
-				if st != nil && err == nil {
+					defer env.Stop()
+					st, err := env.Wait(ctx, 3*time.Minute)
+					if st != nil {
+						report.AddState("golden/"+name, st)
+						check(t, "golden/"+name, env.WaveOrder(st))
+					}
+					if err != nil {
+						report.Fail("golden/%s/%s: %v", name, envName, err)
+						if st != nil {
+							t.Log("\n" + st.Table())
+						}
+						t.Fatal(err)
+					}
 					if step := lifecycle[name+"/"+envName]; step != nil {
 						step(ctx, t, env)
 					}
-				}
-				env.Stop()
+				})
 			}
 		})
 	}

@@ -7,9 +7,12 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/platc/platc/e2e/cluster"
@@ -25,6 +28,16 @@ var bins cluster.Binaries
 func TestMain(m *testing.M) {
 	wd, _ := os.Getwd()
 	programsDir = filepath.Join(wd, "programs")
+	// Build before the tests, so that a parallel test's timeout does
+	// not count the first build.
+	if cache, err := cluster.DefaultCacheDir(); err == nil {
+		buildOnce.Do(func() {
+			var err error
+			if bins, err = cluster.Build(context.Background(), cluster.BuildOptions{ProgramsDir: programsDir, CacheDir: cache, Log: os.Stderr}); err != nil {
+				fmt.Fprintln(os.Stderr, "e2e:", err)
+			}
+		})
+	}
 	code := m.Run()
 	if len(report.Apps)+len(report.Checks)+len(report.Failures) > 0 {
 		fmt.Fprint(os.Stderr, "\n"+report.Table())
@@ -44,18 +57,54 @@ func TestMain(m *testing.M) {
 
 var programsDir string
 
+// slots bounds the control planes that run at once (E2E_CLUSTERS,
+// default 4): most of a delivery is waiting on Argo CD's and kro's loops,
+// not on the two cores.
+var slots = make(chan struct{}, clusters())
+
+func clusters() int {
+	if n, err := strconv.Atoi(os.Getenv("E2E_CLUSTERS")); err == nil && n > 0 {
+		return n
+	}
+	return 4
+}
+
+// acquire takes n slots until the test ends.
+func acquire(t *testing.T, n int) {
+	for range n {
+		select {
+		case slots <- struct{}{}:
+		case <-t.Context().Done():
+			t.Fatal(t.Context().Err())
+		}
+	}
+	t.Cleanup(func() {
+		for range n {
+			<-slots
+		}
+	})
+}
+
+// buildOnce builds the control plane's programs before any test runs in
+// parallel.
+var buildOnce sync.Once
+
 // envOptions builds the control plane's programs (once per run) and
 // gives an environment a data folder.
 func envOptions(t *testing.T, name string) deliver.EnvOptions {
 	t.Helper()
+	var err error
+	buildOnce.Do(func() {
+		var cache string
+		if cache, err = cluster.DefaultCacheDir(); err == nil {
+			bins, err = cluster.Build(context.Background(), cluster.BuildOptions{ProgramsDir: programsDir, CacheDir: cache, Log: os.Stderr})
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if bins.Dir == "" {
-		cache, err := cluster.DefaultCacheDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bins, err = cluster.Build(t.Context(), cluster.BuildOptions{ProgramsDir: programsDir, CacheDir: cache, Log: os.Stderr}); err != nil {
-			t.Fatal(err)
-		}
+		t.Fatal("the control plane's programs were not built")
 	}
 	return deliver.EnvOptions{Binaries: bins, ProgramsDir: programsDir, Dir: testDir(t, name), Log: os.Stderr}
 }

@@ -25,6 +25,8 @@ var appGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha
 // refused at sync, and two Applications that sync one object both report
 // SharedResourceWarning.
 func TestRefusals(t *testing.T) {
+	t.Parallel()
+	acquire(t, 1)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	opts := envOptions(t, "refusals")
@@ -82,7 +84,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Apply(ctx, cluster.ArgoCDNamespace, objs...); err != nil {
+	if err := c.Apply(ctx, c.ArgoCDNamespace(), objs...); err != nil {
 		t.Fatal(err)
 	}
 
@@ -90,7 +92,7 @@ spec:
 		t.Helper()
 		deadline := time.Now().Add(3 * time.Minute)
 		for {
-			u, err := c.Dynamic.Resource(appGVR).Namespace(cluster.ArgoCDNamespace).Get(ctx, name, metav1.GetOptions{})
+			u, err := c.Dynamic.Resource(appGVR).Namespace(c.ArgoCDNamespace()).Get(ctx, name, metav1.GetOptions{})
 			if err == nil {
 				if msg := found(u); msg != "" {
 					report.AddCheck(&deliver.Check{Name: what, Env: "refusals", Pass: true, Detail: name + ": " + msg})

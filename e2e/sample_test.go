@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,22 +17,41 @@ import (
 // removed and pruned, an object edited by hand and healed, a release that
 // moves the customer and not the lab.
 func TestSample(t *testing.T) {
+	// The longest delivery takes its slots first, before the golden
+	// cases' (acquired after t.Parallel, once the tests resume).
+	acquire(t, 2)
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
 	defer cancel()
-	rig, err := deliver.NewRig(deliver.Source{Dir: ".."}, testDir(t, "rig"), os.Stderr)
+	rig, err := deliver.NewRig(deliver.Source{Dir: "..", Name: "sample"}, testDir(t, "rig"), os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The two control planes start together; each is then waited for.
 	envs := map[string]*deliver.Env{}
+	errs := map[string]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for _, name := range []string{"local", "customer"} {
-		env, err := rig.Deliver(ctx, name, envOptions(t, name))
-		if err != nil {
-			t.Fatal(err)
+		opts := envOptions(t, name)
+		wg.Go(func() {
+			env, err := rig.Deliver(ctx, name, opts)
+			mu.Lock()
+			envs[name], errs[name] = env, err
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for _, name := range []string{"local", "customer"} {
+		if envs[name] != nil {
+			defer envs[name].Stop()
 		}
-		defer env.Stop()
-		envs[name] = env
 	}
 	for _, name := range []string{"local", "customer"} {
+		if errs[name] != nil {
+			report.Fail("sample/%s: %v", name, errs[name])
+			t.Fatal(errs[name])
+		}
 		st, err := envs[name].Wait(ctx, 5*time.Minute)
 		if st != nil {
 			report.AddState("sample", st)

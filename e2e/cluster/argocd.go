@@ -22,9 +22,6 @@ type ArgoCD struct {
 	Params map[string]string
 	// CM is added over argocd-cm's data (the chart's configs.cm).
 	CM map[string]string
-	// Flags are added to the application controller's command line
-	// (the harness's own settings, such as a shorter resync).
-	ControllerFlags []string
 }
 
 // ChartValues reads the values of Argo CD's chart that an installation
@@ -70,8 +67,7 @@ func ChartValues(data []byte) (ArgoCD, error) {
 	return a, nil
 }
 
-// StartArgoCD installs Argo CD's CRDs and configuration in namespace
-// argocd (as its test/manifests/base does, with the default AppProject
+// StartArgoCD installs Argo CD's CRDs and configuration in its namespace (as its test/manifests/base does, with the default AppProject
 // that argocd-server would create), then starts redis (Debian's
 // redis-server), the repo server and the application controller as
 // local processes, each with the environment its manifest gives it from
@@ -86,7 +82,7 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 	if err != nil {
 		return fmt.Errorf("Argo CD needs redis: install Debian's redis-server (apt-get install redis-server): %w", err)
 	}
-	if err := c.Apply(ctx, "", namespace(ArgoCDNamespace)); err != nil {
+	if err := c.Apply(ctx, "", namespace(c.ArgoCDNamespace())); err != nil {
 		return err
 	}
 	var objs []*unstructured.Unstructured
@@ -115,8 +111,8 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 			mergeData(o, cfg.Params)
 		}
 	}
-	objs = append(objs, defaultProject())
-	if err := c.Apply(ctx, ArgoCDNamespace, objs...); err != nil {
+	objs = append(objs, defaultProject(c.ArgoCDNamespace()))
+	if err := c.Apply(ctx, c.ArgoCDNamespace(), objs...); err != nil {
 		return err
 	}
 
@@ -134,7 +130,7 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 	redisAddr := "127.0.0.1:" + strconv.Itoa(redisPort)
 
 	data := filepath.Join(c.Dir, "argocd")
-	for _, d := range []string{"tls", "ssh", "gpg/keys", "gpg/source", "cmp", "home", "bin"} {
+	for _, d := range []string{"tls", "ssh", "gpg/keys", "gpg/source", "cmp", "home", "bin", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(data, d), 0o700); err != nil {
 			return err
 		}
@@ -152,7 +148,11 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 		"ARGOCD_GPG_DATA_PATH=" + filepath.Join(data, "gpg/source"),
 		"ARGOCD_PLUGINSOCKFILEPATH=" + filepath.Join(data, "cmp"),
 		"ARGOCD_GPG_ENABLED=false",
-		// git and helm keep their configuration and caches here.
+		// git and helm keep their configuration and caches here, and
+		// the repo server its clones (in the temporary folder, as
+		// /tmp/_argocd-repo): a cluster of its own shares none with
+		// another's, nor with an earlier run's.
+		"TMPDIR=" + filepath.Join(data, "tmp"),
 		"HOME=" + filepath.Join(data, "home"),
 		"XDG_CONFIG_HOME=" + filepath.Join(data, "home", ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(data, "home", ".cache"),
@@ -173,10 +173,10 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.procs.start(c.Dir, "argocd-application-controller", c.opts.Binaries.Path("cmd"), append([]string{
+	if _, err := c.procs.start(c.Dir, "argocd-application-controller", c.opts.Binaries.Path("cmd"), []string{
 		"--redis", redisAddr, "--repo-server", "127.0.0.1:" + strconv.Itoa(repoPort),
 		"--metrics-port", strconv.Itoa(controllerMetrics), "--loglevel", "info",
-	}, cfg.ControllerFlags...), append(append(common, controllerEnv...), "ARGOCD_BINARY_NAME=argocd-application-controller")); err != nil {
+	}, append(append(common, controllerEnv...), "ARGOCD_BINARY_NAME=argocd-application-controller")); err != nil {
 		return err
 	}
 	if err := c.waitHTTP(ctx, "argocd-repo-server", "http://127.0.0.1:"+strconv.Itoa(repoMetrics)+"/metrics", nil, 60*time.Second); err != nil {
@@ -274,10 +274,10 @@ func namespace(name string) *unstructured.Unstructured {
 // defaultProject is the AppProject argocd-server creates at its start
 // (server/server.go, initializeDefaultProject): every source, every
 // destination, every cluster-scoped kind.
-func defaultProject() *unstructured.Unstructured {
+func defaultProject(namespace string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject",
-		"metadata": map[string]any{"name": "default", "namespace": ArgoCDNamespace},
+		"metadata": map[string]any{"name": "default", "namespace": namespace},
 		"spec": map[string]any{
 			"sourceRepos":              []any{"*"},
 			"destinations":             []any{map[string]any{"server": "*", "namespace": "*"}},

@@ -141,7 +141,22 @@ func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	if err := cmd.Run(); err != nil {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(time.Minute)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				fmt.Fprintf(opts.Log, "e2e: still building the control plane (%s)\n", time.Since(start).Round(time.Minute))
+			}
+		}
+	}()
+	err = cmd.Run()
+	close(done)
+	if err != nil {
 		return Binaries{}, fmt.Errorf("go build of the control plane in %s: %w", opts.ProgramsDir, err)
 	}
 	if !complete(Binaries{Dir: tmp}) {

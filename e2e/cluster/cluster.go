@@ -41,6 +41,10 @@ type Options struct {
 	// (CRDs, Argo CD's configuration, kwok's stages) are read from the
 	// module cache, at the versions of its build list.
 	ProgramsDir string
+	// ArgoCDNamespace is where Argo CD is installed (default
+	// DefaultArgoCDNamespace): the namespace of the kubeconfig's
+	// context, which Argo CD's components run in out of cluster.
+	ArgoCDNamespace string
 	// Log receives progress lines.
 	Log io.Writer
 }
@@ -69,9 +73,10 @@ type Cluster struct {
 	procs processes
 }
 
-// The namespace of Argo CD's installation, as its manifests and platc's
-// root Applications have it.
-const ArgoCDNamespace = "argocd"
+// DefaultArgoCDNamespace is the namespace of Argo CD's installation where
+// Options name none, as its manifests and platc's root Applications have
+// it by default.
+const DefaultArgoCDNamespace = "argocd"
 
 // Start starts a control plane. On error, what was started is stopped.
 func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
@@ -143,7 +148,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		return nil, err
 	}
 	c.Kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(c.Kubeconfig, kubeconfig(apiURL, caFile, token), 0o600); err != nil {
+	if err := os.WriteFile(c.Kubeconfig, kubeconfig(apiURL, caFile, token, c.ArgoCDNamespace()), 0o600); err != nil {
 		return nil, err
 	}
 	if c.Config, err = clientcmd.BuildConfigFromFlags("", c.Kubeconfig); err != nil {
@@ -178,12 +183,19 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 }
 
 // ArgoCDNamespace is the namespace of Argo CD's installation.
-func (c *Cluster) ArgoCDNamespace() string { return ArgoCDNamespace }
+func (c *Cluster) ArgoCDNamespace() string {
+	if c.opts.ArgoCDNamespace == "" {
+		return DefaultArgoCDNamespace
+	}
+	return c.opts.ArgoCDNamespace
+}
 
 // Stop stops every process of the cluster, the last started first. Its
 // data folder stays, for the logs.
 func (c *Cluster) Stop() {
-	c.procs.stop(10 * time.Second)
+	// A test's cluster is thrown away: a short grace is enough for the
+	// logs, which each program writes as it goes.
+	c.procs.stop(2 * time.Second)
 }
 
 // PIDs are the process ids of every program the cluster started.
@@ -219,7 +231,7 @@ func (c *Cluster) writeCredentials() (string, error) {
 	return token, nil
 }
 
-func kubeconfig(server, caFile, token string) []byte {
+func kubeconfig(server, caFile, token, namespace string) []byte {
 	return []byte(`apiVersion: v1
 kind: Config
 clusters:
@@ -236,7 +248,7 @@ contexts:
   context:
     cluster: e2e
     user: admin
-    namespace: ` + ArgoCDNamespace + `
+    namespace: ` + namespace + `
 current-context: e2e
 `)
 }

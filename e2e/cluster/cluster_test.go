@@ -115,19 +115,19 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Apply(ctx, ArgoCDNamespace, app...); err != nil {
+	if err := c.Apply(ctx, c.ArgoCDNamespace(), app...); err != nil {
 		t.Fatal(err)
 	}
 	var sync, health string
 	err = c.poll(ctx, "Application web to be Synced and Healthy", 3*time.Minute, func() (bool, string, error) {
-		a, err := c.Dynamic.Resource(appGVR).Namespace(ArgoCDNamespace).Get(ctx, "web", metav1.GetOptions{})
+		a, err := c.Dynamic.Resource(appGVR).Namespace(c.ArgoCDNamespace()).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error(), nil
 		}
 		sync, _, _ = unstructured.NestedString(a.Object, "status", "sync", "status")
 		health, _, _ = unstructured.NestedString(a.Object, "status", "health", "status")
 		conds, _, _ := unstructured.NestedSlice(a.Object, "status", "conditions")
-		return sync == "Synced" && health == "Healthy", sync + "/" + health + " " + strings.TrimSpace(strings.Repeat(" ", 0)) + fmtConds(conds), nil
+		return sync == "Synced" && health == "Healthy", sync + "/" + health + " " + fmtConds(conds), nil
 	})
 	if err != nil {
 		t.Fatal(err)

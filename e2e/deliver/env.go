@@ -35,6 +35,8 @@ type Env struct {
 	Cluster *cluster.Cluster
 	Rig     *Rig
 
+	// label names the environment in progress lines.
+	label   string
 	orch    *orchestrator
 	watch   *watcher
 	stop    context.CancelFunc
@@ -49,9 +51,7 @@ type EnvOptions struct {
 	ProgramsDir string
 	// Dir is the cluster's data folder.
 	Dir string
-	// ControllerFlags are added to Argo CD's application controller.
-	ControllerFlags []string
-	Log             io.Writer
+	Log io.Writer
 }
 
 // Deliver starts a cluster for the environment env, installs Argo CD as
@@ -61,22 +61,25 @@ type EnvOptions struct {
 // StartKro), and applies the environment's root Application from the
 // platform's repository.
 func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env, err error) {
-	var e *Env
 	if r.Spec.Environment(env) == nil {
 		return nil, fmt.Errorf("the spec has no environment %q (it has %s)", env, strings.Join(r.Environments(), ", "))
 	}
+	label := env
+	if r.name != "" {
+		label = r.name + "/" + env
+	}
 	c, err := cluster.Start(ctx, cluster.Options{
-		Name: env, Dir: opts.Dir, Binaries: opts.Binaries, ProgramsDir: opts.ProgramsDir, Log: opts.Log,
+		Name: label, Dir: opts.Dir, Binaries: opts.Binaries, ProgramsDir: opts.ProgramsDir, Log: opts.Log,
+		ArgoCDNamespace: r.Spec.Platform.ArgoCDNamespace,
 	})
 	if err != nil {
 		return nil, err
 	}
 	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	started := &Env{Name: env, Cluster: c, Rig: r, stop: stop, log: opts.Log}
-	e = started
+	e := &Env{Name: env, label: label, Cluster: c, Rig: r, stop: stop, log: opts.Log}
 	defer func() {
 		if err != nil {
-			started.Stop()
+			e.Stop()
 		}
 	}()
 	values, err := r.ArgoCDValues(env)
@@ -87,7 +90,6 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env,
 	if err != nil {
 		return nil, fmt.Errorf("the Argo CD values platc renders for %s: %w", env, err)
 	}
-	cfg.ControllerFlags = opts.ControllerFlags
 	if err := c.StartArgoCD(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -120,7 +122,7 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env,
 	if err := e.ApplyRoot(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.log, "e2e: %s: root Application applied\n", env)
+	fmt.Fprintf(e.log, "e2e: %s: root Application applied\n", label)
 	return e, nil
 }
 
@@ -135,7 +137,7 @@ func (e *Env) ApplyRoot(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return e.Cluster.Apply(ctx, cluster.ArgoCDNamespace, objs...)
+	return e.Cluster.Apply(ctx, e.Cluster.ArgoCDNamespace(), objs...)
 }
 
 // Stop stops the environment's cluster.
@@ -171,12 +173,13 @@ type watcher struct {
 	seen  map[string]time.Time // namespace/name -> when first seen
 	next  int
 	store cache.Store
-	// byHand are the Applications the harness synced by hand, with why.
-	byHand map[string]string
+	// byHand are the Applications the harness synced by hand: why, and
+	// the revision it synced.
+	byHand map[string]handSync
 }
 
 func startWatcher(ctx context.Context, c *cluster.Cluster) (*watcher, error) {
-	w := &watcher{seq: map[string]int{}, seen: map[string]time.Time{}, byHand: map[string]string{}}
+	w := &watcher{seq: map[string]int{}, seen: map[string]time.Time{}, byHand: map[string]handSync{}}
 	f := dynamicinformer.NewDynamicSharedInformerFactory(c.Dynamic, 0)
 	inf := f.ForResource(appGVR).Informer()
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
@@ -207,7 +210,7 @@ type App struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// Parent is the Application that created it (its tracking
-	// annotation), or the kro instance that owns it, as Kind/name.
+	// annotation), or the kro instance it is for, as Kind/name.
 	Parent   string `json:"parent,omitempty"`
 	Wave     int    `json:"wave"`
 	Sync     string `json:"sync"`
@@ -223,12 +226,13 @@ type App struct {
 	// ByHand says why the harness synced it by hand, as a person would:
 	// its sync policy is manual, or a sync window held its automated
 	// sync.
-	ByHand    string `json:"syncedByHand,omitempty"`
-	automated bool
-	seen      time.Time
-	seq       int
-	hosts     []string // hosts of its chart sources
-	phase     string
+	ByHand       string `json:"syncedByHand,omitempty"`
+	handRevision string // the revision synced by hand
+	automated    bool
+	seen         time.Time
+	seq          int
+	hosts        []string // hosts of its chart sources
+	phase        string
 }
 
 // Verdicts of an Application.
@@ -256,7 +260,7 @@ func (e *Env) apps() []*App {
 	for _, obj := range e.watch.store.List() {
 		u := obj.(*unstructured.Unstructured)
 		key := u.GetNamespace() + "/" + u.GetName()
-		a := &App{Env: e.Name, Namespace: u.GetNamespace(), Name: u.GetName(), seq: e.watch.seq[key], seen: e.watch.seen[key], ByHand: e.watch.byHand[key]}
+		a := &App{Env: e.Name, Namespace: u.GetNamespace(), Name: u.GetName(), seq: e.watch.seq[key], seen: e.watch.seen[key], ByHand: e.watch.byHand[key].why, handRevision: e.watch.byHand[key].revision}
 		if auto, ok, _ := unstructured.NestedMap(u.Object, "spec", "syncPolicy", "automated"); ok {
 			enabled, set, _ := unstructured.NestedBool(auto, "enabled")
 			a.automated = !set || enabled
@@ -265,8 +269,9 @@ func (e *Env) apps() []*App {
 		if id := u.GetAnnotations()["argocd.argoproj.io/tracking-id"]; id != "" {
 			a.Parent, _, _ = strings.Cut(id, ":")
 		}
-		for _, o := range u.GetOwnerReferences() {
-			a.Parent = o.Kind + "/" + o.Name
+		// kro labels what it creates with the instance it is for.
+		if l := u.GetLabels(); l["kro.run/instance-name"] != "" {
+			a.Parent = l["kro.run/instance-kind"] + "/" + l["kro.run/instance-name"]
 		}
 		a.Sync, _, _ = unstructured.NestedString(u.Object, "status", "sync", "status")
 		a.Health, _, _ = unstructured.NestedString(u.Object, "status", "health", "status")
@@ -451,32 +456,39 @@ func (e *Env) WaveOrder(s *State) *Check {
 // a sync window and syncs it by hand.
 const heldFor = 20 * time.Second
 
-// syncByHand syncs, once, each Application a person would sync: one that
-// is OutOfSync and not being synced, whose sync policy is manual, or whose
-// automated sync has not run for heldFor (a sync window holds it; the
-// window's manualSync lets a person sync). It records why.
+// handSync is a sync the harness made by hand.
+type handSync struct{ why, revision string }
+
+// syncByHand syncs each Application a person would sync, once per
+// revision: one that is OutOfSync and not being synced, whose sync policy
+// is manual, or whose automated sync has not run for heldFor (a sync
+// window holds it; the window's manualSync lets a person sync). It records
+// why.
 func (e *Env) syncByHand(ctx context.Context, apps []*App) error {
 	for _, a := range apps {
-		if a.Verdict != VerdictWaiting || a.Sync != "OutOfSync" || a.ByHand != "" || a.phase == "Running" {
+		if a.Verdict != VerdictWaiting || a.Sync != "OutOfSync" || (a.ByHand != "" && a.handRevision == a.Revision) || a.phase == "Running" {
 			continue
 		}
 		why := "its sync policy is manual"
 		if a.automated {
-			if a.phase != "" || time.Since(a.seen) < heldFor {
+			// A new revision held as the first was: no need to wait
+			// again.
+			if a.ByHand == "" && (a.phase != "" || time.Since(a.seen) < heldFor) {
 				continue
 			}
 			why = fmt.Sprintf("its automated sync did not run in %s: a sync window holds it", heldFor)
 		}
-		// As argocd app sync --retry-limit 5 would: what it needs may
-		// still be on its way.
-		patch := []byte(`{"operation":{"initiatedBy":{"username":"platc-e2e"},"sync":{"prune":true},"retry":{"limit":5}}}`)
-		if _, err := e.Cluster.Dynamic.Resource(appGVR).Namespace(a.Namespace).Patch(ctx, a.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		patch, err := e.syncOperation(ctx, a)
+		if err == nil {
+			_, err = e.Cluster.Dynamic.Resource(appGVR).Namespace(a.Namespace).Patch(ctx, a.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		}
+		if err != nil {
 			return fmt.Errorf("sync %s/%s by hand: %w", a.Namespace, a.Name, err)
 		}
 		e.watch.mu.Lock()
-		e.watch.byHand[a.Namespace+"/"+a.Name] = why
+		e.watch.byHand[a.Namespace+"/"+a.Name] = handSync{why, a.Revision}
 		e.watch.mu.Unlock()
-		fmt.Fprintf(e.log, "e2e: %s: %s/%s synced by hand (%s)\n", e.Name, a.Namespace, a.Name, why)
+		fmt.Fprintf(e.log, "e2e: %s: %s/%s synced by hand (%s)\n", e.label, a.Namespace, a.Name, why)
 	}
 	return nil
 }
@@ -496,4 +508,32 @@ func clusterSecret(c *cluster.Cluster, name string) *unstructured.Unstructured {
 		},
 		"stringData": map[string]any{"name": name, "server": c.Server, "config": string(config)},
 	}}
+}
+
+// syncOperation is the operation that asks Argo CD to sync an Application
+// now, as its API server makes it for a person's sync (server/application,
+// Sync): the Application's own sync options and retry (or 5 attempts,
+// what it needs may still be on its way), pruning as its automated policy
+// would.
+func (e *Env) syncOperation(ctx context.Context, a *App) ([]byte, error) {
+	u, err := e.Cluster.Dynamic.Resource(appGVR).Namespace(a.Namespace).Get(ctx, a.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	sync := map[string]any{}
+	if opts, ok, _ := unstructured.NestedStringSlice(u.Object, "spec", "syncPolicy", "syncOptions"); ok {
+		sync["syncOptions"] = opts
+	}
+	if prune, ok, _ := unstructured.NestedBool(u.Object, "spec", "syncPolicy", "automated", "prune"); ok {
+		sync["prune"] = prune
+	}
+	retry, ok, _ := unstructured.NestedMap(u.Object, "spec", "syncPolicy", "retry")
+	if !ok {
+		retry = map[string]any{"limit": int64(5)}
+	}
+	return json.Marshal(map[string]any{"operation": map[string]any{
+		"initiatedBy": map[string]any{"username": "platc-e2e"},
+		"sync":        sync,
+		"retry":       retry,
+	}})
 }

@@ -293,6 +293,10 @@ func Release(ctx context.Context, tag string, pinned *Env, others ...*Env) *Chec
 			want = r.Spec.Environment(e.Name).Revision
 		}
 		note, err := e.until(ctx, 4*time.Minute, func() (bool, string, error) {
+			// A person syncs the release where Argo CD will not.
+			if err := e.syncByHand(ctx, e.apps()); err != nil {
+				return false, "", err
+			}
 			return e.onRevision(ctx, want, commit)
 		})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -78,6 +79,25 @@ func (r *Repo) Tag(name string) error {
 	_, err := r.git("tag", "-a", "-m", name, name)
 	return err
 }
+
+// Follow makes the branch rev name HEAD's commit, where rev is a branch
+// (not HEAD, a tag or a commit): an environment or a client that follows a
+// branch gets each commit.
+func (r *Repo) Follow(rev string) error {
+	if rev == "" || rev == "HEAD" || rev == "main" || releaseTag.MatchString(rev) || commitID.MatchString(rev) {
+		return nil
+	}
+	if _, err := r.git("rev-parse", "-q", "--verify", "refs/tags/"+rev); err == nil {
+		return nil
+	}
+	_, err := r.git("branch", "-f", rev, "HEAD")
+	return err
+}
+
+var (
+	releaseTag = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+`)
+	commitID   = regexp.MustCompile(`^[0-9a-f]{40}$`)
+)
 
 // Head is the commit HEAD names.
 func (r *Repo) Head() (string, error) { return r.git("rev-parse", "HEAD") }

@@ -24,8 +24,7 @@ type Check struct {
 // Report gathers what deliveries found: each environment's final state
 // and every check. It is safe for concurrent use.
 type Report struct {
-	mu sync.Mutex
-	// Platforms are the platforms delivered, as name: environments.
+	mu        sync.Mutex
 	Apps      []*App      `json:"applications"`
 	RGDs      []*RGD      `json:"resourceGraphDefinitions"`
 	Instances []*Instance `json:"instances"`

@@ -30,6 +30,9 @@ type Source struct {
 	// URLs maps other URLs of the output to what this machine serves in
 	// their place (chart repositories served on loopback).
 	URLs map[string]string
+	// Name names the platform in progress lines (golden/stacks): several
+	// may be delivered at once.
+	Name string
 }
 
 // A Rig holds what a delivery reads: a work copy of the platform, where
@@ -52,6 +55,7 @@ type Rig struct {
 	// Charts are the loopback servers of the vendored charts.
 	Charts []*chartServer
 
+	name       string            // Source.Name
 	clientDirs map[string]string // client name -> the work copy of its repository
 	urls       map[string]string // rendered URL -> what Argo CD reads
 	log        io.Writer
@@ -64,7 +68,7 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 	r := &Rig{
 		Work: filepath.Join(dir, "work"), SpecDir: src.SpecDir,
 		Clients: map[string]*Repo{}, clientDirs: map[string]string{}, urls: map[string]string{},
-		log: log,
+		log: log, name: src.Name,
 	}
 	if r.SpecDir == "" {
 		r.SpecDir = compiler.DefaultSpecDir
@@ -127,12 +131,15 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 		return nil, err
 	}
 	// The render under test is the release each pinned environment
-	// pins: its tag names this commit.
+	// pins (and any environment that names a tag): the tag names this
+	// commit.
+	tagged := map[string]bool{}
 	for _, e := range r.Spec.Environments {
-		if e.Pinned {
+		if (e.Pinned || releaseTag.MatchString(e.Revision)) && !tagged[e.Revision] {
 			if err := r.Platform.Tag(e.Revision); err != nil {
 				return nil, err
 			}
+			tagged[e.Revision] = true
 		}
 	}
 	return r, nil
@@ -210,12 +217,32 @@ func (r *Rig) Publish(message string) (string, error) {
 			return "", err
 		}
 	}
-	for _, repo := range r.Clients {
+	// A branch an environment or a client follows moves with each
+	// commit; a tag stays where it was made (NewRig, Release).
+	for _, c := range r.Spec.Clients {
+		repo := r.Clients[c.Values.RepoURL]
+		if repo == nil {
+			continue
+		}
 		if _, err := repo.Commit(message); err != nil {
 			return "", err
 		}
+		if err := repo.Follow(c.Values.Revision); err != nil {
+			return "", err
+		}
 	}
-	return r.Platform.Commit(message)
+	commit, err := r.Platform.Commit(message)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range r.Spec.Environments {
+		if !e.Pinned {
+			if err := r.Platform.Follow(e.Revision); err != nil {
+				return "", err
+			}
+		}
+	}
+	return commit, nil
 }
 
 // Rewrite replaces every URL the rig stands in for with its local one.

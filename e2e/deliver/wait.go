@@ -133,7 +133,7 @@ func (e *Env) Read(ctx context.Context) (*State, error) {
 }
 
 // Wait waits until the environment settles (Settled, and the same for
-// three reads in a row) or timeout passes, printing a line whenever the
+// two reads in a row) or timeout passes, printing a line whenever the
 // counts change, and returns the last state.
 func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 	deadline := time.Now().Add(timeout)
@@ -149,12 +149,12 @@ func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 		}
 		line := summary(s)
 		if line != last {
-			fmt.Fprintf(e.log, "e2e: %s: %s (%s)\n", e.Name, line, time.Since(e.started).Round(time.Second))
+			fmt.Fprintf(e.log, "e2e: %s: %s (%s)\n", e.label, line, time.Since(e.started).Round(time.Second))
 			last, stable = line, 0
 		}
 		if s.Settled() {
 			stable++
-			if stable >= 3 {
+			if stable >= 2 {
 				return s, nil
 			}
 		}
@@ -162,12 +162,12 @@ func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 			return s, err
 		}
 		if time.Now().After(deadline) {
-			return s, fmt.Errorf("%s: not settled after %s: %s", e.Name, timeout, line)
+			return s, fmt.Errorf("%s: not settled after %s: %s", e.label, timeout, line)
 		}
 		select {
 		case <-ctx.Done():
 			return s, ctx.Err()
-		case <-time.After(2 * time.Second):
+		case <-time.After(1500 * time.Millisecond):
 		}
 	}
 }
