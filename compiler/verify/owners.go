@@ -11,17 +11,27 @@ import (
 	"github.com/platc/platc/compiler/model"
 )
 
-// synced is one object an Application syncs, with where it is written.
-type synced struct {
+// syncedObject is one object an Application syncs, with where it is written.
+type syncedObject struct {
 	group, kind, namespace, name string
 	// clusterScoped is whether the kind is one manifests.ClusterScoped
 	// knows to be.
 	clusterScoped bool
-	// from is the file (and line, where known) that declares it.
-	from string
+	// file and line (0 where not known) declare it.
+	file string
+	line int
 }
 
-func (s synced) String() string {
+// from is where the object is declared, as file:line where the line is
+// known.
+func (s syncedObject) from() string {
+	if s.line > 0 {
+		return fmt.Sprintf("%s:%d", s.file, s.line)
+	}
+	return s.file
+}
+
+func (s syncedObject) String() string {
 	what := s.kind
 	if s.group != "" {
 		what = s.group + "/" + s.kind
@@ -50,10 +60,10 @@ func (v *verifier) renderedFolder(a app) (dir, include string, ok bool) {
 // of this repository it syncs (a repo-path module's, a chart's extra
 // manifests). A namespaced object that names no namespace goes to the
 // destination's. What a chart renders is not listed.
-func (v *verifier) syncedObjects(env *model.Environment, a app) []synced {
+func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 	dest := a.spec.Destination.Namespace
-	object := func(apiVersion, kind, ns, name, from string) synced {
-		s := synced{group: manifests.Group(apiVersion), kind: kind, namespace: ns, name: name, from: from}
+	object := func(apiVersion, kind, ns, name, file string, line int) syncedObject {
+		s := syncedObject{group: manifests.Group(apiVersion), kind: kind, namespace: ns, name: name, file: file, line: line}
 		if s.clusterScoped = manifests.ClusterScoped(apiVersion, kind); s.clusterScoped {
 			s.namespace = ""
 		} else if s.namespace == "" {
@@ -61,18 +71,27 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []synced {
 		}
 		return s
 	}
-	var out []synced
+	var out []syncedObject
 	if dir, include, ok := v.renderedFolder(a); ok {
 		match := func(string) bool { return true }
 		if include != "" {
 			match = argocd.IncludeMatcher(include)
 		}
-		for _, f := range v.in.Files {
-			if f.Values || (f.Env != "" && f.Env != env.Name) || path.Dir(f.Path) != dir || !match(path.Base(f.Path)) {
-				continue
+		var files []int
+		n := 0
+		for _, fi := range v.folderIndex[dir] {
+			f := v.in.Files[fi]
+			if !f.Values && (f.Env == "" || f.Env == env.Name) && match(path.Base(f.Path)) {
+				files = append(files, fi)
+				n += len(f.Objects)
 			}
+		}
+		out = make([]syncedObject, 0, n)
+		for _, fi := range files {
+			f := v.in.Files[fi]
+			file := path.Join(v.in.Spec.Platform.OutDir, f.Path)
 			for _, obj := range f.Objects {
-				out = append(out, object(str(obj, "apiVersion"), str(obj, "kind"), str(obj, "metadata", "namespace"), str(obj, "metadata", "name"), path.Join(v.in.Spec.Platform.OutDir, f.Path)))
+				out = append(out, object(str(obj, "apiVersion"), str(obj, "kind"), str(obj, "metadata", "namespace"), str(obj, "metadata", "name"), file, 0))
 			}
 		}
 		return out
@@ -87,14 +106,13 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []synced {
 	if a.mod.Kind == model.KindChart && a.mod.Manifests != "" {
 		dirs = append(dirs, a.mod.Manifests)
 	}
-	for _, dir := range dirs {
+	for i, dir := range dirs {
 		objs, _ := v.in.Folders.build(dir)
+		if i == 0 {
+			out = make([]syncedObject, 0, len(objs))
+		}
 		for _, o := range objs {
-			from := o.File
-			if o.Line > 0 {
-				from = fmt.Sprintf("%s:%d", o.File, o.Line)
-			}
-			out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, from))
+			out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, o.File, o.Line))
 		}
 	}
 	return out
@@ -106,12 +124,12 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []synced {
 // Argo CD checks each object before it syncs it: an instance kind that
 // the project's namespaceResourceWhitelist leaves out (or its blacklist
 // names) is refused at sync, with nothing offline to say so otherwise.
-func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project) {
+func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, synced []syncedObject) {
 	if _, _, ok := v.renderedFolder(a); !ok {
 		return
 	}
 	reported := map[string]bool{}
-	for _, o := range v.syncedObjects(env, a) {
+	for _, o := range synced {
 		key := o.group + "/" + o.kind
 		if reported[key] {
 			continue
@@ -121,14 +139,14 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project) {
 		}
 		reported[key] = true
 		if o.clusterScoped {
-			v.errorf(a.origin, "Application %q (%s) syncs the cluster-scoped kind %s (%s), which project %s does not allow: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", a.name(), where(a, env), o.kind, o.from, proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
+			v.errorf(a.origin, "Application %q (%s) syncs the cluster-scoped kind %s (%s), which project %s does not allow: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", a.name(), where(a, env), o.kind, o.from(), proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
 			continue
 		}
 		fix := "remove it from " + proj.fixPath("namespaceResourceBlacklist")
 		if proj.Spec().NamespaceResourceWhitelist != nil {
 			fix = fmt.Sprintf("add {group: %q, kind: %q} to %s", o.group, o.kind, proj.fixPath("namespaceResourceWhitelist"))
 		}
-		v.errorf(a.origin, "Application %q (%s) syncs %s (%s), whose kind %s project %s does not allow: Argo CD refuses it at sync; %s", a.name(), where(a, env), o, o.from, o.kind, proj.Name, fix)
+		v.errorf(a.origin, "Application %q (%s) syncs %s (%s), whose kind %s project %s does not allow: Argo CD refuses it at sync; %s", a.name(), where(a, env), o, o.from(), o.kind, proj.Name, fix)
 	}
 }
 
@@ -138,33 +156,44 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project) {
 // over the output root): each sync takes it from the other, Argo CD
 // reports SharedResourceWarning on both and, with self-heal, they undo
 // each other for ever. The Application later by name is blamed.
-func (v *verifier) sharedObjects(env *model.Environment, apps []app) {
-	type owner struct {
-		a app
-		o synced
+func (v *verifier) sharedObjects(env *model.Environment, apps []app, synced [][]syncedObject) {
+	type key struct {
+		server, cluster, group, kind, namespace, name string
 	}
-	byObject := map[string]owner{}
-	sorted := slices.Clone(apps)
-	slices.SortStableFunc(sorted, func(x, y app) int { return strings.Compare(x.name(), y.name()) })
+	// The first Application of each object, as indices into apps and
+	// its synced list.
+	type first struct{ app, obj int32 }
+	n := 0
+	for _, objs := range synced {
+		n += len(objs)
+	}
+	byObject := make(map[key]first, n)
+	order := make([]int, len(apps))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(apps[x].name(), apps[y].name()) })
 	reported := map[string]bool{}
-	for _, a := range sorted {
-		cluster := a.spec.Destination.Server + "|" + a.spec.Destination.Name
-		for _, o := range v.syncedObjects(env, a) {
-			key := cluster + "|" + o.group + "|" + o.kind + "|" + o.namespace + "|" + o.name
-			first, seen := byObject[key]
+	for _, i := range order {
+		a := apps[i]
+		d := a.spec.Destination
+		for j, o := range synced[i] {
+			k := key{d.Server, d.Name, o.group, o.kind, o.namespace, o.name}
+			f, seen := byObject[k]
 			if !seen {
-				byObject[key] = owner{a, o}
+				byObject[k] = first{int32(i), int32(j)}
 				continue
 			}
-			if first.a.name() == a.name() || reported[a.name()+"|"+first.a.name()] {
+			fa, fo := apps[f.app], synced[f.app][f.obj]
+			if fa.name() == a.name() || reported[a.name()+"|"+fa.name()] {
 				continue // one Application's own duplicates are manifests' to report
 			}
-			reported[a.name()+"|"+first.a.name()] = true
-			from := "both from " + o.from
-			if first.o.from != o.from {
-				from = fmt.Sprintf("%s from %s, %s from %s", first.a.name(), first.o.from, a.name(), o.from)
+			reported[a.name()+"|"+fa.name()] = true
+			from := "both from " + o.from()
+			if fo.from() != o.from() {
+				from = fmt.Sprintf("%s from %s, %s from %s", fa.name(), fo.from(), a.name(), o.from())
 			}
-			v.errorf(a.origin, "Applications %q and %q (%s) both sync %s (%s): Argo CD reports SharedResourceWarning and each sync takes it from the other; sync it from one module only", first.a.name(), a.name(), where(a, env), o, from)
+			v.errorf(a.origin, "Applications %q and %q (%s) both sync %s (%s): Argo CD reports SharedResourceWarning and each sync takes it from the other; sync it from one module only", fa.name(), a.name(), where(a, env), o, from)
 		}
 	}
 }

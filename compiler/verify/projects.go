@@ -117,7 +117,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 // sources, destination, the Application's namespace, the Namespace kind
 // where it creates its namespace, and the kinds a repo-path module deploys.
 // What kro's preview leaves to the cluster (a placeholder) is not judged.
-func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
+func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced []syncedObject) {
 	proj := e.projects[a.spec.ProjectName()]
 	if proj == nil {
 		return // an unknown project (check has reported it), or two of one name
@@ -161,7 +161,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo) {
 		fix := "add {group: \"\", kind: \"Namespace\"} to " + proj.fixPath("clusterResourceWhitelist")
 		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
 	}
-	v.renderedKinds(env, a, proj)
+	v.renderedKinds(env, a, proj, synced)
 	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" && !(v.in.Charts != nil && v.isHelmFolder(a.mod.Dir)) {
 		v.repoPathKinds(a, proj, a.spec.Sources[0].Path)
 	}

@@ -83,8 +83,10 @@ type verifier struct {
 	in  Input
 	log *diag.Log
 
-	// folders lists the files rendered in each folder of the output root.
+	// folders lists the files rendered in each folder of the output root,
+	// by name and by index in Input.Files.
 	folderFiles map[string][]string
+	folderIndex map[string][]int
 	// pins are the spec's charts by the source that reads them.
 	pins map[pinSource]*model.Chart
 	// crds validates the output and what charts render (validator);
@@ -128,7 +130,7 @@ func (v *verifier) isHelmFolder(dir string) bool {
 // independent and checked in parallel; the log sorts what they report, so
 // the output does not depend on the order they finish in.
 func Verify(in Input, log *diag.Log) {
-	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}, pins: chartPins(in.Spec)}
+	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}, folderIndex: map[string][]int{}, pins: chartPins(in.Spec)}
 	if v.in.Folders == nil {
 		v.in.Folders = BuildFolders(in.Spec, in.Repo, nil)
 	}
@@ -136,6 +138,7 @@ func Verify(in Input, log *diag.Log) {
 	for i, f := range in.Files {
 		byEnv[f.Env] = append(byEnv[f.Env], i)
 		v.folderFiles[path.Dir(f.Path)] = append(v.folderFiles[path.Dir(f.Path)], path.Base(f.Path))
+		v.folderIndex[path.Dir(f.Path)] = append(v.folderIndex[path.Dir(f.Path)], i)
 	}
 	// The schema check reads only the rendered objects: it runs beside
 	// the other checks, and the schemas of the kinds it meets compile
@@ -195,8 +198,12 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 	}
 
 	v.names(env, apps)
-	for _, a := range apps {
-		v.permitted(env, a, argo)
+	// What each Application syncs, where platc knows it: its kinds are
+	// checked against its project, and no two may sync one object.
+	synced := make([][]syncedObject, len(apps))
+	for i, a := range apps {
+		synced[i] = v.syncedObjects(env, a)
+		v.permitted(env, a, argo, synced[i])
 		v.valueFiles(a)
 	}
 	for _, a := range apps {
@@ -205,7 +212,7 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		}
 	}
 	v.emptyFolders(env, apps, files)
-	v.sharedObjects(env, apps)
+	v.sharedObjects(env, apps, synced)
 	v.charts(env, apps, argo)
 	if env.Pinned {
 		for _, p := range env.Projects {
