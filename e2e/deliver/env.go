@@ -218,8 +218,7 @@ type App struct {
 	Revision string `json:"revision,omitempty"`
 	// Error is the first condition's message, or a failed operation's.
 	Error string `json:"error,omitempty"`
-	// Verdict: ok, unreachable (a chart repository this machine cannot
-	// reach, and nothing else), blocked, or waiting.
+	// Verdict is one of the Verdict constants.
 	Verdict string `json:"verdict"`
 	// Cause is the unreachable module a blocked one needs.
 	Cause string `json:"cause,omitempty"`
@@ -237,9 +236,14 @@ type App struct {
 
 // Verdicts of an Application.
 const (
-	VerdictOK          = "ok"
+	// VerdictOK: Synced and Healthy.
+	VerdictOK = "ok"
+	// VerdictUnreachable: its one problem is a chart repository this
+	// machine cannot reach, or a version of a served one that is not
+	// vendored.
 	VerdictUnreachable = "unreachable"
-	VerdictWaiting     = "waiting"
+	// VerdictWaiting: none of the others yet.
+	VerdictWaiting = "waiting"
 	// VerdictBlocked: it needs a kind that a module it needs, one
 	// whose chart is unreachable, would have installed (App.Cause).
 	VerdictBlocked = "blocked"
@@ -249,6 +253,7 @@ const (
 	// VerdictWindow: a sync window of its project denies every sync now,
 	// by hand too.
 	VerdictWindow = "window"
+	// VerdictFailed: still waiting when the wait ended.
 	VerdictFailed = "failed"
 )
 

@@ -401,14 +401,8 @@ func (e *Env) ClientChange(ctx context.Context, client string, write func(dir st
 	c := &Check{Name: "a client's values file changed in its own repository: only its Applications change", Env: e.Name}
 	start := time.Now()
 	fail := func(err error) *Check { c.Detail = err.Error(); return c }
-	var repo *Repo
-	for _, cl := range e.Rig.Spec.Clients {
-		if cl.Name == client {
-			repo = e.Rig.Clients[cl.Values.RepoURL]
-		}
-	}
-	work := e.Rig.ClientWork(client)
-	if repo == nil || work == "" {
+	repo := e.Rig.ClientRepo(client)
+	if repo == nil {
 		return fail(fmt.Errorf("client %s has no repository of its own", client))
 	}
 	mine := map[string]bool{}
@@ -424,7 +418,7 @@ func (e *Env) ClientChange(ctx context.Context, client string, write func(dir st
 	if err != nil {
 		return fail(err)
 	}
-	if err := write(work); err != nil {
+	if err := write(repo.Work); err != nil {
 		return fail(err)
 	}
 	if _, err := e.Rig.Publish("client " + client + ": change its values"); err != nil {

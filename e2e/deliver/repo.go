@@ -17,8 +17,11 @@ type Repo struct {
 	// URL is the repository's URL as the spec and the rendered output
 	// name it.
 	URL string
-	// Dir is its work tree.
+	// Dir is its work tree, which Publish fills.
 	Dir string
+	// Work, for a client's repository, is its work copy: what a test
+	// edits, and Publish commits.
+	Work string
 }
 
 // FileURL is the URL Argo CD reads the repository by.

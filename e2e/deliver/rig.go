@@ -27,9 +27,6 @@ type Source struct {
 	// is delivered as its own repository. A client whose repository has
 	// no checkout here gets an empty one.
 	ClientRepos map[string]string
-	// URLs maps other URLs of the output to what this machine serves in
-	// their place (chart repositories served on loopback).
-	URLs map[string]string
 	// Name names the platform in progress lines (golden/stacks): several
 	// may be delivered at once.
 	Name string
@@ -55,10 +52,12 @@ type Rig struct {
 	// Charts are the loopback servers of the vendored charts.
 	Charts []*chartServer
 
-	name       string            // Source.Name
-	clientDirs map[string]string // client name -> the work copy of its repository
-	urls       map[string]string // rendered URL -> what Argo CD reads
-	log        io.Writer
+	name string // Source.Name
+	// checkouts are the copies of Source.ClientRepos, by client, until
+	// the clients' repositories exist.
+	checkouts map[string]string
+	urls      map[string]string // rendered URL -> what Argo CD reads
+	log       io.Writer
 }
 
 // NewRig copies src into dir (dir/work, and dir/git/<repo> for each
@@ -67,7 +66,7 @@ type Rig struct {
 func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 	r := &Rig{
 		Work: filepath.Join(dir, "work"), SpecDir: src.SpecDir,
-		Clients: map[string]*Repo{}, clientDirs: map[string]string{}, urls: map[string]string{},
+		Clients: map[string]*Repo{}, checkouts: map[string]string{}, urls: map[string]string{},
 		log: log, name: src.Name,
 	}
 	if r.SpecDir == "" {
@@ -87,7 +86,7 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 		if err := copyTree(checkout, work, nil); err != nil {
 			return nil, err
 		}
-		r.clientDirs[client] = work
+		r.checkouts[client] = work
 	}
 	if err := r.Check(); err != nil {
 		return nil, err
@@ -106,20 +105,23 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.Clients[url] = repo
-		r.urls[url] = repo.FileURL()
-		if r.clientDirs[c.Name] == "" {
-			// No checkout: the client's repository starts empty.
-			work := filepath.Join(dir, "clients", c.Name)
-			if err := os.MkdirAll(work, 0o755); err != nil {
+		// Its work copy is the checkout of the first client that has
+		// one; with none, the repository starts empty.
+		for _, other := range r.Spec.Clients {
+			if other.Values.RepoURL == url && repo.Work == "" {
+				repo.Work = r.checkouts[other.Name]
+			}
+		}
+		if repo.Work == "" {
+			repo.Work = filepath.Join(dir, "clients", c.Name)
+			if err := os.MkdirAll(repo.Work, 0o755); err != nil {
 				return nil, err
 			}
-			r.clientDirs[c.Name] = work
 		}
+		r.Clients[url] = repo
+		r.urls[url] = repo.FileURL()
 	}
-	for from, to := range src.URLs {
-		r.urls[from] = to
-	}
+	r.checkouts = nil
 	if r.Charts, err = serveCharts(filepath.Join(r.Work, r.SpecDir)); err != nil {
 		return nil, err
 	}
@@ -163,15 +165,31 @@ func (r *Rig) Platc(command string, args ...string) (stdout, stderr string, err 
 	return out.String(), errb.String(), nil
 }
 
-// ClientWork is the work copy of a client's own repository, or "" where
-// its values are in the platform's.
-func (r *Rig) ClientWork(client string) string { return r.clientDirs[client] }
+// ClientRepo is a client's own repository, or nil where its values are
+// in the platform's.
+func (r *Rig) ClientRepo(client string) *Repo {
+	for _, c := range r.Spec.Clients {
+		if c.Name == client {
+			return r.Clients[c.Values.RepoURL]
+		}
+	}
+	return nil
+}
 
-// clientRepos are the compiler's checkouts of the clients' repositories.
+// clientRepos are the compiler's checkouts of the clients' repositories:
+// their work copies, or the copies of Source.ClientRepos before those
+// exist.
 func (r *Rig) clientRepos() map[string]layers.Repo {
 	repos := map[string]layers.Repo{}
-	for client, dir := range r.clientDirs {
+	for client, dir := range r.checkouts {
 		repos[client] = layers.Repo{FS: os.DirFS(dir), Dir: dir}
+	}
+	if r.checkouts == nil {
+		for _, c := range r.Spec.Clients {
+			if repo := r.Clients[c.Values.RepoURL]; repo != nil {
+				repos[c.Name] = layers.Repo{FS: os.DirFS(repo.Work), Dir: repo.Work}
+			}
+		}
 	}
 	return repos
 }
@@ -207,28 +225,21 @@ func (r *Rig) Publish(message string) (string, error) {
 	}); err != nil {
 		return "", err
 	}
-	for _, c := range r.Spec.Clients {
-		repo := r.Clients[c.Values.RepoURL]
-		work, ok := r.clientDirs[c.Name]
-		if repo == nil || !ok {
-			continue
+	for _, repo := range r.Clients {
+		if err := copyTree(repo.Work, repo.Dir, nil); err != nil {
+			return "", err
 		}
-		if err := copyTree(work, repo.Dir, nil); err != nil {
+		if _, err := repo.Commit(message); err != nil {
 			return "", err
 		}
 	}
 	// A branch an environment or a client follows moves with each
 	// commit; a tag stays where it was made (NewRig, Release).
 	for _, c := range r.Spec.Clients {
-		repo := r.Clients[c.Values.RepoURL]
-		if repo == nil {
-			continue
-		}
-		if _, err := repo.Commit(message); err != nil {
-			return "", err
-		}
-		if err := repo.Follow(c.Values.Revision); err != nil {
-			return "", err
+		if repo := r.Clients[c.Values.RepoURL]; repo != nil {
+			if err := repo.Follow(c.Values.Revision); err != nil {
+				return "", err
+			}
 		}
 	}
 	commit, err := r.Platform.Commit(message)

@@ -162,6 +162,11 @@ func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 			return s, err
 		}
 		if time.Now().After(deadline) {
+			for _, a := range s.Apps {
+				if a.Verdict == VerdictWaiting {
+					a.Verdict = VerdictFailed
+				}
+			}
 			return s, fmt.Errorf("%s: not settled after %s: %s", e.label, timeout, line)
 		}
 		select {
