@@ -66,7 +66,7 @@ func BenchmarkStages(b *testing.B) {
 		info := check.Check(spec, r.fsys, log)
 		stacks := rgd.Compile(spec, info, nil, nil, log)
 		clientFiles := layers.Read(spec, stacks, r.fsys, layers.Options{}, log)
-		files := render.Render(spec, info, stacks)
+		files := render.Render(spec, info, stacks, nil)
 		if log.HasErrors() {
 			b.Fatalf("%s does not compile:\n%s", r.name, log)
 		}
@@ -113,7 +113,7 @@ func BenchmarkStages(b *testing.B) {
 		b.Run(r.name+"/render", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				render.Render(spec, info, stacks)
+				render.Render(spec, info, stacks, nil)
 			}
 		})
 		b.Run(r.name+"/verify", func(b *testing.B) {

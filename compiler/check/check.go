@@ -339,10 +339,10 @@ func (c *checker) module(m *model.Module) {
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
 	}
-	if !m.Kind.Info().TakesValues && m.Kind != model.KindInvalid {
+	if !c.takesValues(m) && m.Kind != model.KindInvalid {
 		for _, f := range []string{"values", "wiring"} {
 			if m.Has(f) {
-				c.errorf(&m.Node, f, "only chart modules take %s: remove it", f)
+				c.errorf(&m.Node, f, "%s", c.noValues(m, f, "it"))
 			}
 		}
 	}
@@ -433,6 +433,22 @@ func (c *checker) modulePath(m *model.Module) {
 			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
 		}
 	}
+}
+
+// takesValues reports whether m takes Helm values, wiring and helm
+// options: a chart module, or a path module whose folder Argo CD renders
+// with Helm (it holds a Chart.yaml).
+func (c *checker) takesValues(m *model.Module) bool {
+	return m.Kind.Info().TakesValues || m.Kind == model.KindPath && c.charts[m.Name]
+}
+
+// noValues is the message for field set on a module that takes no values
+// (takesValues); it names what to remove, "it" or "them".
+func (c *checker) noValues(m *model.Module, field, it string) string {
+	if m.Kind == model.KindPath {
+		return fmt.Sprintf("folder %q is not a Helm chart (it holds no Chart.yaml): only charts take %s; remove %s, or make the folder a chart", m.Dir, field, it)
+	}
+	return fmt.Sprintf("only chart modules, and path modules whose folder is a Helm chart, take %s: remove %s", field, it)
 }
 
 func isManifest(name string) bool {
@@ -581,8 +597,8 @@ func (c *checker) environment(env *model.Environment) {
 				c.errorf(&s.Node, "external", "external is used only where the module is disabled: add enabled: false, or remove external")
 			}
 		}
-		if s.Values != nil && m.Kind != model.KindChart {
-			c.errorf(&s.Node, "values", "only chart modules take values: remove them")
+		if s.Values != nil && !c.takesValues(m) && m.Kind != model.KindInvalid {
+			c.errorf(&s.Node, "values", "%s", c.noValues(m, "values", "them"))
 		}
 	}
 	c.environmentFields(env)

@@ -54,12 +54,16 @@ func (c *checker) appFields(m *model.Module) {
 			c.errorf(&m.Node, field, "only %s modules take %s: remove it", model.Kinds[kind], field)
 		}
 	}
-	only("helm", model.KindChart, f.Helm != nil)
+	if f.Helm != nil && !c.takesValues(m) && m.Kind != model.KindInvalid {
+		c.errorf(&m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
+	}
 	only("manifests", model.KindChart, m.Has("manifests"))
 	only("directory", model.KindPath, f.Directory != nil)
 	only("kustomize", model.KindPath, f.Kustomize != nil)
-	if m.Kind == model.KindChart {
+	if c.takesValues(m) {
 		c.helm(m)
+	}
+	if m.Kind == model.KindChart {
 		if m.Has("manifests") {
 			c.folder(&m.Node, "manifests", f.Manifests)
 		}
@@ -185,6 +189,9 @@ func (c *checker) helm(m *model.Module) {
 	}
 	if h.OK("releaseName") && (len(h.ReleaseName) > 53 || !helmReleaseName().MatchString(h.ReleaseName)) {
 		c.errorf(&h.Node, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", h.ReleaseName)
+	}
+	if m.Kind == model.KindPath && h.PassCredentials {
+		c.errorf(&h.Node, "passCredentials", "passCredentials passes a chart repository's credentials on to the hosts of its charts, and a chart of this repository comes from no chart repository: remove it")
 	}
 	names := map[string]bool{}
 	for _, p := range h.Parameters {

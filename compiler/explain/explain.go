@@ -74,7 +74,7 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *la
 		}
 		return nil, fmt.Errorf("unknown environment %q: the environments are %s", envName, strings.Join(names, ", "))
 	}
-	if m := spec.Module(app); m != nil && m.Kind == model.KindChart && check.Delivered(env, m.Name, info.Parent) {
+	if m := spec.Module(app); m != nil && helmModule(info, m) && check.Delivered(env, m.Name, info.Parent) {
 		return explainModule(spec, repo, env, m), nil
 	}
 	if stacks != nil {
@@ -89,14 +89,20 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *la
 			}
 		}
 	}
-	return nil, fmt.Errorf("environment %s has no Helm Application %q: name a chart module, or <client>-<module> of a stack instance; the Applications are %s",
+	return nil, fmt.Errorf("environment %s has no Helm Application %q: name a chart module, a path module whose folder is a chart, or <client>-<module> of a stack instance; the Applications are %s",
 		envName, app, strings.Join(applications(spec, info, stacks, env), ", "))
+}
+
+// helmModule reports whether m's Application is a Helm release: a chart
+// module, or a path module whose folder is a chart.
+func helmModule(info *check.Info, m *model.Module) bool {
+	return m.Kind == model.KindChart || m.Kind == model.KindPath && info.Charts[m.Name]
 }
 
 func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env *model.Environment) []string {
 	var out []string
 	for _, m := range spec.Modules {
-		if m.Kind == model.KindChart && check.Delivered(env, m.Name, info.Parent) {
+		if helmModule(info, m) && check.Delivered(env, m.Name, info.Parent) {
 			out = append(out, m.Name)
 		}
 	}
@@ -146,8 +152,14 @@ func defaultsLayer() Layer {
 }
 
 func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *model.Module) *Explanation {
-	c := spec.ChartIn(env, m.Chart)
-	ex := &Explanation{Environment: env.Name, Application: m.Name, Chart: chartLine(c), VersionFrom: versionFrom(spec, c)}
+	ex := &Explanation{Environment: env.Name, Application: m.Name}
+	if m.Kind == model.KindPath {
+		// A chart of this repository, at the environment's revision.
+		ex.Chart = fmt.Sprintf("%s %s at %s", spec.Platform.RepoURL, m.Dir, env.Revision)
+	} else {
+		c := spec.ChartIn(env, m.Chart)
+		ex.Chart, ex.VersionFrom = chartLine(c), versionFrom(spec, c)
+	}
 	ex.Layers = append(ex.Layers, defaultsLayer())
 	ex.Layers = append(ex.Layers, valueFileLayers(repo, m)...)
 	// The wires are one layer, as they are one field of the spec.

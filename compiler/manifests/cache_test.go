@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -196,5 +197,47 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 			cache.Edit(cacheKey(dir), tamper)
 		}
 		check(name, cache)
+	}
+}
+
+// TestBuildReadFolders: the folders a build read are its own, its bases'
+// and components' (a sibling whose name extends another's kept apart),
+// the same from the cache as from a build, and unknown where the build
+// has problems.
+func TestBuildReadFolders(t *testing.T) {
+	deployment := func(name string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n")}
+	}
+	fsys := fstest.MapFS{
+		"m/base/kustomization.yaml":           {Data: []byte("resources: [cm.yaml]\n")},
+		"m/base/cm.yaml":                      deployment("base"),
+		"m/base-extra/kustomization.yaml":     {Data: []byte("resources: [cm.yaml]\n")},
+		"m/base-extra/cm.yaml":                deployment("extra"),
+		"m/app/kustomization.yaml":            {Data: []byte("resources: [../base, ../base-extra, sub/cm.yaml]\n")},
+		"m/app/sub/cm.yaml":                   deployment("sub"),
+		"m/unread/cm.yaml":                    deployment("unread"),
+		"m/broken/kustomization.yaml":         {Data: []byte("resources: [../nowhere]\n")},
+		"m/plain/cm.yaml":                     deployment("plain"),
+		"m/plain/not-a-manifest.txt":          {Data: []byte("x")},
+		"m/plain/nested/kustomization.yaml":   {Data: []byte("resources: []\n")},
+		"m/plain/nested/not-read-either.yaml": deployment("nested"),
+	}
+	cache := &memcache.Memory{}
+	for _, c := range []struct {
+		dir  string
+		want []string
+	}{
+		{"m/app", []string{"m/app", "m/base", "m/base-extra"}},
+		{"m/plain", []string{"m/plain"}},
+		{"m/broken", nil},
+	} {
+		for _, from := range []string{"a build", "the cache"} {
+			if got := BuildRead(fsys, c.dir, cache).Folders; !slices.Equal(got, c.want) {
+				t.Errorf("%s, from %s: read %q, want %q", c.dir, from, got, c.want)
+			}
+		}
+		if got := BuildRead(fsys, c.dir, nil).Folders; !slices.Equal(got, c.want) {
+			t.Errorf("%s, without a cache: read %q, want %q", c.dir, got, c.want)
+		}
 	}
 }

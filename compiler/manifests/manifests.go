@@ -123,21 +123,102 @@ const skipMarker = "+argocd:skip-file-rendering"
 // process or another, with what building it read (see Cache); it must
 // serve fsys alone.
 func Build(fsys fs.FS, dir string, cache Cache) ([]Object, []Problem) {
+	b := BuildRead(fsys, dir, cache)
+	return b.Objects, b.Problems
+}
+
+// Built is what building a folder gave.
+type Built struct {
+	Objects  []Object
+	Problems []Problem
+	// Folders are the folders of the repository whose files the build
+	// read or listed, from its root, sorted, none inside another: a commit
+	// that changes no file under them builds the same. Nil where that is
+	// not known: the build had problems, or read in a way it does not
+	// record.
+	Folders []string
+}
+
+// BuildRead is Build, and the folders the build read.
+func BuildRead(fsys fs.FS, dir string, cache Cache) Built {
 	var b builder
-	if cache == nil {
-		b.build(fsys, dir)
-	} else if e, ok := cached(cache, fsys, dir); ok {
-		b.objects, b.problems = e.Objects, e.Problems
+	var reads []read
+	known := false
+	if e, ok := cachedIn(cache, fsys, dir); ok {
+		b.objects, b.problems, reads, known = e.Objects, e.Problems, e.Reads, true
 	} else {
 		rec := newRecordingFS(fsys)
 		b.build(rec, dir)
-		if !rec.unsound {
-			store(cache, dir, rec.Reads(), b.objects, b.problems)
+		reads, known = rec.Reads(), !rec.unsound
+		if cache != nil && known {
+			store(cache, dir, reads, b.objects, b.problems)
 		}
 	}
 	slices.SortFunc(b.objects, compareObjects)
 	slices.SortFunc(b.problems, compareProblems)
-	return b.objects, slices.Compact(b.problems)
+	out := Built{Objects: b.objects, Problems: slices.Compact(b.problems)}
+	if known && len(out.Problems) == 0 {
+		out.Folders = readFolders(reads)
+	}
+	return out
+}
+
+// readFolders are the folders whose files reads read or listed, none
+// inside another. A look at a folder itself (the path check of each of
+// its parents) reads no file: Git holds files, and a folder changes only
+// through them.
+func readFolders(reads []read) []string {
+	var dirs []string
+	for _, r := range reads {
+		switch {
+		case r.Op == opReadDir:
+			dirs = append(dirs, r.Name)
+		case r.Op == opReadFile:
+			dirs = append(dirs, path.Dir(r.Name))
+		case strings.HasPrefix(r.Saw, "d"):
+			// A folder, looked at.
+		default:
+			// A file looked at (or looked for: one made there later
+			// may change the build).
+			dirs = append(dirs, path.Dir(r.Name))
+		}
+	}
+	// Shortest first, so that a folder's parents are seen before it.
+	slices.SortFunc(dirs, func(a, b string) int {
+		return cmp.Or(cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")), strings.Compare(a, b))
+	})
+	kept := map[string]bool{}
+	var out []string
+	for _, d := range slices.Compact(dirs) {
+		if inside(d, kept) {
+			continue
+		}
+		kept[d] = true
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// inside reports whether dir is one of folders or inside one.
+func inside(dir string, folders map[string]bool) bool {
+	if folders["."] {
+		return true
+	}
+	for d := dir; d != "."; d = path.Dir(d) {
+		if folders[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// cachedIn is cached, for a cache that may be nil.
+func cachedIn(cache Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
+	if cache == nil {
+		return nil, false
+	}
+	return cached(cache, fsys, dir)
 }
 
 type builder struct {

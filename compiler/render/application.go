@@ -2,6 +2,7 @@ package render
 
 import (
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,6 +60,11 @@ func (r *renderer) setSources(env *model.Environment, m *model.Module, spec *obj
 		if k := m.Kustomize; k != nil {
 			src.Set("kustomize", kustomizeOptions(k))
 		}
+		if r.info.Charts[m.Name] {
+			if h := r.helm(env, m); h != nil {
+				src.Set("helm", h)
+			}
+		}
 		spec.Set("source", src)
 		return
 	}
@@ -81,19 +87,37 @@ func (r *renderer) setSources(env *model.Environment, m *model.Module, spec *obj
 }
 
 // ValueFiles are a chart module's values files as its Application names
-// them: $values/<path> of this repository.
+// them: $values/<path> of this repository. A chart of this repository (a
+// path module) names them from its folder, as Argo CD resolves the values
+// files of a source that reads the repository they are in.
 func ValueFiles(m *model.Module) []string {
 	if m.Helm == nil || len(m.Helm.ValueFiles) == 0 {
 		return nil
 	}
 	out := make([]string, len(m.Helm.ValueFiles))
 	for i, f := range m.Helm.ValueFiles {
-		out[i] = "$" + argocd.ValuesRef + "/" + f
+		if m.Kind == model.KindPath {
+			out[i] = relativePath(m.Dir, f)
+		} else {
+			out[i] = "$" + argocd.ValuesRef + "/" + f
+		}
 	}
 	return out
 }
 
-// helm is the helm field of a chart module's source, or nil.
+// relativePath is the path of file from folder dir, both clean slash
+// paths from the repository root.
+func relativePath(dir, file string) string {
+	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
+	n := 0
+	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
+		n++
+	}
+	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
+}
+
+// helm is the helm field of a chart module's source, or of a path
+// module's whose folder is a chart, or nil.
 func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 	values := r.values(env, m)
 	if m.Helm == nil && len(values) == 0 {
@@ -323,7 +347,20 @@ func (r *renderer) setGeneratePaths(meta, spec *object.Map) {
 		}
 		if p, ok := s.Get("path").(string); ok && p != "" {
 			if r.info.KustomizationDirs[p] {
-				return
+				// Kustomize may read beyond the folder: the
+				// folders its build read, where known.
+				var read []string
+				ok := false
+				if r.reads != nil {
+					read, ok = r.reads(p)
+				}
+				if !ok {
+					return
+				}
+				for _, d := range read {
+					paths = append(paths, "/"+d)
+				}
+				continue
 			}
 			paths = append(paths, "/"+p)
 		}
@@ -334,10 +371,15 @@ func (r *renderer) setGeneratePaths(meta, spec *object.Map) {
 			continue
 		}
 		files, _ := helm.Get("valueFiles").([]string)
+		dir, _ := s.Get("path").(string)
 		for _, f := range files {
 			ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
-			if strings.HasPrefix(f, "$") && ok && refs[ref] {
+			switch {
+			case strings.HasPrefix(f, "$") && ok && refs[ref]:
 				paths = append(paths, "/"+rest)
+			case !strings.HasPrefix(f, "$") && dir != "" && s.Get("repoURL") == repo:
+				// An in-repo chart's values file, from its folder.
+				paths = append(paths, "/"+path.Join(dir, f))
 			}
 		}
 	}

@@ -52,12 +52,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				if m.CreateNamespace {
 					helm.arg("--create-namespace")
 				}
-				helmOptions(helm, m)
-				if values := r.values(env, m); len(values) > 0 {
-					files = append(files, File{Path: path.Join(dir, "values", m.Name+".yaml"), Objects: []*object.Map{valuesDocument(values)}, Values: true})
-					helm.arg("--values").raw(`"$values"/` + ShellQuote(m.Name+".yaml"))
-				}
-				helmParameters(helm, m)
+				r.helmValues(helm, env, m, dir, &files)
 				helm.arg("--wait")
 				b.WriteString(helm.String() + "\n")
 				if m.Manifests != "" {
@@ -71,10 +66,11 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				if r.info.Charts[m.Name] {
 					// A chart of this repository, with its defaults,
 					// as Argo CD renders the folder.
-					helm := shellCommand("helm", "upgrade", "--install", m.Name, m.Dir, "--namespace", m.Namespace)
+					helm := shellCommand("helm", "upgrade", "--install", releaseName(m), m.Dir, "--namespace", m.Namespace)
 					if m.CreateNamespace {
 						helm.arg("--create-namespace")
 					}
+					r.helmValues(helm, env, m, dir, &files)
 					b.WriteString(helm.arg("--wait").String() + "\n")
 					continue
 				}
@@ -187,6 +183,18 @@ func releaseName(m *model.Module) string {
 		return m.Helm.ReleaseName
 	}
 	return m.Name
+}
+
+// helmValues adds to helm a module's helm options, its values (a values
+// file of the plan, in folder dir, added to files) and its parameters, in
+// the order in which Argo CD gives them to Helm.
+func (r *renderer) helmValues(helm *shellWords, env *model.Environment, m *model.Module, dir string, files *[]File) {
+	helmOptions(helm, m)
+	if values := r.values(env, m); len(values) > 0 {
+		*files = append(*files, File{Path: path.Join(dir, "values", m.Name+".yaml"), Objects: []*object.Map{valuesDocument(values)}, Values: true})
+		helm.arg("--values").raw(`"$values"/` + ShellQuote(m.Name+".yaml"))
+	}
+	helmParameters(helm, m)
 }
 
 // helmOptions are the flags of a chart module's helm options, and its

@@ -58,9 +58,18 @@ const (
 	stacksDir       = "stacks"
 )
 
-// Render returns the files of the whole platform, sorted by path.
-func Render(spec *model.Spec, info *check.Info, stacks *rgd.Compiled) []File {
-	r := &renderer{spec: spec, info: info, stacks: stacks}
+// FolderReads returns the folders of the repository that building the
+// kustomization in folder dir reads, from the repository's root, and
+// whether they are known (verify.Folders.Read, which waits for the build
+// that the compiler starts once the spec is read).
+type FolderReads func(dir string) ([]string, bool)
+
+// Render returns the files of the whole platform, sorted by path. reads,
+// if not nil, gives the folders each kustomization's build reads: the
+// refresh paths (manifest-generate-paths) of the Applications that sync
+// one; without it, they get none.
+func Render(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, reads FolderReads) []File {
+	r := &renderer{spec: spec, info: info, stacks: stacks, reads: reads}
 	// Environments are independent: render them in parallel.
 	perEnv := make([][]File, len(spec.Environments))
 	object.Parallel(len(spec.Environments), func(i int) {
@@ -85,6 +94,7 @@ type renderer struct {
 	spec   *model.Spec
 	info   *check.Info
 	stacks *rgd.Compiled
+	reads  FolderReads
 }
 
 // RootFile returns the path, relative to the output root, of an

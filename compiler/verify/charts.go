@@ -341,7 +341,7 @@ func lookupPath(v any, p []string) any {
 // position, spec path, and a description.
 func (v *verifier) valueLayer(env *model.Environment, a app, p []string) (diag.Pos, string, string) {
 	spec := v.in.Spec
-	if a.mod != nil && a.mod.Kind == model.KindChart {
+	if a.mod != nil && (a.mod.Kind == model.KindChart || a.mod.Kind == model.KindPath) {
 		ls := render.ValuesLayers(spec, env, a.mod)
 		for i := len(ls) - 1; i >= 0; i-- {
 			l := ls[i]

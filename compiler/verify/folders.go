@@ -18,13 +18,13 @@ type Folders struct {
 	repo  fs.FS
 	cache manifests.Cache
 	mu    sync.Mutex
-	dirs  map[string]func() ([]manifests.Object, []manifests.Problem)
+	dirs  map[string]func() manifests.Built
 }
 
 // NewFolders returns the folders of repo, each built on first use. cache,
 // if not nil, keeps their outcomes between runs (manifests.Cache).
 func NewFolders(repo fs.FS, cache manifests.Cache) *Folders {
-	return &Folders{repo: repo, cache: cache, dirs: map[string]func() ([]manifests.Object, []manifests.Problem){}}
+	return &Folders{repo: repo, cache: cache, dirs: map[string]func() manifests.Built{}}
 }
 
 // BuildFolders is NewFolders, and starts building the folders of spec's
@@ -47,12 +47,26 @@ func BuildFolders(spec *model.Spec, repo fs.FS, cache manifests.Cache) *Folders 
 // build returns the objects and problems of the folder dir, building it
 // on the first call; other calls for dir wait for that one.
 func (f *Folders) build(dir string) ([]manifests.Object, []manifests.Problem) {
+	b := f.built(dir)
+	return b.Objects, b.Problems
+}
+
+func (f *Folders) built(dir string) manifests.Built {
 	f.mu.Lock()
 	b := f.dirs[dir]
 	if b == nil {
-		b = sync.OnceValues(func() ([]manifests.Object, []manifests.Problem) { return manifests.Build(f.repo, dir, f.cache) })
+		b = sync.OnceValue(func() manifests.Built { return manifests.BuildRead(f.repo, dir, f.cache) })
 		f.dirs[dir] = b
 	}
 	f.mu.Unlock()
 	return b()
+}
+
+// Read returns the folders of the repository that building the folder
+// dir read (manifests.Built.Folders), building it if no build has; false
+// where they are not known. Render sets them as the refresh paths of the
+// Applications that sync a kustomization.
+func (f *Folders) Read(dir string) ([]string, bool) {
+	b := f.built(dir)
+	return b.Folders, b.Folders != nil
 }

@@ -35,7 +35,7 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 	info := check.Check(spec, fsys, log)
 	stacks := rgd.Compile(spec, info, nil, nil, log)
 	clientFiles := layers.Read(spec, stacks, fsys, layers.Options{}, log)
-	files := render.Render(spec, info, stacks)
+	files := render.Render(spec, info, stacks, nil)
 	if log.HasErrors() {
 		t.Fatalf("the sample does not compile:\n%s", log)
 	}

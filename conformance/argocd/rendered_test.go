@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,9 @@ import (
 	"github.com/argoproj/argo-cd/v3/util/settings"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler"
@@ -211,7 +215,7 @@ func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *mode
 			}
 		}
 		checkFields(t, at, app, proj, db)
-		checkRefreshPaths(t, at, app, res.Spec.Platform.RepoURL)
+		checkRefreshPaths(t, at, app, res.Spec.Platform.RepoURL, repo)
 		if app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.SyncOptions.HasOption("CreateNamespace=true") &&
 			!proj.IsGroupKindNamePermitted(schema.GroupKind{Kind: "Namespace"}, app.Spec.Destination.Namespace, false) {
 			t.Errorf("%s: Argo CD cannot create namespace %s: project %s does not permit the kind Namespace", at, app.Spec.Destination.Namespace, proj.Name)
@@ -249,27 +253,47 @@ func checkFields(t *testing.T, at string, app *v1alpha1.Application, proj *v1alp
 
 // checkRefreshPaths runs Argo CD's webhook logic on the
 // manifest-generate-paths platc sets: a commit that changes a file in a
-// folder the Application syncs from this repository, or one of its values
-// files, refreshes it; a commit that changes only a file it does not read
-// does not.
-func checkRefreshPaths(t *testing.T, at string, app *v1alpha1.Application, repoURL string) {
+// folder the Application syncs from this repository, one of its values
+// files, or any file kustomize reads to build a kustomization it syncs
+// (recorded here by kustomize's own build of the folder on disk, in
+// repo), refreshes it; a commit that changes only a file it does not read
+// does not; and for a kustomization, every path of the annotation holds a
+// file the build read (none refreshes it for nothing).
+func checkRefreshPaths(t *testing.T, at string, app *v1alpha1.Application, repoURL, repo string) {
 	t.Helper()
-	if _, ok := app.Annotations[v1alpha1.AnnotationKeyManifestGeneratePaths]; !ok {
+	annotation, ok := app.Annotations[v1alpha1.AnnotationKeyManifestGeneratePaths]
+	if !ok {
 		return
 	}
-	var reads []string
+	var reads, built []string
 	for _, s := range app.Spec.GetSources() {
 		if s.RepoURL != repoURL {
 			continue
 		}
 		if s.Path != "" {
-			reads = append(reads, s.Path+"/any.yaml")
+			if files, ok := kustomizeReads(t, repo, s.Path); ok {
+				reads = append(reads, files...)
+				built = append(built, files...)
+			} else {
+				reads = append(reads, s.Path+"/any.yaml")
+			}
 		}
 		if s.Helm != nil {
 			for _, f := range s.Helm.ValueFiles {
 				if rest, ok := strings.CutPrefix(f, "$values/"); ok {
 					reads = append(reads, rest)
+				} else if s.Path != "" && !strings.HasPrefix(f, "$") {
+					// An in-repo chart's, from its folder.
+					reads = append(reads, path.Join(s.Path, f))
 				}
+			}
+		}
+	}
+	if len(built) > 0 {
+		for _, p := range strings.Split(annotation, ";") {
+			p = strings.TrimPrefix(p, "/")
+			if !slices.ContainsFunc(reads, func(f string) bool { return strings.HasPrefix(f, p+"/") }) {
+				t.Errorf("%s: manifest-generate-paths %q names %s, where it reads no file: a commit there refreshes it for nothing", at, annotation, p)
 			}
 		}
 	}
@@ -303,4 +327,60 @@ func mustDecode(t *testing.T, data []byte, v any) {
 func placeholder(app *v1alpha1.Application) bool {
 	data, _ := json.Marshal(app)
 	return rgd.HasPlaceholder(string(data))
+}
+
+// kustomizeReads builds the folder dir of repo with kustomize, as Argo CD
+// does (krusty, default options, on disk), if it is a kustomization, and
+// returns every file of the repository the build read, from its root.
+func kustomizeReads(t *testing.T, repo, dir string) ([]string, bool) {
+	t.Helper()
+	isKustomization := false
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if _, err := os.Stat(filepath.Join(repo, dir, name)); err == nil {
+			isKustomization = true
+		}
+	}
+	if !isKustomization {
+		return nil, false
+	}
+	root, err := filepath.Abs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &readingFS{FileSystem: filesys.MakeFsOnDisk()}
+	if _, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(rec, filepath.Join(root, dir)); err != nil {
+		t.Fatalf("kustomize cannot build %s: %v", dir, err)
+	}
+	var out []string
+	for _, f := range rec.files {
+		rel, err := filepath.Rel(root, f)
+		if err == nil && !strings.HasPrefix(rel, "..") {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
+}
+
+// readingFS is a kustomize file system that records the files it reads
+// and the folders it lists (as a file "any.yaml" in each: a file made
+// there would be seen).
+type readingFS struct {
+	filesys.FileSystem
+	files []string
+}
+
+func (r *readingFS) ReadFile(name string) ([]byte, error) {
+	r.files = append(r.files, name)
+	return r.FileSystem.ReadFile(name)
+}
+
+func (r *readingFS) Open(name string) (filesys.File, error) {
+	r.files = append(r.files, name)
+	return r.FileSystem.Open(name)
+}
+
+func (r *readingFS) ReadDir(name string) ([]string, error) {
+	r.files = append(r.files, filepath.Join(name, "any.yaml"))
+	return r.FileSystem.ReadDir(name)
 }
