@@ -250,6 +250,16 @@ func (p *Project) IsGroupKindPermitted(group, kind, name string, namespaced bool
 	return whiteListed && !blackListed
 }
 
+// NamespacedRefusal says why IsGroupKindPermitted refuses the namespaced
+// kind: a namespace whitelist that misses it, a blacklist that has it, or
+// both.
+func (p *Project) NamespacedRefusal(group, kind string) (notWhitelisted, blacklisted bool) {
+	white, black := p.spec.NamespaceResourceWhitelist, p.spec.NamespaceResourceBlacklist
+	notWhitelisted = !(white == nil || len(white) != 0 && isResourceInList(group, kind, white))
+	blacklisted = len(black) != 0 && isResourceInList(group, kind, black)
+	return notWhitelisted, blacklisted
+}
+
 // isResourceInList is pkg/apis/application/v1alpha1/types.go's (Argo CD
 // v3.5.1): shell patterns on kind and group, names not read.
 func isResourceInList(group, kind string, list []ResourceRule) bool {

@@ -66,6 +66,15 @@ type Object struct {
 	Line int
 }
 
+// Where is the object's file, and its line where known: "file:line" or
+// "file".
+func (o Object) Where() string {
+	if o.Line > 0 {
+		return o.File + ":" + strconv.Itoa(o.Line)
+	}
+	return o.File
+}
+
 // Problem is one finding about a folder.
 type Problem struct {
 	// File is the slash path, relative to the repository root, of the file

@@ -459,7 +459,7 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 				}
 				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
 			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
-				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: remove it from %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.fixPath("namespaceResourceBlacklist"))
+				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.namespacedKindFix(group, kind))
 			}
 			if !o.clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
 				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {

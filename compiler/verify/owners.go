@@ -142,11 +142,7 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, s
 			v.errorf(a.origin, "Application %q (%s) syncs the cluster-scoped kind %s (%s), which project %s does not allow: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", a.name(), where(a, env), o.kind, o.from(), proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
 			continue
 		}
-		fix := "remove it from " + proj.fixPath("namespaceResourceBlacklist")
-		if proj.Spec().NamespaceResourceWhitelist != nil {
-			fix = fmt.Sprintf("add {group: %q, kind: %q} to %s", o.group, o.kind, proj.fixPath("namespaceResourceWhitelist"))
-		}
-		v.errorf(a.origin, "Application %q (%s) syncs %s (%s), whose kind %s project %s does not allow: Argo CD refuses it at sync; %s", a.name(), where(a, env), o, o.from(), o.kind, proj.Name, fix)
+		v.errorf(a.origin, "Application %q (%s) syncs %s (%s), whose kind %s project %s does not allow: Argo CD refuses it at sync; %s", a.name(), where(a, env), o, o.from(), o.kind, proj.Name, proj.namespacedKindFix(o.group, o.kind))
 	}
 }
 

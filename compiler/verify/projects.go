@@ -179,6 +179,21 @@ func (p *project) fixPath(field string) string {
 	return "project " + p.Name + "'s " + field
 }
 
+// namespacedKindFix says what makes project p permit the namespaced kind
+// it refuses: add it to the namespace whitelist where that misses it,
+// remove it from the blacklist where that has it.
+func (p *project) namespacedKindFix(group, kind string) string {
+	notWhitelisted, blacklisted := p.NamespacedRefusal(group, kind)
+	var fixes []string
+	if notWhitelisted {
+		fixes = append(fixes, fmt.Sprintf("add {group: %q, kind: %q} to %s", group, kind, p.fixPath("namespaceResourceWhitelist")))
+	}
+	if blacklisted {
+		fixes = append(fixes, "remove it from "+p.fixPath("namespaceResourceBlacklist"))
+	}
+	return strings.Join(fixes, " and ")
+}
+
 // repoPathKinds checks the kinds a repo-path module (or a chart's extra
 // manifests) deploys from dir against its project: a cluster-scoped kind (by name too) must be allow-listed, a
 // namespaced one permitted by the namespace lists.
@@ -194,11 +209,11 @@ func (v *verifier) repoPathKinds(a app, proj *project, dir string) {
 		if manifests.ClusterScoped(o.APIVersion, o.Kind) {
 			if !proj.IsGroupKindPermitted(group, o.Kind, o.Name, false) {
 				reported[key] = true
-				v.errorf(a.origin, "%s deploys the cluster-scoped kind %s (%s:%d), which project %s does not allow: add {group: %q, kind: %q} to %s", a.name(), o.Kind, o.File, o.Line, proj.Name, group, o.Kind, proj.fixPath("clusterResourceWhitelist"))
+				v.errorf(a.origin, "Application %q (%s) deploys the cluster-scoped kind %s (%s), which project %s does not allow: add {group: %q, kind: %q} to %s", a.name(), a.file, o.Kind, o.Where(), proj.Name, group, o.Kind, proj.fixPath("clusterResourceWhitelist"))
 			}
 		} else if !proj.IsGroupKindPermitted(group, o.Kind, o.Name, true) {
 			reported[key] = true
-			v.errorf(a.origin, "%s deploys %s (%s:%d), which project %s does not allow: remove it from %s", a.name(), o.Kind, o.File, o.Line, proj.Name, proj.fixPath("namespaceResourceBlacklist"))
+			v.errorf(a.origin, "Application %q (%s) deploys %s (%s), which project %s does not allow: %s", a.name(), a.file, o.Kind, o.Where(), proj.Name, proj.namespacedKindFix(group, o.Kind))
 		}
 	}
 }
