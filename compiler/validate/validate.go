@@ -292,6 +292,17 @@ func splitDocuments(data []byte) [][]byte {
 	return append(docs, cur.Bytes())
 }
 
+// KindsByVersion returns the apiVersion and kind of every schema v has,
+// sorted.
+func (v *Validator) KindsByVersion() [][2]string {
+	out := make([][2]string, 0, len(v.kinds))
+	for k := range v.kinds {
+		out = append(out, [2]string{k.apiVersion, k.kind})
+	}
+	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1]) })
+	return out
+}
+
 // Knows reports whether v has a schema for apiVersion and kind: whether
 // Validate judges an object of that kind.
 func (v *Validator) Knows(apiVersion, kind string) bool {

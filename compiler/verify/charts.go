@@ -80,6 +80,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 	if r == nil {
 		return
 	}
+	var rendered []renderedApp
 	for _, a := range apps {
 		if a.root {
 			continue
@@ -124,6 +125,47 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				r.Partial(env.Name + "/" + a.name())
 			}
 			v.chartOutcome(env, a, hs, what, out, partial, e)
+			rendered = append(rendered, renderedApp{a, what, out})
+		}
+	}
+	v.renderedKindsExist(env, rendered)
+}
+
+// renderedApp is one Helm source rendered for an Application.
+type renderedApp struct {
+	a    app
+	what string
+	out  *charts.Outcome
+}
+
+// renderedKindsExist reports the objects the environment's charts render
+// whose kind Kubernetes (at the environment's version) does not serve, or
+// whose group the platform defines other kinds of (kindProblem), once
+// the CRDs of every chart of the environment are known.
+func (v *verifier) renderedKindsExist(env *model.Environment, rendered []renderedApp) {
+	if len(rendered) == 0 {
+		return
+	}
+	k := v.platformKinds(env)
+	for _, ra := range rendered {
+		objects, _ := v.objectsOf(ra.out)
+		for _, o := range objects {
+			if o.defines[1] != "" {
+				k.define(o.defines[0], o.defines[1])
+			}
+		}
+	}
+	for _, ra := range rendered {
+		objects, _ := v.objectsOf(ra.out)
+		reported := map[string]bool{}
+		for _, o := range objects {
+			if o.noKind || reported[o.apiVersion+" "+o.kind] {
+				continue
+			}
+			if msg := kindProblem(env, k, o.apiVersion, o.kind); msg != "" {
+				reported[o.apiVersion+" "+o.kind] = true
+				v.errorf(ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD cannot sync: %s", ra.what, o.kind, o.source, ra.a.name(), where(ra.a, env), msg)
+			}
 		}
 	}
 }
@@ -486,8 +528,10 @@ type renderedObject struct {
 	crd                   bool   // from the chart's crds/ folder
 	noKind                bool   // no apiVersion or kind: nothing else is judged
 	group, kind, name, ns string
-	noName                bool     // neither a name nor a generateName
-	nameMsgs, nsMsgs      []string // what Kubernetes says of the name and namespace
+	apiVersion            string
+	defines               [2]string // a CRD's group and kind
+	noName                bool      // neither a name nor a generateName
+	nameMsgs, nsMsgs      []string  // what Kubernetes says of the name and namespace
 	clusterScoped         bool
 	// crdProblems are the problems of the first of the chart's CRDs and
 	// platc's that refuses the object (renderedObjects reports one).
@@ -538,6 +582,7 @@ func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 	}
 	scopes := map[string]bool{} // group/kind -> cluster-scoped, from the chart's CRDs
 	crds := map[string][]map[string]any{}
+	defines := map[int][2]string{}
 	for i, h := range heads {
 		if h.Kind == "CustomResourceDefinition" {
 			obj, err := body(i)
@@ -548,6 +593,7 @@ func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 			k := str(obj, "spec", "names", "kind")
 			scopes[g+"/"+k] = str(obj, "spec", "scope") == "Cluster"
 			crds[h.Source] = append(crds[h.Source], obj)
+			defines[i] = [2]string{g, k}
 		}
 	}
 	var val *validate.Validator
@@ -559,7 +605,7 @@ func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 	platform := v.validator()
 	objects := make([]renderedObject, 0, len(heads))
 	for i, h := range heads {
-		r := renderedObject{source: h.Source, crd: h.CRD, kind: h.Kind}
+		r := renderedObject{source: h.Source, crd: h.CRD, kind: h.Kind, apiVersion: h.APIVersion, defines: defines[i]}
 		if h.APIVersion == "" || h.Kind == "" {
 			r.noKind = true
 			objects = append(objects, r)

@@ -1,0 +1,220 @@
+package verify
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
+)
+
+// The kinds an object may have: Kubernetes' own, at the environment's
+// version, and those the platform defines (its charts' and folders' CRDs,
+// the CRDs platc knows, its stacks' instance kinds, the API versions the
+// environment says its cluster serves). A kind of Kubernetes' own groups
+// that Kubernetes does not define, or does not serve at the environment's
+// version, is an error; so is a kind of a group the platform defines
+// kinds for, where none of them is it. A kind of a group nothing in the
+// platform defines is left to the cluster: an operator may bring it.
+
+// builtinKind is a kind of Kubernetes' own API, and the minor versions
+// (of Kubernetes 1) that serve it: from introduced, until removed (0:
+// served since before 1.0, or still served).
+type builtinKind struct {
+	introduced, removed int
+	replacement         schema.GroupVersionKind
+}
+
+// lifecycle is what k8s.io/api generates for a type that is not GA
+// (zz_generated.prerelease-lifecycle.go).
+type lifecycle interface {
+	APILifecycleIntroduced() (major, minor int)
+	APILifecycleRemoved() (major, minor int)
+	APILifecycleReplacement() schema.GroupVersionKind
+}
+
+// builtinKinds are Kubernetes' own kinds by group/version (k8s.io/api as
+// client-go's scheme registers it, at the version platc links, and the
+// API server's two groups that client-go leaves out), with the versions
+// that serve each.
+var builtinKinds = sync.OnceValue(func() map[string]map[string]builtinKind {
+	out := map[string]map[string]builtinKind{
+		"apiextensions.k8s.io/v1":        {"CustomResourceDefinition": {}},
+		"apiextensions.k8s.io/v1beta1":   {"CustomResourceDefinition": {introduced: 16, removed: 22, replacement: schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}}},
+		"apiregistration.k8s.io/v1":      {"APIService": {}},
+		"apiregistration.k8s.io/v1beta1": {"APIService": {introduced: 7, removed: 22, replacement: schema.GroupVersionKind{Group: "apiregistration.k8s.io", Version: "v1", Kind: "APIService"}}},
+	}
+	for gvk, t := range scheme.Scheme.AllKnownTypes() {
+		if !strings.HasPrefix(t.PkgPath(), "k8s.io/api/") || gvk.Version == "__internal" {
+			continue // meta's options and events, registered in every group
+		}
+		var k builtinKind
+		if l, ok := reflect.New(t).Interface().(lifecycle); ok {
+			_, k.introduced = l.APILifecycleIntroduced()
+			_, k.removed = l.APILifecycleRemoved()
+			k.replacement = l.APILifecycleReplacement()
+		}
+		gv := gvk.GroupVersion().String()
+		if out[gv] == nil {
+			out[gv] = map[string]builtinKind{}
+		}
+		out[gv][gvk.Kind] = k
+	}
+	return out
+})
+
+// builtinGroups are the API groups of Kubernetes' own kinds, each with
+// its versions: a CRD cannot add a kind to them.
+var builtinGroups = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
+	for gv := range builtinKinds() {
+		g := group(gv)
+		out[g] = append(out[g], strings.TrimPrefix(gv, g+"/"))
+	}
+	for _, vs := range out {
+		slices.Sort(vs)
+	}
+	return out
+})
+
+// minorOf is the minor version of a Kubernetes version ("1.34.0",
+// "v1.34"), or -1.
+func minorOf(version string) int {
+	parts := strings.Split(strings.TrimPrefix(version, "v"), ".")
+	if len(parts) < 2 || parts[0] != "1" {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// envKinds are the kinds the platform defines in one environment, beyond
+// Kubernetes' own: group -> kinds (nil where a group is known to be
+// defined but not its kinds, as for a CRD known only by its name).
+type envKinds struct {
+	groups map[string]map[string]bool
+	served map[string]bool // group/version the cluster serves, as the environment says
+}
+
+func newEnvKinds(env *model.Environment) *envKinds {
+	k := &envKinds{groups: map[string]map[string]bool{}, served: map[string]bool{}}
+	for _, gv := range env.Kubernetes.APIVersions {
+		k.served[gv] = true
+	}
+	return k
+}
+
+// define adds the kind of group; kind "" says only that the group has
+// kinds platc does not see.
+func (k *envKinds) define(group, kind string) {
+	kinds := k.groups[group]
+	if kinds == nil {
+		kinds = map[string]bool{}
+		k.groups[group] = kinds
+	}
+	if kind == "" {
+		kinds["*"] = true
+	} else {
+		kinds[kind] = true
+	}
+}
+
+// platformKinds are the kinds of env that do not depend on its charts:
+// the CRDs platc knows, the stacks' instance kinds, and the groups of the
+// CRDs the repository's folders deploy.
+func (v *verifier) platformKinds(env *model.Environment) *envKinds {
+	k := newEnvKinds(env)
+	if val := v.validator(); val != nil {
+		for _, gk := range val.KindsByVersion() {
+			k.define(group(gk[0]), gk[1])
+		}
+	}
+	for _, s := range v.in.Spec.Stacks {
+		k.define(s.Group, s.Kind)
+	}
+	// A folder's CRD is known by its name, <plural>.<group>: its group
+	// has kinds platc does not see.
+	for _, m := range v.in.Spec.Modules {
+		dir := m.Dir
+		if m.Kind == model.KindChart {
+			dir = m.Manifests
+		}
+		if dir == "" || v.in.Folders == nil {
+			continue
+		}
+		objs, _ := v.in.Folders.build(dir)
+		for _, o := range objs {
+			if _, g, ok := strings.Cut(o.Name, "."); ok && o.Kind == "CustomResourceDefinition" {
+				k.define(g, "")
+			}
+		}
+	}
+	return k
+}
+
+// kindProblem says what is wrong with the kind of an object of
+// apiVersion in env, or "".
+func kindProblem(env *model.Environment, k *envKinds, apiVersion, kind string) string {
+	g := group(apiVersion)
+	if versions, ok := builtinGroups()[g]; ok {
+		kinds, ok := builtinKinds()[apiVersion]
+		if !ok {
+			return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(quoteAll(gvs(g, versions))))
+		}
+		b, ok := kinds[kind]
+		if !ok {
+			return fmt.Sprintf("Kubernetes defines no kind %s in %s%s", kind, apiVersion, diag.DidYouMean(kind, slices.Sorted(maps.Keys(kinds))))
+		}
+		minor := minorOf(env.Kubernetes.Version)
+		switch {
+		case minor < 0:
+		case b.removed > 0 && minor >= b.removed:
+			use := ""
+			if r := b.replacement; r.Kind != "" {
+				use = fmt.Sprintf(": use %s %s", r.GroupVersion().String(), r.Kind)
+			}
+			return fmt.Sprintf("Kubernetes %s no longer serves %s %s (removed in 1.%d)%s", env.Kubernetes.Version, apiVersion, kind, b.removed, use)
+		case b.introduced > 0 && minor < b.introduced:
+			return fmt.Sprintf("Kubernetes %s does not serve %s %s (it does from 1.%d): raise environments.%s.kubernetes.version, or use another version of the kind", env.Kubernetes.Version, apiVersion, kind, b.introduced, env.Name)
+		}
+		return ""
+	}
+	if k.served[apiVersion] {
+		return ""
+	}
+	kinds, ok := k.groups[g]
+	if !ok || kinds["*"] || kinds[kind] {
+		return "" // the cluster's, or an operator's: not known offline
+	}
+	return fmt.Sprintf("no CRD of the platform defines kind %s in group %s, which defines %s%s; if the cluster has it otherwise, add %q to environments.%s.kubernetes.apiVersions", kind, g, diag.List(slices.Sorted(maps.Keys(kinds))), diag.DidYouMean(kind, slices.Sorted(maps.Keys(kinds))), apiVersion, env.Name)
+}
+
+func gvs(g string, versions []string) []string {
+	out := make([]string, len(versions))
+	for i, v := range versions {
+		out[i] = v
+		if g != "" {
+			out[i] = g + "/" + v
+		}
+	}
+	return out
+}
+
+func quoteAll(l []string) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
