@@ -3,12 +3,14 @@ package compiler_test
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -62,6 +64,8 @@ func TestRenderedRGDsCheck(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", o.Path, err)
 				}
+				// As the platform's kro runs.
+				g.Gates = res.Spec.Platform.Kro.FeatureGates
 				rgds = append(rgds, rendered{path: o.Path, g: g})
 				checked++
 			}
@@ -265,4 +269,47 @@ func (c *previewCounter) Get(k string) ([]byte, bool) {
 
 func (c *previewCounter) Put(k string, v []byte) {
 	c.Memory.Put(k, v)
+}
+
+// TestKroGatesPerCompilation compiles, at once and many times over, a
+// platform whose kro runs with CELOmitFunction on and the same platform
+// with the gate left at kro's default (off): kro's builder reads its gates
+// from a process-wide variable, and each compilation must get the verdict
+// of its own gates, whatever runs beside it (go test -race proves the
+// handover).
+func TestKroGatesPerCompilation(t *testing.T) {
+	on := fstest.MapFS{}
+	dir := "../golden/stacks-kro-gates"
+	if err := fs.WalkDir(os.DirFS(dir), "sources", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(dir + "/" + p)
+		on[p] = &fstest.MapFile{Data: data}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	off := maps.Clone(on)
+	spec := string(on["sources/platform.cue"].Data)
+	spec = strings.Replace(spec, "kro: featureGates: CELOmitFunction: true", "", 1)
+	spec = strings.Replace(spec, "values: config: featureGates: CELOmitFunction: true", "", 1)
+	off["sources/platform.cue"] = &fstest.MapFile{Data: []byte(spec)}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fsys, gate := on, "on"
+			if i%2 == 1 {
+				fsys, gate = off, "off"
+			}
+			res := compiler.Compile(fsys, compiler.Options{})
+			refused := strings.Contains(res.Log.String(), "calls omit(), which kro v0.9.3 refuses")
+			if gate == "on" && res.Log.HasErrors() || gate == "off" && !refused {
+				t.Errorf("CELOmitFunction %s:\n%s", gate, res.Log)
+			}
+		}()
+	}
+	wg.Wait()
 }

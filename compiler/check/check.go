@@ -77,6 +77,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.environment(env)
 	}
 	c.applicationNames()
+	c.kroGates()
 	return info
 }
 

@@ -143,7 +143,7 @@ const probeID = "probe"
 func (c *checker) names(obj *v1alpha1.ResourceGraphDefinition) map[int]bool {
 	const naming = "failed to validate resourcegraphdefinition: naming convention violation: "
 	if !c.has(-1, "kind") {
-		_, err := c.kinds.build(probeRGD(obj.Spec.Schema.Kind))
+		_, err := c.kinds.build(probeRGD(obj.Spec.Schema.Kind), c.rgd.Gates)
 		if err != nil && strings.HasPrefix(err.Error(), naming+"kind") {
 			c.add(-1, "kind", kindMessage(obj.Spec.Schema.Kind, "kro: "+strings.TrimPrefix(err.Error(), naming)))
 		}
@@ -151,7 +151,7 @@ func (c *checker) names(obj *v1alpha1.ResourceGraphDefinition) map[int]bool {
 	bad := map[int]bool{}
 	first := map[string]int{}
 	for i, r := range obj.Spec.Resources {
-		_, err := c.kinds.build(probeRGD("Probe", &v1alpha1.Resource{ID: r.ID}))
+		_, err := c.kinds.build(probeRGD("Probe", &v1alpha1.Resource{ID: r.ID}), c.rgd.Gates)
 		if err != nil && strings.HasPrefix(err.Error(), naming) {
 			bad[i] = true
 			c.add(i, "id", idMessage(r.ID, "kro: "+strings.TrimPrefix(err.Error(), naming)))
@@ -182,7 +182,7 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 			id = probeID
 		}
 		probe := &v1alpha1.Resource{ID: id, Template: r.Template, ExternalRef: r.ExternalRef}
-		_, err := c.kinds.build(probeRGD("Probe", probe))
+		_, err := c.kinds.build(probeRGD("Probe", probe), c.rgd.Gates)
 		prefix := fmt.Sprintf("failed to build resource %q: ", id)
 		if err != nil && strings.HasPrefix(err.Error(), prefix) {
 			cause := strings.TrimPrefix(err.Error(), prefix)
@@ -262,7 +262,7 @@ func (c *checker) forEach(n *node, r *v1alpha1.Resource) {
 		path := fmt.Sprintf("forEach[%d]", j)
 		for name, expr := range dim {
 			probe := &v1alpha1.Resource{ID: probeID, ForEach: []v1alpha1.ForEachDimension{{name: "${[]}"}}}
-			_, err := c.kinds.build(probeRGD("Probe", probe))
+			_, err := c.kinds.build(probeRGD("Probe", probe), c.rgd.Gates)
 			const prefix = "failed to validate resourcegraphdefinition: resource \"" + probeID + "\": forEach iterator name"
 			// A refused name is still the template's iterator: what reads
 			// it is not reported again, and not type-checked.
@@ -737,8 +737,8 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 		return nil, nil, false
 	}
 	ok = true
-	if !features.FeatureGate.Enabled(features.CELOmitFunction) && res.UsesOmit() {
-		hint := "leave the field out, or give the resource an includeWhen"
+	if !c.rgd.Gates.Enabled(features.CELOmitFunction) && res.UsesOmit() {
+		hint := "leave the field out, or give the resource an includeWhen, or turn the gate on in platform.kro.featureGates where the platform's kro runs with it"
 		if !strings.HasPrefix(path, "template") {
 			hint = "write the condition without it"
 		}

@@ -479,7 +479,7 @@ func anyList(v any) []any { l, _ := v.([]any); return l }
 // build runs kro's graph builder on obj with the controller's default
 // configuration. A panic of the builder's, on a graph it was not written
 // for, is its error: platc does not stop on what a user wrote.
-func (k *Kinds) build(obj *v1alpha1.ResourceGraphDefinition) (g *graph.Graph, err error) {
+func (k *Kinds) build(obj *v1alpha1.ResourceGraphDefinition, gates Gates) (g *graph.Graph, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			g, err = nil, fmt.Errorf("kro's graph builder failed: %v", r)
@@ -489,5 +489,6 @@ func (k *Kinds) build(obj *v1alpha1.ResourceGraphDefinition) (g *graph.Graph, er
 	if err != nil {
 		return nil, err
 	}
-	return t.builder.NewResourceGraphDefinition(obj, rgdConfig)
+	withGates(gates, func() { g, err = t.builder.NewResourceGraphDefinition(obj, rgdConfig) })
+	return g, err
 }

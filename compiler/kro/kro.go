@@ -90,6 +90,9 @@ type RGD struct {
 	// Result.Program compiles, for this RGD and others; nil parses each
 	// one.
 	Parses *Parses
+	// Gates are the feature gates of the kro that will build the RGD
+	// (Gates.Check must accept them); nil is kro's defaults.
+	Gates Gates
 }
 
 // Cache is a store of byte strings by key, kept between runs. A failure to
@@ -178,7 +181,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	plain := rgd.plain()
 	key := ""
 	if rgd.Cache != nil {
-		key = cacheKey(kinds, plain)
+		key = cacheKey(kinds, plain, rgd.Gates)
 		if r, warnings := cached(rgd.Cache, key, kinds); r != nil {
 			r.parses = rgd.Parses
 			return r, warnings
@@ -193,7 +196,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		return nil, c.sorted()
 	}
 	c.eachReadyWhen()
-	g, err := kinds.build(obj)
+	g, err := kinds.build(obj, rgd.Gates)
 	if err == nil {
 		c.crdChecks(g.CRD)
 		if c.hasErrors() {
@@ -229,10 +232,10 @@ type cacheEntry struct {
 }
 
 // cacheKey is the key of an RGD's entry: a digest of what Check reads.
-func cacheKey(kinds *Kinds, plain map[string]any) string {
+func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
 	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", kroVersion, kinds.digest, builtinDigest())
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", kroVersion, kinds.digest, builtinDigest(), gates.key())
 	h.Write(data)
 	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
 }

@@ -141,7 +141,19 @@ func decodePlatform(e entry) Platform {
 		ResourceTracking:   e.strOr("resourceTracking", "annotation"),
 		ApplicationHealth:  e.boolOr("applicationHealth", false),
 		GeneratePaths:      e.boolOr("manifestGeneratePaths", true),
+		Kro:                decodeKro(e.sub("kro")),
 	}
+}
+
+func decodeKro(e entry) Kro {
+	k := Kro{Node: e.node}
+	e.eachField("featureGates", func(name string, g entry) {
+		if k.FeatureGates == nil {
+			k.FeatureGates = map[string]bool{}
+		}
+		k.FeatureGates[name] = g.v.Kind == load.Bool && g.v.Bool
+	})
+	return k
 }
 
 func decodeModule(name string, e entry) *Module {

@@ -49,6 +49,7 @@ environments: dev: revision: "HEAD"
 			ArgoCDNamespace:  "argocd",
 			ResourceTracking: "annotation",
 			GeneratePaths:    true,
+			Kro:              Kro{Node: Node{Path: "platform.kro"}},
 		},
 		Charts: []*Chart{{
 			Node:    Node{Path: "charts.redis"},
@@ -101,6 +102,7 @@ platform: {
 	argocdNamespace:    "gitops"
 	defaultEnvironment: "prod"
 	manifestGeneratePaths: false
+	kro: featureGates: CELOmitFunction: true
 }
 charts: {
 	redis: {repoURL: "https://charts.example.com", chart: "redis", version: "1.2.3"}
@@ -159,6 +161,7 @@ environments: {
 			ArgoCDNamespace:    "gitops",
 			DefaultEnvironment: "prod",
 			ResourceTracking:   "annotation",
+			Kro:                Kro{Node: Node{Path: "platform.kro"}, FeatureGates: map[string]bool{"CELOmitFunction": true}},
 		},
 		Charts: []*Chart{
 			{Node: Node{Path: "charts.app"}, Name: "app", RepoURL: "oci://registry.example.com/charts", Chart: "app", Version: "v0.1.0"},

@@ -80,6 +80,16 @@ type Platform struct {
 	ResourceTracking   string // default "annotation"
 	ApplicationHealth  bool   // default false
 	GeneratePaths      bool   // manifestGeneratePaths; default true
+	// Kro is the platform's kro installation as the spec states it.
+	Kro Kro
+}
+
+// Kro is what the spec says of the kro the platform runs.
+type Kro struct {
+	Node
+	// FeatureGates are kro's feature gates (its pkg/features) by name, as
+	// its controller runs with them; a gate not named has kro's default.
+	FeatureGates map[string]bool
 }
 
 // Chart is a pinned upstream Helm chart.

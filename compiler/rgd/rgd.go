@@ -92,6 +92,12 @@ func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, parses *kro.Pa
 		// The embedded CRDs are ours and tested; this is a bug.
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
+	// The gates the platform's kro runs with; ones check refuses are
+	// reported there, and the stacks checked with kro's defaults.
+	gates := kro.Gates(spec.Platform.Kro.FeatureGates)
+	if gates.Check() != nil {
+		gates = nil
+	}
 	used := map[string][]string{} // by stack: the stacks whose instances it creates
 	for _, st := range spec.Stacks {
 		used[st.Name] = usedStacks(spec.Stacks, st)
@@ -111,7 +117,7 @@ func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, parses *kro.Pa
 				r = with
 			}
 		}
-		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: r, cache: cache, parses: parses, log: log, origins: map[string]string{}, reported: map[string]bool{}}
+		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: r, cache: cache, parses: parses, gates: gates, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
 	crdConflicts(spec, out, log)
@@ -174,6 +180,7 @@ type builder struct {
 	resolver *kro.Kinds
 	cache    kro.Cache
 	parses   *kro.Parses
+	gates    kro.Gates
 	log      *diag.Log
 	origins  map[string]string // resource id + "|" + kro path -> spec path
 	// reported are the resources whose kind platc refused already, whose
@@ -190,6 +197,7 @@ func (b *builder) build() *Stack {
 		Group:      st.Group,
 		Spec:       b.instanceSpec(),
 		Status:     st.Status,
+		Gates:      b.gates,
 	}
 	var resources []*object.Map
 	add := func(r kro.Resource, obj *object.Map) {

@@ -3,11 +3,13 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -287,8 +289,10 @@ func defaultProject(namespace string) *unstructured.Unstructured {
 }
 
 // StartKro installs kro's CRDs from its module (helm/crds) and starts its
-// controller, its feature gates at their defaults.
-func (c *Cluster) StartKro(ctx context.Context) error {
+// controller with the feature gates given (a gate not named at kro's
+// default), passed as kro's chart passes its values' config.featureGates:
+// --feature-gates name=value,...
+func (c *Cluster) StartKro(ctx context.Context, gates map[string]bool) error {
 	start := time.Now()
 	root, err := moduleDir(ctx, c.opts.ProgramsDir, "github.com/kubernetes-sigs/kro")
 	if err != nil {
@@ -301,11 +305,19 @@ func (c *Cluster) StartKro(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.procs.start(c.Dir, "kro", c.opts.Binaries.Path("controller"), []string{
+	args := []string{
 		"--kubeconfig=" + c.Kubeconfig,
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[0]),
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
-	}, nil); err != nil {
+	}
+	if len(gates) > 0 {
+		var set []string
+		for _, name := range slices.Sorted(maps.Keys(gates)) {
+			set = append(set, name+"="+strconv.FormatBool(gates[name]))
+		}
+		args = append(args, "--feature-gates="+strings.Join(set, ","))
+	}
+	if _, err := c.procs.start(c.Dir, "kro", c.opts.Binaries.Path("controller"), args, nil); err != nil {
 		return err
 	}
 	if err := c.waitHTTP(ctx, "kro", "http://127.0.0.1:"+strconv.Itoa(ports[1])+"/readyz", nil, 60*time.Second); err != nil {

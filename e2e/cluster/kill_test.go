@@ -98,7 +98,7 @@ func helperCluster() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := c.StartKro(context.Background()); err != nil {
+	if err := c.StartKro(context.Background(), nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -112,7 +112,9 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env,
 	}
 	e.orch = &orchestrator{c: c, prims: prims, done: map[string]bool{}}
 	go e.orch.run(wctx)
-	if err := c.StartKro(ctx); err != nil {
+	// With the gates the spec says its kro runs with (platc checked the
+	// stacks with them, and that the kro chart's values agree).
+	if err := c.StartKro(ctx, r.Spec.Platform.Kro.FeatureGates); err != nil {
 		return nil, err
 	}
 	if e.watch, err = startWatcher(wctx, c); err != nil {
