@@ -65,6 +65,7 @@ func decodeStack(name string, e entry) *Stack {
 	st.APIVersion = e.strOr("apiVersion", "v1alpha1")
 	st.Group = e.strOr("group", "kro.run")
 	st.Spec = e.values("spec")
+	st.Types = e.values("types")
 	st.Status = e.values("status")
 	st.ValuesDir = e.strOr("valuesDir", name)
 	st.Namespace = e.strOr("namespace", "${schema.metadata.namespace}")

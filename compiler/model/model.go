@@ -265,6 +265,7 @@ type Stack struct {
 	APIVersion   string         // default "v1alpha1"
 	Group        string         // default "kro.run"
 	Spec         map[string]any // SimpleSchema tree
+	Types        map[string]any // named SimpleSchema types, by name
 	Status       map[string]any // tree of ${...} strings
 	Outputs      []*Output      // sorted by name
 	Wiring       []*StackWire   // sorted by key

@@ -196,6 +196,7 @@ func (b *builder) build() *Stack {
 		Kind:       st.Kind,
 		Group:      st.Group,
 		Spec:       b.instanceSpec(),
+		Types:      st.Types,
 		Status:     st.Status,
 		Gates:      b.gates,
 	}
@@ -468,7 +469,7 @@ func (b *builder) origin(resource, kroPath string) string {
 	if resource == "" {
 		head, _, _ := strings.Cut(kroPath, ".")
 		switch head {
-		case "status", "spec":
+		case "status", "spec", "types":
 			return appendKroPath(st.Path, kroPath)
 		case "kind", "apiVersion", "group":
 			return st.FieldPath(head)
@@ -560,6 +561,9 @@ func (b *builder) object(rgd *kro.RGD, resources []*object.Map) *object.Map {
 		schema.Set("group", rgd.Group)
 	}
 	schema.Set("spec", rgd.Spec)
+	if len(rgd.Types) > 0 {
+		schema.Set("types", rgd.Types)
+	}
 	if len(rgd.Status) > 0 {
 		schema.Set("status", rgd.Status)
 	}
