@@ -83,8 +83,11 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *la
 				continue
 			}
 			for _, m := range inst.Stack.Model.Modules {
-				if rgd.AppName(inst.Client.Name, m.ID) == app {
-					return explainStackModule(spec, stacks, files, inst, m)
+				if len(m.ForEach) == 0 && rgd.AppName(inst.Client.Name, m.ID) == app {
+					return explainStackModule(spec, stacks, files, inst, m, app)
+				}
+				if len(m.ForEach) > 0 && slices.Contains(collectionApps(stacks, inst, m), app) {
+					return explainStackModule(spec, stacks, files, inst, m, app)
 				}
 			}
 		}
@@ -120,7 +123,7 @@ func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env 
 			for _, m := range inst.Stack.Model.Modules {
 				for _, r := range p.Resources {
 					if r.ID == m.ID && r.Object != nil {
-						out = append(out, rgd.AppName(inst.Client.Name, m.ID))
+						out = append(out, appName(r.Object))
 					}
 				}
 			}
@@ -261,9 +264,31 @@ func helmScalar(v string) any {
 	return v
 }
 
-func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Result, inst *rgd.Instance, m *model.StackModule) (*Explanation, error) {
+// appName is the name of an Application kro creates, as previewed.
+func appName(obj *object.Map) string {
+	name, _ := object.Lookup(obj, "metadata", "name").(string)
+	return name
+}
+
+// collectionApps are the names of the Applications kro creates for the
+// forEach module m of inst, as previewed.
+func collectionApps(stacks *rgd.Compiled, inst *rgd.Instance, m *model.StackModule) []string {
+	p, err := stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, inst.Env.Name)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range p.Resources {
+		if r.ID == m.ID && r.Object != nil {
+			out = append(out, appName(r.Object))
+		}
+	}
+	return out
+}
+
+func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Result, inst *rgd.Instance, m *model.StackModule, app string) (*Explanation, error) {
 	st := inst.Stack.Model
-	ex := &Explanation{Environment: inst.Env.Name, Application: rgd.AppName(inst.Client.Name, m.ID)}
+	ex := &Explanation{Environment: inst.Env.Name, Application: app}
 	if c := spec.ChartIn(inst.Env, m.Chart); c != nil {
 		ex.Chart, ex.VersionFrom = chartLine(c), versionFrom(spec, c)
 	}
@@ -294,7 +319,7 @@ func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Re
 	}
 	var evaluated map[string]any
 	for _, r := range p.Resources {
-		if r.ID == m.ID && r.Object != nil {
+		if r.ID == m.ID && r.Object != nil && appName(r.Object) == app {
 			evaluated = valuesObject(r.Object)
 		}
 		if r.ID == m.ID && r.Object == nil {

@@ -100,7 +100,7 @@ func decodeStack(name string, e entry) *Stack {
 		sm := &StackModule{
 			Node: m.node, ID: id, Description: m.str("description"), Chart: m.str("chart"),
 			Namespace: m.str("namespace"), ValuesFile: m.strOr("valuesFile", id+".yaml"),
-			Values: m.values("values"), IncludeWhen: m.strings("includeWhen"), ReadyWhen: m.strings("readyWhen"),
+			Values: m.values("values"), ForEach: m.forEach("forEach"), IncludeWhen: m.strings("includeWhen"), ReadyWhen: m.strings("readyWhen"),
 			SyncOptions: m.strings("syncOptions"), Allow: m.allow(),
 			SyncPolicy: m.syncPolicy("syncPolicy"), IgnoreDifferences: m.ignoreDifferences("ignoreDifferences"),
 		}

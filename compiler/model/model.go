@@ -356,6 +356,7 @@ type StackModule struct {
 	ValuesFile  string // default "<id>.yaml"
 	Values      map[string]any
 	Wiring      []*ExprWire // sorted by key
+	ForEach     []*ForEach  // one Application per element (kro's collection)
 	IncludeWhen []string
 	ReadyWhen   []string
 	SyncOptions []string

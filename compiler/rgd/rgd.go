@@ -376,6 +376,13 @@ func (b *builder) dimensions(entries []*model.ForEach) []kro.Dimension {
 // client's values repository as ref "values".
 func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	name := AppName("${schema.metadata.name}", m.ID)
+	for _, f := range m.ForEach {
+		if f.Name != "" {
+			// One Application per element: every iterator in the name,
+			// as kro requires of a collection's objects.
+			name += "-${" + f.Name + "}"
+		}
+	}
 	namespace := m.Namespace
 	if namespace == "" {
 		namespace = b.stack.Namespace
@@ -448,11 +455,15 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 		// Application whose chart it cannot fetch (no resources, sync
 		// status Unknown) as Healthy, so the instance would be ready
 		// with nothing deployed (seen by the delivery test, e2e/).
-		readyWhen = []string{fmt.Sprintf(`${%[1]s.status.health.status == "Healthy" && %[1]s.status.sync.status == "Synced"}`, m.ID)}
+		self := m.ID
+		if len(m.ForEach) > 0 {
+			self = "each" // a collection's readyWhen reads each object
+		}
+		readyWhen = []string{fmt.Sprintf(`${%[1]s.status.health.status == "Healthy" && %[1]s.status.sync.status == "Synced"}`, self)}
 	}
 	b.mapPrefix(m.ID, valuesObject, m.FieldPath("values"))
 	b.mapPrefix(m.ID, "template.spec.destination.namespace", m.FieldPath("namespace"))
-	return b.templated(m.ID, &m.Node, nil, m.IncludeWhen, readyWhen, tmpl)
+	return b.templated(m.ID, &m.Node, m.ForEach, m.IncludeWhen, readyWhen, tmpl)
 }
 
 // mapPrefix records that kro paths of a resource starting with prefix come
