@@ -102,17 +102,19 @@ func toValue(v any) any {
 // the RGD. others are the repository's other RGDs: an RGD that creates
 // instances of theirs is checked beside the CRDs of those platc accepts
 // alone, as rgd.Compile does.
-func PlatcInstanceCRD(obj map[string]any, others ...map[string]any) map[string]any {
+func PlatcInstanceCRD(gates map[string]bool, obj map[string]any, others ...map[string]any) map[string]any {
 	r, err := rgd.FromObject(obj)
 	if err != nil {
 		return nil
 	}
+	r.Gates = gates
 	if res, _ := kro.Check(r); res != nil {
 		return res.CRD
 	}
 	var results []*kro.Result
 	for _, o := range others {
 		if or, err := rgd.FromObject(o); err == nil {
+			or.Gates = gates
 			if res, _ := kro.Check(or); res != nil {
 				results = append(results, res)
 			}
@@ -139,6 +141,8 @@ func EmbeddedCRDs() map[string][]byte { return schemas.CRDs() }
 type Compiled struct {
 	Problems []diag.Problem    // errors only
 	Outputs  map[string][]byte // by path in the repository, such as out/stacks/x.yaml
+	// Gates are the kro feature gates the spec says its kro runs with.
+	Gates map[string]bool
 }
 
 // Compile runs platc's pipeline (what `platc render` does, without writing)
@@ -153,6 +157,9 @@ func Compile(fsys fs.FS) *Compiled {
 	}
 	for _, o := range res.Outputs {
 		out.Outputs[o.Path] = o.Data
+	}
+	if res.Spec != nil {
+		out.Gates = res.Spec.Platform.Kro.FeatureGates
 	}
 	return out
 }

@@ -43,7 +43,7 @@ func TestRendered(t *testing.T) {
 			if len(c.Problems) > 0 {
 				t.Fatalf("platc refuses %s: %v", dir, c.Problems)
 			}
-			v, err := CheckRendered(base, c.Outputs)
+			v, err := CheckRendered(base.WithGates(c.Gates), c.Outputs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +62,7 @@ func TestRendered(t *testing.T) {
 						others = append(others, o)
 					}
 				}
-				crd := PlatcInstanceCRD(obj, others...)
+				crd := PlatcInstanceCRD(c.Gates, obj, others...)
 				if crd == nil || v.CRDs[fmt.Sprint(lookup(crd, "metadata", "name"))] == nil {
 					t.Errorf("%s: platc derives the instance CRD %v, kro creates %v", name, lookup(crd, "metadata", "name"), slices.Sorted(maps.Keys(v.CRDs)))
 				}

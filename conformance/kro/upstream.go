@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+	"github.com/kubernetes-sigs/kro/pkg/features"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -29,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/yaml"
 )
@@ -44,6 +47,9 @@ type World struct {
 	resolver resolver.SchemaResolver
 	mapper   meta.RESTMapper
 	admit    sync.Map // CRD name -> *admitter, built on first use
+	// gates are the feature gates of the world's kro (kro's defaults
+	// where not named).
+	gates map[string]bool
 }
 
 // NewWorld makes a world whose cluster holds crds.
@@ -146,7 +152,31 @@ func (c *cachedResolver) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schem
 
 // With returns a world that also holds crds.
 func (w *World) With(crds ...*extv1.CustomResourceDefinition) *World {
-	return NewWorld(append(append([]*extv1.CustomResourceDefinition(nil), w.crds...), crds...))
+	out := NewWorld(append(append([]*extv1.CustomResourceDefinition(nil), w.crds...), crds...))
+	out.gates = w.gates
+	return out
+}
+
+// WithGates is w, its kro running with the feature gates given.
+func (w *World) WithGates(gates map[string]bool) *World {
+	out := w.With()
+	out.gates = gates
+	return out
+}
+
+// gatesMu serializes the builds of kro's builder, which reads its gates
+// from the process-wide features.FeatureGate.
+var gatesMu sync.Mutex
+
+// setGates sets kro's process-wide gates to gates, every other gate at
+// kro's default, as kro's controller's --feature-gates flag does.
+func setGates(gates map[string]bool) error {
+	set := map[string]bool{}
+	for _, f := range []featuregate.Feature{features.CELOmitFunction, features.InstanceConditionEvents, features.InstanceConditionMetrics} {
+		set[string(f)] = false // kro v0.9.3's defaults: every gate alpha, off
+	}
+	maps.Copy(set, gates)
+	return features.FeatureGate.SetFromMap(set)
 }
 
 // CRD returns the CRD of the world named name, or nil.
@@ -244,7 +274,8 @@ var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionS
 // BuildRGD does what the cluster does with a ResourceGraphDefinition (as
 // decoded YAML): the API server admits it against kro's CRD (defaults
 // included), kro's graph builder builds it (kro v0.9.3's
-// graph.NewResourceGraphDefinition, feature gates at their defaults), kro
+// graph.NewResourceGraphDefinition, with the world's feature gates, set
+// for each build: its defaults unless WithGates), kro
 // creates the instance CRD, which must not belong to anyone else, and the
 // API server validates that CRD and accepts its names. The error is the
 // first of them to refuse, as kro would report it.
@@ -265,7 +296,13 @@ func (w *World) BuildRGD(obj map[string]any) (*Accepted, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := buildGraph(gb, &rgd)
+	gatesMu.Lock()
+	err = setGates(w.gates)
+	var g *graph.Graph
+	if err == nil {
+		g, err = buildGraph(gb, &rgd)
+	}
+	gatesMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
