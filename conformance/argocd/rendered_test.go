@@ -215,7 +215,7 @@ func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *mode
 			}
 		}
 		checkFields(t, at, app, proj, db)
-		checkRefreshPaths(t, at, app, res.Spec.Platform.RepoURL, repo)
+		checkRefreshPaths(t, at, app, res.Spec.Platform.RepoURL, repo, res.Spec.Platform.GeneratePaths)
 		if app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.SyncOptions.HasOption("CreateNamespace=true") &&
 			!proj.IsGroupKindNamePermitted(schema.GroupKind{Kind: "Namespace"}, app.Spec.Destination.Namespace, false) {
 			t.Errorf("%s: Argo CD cannot create namespace %s: project %s does not permit the kind Namespace", at, app.Spec.Destination.Namespace, proj.Name)
@@ -259,10 +259,15 @@ func checkFields(t *testing.T, at string, app *v1alpha1.Application, proj *v1alp
 // repo), refreshes it; a commit that changes only a file it does not read
 // does not; and for a kustomization, every path of the annotation holds a
 // file the build read (none refreshes it for nothing).
-func checkRefreshPaths(t *testing.T, at string, app *v1alpha1.Application, repoURL, repo string) {
+// Where the platform asks for them (generatePaths), every Application
+// that reads this repository carries them.
+func checkRefreshPaths(t *testing.T, at string, app *v1alpha1.Application, repoURL, repo string, generatePaths bool) {
 	t.Helper()
 	annotation, ok := app.Annotations[v1alpha1.AnnotationKeyManifestGeneratePaths]
 	if !ok {
+		if generatePaths && slices.ContainsFunc(app.Spec.GetSources(), func(s v1alpha1.ApplicationSource) bool { return s.RepoURL == repoURL }) {
+			t.Errorf("%s: it reads %s and carries no manifest-generate-paths: every commit to the repository refreshes it", at, repoURL)
+		}
 		return
 	}
 	var reads, built []string
