@@ -15,6 +15,7 @@ package verify
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -368,8 +369,12 @@ func where(a app, env *model.Environment) string {
 
 // folders checks what every repo-path module's folder yields against the
 // module's namespace: a kustomization that does not build, a
-// file that is not a manifest, an object in another namespace.
+// file that is not a manifest, an object in another namespace; and the
+// kinds of its objects in each environment that delivers it (kindProblem:
+// a chart's CRDs are not counted, so a group only a chart defines is not
+// judged).
 func (v *verifier) folders() {
+	kinds := map[*model.Environment]*envKinds{}
 	for _, m := range v.in.Spec.Modules {
 		dir := m.Dir
 		if m.Kind == model.KindChart && m.Manifests != "" {
@@ -381,6 +386,29 @@ func (v *verifier) folders() {
 		// Folders keeps the folder's problems: add to a copy.
 		for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
 			v.log.Errorf(diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
+		}
+		for _, o := range objs {
+			// One problem per object and message, with the environments
+			// it holds in.
+			envs := map[string][]string{}
+			for _, env := range v.in.Spec.Environments {
+				if s, ok := env.Settings[m.Name]; ok && !s.Enabled {
+					continue
+				}
+				if kinds[env] == nil {
+					kinds[env] = v.platformKinds(env)
+				}
+				if msg := kindProblem(env, kinds[env], o.APIVersion, o.Kind); msg != "" {
+					envs[msg] = append(envs[msg], env.Name)
+				}
+			}
+			for _, msg := range slices.Sorted(maps.Keys(envs)) {
+				in := "environment " + envs[msg][0]
+				if len(envs[msg]) > 1 {
+					in = "environments " + diag.List(envs[msg])
+				}
+				v.log.Errorf(diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q cannot be synced in %s: %s", o.Kind, o.Name, in, msg)
+			}
 		}
 	}
 }
