@@ -33,13 +33,16 @@ type builtinKind struct {
 	replacement         schema.GroupVersionKind
 }
 
-// lifecycle is what k8s.io/api generates for a type that is not GA
-// (zz_generated.prerelease-lifecycle.go).
-type lifecycle interface {
-	APILifecycleIntroduced() (major, minor int)
-	APILifecycleRemoved() (major, minor int)
-	APILifecycleReplacement() schema.GroupVersionKind
-}
+// The methods k8s.io/api generates for a type that is not GA
+// (zz_generated.prerelease-lifecycle.go); a replacement only where there
+// is one.
+type (
+	introduced  interface{ APILifecycleIntroduced() (major, minor int) }
+	removed     interface{ APILifecycleRemoved() (major, minor int) }
+	replacement interface {
+		APILifecycleReplacement() schema.GroupVersionKind
+	}
+)
 
 // builtinKinds are Kubernetes' own kinds by group/version (k8s.io/api as
 // client-go's scheme registers it, at the version platc links, and the
@@ -57,9 +60,14 @@ var builtinKinds = sync.OnceValue(func() map[string]map[string]builtinKind {
 			continue // meta's options and events, registered in every group
 		}
 		var k builtinKind
-		if l, ok := reflect.New(t).Interface().(lifecycle); ok {
+		obj := reflect.New(t).Interface()
+		if l, ok := obj.(introduced); ok {
 			_, k.introduced = l.APILifecycleIntroduced()
+		}
+		if l, ok := obj.(removed); ok {
 			_, k.removed = l.APILifecycleRemoved()
+		}
+		if l, ok := obj.(replacement); ok {
 			k.replacement = l.APILifecycleReplacement()
 		}
 		gv := gvk.GroupVersion().String()
@@ -170,7 +178,7 @@ func kindProblem(env *model.Environment, k *envKinds, apiVersion, kind string) s
 	if versions, ok := builtinGroups()[g]; ok {
 		kinds, ok := builtinKinds()[apiVersion]
 		if !ok {
-			return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(quoteAll(gvs(g, versions))))
+			return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(quoteAll(servedVersions(g, versions, minorOf(env.Kubernetes.Version)))))
 		}
 		b, ok := kinds[kind]
 		if !ok {
@@ -200,12 +208,20 @@ func kindProblem(env *model.Environment, k *envKinds, apiVersion, kind string) s
 	return fmt.Sprintf("no CRD of the platform defines kind %s in group %s, which defines %s%s; if the cluster has it otherwise, add %q to environments.%s.kubernetes.apiVersions", kind, g, diag.List(slices.Sorted(maps.Keys(kinds))), diag.DidYouMean(kind, slices.Sorted(maps.Keys(kinds))), apiVersion, env.Name)
 }
 
-func gvs(g string, versions []string) []string {
-	out := make([]string, len(versions))
-	for i, v := range versions {
-		out[i] = v
+// servedVersions are the API versions of group g that serve a kind at
+// the minor version of Kubernetes (all of them where it is not known).
+func servedVersions(g string, versions []string, minor int) []string {
+	var out []string
+	for _, v := range versions {
+		gv := v
 		if g != "" {
-			out[i] = g + "/" + v
+			gv = g + "/" + v
+		}
+		for _, k := range builtinKinds()[gv] {
+			if minor < 0 || (k.removed == 0 || minor < k.removed) && minor >= k.introduced {
+				out = append(out, gv)
+				break
+			}
 		}
 	}
 	return out
