@@ -133,7 +133,7 @@ func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	for _, p := range programs {
 		args = append(args, p.Package)
 	}
-	fmt.Fprintf(opts.Log, "e2e: building the control plane (%d programs; the first build takes about 13 minutes on 2 cores)\n", len(programs))
+	fmt.Fprintf(opts.Log, "e2e: building the control plane (%d programs; the first build takes 8 to 13 minutes on 2 cores)\n", len(programs))
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.ProgramsDir

@@ -7,7 +7,7 @@
 //	go run ./cmd/rehearse -C ../my-platform -env customer
 //
 // (make rehearse DIR=../my-platform ENV=customer). The first run builds
-// the control plane from Go modules (about 13 minutes on two cores);
+// the control plane from Go modules (8 to 13 minutes on two cores);
 // later runs reuse it. It needs git and Debian's redis-server.
 package main
 
