@@ -147,7 +147,12 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 		return
 	}
 	k := v.platformKinds(env)
+	outcomes := map[*charts.Outcome]bool{}
 	for _, ra := range rendered {
+		if outcomes[ra.out] {
+			continue
+		}
+		outcomes[ra.out] = true
 		objects, _ := v.objectsOf(ra.out)
 		for _, o := range objects {
 			if o.defines[1] != "" {
@@ -155,17 +160,35 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 			}
 		}
 	}
+	// Each kind is judged once, and each outcome's objects once: most
+	// outcomes are shared by many Applications, and nearly all are fine.
+	verdicts := map[[2]string]string{}
+	type issue struct{ kind, source, msg string }
+	issues := map[*charts.Outcome][]issue{}
 	for _, ra := range rendered {
-		objects, _ := v.objectsOf(ra.out)
-		reported := map[string]bool{}
-		for _, o := range objects {
-			if o.noKind || reported[o.apiVersion+" "+o.kind] {
-				continue
+		found, seen := issues[ra.out]
+		if !seen {
+			objects, _ := v.objectsOf(ra.out)
+			reported := map[[2]string]bool{}
+			for _, o := range objects {
+				key := [2]string{o.apiVersion, o.kind}
+				if o.noKind || reported[key] {
+					continue
+				}
+				msg, ok := verdicts[key]
+				if !ok {
+					msg = kindProblem(env, k, o.apiVersion, o.kind)
+					verdicts[key] = msg
+				}
+				if msg != "" {
+					reported[key] = true
+					found = append(found, issue{o.kind, o.source, msg})
+				}
 			}
-			if msg := kindProblem(env, k, o.apiVersion, o.kind); msg != "" {
-				reported[o.apiVersion+" "+o.kind] = true
-				v.errorf(ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD cannot sync: %s", ra.what, o.kind, o.source, ra.a.name(), where(ra.a, env), msg)
-			}
+			issues[ra.out] = found
+		}
+		for _, i := range found {
+			v.errorf(ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD cannot sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), i.msg)
 		}
 	}
 }

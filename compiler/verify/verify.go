@@ -375,6 +375,7 @@ func where(a app, env *model.Environment) string {
 // judged).
 func (v *verifier) folders() {
 	kinds := map[*model.Environment]*envKinds{}
+	verdicts := map[*model.Environment]map[[2]string]string{} // kindProblem's, by apiVersion and kind
 	for _, m := range v.in.Spec.Modules {
 		dir := m.Dir
 		if m.Kind == model.KindChart && m.Manifests != "" {
@@ -396,9 +397,15 @@ func (v *verifier) folders() {
 					continue
 				}
 				if kinds[env] == nil {
-					kinds[env] = v.platformKinds(env)
+					kinds[env], verdicts[env] = v.platformKinds(env), map[[2]string]string{}
 				}
-				if msg := kindProblem(env, kinds[env], o.APIVersion, o.Kind); msg != "" {
+				key := [2]string{o.APIVersion, o.Kind}
+				msg, ok := verdicts[env][key]
+				if !ok {
+					msg = kindProblem(env, kinds[env], o.APIVersion, o.Kind)
+					verdicts[env][key] = msg
+				}
+				if msg != "" {
 					envs[msg] = append(envs[msg], env.Name)
 				}
 			}
