@@ -75,12 +75,9 @@ func (c *checker) kroModuleGates(env *model.Environment, m *model.Module, gates 
 			set[name], from[name] = on, p
 		}
 	}
-	names := slices.Sorted(maps.Keys(set))
-	for _, name := range kro.KnownGates() {
-		if _, ok := set[name]; !ok && gates.On(name) != kro.Default(name) {
-			names = append(names, name)
-		}
-	}
+	// Every gate the values set, and every gate of kro's (those the
+	// values leave at kro's default).
+	names := append(slices.Collect(maps.Keys(set)), kro.KnownGates()...)
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
 		want := gates.On(name)

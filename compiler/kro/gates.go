@@ -19,22 +19,22 @@ type Gates map[string]bool
 // KnownGates are the names of kro's feature gates, sorted.
 func KnownGates() []string {
 	var out []string
-	for f := range features.FeatureGate.GetAll() {
-		if _, ok := defaultGates()[f]; ok {
-			out = append(out, string(f))
-		}
+	for f := range defaultGates() {
+		out = append(out, string(f))
 	}
 	slices.Sort(out)
 	return out
 }
 
-// defaultGates are kro's own gates and their defaults (component-base
-// adds its own, such as AllAlpha, which kro's flag takes too but platc
-// does not name).
+// defaultGates are kro's own gates and their declared defaults (its
+// FeatureSpecs, not the process-wide gate's state, which withGates sets;
+// component-base adds gates of its own, such as AllAlpha, which kro's
+// flag takes too but platc does not name).
 var defaultGates = sync.OnceValue(func() map[featuregate.Feature]bool {
+	all := features.FeatureGate.GetAll()
 	out := map[featuregate.Feature]bool{}
 	for _, f := range []featuregate.Feature{features.CELOmitFunction, features.InstanceConditionEvents, features.InstanceConditionMetrics} {
-		out[f] = features.FeatureGate.DeepCopy().Enabled(f)
+		out[f] = all[f].Default
 	}
 	return out
 })

@@ -139,10 +139,24 @@ func (k *envKinds) define(group, kind string) {
 }
 
 // platformKinds are the kinds of env that do not depend on its charts:
-// the CRDs platc knows, the stacks' instance kinds, and the groups of the
-// CRDs the repository's folders deploy.
+// the groups of the whole spec (platformGroups), and the API versions env
+// says its cluster serves. The result is env's own, for its charts' CRDs
+// to be added to.
 func (v *verifier) platformKinds(env *model.Environment) *envKinds {
 	k := newEnvKinds(env)
+	v.groupsOnce.Do(func() { v.groups = v.platformGroups() })
+	for g, kinds := range v.groups {
+		k.groups[g] = maps.Clone(kinds)
+	}
+	return k
+}
+
+// platformGroups are the kinds the spec defines in every environment, by
+// group: the CRDs platc knows, the stacks' instance kinds, and the groups
+// of the CRDs the repository's folders deploy ("*": kinds platc does not
+// see).
+func (v *verifier) platformGroups() map[string]map[string]bool {
+	k := &envKinds{groups: map[string]map[string]bool{}}
 	if val := v.validator(); val != nil {
 		for _, gk := range val.KindsByVersion() {
 			k.define(group(gk[0]), gk[1])
@@ -151,8 +165,7 @@ func (v *verifier) platformKinds(env *model.Environment) *envKinds {
 	for _, s := range v.in.Spec.Stacks {
 		k.define(s.Group, s.Kind)
 	}
-	// A folder's CRD is known by its name, <plural>.<group>: its group
-	// has kinds platc does not see.
+	// A folder's CRD is known by its name, <plural>.<group>.
 	for _, m := range v.in.Spec.Modules {
 		dir := m.Dir
 		if m.Kind == model.KindChart {
@@ -168,7 +181,7 @@ func (v *verifier) platformKinds(env *model.Environment) *envKinds {
 			}
 		}
 	}
-	return k
+	return k.groups
 }
 
 // kindProblem says what is wrong with the kind of an object of

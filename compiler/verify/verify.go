@@ -93,8 +93,11 @@ type verifier struct {
 	// crds validates the output and what charts render (validator);
 	// crdsErr is why the CRDs do not compile.
 	crdsOnce sync.Once
-	crds     *validate.Validator
-	crdsErr  error
+	// groups are the kinds the spec defines, by group (platformGroups).
+	groupsOnce sync.Once
+	groups     map[string]map[string]bool
+	crds       *validate.Validator
+	crdsErr    error
 	// helmFolders says of each folder of this repository an Application
 	// syncs whether it holds a chart (isHelmFolder): read once, not for
 	// every Application of every environment.
