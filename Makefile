@@ -4,11 +4,14 @@
 GO ?= go
 PLATC = $(GO) run ./cmd/platc
 
-.PHONY: render check vet test race conformance e2e rehearse bench bench-compare golden help quickstart bootstrap-argocd sync hooks
+.PHONY: render check vet test race conformance e2e rehearse bench bench-compare golden help quickstart upstream-diff bootstrap-argocd sync hooks
 
-# Argo CD's own chart, for bootstrap-argocd: 10.1.1 is Argo CD v3.4.4, the
-# newest chart whose version we checked (argo-helm's charts/argo-cd/Chart.yaml);
-# platc checks by Argo CD v3.5.1's rules: set the chart of v3.5.1 when known.
+# The Argo CD platc checks by, and the argo-cd chart that installs it, as
+# compiler/upstream names them (its tests keep these two lines the same).
+# No chart whose appVersion is ARGOCD_VERSION could be checked offline (the
+# newest checked, 10.1.1, is Argo CD v3.4.4): bootstrap-argocd runs the
+# chart with its image at ARGOCD_VERSION and Argo CD's own CRDs of it.
+ARGOCD_VERSION ?= v3.6.1
 ARGOCD_CHART_VERSION ?= 10.1.1
 
 ## render: check the sample platform in sources/ and write out/
@@ -35,10 +38,15 @@ race:
 	$(GO) test -race ./compiler/...
 
 ## conformance: platc's rules against Argo CD's and kro's own code, in modules of their own
-# (the first run downloads about 1.5 GB of modules)
-CONFORMANCE = conformance/argocd conformance/kro
+# (the first run downloads about 2 GB of modules, and the Go of UPSTREAM_GOTOOLCHAIN)
+# Argo CD's module needs Go 1.27 (compiler/upstream.GoToolchain): its
+# conformance module and the delivery test's programs build with it, which
+# the go command fetches from the module proxy once; platc builds with the
+# machine's Go.
+UPSTREAM_GOTOOLCHAIN ?= go1.27.3
 conformance:
-	@set -e; for m in $(CONFORMANCE); do echo "cd $$m && $(GO) test ./..."; (cd $$m && $(GO) test ./...); done
+	cd conformance/argocd && GOTOOLCHAIN=$(UPSTREAM_GOTOOLCHAIN) $(GO) test ./...
+	cd conformance/kro && $(GO) test ./...
 
 ## e2e: deliver the sample and the golden cases to the real controllers: a control
 ## plane built from Go modules (Kubernetes, kwok, Argo CD, kro; the first build takes
@@ -90,11 +98,21 @@ endif
 # for it), as platc renders it; absent where it needs nothing.
 ARGOCD_VALUES = $(wildcard out/deploy/gitops/argocd/argocd-values.yaml)
 
-## bootstrap-argocd: install Argo CD from its chart into namespace argocd, with
-## the values platc renders for it (out/deploy/gitops/argocd/argocd-values.yaml)
+## upstream-diff: what changed in the files platc ports between two releases
+## (FROM=v3.6.1 TO=v3.7.0, PROJECT=argocd or kro; TO defaults to the target):
+## the first step of a bump (docs/upstream.md)
+PROJECT ?= argocd
+upstream-diff:
+	$(GO) run ./internal/upstreamdiff -project $(PROJECT) -from $(FROM) $(if $(TO),-to $(TO))
+
+## bootstrap-argocd: install the Argo CD platc checks by into namespace argocd:
+## its CRDs, then its chart with the values platc renders for it
+## (out/deploy/gitops/argocd/argocd-values.yaml)
 bootstrap-argocd:
+	kubectl apply --server-side --force-conflicts -k "https://github.com/argoproj/argo-cd/manifests/crds?ref=$(ARGOCD_VERSION)"
 	helm upgrade --install argocd argo-cd --repo https://argoproj.github.io/argo-helm \
 		--version $(ARGOCD_CHART_VERSION) --namespace argocd --create-namespace \
+		--set global.image.tag=$(ARGOCD_VERSION) --set crds.install=false \
 		$(addprefix --values ,$(ARGOCD_VALUES)) --wait
 
 ## sync: hand the local environment to Argo CD: apply its root Application

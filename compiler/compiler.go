@@ -77,7 +77,7 @@ type Cache interface {
 	Put(key string, data []byte)
 }
 
-// celParsesKey is the Cache key of the CEL parses (as kro v0.9.3's
+// celParsesKey is the Cache key of the CEL parses (as kro's
 // environment parses).
 const celParsesKey = "cel-parses-kro-v0.9.3"
 

@@ -23,6 +23,7 @@ var helpers = map[string]string{
 	"kro":       "",
 	"manifests": "",
 	"object":    "",
+	"upstream":  "",
 	"validate":  "",
 }
 

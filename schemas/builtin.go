@@ -4,6 +4,8 @@ import (
 	"embed"
 	"io/fs"
 	"strings"
+
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // The schemas of the few Kubernetes kinds (not CRDs) that product stacks
@@ -21,7 +23,7 @@ import (
 
 // KubernetesVersion is the Kubernetes whose published OpenAPI the
 // built-in kinds' schemas are.
-const KubernetesVersion = "v1.36.1"
+const KubernetesVersion = upstream.Kubernetes
 
 // BuiltinKind is a kind of Kubernetes' own API that stacks may use.
 type BuiltinKind struct {

@@ -19,7 +19,7 @@ type Cluster struct {
 	Server, Name string
 }
 
-// InCluster is the cluster Argo CD runs in, as Argo CD v3.5.1 knows it
+// InCluster is the cluster Argo CD runs in, as Argo CD knows it
 // without a cluster secret (util/db getLocalCluster).
 var InCluster = Cluster{Server: InClusterServer, Name: InClusterName}
 
@@ -32,11 +32,10 @@ type Destination struct {
 	Server, Name, Namespace string
 }
 
-// errDestinationMissing is util/argo's ErrDestinationMissing (Argo CD
-// v3.5.1).
+// errDestinationMissing is util/argo's ErrDestinationMissing (Argo CD).
 const errDestinationMissing = "Destination server missing from app spec"
 
-// DestinationCluster is util/argo.GetDestinationCluster of Argo CD v3.5.1
+// DestinationCluster is util/argo.GetDestinationCluster of Argo CD
 // over the clusters platc knows: the cluster an Application's destination
 // names, by server (a "/" at the end ignored) or by name. A cluster that
 // none of them is comes back with the field the destination gives and the
@@ -129,7 +128,9 @@ func sourceFromObject(s any) Source {
 		Ref: str(s, "ref"), TargetRevision: str(s, "targetRevision"),
 	}
 	for i, t := range sourceTypes {
-		if object.Lookup(s, t) == nil {
+		// NormalizeApplicationSpec (util/argo) drops a block whose every
+		// field is zero, of each source (of the first only before 3.6).
+		if v := object.Lookup(s, t); v == nil || zeroValue(v) {
 			continue
 		}
 		if src.Types == nil {
@@ -140,6 +141,41 @@ func sourceFromObject(s any) Source {
 		}
 	}
 	return src
+}
+
+// zeroValue reports whether a value of an object is its type's zero once
+// decoded into Argo CD's Go types: "", false, 0, null, or a list or map of
+// nothing but zero values (a struct whose fields are all zero; IsZero of
+// ApplicationSourceHelm, Kustomize, Directory and Plugin).
+func zeroValue(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case bool:
+		return !v
+	case int:
+		return v == 0
+	case int64:
+		return v == 0
+	case float64:
+		return v == 0
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		for _, f := range v {
+			if !zeroValue(f) {
+				return false
+			}
+		}
+		return true
+	case *object.Map:
+		zero := true
+		v.Each(func(_ string, f any) { zero = zero && zeroValue(f) })
+		return zero
+	}
+	return false
 }
 
 // sourceTypes are the source types in ApplicationSource.ExplicitType's
@@ -181,7 +217,7 @@ type Condition struct {
 	Message string
 }
 
-// ValidatePermissions is util/argo.ValidatePermissions of Argo CD v3.5.1,
+// ValidatePermissions is util/argo.ValidatePermissions of Argo CD,
 // offline: every source is well-formed and permitted by the project, the
 // destination names a cluster, and the project permits it there
 // (DestinationCluster over clusters, then IsDestinationPermitted). Where
@@ -238,7 +274,7 @@ func (ps *Permissions) normalize(repo string) string {
 	return n
 }
 
-// validateSourcePermissions is util/argo's (Argo CD v3.5.1). Its message
+// validateSourcePermissions is util/argo's (Argo CD). Its message
 // for one of many sources prints the source as Go prints Argo CD's
 // struct; this one names the source by its repository.
 func validateSourcePermissions(src Source, multiple bool) (Condition, bool) {
@@ -255,7 +291,7 @@ func validateSourcePermissions(src Source, multiple bool) (Condition, bool) {
 	return Condition{}, false
 }
 
-// validRefKey is GetRefSources' rule for a ref (util/argo, Argo CD v3.5.1).
+// validRefKey is GetRefSources' rule for a ref (util/argo, Argo CD).
 // Like every pattern of the package, it is compiled on first use: compiled
 // at package initialization, the package's cost every process start 50 KB,
 // also a run that validates nothing.
@@ -264,8 +300,8 @@ var validRefKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // SourceProblems are what Argo CD refuses of the sources before it
 // generates manifests, offline: a ref with other characters than letters,
 // digits, '_' and '-', or named twice (util/argo.GetRefSources), and a
-// source of more than one type (ApplicationSource.ExplicitType). Argo CD
-// v3.5.1's messages, with the index of the source.
+// source of more than one type (ApplicationSource.ExplicitType). Argo CD's
+// messages, with the index of the source.
 func (a App) SourceProblems() []Condition {
 	var out []Condition
 	refs := map[string]bool{}
@@ -292,7 +328,7 @@ var dnsSubdomain = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 })
 
-// IsValidAppName is util/argo.IsValidAppName of Argo CD v3.5.1: a DNS-1123
+// IsValidAppName is util/argo.IsValidAppName of Argo CD: a DNS-1123
 // subdomain of at most 253 characters, as a Pod's name.
 func IsValidAppName(name string) bool {
 	return len(name) <= 253 && dnsSubdomain().MatchString(name)

@@ -1,4 +1,4 @@
-// Package argocd is what Argo CD would say: Argo CD v3.5.1's own rules for
+// Package argocd is what Argo CD would say: Argo CD's own rules for
 // AppProjects and Applications, ported function by function (each names
 // the upstream file it follows) and proven against Argo CD's code by the
 // conformance module (conformance/argocd): URL normalization, Argo CD's

@@ -7,15 +7,15 @@ import (
 	"sync"
 )
 
-// sshURLRegex is util/git/git.go's (Argo CD v3.5.1).
+// sshURLRegex is util/git/git.go's (Argo CD).
 var sshURLRegex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^(ssh://)?([^/:]*?)@[^@]+$") })
 
-// isSSHURL is util/git.IsSSHURL (Argo CD v3.5.1).
+// isSSHURL is util/git.IsSSHURL (Argo CD).
 func isSSHURL(u string) bool {
 	return len(sshURLRegex().FindStringSubmatch(u)) > 2
 }
 
-// NormalizeGitURL is util/git.NormalizeGitURL of Argo CD v3.5.1, which
+// NormalizeGitURL is util/git.NormalizeGitURL of Argo CD, which
 // AppProject.IsSourcePermitted applies to a source and to every pattern:
 // lower case, no surrounding space, ".git" removed at the end (a "/" at the
 // end stays), scp-like SSH (git@host:org/repo) written as a URL without
@@ -39,7 +39,7 @@ func NormalizeGitURL(repo string) string {
 	return strings.TrimPrefix(repoURL.String(), "ssh://")
 }
 
-// ensurePrefix is util/git's (Argo CD v3.5.1).
+// ensurePrefix is util/git's (Argo CD).
 func ensurePrefix(s, prefix string) string {
 	if !strings.HasPrefix(s, prefix) {
 		s = prefix + s

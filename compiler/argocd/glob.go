@@ -9,10 +9,10 @@ import (
 )
 
 // pattern is one of Argo CD's glob patterns, compiled once: util/glob.Match
-// of Argo CD v3.5.1 compiles with gobwas/glob and matches nothing where the
+// of Argo CD compiles with gobwas/glob and matches nothing where the
 // pattern does not compile.
 type pattern struct {
-	g glob.Glob // nil: the pattern does not compile
+	g *glob.Pattern // nil: the pattern does not compile
 }
 
 func compilePattern(p string, separators ...rune) pattern {
@@ -23,11 +23,11 @@ func compilePattern(p string, separators ...rune) pattern {
 	return pattern{g: g}
 }
 
-// match is util/glob.Match (Argo CD v3.5.1).
+// match is util/glob.Match (Argo CD).
 func (p pattern) match(s string) bool { return p.g != nil && p.g.Match(s) }
 
 // projectGlob is a pattern of an AppProject, as globMatch of
-// pkg/apis/application/v1alpha1/app_project_types.go (Argo CD v3.5.1) reads
+// pkg/apis/application/v1alpha1/app_project_types.go (Argo CD) reads
 // it: with negation allowed, "!p" matches what p does not (p compiled as
 // it is, so a "!" before a pattern that does not compile matches
 // everything); "*" matches everything, separators or not.
@@ -57,7 +57,7 @@ func (g projectGlob) match(s string) bool {
 	return g.p.match(s)
 }
 
-// isDenyPattern is app_project_types.go's isDenyPattern (Argo CD v3.5.1).
+// isDenyPattern is app_project_types.go's isDenyPattern (Argo CD).
 func isDenyPattern(p string) bool { return strings.HasPrefix(p, "!") }
 
 // regexpTimeout bounds the match of one /regexp/ entry. Argo CD sets none
@@ -67,7 +67,7 @@ func isDenyPattern(p string) bool { return strings.HasPrefix(p, "!") }
 const regexpTimeout = 2 * time.Second
 
 // namespaceList is a list of namespace patterns as
-// util/glob.MatchStringInList(list, item, glob.REGEXP) of Argo CD v3.5.1
+// util/glob.MatchStringInList(list, item, glob.REGEXP) of Argo CD
 // reads it: an entry written /like this/ is a regular expression of
 // github.com/dlclark/regexp2 (.NET syntax, unanchored), tried first; every
 // entry, that one too, is also a glob without separators. The list is
@@ -77,8 +77,7 @@ type namespaceList struct {
 }
 
 type namespaceEntry struct {
-	regexp bool            // written /.../
-	crash  bool            // "/": upstream slices it as ll[1:0] and panics
+	regexp bool            // written /.../, with something between the slashes
 	re     *regexp2.Regexp // nil: does not compile, matches nothing
 	glob   pattern
 }
@@ -87,11 +86,10 @@ func compileNamespaceList(list []string) namespaceList {
 	out := namespaceList{entries: make([]namespaceEntry, len(list))}
 	for i, ll := range list {
 		e := namespaceEntry{glob: compilePattern(ll)}
-		if strings.HasPrefix(ll, "/") && strings.HasSuffix(ll, "/") {
+		// "/" and "//" are globs only (util/glob/list.go: len(ll) > 2).
+		if len(ll) > 2 && strings.HasPrefix(ll, "/") && strings.HasSuffix(ll, "/") {
 			e.regexp = true
-			if len(ll) < 2 {
-				e.crash = true
-			} else if re, err := regexp2.Compile(ll[1:len(ll)-1], 0); err == nil {
+			if re, err := regexp2.Compile(ll[1:len(ll)-1], 0); err == nil {
 				re.MatchTimeout = regexpTimeout
 				e.re = re
 			}
@@ -101,13 +99,9 @@ func compileNamespaceList(list []string) namespaceList {
 	return out
 }
 
-// match is MatchStringInList with glob.REGEXP. Where Argo CD would panic
-// (an entry "/"), it is false: Argo CD refuses what it cannot evaluate.
+// match is MatchStringInList with glob.REGEXP.
 func (l namespaceList) match(item string) bool {
 	for _, e := range l.entries {
-		if e.crash {
-			return false
-		}
 		if e.regexp && e.re != nil {
 			if ok, err := e.re.MatchString(item); ok && err == nil {
 				return true
@@ -122,14 +116,14 @@ func (l namespaceList) match(item string) bool {
 
 // IncludeMatcher returns the match of a directory source's include (or
 // exclude) pattern against a file's path relative to the source's folder,
-// compiled once: the repo server of Argo CD v3.5.1 matches it with
+// compiled once: the repo server of Argo CD matches it with
 // util/glob.Match, without separators (getPotentiallyValidManifestFile,
 // reposerver/repository/repository.go).
 func IncludeMatcher(include string) func(relPath string) bool {
 	return compilePattern(include).match
 }
 
-// matchWithError is util/glob.MatchWithError (Argo CD v3.5.1): a pattern
+// matchWithError is util/glob.MatchWithError (Argo CD): a pattern
 // that does not compile is an error, not a mismatch.
 func matchWithError(p, s string) (bool, error) {
 	g, err := glob.Compile(p)

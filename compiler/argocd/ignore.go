@@ -25,7 +25,7 @@ const RespectIgnoreDifferences = "RespectIgnoreDifferences=true"
 
 // JQProblem is the error Argo CD's diff normalizer gives a jq path
 // expression, or nil: NewIgnoreNormalizer of util/argo/normalizers
-// (Argo CD v3.5.1) parses "del(<expression>)" and compiles it with gojq.
+// (Argo CD) parses "del(<expression>)" and compiles it with gojq.
 // Where it fails, every comparison of the Application fails.
 func JQProblem(expr string) error {
 	q, err := gojq.Parse(fmt.Sprintf("del(%s)", expr))
@@ -69,7 +69,7 @@ func ParseJSONPointer(p string) ([]string, error) {
 }
 
 // RetryDuration is parseStringToDuration of
-// pkg/apis/application/v1alpha1/types.go (Argo CD v3.5.1), which reads a
+// pkg/apis/application/v1alpha1/types.go (Argo CD), which reads a
 // retry's backoff durations when a sync fails: a whole number of seconds
 // (strconv.Atoi), or a Go duration. Where it fails, Argo CD cannot
 // schedule the retry.
@@ -83,7 +83,7 @@ func RetryDuration(s string) (time.Duration, error) {
 }
 
 // Envsubst is Env.Envsubst of pkg/apis/application/v1alpha1/types.go (Argo
-// CD v3.5.1), which the repo server applies to Helm parameters' values
+// CD), which the repo server applies to Helm parameters' values
 // with the build environment (ARGOCD_APP_NAME and the like): os.Expand,
 // "$$" a "$", an unknown variable empty. vars reports the variables a
 // value names, for the check that a literal "$" is written "$$".

@@ -9,7 +9,7 @@ import (
 
 // ApplicationHealthKey is the argocd-cm key of the health check of
 // Applications, and ApplicationHealthLua the check itself, as Argo CD's
-// health documentation gives it (docs/operator-manual/health.md, v3.5.1).
+// health documentation gives it (docs/operator-manual/health.md).
 // Argo CD has not assessed an Application's health since 1.8, so a sync
 // wave of child Applications waits only for them to exist; with the check,
 // for them to be healthy.

@@ -72,7 +72,7 @@ type destinationPattern struct {
 func NewProject(name string, spec ProjectSpec) *Project {
 	p := &Project{Name: name, spec: spec, namespaces: compileNamespaceList(spec.SourceNamespaces)}
 	for _, repoURL := range spec.SourceRepos {
-		// AppProject.IsSourcePermitted, Argo CD v3.5.1: each pattern is
+		// AppProject.IsSourcePermitted, Argo CD: each pattern is
 		// normalized as a URL, a denial after its "!".
 		var normalized string
 		if isDenyPattern(repoURL) {
@@ -96,7 +96,7 @@ func NewProject(name string, spec ProjectSpec) *Project {
 // Spec returns the project's spec.
 func (p *Project) Spec() ProjectSpec { return p.spec }
 
-// DefaultProject is the project "default" as Argo CD v3.5.1 creates it when
+// DefaultProject is the project "default" as Argo CD creates it when
 // it is missing (initializeDefaultProject, server/server.go): every source
 // repository, every destination, every cluster-scoped kind, and no source
 // namespaces, so that it holds no Application outside Argo CD's namespace.
@@ -128,7 +128,7 @@ func ProjectFromObject(obj any) *Project {
 	return NewProject(str(obj, "metadata", "name"), ps)
 }
 
-// IsSourcePermitted is AppProject.IsSourcePermitted of Argo CD v3.5.1: the
+// IsSourcePermitted is AppProject.IsSourcePermitted of Argo CD: the
 // repository, normalized (NormalizeGitURL), matches a pattern (globs, "/"
 // a separator) and no denial ("!pattern") excludes it.
 func (p *Project) IsSourcePermitted(repoURL string) bool {
@@ -150,7 +150,7 @@ func (p *Project) isNormalizedSourcePermitted(src string) bool {
 }
 
 // IsDestinationPermitted is AppProject.IsDestinationPermitted of Argo CD
-// v3.5.1 for the cluster an Application's destination names (see
+// for the cluster an Application's destination names (see
 // DestinationCluster) and its namespace. A project destination matches the
 // cluster by server or by name, whichever way the Application gives it.
 //
@@ -166,8 +166,8 @@ func (p *Project) IsDestinationPermitted(c Cluster, namespace string) (permitted
 	return permitted, known
 }
 
-// isDestinationMatched is AppProject.isDestinationMatched of Argo CD
-// v3.5.1. Where a field of the cluster is unknown, each destination's match
+// isDestinationMatched is AppProject.isDestinationMatched of Argo CD.
+// Where a field of the cluster is unknown, each destination's match
 // of it may go either way: the answer is known when every way gives the
 // same one.
 func (p *Project) isDestinationMatched(c Cluster, namespace string) (permitted, known bool) {
@@ -182,7 +182,7 @@ func (p *Project) isDestinationMatched(c Cluster, namespace string) (permitted, 
 				switch {
 				case (serverMatched || nameMatched) && nsMatched:
 					canMatch = true
-				case (!nameMatched && isDenyPattern(d.Name)) || (!serverMatched && isDenyPattern(d.Server)) && nsMatched:
+				case ((!nameMatched && isDenyPattern(d.Name)) || (!serverMatched && isDenyPattern(d.Server))) && nsMatched:
 					canRefuse = true
 				case !nsMatched && isDenyPattern(d.Namespace) && serverMatched:
 					canRefuse = true
@@ -233,8 +233,8 @@ var (
 	eitherMatch = []bool{false, true}
 )
 
-// IsGroupKindPermitted is AppProject.IsGroupKindNamePermitted of Argo CD
-// v3.5.1: a namespaced kind is permitted unless a namespace whitelist is
+// IsGroupKindPermitted is AppProject.IsGroupKindNamePermitted of Argo CD:
+// a namespaced kind is permitted unless a namespace whitelist is
 // set and misses it or the blacklist has it; a cluster-scoped kind (with
 // its name) must be on the cluster whitelist and not on the blacklist.
 func (p *Project) IsGroupKindPermitted(group, kind, name string, namespaced bool) bool {
@@ -260,8 +260,8 @@ func (p *Project) NamespacedRefusal(group, kind string) (notWhitelisted, blackli
 	return notWhitelisted, blacklisted
 }
 
-// isResourceInList is pkg/apis/application/v1alpha1/types.go's (Argo CD
-// v3.5.1): shell patterns on kind and group, names not read.
+// isResourceInList is pkg/apis/application/v1alpha1/types.go's (Argo
+// CD): shell patterns on kind and group, names not read.
 func isResourceInList(group, kind string, list []ResourceRule) bool {
 	for _, item := range list {
 		ok, err := filepath.Match(item.Kind, kind)
@@ -276,7 +276,7 @@ func isResourceInList(group, kind string, list []ResourceRule) bool {
 }
 
 // isNamedResourceInList is pkg/apis/application/v1alpha1/types.go's (Argo
-// CD v3.5.1): shell patterns on kind, group and name, an empty name any.
+// CD): shell patterns on kind, group and name, an empty name any.
 func isNamedResourceInList(group, kind, name string, list []ResourceRule) bool {
 	for _, item := range list {
 		ok, err := filepath.Match(item.Kind, kind)
@@ -299,8 +299,8 @@ func isNamedResourceInList(group, kind, name string, list []ResourceRule) bool {
 	return false
 }
 
-// IsAppNamespacePermitted is AppProject.IsAppNamespacePermitted of Argo CD
-// v3.5.1: an Application in the controller's namespace (or with none) may
+// IsAppNamespacePermitted is AppProject.IsAppNamespacePermitted of Argo CD:
+// an Application in the controller's namespace (or with none) may
 // use any project; one elsewhere only a project whose sourceNamespaces
 // match its namespace (globs, or /regexp/ in regexp2's syntax).
 func (p *Project) IsAppNamespacePermitted(appNamespace, controllerNamespace string) bool {
@@ -310,7 +310,7 @@ func (p *Project) IsAppNamespacePermitted(appNamespace, controllerNamespace stri
 	return p.namespaces.match(appNamespace)
 }
 
-// NamespaceEnabled is util/security.IsNamespaceEnabled of Argo CD v3.5.1:
+// NamespaceEnabled is util/security.IsNamespaceEnabled of Argo CD:
 // the controller and the API server handle Applications in their own
 // namespace and in those application.namespaces enables (globs, or
 // /regexp/), and ignore all others.
@@ -343,7 +343,7 @@ type ProjectProblem struct {
 	Message string
 }
 
-// ValidateProject is AppProject.ValidateProject of Argo CD v3.5.1, which
+// ValidateProject is AppProject.ValidateProject of Argo CD, which
 // the API server runs on every project it creates or updates:
 // destinations, source namespaces and source repositories ("!*" entries
 // and duplicates), then roles, sync windows and destination service

@@ -34,7 +34,7 @@ func readProjectFields(ps *ProjectSpec, spec any) {
 }
 
 // validateProjectFields is the rest of AppProject.ValidateProject
-// (pkg/apis/application/v1alpha1/app_project_types.go, Argo CD v3.5.1), in
+// (pkg/apis/application/v1alpha1/app_project_types.go, Argo CD), in
 // its order: roles (names unique and valid; each role's policies and
 // groups unique and valid), sync windows (unique, valid, and each for some
 // applications, namespaces or clusters) and destination service accounts

@@ -18,7 +18,7 @@ type Role struct {
 
 // PolicyProblem says why Argo CD refuses a project role's policy, or
 // returns "": validatePolicy of pkg/apis/application/v1alpha1/types.go
-// (Argo CD v3.5.1), with its messages. A policy is
+// (Argo CD), with its messages. A policy is
 // "p, proj:<project>:<role>, <resource>, <action>, <project>/<object>, <allow|deny>".
 func PolicyProblem(project, role, policy string) string {
 	policyComponents := strings.Split(policy, ",")
@@ -49,18 +49,19 @@ func PolicyProblem(project, role, policy string) string {
 	return ""
 }
 
-// projectScoped is util/rbac.ProjectScoped (Argo CD v3.5.1): the resources
+// projectScoped is util/rbac.ProjectScoped (Argo CD): the resources
 // a project role's policy may name. Read-only.
 var projectScoped = map[string]bool{
 	"applications": true, "applicationsets": true, "logs": true, "exec": true, "clusters": true, "repositories": true,
 }
 
-// validActions and validActionPatterns are types.go's (Argo CD v3.5.1):
-// util/rbac's get, create, update, delete, sync, override and "*", and
+// validActions and validActionPatterns are types.go's (Argo CD):
+// util/rbac's get, create, update, delete, sync, override, rollback (since
+// Argo CD 3.6) and "*", and
 // action/..., update/..., delete/.... Read-only.
 var (
 	validActions = map[string]bool{
-		"get": true, "create": true, "update": true, "delete": true, "sync": true, "override": true, "*": true,
+		"get": true, "create": true, "update": true, "delete": true, "sync": true, "override": true, "rollback": true, "*": true,
 	}
 	validActionPatterns = sync.OnceValue(func() []*regexp.Regexp {
 		return []*regexp.Regexp{
@@ -71,7 +72,7 @@ var (
 	})
 )
 
-// isValidAction is types.go's (Argo CD v3.5.1); the patterns are not
+// isValidAction is types.go's (Argo CD); the patterns are not
 // anchored, as upstream's are not.
 func isValidAction(action string) bool {
 	if validActions[action] {
@@ -85,17 +86,17 @@ func isValidAction(action string) bool {
 	return false
 }
 
-// isValidObject is types.go's (Argo CD v3.5.1): the object is
+// isValidObject is types.go's (Argo CD): the object is
 // <project>[/<namespace>]/<application>.
 func isValidObject(project, object string) bool {
 	objectRegexp, err := regexp.Compile(fmt.Sprintf(`^%s(/[*\w-.]+)?/[*\w-.]+$`, regexp.QuoteMeta(project)))
 	return err == nil && objectRegexp.MatchString(object)
 }
 
-// roleNameRegexp is types.go's (Argo CD v3.5.1).
+// roleNameRegexp is types.go's (Argo CD).
 var roleNameRegexp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9]([-_a-zA-Z0-9]*[a-zA-Z0-9])?$`) })
 
-// RoleNameProblem is types.go's validateRoleName (Argo CD v3.5.1): its
+// RoleNameProblem is types.go's validateRoleName (Argo CD): its
 // message, or "".
 func RoleNameProblem(name string) string {
 	if !roleNameRegexp().MatchString(name) {
@@ -104,10 +105,10 @@ func RoleNameProblem(name string) string {
 	return ""
 }
 
-// invalidGroupChars is types.go's invalidChars (Argo CD v3.5.1).
+// invalidGroupChars is types.go's invalidChars (Argo CD).
 var invalidGroupChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[\"\n\r\t]") })
 
-// GroupNameProblem is types.go's validateGroupName (Argo CD v3.5.1): its
+// GroupNameProblem is types.go's validateGroupName (Argo CD): its
 // message, or "". A group with a comma must be quoted, as Casbin's CSV
 // reads it.
 func GroupNameProblem(name string) string {

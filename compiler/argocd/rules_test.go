@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// These tables pin Argo CD v3.5.1's semantics; conformance/argocd checks
+// These tables pin Argo CD's semantics; conformance/argocd checks
 // the same functions against Argo CD's own code on generated cases.
 
 func TestNormalizeGitURL(t *testing.T) {
@@ -83,6 +83,10 @@ func TestIsDestinationPermitted(t *testing.T) {
 		{[]ProjectDestination{d("", "in-cluster", "web")}, InCluster, "web", true, true},
 		{[]ProjectDestination{d(InClusterServer, "", "*"), d(InClusterServer, "", "!kube-system")}, InCluster, "kube-system", false, true},
 		{[]ProjectDestination{d(InClusterServer, "", "!kube-system")}, InCluster, "web", true, true},
+		// A name that denies refuses in its own namespaces only (3.6: the
+		// precedence of isDestinationMatched's second case).
+		{[]ProjectDestination{d("", "!in-cluster", "team-a"), d("*", "", "*")}, InCluster, "team-b", true, true},
+		{[]ProjectDestination{d("", "!in-cluster", "team-a"), d("*", "", "*")}, InCluster, "team-a", false, true},
 		{[]ProjectDestination{d(InClusterServer, "", "web")}, InCluster, "", false, true},
 		{nil, InCluster, "web", false, true},
 		// A cluster given by name whose server platc does not know.
@@ -143,8 +147,12 @@ func TestIsAppNamespacePermitted(t *testing.T) {
 		{[]string{"/^((?!kube-).)*$/"}, "team-a", true},
 		{[]string{"/^((?!kube-).)*$/"}, "kube-system", false},
 		{[]string{"/^[[:alpha:]]+$/"}, "team", false},
-		{[]string{"/", "team"}, "team", false}, // Argo CD panics on "/"
+		// "/" and "//" are globs since 3.6 (before, "/" panicked and "//"
+		// matched everything).
+		{[]string{"/", "team"}, "team", true},
 		{[]string{"team", "/"}, "team", true},
+		{[]string{"//"}, "team", false},
+		{[]string{"/"}, "/", true},
 		{nil, "observability", false},
 	} {
 		if got := project(ProjectSpec{SourceNamespaces: tt.patterns}).IsAppNamespacePermitted(tt.ns, "argocd"); got != tt.want {
@@ -284,5 +292,19 @@ func TestProjectFromObject(t *testing.T) {
 	}
 	if ProjectFromObject(map[string]any{"spec": map[string]any{}}).Spec().NamespaceResourceWhitelist != nil {
 		t.Error("a missing namespaceResourceWhitelist read as an empty one")
+	}
+}
+
+func TestPolicyActions(t *testing.T) {
+	for action, want := range map[string]string{
+		"sync":                           "",
+		"rollback":                       "", // since 3.6
+		"action/apps/Deployment/restart": "",
+		"restart":                        "invalid policy rule 'p, proj:shop:ci, applications, restart, shop/*, allow': invalid action 'restart'",
+	} {
+		policy := "p, proj:shop:ci, applications, " + action + ", shop/*, allow"
+		if got := PolicyProblem("shop", "ci", policy); got != want {
+			t.Errorf("PolicyProblem(%q) = %q, want %q", policy, got, want)
+		}
 	}
 }

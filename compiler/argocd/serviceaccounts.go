@@ -13,20 +13,20 @@ type DestinationServiceAccount struct {
 }
 
 // serviceAccountDisallowedCharSet is app_project_types.go's and
-// util/settings/impersonation.go's (Argo CD v3.5.1).
+// util/settings/impersonation.go's (Argo CD).
 const serviceAccountDisallowedCharSet = "!*[]{}\\/"
 
 // ImpersonationEnabledKey is the argocd-cm key that makes Argo CD sync as
 // the projects' destination service accounts (Argo CD 2.13 and later), and
 // ImpersonationEnforcedKey the one that makes an Application whose project
-// names none for its destination fail to sync (default true in v3.5.1).
+// names none for its destination fail to sync (default true).
 const (
 	ImpersonationEnabledKey  = "application.sync.impersonation.enabled"
 	ImpersonationEnforcedKey = "application.sync.impersonation.enforced"
 )
 
 // ServiceAccountToImpersonate is util/settings.DeriveServiceAccountToImpersonate
-// of Argo CD v3.5.1: the service account (system:serviceaccount:<ns>:<name>)
+// of Argo CD: the service account (system:serviceaccount:<ns>:<name>)
 // of the first entry whose server glob matches the destination cluster's
 // server and whose namespace glob matches the destination namespace; ""
 // where none does. The service account's namespace is the destination's,

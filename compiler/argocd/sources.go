@@ -12,7 +12,7 @@ import (
 // What Argo CD's repo server does with a source's options, for the
 // direct-apply plan, which must do the same with helm and kubectl.
 
-// HelmSetValue is cleanSetParameters of util/helm/cmd.go (Argo CD v3.5.1):
+// HelmSetValue is cleanSetParameters of util/helm/cmd.go (Argo CD):
 // the value of a parameter as Argo CD passes it to helm --set or
 // --set-string, each "," escaped (Helm would split the value there) unless
 // it is escaped already or the value is a list "{a,b}".
@@ -34,14 +34,14 @@ func HelmSetValue(val string) string {
 }
 
 // manifestFile and skipFileRenderingMarker are reposerver/repository's
-// (Argo CD v3.5.1).
+// (Argo CD).
 var manifestFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.*\.(yaml|yml|json|jsonnet)$`) })
 
 const skipFileRenderingMarker = "+argocd:skip-file-rendering"
 
 // DirectoryFiles are the files of a directory source that Argo CD reads
 // (getPotentiallyValidManifests of reposerver/repository/repository.go,
-// Argo CD v3.5.1), as paths relative to the repository root: the folder's
+// Argo CD), as paths relative to the repository root: the folder's
 // .yaml, .yml and .json files (and sub-folders' with recurse), those that
 // exclude does not match and include does (globs of the path relative to
 // the folder), without the skip marker. Symbolic links and jsonnet, which

@@ -21,7 +21,7 @@ type SyncWindow struct {
 	ManualSync, UseAndOperator                      bool
 }
 
-// cronParser is the parser of SyncWindow.Validate (Argo CD v3.5.1): five
+// cronParser is the parser of SyncWindow.Validate (Argo CD): five
 // fields, no seconds, no descriptors such as @daily.
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
 
@@ -38,7 +38,7 @@ func ParseSchedule(schedule string) (sched cron.Schedule, err error) {
 }
 
 // Validate is SyncWindow.Validate of pkg/apis/application/v1alpha1/types.go
-// (Argo CD v3.5.1): the kind, the schedule (robfig/cron with Argo CD's
+// (Argo CD): the kind, the schedule (robfig/cron with Argo CD's
 // parser options), the duration (time.ParseDuration) and the description's
 // length, with Argo CD's messages. A time zone that does not load is not an
 // error there (Argo CD logs a warning and uses UTC): see TimeZoneProblem.
@@ -59,7 +59,7 @@ func (w SyncWindow) Validate() error {
 }
 
 // TimeZoneProblem says why Argo CD would not use a sync window's time
-// zone, or returns "". SyncWindow.Validate (Argo CD v3.5.1) loads it with
+// zone, or returns "". SyncWindow.Validate (Argo CD) loads it with
 // time.LoadLocation and, where that fails, logs a warning and uses UTC: the
 // window would silently open at another hour.
 func (w SyncWindow) TimeZoneProblem() string {
@@ -72,7 +72,7 @@ func (w SyncWindow) TimeZoneProblem() string {
 	return ""
 }
 
-// sameIdentity is SyncWindow.HashIdentity's equality (Argo CD v3.5.1): two
+// sameIdentity is SyncWindow.HashIdentity's equality (Argo CD): two
 // windows are one where every field but manualSync and the description
 // is equal (Argo CD compares xxhash sums of their gob encodings, in which
 // an empty list and none are alike).
@@ -82,7 +82,7 @@ func (w SyncWindow) sameIdentity(o SyncWindow) bool {
 		slices.Equal(w.Namespaces, o.Namespaces) && slices.Equal(w.Clusters, o.Clusters)
 }
 
-// KeyIDProblem is util/sourceintegrity.KeyID of Argo CD v3.5.1, which the
+// KeyIDProblem is util/sourceintegrity.KeyID of Argo CD, which the
 // argocd CLI applies to a project's signature key: a key ID is 16
 // hexadecimal digits, or a fingerprint of 40. Its message, or "".
 func KeyIDProblem(k string) string {

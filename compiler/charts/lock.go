@@ -3,8 +3,8 @@
 // (from platc's chart cache or a vendor folder of the repository, each
 // verified against the lock on use), the one command that reaches the
 // network (Pull, from an HTTP chart repository's index.yaml or an OCI
-// registry), and the render of a chart as Argo CD v3.5.1's repo server
-// renders it (`helm template` of Helm 4.2.1, here with Helm's Go SDK),
+// registry), and the render of a chart as Argo CD's repo server
+// renders it (`helm template` of Helm, here with Helm's Go SDK),
 // with the checks of values against the chart (its values.schema.json,
 // the keys its values.yaml and templates know).
 //

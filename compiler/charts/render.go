@@ -27,11 +27,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/upstream"
 )
 
-// HelmVersion is the Helm whose SDK renders charts: the one Argo CD v3.5.1
+// HelmVersion is the Helm whose SDK renders charts: the one Argo CD
 // bundles (hack/tool-versions.sh, helm4_version).
-const HelmVersion = "v4.2.1"
+const HelmVersion = upstream.Helm
 
 // Chart is a chart loaded for rendering.
 type Chart struct {
@@ -73,7 +74,7 @@ func LoadArchive(data []byte) (*Chart, error) {
 }
 
 // LoadFolder loads the chart in folder dir of fsys as Helm loads a chart
-// folder (pkg/chart/v2/loader.LoadDir of Helm 4.2.1): the files its
+// folder (pkg/chart/v2/loader.LoadDir of Helm): the files its
 // .helmignore and Helm's defaults do not ignore, a UTF-8 byte order mark
 // dropped. Its digest is FolderDigest's.
 func LoadFolder(fsys fs.FS, dir string) (*Chart, error) {
@@ -163,7 +164,7 @@ func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, error) {
 
 // Request is what Argo CD's repo server passes to `helm template` for one
 // Helm source of an Application (reposerver/repository/repository.go,
-// helmTemplate, and util/helm/cmd.go, template, of Argo CD v3.5.1).
+// helmTemplate, and util/helm/cmd.go, template, of Argo CD).
 type Request struct {
 	// Release is --name-template: the Application's name, or its
 	// helm.releaseName.
@@ -329,7 +330,7 @@ type UnknownKey struct {
 	Suggest string
 }
 
-// Render renders ch for req as `helm template` of Helm 4.2.1 does when
+// Render renders ch for req as `helm template` of Helm does when
 // Argo CD's repo server runs it (pkg/cmd/template.go and install.go,
 // pkg/action/install.go RunWithContext and action.go renderResources,
 // client only): values merged as pkg/cli/values.Options.MergeValues
@@ -355,7 +356,7 @@ func Render(ch *Chart, req Request) *Outcome {
 	return out
 }
 
-// mergeValues is MergeValues of pkg/cli/values (Helm 4.2.1): every
+// mergeValues is MergeValues of pkg/cli/values (Helm): every
 // --values file in order, then --set, then --set-string. Argo CD passes
 // parameters from a map, in no order; here they go in the order given.
 func mergeValues(req Request) (map[string]any, error) {

@@ -74,7 +74,7 @@ func (urnLoader) Load(string) (any, error) {
 	return jsonschema.UnmarshalJSON(strings.NewReader("true"))
 }
 
-// validateSingle is ValidateAgainstSingleSchema of Helm 4.2.1, returning
+// validateSingle is ValidateAgainstSingleSchema of Helm, returning
 // each value the schema refuses (the leaves of the validation error), or
 // an error when the schema cannot be compiled offline.
 func validateSingle(values common.Values, schemaJSON []byte) (problems []SchemaProblem, err error) {

@@ -568,6 +568,7 @@ func (c *checker) environment(env *model.Environment) {
 		c.log.Errorf(d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
 	}
 	c.kubernetes(&env.Kubernetes)
+	c.releases(env)
 	projects := []string{"default"}
 	for _, p := range env.Projects {
 		c.label(p.Pos, p.Path, p.Name)

@@ -8,6 +8,7 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // kroGates checks platform.kro.featureGates against kro's own pkg/features,
@@ -24,7 +25,7 @@ func (c *checker) kroGates() {
 	for _, name := range slices.Sorted(maps.Keys(k.FeatureGates)) {
 		if !slices.Contains(known, name) {
 			p := diag.JoinPath(k.FieldPath("featureGates"), name)
-			c.log.Errorf(c.spec.PosOf(p), p, "unknown kro feature gate %q%s: kro v0.9.3's are %s", name, diag.DidYouMean(name, known), diag.List(known))
+			c.log.Errorf(c.spec.PosOf(p), p, "unknown kro feature gate %q%s: kro %s's are %s", name, diag.DidYouMean(name, known), upstream.Kro, diag.List(known))
 			continue
 		}
 		gates[name] = k.FeatureGates[name]

@@ -265,9 +265,12 @@ cache into <spec>/` + charts.VendorDir + `, for CI without network: commit that 
 		},
 		{
 			name:    "version",
-			summary: "print which platc this is (module version, VCS revision, Go)",
-			doc: `Version prints which platc this is: its module version, the VCS revision it
-was built from, and the Go version. platc --version does the same.`,
+			summary: "print which platc this is and the Argo CD, kro and Helm it checks by",
+			doc: `Version prints which platc this is (its module version, the VCS revision it
+was built from, the Go version), then the upstream releases it targets: the
+Argo CD whose rules it checks by, the kro and Helm whose code it links, the
+kustomize, the Kubernetes and the argo-cd chart it assumes, and the kwok and
+etcd of its delivery test. platc --version does the same.`,
 			flags: noFlags(runVersion),
 		},
 		{

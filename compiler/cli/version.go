@@ -3,6 +3,9 @@ package cli
 import (
 	"fmt"
 	"runtime/debug"
+	"text/tabwriter"
+
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // modulePath is platc's Go module, what `go install` names.
@@ -65,7 +68,14 @@ func (v buildVersion) String() string {
 	return s
 }
 
+// runVersion prints which platc this is, then the upstream releases it
+// targets (compiler/upstream), one per line.
 func runVersion(c *call) int {
 	fmt.Fprintln(c.stdout, readBuildVersion())
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	for _, t := range upstream.Targets {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, t.Version, t.Use)
+	}
+	tw.Flush()
 	return ExitOK
 }

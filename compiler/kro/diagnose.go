@@ -34,7 +34,7 @@ import (
 )
 
 // The diagnosis runs when kro's builder refuses a graph. It follows the
-// builder's steps (pkg/graph/builder.go of kro v0.9.3) with kro's own
+// builder's steps (pkg/graph/builder.go of kro) with kro's own
 // pieces, one resource, field and expression at a time, so that every
 // problem is found, not just the first, each with its place.
 
@@ -621,7 +621,7 @@ func (c *checker) inspector(nodes []*node) (*ast.Inspector, error) {
 
 // dependencies finds what each expression references, as the builder's
 // buildDependencyGraph does, reporting unknown identifiers and functions,
-// omit() (off by default in kro v0.9.3), and self references; then adds
+// omit() (off by default in kro), and self references; then adds
 // the dependencies to kro's DAG and reports each cycle once.
 func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[int]bool) {
 	badID := map[string]bool{}
@@ -742,7 +742,7 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 		if !strings.HasPrefix(path, "template") {
 			hint = "write the condition without it"
 		}
-		c.errorf(idx, path, "expression %q calls omit(), which kro v0.9.3 refuses unless its CELOmitFunction feature gate is on (it is off by default): %s (kro: omit() requires the CELOmitFunction feature gate to be enabled)", shown, hint)
+		c.errorf(idx, path, "expression %q calls omit(), which kro refuses unless its CELOmitFunction feature gate is on (it is off by default): %s (kro: omit() requires the CELOmitFunction feature gate to be enabled)", shown, hint)
 		ok = false
 	}
 	for _, r := range res.ResourceDependencies {
@@ -1197,7 +1197,7 @@ func components(ids []string, deps map[string][]string) map[string]int {
 }
 
 // extendTyped extends env with the variable name typed by schema s.
-// Ported from kro v0.9.3 pkg/graph/build_context.go (extendWithTypedVar),
+// Ported from kro pkg/graph/build_context.go (extendWithTypedVar),
 // unexported there, without its cache.
 func extendTyped(env *cel.Env, name string, s *spec.Schema) (*cel.Env, error) {
 	declType := krocel.SchemaDeclTypeWithMetadata(&openapi.Schema{Schema: s}, false)

@@ -43,6 +43,8 @@ import (
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // Resource is one resource of an RGD: a Template, or an ExternalRef.
@@ -104,7 +106,7 @@ type Cache interface {
 
 // kroVersion is the version of kro whose code checks RGDs: part of every
 // cache key.
-const kroVersion = "github.com/kubernetes-sigs/kro@v0.9.3"
+const kroVersion = "github.com/kubernetes-sigs/kro@" + upstream.Kro
 
 // Problem is one finding. Resource is the id ("" for the schema or
 // status); Path says where inside: "template.spec.sources[0].helm.valuesObject.x",
@@ -165,7 +167,7 @@ type Result struct {
 // flags of cmd/controller of v0.9.3).
 var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionSize: 10}
 
-// Check checks rgd the way kro v0.9.3 does when it accepts an RGD, and the
+// Check checks rgd the way kro does when it accepts an RGD, and the
 // CRD kro would create as the API server does, and returns every problem
 // found (not just the first), sorted by resource order then path. The
 // result is nil when there is a problem that is not a warning.
@@ -195,7 +197,6 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		c.errorf(-1, "", "the ResourceGraphDefinition does not encode as kro's API types: %v: write plain strings, numbers, lists and maps", err)
 		return nil, c.sorted()
 	}
-	c.eachReadyWhen()
 	g, err := kinds.build(obj, rgd.Gates)
 	if err == nil {
 		c.crdChecks(g.CRD)

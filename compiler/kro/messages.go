@@ -35,7 +35,7 @@ var (
 	idLike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`) })
 )
 
-// markerNames are SimpleSchema's markers in kro v0.9.3
+// markerNames are SimpleSchema's markers in kro
 // (pkg/simpleschema/markers.go), for messages.
 var markerNames = []string{"required", "default", "description", "enum", "minimum", "maximum", "pattern",
 	"minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "immutable", "validation", "listType", "listMapKey"}

@@ -13,7 +13,7 @@ import (
 )
 
 // typeContext derives the CEL type a template field expects, as kro's
-// builder does. The functions below are ported from kro v0.9.3
+// builder does. The functions below are ported from kro
 // pkg/graph/builder.go and build_context.go (expectedTypeForField,
 // resolveSchemaAndTypeName, celTypeFromSchema, lookupSchemaAtField,
 // schemaDeclType, validateExpressionType), which kro does not export.

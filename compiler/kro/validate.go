@@ -101,7 +101,7 @@ func (kd *kind) validate(ctx context.Context, obj map[string]any) (map[string]an
 	structuraldefaulting.Default(u, v.structural)
 	var errs field.ErrorList
 	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u, v.schema)...)
-	errs = append(errs, schemaobjectmeta.Validate(nil, u, v.structural, false)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u, v.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, u)...)
 	for _, e := range errs {
 		probs = append(probs, objectProblem{path: errorPath(e), err: e})

@@ -222,6 +222,10 @@ func decodeEnvironment(name string, e entry) *Environment {
 	}
 	k := e.sub("kubernetes")
 	env.Kubernetes = Kubernetes{Node: k.node, Version: k.strOr("version", DefaultKubeVersion), APIVersions: k.strings("apiVersions")}
+	a := e.sub("argocd")
+	env.ArgoCD = Release{Node: a.node, Version: a.str("version")}
+	r := e.sub("kro")
+	env.Kro = Release{Node: r.node, Version: r.str("version")}
 	e.eachField("projects", func(pname string, p entry) {
 		proj := &Project{Node: p.node, Name: pname}
 		proj.Description = p.str("description")

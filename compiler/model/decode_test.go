@@ -85,6 +85,8 @@ environments: dev: revision: "HEAD"
 			Destination: Destination{Node: Node{Path: "environments.dev.destination"}, Server: "https://kubernetes.default.svc"},
 			Settings:    map[string]*ModuleSettings{},
 			Kubernetes:  Kubernetes{Node: Node{Path: "environments.dev.kubernetes"}, Version: DefaultKubeVersion},
+			ArgoCD:      Release{Node: Node{Path: "environments.dev.argocd"}},
+			Kro:         Release{Node: Node{Path: "environments.dev.kro"}},
 		}},
 	}
 	if diff := cmp.Diff(want, spec, ignorePositions); diff != "" {
@@ -235,6 +237,8 @@ environments: {
 				},
 				Settings:   map[string]*ModuleSettings{},
 				Kubernetes: Kubernetes{Node: Node{Path: "environments.dev.kubernetes"}, Version: DefaultKubeVersion},
+				ArgoCD:     Release{Node: Node{Path: "environments.dev.argocd"}},
+				Kro:        Release{Node: Node{Path: "environments.dev.kro"}},
 			},
 			{
 				Node:     Node{Path: "environments.prod"},
@@ -276,6 +280,8 @@ environments: {
 					},
 				},
 				Kubernetes: Kubernetes{Node: Node{Path: "environments.prod.kubernetes"}, Version: "1.31.2", APIVersions: []string{"monitoring.coreos.com/v1"}},
+				ArgoCD:     Release{Node: Node{Path: "environments.prod.argocd"}},
+				Kro:        Release{Node: Node{Path: "environments.prod.kro"}},
 			},
 		},
 	}

@@ -9,10 +9,13 @@
 package model
 
 import (
+	"strings"
+
 	"golang.org/x/mod/semver"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/load"
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // Spec is a whole platform spec.
@@ -445,6 +448,9 @@ type Environment struct {
 	Settings    map[string]*ModuleSettings // by module name
 	SyncPolicy  *SyncPolicy                // nil where the environment sets none
 	Kubernetes  Kubernetes
+	// ArgoCD and Kro are the releases the environment's cluster runs, as
+	// it declares them; Version "" where it does not.
+	ArgoCD, Kro Release
 	// Charts are the environment's own chart versions (versions.go);
 	// nil where it runs the platform's.
 	Charts []*ChartPin // sorted by chart name
@@ -452,14 +458,20 @@ type Environment struct {
 }
 
 // DefaultKubeVersion is the Kubernetes version charts are rendered for
-// where an environment does not say.
-const DefaultKubeVersion = "1.34.0"
+// where an environment does not say: the one platc targets, "1.37.2".
+var DefaultKubeVersion = strings.TrimPrefix(upstream.Kubernetes, "v")
 
 // Kubernetes is the cluster's Kubernetes as charts see it.
 type Kubernetes struct {
 	Node
 	Version     string   // default DefaultKubeVersion
 	APIVersions []string // beyond Kubernetes' own
+}
+
+// Release is the release of a project that a cluster runs.
+type Release struct {
+	Node
+	Version string // "v3.5.7", "3.5"; "" where the environment does not say
 }
 
 // Destination is a cluster, by API server URL or by name.

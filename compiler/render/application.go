@@ -310,8 +310,8 @@ func projectFields(spec *object.Map, p *model.Project) {
 // Application, from what its sources read of this repository: each
 // folder a source syncs, and each values file of this repository
 // ($values/...), as absolute paths (Argo CD reads them from the root of
-// every source of the repository, util/app/path.GetSourceRefreshPaths in
-// v3.5.1). A commit that touches none of them then refreshes nothing.
+// every source of the repository, util/app/path.GetSourceRefreshPaths).
+// A commit that touches none of them then refreshes nothing.
 // An Application without a source in this repository gets none (the
 // annotation only matters to the webhook of this repository), nor does
 // one that syncs a kustomization, which may read files anywhere, nor one

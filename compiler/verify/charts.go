@@ -194,8 +194,8 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 }
 
 // request is what Argo CD's repo server passes to helm template for the
-// source (reposerver/repository/repository.go, helmTemplate, of Argo CD
-// v3.5.1): the Application's name as release, the destination namespace,
+// source (reposerver/repository/repository.go, helmTemplate, of Argo CD):
+// the Application's name as release, the destination namespace,
 // the cluster's Kubernetes version and API versions, the value files in
 // reach, valuesObject, parameters, and the skip flags.
 // partial is set when a value file is out of reach (another repository

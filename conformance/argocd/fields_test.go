@@ -165,7 +165,7 @@ func TestValidateProjectSyncWindows(t *testing.T) {
 	// uses UTC instead, which platc reports.
 	type tz struct{ TimeZone string }
 	property(t, "SyncWindow timeZone", func(r *rand.Rand) tz { return tz{pick(r, timeZones...)} }, func(c tz) string {
-		w := &v1alpha1.SyncWindow{Kind: "allow", Schedule: "0 22 * * *", Duration: "1h", TimeZone: c.TimeZone}
+		w := &v1alpha1.InlineSyncWindow{Kind: "allow", Schedule: "0 22 * * *", Duration: "1h", TimeZone: c.TimeZone}
 		_ = w.Validate()
 		argoReplaced := c.TimeZone != "" && w.TimeZone != c.TimeZone
 		platcRefuses := argocd.SyncWindow{TimeZone: c.TimeZone}.TimeZoneProblem() != ""

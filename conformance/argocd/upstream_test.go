@@ -62,7 +62,7 @@ func upstreamProject(name string, s argocd.ProjectSpec) *v1alpha1.AppProject {
 		p.Spec.Roles = append(p.Spec.Roles, v1alpha1.ProjectRole{Name: r.Name, Policies: slices.Clone(r.Policies), Groups: slices.Clone(r.Groups)})
 	}
 	for _, w := range s.SyncWindows {
-		p.Spec.SyncWindows = append(p.Spec.SyncWindows, &v1alpha1.SyncWindow{
+		p.Spec.SyncWindows = append(p.Spec.SyncWindows, &v1alpha1.InlineSyncWindow{
 			Kind: w.Kind, Schedule: w.Schedule, Duration: w.Duration, TimeZone: w.TimeZone, Description: w.Description,
 			Applications: slices.Clone(w.Applications), Namespaces: slices.Clone(w.Namespaces), Clusters: slices.Clone(w.Clusters),
 			ManualSync: w.ManualSync, UseAndOperator: w.UseAndOperator,

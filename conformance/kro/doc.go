@@ -1,5 +1,5 @@
 // Package conformance compares platc's kro checks with kro's own code
-// (github.com/kubernetes-sigs/kro v0.9.3) and the Kubernetes API server's
+// (github.com/kubernetes-sigs/kro) and the Kubernetes API server's
 // (k8s.io/apiextensions-apiserver), on generated cases and on everything
 // platc renders. It is a module of its own, so that platc's module does not
 // carry kro and Kubernetes; `make conformance` runs it, `make test` does
@@ -54,6 +54,6 @@
 // disagrees, and the adapter's liveness.
 //
 // Not modelled: admission webhooks and policies of a real cluster. Both
-// sides run with cel-go v0.27.0, the version kro v0.9.3 is built with
-// (platc requires no later one).
+// sides run with the cel-go kro requires (v0.31.0; platc requires no later
+// one).
 package conformance

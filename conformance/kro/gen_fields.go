@@ -10,12 +10,11 @@ import "fmt"
 // read by other resources), readyWhen on resources and on collections
 // (each), and status fields over schema and collections.
 //
-// Left out on purpose: readyWhen on two collections of different kinds,
-// which kro v0.9.3 refuses on some runs and accepts on others (its build
-// context types each as the collection it validates first, in map order;
-// platc refuses it always, compiler/kro/collections.go, and its unit tests
-// say so), and a forEach entry of two iterators, which platc's stack
-// decoder refuses before an RGD exists.
+// readyWhen may be on every collection, of any kinds: since kro v0.9.4 its
+// build context types each per collection (before, as the collection it
+// validated first, in map order, which platc refused always). Left out on
+// purpose: a forEach entry of two iterators, which platc's stack decoder
+// refuses before an RGD exists.
 
 // fieldKinds are the kinds family 5 creates: Kubernetes' own that platc
 // serves, a primitive, and kinds no cluster here serves.
@@ -49,7 +48,6 @@ func GenFields(g *Gen) map[string]any {
 	}
 	var made []res
 	var resources []any
-	readyCollection := false // at most one collection has a readyWhen
 	if g.Chance(0.4) {
 		k := Pick(g, fieldKinds[4], fieldKinds[0], fieldKinds[8], fieldKinds[2])
 		meta := map[string]any{"name": Pick(g, "${schema.spec.name}-ref", "fixed", "${schema.spec.count}")}
@@ -155,11 +153,7 @@ func GenFields(g *Gen) map[string]any {
 		if g.Chance(0.3) {
 			self := id
 			if r.collection {
-				if readyCollection {
-					self = ""
-				} else {
-					self, readyCollection = "each", true
-				}
+				self = "each"
 			} else if g.Chance(0.1) {
 				self = "each" // each outside a collection
 			}

@@ -19,7 +19,7 @@ func primitive(id, kind string, spec map[string]any) map[string]any {
 	}}
 }
 
-// reservedWords are kro v0.9.3's reserved ids (pkg/graph/validation.go)
+// reservedWords are kro's reserved ids (pkg/graph/validation.go)
 // and CEL's, with near misses.
 var reservedWords = []string{"apiVersion", "context", "dependency", "dependencies", "each", "externalRef", "externalReference",
 	"externalRefs", "externalReferences", "graph", "instance", "item", "items", "kind", "kro", "metadata", "namespace", "object",

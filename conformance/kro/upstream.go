@@ -173,7 +173,7 @@ var gatesMu sync.Mutex
 func setGates(gates map[string]bool) error {
 	set := map[string]bool{}
 	for _, f := range []featuregate.Feature{features.CELOmitFunction, features.InstanceConditionEvents, features.InstanceConditionMetrics} {
-		set[string(f)] = false // kro v0.9.3's defaults: every gate alpha, off
+		set[string(f)] = false // kro's defaults: every gate alpha, off
 	}
 	maps.Copy(set, gates)
 	return features.FeatureGate.SetFromMap(set)
@@ -273,7 +273,7 @@ var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionS
 
 // BuildRGD does what the cluster does with a ResourceGraphDefinition (as
 // decoded YAML): the API server admits it against kro's CRD (defaults
-// included), kro's graph builder builds it (kro v0.9.3's
+// included), kro's graph builder builds it (kro's
 // graph.NewResourceGraphDefinition, with the world's feature gates, set
 // for each build: its defaults unless WithGates), kro
 // creates the instance CRD, which must not belong to anyone else, and the

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // A program is one command the control plane runs, built from a Go
@@ -56,6 +58,14 @@ func ldflags() string {
 		"-X github.com/argoproj/argo-cd/v3/common.version=" + strings.TrimPrefix(Versions.ArgoCD, "v"),
 		"-X helm.sh/helm/v4/internal/version.version=" + Versions.Helm,
 	}, " ")
+}
+
+// goEnv is the environment of the go commands that build the programs:
+// the Go that Argo CD's module needs (upstream.GoToolchain, newer than the
+// Go platc's own module builds with), which the go command takes from the
+// module proxy once.
+func goEnv() []string {
+	return append(os.Environ(), "GOTOOLCHAIN="+upstream.GoToolchain)
 }
 
 // minor is the minor version of vMAJOR.MINOR.PATCH.
@@ -137,7 +147,7 @@ func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = opts.ProgramsDir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(goEnv(), "CGO_ENABLED=0")
 	cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -191,7 +201,9 @@ func buildKey(ctx context.Context, moduleDir string) (string, error) {
 		fmt.Fprintf(h, "%s %d\n", name, len(data))
 		h.Write(data)
 	}
-	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
+	goVersion := exec.CommandContext(ctx, "go", "env", "GOVERSION")
+	goVersion.Env = goEnv()
+	out, err := goVersion.Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOVERSION: %w", err)
 	}
