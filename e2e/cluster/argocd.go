@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"github.com/platc/platc/compiler/upstream"
 	"maps"
 	"os"
 	"os/exec"
@@ -187,7 +188,7 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 	if err := c.waitHTTP(ctx, "argocd-application-controller", "http://127.0.0.1:"+strconv.Itoa(controllerMetrics)+"/metrics", nil, 60*time.Second); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.opts.Log, "e2e: %s: Argo CD %s (application controller, repo server, redis) ready in %s\n", c.Name, Versions.ArgoCD, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(c.opts.Log, "e2e: %s: Argo CD %s (application controller, repo server, redis) ready in %s\n", c.Name, upstream.ArgoCD, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 
@@ -323,7 +324,7 @@ func (c *Cluster) StartKro(ctx context.Context, gates map[string]bool) error {
 	if err := c.waitHTTP(ctx, "kro", "http://127.0.0.1:"+strconv.Itoa(ports[1])+"/readyz", nil, 60*time.Second); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.opts.Log, "e2e: %s: kro %s ready in %s\n", c.Name, Versions.Kro, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(c.opts.Log, "e2e: %s: kro %s ready in %s\n", c.Name, upstream.Kro, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 

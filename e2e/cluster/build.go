@@ -52,11 +52,11 @@ var programs = []program{
 // Makefile). A -X of a symbol a program does not have is ignored.
 func ldflags() string {
 	return strings.Join([]string{
-		"-X k8s.io/component-base/version.gitVersion=" + Versions.Kubernetes,
+		"-X k8s.io/component-base/version.gitVersion=" + upstream.Kubernetes,
 		"-X k8s.io/component-base/version.gitMajor=1",
-		"-X k8s.io/component-base/version.gitMinor=" + minor(Versions.Kubernetes),
-		"-X github.com/argoproj/argo-cd/v3/common.version=" + strings.TrimPrefix(Versions.ArgoCD, "v"),
-		"-X helm.sh/helm/v4/internal/version.version=" + Versions.Helm,
+		"-X k8s.io/component-base/version.gitMinor=" + minor(upstream.Kubernetes),
+		"-X github.com/argoproj/argo-cd/v3/common.version=" + strings.TrimPrefix(upstream.ArgoCD, "v"),
+		"-X helm.sh/helm/v4/internal/version.version=" + upstream.Helm,
 	}, " ")
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/platc/platc/compiler/upstream"
 	"io"
 	"net/http"
 	"os"
@@ -178,7 +179,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err := c.startKwok(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(opts.Log, "e2e: %s: Kubernetes %s on %s, ready in %s\n", c.Name, Versions.Kubernetes, apiURL, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(opts.Log, "e2e: %s: Kubernetes %s on %s, ready in %s\n", c.Name, upstream.Kubernetes, apiURL, time.Since(start).Round(100*time.Millisecond))
 	return c, nil
 }
 
