@@ -26,6 +26,7 @@ var RuleChanges = []RuleChange{
 	{"v3.6", "isDestinationMatched", "a denied server or name refuses only in its namespaces"},
 	{"v3.6", "validActions", "policies may name rollback"},
 	{"v3.6", "NormalizeApplicationSpec", "empty helm, kustomize and directory blocks are no source type"},
+	{"v3.6", "resource_customizations/kro.run/_/health.lua", "a kro instance is Healthy only once Ready, so a stacks module's Application is Progressing until its instances are"},
 }
 
 // ChangesAfter returns the rule changes an Argo CD at minor (v3.5) lacks

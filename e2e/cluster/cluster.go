@@ -80,7 +80,7 @@ type Cluster struct {
 const DefaultArgoCDNamespace = "argocd"
 
 // Start starts a control plane. On error, what was started is stopped.
-func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -88,17 +88,24 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	c = &Cluster{Name: opts.Name, Dir: dir, opts: opts}
-	defer func() {
-		if err != nil {
-			c.Stop()
-			c = nil
-		}
-	}()
+	c := &Cluster{Name: opts.Name, Dir: dir, opts: opts}
+	if err := c.start(ctx); err != nil {
+		// Every return above names no cluster: stop what was started
+		// here, not through the result.
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// start starts the cluster's programs in order, each once the one before
+// it answers.
+func (c *Cluster) start(ctx context.Context) error {
+	opts, dir := c.opts, c.Dir
 	start := time.Now()
 	ports, err := freePorts(3)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	etcdPort, peerPort, apiPort := ports[0], ports[1], ports[2]
 
@@ -112,15 +119,15 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		// A test's cluster is thrown away: no fsync.
 		"--unsafe-no-fsync", "--listen-metrics-urls=",
 	}, nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := c.waitHTTP(ctx, "etcd", etcdURL+"/health", nil, 60*time.Second); err != nil {
-		return nil, err
+		return err
 	}
 
 	token, err := c.writeCredentials()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	apiURL := "https://127.0.0.1:" + strconv.Itoa(apiPort)
 	if _, err := c.procs.start(dir, "kube-apiserver", opts.Binaries.Path("kube-apiserver"), []string{
@@ -138,30 +145,30 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		"--endpoint-reconciler-type=none",
 		"--allow-privileged=true",
 	}, nil); err != nil {
-		return nil, err
+		return err
 	}
 	caFile := filepath.Join(dir, "pki", "apiserver.crt")
 	if err := c.waitHTTP(ctx, "kube-apiserver", apiURL+"/readyz", map[string]string{"Authorization": "Bearer " + token}, 120*time.Second); err != nil {
-		return nil, err
+		return err
 	}
 	c.Server, c.Token = apiURL, token
 	if c.CA, err = os.ReadFile(caFile); err != nil {
-		return nil, err
+		return err
 	}
 	c.Kubeconfig = filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(c.Kubeconfig, kubeconfig(apiURL, caFile, token, c.ArgoCDNamespace()), 0o600); err != nil {
-		return nil, err
+		return err
 	}
 	if c.Config, err = clientcmd.BuildConfigFromFlags("", c.Kubeconfig); err != nil {
-		return nil, err
+		return err
 	}
 	c.Config.QPS, c.Config.Burst = 200, 400
 	if c.Dynamic, err = dynamic.NewForConfig(c.Config); err != nil {
-		return nil, err
+		return err
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(c.Config)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.Mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 
@@ -171,16 +178,16 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		"--root-ca-file="+caFile,
 		"--use-service-account-credentials=false",
 	), nil); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := c.procs.start(dir, "kube-scheduler", opts.Binaries.Path("kube-scheduler"), kube, nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := c.startKwok(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	fmt.Fprintf(opts.Log, "e2e: %s: Kubernetes %s on %s, ready in %s\n", c.Name, upstream.Kubernetes, apiURL, time.Since(start).Round(100*time.Millisecond))
-	return c, nil
+	return nil
 }
 
 // ArgoCDNamespace is the namespace of Argo CD's installation.
@@ -298,6 +305,7 @@ func (c *Cluster) waitHTTP(ctx context.Context, what, url string, header map[str
 // the programs' build list.
 func moduleDir(ctx context.Context, moduleDir, path string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", path)
+	cmd.Env = goEnv()
 	cmd.Dir = moduleDir
 	out, err := cmd.Output()
 	if err != nil {

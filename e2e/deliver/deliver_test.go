@@ -75,3 +75,34 @@ func TestVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestStuckBelow: the Application of a stack's instances is Progressing
+// while an instance waits on an Application of its whose chart is
+// unreachable, and so is the root above it; both are blocked by that
+// Application. One that also waits on anything else stays waiting.
+func TestStuckBelow(t *testing.T) {
+	web := &App{Namespace: "sites", Name: "blue-web", Parent: "Site/blue", Verdict: VerdictUnreachable}
+	sites := &App{Namespace: "argocd", Name: "sites", Parent: "root", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
+		unhealthy: []syncedResource{{"kro.run", "Site", "sites", "blue"}}}
+	root := &App{Namespace: "argocd", Name: "root", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
+		unhealthy: []syncedResource{{"argoproj.io", "Application", "argocd", "sites"}}}
+	other := &App{Namespace: "argocd", Name: "other", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
+		unhealthy: []syncedResource{{"kro.run", "Site", "sites", "blue"}, {"apps", "Deployment", "web", "web"}}}
+	outOfSync := &App{Namespace: "argocd", Name: "late", Sync: "OutOfSync", Health: "Progressing", Verdict: VerdictWaiting,
+		unhealthy: []syncedResource{{"kro.run", "Site", "sites", "blue"}}}
+	stuckBelow([]*App{root, other, sites, web, outOfSync})
+	for _, tc := range []struct {
+		app            *App
+		verdict, cause string
+	}{
+		{sites, VerdictBlocked, "sites/blue-web"},
+		{root, VerdictBlocked, "sites/blue-web"},
+		{other, VerdictWaiting, ""},
+		{outOfSync, VerdictWaiting, ""},
+		{web, VerdictUnreachable, ""},
+	} {
+		if tc.app.Verdict != tc.verdict || tc.app.Cause != tc.cause {
+			t.Errorf("%s: %s (cause %q), want %s (cause %q)", tc.app.Name, tc.app.Verdict, tc.app.Cause, tc.verdict, tc.cause)
+		}
+	}
+}

@@ -234,7 +234,12 @@ type App struct {
 	seq          int
 	hosts        []string // hosts of its chart sources
 	phase        string
+	// unhealthy are the resources it syncs that are not Healthy.
+	unhealthy []syncedResource
 }
+
+// syncedResource is a resource an Application syncs, as its status lists it.
+type syncedResource struct{ group, kind, namespace, name string }
 
 // Verdicts of an Application.
 const (
@@ -247,7 +252,10 @@ const (
 	// VerdictWaiting: none of the others yet.
 	VerdictWaiting = "waiting"
 	// VerdictBlocked: it needs a kind that a module it needs, one
-	// whose chart is unreachable, would have installed (App.Cause).
+	// whose chart is unreachable, would have installed (App.Cause); or
+	// it is Synced and Progressing only because kro instances it syncs
+	// wait on Applications of theirs that are unreachable or blocked
+	// (Argo CD judges a kro instance's health by its Ready condition).
 	VerdictBlocked = "blocked"
 	// VerdictUnsigned: its project requires commits signed with GnuPG
 	// keys this machine does not have (signatureKeys).
@@ -300,6 +308,20 @@ func (e *Env) apps() []*App {
 			a.Error = msg
 		}
 		a.hosts = e.unservedHosts(u)
+		resources, _, _ := unstructured.NestedSlice(u.Object, "status", "resources")
+		for _, r := range resources {
+			m, _ := r.(map[string]any)
+			health, _, _ := unstructured.NestedString(m, "health", "status")
+			if health == "" || health == "Healthy" {
+				continue
+			}
+			var r syncedResource
+			r.group, _ = m["group"].(string)
+			r.kind, _ = m["kind"].(string)
+			r.namespace, _ = m["namespace"].(string)
+			r.name, _ = m["name"].(string)
+			a.unhealthy = append(a.unhealthy, r)
+		}
 		a.Verdict = verdict(a)
 		apps = append(apps, a)
 	}
@@ -398,6 +420,57 @@ func (e *Env) blocked(apps []*App) {
 		if cause := walk(a.Name); cause != "" {
 			a.Verdict = VerdictBlocked
 			a.Cause = cause
+		}
+	}
+	stuckBelow(apps)
+}
+
+// stuckBelow marks as blocked a waiting Application that is Synced and
+// Progressing only because what it syncs cannot become Healthy here: kro
+// instances (whose health Argo CD judges by their Ready condition) that
+// wait on Applications of theirs that are unreachable or blocked, and
+// Applications that are. It repeats until nothing changes, so that a
+// parent of a blocked Application is blocked too.
+func stuckBelow(apps []*App) {
+	for changed := true; changed; {
+		changed = false
+		stuck := map[string]string{} // Application ns/name, or instance Kind/name: the Application that cannot be delivered
+		for _, a := range apps {
+			if a.Verdict != VerdictUnreachable && a.Verdict != VerdictBlocked {
+				continue
+			}
+			cause := a.Namespace + "/" + a.Name
+			if a.Cause != "" && a.Verdict == VerdictBlocked {
+				cause = a.Cause
+			}
+			stuck[a.Namespace+"/"+a.Name] = cause
+			if _, ok := stuck[a.Parent]; !ok && strings.Contains(a.Parent, "/") && a.Parent != "" {
+				stuck[a.Parent] = cause
+			}
+		}
+		for _, a := range apps {
+			if a.Verdict != VerdictWaiting || a.Sync != "Synced" || a.Health != "Progressing" || len(a.unhealthy) == 0 {
+				continue
+			}
+			var causes []string
+			for _, r := range a.unhealthy {
+				var cause string
+				switch {
+				case r.group == "argoproj.io" && r.kind == "Application":
+					cause = stuck[r.namespace+"/"+r.name]
+				case r.group == "kro.run" && r.kind != "ResourceGraphDefinition":
+					cause = stuck[r.kind+"/"+r.name]
+				}
+				if cause == "" {
+					causes = nil
+					break
+				}
+				causes = append(causes, cause)
+			}
+			if len(causes) > 0 {
+				slices.Sort(causes)
+				a.Verdict, a.Cause, changed = VerdictBlocked, causes[0], true
+			}
 		}
 	}
 }
