@@ -79,18 +79,19 @@ func TestVerdict(t *testing.T) {
 // TestStuckBelow: the Application of a stack's instances is Progressing
 // while an instance waits on an Application of its whose chart is
 // unreachable, and so is the root above it; both are blocked by that
-// Application. One that also waits on anything else stays waiting.
+// Application. One that also waits on an instance with nothing stuck
+// below it stays waiting.
 func TestStuckBelow(t *testing.T) {
 	web := &App{Namespace: "sites", Name: "blue-web", Parent: "Site/blue", Verdict: VerdictUnreachable}
 	sites := &App{Namespace: "argocd", Name: "sites", Parent: "root", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
-		unhealthy: []syncedResource{{"kro.run", "Site", "sites", "blue"}}}
+		syncs: []syncedResource{{"kro.run", "Site", "sites", "blue"}, {"kro.run", "Site", "sites", "red"}}}
 	root := &App{Namespace: "argocd", Name: "root", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
-		unhealthy: []syncedResource{{"argoproj.io", "Application", "argocd", "sites"}}}
+		syncs: []syncedResource{{"argoproj.io", "Application", "argocd", "sites"}}}
 	other := &App{Namespace: "argocd", Name: "other", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
-		unhealthy: []syncedResource{{"kro.run", "Site", "sites", "blue"}, {"apps", "Deployment", "web", "web"}}}
+		syncs: []syncedResource{{"kro.run", "Site", "sites", "blue"}, {"kro.run", "Site", "sites", "green"}}}
 	outOfSync := &App{Namespace: "argocd", Name: "late", Sync: "OutOfSync", Health: "Progressing", Verdict: VerdictWaiting,
-		unhealthy: []syncedResource{{"kro.run", "Site", "sites", "blue"}}}
-	stuckBelow([]*App{root, other, sites, web, outOfSync})
+		syncs: []syncedResource{{"kro.run", "Site", "sites", "blue"}}}
+	stuckBelow([]*App{root, other, sites, web, outOfSync}, []*Instance{{Kind: "Site", Name: "blue", State: "IN_PROGRESS"}, {Kind: "Site", Name: "green", State: "IN_PROGRESS"}, {Kind: "Site", Name: "red", State: "ACTIVE"}})
 	for _, tc := range []struct {
 		app            *App
 		verdict, cause string

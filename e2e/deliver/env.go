@@ -234,8 +234,10 @@ type App struct {
 	seq          int
 	hosts        []string // hosts of its chart sources
 	phase        string
-	// unhealthy are the resources it syncs that are not Healthy.
-	unhealthy []syncedResource
+	// syncs are the kro instances and Applications it syncs (its
+	// status.resources; Argo CD 3 keeps their health out of the
+	// Application, so the harness reads it from them).
+	syncs []syncedResource
 }
 
 // syncedResource is a resource an Application syncs, as its status lists it.
@@ -311,16 +313,14 @@ func (e *Env) apps() []*App {
 		resources, _, _ := unstructured.NestedSlice(u.Object, "status", "resources")
 		for _, r := range resources {
 			m, _ := r.(map[string]any)
-			health, _, _ := unstructured.NestedString(m, "health", "status")
-			if health == "" || health == "Healthy" {
-				continue
-			}
 			var r syncedResource
 			r.group, _ = m["group"].(string)
 			r.kind, _ = m["kind"].(string)
 			r.namespace, _ = m["namespace"].(string)
 			r.name, _ = m["name"].(string)
-			a.unhealthy = append(a.unhealthy, r)
+			if r.group == "kro.run" && r.kind != "ResourceGraphDefinition" || r.group == "argoproj.io" && r.kind == "Application" {
+				a.syncs = append(a.syncs, r)
+			}
 		}
 		a.Verdict = verdict(a)
 		apps = append(apps, a)
@@ -422,16 +422,22 @@ func (e *Env) blocked(apps []*App) {
 			a.Cause = cause
 		}
 	}
-	stuckBelow(apps)
 }
 
 // stuckBelow marks as blocked a waiting Application that is Synced and
-// Progressing only because what it syncs cannot become Healthy here: kro
+// Progressing because what it syncs cannot become Healthy here: kro
 // instances (whose health Argo CD judges by their Ready condition) that
 // wait on Applications of theirs that are unreachable or blocked, and
-// Applications that are. It repeats until nothing changes, so that a
-// parent of a blocked Application is blocked too.
-func stuckBelow(apps []*App) {
+// Applications that are; every other instance and Application it syncs
+// is active or ok. It repeats until nothing changes, so that a parent of
+// a blocked Application is blocked too.
+func stuckBelow(apps []*App, instances []*Instance) {
+	active := map[string]bool{} // instance Kind/name
+	for _, in := range instances {
+		if in.State == "ACTIVE" {
+			active[in.Kind+"/"+in.Name] = true
+		}
+	}
 	for changed := true; changed; {
 		changed = false
 		stuck := map[string]string{} // Application ns/name, or instance Kind/name: the Application that cannot be delivered
@@ -448,24 +454,31 @@ func stuckBelow(apps []*App) {
 				stuck[a.Parent] = cause
 			}
 		}
+		ok := map[string]bool{} // Application ns/name
 		for _, a := range apps {
-			if a.Verdict != VerdictWaiting || a.Sync != "Synced" || a.Health != "Progressing" || len(a.unhealthy) == 0 {
+			ok[a.Namespace+"/"+a.Name] = a.Verdict == VerdictOK
+		}
+		for _, a := range apps {
+			if a.Verdict != VerdictWaiting || a.Sync != "Synced" || a.Health != "Progressing" {
 				continue
 			}
 			var causes []string
-			for _, r := range a.unhealthy {
-				var cause string
-				switch {
-				case r.group == "argoproj.io" && r.kind == "Application":
-					cause = stuck[r.namespace+"/"+r.name]
-				case r.group == "kro.run" && r.kind != "ResourceGraphDefinition":
-					cause = stuck[r.kind+"/"+r.name]
+			for _, r := range a.syncs {
+				key, fine := r.kind+"/"+r.name, false
+				if r.kind == "Application" {
+					key = r.namespace + "/" + r.name
+					fine = ok[key]
+				} else {
+					fine = active[key]
 				}
-				if cause == "" {
+				if fine {
+					continue
+				}
+				if stuck[key] == "" {
 					causes = nil
 					break
 				}
-				causes = append(causes, cause)
+				causes = append(causes, stuck[key])
 			}
 			if len(causes) > 0 {
 				slices.Sort(causes)

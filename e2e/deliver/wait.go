@@ -129,6 +129,7 @@ func (e *Env) Read(ctx context.Context) (*State, error) {
 		}
 		s.RGDs = append(s.RGDs, r)
 	}
+	stuckBelow(s.Apps, s.Instances)
 	return s, nil
 }
 
