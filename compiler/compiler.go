@@ -20,7 +20,9 @@ import (
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
+	"github.com/platc/platc/compiler/upstream"
 	"github.com/platc/platc/compiler/verify"
+	"github.com/platc/platc/internal/cache"
 )
 
 // DefaultSpecDir is where the spec lives, relative to the repository root.
@@ -41,8 +43,8 @@ type Options struct {
 	CRDs map[string][]byte
 	// Cache, when set, keeps what is costly to compute and rarely changes
 	// from one compilation to the next, even in another process: the
-	// schema check's verdict on a spec that fits (load.Cache), the
-	// outcomes of kustomize builds (manifests.Cache), the parses of CEL
+	// schema check's verdict on a spec that fits (cache.Cache), the
+	// outcomes of kustomize builds (cache.Cache), the parses of CEL
 	// expressions (kro.Parses.Read), kro's verdicts and chart renders.
 	Cache Cache
 	// ScanOutput also reads the output folder as it is now (Result.Existing),
@@ -72,14 +74,11 @@ type Options struct {
 // each to its key, to the platc that wrote it and to a digest of its
 // bytes), and each entry names what it describes. Get and Put may be
 // called from several goroutines.
-type Cache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, data []byte)
-}
+type Cache = cache.Cache
 
 // celParsesKey is the Cache key of the CEL parses (as kro's
-// environment parses).
-const celParsesKey = "cel-parses-kro-v0.9.3"
+// environment parses): it names the kro whose environment parses them.
+const celParsesKey = "cel-parses-kro@" + upstream.Kro
 
 // Result is the outcome of a compilation.
 type Result struct {

@@ -3,7 +3,8 @@ package compiler_test
 import (
 	"go/parser"
 	"go/token"
-	"os"
+	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,52 +19,82 @@ var stages = []string{"load", "model", "check", "rgd", "layers", "render", "veri
 // helpers are the packages beside the stages, and the last stage each may
 // import: they serve the stages, so they may not depend on a late one.
 var helpers = map[string]string{
-	"argocd":    "model",
-	"diag":      "",
-	"kro":       "",
-	"manifests": "",
-	"object":    "",
-	"upstream":  "",
-	"validate":  "",
+	"argocd":            "model",
+	"charts":            "",
+	"charts/chartstest": "",
+	"diag":              "",
+	"kro":               "",
+	"manifests":         "",
+	"object":            "",
+	"upstream":          "",
+	"validate":          "",
 }
 
-// TestStagesImportOnlyEarlierStages reads the imports of every stage and
-// helper package (test files aside) and requires that no stage imports a
-// later one, and no helper a stage past the one it may use: data flows one
-// way through the pipeline.
+// commands are the packages above the pipeline, which a command runs: they
+// may read every stage and helper, and nothing below them imports them.
+// "." is package compiler itself, which runs the pipeline.
+var commands = []string{".", "cli", "diff", "explain", "release", "versions"}
+
+// TestStagesImportOnlyEarlierStages reads the imports of every package
+// under compiler/ (test files aside) and requires that no stage imports a
+// later one, no helper a stage past the one it may use, and no stage or
+// helper a command's package: data flows one way through the pipeline. A
+// package the three lists do not name fails the test, so that a new one
+// is placed on purpose.
 func TestStagesImportOnlyEarlierStages(t *testing.T) {
-	const module = "github.com/platc/platc/compiler/"
-	entries, err := os.ReadDir(".")
+	const module = "github.com/platc/platc/compiler"
+	var pkgs []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			if dir := filepath.ToSlash(filepath.Dir(path)); !slices.Contains(pkgs, dir) {
+				pkgs = append(pkgs, dir)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if !e.IsDir() || e.Name() == "testdata" {
-			continue
-		}
-		pkg := e.Name()
+	for _, pkg := range pkgs {
 		limit := len(stages)
 		if i := slices.Index(stages, pkg); i >= 0 {
 			limit = i
 		} else if last, ok := helpers[pkg]; ok {
 			limit = slices.Index(stages, last) + 1
-		} else {
-			continue // a command's package (cli, diff, explain, release): it may read every stage
+		} else if !slices.Contains(commands, pkg) {
+			t.Errorf("compiler/%s is neither a stage, a helper nor a command's package: add it to one of the lists of compiler/stages_test.go and to docs/architecture.md", pkg)
+			continue
 		}
 		for _, imp := range imports(t, pkg) {
-			dep, ok := strings.CutPrefix(imp, module)
+			dep, ok := strings.CutPrefix(imp, module+"/")
 			if !ok {
-				continue
+				if imp == module {
+					dep = "."
+				} else {
+					continue
+				}
 			}
-			if j := slices.Index(stages, dep); j >= limit && dep != pkg {
+			switch {
+			case dep == pkg:
+			case slices.Contains(commands, dep) && !slices.Contains(commands, pkg):
+				t.Errorf("compiler/%s imports compiler/%s, a command's package: what both need belongs in a stage or a helper", pkg, dep)
+			case dep == "cli":
+				t.Errorf("compiler/%s imports compiler/cli, the command line: only cmd/platc may", pkg)
+			case slices.Index(stages, dep) >= limit:
 				t.Errorf("compiler/%s imports compiler/%s, a later stage: move what it needs earlier, or the code that needs it later", pkg, dep)
 			}
 		}
 	}
 	// The test reads the packages it is about.
-	for _, s := range stages {
-		if _, err := os.Stat(s); err != nil {
-			t.Errorf("stage %s has no package: %v", s, err)
+	for _, p := range slices.Concat(stages, slices.Collect(maps.Keys(helpers)), commands) {
+		if !slices.Contains(pkgs, p) {
+			t.Errorf("compiler/%s is listed in compiler/stages_test.go but has no package", p)
 		}
 	}
 }

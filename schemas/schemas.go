@@ -6,7 +6,9 @@
 package schemas
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -56,3 +58,11 @@ var CRDObjects = sync.OnceValues(func() (map[string][]map[string]any, error) {
 
 //go:embed crds.json
 var crdsJSON []byte
+
+// CRDsDigest is a digest of the embedded CustomResourceDefinitions as
+// CRDObjects decodes them: part of the cache key of whatever is computed
+// from them, so that an entry never answers for other CRDs.
+var CRDsDigest = sync.OnceValue(func() string {
+	sum := sha256.Sum256(crdsJSON)
+	return hex.EncodeToString(sum[:])
+})

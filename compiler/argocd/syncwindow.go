@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
-	// Time zones are read from Go's own copy of the IANA database, so
-	// that a sync window's time zone gets the same verdict on every
-	// machine (one without /usr/share/zoneinfo too).
-	_ "time/tzdata"
 
 	"github.com/robfig/cron/v3"
 )
@@ -27,13 +24,33 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 
 // ParseSchedule parses a sync window's schedule as Argo CD does. Where
 // robfig/cron would panic (a "TZ=" prefix with nothing after it), it
-// returns an error: Argo CD's API server fails the request.
+// returns an error: Argo CD's API server fails the request. The time zone
+// of a "TZ=" or "CRON_TZ=" prefix is read as robfig/cron reads it, from
+// platc's time zone database (LoadZone), not the host's.
 func ParseSchedule(schedule string) (sched cron.Schedule, err error) {
 	defer func() {
 		if recover() != nil {
 			sched, err = nil, fmt.Errorf("Argo CD's cron parser crashes on '%s'", schedule)
 		}
 	}()
+	if strings.HasPrefix(schedule, "TZ=") || strings.HasPrefix(schedule, "CRON_TZ=") {
+		i, eq := strings.Index(schedule, " "), strings.Index(schedule, "=")
+		if i < 0 {
+			return nil, fmt.Errorf("Argo CD's cron parser crashes on '%s'", schedule)
+		}
+		name := schedule[eq+1 : i]
+		loc, err := LoadZone(name)
+		if err != nil {
+			return nil, fmt.Errorf("provided bad location %s: %v", name, err)
+		}
+		// The zone checked, robfig/cron parses the rest as it would
+		// after its own: UTC needs no database.
+		sched, err := cronParser.Parse("TZ=UTC " + strings.TrimSpace(schedule[i:]))
+		if s, ok := sched.(*cron.SpecSchedule); ok {
+			s.Location = loc
+		}
+		return sched, err
+	}
 	return cronParser.Parse(schedule)
 }
 
@@ -60,13 +77,13 @@ func (w SyncWindow) Validate() error {
 
 // TimeZoneProblem says why Argo CD would not use a sync window's time
 // zone, or returns "". SyncWindow.Validate (Argo CD) loads it with
-// time.LoadLocation and, where that fails, logs a warning and uses UTC: the
+// time.LoadLocation (here LoadZone, Go's database as Argo CD embeds it) and, where that fails, logs a warning and uses UTC: the
 // window would silently open at another hour.
 func (w SyncWindow) TimeZoneProblem() string {
 	if w.TimeZone == "" {
 		return ""
 	}
-	if _, err := time.LoadLocation(w.TimeZone); err != nil {
+	if _, err := LoadZone(w.TimeZone); err != nil {
 		return fmt.Sprintf("time zone '%s' is not one Argo CD can load, so it would use UTC", w.TimeZone)
 	}
 	return ""

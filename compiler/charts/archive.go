@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -15,7 +17,7 @@ func BuildArchive(chartName string, files map[string][]byte) []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		data := files[name]
 		hdr := &tar.Header{Name: chartName + "/" + name, Mode: 0o644, Size: int64(len(data)), ModTime: time.Unix(0, 0).UTC(), Typeflag: tar.TypeReg}
 		if err := tw.WriteHeader(hdr); err != nil {

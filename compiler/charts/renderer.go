@@ -8,24 +8,20 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // Archives finds chart archives by digest ("sha256:<hex>"). What it
 // returns is checked against the digest.
 type Archives interface {
 	Archive(digest string) ([]byte, bool)
-}
-
-// Cache keeps render outcomes between runs (compiler.Options.Cache).
-type Cache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, data []byte)
 }
 
 // Renderer renders the charts of one compilation: each distinct request
@@ -46,7 +42,7 @@ type Renderer struct {
 	// Repo is the repository, for charts in its folders.
 	Repo fs.FS
 	// Cache keeps outcomes between runs; nil renders every time.
-	Cache Cache
+	Cache cache.Cache
 
 	pack     packRead
 	mu       sync.Mutex
@@ -148,7 +144,7 @@ func (r *Renderer) KeepPack() {
 	}
 	e := object.NewEncoder([]byte(packFormat))
 	e.Count(len(entries), false)
-	for _, k := range sortedKeys(entries) {
+	for _, k := range slices.Sorted(maps.Keys(entries)) {
 		e.Str(k)
 		e.Bytes(entries[k])
 	}
@@ -355,7 +351,7 @@ func (r *Renderer) NotRenderedNote(specDir string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var unlocked, missing []string
-	for _, name := range sortedKeys(r.missing) {
+	for _, name := range slices.Sorted(maps.Keys(r.missing)) {
 		if r.missing[name] == NoLock {
 			unlocked = append(unlocked, name)
 		} else {
@@ -370,7 +366,7 @@ func (r *Renderer) NotRenderedNote(specDir string) string {
 		notes = append(notes, fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached", count(len(missing), "locked chart is", "locked charts are"), path.Join(specDir, VendorDir), strings.Join(missing, ", ")))
 	}
 	if n := len(r.partial); n > 0 {
-		apps := sortedKeys(r.partial)
+		apps := slices.Sorted(maps.Keys(r.partial))
 		more := ""
 		if n > 3 {
 			apps, more = apps[:3], fmt.Sprintf(" and %d more", n-3)

@@ -1,7 +1,9 @@
 package charts
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,7 +28,7 @@ func unknownKeys(ch *chart.Chart, user map[string]any) []UnknownKey {
 }
 
 func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, reads *pathSet, out *[]UnknownKey) {
-	for _, k := range sortedKeys(user) {
+	for _, k := range slices.Sorted(maps.Keys(user)) {
 		p := append(append([]string(nil), at...), k)
 		if len(at) == 0 && k == "global" {
 			continue
@@ -87,7 +89,7 @@ func dependency(ch *chart.Chart, name string) *chart.Chart {
 }
 
 func suggest(k string, defaults map[string]any, read []string, ch *chart.Chart, top bool) string {
-	candidates := append(sortedKeys(defaults), read...)
+	candidates := append(slices.Sorted(maps.Keys(defaults)), read...)
 	if top {
 		for _, d := range ch.Dependencies() {
 			candidates = append(candidates, d.Name())

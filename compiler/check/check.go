@@ -100,11 +100,7 @@ func (c *checker) platform() {
 	p := &c.spec.Platform
 	c.name(&p.Node, "name", p.Name)
 	c.name(&p.Node, "argocdNamespace", p.ArgoCDNamespace)
-	if p.OK("repoURL") && !gitURL().MatchString(p.RepoURL) {
-		c.errorf(&p.Node, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", p.RepoURL)
-	} else if msg := urlProblem(p.RepoURL); p.OK("repoURL") && msg != "" {
-		c.errorf(&p.Node, "repoURL", "%q %s", p.RepoURL, msg)
-	}
+	c.gitRepoURL(&p.Node, p.RepoURL)
 	if msg := repoPathProblem(p.OutDir); msg != "" {
 		c.errorf(&p.Node, "outDir", "%q %s: use a folder inside the repository, such as \"out\"", p.OutDir, msg)
 	} else if msg := c.outDirOverlap(p.OutDir); msg != "" {
@@ -220,6 +216,19 @@ func repoPathProblem(p string) string {
 // characters and percent-encodings. A space, a quote, a backtick, a brace
 // or a control character is not a URL's; refusing them keeps a URL one
 // word wherever it goes (Argo CD, Helm, the direct-apply plan).
+// gitRepoURL checks the repoURL field of n, the URL of a Git repository
+// (the platform's, a client's values repository).
+func (c *checker) gitRepoURL(n *model.Node, url string) {
+	if !n.OK("repoURL") {
+		return
+	}
+	if !gitURL().MatchString(url) {
+		c.errorf(n, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", url)
+	} else if msg := urlProblem(url); msg != "" {
+		c.errorf(n, "repoURL", "%q %s", url, msg)
+	}
+}
+
 func urlProblem(u string) string {
 	for _, r := range u {
 		if !isURLChar(r) {

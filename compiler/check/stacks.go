@@ -102,11 +102,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 	c.label(cl.Pos, cl.Path, cl.Name)
 	c.allow(&cl.Node, cl.Allow)
 	v := &cl.Values
-	if v.OK("repoURL") && !gitURL().MatchString(v.RepoURL) {
-		c.errorf(&v.Node, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", v.RepoURL)
-	} else if msg := urlProblem(v.RepoURL); v.OK("repoURL") && msg != "" {
-		c.errorf(&v.Node, "repoURL", "%q %s", v.RepoURL, msg)
-	}
+	c.gitRepoURL(&v.Node, v.RepoURL)
 	if msg := repoPathProblem(v.Prefix); msg != "" {
 		c.errorf(&v.Node, "prefix", "%q %s: name a folder of the values repository", v.Prefix, msg)
 	}

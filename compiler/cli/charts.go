@@ -70,24 +70,40 @@ func (s *chartStore) put(data []byte) error {
 	return err
 }
 
-// runCharts runs platc charts pull or vendor (sub).
-func runCharts(c *call, sub, specDir string, update bool) int {
-	proc, stdout, stderr := c.proc, c.stdout, c.stderr
+// chartsIn opens what platc charts pull and vendor work on: the chart
+// cache and the repository, which the caller closes; nil, nil and an exit
+// code where either cannot be opened.
+func chartsIn(c *call) (*chartStore, *os.Root, int) {
 	store := openChartStore()
 	if store == nil {
-		fmt.Fprintf(stderr, "platc charts %s: there is no chart cache (%s=off, or no cache directory): set %s to a folder\n", sub, CacheEnv, CacheEnv)
-		return ExitUsage
+		fmt.Fprintf(c.stderr, "platc %s: there is no chart cache (%s=off, or no cache directory): set %s to a folder\n", c.cmd.name, CacheEnv, CacheEnv)
+		return nil, nil, ExitUsage
 	}
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "platc: opening the repository: %v\n", err)
-		return ExitUsage
+		fmt.Fprintf(c.stderr, "platc: opening the repository: %v\n", err)
+		return nil, nil, ExitUsage
+	}
+	return store, root, ExitOK
+}
+
+func runChartsVendor(c *call, specDir string) int {
+	store, root, code := chartsIn(c)
+	if root == nil {
+		return code
 	}
 	defer root.Close()
-	specDir = strings.TrimSuffix(specDir, "/")
-	if sub == "vendor" {
-		return chartsVendor(root, specDir, store, stdout, stderr)
+	return chartsVendor(root, strings.TrimSuffix(specDir, "/"), store, c.stdout, c.stderr)
+}
+
+func runChartsPull(c *call, specDir string, update bool) int {
+	store, root, code := chartsIn(c)
+	if root == nil {
+		return code
 	}
+	defer root.Close()
+	proc, stdout, stderr := c.proc, c.stdout, c.stderr
+	specDir = strings.TrimSuffix(specDir, "/")
 	client := http.DefaultClient
 	if proc.httpClient != nil {
 		client = proc.httpClient

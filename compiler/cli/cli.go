@@ -3,8 +3,7 @@
 // the edge of the program, the one place that opens the disk and prints. It
 // locks the output folder, completes a write that was interrupted there
 // before anything else (output.go), and turns SIGINT and SIGTERM into a
-// clean end. It answers a check of inputs that did not change from the
-// memo of the check before it (memo.go, recordfs.go).
+// clean end.
 //
 // The commands are a table (commands.go): one descriptor per command, from
 // which the dispatch, help, completion scripts (completion.go) and the
@@ -22,14 +21,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
@@ -69,18 +65,6 @@ type common struct {
 	strict      bool
 	clientRepos clientRepos
 	crds        string
-
-	crdFiles func() (map[string][]byte, error) // -crds' files, read once
-}
-
-// readCRDs reads the files of -crds, once: the check memo's key and the
-// compilation see the same.
-func (c *common) readCRDs() (map[string][]byte, error) {
-	if c.crdFiles == nil {
-		dir := c.crds
-		c.crdFiles = sync.OnceValues(func() (map[string][]byte, error) { return readCRDs(dir) })
-	}
-	return c.crdFiles()
 }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
@@ -143,17 +127,6 @@ func (repo *compiled) close() {
 // when the command should stop; otherwise the caller closes what it
 // returns.
 func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
-	repo, code := c.open(rep, hold)
-	if repo == nil {
-		return nil, code
-	}
-	return c.compileIn(repo, rep, scan, nil)
-}
-
-// open opens the repository for compileIn: its root, the listening for
-// interrupts, and its output roots, locked as the compilation reads them
-// (until close, with hold). The caller closes what it returns.
-func (c *common) open(rep *report, hold bool) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
@@ -162,15 +135,7 @@ func (c *common) open(rep *report, hold bool) (*compiled, int) {
 	}
 	repo := &compiled{root: root, cache: openCache(c.dir)}
 	repo.ctx, repo.stop = c.proc.interrupts()
-	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}, failed: map[string]error{}}
-	return repo, ExitOK
-}
-
-// compileIn is compile in the repository repo, which open opened,
-// recording into rec (when not nil) what the compilation reads: the
-// repository, the client checkouts and the chart cache.
-func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (*compiled, int) {
-	root := repo.root
+	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
 	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: repo.cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
@@ -182,17 +147,10 @@ func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (
 			return nil, ExitUsage
 		}
 		repo.clients = append(repo.clients, r)
-		// Read as the repository is, recorded or not: the memo's record
-		// is of the reads every check makes.
-		checkout := newRepoFS(r)
-		var fsys fs.FS = checkout
-		if rec != nil {
-			fsys = rec.fsFor(checkout, clientRoot(name))
-		}
-		repo.opts.ClientRepos[name] = layers.Repo{FS: fsys, Dir: dir}
+		repo.opts.ClientRepos[name] = layers.Repo{FS: newRepoFS(r), Dir: dir}
 	}
 	if c.crds != "" {
-		crds, err := c.readCRDs()
+		crds, err := readCRDs(c.crds)
 		if err != nil {
 			rep.failf("reading the CRDs: %v", err)
 			repo.close()
@@ -200,15 +158,8 @@ func (c *common) compileIn(repo *compiled, rep *report, scan bool, rec *reads) (
 		}
 		repo.opts.CRDs = crds
 	}
-	tree := newRepoFS(root)
-	var fsys fs.FS = tree
-	store := openChartStore()
-	repo.opts.Charts = store
-	if rec != nil {
-		fsys = rec.fsFor(tree, "")
-		repo.opts.Charts = recordingArchives{store, rec}
-	}
-	repo.res = compiler.Compile(fsys, repo.opts)
+	repo.opts.Charts = openChartStore()
+	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
 	repo.out.printNotes()
 	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
 		for _, msg := range msgs {
@@ -328,27 +279,10 @@ func runRender(c *call) int {
 }
 
 // runCheck compiles the spec and compares the output folder with what it
-// renders, unless the memo of a check that passed on the same inputs
-// answers (memo.go).
+// renders.
 func runCheck(c *call) int {
-	repo, code := c.open(c.rep, true)
+	repo, code := c.compile(c.rep, true, true)
 	if repo == nil {
-		return code
-	}
-	start := time.Now()
-	var rec *reads
-	key, memo := "", false
-	if repo.cache != nil && os.Getenv(MemoEnv) != "off" {
-		key, memo = c.memoKey()
-	}
-	if memo {
-		if code, ok := c.checkFromMemo(repo, key); ok {
-			repo.close()
-			return code
-		}
-		rec = newReads()
-	}
-	if repo, code = c.compileIn(repo, c.rep, true, rec); repo == nil {
 		return code
 	}
 	defer repo.close()
@@ -358,9 +292,6 @@ func runCheck(c *call) int {
 		return ExitProblems
 	}
 	c.rep.checked(repo.counts(), res.OutDir+"/ is up to date")
-	if rec != nil {
-		c.keepMemo(key, rec, repo, start)
-	}
 	return ExitOK
 }
 

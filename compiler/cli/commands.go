@@ -37,6 +37,47 @@ type command struct {
 	// flags defines the command's own flags on fs and returns what runs
 	// the command once they are parsed.
 	flags func(fs *flag.FlagSet) func(c *call) int
+	// subs are the subcommands of a group (platc charts pull): a group
+	// runs none itself, its first argument names one of them, and each
+	// is a command of its own, with its own flags and help, whose name is
+	// the group's and its own ("charts pull"). A group has no flags.
+	subs []*command
+}
+
+// short is the last word of cmd's name: a subcommand's own name.
+func (cmd *command) short() string { return cmd.name[strings.LastIndexByte(cmd.name, ' ')+1:] }
+
+// sub returns the subcommand of the group cmd called name, or nil.
+func (cmd *command) sub(name string) *command {
+	for _, s := range cmd.subs {
+		if s.short() == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// subNames returns the own names of cmd's subcommands.
+func (cmd *command) subNames() []string {
+	var ns []string
+	for _, s := range cmd.subs {
+		ns = append(ns, s.short())
+	}
+	return ns
+}
+
+// leaves returns the commands of cmds that run: every command but the
+// groups, and each group's subcommands in its place.
+func leaves(cmds []*command) []*command {
+	var out []*command
+	for _, cmd := range cmds {
+		if len(cmd.subs) > 0 {
+			out = append(out, cmd.subs...)
+		} else {
+			out = append(out, cmd)
+		}
+	}
+	return out
 }
 
 // noFlags is the flags of a command that has none of its own.
@@ -228,39 +269,56 @@ renders out/. It writes nothing when any of its files exists.`,
 		},
 		{
 			name:    "hooks",
-			args:    "install",
 			summary: "install the Git pre-commit hook that refuses a commit whose out/ is stale",
-			doc: `Hooks install writes platc's Git pre-commit hook into the repository: a commit
+			doc:     `Hooks manages platc's Git hooks.`,
+			subs: []*command{{
+				name:    "hooks install",
+				summary: "install the Git pre-commit hook that refuses a commit whose out/ is stale",
+				doc: `Hooks install writes platc's Git pre-commit hook into the repository: a commit
 whose staged out/ is not what its staged spec renders is refused, with the files
 named. The hook runs the platc that installed it (or PLATC, or platc on PATH
 when this one is a temporary build). It replaces a hook platc wrote, and no
 other unless -force.`,
-			dir:     true,
-			minArgs: 1, maxArgs: 1, missing: "the one subcommand is install: platc hooks install",
-			words: []string{"install"},
-			flags: func(fs *flag.FlagSet) func(*call) int {
-				force := fs.Bool("force", false, "replace a pre-commit hook that platc did not write")
-				return func(c *call) int { return runHooks(c, *force) }
-			},
+				dir: true,
+				flags: func(fs *flag.FlagSet) func(*call) int {
+					force := fs.Bool("force", false, "replace a pre-commit hook that platc did not write")
+					return func(c *call) int { return runHooks(c, *force) }
+				},
+			}},
 		},
 		{
 			name:    "charts",
-			args:    "pull|vendor",
 			summary: "lock and fetch the pinned charts (pull: the one command that uses the network), or vendor them",
-			doc: `Charts pull fetches every chart the spec pins, from its HTTP chart repository
+			doc: `Charts locks and fetches the charts the spec pins (pull), or copies them into
+the repository for CI without network (vendor).`,
+			subs: []*command{
+				{
+					name:    "charts pull",
+					summary: "fetch every pinned chart into platc's cache and lock its digest (the one command that uses the network)",
+					doc: `Charts pull fetches every chart the spec pins, from its HTTP chart repository
 (index.yaml) or OCI registry, into platc's cache, and writes ` + charts.LockFile + ` beside
 the spec with the sha256 digest of each archive (and its OCI manifest digest).
 It is the one platc command that uses the network. A chart whose archive is not
 the one locked (a re-published version) is an error naming both digests;
--update accepts the new one. Charts vendor copies the locked archives from the
-cache into <spec>/` + charts.VendorDir + `, for CI without network: commit that folder.`,
-			dir:     true,
-			minArgs: 1, maxArgs: 1, missing: "name a subcommand: platc charts pull, or platc charts vendor",
-			words: []string{"pull", "vendor"},
-			flags: func(fs *flag.FlagSet) func(*call) int {
-				spec := fs.String("spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
-				update := fs.Bool("update", false, "pull: accept an archive whose digest differs from the lock's (a re-published version)")
-				return func(c *call) int { return runCharts(c, c.args[0], *spec, *update) }
+-update accepts the new one.`,
+					dir: true,
+					flags: func(fs *flag.FlagSet) func(*call) int {
+						spec := specFlag(fs)
+						update := fs.Bool("update", false, "accept an archive whose digest differs from the lock's (a re-published version)")
+						return func(c *call) int { return runChartsPull(c, *spec, *update) }
+					},
+				},
+				{
+					name:    "charts vendor",
+					summary: "copy the locked chart archives into the repository, for CI without network",
+					doc: `Charts vendor copies the locked archives from platc's cache into
+<spec>/` + charts.VendorDir + `, for CI without network: commit that folder.`,
+					dir: true,
+					flags: func(fs *flag.FlagSet) func(*call) int {
+						spec := specFlag(fs)
+						return func(c *call) int { return runChartsVendor(c, *spec) }
+					},
+				},
 			},
 		},
 		{
@@ -289,10 +347,10 @@ the values of some (folders, -format) in a shell:
 		},
 		{
 			name:    "help",
-			args:    "[command]",
+			args:    "[command [subcommand]]",
 			summary: "print this list, or a command's usage and flags",
 			doc:     "Help prints the list of commands or, for one command, its usage, what it does and its flags, as platc <command> -h does.",
-			maxArgs: 1,
+			maxArgs: 2,
 			flags:   noFlags(runHelp),
 		},
 	}
@@ -300,8 +358,17 @@ the values of some (folders, -format) in a shell:
 		if cmd.name == "help" {
 			cmd.words = names(cmds)
 		}
+		if len(cmd.subs) > 0 {
+			cmd.words = cmd.subNames()
+		}
 	}
 	return cmds
+}
+
+// specFlag is the -spec flag of a command that reads the spec's folder
+// without compiling it.
+func specFlag(fs *flag.FlagSet) *string {
+	return fs.String("spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
 }
 
 // names returns the names of cmds.
@@ -354,6 +421,25 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "platc: unknown command %q%s: run platc help for the list of commands\n", name, diag.DidYouMean(name, names(cmds)))
 		return ExitUsage
 	}
+	if len(cmd.subs) > 0 {
+		var sub string
+		if len(args) > 1 {
+			sub = args[1]
+		}
+		switch {
+		case sub == "-h" || sub == "-help" || sub == "--help":
+			cmd.printGroupHelp(stdout)
+			return ExitOK
+		case sub == "" || strings.HasPrefix(sub, "-"):
+			fmt.Fprintf(stderr, "platc %s: name a subcommand: %s\nrun platc help %s for more\n", cmd.name, subUsages(cmd), cmd.name)
+			return ExitUsage
+		case cmd.sub(sub) == nil:
+			msg, _ := known("subcommand", sub, cmd.subNames())
+			fmt.Fprintf(stderr, "platc %s: %s\nrun platc help %s for more\n", cmd.name, msg, cmd.name)
+			return ExitUsage
+		}
+		cmd, args = cmd.sub(sub), args[1:]
+	}
 	c := &call{cmd: cmd, stdout: stdout, stderr: stderr, common: newCommon(cmd.name, proc)}
 	fs, runCmd := cmd.flagSet(c)
 	positional, code, stop := c.parse(fs, args[1:])
@@ -365,6 +451,16 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 	code = runCmd(c)
 	c.rep.finish(code)
 	return code
+}
+
+// subUsages names the subcommands of the group cmd as they are run:
+// "platc charts pull or platc charts vendor".
+func subUsages(cmd *command) string {
+	var runs []string
+	for _, s := range cmd.subs {
+		runs = append(runs, "platc "+s.name)
+	}
+	return strings.Join(runs, " or ")
 }
 
 func newCommon(name string, proc *process) *common {
@@ -387,6 +483,9 @@ func (cmd *command) flagSet(c *call) (*flag.FlagSet, func(*call) int) {
 	c.format = textFormat
 	if cmd.format {
 		fs.Var(&c.format, "format", "report problems in `format`: text (lines on stderr), github (GitHub Actions workflow commands) or json (one document on stdout)")
+	}
+	if cmd.flags == nil {
+		return fs, nil // a group: it runs nothing itself
 	}
 	return fs, cmd.flags(fs)
 }

@@ -8,16 +8,33 @@ import (
 	"testing"
 )
 
-// TestTable checks what help and the README take from each descriptor:
-// a unique name, a summary in the error style (lower case, no period), a
-// doc, and for a command that takes arguments, what to do without them.
+// TestTable checks what help and the README take from each descriptor,
+// subcommands too: a unique name, a summary in the error style (lower
+// case, no period), a doc, and for a command that takes arguments, what
+// to do without them; a group runs nothing and has no flags, and each
+// other command runs.
 func TestTable(t *testing.T) {
 	seen := map[string]bool{}
+	var all []*command
 	for _, cmd := range table() {
+		all = append(append(all, cmd), cmd.subs...)
+	}
+	for _, cmd := range all {
 		if seen[cmd.name] {
 			t.Errorf("%s: two commands of that name", cmd.name)
 		}
 		seen[cmd.name] = true
+		if len(cmd.subs) > 0 && (cmd.flags != nil || cmd.dir || cmd.compile || cmd.format || cmd.maxArgs > 0) {
+			t.Errorf("%s: a group with flags or arguments of its own, which no one can give", cmd.name)
+		}
+		if len(cmd.subs) == 0 && cmd.flags == nil {
+			t.Errorf("%s: runs nothing", cmd.name)
+		}
+		for _, sub := range cmd.subs {
+			if !strings.HasPrefix(sub.name, cmd.name+" ") || strings.Contains(sub.short(), " ") || len(sub.subs) > 0 {
+				t.Errorf("%s: subcommand %q: want the group's name and one word of its own", cmd.name, sub.name)
+			}
+		}
 		if cmd.summary == "" || strings.ToLower(cmd.summary[:1]) != cmd.summary[:1] || strings.HasSuffix(cmd.summary, ".") {
 			t.Errorf("%s: summary %q: want one lower-case line without a period", cmd.name, cmd.summary)
 		}
@@ -53,13 +70,27 @@ func TestCompletionListsEveryCommandAndFlag(t *testing.T) {
 			if !regexp.MustCompile(commandPattern).MatchString(script) {
 				t.Errorf("%s: the script does not complete the command %s", shell, cmd.name)
 			}
+			for _, sub := range cmd.subs {
+				short := regexp.QuoteMeta(sub.short())
+				subPattern := map[string]string{
+					"bash": `(?m)^\t` + name + `\)\n\t\tif \(\(COMP_CWORD == 2\)\); then\n\t\t\tCOMPREPLY=\(\$\(compgen -W '([^']* )?` + short + `( [^']*)?' `,
+					"zsh":  `(?m)^\t` + name + `\)\n\t\tif \(\(CURRENT == 2\)\); then\n\t\t\tlocal -a subcommands\n\t\t\tsubcommands=\(.*'` + short + `:`,
+					"fish": `(?m)^complete -c platc -n '__platc_group ` + name + `' -a ` + short + ` -d `,
+				}[shell]
+				if !regexp.MustCompile(subPattern).MatchString(script) {
+					t.Errorf("%s: the script does not complete the subcommand %s", shell, sub.name)
+				}
+			}
+		}
+		for _, cmd := range leaves(table()) {
+			name := regexp.QuoteMeta(caseLabel(cmd.name))
 			fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
 			fs.VisitAll(func(f *flag.Flag) {
 				flagName := regexp.QuoteMeta(f.Name)
 				flagPattern := map[string]string{
 					"bash": `(?m)^\t` + name + `\)\n\t\tflags='([^']* )?-` + flagName + `( [^']*)?'`,
 					"zsh":  `(?m)^\t` + name + `\)\n\t\t_arguments( \\\n\t\t\t'[^\n]*)*( \\\n\t\t\t'\*?-` + flagName + `\[)`,
-					"fish": `(?m)^complete -c platc -n '__platc_command ` + name + `' -o ` + flagName + ` `,
+					"fish": `(?m)^complete -c platc -n '__platc_command ` + regexp.QuoteMeta(cmd.name) + `' -o ` + flagName + ` `,
 				}[shell]
 				if !regexp.MustCompile(flagPattern).MatchString(script) {
 					t.Errorf("%s: the script does not complete -%s of %s", shell, f.Name, cmd.name)

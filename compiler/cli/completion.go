@@ -11,11 +11,32 @@ import (
 // shells are the shells platc completion writes a script for.
 var shells = []string{"bash", "zsh", "fish"}
 
-// completion is what the scripts complete for one command: made from
-// the table, so that they list every command and flag there is.
+// completion is what the scripts complete for one command that runs (a
+// subcommand in place of its group): made from the table, so that they
+// list every command, subcommand and flag there is.
 type completion struct {
 	cmd   *command
 	flags []flagCompletion
+}
+
+// groups returns the commands of the table that have subcommands.
+func groups() []*command {
+	var out []*command
+	for _, cmd := range table() {
+		if len(cmd.subs) > 0 {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
+// caseLabel is name as a shell's case pattern: quoted where it has a
+// space (a subcommand's).
+func caseLabel(name string) string {
+	if strings.Contains(name, " ") {
+		return "'" + name + "'"
+	}
+	return name
 }
 
 type flagCompletion struct {
@@ -37,7 +58,7 @@ const (
 
 func completions() []completion {
 	var out []completion
-	for _, cmd := range table() {
+	for _, cmd := range leaves(table()) {
 		fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
 		comp := completion{cmd: cmd}
 		fs.VisitAll(func(f *flag.Flag) {
@@ -95,18 +116,18 @@ _platc() {
 	COMPREPLY=()
 	if ((COMP_CWORD == 1)); then
 		COMPREPLY=($(compgen -W '`)
-	var cmds []string
-	for _, comp := range comps {
-		cmds = append(cmds, comp.cmd.name)
+	fmt.Fprintf(w, "%s' -- \"$cur\"))\n\t\treturn\n\tfi\n", strings.Join(names(table()), " "))
+	fmt.Fprint(w, "\tlocal cmd=${COMP_WORDS[1]} flags= words=\n\tcase $cmd in\n")
+	for _, g := range groups() {
+		fmt.Fprintf(w, "\t%s)\n\t\tif ((COMP_CWORD == 2)); then\n\t\t\tCOMPREPLY=($(compgen -W '%s' -- \"$cur\"))\n\t\t\treturn\n\t\tfi\n\t\tcmd+=\" ${COMP_WORDS[2]}\"\n\t\t;;\n", g.name, strings.Join(g.subNames(), " "))
 	}
-	fmt.Fprintf(w, "%s' -- \"$cur\"))\n\t\treturn\n\tfi\n", strings.Join(cmds, " "))
-	fmt.Fprint(w, "\tlocal flags= words=\n\tcase ${COMP_WORDS[1]} in\n")
+	fmt.Fprint(w, "\tesac\n\tcase $cmd in\n")
 	for _, comp := range comps {
 		var flags []string
 		for _, f := range comp.flags {
 			flags = append(flags, "-"+f.name)
 		}
-		fmt.Fprintf(w, "\t%s)\n\t\tflags='%s'\n", comp.cmd.name, strings.Join(flags, " "))
+		fmt.Fprintf(w, "\t%s)\n\t\tflags='%s'\n", caseLabel(comp.cmd.name), strings.Join(flags, " "))
 		if len(comp.cmd.words) > 0 {
 			fmt.Fprintf(w, "\t\twords='%s'\n", strings.Join(comp.cmd.words, " "))
 		}
@@ -152,8 +173,8 @@ _platc() {
 	local -a commands
 	commands=(
 `)
-	for _, comp := range comps {
-		fmt.Fprintf(w, "\t\t'%s:%s'\n", comp.cmd.name, zshQuote(comp.cmd.summary))
+	for _, cmd := range table() {
+		fmt.Fprintf(w, "\t\t'%s:%s'\n", cmd.name, zshQuote(cmd.summary))
 	}
 	fmt.Fprint(w, `	)
 	if ((CURRENT == 2)); then
@@ -165,8 +186,16 @@ _platc() {
 	((CURRENT--))
 	case $cmd in
 `)
+	for _, g := range groups() {
+		fmt.Fprintf(w, "\t%s)\n\t\tif ((CURRENT == 2)); then\n\t\t\tlocal -a subcommands\n\t\t\tsubcommands=(", g.name)
+		for _, s := range g.subs {
+			fmt.Fprintf(w, "'%s:%s' ", s.short(), zshQuote(s.summary))
+		}
+		fmt.Fprint(w, ")\n\t\t\t_describe -t subcommands subcommand subcommands\n\t\t\treturn\n\t\tfi\n\t\tcmd+=\" $words[2]\"\n\t\tshift words\n\t\t((CURRENT--))\n\t\t;;\n")
+	}
+	fmt.Fprint(w, "\tesac\n\tcase $cmd in\n")
 	for _, comp := range comps {
-		fmt.Fprintf(w, "\t%s)\n\t\t_arguments", comp.cmd.name)
+		fmt.Fprintf(w, "\t%s)\n\t\t_arguments", caseLabel(comp.cmd.name))
 		for _, f := range comp.flags {
 			spec := "-" + f.name + "[" + zshQuote(f.usage) + "]"
 			if f.repeatable {
@@ -208,14 +237,23 @@ func fishQuote(s string) string {
 func writeFish(w io.Writer, comps []completion) {
 	fmt.Fprint(w, `# fish completion for platc, written by platc completion fish.
 # Load it with: platc completion fish | source, or save it as ~/.config/fish/completions/platc.fish
-function __platc_command --description 'is the command on the line platc $argv[1]'
+function __platc_command --description 'is the command on the line platc $argv'
 	set -l words (commandline -opc)
-	test (count $words) -ge 2; and test $words[2] = $argv[1]
+	test (count $words) -gt (count $argv); and test "$words[2..(math (count $argv) + 1)]" = "$argv"
+end
+function __platc_group --description 'is the line platc $argv[1], with no subcommand yet'
+	set -l words (commandline -opc)
+	test (count $words) -eq 2; and test $words[2] = $argv[1]
 end
 complete -c platc -f
 `)
-	for _, comp := range comps {
-		fmt.Fprintf(w, "complete -c platc -n __fish_use_subcommand -a %s -d %s\n", comp.cmd.name, fishQuote(comp.cmd.summary))
+	for _, cmd := range table() {
+		fmt.Fprintf(w, "complete -c platc -n __fish_use_subcommand -a %s -d %s\n", cmd.name, fishQuote(cmd.summary))
+	}
+	for _, g := range groups() {
+		for _, s := range g.subs {
+			fmt.Fprintf(w, "complete -c platc -n %s -a %s -d %s\n", fishQuote("__platc_group "+g.name), s.short(), fishQuote(s.summary))
+		}
 	}
 	for _, comp := range comps {
 		cond := fishQuote("__platc_command " + comp.cmd.name)

@@ -24,13 +24,6 @@ type Process struct {
 	Fault func(emit.Step) error
 	// HTTPClient is the client of platc charts pull.
 	HTTPClient *http.Client
-	// MemoSettle replaces how long a path must have been left alone
-	// before a check that read it keeps a memo; with NoMemoSettle, a
-	// check keeps one of files changed just before it.
-	MemoSettle   time.Duration
-	NoMemoSettle bool
-	// MemoHit is called when a check is answered from its memo.
-	MemoHit func()
 }
 
 // MainIn is Main in the process p.
@@ -42,10 +35,7 @@ func MainIn(p Process, args []string, stdout, stderr io.Writer) int {
 	if p.LockWait != 0 || p.NoLockWait {
 		proc.lockWait = p.LockWait
 	}
-	if p.MemoSettle != 0 || p.NoMemoSettle {
-		proc.memoSettle = p.MemoSettle
-	}
-	proc.lockSleep, proc.fault, proc.httpClient, proc.memoHit = p.LockSleep, p.Fault, p.HTTPClient, p.MemoHit
+	proc.lockSleep, proc.fault, proc.httpClient = p.LockSleep, p.Fault, p.HTTPClient
 	return run(&proc, args, stdout, stderr)
 }
 

@@ -47,6 +47,18 @@ func (cmd *command) printHelp(w io.Writer, fs *flag.FlagSet) {
 	}
 }
 
+// printGroupHelp writes the help of the group cmd: what it does and its
+// subcommands.
+func (cmd *command) printGroupHelp(w io.Writer) {
+	fmt.Fprintf(w, "usage: platc %s <subcommand>\n\n%s\n\nSubcommands:\n\n", cmd.name, cmd.doc)
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, s := range cmd.subs {
+		fmt.Fprintf(tw, "\t%s\t%s\n", s.short(), s.summary)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nRun platc help %s <subcommand> for a subcommand's usage and flags.\n", cmd.name)
+}
+
 func hasFlags(fs *flag.FlagSet) bool {
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
@@ -67,7 +79,7 @@ func (cmd *command) usageLine(fs *flag.FlagSet) string {
 func (cmd *command) synopsis(fs *flag.FlagSet) string {
 	var parts []string
 	fs.VisitAll(func(f *flag.Flag) {
-		if slices.Contains(compileFlagNames, f.Name) || strings.Contains(" "+cmd.args+" ", " -"+f.Name+" ") {
+		if (cmd.compile && slices.Contains(compileFlagNames, f.Name)) || strings.Contains(" "+cmd.args+" ", " -"+f.Name+" ") {
 			return
 		}
 		parts = append(parts, "["+flagSyntax(f)+"]")
@@ -110,6 +122,20 @@ func runHelp(c *call) int {
 		msg, _ := known("command", c.args[0], names(cmds))
 		return c.usagef("%s", msg)
 	}
+	if len(c.args) == 2 {
+		group := cmd
+		if cmd = group.sub(c.args[1]); cmd == nil {
+			what := "subcommand"
+			if len(group.subs) == 0 {
+				return c.usagef("platc %s has no subcommands", group.name)
+			}
+			msg, _ := known(what, c.args[1], group.subNames())
+			return c.usagef("%s", msg)
+		}
+	} else if len(cmd.subs) > 0 {
+		cmd.printGroupHelp(c.stdout)
+		return ExitOK
+	}
 	fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
 	cmd.printHelp(c.stdout, fs)
 	return ExitOK
@@ -123,7 +149,7 @@ func reference(cmds []*command) string {
 	var b strings.Builder
 	var compiling []string
 	var compileFS *flag.FlagSet
-	for _, cmd := range cmds {
+	for _, cmd := range leaves(cmds) {
 		fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
 		fmt.Fprintf(&b, "%s\n", cmd.usageLine(fs))
 		fmt.Fprintf(&b, "    %s\n", cmd.summary)

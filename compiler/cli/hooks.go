@@ -18,9 +18,6 @@ const hookMarker = "platc's Git pre-commit hook"
 
 func runHooks(c *call, force bool) int {
 	stdout, stderr := c.stdout, c.stderr
-	if c.args[0] != "install" {
-		return c.usagef("%s", c.cmd.missing)
-	}
 	out, err := exec.Command("git", "-C", c.dir, "rev-parse", "--git-path", "hooks").Output()
 	if err != nil {
 		fmt.Fprintf(stderr, "platc hooks: %s is not a Git repository (git rev-parse: %v): run git init first\n", c.dir, err)

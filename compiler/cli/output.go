@@ -37,16 +37,10 @@ type process struct {
 	// platc outdated (tests trust their loopback servers through it);
 	// else their own.
 	httpClient *http.Client
-	// memoSettle is how long a path must have been left alone before a
-	// check that read it keeps a memo (memo.go).
-	memoSettle time.Duration
-	// memoHit, when set, is called when a check is answered from its
-	// memo.
-	memoHit func()
 }
 
 // osProcess is platc as it runs.
-var osProcess = &process{interrupts: notifyInterrupts, lockWait: lockWait, memoSettle: memoSettle}
+var osProcess = &process{interrupts: notifyInterrupts, lockWait: lockWait}
 
 // notifyInterrupts listens for SIGINT and SIGTERM until the first one:
 // after it, a second one ends platc at once, which the journal makes
@@ -76,10 +70,6 @@ type outputs struct {
 	notes []string              // what recoveries did, printed after the compilation
 	// recovered is set once a recovery changed something.
 	recovered bool
-	// failed holds why an output root could not be locked or recovered:
-	// the check memo tries first, and the compilation after it gets the
-	// same answer without waiting again.
-	failed map[string]error
 }
 
 func (o *outputs) lockOptions(outDir string, create bool) emit.LockOptions {
@@ -103,18 +93,12 @@ func (o *outputs) prepare(outDir string) error {
 	if _, done := o.locks[outDir]; done {
 		return nil
 	}
-	if err, failed := o.failed[outDir]; failed {
-		return err
-	}
 	if !o.hold {
 		if _, err := o.root.Lstat(path.Join(outDir, emit.JournalName)); errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 	}
 	lock, err := o.lock(outDir, false)
-	if err != nil {
-		o.failed[outDir] = err
-	}
 	if err != nil || !o.hold {
 		if lock != nil {
 			lock.Unlock()

@@ -8,6 +8,7 @@ import (
 	"errors"
 
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // instanceEntry is what the cache keeps of an instance spec Instance has
@@ -82,7 +83,7 @@ func (r *Result) subKey(prefix string, input []byte) string {
 // readThrough returns the value cache keeps under key, or, when it has
 // none or it does not decode, the value compute makes, which it keeps
 // when it encodes.
-func readThrough[T any](cache Cache, key string, decode func([]byte) (T, error), encode func(T) ([]byte, bool), compute func() T) T {
+func readThrough[T any](cache cache.Cache, key string, decode func([]byte) (T, error), encode func(T) ([]byte, bool), compute func() T) T {
 	if data, ok := cache.Get(key); ok {
 		if v, err := decode(data); err == nil {
 			return v

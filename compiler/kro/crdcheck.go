@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -122,7 +123,7 @@ func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomRes
 				}
 			}
 		}
-		for _, k := range sortedKeys(s.Properties) {
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[k]
 			walk(&p, JoinPath(path, k))
 			s.Properties[k] = p
@@ -158,15 +159,6 @@ func decodeCRD(crd *extv1.CustomResourceDefinition) (*extv1.CustomResourceDefini
 
 // jsonEscapes name what a JSON escape stands for.
 var jsonEscapes = map[string]string{`\t`: " (a tab)", `\n`: " (a new line)", `\r`: " (a carriage return)", `\b`: " (a backspace)", `\f`: " (a form feed)", `\/`: " (a slash)", `\u`: " (a character by its code)"}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // nameConflicts reports a CRD name that a CRD of Kinds already has, and
 // names (plural, singular, kind, list kind) another CRD of the group
@@ -660,7 +652,7 @@ func validateOpenAPISchema(schema *apiextensions.JSONSchemaProps, fldPath *field
 		}
 		add(validateOpenAPISchema(schema.AdditionalProperties.Schema, fldPath.Child("additionalProperties"), sub, false, celContext.childAdditionalProperties(schema.AdditionalProperties.Schema)))
 	}
-	for _, property := range sortedKeys(schema.Properties) {
+	for _, property := range slices.Sorted(maps.Keys(schema.Properties)) {
 		propertySchema := schema.Properties[property]
 		sub := ssv
 		if !schemacel.MapIsCorrelatable(schema.XMapType) {

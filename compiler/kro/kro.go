@@ -45,6 +45,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/platc/platc/compiler/upstream"
+	"github.com/platc/platc/internal/cache"
 )
 
 // Resource is one resource of an RGD: a Template, or an ExternalRef.
@@ -87,7 +88,7 @@ type RGD struct {
 	// CRDs of Kinds, the version of kro), with its warnings, so that
 	// kro's builder runs once per change; and what Result.Instance makes
 	// of each instance spec, by that digest and the spec.
-	Cache Cache
+	Cache cache.Cache
 	// Parses, when set, keeps the parses of the expressions that
 	// Result.Program compiles, for this RGD and others; nil parses each
 	// one.
@@ -95,13 +96,6 @@ type RGD struct {
 	// Gates are the feature gates of the kro that will build the RGD
 	// (Gates.Check must accept them); nil is kro's defaults.
 	Gates Gates
-}
-
-// Cache is a store of byte strings by key, kept between runs. A failure to
-// read or write it only costs time.
-type Cache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, data []byte)
 }
 
 // kroVersion is the version of kro whose code checks RGDs: part of every
@@ -144,7 +138,7 @@ type Result struct {
 	kinds *Kinds
 	// cache and key, when set, are the RGD's Cache and its entry's key:
 	// what Instance finds for a spec is kept under a key made from it.
-	cache Cache
+	cache cache.Cache
 	key   string
 	// parses are the RGD's Parses.
 	parses *Parses
@@ -243,7 +237,7 @@ func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
 
 // cached returns the Result and the warnings of an entry, or a nil Result
 // when there is none or it does not decode.
-func cached(cache Cache, key string, kinds *Kinds) (*Result, []Problem) {
+func cached(cache cache.Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	data, ok := cache.Get(key)
 	if !ok {
 		return nil, nil

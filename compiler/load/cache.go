@@ -7,19 +7,9 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/schemas"
 )
-
-// Cache keeps, between runs, the schema check's verdict on a spec that
-// fits the schema: unifying a spec with #Spec is the one CUE evaluation
-// of a plain-data spec (a quarter of the CPU of a render at 10,000
-// Applications), and a spec rarely changes between two runs of the
-// pre-commit hook or of make render. Get and Put may be called from
-// several goroutines; a failure to read or write only costs time.
-type Cache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, data []byte)
-}
 
 // fitFormat names what a fit entry means, and what checks a spec: change
 // it whenever checkSchema decides otherwise.
@@ -54,14 +44,14 @@ func fitKey(digest string) string { return "schema-fit-" + digest[:32] }
 // cachedFit says whether cache records that the spec of digest fits the
 // schema. An entry holds the whole digest, so one found under another
 // spec's key (a cache folder copied or mixed up) is not taken for it.
-func cachedFit(cache Cache, digest string) bool {
+func cachedFit(cache cache.Cache, digest string) bool {
 	data, ok := cache.Get(fitKey(digest))
 	return ok && string(data) == fitFormat+"\n"+digest
 }
 
 // storeFit records that the spec of digest fits the schema. Only a fit is
 // kept: a spec with problems is checked again, and reports them again.
-func storeFit(cache Cache, digest string) {
+func storeFit(cache cache.Cache, digest string) {
 	cache.Put(fitKey(digest), []byte(fitFormat+"\n"+digest))
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/internal/cache"
 	memcache "github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/internal/synth"
 )
@@ -20,7 +21,7 @@ type loaded struct {
 	Log  string
 }
 
-func loadWith(fsys fs.FS, cache Cache) loaded {
+func loadWith(fsys fs.FS, cache cache.Cache) loaded {
 	log := &diag.Log{}
 	s := BeginCached(fsys, "sources", cache, log)
 	if s == nil {

@@ -26,6 +26,7 @@ import (
 	"cuelang.org/go/cue/token"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/schemas"
 )
 
@@ -85,7 +86,7 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 // BeginCached is Begin with a cache of the schema check's verdicts: a spec
 // whose files, folder and schema are those of a spec the check found to
 // fit (byte for byte) is not checked again, and fits. cache may be nil.
-func BeginCached(fsys fs.FS, dir string, cache Cache, log *diag.Log) *Spec {
+func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		log.Errorf(diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", unwrapPathError(err))

@@ -10,20 +10,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-)
 
-// Cache keeps the outcomes of Build from one run to the next: a kustomize
-// build costs milliseconds of kustomize's own set-up even for a small
-// kustomization, and a platform's folders rarely change between two
-// renders. Build stores with each folder's outcome what building it read
-// (every file's digest, every folder listing, every file looked up), and
-// uses the outcome again only when reading the same paths gives the same
-// again: nothing a build can see escapes the record. Keys are printable and
-// safe as file names. Get and Put may be called from several goroutines.
-type Cache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, data []byte)
-}
+	"github.com/platc/platc/internal/cache"
+)
 
 // cacheFormat names the layout of a cache entry, and what produces it:
 // change it whenever an entry, or what Build makes of a build, changes.
@@ -59,7 +48,7 @@ func cacheKey(dir string) string {
 
 // cached returns the outcome of the build of dir stored in cache, if the
 // repository fsys still reads as it did for that build.
-func cached(cache Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
+func cached(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 	data, ok := cache.Get(cacheKey(dir))
 	if !ok {
 		return nil, false
@@ -81,7 +70,7 @@ func cached(cache Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 }
 
 // store records the outcome of the build of dir, and what it read.
-func store(cache Cache, dir string, reads []read, objects []Object, problems []Problem) {
+func store(cache cache.Cache, dir string, reads []read, objects []Object, problems []Problem) {
 	body, err := json.Marshal(cacheEntry{Format: cacheFormat, Dir: dir, Reads: reads, Objects: objects, Problems: problems})
 	if err == nil {
 		cache.Put(cacheKey(dir), append([]byte(digest(body)+"\n"), body...))

@@ -103,7 +103,7 @@ func TestBuildLinks(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		for _, cache := range []Cache{nil, &memcache.Memory{}} {
+		for _, cache := range []memcache.Cache{nil, &memcache.Memory{}} {
 			objects, problems := Build(fsys, tt.dir, cache)
 			if diff := cmp.Diff(tt.objects, objects); diff != "" {
 				t.Errorf("%s: objects (-want +got):\n%s", tt.dir, diff)

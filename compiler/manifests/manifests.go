@@ -49,6 +49,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/internal/cache"
 )
 
 // Object is one Kubernetes object a folder yields.
@@ -131,7 +132,7 @@ const skipMarker = "+argocd:skip-file-rendering"
 // cache, if not nil, keeps each folder's outcome for the next call, in this
 // process or another, with what building it read (see Cache); it must
 // serve fsys alone.
-func Build(fsys fs.FS, dir string, cache Cache) ([]Object, []Problem) {
+func Build(fsys fs.FS, dir string, cache cache.Cache) ([]Object, []Problem) {
 	b := BuildRead(fsys, dir, cache)
 	return b.Objects, b.Problems
 }
@@ -149,7 +150,7 @@ type Built struct {
 }
 
 // BuildRead is Build, and the folders the build read.
-func BuildRead(fsys fs.FS, dir string, cache Cache) Built {
+func BuildRead(fsys fs.FS, dir string, cache cache.Cache) Built {
 	var b builder
 	var reads []read
 	known := false
@@ -223,7 +224,7 @@ func inside(dir string, folders map[string]bool) bool {
 }
 
 // cachedIn is cached, for a cache that may be nil.
-func cachedIn(cache Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
+func cachedIn(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 	if cache == nil {
 		return nil, false
 	}

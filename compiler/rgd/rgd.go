@@ -28,6 +28,7 @@ import (
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // kro's API and the values platc builds RGDs with.
@@ -75,14 +76,14 @@ type Compiled struct {
 
 	previewMu sync.Mutex // guards previews, not their evaluation
 	previews  map[string]*previewEntry
-	cache     kro.Cache // keeps previews between runs; nil for none
+	cache     cache.Cache // keeps previews between runs; nil for none
 }
 
 // Compile builds and checks every stack of spec, then its instances. It
 // reports problems to log; the result is complete only when log holds no
 // errors. cache, when not nil, keeps kro's verdicts between runs; parses,
 // when not nil, the parses of the expressions previews evaluate.
-func Compile(spec *model.Spec, info *check.Info, cache kro.Cache, parses *kro.Parses, log *diag.Log) *Compiled {
+func Compile(spec *model.Spec, info *check.Info, cache cache.Cache, parses *kro.Parses, log *diag.Log) *Compiled {
 	out := &Compiled{Stacks: map[string]*Stack{}, cache: cache}
 	if len(spec.Stacks) == 0 {
 		return out
@@ -178,7 +179,7 @@ type builder struct {
 	stack    *model.Stack
 	kinds    map[string]kind
 	resolver *kro.Kinds
-	cache    kro.Cache
+	cache    cache.Cache
 	parses   *kro.Parses
 	gates    kro.Gates
 	log      *diag.Log

@@ -7,6 +7,7 @@ import (
 	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // Folders are the repo-path modules' folders, built (kustomize, or plain
@@ -16,20 +17,20 @@ import (
 // the environments render.
 type Folders struct {
 	repo  fs.FS
-	cache manifests.Cache
+	cache cache.Cache
 	mu    sync.Mutex
 	dirs  map[string]func() manifests.Built
 }
 
 // NewFolders returns the folders of repo, each built on first use. cache,
-// if not nil, keeps their outcomes between runs (manifests.Cache).
-func NewFolders(repo fs.FS, cache manifests.Cache) *Folders {
+// if not nil, keeps their outcomes between runs (cache.Cache).
+func NewFolders(repo fs.FS, cache cache.Cache) *Folders {
 	return &Folders{repo: repo, cache: cache, dirs: map[string]func() manifests.Built{}}
 }
 
 // BuildFolders is NewFolders, and starts building the folders of spec's
 // repo-path modules in parallel at once; Verify waits for what it reads.
-func BuildFolders(spec *model.Spec, repo fs.FS, cache manifests.Cache) *Folders {
+func BuildFolders(spec *model.Spec, repo fs.FS, cache cache.Cache) *Folders {
 	f := NewFolders(repo, cache)
 	var dirs []string
 	for _, m := range spec.Modules {

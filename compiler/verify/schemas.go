@@ -8,6 +8,7 @@ import (
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/upstream"
 	"github.com/platc/platc/compiler/validate"
 	"github.com/platc/platc/schemas"
 )
@@ -31,9 +32,11 @@ var embedded = sync.OnceValues(func() (*validate.Validator, error) {
 func Prepare() { embedded() }
 
 // verdictsKey is the cache key of the schema check's verdicts on the
-// embedded CRDs (the cache is bound to the platc that writes it, and so
-// to the CRDs it embeds).
-const verdictsKey = "schema-verdicts-embedded"
+// embedded CRDs: it names the CRDs by their digest and the API server's
+// validation code by the Kubernetes modules platc links.
+func verdictsKey() string {
+	return "schema-verdicts-k8s.io@" + upstream.KubernetesModules() + "-" + schemas.CRDsDigest()
+}
 
 // schemasCheck validates every rendered object against the schema of its
 // kind, strictly (an unknown field is an error): the embedded CRDs, or the
@@ -72,12 +75,12 @@ func (v *verifier) schemasCheck() {
 		cache = nil
 	}
 	if cache != nil {
-		if data, ok := cache.Get(verdictsKey); ok {
+		if data, ok := cache.Get(verdictsKey()); ok {
 			memo.Read(data)
 		}
 		defer func() {
 			if data, changed := memo.Write(); changed {
-				cache.Put(verdictsKey, data)
+				cache.Put(verdictsKey(), data)
 			}
 		}()
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/validate"
+	"github.com/platc/platc/internal/cache"
 )
 
 // Input is what Verify reads.
@@ -60,7 +61,7 @@ type Input struct {
 	// Cache, when set, keeps the schema check's verdicts on the shapes of
 	// objects between runs (validate.Memo.Write), as the other stages
 	// keep theirs.
-	Cache manifests.Cache
+	Cache cache.Cache
 }
 
 // app is an Application as Argo CD will see it, with where it comes from.

@@ -76,8 +76,7 @@ func main() {
 		chartsWarm          measure
 		chartsVet           measure // vet without charts, in the rounds of chartsCold and chartsWarm
 		hasCharts           bool
-		check               measure // answered by its memo
-		checkCompiling      measure // PLATC_MEMO=off
+		check               measure
 		start               measure // platc version: the process's start
 		equivalent          string
 	}
@@ -113,25 +112,18 @@ func main() {
 			{name: "vet", args: []string{platc, "vet"}},
 		}
 		if size == "sample" {
-			// platc check of unchanged inputs is answered by the memo of
-			// the check before it, once the files it read were left alone
-			// for 2 s (compiler/cli/memo.go), as a checkout's are: wait
-			// that long after the copy and the render, and let one check
-			// keep the memo.
-			// With PLATC_MEMO=off it compiles, every cache warm. platc
-			// version is the process's start alone: what every command
-			// pays before its work (docs/performance.md).
-			time.Sleep(2*time.Second + 100*time.Millisecond)
-			runIn(dir, platc, "check")
+			// platc check compiles, every cache warm, as a person's check
+			// after an edit does. platc version is the process's start
+			// alone: what every command pays before its work
+			// (docs/performance.md).
 			cmds = append(cmds,
 				&command{name: "check", args: []string{platc, "check"}},
-				&command{name: "check compiling", args: []string{platc, "check"}, env: []string{"PLATC_MEMO=off"}},
 				&command{name: "version", args: []string{platc, "version"}})
 		}
 		rounds(dir, cmds)
 		r.a, r.c, r.fresh, r.vet = cmds[0].median(), cmds[1].median(), cmds[2].median(), cmds[3].median()
 		if size == "sample" {
-			r.check, r.checkCompiling, r.start = cmds[4].median(), cmds[5].median(), cmds[6].median()
+			r.check, r.start = cmds[4].median(), cmds[5].median()
 		}
 		var rendered map[string]any
 		rendered, r.apps = renderedApps(out)
@@ -186,8 +178,8 @@ func main() {
 			fmt.Printf("%s: (b) and (c) %s\n", r.size, r.equivalent)
 		}
 		if r.size == "sample" {
-			fmt.Printf("sample: platc check %s, %.2f x (a) (target <= 2), answered by its memo; compiling (PLATC_MEMO=off) %s, %.2f x (a); the start of the process (platc version) %.3fs, %.2f x (a)\n",
-				r.check, r.check.wall.Seconds()/r.a.wall.Seconds(), r.checkCompiling, r.checkCompiling.wall.Seconds()/r.a.wall.Seconds(),
+			fmt.Printf("sample: platc check %s, %.2f x (a); the start of the process (platc version) %.3fs, %.2f x (a)\n",
+				r.check, r.check.wall.Seconds()/r.a.wall.Seconds(),
 				r.start.wall.Seconds(), r.start.wall.Seconds()/r.a.wall.Seconds())
 		}
 		if r.hasCharts {
