@@ -128,6 +128,11 @@ const (
 	KindStacks
 	// KindDefinitions delivers the ResourceGraphDefinitions of stacks.
 	KindDefinitions
+
+	// kindCount is the number of kinds: a new kind goes above it, and
+	// KindInfos has a row for each (a kind without one is a zero row,
+	// which TestEveryKindIsDescribed refuses).
+	kindCount
 )
 
 // KindInfo is what a module kind is: the facts the stages read instead of
@@ -206,7 +211,7 @@ const (
 )
 
 // KindInfos describes every kind, by ModuleKind.
-var KindInfos = [...]KindInfo{
+var KindInfos = [kindCount]KindInfo{
 	KindInvalid:     {},
 	KindChart:       {Field: "chart", Namespaced: true, TakesValues: true, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm},
 	KindPath:        {Field: "path", Namespaced: true, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl},
