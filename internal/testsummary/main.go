@@ -1,7 +1,8 @@
 // Command testsummary reads the events of `go test -json` on stdin and
 // prints what `go test` prints without -v (a line per package, and the
 // output of the tests that failed), then the tests that were skipped, each
-// with its reason: `make test` runs
+// with its reason, and last one line of counts (tests and subtests passed,
+// failed and skipped): `make test` runs
 //
 //	go test -json ./... | go run ./internal/testsummary
 //
@@ -57,6 +58,7 @@ func summarize(r io.Reader, w io.Writer) bool {
 	pkgs := map[string]*pkg{}
 	var skips []skipped
 	ok, events := true, 0
+	var npassed, nfailed, nskipped int // tests and subtests
 	scanner := bufio.NewScanner(r)
 	scanner.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for scanner.Scan() {
@@ -80,6 +82,16 @@ func summarize(r io.Reader, w io.Writer) bool {
 		if p == nil {
 			p = &pkg{failed: map[string]bool{}}
 			pkgs[e.Package] = p
+		}
+		if e.Test != "" {
+			switch e.Action {
+			case "pass":
+				npassed++
+			case "fail":
+				nfailed++
+			case "skip":
+				nskipped++
+			}
 		}
 		switch e.Action {
 		case "output":
@@ -127,6 +139,7 @@ func summarize(r io.Reader, w io.Writer) bool {
 			fmt.Fprintf(w, "  %s %s: %s\n", s.pkg, s.test, s.reason)
 		}
 	}
+	fmt.Fprintf(w, "tests and subtests: %d passed, %d failed, %d skipped\n", npassed, nfailed, nskipped)
 	return ok
 }
 

@@ -40,14 +40,14 @@ func TestSummarizeIncompleteRuns(t *testing.T) {
 		name, events, want string
 		ok                 bool
 	}{
-		{"a run that passed", passed, "ok  \texample.com/a\t0.1s\n", true},
+		{"a run that passed", passed, "ok  \texample.com/a\t0.1s\ntests and subtests: 0 passed, 0 failed, 0 skipped\n", true},
 		{"no events: go test failed before it ran", "", "testsummary: no test events: go test stopped before it ran a test (its errors are above)\n", false},
 		{"a package that did not finish", passed + `{"Action":"start","Package":"example.com/b"}
 {"Action":"run","Package":"example.com/b","Test":"TestLong"}
-`, "ok  \texample.com/a\t0.1s\nFAIL\texample.com/b [did not finish]\n", false},
+`, "ok  \texample.com/a\t0.1s\nFAIL\texample.com/b [did not finish]\ntests and subtests: 0 passed, 0 failed, 0 skipped\n", false},
 		{"a build that failed", `{"ImportPath":"example.com/c","Action":"build-output","Output":"c.go:1:1: expected 'package'\n"}
 {"ImportPath":"example.com/c","Action":"build-fail"}
-` + passed, "c.go:1:1: expected 'package'\nok  \texample.com/a\t0.1s\n", false},
+` + passed, "c.go:1:1: expected 'package'\nok  \texample.com/a\t0.1s\ntests and subtests: 0 passed, 0 failed, 0 skipped\n", false},
 	}
 	for _, tt := range tests {
 		var out strings.Builder
