@@ -28,15 +28,16 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 // of a "TZ=" or "CRON_TZ=" prefix is read as robfig/cron reads it, from
 // platc's time zone database (LoadZone), not the host's.
 func ParseSchedule(schedule string) (sched cron.Schedule, err error) {
+	crashes := func() error { return fmt.Errorf("Argo CD's cron parser crashes on '%s'", schedule) }
 	defer func() {
 		if recover() != nil {
-			sched, err = nil, fmt.Errorf("Argo CD's cron parser crashes on '%s'", schedule)
+			sched, err = nil, crashes()
 		}
 	}()
 	if strings.HasPrefix(schedule, "TZ=") || strings.HasPrefix(schedule, "CRON_TZ=") {
 		i, eq := strings.Index(schedule, " "), strings.Index(schedule, "=")
 		if i < 0 {
-			return nil, fmt.Errorf("Argo CD's cron parser crashes on '%s'", schedule)
+			return nil, crashes() // robfig/cron slices at the missing space
 		}
 		name := schedule[eq+1 : i]
 		loc, err := LoadZone(name)

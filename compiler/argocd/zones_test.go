@@ -21,11 +21,7 @@ func TestLoadZone(t *testing.T) {
 		{"/etc/localtime", "unknown time zone /etc/localtime"},
 	} {
 		_, err := LoadZone(tc.name)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != tc.want {
+		if got := errString(err); got != tc.want {
 			t.Errorf("LoadZone(%q): %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -45,11 +41,7 @@ func TestParseScheduleTimeZone(t *testing.T) {
 		{"TZ=UTC TZ=Europe/Berlin 0 22 * * *", "expected exactly 5 fields, found 6: [TZ=Europe/Berlin 0 22 * * *]"},
 	} {
 		_, err := ParseSchedule(tc.schedule)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != tc.want {
+		if got := errString(err); got != tc.want {
 			t.Errorf("ParseSchedule(%q): %q, want %q", tc.schedule, got, tc.want)
 		}
 	}

@@ -57,6 +57,16 @@ func (cmd *command) sub(name string) *command {
 	return nil
 }
 
+// lookupSub returns the subcommand of the group cmd called name, or nil
+// and what to say: the unknown name, a close one, the names there are.
+func (cmd *command) lookupSub(name string) (*command, string) {
+	if s := cmd.sub(name); s != nil {
+		return s, ""
+	}
+	msg, _ := known("subcommand", name, cmd.subNames())
+	return nil, msg
+}
+
 // subNames returns the own names of cmd's subcommands.
 func (cmd *command) subNames() []string {
 	var ns []string
@@ -433,12 +443,13 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 		case sub == "" || strings.HasPrefix(sub, "-"):
 			fmt.Fprintf(stderr, "platc %s: name a subcommand: %s\nrun platc help %s for more\n", cmd.name, subUsages(cmd), cmd.name)
 			return ExitUsage
-		case cmd.sub(sub) == nil:
-			msg, _ := known("subcommand", sub, cmd.subNames())
+		}
+		s, msg := cmd.lookupSub(sub)
+		if s == nil {
 			fmt.Fprintf(stderr, "platc %s: %s\nrun platc help %s for more\n", cmd.name, msg, cmd.name)
 			return ExitUsage
 		}
-		cmd, args = cmd.sub(sub), args[1:]
+		cmd, args = s, args[1:]
 	}
 	c := &call{cmd: cmd, stdout: stdout, stderr: stderr, common: newCommon(cmd.name, proc)}
 	fs, runCmd := cmd.flagSet(c)

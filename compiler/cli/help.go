@@ -123,13 +123,11 @@ func runHelp(c *call) int {
 		return c.usagef("%s", msg)
 	}
 	if len(c.args) == 2 {
-		group := cmd
-		if cmd = group.sub(c.args[1]); cmd == nil {
-			what := "subcommand"
-			if len(group.subs) == 0 {
-				return c.usagef("platc %s has no subcommands", group.name)
-			}
-			msg, _ := known(what, c.args[1], group.subNames())
+		if len(cmd.subs) == 0 {
+			return c.usagef("platc %s has no subcommands", cmd.name)
+		}
+		var msg string
+		if cmd, msg = cmd.lookupSub(c.args[1]); cmd == nil {
 			return c.usagef("%s", msg)
 		}
 	} else if len(cmd.subs) > 0 {

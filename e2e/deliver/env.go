@@ -255,9 +255,10 @@ const (
 	VerdictWaiting = "waiting"
 	// VerdictBlocked: it needs a kind that a module it needs, one
 	// whose chart is unreachable, would have installed (App.Cause); or
-	// it is Synced and Progressing only because kro instances it syncs
-	// wait on Applications of theirs that are unreachable or blocked
-	// (Argo CD judges a kro instance's health by its Ready condition).
+	// it is Synced and Progressing only because kro instances or
+	// Applications it syncs wait on Applications that are unreachable or
+	// blocked (Argo CD judges a kro instance's health by its Ready
+	// condition): stuckBelow.
 	VerdictBlocked = "blocked"
 	// VerdictUnsigned: its project requires commits signed with GnuPG
 	// keys this machine does not have (signatureKeys).
@@ -311,8 +312,8 @@ func (e *Env) apps() []*App {
 		}
 		a.hosts = e.unservedHosts(u)
 		resources, _, _ := unstructured.NestedSlice(u.Object, "status", "resources")
-		for _, r := range resources {
-			m, _ := r.(map[string]any)
+		for _, raw := range resources {
+			m, _ := raw.(map[string]any)
 			var r syncedResource
 			r.group, _ = m["group"].(string)
 			r.kind, _ = m["kind"].(string)
@@ -438,6 +439,12 @@ func stuckBelow(apps []*App, instances []*Instance) {
 			active[in.Kind+"/"+in.Name] = true
 		}
 	}
+	// Only waiting Applications change, to blocked: which are ok is
+	// known once.
+	ok := map[string]bool{} // Application ns/name
+	for _, a := range apps {
+		ok[a.Namespace+"/"+a.Name] = a.Verdict == VerdictOK
+	}
 	for changed := true; changed; {
 		changed = false
 		stuck := map[string]string{} // Application ns/name, or instance Kind/name: the Application that cannot be delivered
@@ -450,13 +457,9 @@ func stuckBelow(apps []*App, instances []*Instance) {
 				cause = a.Cause
 			}
 			stuck[a.Namespace+"/"+a.Name] = cause
-			if _, ok := stuck[a.Parent]; !ok && strings.Contains(a.Parent, "/") && a.Parent != "" {
+			if _, ok := stuck[a.Parent]; !ok && strings.Contains(a.Parent, "/") {
 				stuck[a.Parent] = cause
 			}
-		}
-		ok := map[string]bool{} // Application ns/name
-		for _, a := range apps {
-			ok[a.Namespace+"/"+a.Name] = a.Verdict == VerdictOK
 		}
 		for _, a := range apps {
 			if a.Verdict != VerdictWaiting || a.Sync != "Synced" || a.Health != "Progressing" {
@@ -464,14 +467,11 @@ func stuckBelow(apps []*App, instances []*Instance) {
 			}
 			var causes []string
 			for _, r := range a.syncs {
-				key, fine := r.kind+"/"+r.name, false
+				key, fine := r.kind+"/"+r.name, active
 				if r.kind == "Application" {
-					key = r.namespace + "/" + r.name
-					fine = ok[key]
-				} else {
-					fine = active[key]
+					key, fine = r.namespace+"/"+r.name, ok
 				}
-				if fine {
+				if fine[key] {
 					continue
 				}
 				if stuck[key] == "" {
