@@ -261,7 +261,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	out.charts.KeepPack()
 	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
 	if err != nil {
-		log.Errorf(diag.Pos{File: opts.SpecDir}, "", "%v", err)
+		log.Reportf(diag.IO, diag.Pos{File: opts.SpecDir}, "", "%v", err)
 		return out
 	}
 	// The size of an object is that of its bytes, measured once encoded
@@ -303,7 +303,7 @@ func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer 
 	if data, err := fs.ReadFile(fsys, lockFile); err == nil {
 		lock, err := charts.ParseLock(data)
 		if err != nil {
-			log.Errorf(diag.Pos{File: lockFile}, "", "%v: fix the file, or remove it and run platc charts pull", err)
+			log.Reportf(diag.ChartLock, diag.Pos{File: lockFile}, "", "%v: fix the file, or remove it and run platc charts pull", err)
 		}
 		r.Lock = lock
 	}

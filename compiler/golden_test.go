@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
 	memcache "github.com/platc/platc/internal/cache"
 )
@@ -79,6 +80,11 @@ func goldenResultWith(t *testing.T, dir string, opts compiler.Options) map[strin
 	got := map[string]string{}
 	if s := res.Log.String(); s != "" {
 		got["stderr"] = s
+	}
+	for _, p := range res.Log.Problems() {
+		if p.ID == diag.NoID {
+			t.Errorf("a problem without a message id: %s", p)
+		}
 	}
 	if res.Log.HasErrors() && res.Outputs != nil {
 		t.Fatal("outputs despite errors")

@@ -48,24 +48,24 @@ func TestObjectLimits(t *testing.T) {
 		{
 			name:   "an Application over the size limit",
 			values: "{note: " + big("x", 2<<20) + "}", description: `"a cache"`, stackValues: "{}",
-			want: "sources/platform.cue:7:42: modules.web.values: Application \"web\" (out/deploy/clusters/dev/apps.yaml) is 2097693 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)\n",
+			want: "sources/platform.cue:7:42: modules.web.values: Application \"web\" (out/deploy/clusters/dev/apps.yaml) is 2097693 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap) [size-limit]\n",
 		},
 		{
 			// 300 KiB of YAML, six times that as JSON: < is \u003c.
 			name:   "small as YAML, over the limit as JSON",
 			values: "{note: " + big("<", 300<<10) + "}", description: `"a cache"`, stackValues: "{}",
-			want: "sources/platform.cue:7:42: modules.web.values: Application \"web\" (out/deploy/clusters/dev/apps.yaml) is 1843741 bytes as JSON (1.8 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)\n",
+			want: "sources/platform.cue:7:42: modules.web.values: Application \"web\" (out/deploy/clusters/dev/apps.yaml) is 1843741 bytes as JSON (1.8 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap) [size-limit]\n",
 		},
 		{
 			name:   "annotations over their limit",
 			values: "{}", description: big("d", 257<<10), stackValues: "{}",
-			want: "sources/platform.cue:14:2: stacks.cache.description: ResourceGraphDefinition \"cache\" (out/stacks/cache.yaml): the annotations hold 263189 bytes, more than the 262144 (256 KiB) Kubernetes allows an object: shorten them\n",
+			want: "sources/platform.cue:14:2: stacks.cache.description: ResourceGraphDefinition \"cache\" (out/stacks/cache.yaml): the annotations hold 263189 bytes, more than the 262144 (256 KiB) Kubernetes allows an object: shorten them [metadata]\n",
 		},
 		{
 			name:   "an Application kro creates over the size limit",
 			values: "{}", description: `"a cache"`, stackValues: "{note: " + big("y", 1<<20) + ", more: " + big("z", 1<<20) + "}",
-			want: "sources/platform.cue:12:9: stacks.cache: ResourceGraphDefinition \"cache\" (out/stacks/cache.yaml) is 2098816 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)\n" +
-				"sources/platform.cue:15:11: stacks.cache.modules.redis: Application \"blue-redis\" (created by kro for blue in dev) is 2097943 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)\n",
+			want: "sources/platform.cue:12:9: stacks.cache: ResourceGraphDefinition \"cache\" (out/stacks/cache.yaml) is 2098816 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap) [size-limit]\n" +
+				"sources/platform.cue:15:11: stacks.cache.modules.redis: Application \"blue-redis\" (created by kro for blue in dev) is 2097943 bytes as JSON (2.0 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file) [size-limit]\n",
 		},
 	}
 	for _, tt := range tests {

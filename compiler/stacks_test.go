@@ -104,7 +104,7 @@ func TestRenderedRGDsCheck(t *testing.T) {
 			if len(next) == len(pending) {
 				for _, x := range next {
 					for _, p := range x.problems {
-						if !p.Warning {
+						if !p.Warning() {
 							t.Errorf("%s: %s: resource %q %s: %s", repo, x.path, p.Resource, p.Path, p.Msg)
 						}
 					}

@@ -92,8 +92,9 @@ type checker struct {
 	charts            map[string]bool
 }
 
-func (c *checker) errorf(n *model.Node, field, format string, args ...any) {
-	c.log.Errorf(n.At(field), n.FieldPath(field), format, args...)
+// reportf records a problem of kind id with field of n.
+func (c *checker) reportf(id diag.ID, n *model.Node, field, format string, args ...any) {
+	c.log.Reportf(id, n.At(field), n.FieldPath(field), format, args...)
 }
 
 func (c *checker) platform() {
@@ -102,15 +103,15 @@ func (c *checker) platform() {
 	c.name(&p.Node, "argocdNamespace", p.ArgoCDNamespace)
 	c.gitRepoURL(&p.Node, p.RepoURL)
 	if msg := repoPathProblem(p.OutDir); msg != "" {
-		c.errorf(&p.Node, "outDir", "%q %s: use a folder inside the repository, such as \"out\"", p.OutDir, msg)
+		c.reportf(diag.Path, &p.Node, "outDir", "%q %s: use a folder inside the repository, such as \"out\"", p.OutDir, msg)
 	} else if msg := c.outDirOverlap(p.OutDir); msg != "" {
-		c.errorf(&p.Node, "outDir", "%q %s: platc rewrites its output folder; use one of its own, such as \"out\"", p.OutDir, msg)
+		c.reportf(diag.OutDir, &p.Node, "outDir", "%q %s: platc rewrites its output folder; use one of its own, such as \"out\"", p.OutDir, msg)
 	}
 	if !slices.Contains([]string{"annotation", "label", "annotation+label"}, p.ResourceTracking) {
-		c.errorf(&p.Node, "resourceTracking", "unknown tracking method %q: use annotation, label or annotation+label, as Argo CD's application.resourceTrackingMethod", p.ResourceTracking)
+		c.reportf(diag.UnknownName, &p.Node, "resourceTracking", "unknown tracking method %q: use annotation, label or annotation+label, as Argo CD's application.resourceTrackingMethod", p.ResourceTracking)
 	}
 	if p.DefaultEnvironment != "" && c.spec.Environment(p.DefaultEnvironment) == nil {
-		c.errorf(&p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, diag.DidYouMean(p.DefaultEnvironment, envNames(c.spec)))
+		c.reportf(diag.UnknownName, &p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, diag.DidYouMean(p.DefaultEnvironment, envNames(c.spec)))
 	}
 }
 
@@ -143,23 +144,23 @@ func (c *checker) name(n *model.Node, field, value string) {
 
 func (c *checker) label(pos diag.Pos, specPath, value string) {
 	if len(value) > 63 || !dnsLabel().MatchString(value) {
-		c.log.Errorf(pos, specPath, "%q is not a DNS-1123 label: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit", value)
+		c.log.Reportf(diag.Name, pos, specPath, "%q is not a DNS-1123 label: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit", value)
 	}
 }
 
 func (c *checker) chart(ch *model.Chart) {
 	c.label(ch.Pos, ch.Path, ch.Name)
 	if ch.OK("repoURL") && !chartRepo().MatchString(ch.RepoURL) {
-		c.errorf(&ch.Node, "repoURL", "%q is not a chart repository URL: use https://... for a Helm repository or oci://... for an OCI registry", ch.RepoURL)
+		c.reportf(diag.Source, &ch.Node, "repoURL", "%q is not a chart repository URL: use https://... for a Helm repository or oci://... for an OCI registry", ch.RepoURL)
 	} else if msg := urlProblem(ch.RepoURL); ch.OK("repoURL") && msg != "" {
-		c.errorf(&ch.Node, "repoURL", "%q %s", ch.RepoURL, msg)
+		c.reportf(diag.Source, &ch.Node, "repoURL", "%q %s", ch.RepoURL, msg)
 	}
 	if ch.OK("chart") && !chartName().MatchString(ch.Chart) {
-		c.errorf(&ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
+		c.reportf(diag.Source, &ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
 	}
 	if ch.OK("version") {
 		if msg := pinProblem(ch.Version); msg != "" {
-			c.errorf(&ch.Node, "version", "%s", msg)
+			c.reportf(diag.Version, &ch.Node, "version", "%s", msg)
 		}
 	}
 }
@@ -223,9 +224,9 @@ func (c *checker) gitRepoURL(n *model.Node, url string) {
 		return
 	}
 	if !gitURL().MatchString(url) {
-		c.errorf(n, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", url)
+		c.reportf(diag.Source, n, "repoURL", "%q is not a Git repository URL: use https://host/org/repo.git or git@host:org/repo.git", url)
 	} else if msg := urlProblem(url); msg != "" {
-		c.errorf(n, "repoURL", "%q %s", url, msg)
+		c.reportf(diag.Source, n, "repoURL", "%q %s", url, msg)
 	}
 }
 
@@ -308,22 +309,22 @@ func (c *checker) module(m *model.Module) {
 			}
 		}
 		if len(set) == 0 {
-			c.log.Errorf(m.Pos, m.Path, "the module deploys nothing: set one of %s", kindList)
+			c.log.Reportf(diag.ModuleKind, m.Pos, m.Path, "the module deploys nothing: set one of %s", kindList)
 		} else {
-			c.log.Errorf(m.At(set[1]), m.Path, "the module sets %s: set exactly one of %s", strings.Join(set, " and "), kindList)
+			c.log.Reportf(diag.ModuleKind, m.At(set[1]), m.Path, "the module sets %s: set exactly one of %s", strings.Join(set, " and "), kindList)
 		}
 	case model.KindChart:
 		if c.spec.Chart(m.Chart) == nil {
-			c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
+			c.reportf(diag.UnknownName, &m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
 		}
 	case model.KindPath:
 		c.modulePath(m)
 	case model.KindGroup:
 		if m.Has("namespace") {
-			c.errorf(&m.Node, "namespace", "a group's Application lives in the Argo CD namespace: remove namespace")
+			c.reportf(diag.ModuleKind, &m.Node, "namespace", "a group's Application lives in the Argo CD namespace: remove namespace")
 		}
 		if len(m.Members) == 0 {
-			c.errorf(&m.Node, "group", "empty group: list the modules it delivers")
+			c.reportf(diag.ModuleKind, &m.Node, "group", "empty group: list the modules it delivers")
 		}
 	case model.KindStacks, model.KindDefinitions:
 		field := model.Kinds[m.Kind]
@@ -332,11 +333,11 @@ func (c *checker) module(m *model.Module) {
 			if m.Kind == model.KindDefinitions {
 				what = "definitions"
 			}
-			c.errorf(&m.Node, field, "no stacks: list the stacks whose %s the module delivers", what)
+			c.reportf(diag.ModuleKind, &m.Node, field, "no stacks: list the stacks whose %s the module delivers", what)
 		}
 		for i, name := range m.Stacks {
 			if c.spec.Stack(name) == nil {
-				c.elemErrorf(m, field, i, "unknown stack %q%s", name, diag.DidYouMean(name, stackNames(c.spec)))
+				c.elemReportf(diag.UnknownName, m, field, i, "unknown stack %q%s", name, diag.DidYouMean(name, stackNames(c.spec)))
 			}
 		}
 	default:
@@ -344,7 +345,7 @@ func (c *checker) module(m *model.Module) {
 	}
 	if m.Kind.Namespaced() {
 		if !m.Has("namespace") {
-			c.log.Errorf(m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
+			c.log.Reportf(diag.RequiredField, m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
 		} else {
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
@@ -352,7 +353,7 @@ func (c *checker) module(m *model.Module) {
 	if !c.takesValues(m) && m.Kind != model.KindInvalid {
 		for _, f := range []string{"values", "wiring"} {
 			if m.Has(f) {
-				c.errorf(&m.Node, f, "%s", c.noValues(m, f, "it"))
+				c.reportf(diag.ModuleKind, &m.Node, f, "%s", c.noValues(m, f, "it"))
 			}
 		}
 	}
@@ -360,9 +361,9 @@ func (c *checker) module(m *model.Module) {
 		p := fmt.Sprintf("%s[%d]", m.FieldPath("needs"), i)
 		switch {
 		case n == m.Name:
-			c.log.Errorf(m.At("needs"), p, "a module cannot need itself")
+			c.log.Reportf(diag.SelfReference, m.At("needs"), p, "a module cannot need itself")
 		case c.spec.Module(n) == nil:
-			c.log.Errorf(m.At("needs"), p, "unknown module %q%s", n, diag.DidYouMean(n, moduleNames(c.spec)))
+			c.log.Reportf(diag.UnknownName, m.At("needs"), p, "unknown module %q%s", n, diag.DidYouMean(n, moduleNames(c.spec)))
 		}
 	}
 	c.syncOptions(&m.Node, m.SyncOptions, false)
@@ -382,9 +383,9 @@ func (c *checker) allow(n *model.Node, allow model.Allow) {
 		p := diag.JoinPath(n.FieldPath("allow"), lint)
 		switch {
 		case !slices.Contains(model.Lints, lint):
-			c.log.Errorf(c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, diag.DidYouMean(lint, model.Lints), strings.Join(model.Lints, ", "))
+			c.log.Reportf(diag.UnknownName, c.spec.PosOf(p), p, "unknown lint %q%s: the lints are %s", lint, diag.DidYouMean(lint, model.Lints), strings.Join(model.Lints, ", "))
 		case strings.TrimSpace(allow[lint]) == "":
-			c.log.Errorf(c.spec.PosOf(p), p, "an exception needs its reason: say why, for the reviewer")
+			c.log.Reportf(diag.Allow, c.spec.PosOf(p), p, "an exception needs its reason: say why, for the reviewer")
 		}
 	}
 }
@@ -400,36 +401,36 @@ func (c *checker) syncOptions(n *model.Node, options []string, templated bool) {
 			o = templateExpr().ReplaceAllString(o, "x")
 		}
 		if !syncOpt().MatchString(o) && !(templated && o == "x") {
-			c.log.Errorf(n.At("syncOptions"), p, "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
+			c.log.Reportf(diag.SyncOption, n.At("syncOptions"), p, "%q is not an Argo CD sync option: write Name=value, such as \"ServerSideApply=true\"", o)
 		}
 		if strings.HasPrefix(o, "CreateNamespace=") {
-			c.log.Errorf(n.At("syncOptions"), p, "set createNamespace instead of the CreateNamespace sync option")
+			c.log.Reportf(diag.SyncOption, n.At("syncOptions"), p, "set createNamespace instead of the CreateNamespace sync option")
 		}
 	}
 }
 
 func (c *checker) modulePath(m *model.Module) {
 	if msg := repoPathProblem(m.Dir); msg != "" {
-		c.errorf(&m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
+		c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
 		return
 	}
 	out := c.spec.Platform.OutDir
 	if m.Dir == out || strings.HasPrefix(m.Dir, out+"/") {
-		c.errorf(&m.Node, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", m.Dir, out)
+		c.reportf(diag.OutDir, &m.Node, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", m.Dir, out)
 		return
 	}
 	if link, target, outside := manifests.OutsideLink(c.fsys, m.Dir); outside {
-		c.errorf(&m.Node, "path", "%q %s", link, manifests.OutsideMsg(target))
+		c.reportf(diag.Path, &m.Node, "path", "%q %s", link, manifests.OutsideMsg(target))
 		return
 	}
 	info, err := fs.Stat(c.fsys, m.Dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		c.errorf(&m.Node, "path", "folder %q does not exist: create it or fix the path", m.Dir)
+		c.reportf(diag.Missing, &m.Node, "path", "folder %q does not exist: create it or fix the path", m.Dir)
 	case err != nil:
-		c.errorf(&m.Node, "path", "cannot read folder %q: %v", m.Dir, unwrapPathError(err))
+		c.reportf(diag.IO, &m.Node, "path", "cannot read folder %q: %v", m.Dir, unwrapPathError(err))
 	case !info.IsDir():
-		c.errorf(&m.Node, "path", "%q is a file: name the folder that holds the manifests", m.Dir)
+		c.reportf(diag.Missing, &m.Node, "path", "%q is a file: name the folder that holds the manifests", m.Dir)
 	default:
 		entries, _ := fs.ReadDir(c.fsys, m.Dir)
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
@@ -440,7 +441,7 @@ func (c *checker) modulePath(m *model.Module) {
 			c.charts[m.Name] = true
 		}
 		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
-			c.errorf(&m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
+			c.reportf(diag.SyncsNothing, &m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
 		}
 	}
 }
@@ -475,7 +476,7 @@ var wireFields = []string{"address", "host", "port", "url"}
 
 // badValuesPath reports a wiring key that is not a Helm values path.
 func (c *checker) badValuesPath(w *model.Node, key string) {
-	c.log.Errorf(w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
+	c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
 }
 
 func (c *checker) wire(m *model.Module, w *model.Wire) {
@@ -483,24 +484,24 @@ func (c *checker) wire(m *model.Module, w *model.Wire) {
 		c.badValuesPath(&w.Node, w.Key)
 	}
 	if !slices.Contains(wireFields, w.Field) {
-		c.errorf(&w.Node, "field", "unknown endpoint field %q: use one of %s", w.Field, strings.Join(wireFields, ", "))
+		c.reportf(diag.UnknownName, &w.Node, "field", "unknown endpoint field %q: use one of %s", w.Field, strings.Join(wireFields, ", "))
 	}
 	src := c.spec.Module(w.From)
 	switch {
 	case w.From == m.Name:
-		c.errorf(&w.Node, "from", "a module cannot wire its own endpoint")
+		c.reportf(diag.SelfReference, &w.Node, "from", "a module cannot wire its own endpoint")
 	case src == nil:
-		c.errorf(&w.Node, "from", "unknown module %q%s", w.From, diag.DidYouMean(w.From, moduleNames(c.spec)))
+		c.reportf(diag.UnknownName, &w.Node, "from", "unknown module %q%s", w.From, diag.DidYouMean(w.From, moduleNames(c.spec)))
 	case src.Endpoint == nil:
-		c.errorf(&w.Node, "from", "module %q declares no endpoint: add endpoint: {host, port} to it", w.From)
+		c.reportf(diag.Wiring, &w.Node, "from", "module %q declares no endpoint: add endpoint: {host, port} to it", w.From)
 	case w.Field == "url" && src.Endpoint.Scheme == "":
-		c.errorf(&w.Node, "field", "module %q's endpoint has no scheme for a url: add endpoint.scheme, or wire the address", w.From)
+		c.reportf(diag.Wiring, &w.Node, "field", "module %q's endpoint has no scheme for a url: add endpoint.scheme, or wire the address", w.From)
 	}
 }
 
 func (c *checker) endpoint(e *model.Endpoint) {
 	if e.Host == "" || strings.ContainsAny(e.Host, " /:") {
-		c.errorf(&e.Node, "host", "%q is not a host name: give the name alone, without scheme or port", e.Host)
+		c.reportf(diag.Wiring, &e.Node, "host", "%q is not a host name: give the name alone, without scheme or port", e.Host)
 	}
 }
 
@@ -516,11 +517,11 @@ func (c *checker) groups() map[string]string {
 			member := c.spec.Module(name)
 			switch {
 			case member == nil:
-				c.log.Errorf(g.At("group"), p, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
+				c.log.Reportf(diag.UnknownName, g.At("group"), p, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
 			case name == g.Name:
-				c.log.Errorf(g.At("group"), p, "a group cannot contain itself")
+				c.log.Reportf(diag.SelfReference, g.At("group"), p, "a group cannot contain itself")
 			case parent[name] != "":
-				c.log.Errorf(g.At("group"), p, "module %q is already in group %q: a module is delivered by one group", name, parent[name])
+				c.log.Reportf(diag.Duplicate, g.At("group"), p, "module %q is already in group %q: a module is delivered by one group", name, parent[name])
 			default:
 				parent[name] = g.Name
 			}
@@ -532,7 +533,7 @@ func (c *checker) groups() map[string]string {
 		seen := []string{m.Name}
 		for p := parent[m.Name]; p != ""; p = parent[p] {
 			if p == m.Name {
-				c.log.Errorf(m.Pos, m.Path, "groups contain each other: %s: break the loop", strings.Join(append(seen, p), " -> "))
+				c.log.Reportf(diag.Cycle, m.Pos, m.Path, "groups contain each other: %s: break the loop", strings.Join(append(seen, p), " -> "))
 				delete(parent, m.Name)
 				break
 			}
@@ -552,13 +553,13 @@ func (c *checker) groups() map[string]string {
 func (c *checker) kubernetes(k *model.Kubernetes) {
 	if k.OK("version") {
 		if _, err := k8sversion.ParseGeneric(k.Version); err != nil {
-			c.errorf(&k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
+			c.reportf(diag.Version, &k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
 		}
 	}
 	for i, v := range k.APIVersions {
 		parts := strings.Split(v, "/")
 		if len(parts) < 1 || len(parts) > 3 || slices.Contains(parts, "") {
-			c.elemErrorf(k, "apiVersions", i, "API version %q: write group/version, such as monitoring.coreos.com/v1, or group/version/Kind", v)
+			c.elemReportf(diag.Version, k, "apiVersions", i, "API version %q: write group/version, such as monitoring.coreos.com/v1, or group/version/Kind", v)
 		}
 	}
 }
@@ -568,13 +569,13 @@ func (c *checker) environment(env *model.Environment) {
 	switch {
 	case !env.OK("revision"):
 	case env.Revision == "":
-		c.errorf(&env.Node, "revision", "empty revision: use HEAD, a branch, or a release tag")
+		c.reportf(diag.Revision, &env.Node, "revision", "empty revision: use HEAD, a branch, or a release tag")
 	case env.Pinned && !model.IsReleaseTag(env.Revision):
-		c.errorf(&env.Node, "revision", "pinned environment tracks %q: pin a release tag such as \"v1.2.3\", so that it reconciles against a fixed, reviewed release", env.Revision)
+		c.reportf(diag.Pinned, &env.Node, "revision", "pinned environment tracks %q: pin a release tag such as \"v1.2.3\", so that it reconciles against a fixed, reviewed release", env.Revision)
 	}
 	d := env.Destination
 	if d.Server != "" && d.Name != "" {
-		c.log.Errorf(d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
+		c.log.Reportf(diag.Destination, d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
 	}
 	c.kubernetes(&env.Kubernetes)
 	c.releases(env)
@@ -585,31 +586,31 @@ func (c *checker) environment(env *model.Environment) {
 		projects = append(projects, p.Name)
 		for i, pd := range p.Destinations {
 			if pd.Server != "" && pd.Name != "" {
-				c.elemErrorf(p, "destinations", i, "destination sets both server and name: Argo CD takes one of them")
+				c.elemReportf(diag.Destination, p, "destinations", i, "destination sets both server and name: Argo CD takes one of them")
 			}
 		}
 	}
 	if !slices.Contains(projects, env.Project) {
-		c.errorf(&env.Node, "project", "unknown project %q: declare it under projects, or use \"default\"%s", env.Project, diag.DidYouMean(env.Project, projects))
+		c.reportf(diag.UnknownName, &env.Node, "project", "unknown project %q: declare it under projects, or use \"default\"%s", env.Project, diag.DidYouMean(env.Project, projects))
 	}
 	for _, name := range slices.Sorted(maps.Keys(env.Settings)) {
 		s := env.Settings[name]
 		m := c.spec.Module(name)
 		if m == nil {
-			c.log.Errorf(s.Pos, s.Path, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
+			c.log.Reportf(diag.UnknownName, s.Pos, s.Path, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
 			continue
 		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {
-			c.errorf(&s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), diag.DidYouMean(s.Project, projects))
+			c.reportf(diag.UnknownName, &s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), diag.DidYouMean(s.Project, projects))
 		}
 		if s.External != nil {
 			c.endpoint(s.External)
 			if s.Enabled {
-				c.errorf(&s.Node, "external", "external is used only where the module is disabled: add enabled: false, or remove external")
+				c.reportf(diag.Wiring, &s.Node, "external", "external is used only where the module is disabled: add enabled: false, or remove external")
 			}
 		}
 		if s.Values != nil && !c.takesValues(m) && m.Kind != model.KindInvalid {
-			c.errorf(&s.Node, "values", "%s", c.noValues(m, "values", "them"))
+			c.reportf(diag.ModuleKind, &s.Node, "values", "%s", c.noValues(m, "values", "them"))
 		}
 	}
 	c.environmentFields(env)
@@ -631,7 +632,7 @@ func (c *checker) environment(env *model.Environment) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(wiredBy)) {
 		s := env.Settings[name]
-		c.log.Errorf(s.Pos, s.Path, "disables %q, whose endpoint is wired into %s: give external: {host, port}, the endpoint of the service that replaces it", name, strings.Join(wiredBy[name], ", "))
+		c.log.Reportf(diag.Wiring, s.Pos, s.Path, "disables %q, whose endpoint is wired into %s: give external: {host, port}, the endpoint of the service that replaces it", name, strings.Join(wiredBy[name], ", "))
 	}
 }
 
@@ -647,7 +648,7 @@ func (c *checker) applicationNames() {
 	for _, env := range c.spec.Environments {
 		root := RootName(env.Name)
 		if m := c.spec.Module(root); m != nil {
-			c.log.Errorf(m.Pos, m.Path, "module name %q is the name of environment %s's root Application: rename the module", root, env.Name)
+			c.log.Reportf(diag.Name, m.Pos, m.Path, "module name %q is the name of environment %s's root Application: rename the module", root, env.Name)
 		}
 	}
 }
@@ -693,13 +694,13 @@ type fielded interface {
 	FieldPath(field string) string
 }
 
-// elemErrorf reports a problem with element i of n's list field: at the
+// elemReportf reports a problem with element i of n's list field: at the
 // element where it is written in place, else at the field.
-func (c *checker) elemErrorf(n fielded, field string, i int, format string, args ...any) {
+func (c *checker) elemReportf(id diag.ID, n fielded, field string, i int, format string, args ...any) {
 	path := fmt.Sprintf("%s[%d]", n.FieldPath(field), i)
 	pos := c.spec.ElemPos(path)
 	if !pos.IsValid() {
 		pos = n.At(field)
 	}
-	c.log.Errorf(pos, path, format, args...)
+	c.log.Reportf(id, pos, path, format, args...)
 }

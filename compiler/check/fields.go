@@ -33,29 +33,29 @@ func (c *checker) appFields(m *model.Module) {
 	c.syncPolicy(f.SyncPolicy)
 	c.ignoreDifferences(f.IgnoreDifferences)
 	if f.RespectIgnoreDifferences != nil && *f.RespectIgnoreDifferences && len(f.IgnoreDifferences) == 0 && !c.settingsIgnore(m.Name) {
-		c.warnf(&m.Node, "respectIgnoreDifferences", "respectIgnoreDifferences without ignoreDifferences does nothing: add the fields to ignore, or remove it")
+		c.reportf(diag.NoEffect, &m.Node, "respectIgnoreDifferences", "respectIgnoreDifferences without ignoreDifferences does nothing: add the fields to ignore, or remove it")
 	}
 	for i, o := range m.SyncOptions {
 		if strings.HasPrefix(o, "RespectIgnoreDifferences=") {
-			c.elemErrorf(m, "syncOptions", i, "set respectIgnoreDifferences instead of the RespectIgnoreDifferences sync option: platc renders it with ignoreDifferences")
+			c.elemReportf(diag.SyncOption, m, "syncOptions", i, "set respectIgnoreDifferences instead of the RespectIgnoreDifferences sync option: platc renders it with ignoreDifferences")
 		}
 	}
 	if ns := f.NamespaceMetadata; ns != nil {
 		switch {
 		case !m.Kind.Namespaced():
-			c.errorf(&m.Node, "managedNamespaceMetadata", "a %s module creates no namespace: remove managedNamespaceMetadata", model.Kinds[m.Kind])
+			c.reportf(diag.ModuleKind, &m.Node, "managedNamespaceMetadata", "a %s module creates no namespace: remove managedNamespaceMetadata", model.Kinds[m.Kind])
 		case !m.CreateNamespace:
-			c.errorf(&m.Node, "managedNamespaceMetadata", "managedNamespaceMetadata is the metadata of the namespace Argo CD creates (CreateNamespace=true), and createNamespace is false: remove one of them")
+			c.reportf(diag.SyncOption, &m.Node, "managedNamespaceMetadata", "managedNamespaceMetadata is the metadata of the namespace Argo CD creates (CreateNamespace=true), and createNamespace is false: remove one of them")
 		}
 		c.metadataMaps(&ns.Node, ns.Labels, ns.Annotations)
 	}
 	only := func(field string, kind model.ModuleKind, set bool) {
 		if set && m.Kind != kind && m.Kind != model.KindInvalid {
-			c.errorf(&m.Node, field, "only %s modules take %s: remove it", model.Kinds[kind], field)
+			c.reportf(diag.ModuleKind, &m.Node, field, "only %s modules take %s: remove it", model.Kinds[kind], field)
 		}
 	}
 	if f.Helm != nil && !c.takesValues(m) && m.Kind != model.KindInvalid {
-		c.errorf(&m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
+		c.reportf(diag.ModuleKind, &m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
 	}
 	only("manifests", model.KindChart, m.Has("manifests"))
 	only("directory", model.KindPath, f.Directory != nil)
@@ -71,19 +71,19 @@ func (c *checker) appFields(m *model.Module) {
 	if m.Kind == model.KindPath {
 		kustomization := c.kustomizations[m.Name]
 		if d := f.Directory; d != nil && kustomization {
-			c.errorf(&m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
+			c.reportf(diag.Kustomize, &m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
 		} else if d != nil && repoPathProblem(m.Dir) == "" {
 			files := argocd.DirectoryFiles(c.fsys, m.Dir, d.Recurse, d.Include, d.Exclude)
 			c.directoryFiles[m.Name] = files
 			if len(files) == 0 {
 				if info, err := fs.Stat(c.fsys, m.Dir); err == nil && info.IsDir() {
-					c.log.Errorf(d.Pos, d.Path, "no manifest of folder %q is one Argo CD reads with these options (.yaml, .yml or .json files, recurse %v, include %q, exclude %q): it would sync nothing", m.Dir, d.Recurse, d.Include, d.Exclude)
+					c.log.Reportf(diag.SyncsNothing, d.Pos, d.Path, "no manifest of folder %q is one Argo CD reads with these options (.yaml, .yml or .json files, recurse %v, include %q, exclude %q): it would sync nothing", m.Dir, d.Recurse, d.Include, d.Exclude)
 				}
 			}
 		}
 		if f.Kustomize != nil {
 			if !kustomization {
-				c.errorf(&m.Node, "kustomize", "folder %q is not a kustomization: Argo CD applies kustomize options with kustomize edit, which needs a kustomization.yaml; add one that lists the manifests as resources, or remove kustomize", m.Dir)
+				c.reportf(diag.Kustomize, &m.Node, "kustomize", "folder %q is not a kustomization: Argo CD applies kustomize options with kustomize edit, which needs a kustomization.yaml; add one that lists the manifests as resources, or remove kustomize", m.Dir)
 			}
 			c.kustomize(f.Kustomize)
 		}
@@ -101,10 +101,6 @@ func (c *checker) settingsIgnore(module string) bool {
 	return false
 }
 
-func (c *checker) warnf(n *model.Node, field, format string, args ...any) {
-	c.log.Warnf(n.At(field), n.FieldPath(field), format, args...)
-}
-
 // metadataMaps checks labels and annotations of an object, as the
 // Kubernetes API server will. The sync wave is platc's.
 func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string) {
@@ -115,7 +111,7 @@ func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]str
 			msg = argocd.LabelValueProblem(labels[k])
 		}
 		if msg != "" {
-			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
+			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
 		}
 	}
 	size := 0
@@ -124,13 +120,13 @@ func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]str
 		size += len(k) + len(annotations[k])
 		switch {
 		case argocd.AnnotationKeyProblem(k) != "":
-			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", argocd.AnnotationKeyProblem(k))
+			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", argocd.AnnotationKeyProblem(k))
 		case k == argocd.SyncWave:
-			c.log.Errorf(c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "platc sets the sync wave from needs: set wave instead of the annotation")
+			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "platc sets the sync wave from needs: set wave instead of the annotation")
 		}
 	}
 	if size > argocd.AnnotationsSizeLimit {
-		c.errorf(n, "annotations", "the annotations hold %d bytes, more than the %d Kubernetes allows: shorten them", size, argocd.AnnotationsSizeLimit)
+		c.reportf(diag.Metadata, n, "annotations", "the annotations hold %d bytes, more than the %d Kubernetes allows: shorten them", size, argocd.AnnotationsSizeLimit)
 	}
 }
 
@@ -144,7 +140,7 @@ func (c *checker) syncPolicy(p *model.SyncPolicy) {
 	for _, f := range []struct{ name, v string }{{"duration", b.Duration}, {"maxDuration", b.MaxDuration}} {
 		if b.OK(f.name) {
 			if _, err := argocd.RetryDuration(f.v); err != nil {
-				c.errorf(&b.Node, f.name, "Argo CD cannot read %q as a backoff (%v), and would not retry: write a Go duration such as \"30s\" or \"5m\", or a number of seconds", f.v, err)
+				c.reportf(diag.SyncPolicy, &b.Node, f.name, "Argo CD cannot read %q as a backoff (%v), and would not retry: write a Go duration such as \"30s\" or \"5m\", or a number of seconds", f.v, err)
 			}
 		}
 	}
@@ -156,21 +152,21 @@ func (c *checker) syncPolicy(p *model.SyncPolicy) {
 func (c *checker) ignoreDifferences(ids []*model.IgnoreDifference) {
 	for _, id := range ids {
 		if len(id.JSONPointers) == 0 && len(id.JQPathExpressions) == 0 && len(id.ManagedFieldsManagers) == 0 {
-			c.log.Errorf(id.Pos, id.Path, "the entry ignores nothing: give jsonPointers, jqPathExpressions or managedFieldsManagers")
+			c.log.Reportf(diag.IgnoreDifferences, id.Pos, id.Path, "the entry ignores nothing: give jsonPointers, jqPathExpressions or managedFieldsManagers")
 		}
 		for i, p := range id.JSONPointers {
 			if _, err := argocd.ParseJSONPointer(p); err != nil {
-				c.elemErrorf(id, "jsonPointers", i, "%q is not a JSON pointer: %v (Argo CD would skip it without a word, or ignore another field): write it as RFC 6901 does, such as \"/spec/caBundle\"", p, err)
+				c.elemReportf(diag.IgnoreDifferences, id, "jsonPointers", i, "%q is not a JSON pointer: %v (Argo CD would skip it without a word, or ignore another field): write it as RFC 6901 does, such as \"/spec/caBundle\"", p, err)
 			}
 		}
 		for i, q := range id.JQPathExpressions {
 			if err := argocd.JQProblem(q); err != nil {
-				c.elemErrorf(id, "jqPathExpressions", i, "Argo CD cannot compile the jq path %q (%v), and would fail every comparison of the Application: write a jq path such as \".webhooks[]?.clientConfig.caBundle\"", q, err)
+				c.elemReportf(diag.IgnoreDifferences, id, "jqPathExpressions", i, "Argo CD cannot compile the jq path %q (%v), and would fail every comparison of the Application: write a jq path such as \".webhooks[]?.clientConfig.caBundle\"", q, err)
 			}
 		}
 		for i, mgr := range id.ManagedFieldsManagers {
 			if strings.TrimSpace(mgr) == "" {
-				c.elemErrorf(id, "managedFieldsManagers", i, "an empty field manager: name the manager whose fields are ignored, such as \"kube-controller-manager\"")
+				c.elemReportf(diag.IgnoreDifferences, id, "managedFieldsManagers", i, "an empty field manager: name the manager whose fields are ignored, such as \"kube-controller-manager\"")
 			}
 		}
 	}
@@ -188,32 +184,32 @@ func (c *checker) helm(m *model.Module) {
 		return
 	}
 	if h.OK("releaseName") && (len(h.ReleaseName) > 53 || !helmReleaseName().MatchString(h.ReleaseName)) {
-		c.errorf(&h.Node, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", h.ReleaseName)
+		c.reportf(diag.Name, &h.Node, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", h.ReleaseName)
 	}
 	if m.Kind == model.KindPath && h.PassCredentials {
-		c.errorf(&h.Node, "passCredentials", "passCredentials passes a chart repository's credentials on to the hosts of its charts, and a chart of this repository comes from no chart repository: remove it")
+		c.reportf(diag.HelmOptions, &h.Node, "passCredentials", "passCredentials passes a chart repository's credentials on to the hosts of its charts, and a chart of this repository comes from no chart repository: remove it")
 	}
 	names := map[string]bool{}
 	for _, p := range h.Parameters {
 		switch {
 		case strings.TrimSpace(p.Name) == "":
-			c.errorf(&p.Node, "name", "empty parameter name: give the values path, such as \"image.tag\"")
+			c.reportf(diag.HelmOptions, &p.Node, "name", "empty parameter name: give the values path, such as \"image.tag\"")
 		case names[p.Name]:
-			c.errorf(&p.Node, "name", "parameter %q is set twice: Argo CD keeps one; remove the other", p.Name)
+			c.reportf(diag.Duplicate, &p.Node, "name", "parameter %q is set twice: Argo CD keeps one; remove the other", p.Name)
 		}
 		names[p.Name] = true
 		if _, vars := argocd.Envsubst(p.Value, nil); len(vars) > 0 {
-			c.errorf(&p.Node, "value", "Argo CD expands $%s in a parameter's value with its build environment (an unknown variable is empty): write $$ for a literal $, or set the value in values", vars[0])
+			c.reportf(diag.HelmOptions, &p.Node, "value", "Argo CD expands $%s in a parameter's value with its build environment (an unknown variable is empty): write $$ for a literal $, or set the value in values", vars[0])
 		}
 	}
 	for i, f := range h.ValueFiles {
 		p := fmt.Sprintf("%s[%d]", h.FieldPath("valueFiles"), i)
 		if msg := repoPathProblem(f); msg != "" {
-			c.log.Errorf(h.At("valueFiles"), p, "%q %s: name a values file of this repository, by its path from the root", f, msg)
+			c.log.Reportf(diag.Path, h.At("valueFiles"), p, "%q %s: name a values file of this repository, by its path from the root", f, msg)
 			continue
 		}
 		if info, err := fs.Stat(c.fsys, f); err != nil || info.IsDir() {
-			c.log.Errorf(h.At("valueFiles"), p, "values file %q does not exist in this repository: create it or fix the path (Argo CD reads it from this repository at the environment's revision)", f)
+			c.log.Reportf(diag.ValueFile, h.At("valueFiles"), p, "values file %q does not exist in this repository: create it or fix the path (Argo CD reads it from this repository at the environment's revision)", f)
 		}
 	}
 }
@@ -221,24 +217,24 @@ func (c *checker) helm(m *model.Module) {
 // folder checks a folder of this repository that an Application syncs.
 func (c *checker) folder(n *model.Node, field, dir string) {
 	if msg := repoPathProblem(dir); msg != "" {
-		c.errorf(n, field, "%q %s: name a folder inside the repository", dir, msg)
+		c.reportf(diag.Path, n, field, "%q %s: name a folder inside the repository", dir, msg)
 		return
 	}
 	out := c.spec.Platform.OutDir
 	if dir == out || strings.HasPrefix(dir, out+"/") {
-		c.errorf(n, field, "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+		c.reportf(diag.OutDir, n, field, "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
 		return
 	}
 	entries, err := fs.ReadDir(c.fsys, dir)
 	if err != nil {
-		c.errorf(n, field, "folder %q does not exist: create it or fix the path", dir)
+		c.reportf(diag.Missing, n, field, "folder %q does not exist: create it or fix the path", dir)
 		return
 	}
 	if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 		c.kustomizationDirs[dir] = true
 	}
 	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
-		c.errorf(n, field, "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", dir)
+		c.reportf(diag.SyncsNothing, n, field, "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", dir)
 	}
 }
 
@@ -251,7 +247,7 @@ var kustomizeImage = sync.OnceValue(func() *regexp.Regexp {
 func (c *checker) kustomize(k *model.Kustomize) {
 	for i, img := range k.Images {
 		if !kustomizeImage().MatchString(img) {
-			c.elemErrorf(k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
+			c.elemReportf(diag.Kustomize, k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
 	labels := &model.Node{Path: k.FieldPath("commonLabels")}
@@ -261,23 +257,23 @@ func (c *checker) kustomize(k *model.Kustomize) {
 			msg = argocd.LabelValueProblem(k.CommonLabels[key])
 		}
 		if msg != "" {
-			c.log.Errorf(c.spec.PosOf(diag.JoinPath(labels.Path, key)), diag.JoinPath(labels.Path, key), "%s", msg)
+			c.log.Reportf(diag.Kustomize, c.spec.PosOf(diag.JoinPath(labels.Path, key)), diag.JoinPath(labels.Path, key), "%s", msg)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(k.CommonAnnotations)) {
 		if msg := argocd.AnnotationKeyProblem(key); msg != "" {
 			p := diag.JoinPath(k.FieldPath("commonAnnotations"), key)
-			c.log.Errorf(c.spec.PosOf(p), p, "%s", msg)
+			c.log.Reportf(diag.Kustomize, c.spec.PosOf(p), p, "%s", msg)
 		}
 	}
 	for _, p := range k.Patches {
 		var v any
 		if err := yaml.Unmarshal([]byte(p.Patch), &v); err != nil || v == nil {
-			c.errorf(&p.Node, "patch", "the patch is not YAML (%v): write a strategic merge patch or a JSON 6902 patch as YAML", err)
+			c.reportf(diag.Kustomize, &p.Node, "patch", "the patch is not YAML (%v): write a strategic merge patch or a JSON 6902 patch as YAML", err)
 			continue
 		}
 		if _, ok := v.([]any); ok && p.Target == nil {
-			c.errorf(&p.Node, "patch", "a JSON 6902 patch (a list of operations) needs a target: say which objects it patches")
+			c.reportf(diag.Kustomize, &p.Node, "patch", "a JSON 6902 patch (a list of operations) needs a target: say which objects it patches")
 		}
 	}
 }
@@ -309,21 +305,21 @@ func (c *checker) environmentFields(env *model.Environment) {
 			}
 		}
 		for i, p := range manual {
-			c.warnf(&p.Node, "automated", "pinned environment %s syncs %s by hand: a release moves the Applications to the new tag, but the cluster changes only when someone syncs each one (Argo CD shows them OutOfSync); to bound when changes land, keep them automated and give the project a sync window", env.Name, strings.Join(modules[i], ", "))
+			c.reportf(diag.ManualSync, &p.Node, "automated", "pinned environment %s syncs %s by hand: a release moves the Applications to the new tag, but the cluster changes only when someone syncs each one (Argo CD shows them OutOfSync); to bound when changes land, keep them automated and give the project a sync window", env.Name, strings.Join(modules[i], ", "))
 		}
 	}
 	for _, p := range env.Projects {
 		for _, w := range p.SyncWindows {
 			if w.OK("kind") && w.Kind != "allow" && w.Kind != "deny" {
-				c.errorf(&w.Node, "kind", "unknown kind %q of sync window: use allow (syncs only inside the window) or deny (no sync inside it)", w.Kind)
+				c.reportf(diag.UnknownName, &w.Node, "kind", "unknown kind %q of sync window: use allow (syncs only inside the window) or deny (no sync inside it)", w.Kind)
 			}
 			if msg := (argocd.SyncWindow{TimeZone: w.TimeZone}).TimeZoneProblem(); msg != "" {
-				c.errorf(&w.Node, "timeZone", "%s: the window would open at another hour; use an IANA name such as \"Europe/Berlin\"", msg)
+				c.reportf(diag.SyncPolicy, &w.Node, "timeZone", "%s: the window would open at another hour; use an IANA name such as \"Europe/Berlin\"", msg)
 			}
 		}
 		for i, k := range p.SignatureKeys {
 			if msg := argocd.KeyIDProblem(k); msg != "" {
-				c.elemErrorf(p, "signatureKeys", i, "%s: give the key's 16-digit ID or its 40-digit fingerprint, in hexadecimal", msg)
+				c.elemReportf(diag.ArgoCDProject, p, "signatureKeys", i, "%s: give the key's 16-digit ID or its 40-digit fingerprint, in hexadecimal", msg)
 			}
 		}
 	}

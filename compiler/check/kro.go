@@ -25,13 +25,13 @@ func (c *checker) kroGates() {
 	for _, name := range slices.Sorted(maps.Keys(k.FeatureGates)) {
 		if !slices.Contains(known, name) {
 			p := diag.JoinPath(k.FieldPath("featureGates"), name)
-			c.log.Errorf(c.spec.PosOf(p), p, "unknown kro feature gate %q%s: kro %s's are %s", name, diag.DidYouMean(name, known), upstream.Kro, diag.List(known))
+			c.log.Reportf(diag.UnknownName, c.spec.PosOf(p), p, "unknown kro feature gate %q%s: kro %s's are %s", name, diag.DidYouMean(name, known), upstream.Kro, diag.List(known))
 			continue
 		}
 		gates[name] = k.FeatureGates[name]
 	}
 	if err := gates.Check(); err != nil {
-		c.errorf(&k.Node, "featureGates", "kro refuses these feature gates: %v", err)
+		c.reportf(diag.FeatureGate, &k.Node, "featureGates", "kro refuses these feature gates: %v", err)
 		return
 	}
 	for _, m := range c.spec.Modules {
@@ -70,7 +70,7 @@ func (c *checker) kroModuleGates(env *model.Environment, m *model.Module, gates 
 			on, ok := v.(bool)
 			p := diag.JoinPath(l.path+".config.featureGates", name)
 			if !ok {
-				c.log.Errorf(c.spec.PosOf(p), p, "kro's chart passes config.featureGates to --feature-gates as name=value: write true or false")
+				c.log.Reportf(diag.FeatureGate, c.spec.PosOf(p), p, "kro's chart passes config.featureGates to --feature-gates as name=value: write true or false")
 				continue
 			}
 			set[name], from[name] = on, p
@@ -95,9 +95,9 @@ func (c *checker) kroModuleGates(env *model.Environment, m *model.Module, gates 
 			if _, named := c.spec.Platform.Kro.FeatureGates[name]; !named {
 				says = fmt.Sprintf("leaves it at kro's default, %t", want)
 			}
-			c.log.Errorf(c.spec.PosOf(p), p, "module %s installs kro with feature gate %s=%t in environment %s, and platform.kro.featureGates %s: the stacks are checked as the spec's kro runs; set %s: %t, or change the value", m.Name, name, got, env.Name, says, spec, got)
+			c.log.Reportf(diag.FeatureGate, c.spec.PosOf(p), p, "module %s installs kro with feature gate %s=%t in environment %s, and platform.kro.featureGates %s: the stacks are checked as the spec's kro runs; set %s: %t, or change the value", m.Name, name, got, env.Name, says, spec, got)
 		} else {
-			c.log.Errorf(c.spec.PosOf(spec), spec, "platform.kro.featureGates sets %s=%t, and module %s installs kro with %s=%t (kro's default) in environment %s: set %s.config.featureGates.%s: %t, or remove the gate here", name, want, m.Name, name, got, env.Name, m.FieldPath("values"), name, want)
+			c.log.Reportf(diag.FeatureGate, c.spec.PosOf(spec), spec, "platform.kro.featureGates sets %s=%t, and module %s installs kro with %s=%t (kro's default) in environment %s: set %s.config.featureGates.%s: %t, or remove the gate here", name, want, m.Name, name, got, env.Name, m.FieldPath("values"), name, want)
 		}
 	}
 }

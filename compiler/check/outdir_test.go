@@ -14,7 +14,7 @@ import (
 // folder platc reads: Git's, the spec's, the values folders of clients in
 // this repository, the repo-path modules'.
 func TestOutDirMayNotShareAnInputFolder(t *testing.T) {
-	const tail = `: platc rewrites its output folder; use one of its own, such as "out"`
+	const tail = `: platc rewrites its output folder; use one of its own, such as "out" [out-dir]`
 	tests := []struct {
 		specDir, outDir string
 		want            string // the message after the position and spec path, without tail; "" for none

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/upstream"
 )
@@ -27,15 +28,15 @@ func (c *checker) release(r *model.Release, project, target string, older func(m
 	}
 	v := "v" + strings.TrimPrefix(r.Version, "v")
 	if !semver.IsValid(v) || semver.Prerelease(v) != "" || semver.Build(v) != "" || strings.Count(v, ".") == 0 {
-		c.errorf(&r.Node, "version", "%s version %q: write a release such as %q, or its minor release %q", project, r.Version, target, upstream.Minor(target))
+		c.reportf(diag.Version, &r.Node, "version", "%s version %q: write a release such as %q, or its minor release %q", project, r.Version, target, upstream.Minor(target))
 		return
 	}
 	minor, want := semver.MajorMinor(v), semver.MajorMinor(target)
 	switch semver.Compare(minor, want) {
 	case -1:
-		c.warnf(&r.Node, "version", "the environment runs %s %s, older than the %s platc checks by: %s", project, minor, want, older(minor, want))
+		c.reportf(diag.UpstreamVersion, &r.Node, "version", "the environment runs %s %s, older than the %s platc checks by: %s", project, minor, want, older(minor, want))
 	case 1:
-		c.warnf(&r.Node, "version", "the environment runs %s %s, newer than the %s platc checks by: what changed since %s is not checked; check it with a platc that targets %s (platc version lists its targets)", project, minor, want, want, minor)
+		c.reportf(diag.UpstreamVersion, &r.Node, "version", "the environment runs %s %s, newer than the %s platc checks by: what changed since %s is not checked; check it with a platc that targets %s (platc version lists its targets)", project, minor, want, want, minor)
 	}
 }
 

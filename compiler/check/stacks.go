@@ -32,7 +32,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 		}
 		for i, name := range m.Stacks {
 			if other := byKind[name]; other != nil {
-				c.elemErrorf(m, model.Kinds[m.Kind], i, "module %q already delivers the %s of stack %q: one module does", other.Name, model.Kinds[m.Kind], name)
+				c.elemReportf(diag.Duplicate, m, model.Kinds[m.Kind], i, "module %q already delivers the %s of stack %q: one module does", other.Name, model.Kinds[m.Kind], name)
 				continue
 			}
 			byKind[name] = m
@@ -43,21 +43,21 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 		c.label(st.Pos, st.Path, st.Name)
 		for _, f := range reservedInstanceFields {
 			if _, ok := st.Spec[f]; ok {
-				c.log.Errorf(c.spec.PosOf(st.FieldPath("spec")+"."+f), st.FieldPath("spec")+"."+f, "%q is a field platc adds to every stack's instances: rename yours", f)
+				c.log.Reportf(diag.Name, c.spec.PosOf(st.FieldPath("spec")+"."+f), st.FieldPath("spec")+"."+f, "%q is a field platc adds to every stack's instances: rename yours", f)
 			}
 		}
 		if msg := repoPathProblem(st.ValuesDir); msg != "" && st.Has("valuesDir") {
-			c.errorf(&st.Node, "valuesDir", "%q %s: name a folder relative to the client's values prefix", st.ValuesDir, msg)
+			c.reportf(diag.Path, &st.Node, "valuesDir", "%q %s: name a folder relative to the client's values prefix", st.ValuesDir, msg)
 		}
 		for _, m := range st.Modules {
 			// The Argo CD fields a module's Application has, by its rules.
 			c.syncPolicy(m.SyncPolicy)
 			c.ignoreDifferences(m.IgnoreDifferences)
 			if m.Chart != "" && c.spec.Chart(m.Chart) == nil {
-				c.errorf(&m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
+				c.reportf(diag.UnknownName, &m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
 			}
 			if strings.Contains(m.ValuesFile, "/") && repoPathProblem(m.ValuesFile) != "" || m.ValuesFile == "" {
-				c.errorf(&m.Node, "valuesFile", "%q is not a file name in the client's values folder", m.ValuesFile)
+				c.reportf(diag.Path, &m.Node, "valuesFile", "%q is not a file name in the client's values folder", m.ValuesFile)
 			}
 			for _, w := range m.Wiring {
 				if w.ValuesPath == nil {
@@ -72,7 +72,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 		}
 		if definitions[st.Name] == nil && instances[st.Name] != nil {
 			m := instances[st.Name]
-			c.log.Errorf(m.At("stacks"), m.FieldPath("stacks"), "no module delivers the definition of stack %q, so kro cannot create its instances: add a module with definitions: [%q]", st.Name, st.Name)
+			c.log.Reportf(diag.StackDelivery, m.At("stacks"), m.FieldPath("stacks"), "no module delivers the definition of stack %q, so kro cannot create its instances: add a module with definitions: [%q]", st.Name, st.Name)
 		}
 	}
 
@@ -84,17 +84,17 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 
 func (c *checker) stackWire(st *model.Stack, w *model.StackWire) {
 	if w.SpecPath == nil {
-		c.log.Errorf(w.Pos, w.Path, "%q is not a path into the instance spec: write dotted field names such as \"endpoints.logs\"", w.Key)
+		c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a path into the instance spec: write dotted field names such as \"endpoints.logs\"", w.Key)
 	}
 	from := c.spec.Stack(w.FromStack)
 	switch {
 	case w.FromStack == st.Name:
-		c.errorf(&w.Node, "stack", "a stack cannot be wired from its own outputs")
+		c.reportf(diag.SelfReference, &w.Node, "stack", "a stack cannot be wired from its own outputs")
 	case from == nil:
-		c.errorf(&w.Node, "stack", "unknown stack %q%s", w.FromStack, diag.DidYouMean(w.FromStack, stackNames(c.spec)))
+		c.reportf(diag.UnknownName, &w.Node, "stack", "unknown stack %q%s", w.FromStack, diag.DidYouMean(w.FromStack, stackNames(c.spec)))
 	case from.Output(w.FromOutput) == nil:
 		outputs := names(from.Outputs, func(o *model.Output) string { return o.Name })
-		c.errorf(&w.Node, "output", "stack %q has no output %q%s: its outputs are %s", w.FromStack, w.FromOutput, diag.DidYouMean(w.FromOutput, outputs), diag.OrNone(outputs))
+		c.reportf(diag.UnknownName, &w.Node, "output", "stack %q has no output %q%s: its outputs are %s", w.FromStack, w.FromOutput, diag.DidYouMean(w.FromOutput, outputs), diag.OrNone(outputs))
 	}
 }
 
@@ -104,32 +104,32 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 	v := &cl.Values
 	c.gitRepoURL(&v.Node, v.RepoURL)
 	if msg := repoPathProblem(v.Prefix); msg != "" {
-		c.errorf(&v.Node, "prefix", "%q %s: name a folder of the values repository", v.Prefix, msg)
+		c.reportf(diag.Path, &v.Node, "prefix", "%q %s: name a folder of the values repository", v.Prefix, msg)
 	}
 	if v.OK("revision") && v.Revision == "" {
-		c.errorf(&v.Node, "revision", "empty revision: name a branch or a tag of the values repository")
+		c.reportf(diag.Revision, &v.Node, "revision", "empty revision: name a branch or a tag of the values repository")
 	}
 	for _, cs := range cl.Stacks {
 		st := c.spec.Stack(cs.Stack)
 		if st == nil {
-			c.log.Errorf(cs.Pos, cs.Path, "unknown stack %q%s", cs.Stack, diag.DidYouMean(cs.Stack, stackNames(c.spec)))
+			c.log.Reportf(diag.UnknownName, cs.Pos, cs.Path, "unknown stack %q%s", cs.Stack, diag.DidYouMean(cs.Stack, stackNames(c.spec)))
 			continue
 		}
 		if len(cs.Environments) == 0 && cs.OK("environments") {
-			c.errorf(&cs.Node, "environments", "no environments: list where the client has the stack")
+			c.reportf(diag.StackDelivery, &cs.Node, "environments", "no environments: list where the client has the stack")
 		}
 		for i, name := range cs.Environments {
 			p := fmt.Sprintf("%s[%d]", cs.FieldPath("environments"), i)
 			env := c.spec.Environment(name)
 			switch {
 			case env == nil:
-				c.log.Errorf(cs.At("environments"), p, "unknown environment %q%s", name, diag.DidYouMean(name, envNames(c.spec)))
+				c.log.Reportf(diag.UnknownName, cs.At("environments"), p, "unknown environment %q%s", name, diag.DidYouMean(name, envNames(c.spec)))
 			case instances[cs.Stack] == nil:
-				c.log.Errorf(cs.At("environments"), p, "no module delivers the instances of stack %q: add a module with stacks: [%q]", cs.Stack, cs.Stack)
+				c.log.Reportf(diag.StackDelivery, cs.At("environments"), p, "no module delivers the instances of stack %q: add a module with stacks: [%q]", cs.Stack, cs.Stack)
 			case !Delivered(env, instances[cs.Stack].Name, c.parent):
-				c.log.Errorf(cs.At("environments"), p, "environment %s does not deliver module %q, which delivers the instances of stack %q: enable it there, or remove %s", name, instances[cs.Stack].Name, cs.Stack, name)
+				c.log.Reportf(diag.StackDelivery, cs.At("environments"), p, "environment %s does not deliver module %q, which delivers the instances of stack %q: enable it there, or remove %s", name, instances[cs.Stack].Name, cs.Stack, name)
 			case cs.Project != "" && !projectExists(env, cs.Project):
-				c.errorf(&cs.Node, "project", "environment %s has no project %q: declare it under %s, or use \"default\"", name, cs.Project, env.FieldPath("projects"))
+				c.reportf(diag.UnknownName, &cs.Node, "project", "environment %s has no project %q: declare it under %s, or use \"default\"", name, cs.Project, env.FieldPath("projects"))
 			}
 		}
 		// A wired instance field needs the client's instance of the other
@@ -159,7 +159,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 		for _, from := range froms {
 			for _, name := range cs.Environments {
 				if keys := missing[from][name]; len(keys) > 0 {
-					c.log.Errorf(cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diagPathOf(cl, from))
+					c.log.Reportf(diag.Wiring, cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diagPathOf(cl, from))
 				}
 			}
 		}
@@ -199,7 +199,7 @@ func (c *checker) stackOrder() []string {
 		case 1:
 			i := slices.Index(path, st.Name)
 			cycle := append(slices.Clone(path[i:]), st.Name)
-			c.log.Errorf(st.At("wiring"), st.FieldPath("wiring"), "stacks wire from each other: %s: platc fills a stack's wired fields before it evaluates the outputs another stack reads, so remove one of these wirings", strings.Join(cycle, " <- "))
+			c.log.Reportf(diag.Cycle, st.At("wiring"), st.FieldPath("wiring"), "stacks wire from each other: %s: platc fills a stack's wired fields before it evaluates the outputs another stack reads, so remove one of these wirings", strings.Join(cycle, " <- "))
 			return
 		case 2:
 			return

@@ -16,12 +16,12 @@ import (
 func (c *checker) environmentCharts(env *model.Environment) {
 	for _, p := range env.Charts {
 		if c.spec.Chart(p.Chart) == nil {
-			c.log.Errorf(p.Pos, p.Path, "unknown chart %q: an environment runs another version of a chart declared under charts%s", p.Chart, diag.DidYouMean(p.Chart, chartNames(c.spec)))
+			c.log.Reportf(diag.UnknownName, p.Pos, p.Path, "unknown chart %q: an environment runs another version of a chart declared under charts%s", p.Chart, diag.DidYouMean(p.Chart, chartNames(c.spec)))
 			continue
 		}
 		if p.OK("version") {
 			if msg := pinProblem(p.Version); msg != "" {
-				c.errorf(&p.Node, "version", "%s", msg)
+				c.reportf(diag.Version, &p.Node, "version", "%s", msg)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 )
 
@@ -39,7 +40,7 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 			}
 			a, b, ok := siblings(m.Name, n, parent)
 			if !ok {
-				c.log.Errorf(m.At("needs"), m.FieldPath("needs"), "%q needs %q, but one delivers the other: remove the need, the group syncs its members itself", m.Name, n)
+				c.log.Reportf(diag.Order, m.At("needs"), m.FieldPath("needs"), "%q needs %q, but one delivers the other: remove the need, the group syncs its members itself", m.Name, n)
 				continue
 			}
 			if !slices.Contains(after[a], b) {
@@ -58,7 +59,7 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 			i := slices.Index(stack, name)
 			cycle := append(slices.Clone(stack[i:]), name)
 			m := c.spec.Module(name)
-			c.log.Errorf(m.At("needs"), m.FieldPath("needs"), "modules need each other: %s: remove one of these needs", strings.Join(cycle, " -> "))
+			c.log.Reportf(diag.Cycle, m.At("needs"), m.FieldPath("needs"), "modules need each other: %s: remove one of these needs", strings.Join(cycle, " -> "))
 			return 0
 		case 2:
 			return waves[name]
@@ -76,17 +77,17 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 		m := c.spec.Module(name)
 		switch {
 		case m.Wave != nil && *m.Wave > MaxWave:
-			c.errorf(&m.Node, "wave", "wave is more than %d, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave", MaxWave)
+			c.reportf(diag.Order, &m.Node, "wave", "wave is more than %d, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave", MaxWave)
 			wave = MaxWave + 1
 		case m.Wave != nil:
 			if *m.Wave < wave && wave <= MaxWave {
-				c.errorf(&m.Node, "wave", "wave %d is not after wave %d of %q, which it needs: set wave to %d or more, or remove it", *m.Wave, wave-1, latest, wave)
+				c.reportf(diag.Order, &m.Node, "wave", "wave %d is not after wave %d of %q, which it needs: set wave to %d or more, or remove it", *m.Wave, wave-1, latest, wave)
 			}
 			wave = *m.Wave
 		case wave == MaxWave+1 && waves[latest] == MaxWave:
 			// Reported where the wave first passes the limit, not at
 			// every module after it.
-			c.errorf(&m.Node, "needs", "syncs after %q, at wave %d, the latest sync wave Argo CD reads: lower the wave of %q, or of what it needs", latest, MaxWave, latest)
+			c.reportf(diag.Order, &m.Node, "needs", "syncs after %q, at wave %d, the latest sync wave Argo CD reads: lower the wave of %q, or of what it needs", latest, MaxWave, latest)
 		}
 		// A wave past the limit stays one past it, so that the waves
 		// after it cannot overflow.

@@ -167,7 +167,7 @@ func TestCheckReportsWaveProblems(t *testing.T) {
 	b: {chart: "c", namespace: "b", needs: ["a"]}
 }`,
 			want: []string{
-				"sources/platform.cue:6:34: modules.a.needs: modules need each other: a -> b -> a: remove one of these needs",
+				"sources/platform.cue:6:34: modules.a.needs: modules need each other: a -> b -> a: remove one of these needs [cycle]",
 			},
 		},
 		{
@@ -178,7 +178,7 @@ func TestCheckReportsWaveProblems(t *testing.T) {
 }`,
 			wantWaves: map[string]int{"a": 3, "b": 2},
 			want: []string{
-				`sources/platform.cue:7:54: modules.b.wave: wave 2 is not after wave 3 of "a", which it needs: set wave to 4 or more, or remove it`,
+				`sources/platform.cue:7:54: modules.b.wave: wave 2 is not after wave 3 of "a", which it needs: set wave to 4 or more, or remove it [order]`,
 			},
 		},
 		{
@@ -190,8 +190,8 @@ func TestCheckReportsWaveProblems(t *testing.T) {
 	d: {chart: "c", namespace: "d", needs: ["a"]}
 }`,
 			want: []string{
-				"sources/platform.cue:6:40: modules.a.wave: wave is more than 2147483647, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave",
-				"sources/platform.cue:7:40: modules.b.wave: wave is more than 2147483647, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave",
+				"sources/platform.cue:6:40: modules.a.wave: wave is more than 2147483647, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave [order]",
+				"sources/platform.cue:7:40: modules.b.wave: wave is more than 2147483647, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave [order]",
 			},
 		},
 		{
@@ -203,7 +203,7 @@ func TestCheckReportsWaveProblems(t *testing.T) {
 	d: {chart: "c", namespace: "d", needs: ["c"], wave: 5}
 }`,
 			want: []string{
-				`sources/platform.cue:7:34: modules.b.needs: syncs after "a", at wave 2147483647, the latest sync wave Argo CD reads: lower the wave of "a", or of what it needs`,
+				`sources/platform.cue:7:34: modules.b.needs: syncs after "a", at wave 2147483647, the latest sync wave Argo CD reads: lower the wave of "a", or of what it needs [order]`,
 			},
 		},
 		{
@@ -214,7 +214,7 @@ func TestCheckReportsWaveProblems(t *testing.T) {
 }`,
 			wantWaves: map[string]int{"g": 0, "m": 0},
 			want: []string{
-				`sources/platform.cue:7:34: modules.m.needs: "m" needs "g", but one delivers the other: remove the need, the group syncs its members itself`,
+				`sources/platform.cue:7:34: modules.m.needs: "m" needs "g", but one delivers the other: remove the need, the group syncs its members itself [order]`,
 			},
 		},
 	}

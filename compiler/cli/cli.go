@@ -130,7 +130,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
-		rep.failf("opening the repository: %v", err)
+		rep.failf(diag.IO, "opening the repository: %v", err)
 		return nil, ExitUsage
 	}
 	repo := &compiled{root: root, cache: openCache(c.dir)}
@@ -142,7 +142,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		// command.
 		r, err := os.OpenRoot(dir)
 		if err != nil {
-			rep.failf("opening client %s's values repository: %v", name, err)
+			rep.failf(diag.IO, "opening client %s's values repository: %v", name, err)
 			repo.close()
 			return nil, ExitUsage
 		}
@@ -152,7 +152,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	if c.crds != "" {
 		crds, err := readCRDs(c.crds)
 		if err != nil {
-			rep.failf("reading the CRDs: %v", err)
+			rep.failf(diag.IO, "reading the CRDs: %v", err)
 			repo.close()
 			return nil, ExitUsage
 		}
@@ -163,7 +163,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	repo.out.printNotes()
 	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
 		for _, msg := range msgs {
-			rep.failf("%s", msg)
+			rep.failf(diag.Usage, "%s", msg)
 		}
 		repo.close()
 		return nil, ExitUsage
@@ -172,7 +172,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		// What was not checked (charts not at hand) is vet's to say;
 		// render and check stay quiet about it.
 		for _, n := range repo.res.Notes {
-			repo.res.Log.Notef(diag.Pos{}, "", "%s", n)
+			repo.res.Log.Reportf(diag.NotChecked, diag.Pos{}, "", "%s", n)
 		}
 	}
 	rep.log(repo.res.Log)
@@ -181,7 +181,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		return nil, ExitProblems
 	}
 	if repo.res.ScanErr != nil {
-		rep.failf("%v", repo.res.ScanErr)
+		rep.failf(writeID(repo.res.ScanErr), "%v", repo.res.ScanErr)
 		repo.close()
 		return nil, ExitUsage
 	}
@@ -235,7 +235,7 @@ func jsonEncoder(w io.Writer) *json.Encoder {
 func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State, edits map[string][]byte) (*emit.Result, int) {
 	if conflicts := emit.Conflicts(st, res.Outputs); len(conflicts) > 0 {
 		for _, cf := range conflicts {
-			c.rep.problem(diag.Problem{Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, res.OutDir)})
+			c.rep.problem(diag.Problem{ID: diag.OutDir, Pos: diag.Pos{File: cf.Path}, Msg: fmt.Sprintf("%s: move it out of %s/, platc does not overwrite it", cf.Problem, res.OutDir)})
 		}
 		return nil, ExitProblems
 	}
@@ -254,7 +254,7 @@ func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State
 func (c *call) scanOutput(repo *compiled, res *compiler.Result) (*emit.State, int) {
 	st, err := emit.Scan(newRepoFS(repo.root), res.OutDir)
 	if err != nil {
-		c.rep.failf("%v", err)
+		c.rep.failf(writeID(err), "%v", err)
 		return nil, ExitUsage
 	}
 	return st, ExitOK

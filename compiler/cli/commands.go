@@ -357,16 +357,16 @@ the values of some (folders, -format) in a shell:
 		},
 		{
 			name:    "help",
-			args:    "[command [subcommand]]",
-			summary: "print this list, or a command's usage and flags",
-			doc:     "Help prints the list of commands or, for one command, its usage, what it does and its flags, as platc <command> -h does.",
+			args:    "[command [subcommand] | messages | message-id]",
+			summary: "print this list, a command's usage and flags, or what a message id means",
+			doc:     "Help prints the list of commands or, for one command, its usage, what it does and its flags, as platc <command> -h does. platc help messages lists the ids every problem carries (such as [unknown-name]), and platc help <id> says what one means and what to do.",
 			maxArgs: 2,
 			flags:   noFlags(runHelp),
 		},
 	}
 	for _, cmd := range cmds {
 		if cmd.name == "help" {
-			cmd.words = names(cmds)
+			cmd.words = append(append(names(cmds), "messages"), diag.Names()...)
 		}
 		if len(cmd.subs) > 0 {
 			cmd.words = cmd.subNames()

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // The help texts, made from the table of commands: the list of commands
@@ -118,7 +120,20 @@ func runHelp(c *call) int {
 		return ExitOK
 	}
 	cmd := lookup(cmds, c.args[0])
+	if cmd == nil && len(c.args) == 1 {
+		if c.args[0] == "messages" {
+			printMessages(c.stdout)
+			return ExitOK
+		}
+		if id := diag.Lookup(c.args[0]); id != diag.NoID {
+			fmt.Fprint(c.stdout, diag.Help(id))
+			return ExitOK
+		}
+	}
 	if cmd == nil {
+		if s := diag.Suggest(c.args[0], diag.Names()); s != "" && len(c.args) == 1 {
+			return c.usagef("unknown command or message id %q (did you mean %q?): platc help lists the commands, platc help messages the ids", c.args[0], s)
+		}
 		msg, _ := known("command", c.args[0], names(cmds))
 		return c.usagef("%s", msg)
 	}
@@ -137,6 +152,17 @@ func runHelp(c *call) int {
 	fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
 	cmd.printHelp(c.stdout, fs)
 	return ExitOK
+}
+
+// printMessages lists the message ids: name, severity and summary.
+func printMessages(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, id := range diag.IDs() {
+		m := id.Info()
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.Name, m.Severity, m.Summary)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nplatc help <id> says more of one; docs/messages.md lists them all.")
 }
 
 // reference is the CLI section of the README: every command's usage line

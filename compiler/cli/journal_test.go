@@ -149,7 +149,7 @@ func TestRenderAndCheckFailWhileAnotherPlatcHoldsTheLock(t *testing.T) {
 	holdLock(t, dir)
 	for _, cmd := range []string{"render", "check"} {
 		code, stdout, stderr := platcIn(t, cli.Process{NoLockWait: true}, cmd, "-C", dir)
-		want := fmt.Sprintf("platc: out/ is locked by platc render (PID %d): let it finish, or end it if it is stuck, then run platc again\n", os.Getpid())
+		want := fmt.Sprintf("platc: out/ is locked by platc render (PID %d): let it finish, or end it if it is stuck, then run platc again [locked]\n", os.Getpid())
 		if code != cli.ExitUsage || stdout != "" || stderr != want {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q, want %q", cmd, code, stdout, stderr, want)
 		}
@@ -196,7 +196,7 @@ func TestRenderCompletesAWriteThatFailedAfterItsCommitPoint(t *testing.T) {
 		}
 		return nil
 	}}, "render", "-C", dir)
-	want := "platc: writing out/deploy/clusters/dev/apps.yaml: operation not permitted: out/ is committed but not complete; fix that, and the next platc command completes it\n"
+	want := "platc: writing out/deploy/clusters/dev/apps.yaml: operation not permitted: out/ is committed but not complete; fix that, and the next platc command completes it [io]\n"
 	if code != cli.ExitUsage || stderr != want {
 		t.Errorf("render: exit %d, stderr %q, want %q", code, stderr, want)
 	}

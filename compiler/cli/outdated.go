@@ -46,7 +46,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 	spec := repo.res.Spec
 	for _, name := range charts {
 		if msg, ok := known("chart", name, chartNames(spec)); !ok {
-			c.rep.failf("-chart %s: %s", name, msg)
+			c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
 			return ExitUsage
 		}
 	}
@@ -60,7 +60,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 	for _, o := range list {
 		if o.Problem != "" {
 			ch := spec.Chart(o.Name)
-			log.Errorf(ch.At("repoURL"), ch.FieldPath("repoURL"), "the versions of %s are not known: %s", o.Name, o.Problem)
+			log.Reportf(diag.IO, ch.At("repoURL"), ch.FieldPath("repoURL"), "the versions of %s are not known: %s", o.Name, o.Problem)
 		}
 	}
 	switch c.format {
@@ -71,7 +71,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 			if len(o.Newer) == 0 {
 				continue
 			}
-			c.rep.annotate(diag.Problem{Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), dashed(o.Patch), dashed(o.Minor), dashed(o.Latest))})
+			c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), dashed(o.Patch), dashed(o.Minor), dashed(o.Latest))})
 		}
 	case jsonFormat:
 		c.rep.doc.Outdated = append([]jsonOutdated{}, list...)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
 )
 
@@ -186,11 +187,22 @@ func (o *outputs) write(outDir string, st *emit.State, outs, also []emit.Output)
 // writeFailed reports why a write failed and returns the exit code.
 func writeFailed(rep *report, outDir string, err error) int {
 	if errors.Is(err, emit.ErrInterrupted) {
-		rep.failf("interrupted: nothing was written, %s/ is as it was", outDir)
+		rep.failf(diag.Interrupted, "interrupted: nothing was written, %s/ is as it was", outDir)
 	} else {
-		rep.failf("%v", err)
+		rep.failf(writeID(err), "%v", err)
 	}
 	return ExitUsage
+}
+
+// writeID is the kind of problem of err, which stopped a scan or a write
+// of the output folder: another platc's lock,
+// or I/O.
+func writeID(err error) diag.ID {
+	var locked *emit.LockedError
+	if errors.As(err, &locked) {
+		return diag.Locked
+	}
+	return diag.IO
 }
 
 // interrupted reports whether ctx was interrupted, and says so.
@@ -198,6 +210,6 @@ func interrupted(ctx context.Context, rep *report, what string) bool {
 	if ctx.Err() == nil {
 		return false
 	}
-	rep.failf("interrupted: %s", what)
+	rep.failf(diag.Interrupted, "interrupted: %s", what)
 	return true
 }

@@ -83,7 +83,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 	}
 	defer repo.close()
 	if msg, ok := args(repo.res.Spec); !ok {
-		c.rep.failf("%s", msg)
+		c.rep.failf(diag.Usage, "%s", msg)
 		return ExitUsage
 	}
 	log := &diag.Log{}
@@ -112,7 +112,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 			env = nil
 		}
 		if got := next.Spec.ChartIn(env, ch.Chart); got == nil || got.Version != ch.To {
-			c.rep.problem(diag.Problem{Pos: ch.Pos, Msg: fmt.Sprintf("platc could not write %s %s for %s in the spec as it is written: write the pin by hand", ch.Chart, ch.To, ownerName(ch.Env))})
+			c.rep.problem(diag.Problem{ID: diag.SpecEdit, Pos: ch.Pos, Msg: fmt.Sprintf("platc could not write %s %s for %s in the spec as it is written: write the pin by hand", ch.Chart, ch.To, ownerName(ch.Env))})
 			return ExitProblems
 		}
 	}

@@ -32,7 +32,7 @@ func runRelease(c *call, envs []string) int {
 	}
 	for _, env := range envs {
 		if msg, ok := known("environment", env, names); !ok {
-			c.rep.failf("-env %s: %s", env, msg)
+			c.rep.failf(diag.Usage, "-env %s: %s", env, msg)
 			return ExitUsage
 		}
 	}

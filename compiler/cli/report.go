@@ -97,6 +97,7 @@ type jsonReport struct {
 }
 
 type jsonProblem struct {
+	ID       string `json:"id"` // diag.Messages' name
 	File     string `json:"file,omitempty"`
 	Line     int    `json:"line,omitempty"`
 	Column   int    `json:"column,omitempty"`
@@ -198,7 +199,7 @@ func (r *report) log(l *diag.Log) {
 		}
 	case jsonFormat:
 		for _, p := range l.Problems() {
-			r.doc.Problems = append(r.doc.Problems, jsonProblem{File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, Path: p.Path, Severity: p.Severity.String(), Message: p.Msg})
+			r.doc.Problems = append(r.doc.Problems, jsonProblem{ID: p.ID.String(), File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, Path: p.Path, Severity: p.Severity.String(), Message: p.Msg})
 		}
 		r.doc.Folded += l.Folded()
 	default:
@@ -216,8 +217,8 @@ func (r *report) problem(p diag.Problem) {
 
 // failf reports a failure that stops the command: text writes
 // "platc: message" on stderr.
-func (r *report) failf(format string, args ...any) {
-	r.problem(diag.Problem{Msg: fmt.Sprintf(format, args...)})
+func (r *report) failf(id diag.ID, format string, args ...any) {
+	r.problem(diag.Problem{ID: id, Msg: fmt.Sprintf(format, args...)})
 }
 
 // annotate writes p as a GitHub Actions workflow command: an error or a
@@ -233,7 +234,11 @@ func (r *report) annotate(p diag.Problem) {
 			}
 		}
 	}
-	props = append(props, "title=platc")
+	title := "platc"
+	if p.ID != diag.NoID {
+		title += " " + p.ID.String()
+	}
+	props = append(props, "title="+escapeProperty(title))
 	msg := p.Msg
 	if p.Path != "" {
 		msg = p.Path + ": " + msg

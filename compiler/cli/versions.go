@@ -56,7 +56,7 @@ func runVersions(c *call, format string) int {
 		panic("platc: no versions in format " + format)
 	}
 	if err != nil {
-		c.rep.failf("writing the matrix: %v", err)
+		c.rep.failf(diag.IO, "writing the matrix: %v", err)
 		return ExitUsage
 	}
 	return ExitOK

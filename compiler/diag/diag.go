@@ -65,6 +65,7 @@ func (s Severity) String() string {
 // Problem is one finding: where it is, which spec path it concerns, and what
 // to do about it.
 type Problem struct {
+	ID       ID // what kind of problem (Messages)
 	Pos      Pos
 	Path     string // spec path, such as modules.qdrant.chart; may be empty
 	Msg      string // lower-case, no trailing period
@@ -93,11 +94,16 @@ func (p Problem) String() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(p.Msg)
+	if p.ID != NoID {
+		b.WriteString(" [")
+		b.WriteString(p.ID.String())
+		b.WriteString("]")
+	}
 	return b.String()
 }
 
 func compareProblems(a, b Problem) int {
-	return cmp.Or(a.Pos.Compare(b.Pos), strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg), cmp.Compare(a.Severity, b.Severity))
+	return cmp.Or(a.Pos.Compare(b.Pos), strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg), cmp.Compare(a.Severity, b.Severity), cmp.Compare(a.ID, b.ID))
 }
 
 // Log collects problems. The zero value is ready to use and safe for
@@ -121,19 +127,20 @@ func (l *Log) Cover(path string) {
 	l.covered[path] = true
 }
 
-// Errorf records an error at pos for the spec path.
-func (l *Log) Errorf(pos Pos, path, format string, args ...any) {
-	l.Add(Problem{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: Error})
+// Reportf records a problem of kind id at pos for the spec path, with
+// the severity Messages gives id.
+func (l *Log) Reportf(id ID, pos Pos, path, format string, args ...any) {
+	l.Add(Problem{ID: id, Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: id.Info().Severity})
 }
 
-// Notef records a note at pos for the spec path.
-func (l *Log) Notef(pos Pos, path, format string, args ...any) {
-	l.Add(Problem{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: Note})
-}
-
-// Warnf records a warning at pos for the spec path.
-func (l *Log) Warnf(pos Pos, path, format string, args ...any) {
-	l.Add(Problem{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: Warning})
+// ReportStrictf is Reportf of a warning that -strict makes an error
+// (Messages' Strict): an error when strict is set.
+func (l *Log) ReportStrictf(strict bool, id ID, pos Pos, path, format string, args ...any) {
+	p := Problem{ID: id, Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: id.Info().Severity}
+	if strict && id.Info().Strict {
+		p.Severity = Error
+	}
+	l.Add(p)
 }
 
 // Add records p.

@@ -112,13 +112,13 @@ func TestProblemString(t *testing.T) {
 	}
 }
 
-func TestLogErrorfAndWarnfFormatTheMessage(t *testing.T) {
+func TestLogReportfFormatsTheMessageWithTheSeverityOfItsID(t *testing.T) {
 	var l Log
-	l.Errorf(Pos{File: "a.cue", Line: 1}, "modules.x", "unknown module %q (did you mean %q?)", "x", "y")
-	l.Warnf(Pos{File: "a.cue", Line: 2}, "", "%d modules", 3)
+	l.Reportf(UnknownName, Pos{File: "a.cue", Line: 1}, "modules.x", "unknown module %q (did you mean %q?)", "x", "y")
+	l.Reportf(NoEffect, Pos{File: "a.cue", Line: 2}, "", "%d modules", 3)
 	want := []Problem{
-		{Pos: Pos{File: "a.cue", Line: 1}, Path: "modules.x", Msg: `unknown module "x" (did you mean "y"?)`, Severity: Error},
-		{Pos: Pos{File: "a.cue", Line: 2}, Msg: "3 modules", Severity: Warning},
+		{ID: UnknownName, Pos: Pos{File: "a.cue", Line: 1}, Path: "modules.x", Msg: `unknown module "x" (did you mean "y"?)`, Severity: Error},
+		{ID: NoEffect, Pos: Pos{File: "a.cue", Line: 2}, Msg: "3 modules", Severity: Warning},
 	}
 	if diff := cmp.Diff(want, l.Problems()); diff != "" {
 		t.Errorf("Problems() (-want +got):\n%s", diff)
@@ -172,10 +172,10 @@ func TestLogString(t *testing.T) {
 	if got := l.String(); got != "" {
 		t.Errorf("empty Log.String() = %q, want \"\"", got)
 	}
-	l.Warnf(Pos{File: "b.cue", Line: 1, Col: 1}, "platform", "w")
-	l.Errorf(Pos{File: "a.cue", Line: 3}, "", "e")
-	l.Errorf(Pos{File: "a.cue", Line: 3}, "", "e")
-	want := "a.cue:3: e\nb.cue:1:1: warning: platform: w\n"
+	l.Reportf(NoEffect, Pos{File: "b.cue", Line: 1, Col: 1}, "platform", "w")
+	l.Reportf(UnknownName, Pos{File: "a.cue", Line: 3}, "", "e")
+	l.Reportf(UnknownName, Pos{File: "a.cue", Line: 3}, "", "e")
+	want := "a.cue:3: e [unknown-name]\nb.cue:1:1: warning: platform: w [no-effect]\n"
 	if got := l.String(); got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
@@ -210,7 +210,7 @@ func TestLogIsSafeForConcurrentUse(t *testing.T) {
 	var l Log
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { l.Errorf(Pos{File: "a.cue", Line: i + 1}, "", "problem") })
+		wg.Go(func() { l.Reportf(UnknownName, Pos{File: "a.cue", Line: i + 1}, "", "problem") })
 	}
 	wg.Wait()
 	got := l.Problems()
@@ -414,10 +414,10 @@ func TestFold(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			log, later := &Log{}, &Log{}
 			for _, c := range tt.causes {
-				log.Errorf(pos, c, "cause")
+				log.Reportf(UnknownName, pos, c, "cause")
 			}
 			for _, p := range tt.later {
-				later.Errorf(pos, p, "later")
+				later.Reportf(UnknownName, pos, p, "later")
 			}
 			log.Fold(later)
 			var kept []string
@@ -438,11 +438,11 @@ func TestFold(t *testing.T) {
 
 func TestLogStringEndsWithTheFolded(t *testing.T) {
 	log, later := &Log{}, &Log{}
-	log.Errorf(Pos{File: "a.cue", Line: 1, Col: 1}, "modules", "is a list")
-	later.Errorf(Pos{File: "a.cue", Line: 9, Col: 1}, "environments.dev.modules.web", "unknown module")
-	later.Errorf(Pos{File: "b.cue", Line: 2, Col: 1}, "clients.blue", "unknown stack")
+	log.Reportf(UnknownName, Pos{File: "a.cue", Line: 1, Col: 1}, "modules", "is a list")
+	later.Reportf(UnknownName, Pos{File: "a.cue", Line: 9, Col: 1}, "environments.dev.modules.web", "unknown module")
+	later.Reportf(UnknownName, Pos{File: "b.cue", Line: 2, Col: 1}, "clients.blue", "unknown stack")
 	log.Fold(later)
-	want := "a.cue:1:1: modules: is a list\n" +
+	want := "a.cue:1:1: modules: is a list [unknown-name]\n" +
 		"platc: 2 more problems follow from those above and are not shown: fix those, and platc reports what remains\n"
 	if got := log.String(); got != want {
 		t.Errorf("String() =\n%s\nwant\n%s", got, want)
@@ -454,9 +454,9 @@ func TestFoldedNote(t *testing.T) {
 	if got := log.FoldedNote(); got != "" {
 		t.Errorf("FoldedNote() of a log that folded nothing = %q, want \"\"", got)
 	}
-	log.Errorf(Pos{File: "a.cue", Line: 1, Col: 1}, "modules", "is a list")
+	log.Reportf(UnknownName, Pos{File: "a.cue", Line: 1, Col: 1}, "modules", "is a list")
 	later := &Log{}
-	later.Errorf(Pos{File: "a.cue", Line: 9, Col: 1}, "environments.dev.modules.web", "unknown module")
+	later.Reportf(UnknownName, Pos{File: "a.cue", Line: 9, Col: 1}, "environments.dev.modules.web", "unknown module")
 	log.Fold(later)
 	want := "1 more problem follows from those above and is not shown: fix those, and platc reports what remains"
 	if got := log.FoldedNote(); got != want {

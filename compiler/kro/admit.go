@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/kubernetes-sigs/kro/api/v1alpha1"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // admit validates the RGD as the API server does when it is created, with
@@ -27,7 +29,7 @@ func (c *checker) admit(plain map[string]any) (*v1alpha1.ResourceGraphDefinition
 	if kd != nil {
 		stored, probs, err := kd.validate(context.Background(), plain)
 		if err != nil {
-			c.errorf(-1, "", "kro's ResourceGraphDefinition CRD does not load: %v", err)
+			c.reportf(diag.IO, -1, "", "kro's ResourceGraphDefinition CRD does not load: %v", err)
 		}
 		for _, p := range probs {
 			c.admission(p)
@@ -49,20 +51,20 @@ func (c *checker) admission(p objectProblem) {
 	if m := resourcePathRe().FindStringSubmatch(p.path); m != nil {
 		i, _ := strconv.Atoi(m[1])
 		if i < len(c.rgd.Resources) {
-			c.errorf(i, m[2], "the API server refuses it: %s: change it", detail)
+			c.reportf(diag.KroAPI, i, m[2], "the API server refuses it: %s: change it", detail)
 			return
 		}
 	}
 	field, isSchema := strings.CutPrefix(p.path, "spec.schema.")
 	switch {
 	case isSchema && field == "kind":
-		c.add(-1, "kind", kindMessage(c.rgd.Kind, detail))
+		c.add(diag.KroAPI, -1, "kind", kindMessage(c.rgd.Kind, detail))
 	case isSchema && field == "apiVersion":
-		c.add(-1, "apiVersion", apiVersionMessage(c.rgd.APIVersion, detail))
+		c.add(diag.KroAPI, -1, "apiVersion", apiVersionMessage(c.rgd.APIVersion, detail))
 	case isSchema:
-		c.errorf(-1, field, "the API server refuses it: %s: change it", detail)
+		c.reportf(diag.KroAPI, -1, field, "the API server refuses it: %s: change it", detail)
 	default:
-		c.errorf(-1, "", "the API server refuses the ResourceGraphDefinition: %s: change it", detail)
+		c.reportf(diag.KroAPI, -1, "", "the API server refuses the ResourceGraphDefinition: %s: change it", detail)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/internal/cache"
 )
@@ -20,7 +21,7 @@ type instanceEntry struct {
 
 // instanceFormat names the layout of an instanceEntry in the cache: change
 // it whenever instanceEntry or Problem changes.
-const instanceFormat = "platc kro instance 2\n"
+const instanceFormat = "platc kro instance 3\n"
 
 // encodeInstanceEntry writes e in object's binary form, in which a value
 // keeps its Go type: the defaulted spec holds int64s and float64s (as the
@@ -35,7 +36,7 @@ func encodeInstanceEntry(e instanceEntry) (data []byte, ok bool) {
 		enc.Str(p.Resource)
 		enc.Str(p.Path)
 		enc.Str(p.Msg)
-		enc.Bool(p.Warning)
+		enc.Str(p.ID.String())
 		enc.Str(p.Str)
 		enc.Uint(p.Offset)
 	}
@@ -60,7 +61,7 @@ func decodeInstanceEntry(data []byte) (instanceEntry, error) {
 	if n, isNil := d.Count(); !isNil {
 		e.Problems = make([]Problem, n)
 		for i := range e.Problems {
-			e.Problems[i] = Problem{Resource: d.Str(), Path: d.Str(), Msg: d.Str(), Warning: d.Bool(), Str: d.Str(), Offset: d.Uint()}
+			e.Problems[i] = Problem{Resource: d.Str(), Path: d.Str(), Msg: d.Str(), ID: diag.Lookup(d.Str()), Str: d.Str(), Offset: d.Uint()}
 		}
 	}
 	if err := d.Done(); err != nil {

@@ -3,6 +3,8 @@ package kro
 import (
 	"reflect"
 	"testing"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // TestInstanceEntry checks that a cached instance outcome reads back as
@@ -11,7 +13,7 @@ import (
 func TestInstanceEntry(t *testing.T) {
 	for _, e := range []instanceEntry{
 		{Spec: map[string]any{"n": int64(1), "f": 1.0, "l": []any{"a", int64(2)}, "m": map[string]any{}}, Problems: []Problem{
-			{Resource: "r", Path: "spec.x", Msg: "m", Warning: true, Str: "${a.b}", Offset: 4},
+			{Resource: "r", Path: "spec.x", Msg: "m", ID: diag.KroDefault, Str: "${a.b}", Offset: 4},
 			{Path: "retentionDays", Msg: "too small"},
 		}},
 		{},

@@ -26,6 +26,8 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // crdChecks checks the CRD kro generates for the instances as kro's
@@ -38,12 +40,12 @@ func (c *checker) crdChecks(crd *extv1.CustomResourceDefinition) {
 	// The API server validates the CRD as it decodes it from kro's JSON.
 	crd, err := decodeCRD(crd)
 	if err != nil {
-		c.errorf(-1, "spec", "kro's CRD does not encode as JSON: %v: change the SimpleSchema", err)
+		c.reportf(diag.KroCRD, -1, "spec", "kro's CRD does not encode as JSON: %v: change the SimpleSchema", err)
 		return
 	}
 	internal := &apiextensions.CustomResourceDefinition{}
 	if err := extv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, internal, nil); err != nil {
-		c.errorf(-1, "", "kro's CRD does not convert: %v", err)
+		c.reportf(diag.KroCRD, -1, "", "kro's CRD does not convert: %v", err)
 		return
 	}
 	errs := validateCRD(context.Background(), internal)
@@ -70,7 +72,7 @@ func (c *checker) crdChecks(crd *extv1.CustomResourceDefinition) {
 		}
 		path, msg := crdProblem(e, c.rgd, internal)
 		if !c.has(-1, path) {
-			c.add(-1, path, msg)
+			c.add(diag.KroCRD, -1, path, msg)
 		}
 	}
 	c.nameConflicts(crd)
@@ -102,12 +104,12 @@ func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomRes
 			written := string(raw[1 : len(raw)-1])
 			var got string
 			if err := json.Unmarshal(raw, &got); err != nil {
-				c.errorf(-1, path, "default `%s` holds a quote or a backslash: kro writes a string default into its CRD between quotes without escaping it, so the CRD is not JSON and never reaches the API server; remove them from the default (kro's CRD: %v)", written, err)
+				c.reportf(diag.KroCRD, -1, path, "default `%s` holds a quote or a backslash: kro writes a string default into its CRD between quotes without escaping it, so the CRD is not JSON and never reaches the API server; remove them from the default (kro's CRD: %v)", written, err)
 				s.Default = nil
 			} else if got != written {
 				i := strings.IndexByte(written, '\\')
 				esc := written[i:min(i+2, len(written))]
-				c.warnf(-1, path, "default `%s` holds a backslash: kro writes a string default into its CRD between quotes without escaping it, so the API server reads `%s` as a JSON escape%s and stores another default; remove the backslash from the default", written, esc, jsonEscapes[esc])
+				c.reportf(diag.KroDefault, -1, path, "default `%s` holds a backslash: kro writes a string default into its CRD between quotes without escaping it, so the API server reads `%s` as a JSON escape%s and stores another default; remove the backslash from the default", written, esc, jsonEscapes[esc])
 			}
 		}
 		if s.Type == "integer" {
@@ -119,7 +121,7 @@ func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomRes
 				round          func(float64) float64
 			}{{"minimum", "Minimum", s.Minimum, math.Ceil}, {"maximum", "Maximum", s.Maximum, math.Floor}} {
 				if v := b.value; v != nil && !math.IsNaN(*v) && !math.IsInf(*v, 0) && *v != math.Trunc(*v) {
-					c.warnf(-1, path, "%s=%v is not an integer: kro and the API server accept it in the CRD, but the API server refuses every value of this integer field (%s boundary value must be of type integer): write an integer, such as %s=%v", b.name, *b.value, b.upstream, b.name, b.round(*b.value))
+					c.reportf(diag.KroDefault, -1, path, "%s=%v is not an integer: kro and the API server accept it in the CRD, but the API server refuses every value of this integer field (%s boundary value must be of type integer): write an integer, such as %s=%v", b.name, *b.value, b.upstream, b.name, b.round(*b.value))
 				}
 			}
 		}
@@ -165,7 +167,7 @@ var jsonEscapes = map[string]string{`\t`: " (a tab)", `\n`: " (a new line)", `\r
 // serves, which the API server's naming controller does not accept.
 func (c *checker) nameConflicts(crd *extv1.CustomResourceDefinition) {
 	if other := c.kinds.byName(crd.Name); other != nil {
-		c.errorf(-1, "kind", "the CRD of kind %s would be %s, which is the CRD of %s already: kro does not update a CRD it does not own; choose another kind or group (kro: failed to update CRD %s: CRD already exists and is not owned by KRO)",
+		c.reportf(diag.KroCRD, -1, "kind", "the CRD of kind %s would be %s, which is the CRD of %s already: kro does not update a CRD it does not own; choose another kind or group (kro: failed to update CRD %s: CRD already exists and is not owned by KRO)",
 			crd.Spec.Names.Kind, crd.Name, other.Spec.Names.Kind, crd.Name)
 		return
 	}
@@ -178,7 +180,7 @@ func (c *checker) nameConflicts(crd *extv1.CustomResourceDefinition) {
 		}
 		for _, mine := range []struct{ what, name string }{{"plural", n.Plural}, {"singular", n.Singular}, {"kind", n.Kind}, {"listKind", n.ListKind}} {
 			if mine.name != "" && taken[mine.name] {
-				c.errorf(-1, "kind", "the CRD of kind %s would serve %s %q, which CRD %s of group %s serves already: the API server does not accept the names of the second CRD; choose another kind or group",
+				c.reportf(diag.KroCRD, -1, "kind", "the CRD of kind %s would serve %s %q, which CRD %s of group %s serves already: the API server does not accept the names of the second CRD; choose another kind or group",
 					n.Kind, mine.what, mine.name, other.Name, crd.Spec.Group)
 				return
 			}

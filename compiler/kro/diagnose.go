@@ -103,13 +103,13 @@ func (c *checker) diagnose(obj *v1alpha1.ResourceGraphDefinition) {
 	}
 	insp, err := c.inspector(nodes)
 	if err != nil {
-		c.errorf(-1, "", "cannot build kro's CEL environment: %v", err)
+		c.reportf(diag.KroCEL, -1, "", "cannot build kro's CEL environment: %v", err)
 		return
 	}
 	c.dependencies(nodes, insp, badIDs)
 	env, provider, err := c.typedEnv(nodes, instanceCRD)
 	if err != nil {
-		c.errorf(-1, "", "cannot build kro's typed CEL environment: %v", err)
+		c.reportf(diag.KroCEL, -1, "", "cannot build kro's typed CEL environment: %v", err)
 		return
 	}
 	c.provider = provider
@@ -145,7 +145,7 @@ func (c *checker) names(obj *v1alpha1.ResourceGraphDefinition) map[int]bool {
 	if !c.has(-1, "kind") {
 		_, err := c.kinds.build(probeRGD(obj.Spec.Schema.Kind), c.rgd.Gates)
 		if err != nil && strings.HasPrefix(err.Error(), naming+"kind") {
-			c.add(-1, "kind", kindMessage(obj.Spec.Schema.Kind, "kro: "+strings.TrimPrefix(err.Error(), naming)))
+			c.add(diag.KroSchema, -1, "kind", kindMessage(obj.Spec.Schema.Kind, "kro: "+strings.TrimPrefix(err.Error(), naming)))
 		}
 	}
 	bad := map[int]bool{}
@@ -154,12 +154,12 @@ func (c *checker) names(obj *v1alpha1.ResourceGraphDefinition) map[int]bool {
 		_, err := c.kinds.build(probeRGD("Probe", &v1alpha1.Resource{ID: r.ID}), c.rgd.Gates)
 		if err != nil && strings.HasPrefix(err.Error(), naming) {
 			bad[i] = true
-			c.add(i, "id", idMessage(r.ID, "kro: "+strings.TrimPrefix(err.Error(), naming)))
+			c.add(diag.KroGraph, i, "id", idMessage(r.ID, "kro: "+strings.TrimPrefix(err.Error(), naming)))
 			continue
 		}
 		if j, dup := first[r.ID]; dup {
 			bad[i] = true
-			c.errorf(i, "id", "id %q is already the id of resources[%d]: give each resource its own id (kro: found duplicate resource IDs %s)", r.ID, j, r.ID)
+			c.reportf(diag.KroGraph, i, "id", "id %q is already the id of resources[%d]: give each resource its own id (kro: found duplicate resource IDs %s)", r.ID, j, r.ID)
 			continue
 		}
 		first[r.ID] = i
@@ -210,7 +210,7 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 			// (buildRGResource).
 			descs, _, err := parser.ParseSchemalessResource(tmpl)
 			if err != nil {
-				c.errorf(i, "externalRef", "kro cannot read the externalRef's expressions: %v: write each of name and namespace as one string", err)
+				c.reportf(diag.KroTemplate, i, "externalRef", "kro cannot read the externalRef's expressions: %v: write each of name and namespace as one string", err)
 				continue
 			}
 			for _, d := range descs {
@@ -237,14 +237,14 @@ func (c *checker) template(n *node, r *v1alpha1.Resource) (map[string]any, bool)
 		n.external = true
 		tmpl, err := runtime.DefaultUnstructuredConverter.ToUnstructured(r.ExternalRef)
 		if err != nil {
-			c.errorf(n.idx, "externalRef", "the externalRef does not convert: %v", err)
+			c.reportf(diag.KroTemplate, n.idx, "externalRef", "the externalRef does not convert: %v", err)
 			return nil, false
 		}
 		return tmpl, true
 	}
 	tmpl := map[string]any{}
 	if err := yaml.UnmarshalStrict(r.Template.Raw, &tmpl); err != nil {
-		c.errorf(n.idx, "template", "the template does not decode: %v", err)
+		c.reportf(diag.KroTemplate, n.idx, "template", "the template does not decode: %v", err)
 		return nil, false
 	}
 	return tmpl, true
@@ -269,19 +269,19 @@ func (c *checker) forEach(n *node, r *v1alpha1.Resource) {
 			switch {
 			case err != nil && strings.HasPrefix(err.Error(), prefix):
 				cause := strings.TrimPrefix(err.Error(), "failed to validate resourcegraphdefinition: ")
-				c.errorf(n.idx, path, "forEach iterator name %q is refused: name it in lowerCamelCase, not a reserved word, such as \"region\" (kro: %s)", name, strings.Replace(cause, probeID, r.ID, 1))
+				c.reportf(diag.KroForEach, n.idx, path, "forEach iterator name %q is refused: name it in lowerCamelCase, not a reserved word, such as \"region\" (kro: %s)", name, strings.Replace(cause, probeID, r.ID, 1))
 				n.broken[path] = true
 			case slices.ContainsFunc(c.rgd.Resources, func(x Resource) bool { return x.ID == name }):
-				c.errorf(n.idx, path, "forEach iterator %q has the name of a resource: rename the iterator (kro: resource %q: forEach iterator name %q conflicts with resource ID)", name, r.ID, name)
+				c.reportf(diag.KroForEach, n.idx, path, "forEach iterator %q has the name of a resource: rename the iterator (kro: resource %q: forEach iterator name %q conflicts with resource ID)", name, r.ID, name)
 				n.broken[path] = true
 			case seen[name]:
-				c.errorf(n.idx, path, "forEach iterator %q is declared twice: give each dimension its own name (kro: resource %q: duplicate forEach iterator name %q)", name, r.ID, name)
+				c.reportf(diag.KroForEach, n.idx, path, "forEach iterator %q is declared twice: give each dimension its own name (kro: resource %q: duplicate forEach iterator name %q)", name, r.ID, name)
 				n.broken[path] = true
 			}
 			seen[name] = true
 			exprs, err := parser.UnwrapExpressions([]string{expr})
 			if err != nil || len(exprs) != 1 {
-				c.errorf(n.idx, path, "forEach iterator %q iterates %q, which is not one ${...} expression: write the list as \"${schema.spec.items}\" (kro: invalid forEach expression for dimension %q)", name, expr, name)
+				c.reportf(diag.KroForEach, n.idx, path, "forEach iterator %q iterates %q, which is not one ${...} expression: write the list as \"${schema.spec.items}\" (kro: invalid forEach expression for dimension %q)", name, expr, name)
 				continue
 			}
 			n.iterators = append(n.iterators, iterator{name: name, path: path, expr: exprs[0]})
@@ -301,7 +301,7 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 			path := fmt.Sprintf("%s[%d]", list.name, j)
 			exprs, err := parser.UnwrapExpressions([]string{w})
 			if err != nil {
-				c.add(n.idx, path, conditionShapeMessage(list.name, w, err))
+				c.add(diag.KroCEL, n.idx, path, conditionShapeMessage(list.name, w, err))
 				continue
 			}
 			*list.into = append(*list.into, cond{path: path, expr: exprs[0]})
@@ -322,7 +322,7 @@ func (c *checker) resourceProblem(n *node, r *v1alpha1.Resource, cause string) {
 		kindName, _ = tmpl["kind"].(string)
 	}
 	path, msg := resourceMessage(cause, body, apiVersion, kindName, c.kinds)
-	c.add(n.idx, path, msg)
+	c.add(diag.KroTemplate, n.idx, path, msg)
 }
 
 // isolate finds every place of a template that kro's parser refuses, by
@@ -338,7 +338,7 @@ func (c *checker) isolate(n *node, p *parser.Parser, tmpl map[string]any, segs [
 	}
 	report := func() {
 		path := "template" + dotted(segs)
-		c.add(n.idx, path, templateMessage(v, err, n, segs))
+		c.add(diag.KroTemplate, n.idx, path, templateMessage(v, err, n, segs))
 		n.broken[path] = true
 	}
 	var out []variable.FieldDescriptor
@@ -389,7 +389,7 @@ func (c *checker) unknownFields(n *node, p *parser.Parser, segs []fieldpath.Segm
 		found[k] = true
 		fieldSegs := append(slices.Clone(segs), fieldpath.NewNamedSegment(k))
 		path := "template" + dotted(fieldSegs)
-		c.add(n.idx, path, unknownFieldMessage(k, n, segs, err))
+		c.add(diag.KroTemplate, n.idx, path, unknownFieldMessage(k, n, segs, err))
 		n.broken[path] = true
 	}
 	return found
@@ -467,11 +467,11 @@ func (c *checker) simpleSchema(obj *v1alpha1.ResourceGraphDefinition) *extv1.JSO
 	spec := map[string]any{}
 	types := map[string]any{}
 	if err := yaml.UnmarshalStrict(obj.Spec.Schema.Spec.Raw, &spec); err != nil {
-		c.errorf(-1, "spec", "the spec schema does not decode: %v", err)
+		c.reportf(diag.KroSchema, -1, "spec", "the spec schema does not decode: %v", err)
 		return nil
 	}
 	if err := yaml.UnmarshalStrict(obj.Spec.Schema.Types.Raw, &types); err != nil && len(obj.Spec.Schema.Types.Raw) > 0 {
-		c.errorf(-1, "types", "the types do not decode: %v", err)
+		c.reportf(diag.KroSchema, -1, "types", "the types do not decode: %v", err)
 		return nil
 	}
 	s, err := simpleschema.ToOpenAPISpec(spec, types)
@@ -507,7 +507,7 @@ func (c *checker) customTypes(types map[string]any) map[string]any {
 	}
 	good := maps.Clone(types)
 	for _, cycle := range cycles(slices.Sorted(maps.Keys(types)), deps) {
-		c.errorf(-1, "types."+cycle[0], "type %q is part of a cycle: %s: break the cycle (kro: cyclic dependency in type %s)", cycle[0], strings.Join(cycle, " -> "), cycle[0])
+		c.reportf(diag.KroSchema, -1, "types."+cycle[0], "type %q is part of a cycle: %s: break the cycle (kro: cyclic dependency in type %s)", cycle[0], strings.Join(cycle, " -> "), cycle[0])
 		for _, t := range cycle {
 			good[t] = "object"
 		}
@@ -530,7 +530,7 @@ func (c *checker) customTypes(types map[string]any) map[string]any {
 			}
 		}
 		if _, err := simpleschema.ToOpenAPISpec(map[string]any{}, trial); err != nil {
-			c.add(-1, "types."+name, typeMessage(name, types[name], err, good))
+			c.add(diag.KroSchema, -1, "types."+name, typeMessage(name, types[name], err, good))
 			good[name] = "object"
 		}
 	}
@@ -597,7 +597,7 @@ func (c *checker) schemaFields(tree map[string]any, types map[string]any, path s
 		}
 		out[name] = v
 		if _, err := simpleschema.ToOpenAPISpec(map[string]any{name: v}, types); err != nil {
-			c.add(-1, fp, fieldMessage(name, v, err, types))
+			c.add(diag.KroSchema, -1, fp, fieldMessage(name, v, err, types))
 			out[name] = "object"
 		}
 	}
@@ -641,7 +641,7 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 			}
 			for _, d := range deps {
 				if d == n.id {
-					c.errorf(n.idx, path, "expression %q references its own resource %q: a resource cannot depend on itself; take the value from schema or another resource (kro: self references are not allowed)", e.UserExpression(), n.id)
+					c.reportf(diag.KroGraph, n.idx, path, "expression %q references its own resource %q: a resource cannot depend on itself; take the value from schema or another resource (kro: self references are not allowed)", e.UserExpression(), n.id)
 					n.broken[path] = true
 					continue
 				}
@@ -661,7 +661,7 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 			// A dimension's list may read schema and other resources, not
 			// another iterator (the dimensions are independent).
 			if iters := check(it.path, it.expr, n.iteratorNames()); len(iters) > 0 {
-				c.errorf(n.idx, it.path, "forEach iterator %q reads iterator %s: the dimensions of a forEach are independent (kro iterates their cartesian product); iterate a list of schema or of a resource (kro: node %q: forEach iterator %q cannot reference other iterators %v - forEach iterators are independent (cartesian product))",
+				c.reportf(diag.KroForEach, n.idx, it.path, "forEach iterator %q reads iterator %s: the dimensions of a forEach are independent (kro iterates their cartesian product); iterate a list of schema or of a resource (kro: node %q: forEach iterator %q cannot reference other iterators %v - forEach iterators are independent (cartesian product))",
 					it.name, strings.Join(iters, ", "), n.id, it.name, iters)
 				n.broken[it.path] = true
 			}
@@ -681,7 +681,7 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 				if n.namespaced {
 					where = "metadata.name or metadata.namespace"
 				}
-				c.errorf(n.idx, "template.metadata.name", "%s does not use forEach iterator %s: every element would make an object of the same name, and the API server keeps only one; put ${%s} in the name (kro: node %q: all forEach dimensions must be used to produce a unique resource identity, missing: %v)",
+				c.reportf(diag.KroForEach, n.idx, "template.metadata.name", "%s does not use forEach iterator %s: every element would make an object of the same name, and the API server keeps only one; put ${%s} in the name (kro: node %q: all forEach dimensions must be used to produce a unique resource identity, missing: %v)",
 					where, strings.Join(missing, ", "), missing[0], n.id, missing)
 			}
 		}
@@ -722,7 +722,7 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 		index[n.id] = n.idx
 	}
 	for _, cycle := range cycles(ids, deps) {
-		c.errorf(index[cycle[0]], "", "graph contains a cycle: %s: remove one of these references", strings.Join(cycle, " -> "))
+		c.reportf(diag.KroGraph, index[cycle[0]], "", "graph contains a cycle: %s: remove one of these references", strings.Join(cycle, " -> "))
 	}
 }
 
@@ -733,7 +733,7 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 	shown := e.UserExpression()
 	res, err := insp.Inspect(e.Original)
 	if err != nil {
-		c.add(idx, path, syntaxMessage(shown, err))
+		c.add(diag.KroCEL, idx, path, syntaxMessage(shown, err))
 		return nil, nil, false
 	}
 	ok = true
@@ -742,14 +742,14 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 		if !strings.HasPrefix(path, "template") {
 			hint = "write the condition without it"
 		}
-		c.errorf(idx, path, "expression %q calls omit(), which kro refuses unless its CELOmitFunction feature gate is on (it is off by default): %s (kro: omit() requires the CELOmitFunction feature gate to be enabled)", shown, hint)
+		c.reportf(diag.KroCEL, idx, path, "expression %q calls omit(), which kro refuses unless its CELOmitFunction feature gate is on (it is off by default): %s (kro: omit() requires the CELOmitFunction feature gate to be enabled)", shown, hint)
 		ok = false
 	}
 	for _, r := range res.ResourceDependencies {
 		switch r.ID {
 		case graph.SchemaVarName:
 		case library.RuntimeVarName:
-			c.errorf(idx, path, "expression %q reads runtime, which only status.conditions may: remove it (kro: runtime is only available in status.conditions expressions)", shown)
+			c.reportf(diag.KroCEL, idx, path, "expression %q reads runtime, which only status.conditions may: remove it (kro: runtime is only available in status.conditions expressions)", shown)
 			ok = false
 		default:
 			if !slices.Contains(deps, r.ID) {
@@ -778,7 +778,7 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 	}
 	for _, f := range res.UnknownFunctions {
 		ok = false
-		c.errorf(idx, path, "expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (CEL's standard library, its extensions, the Kubernetes libraries and kro's own) (kro: uses unknown functions: [%s])", shown, f.Name, f.Name)
+		c.reportf(diag.KroCEL, idx, path, "expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (CEL's standard library, its extensions, the Kubernetes libraries and kro's own) (kro: uses unknown functions: [%s])", shown, f.Name, f.Name)
 	}
 	return deps, iters, ok
 }
@@ -795,10 +795,10 @@ func (c *checker) unknownIdent(idx int, path string, e *krocel.Expression, what,
 	msg := fmt.Sprintf("%s: %s (kro: references unknown identifiers: [%s])", what, hint, name)
 	str := exprString(e)
 	if at := identOffset(str, name); at >= 0 {
-		c.addAt(idx, path, msg, str, at)
+		c.addAt(diag.KroCEL, idx, path, msg, str, at)
 		return
 	}
-	c.add(idx, path, msg)
+	c.add(diag.KroCEL, idx, path, msg)
 }
 
 // identifiers are the names an expression may use, for "did you mean".
@@ -867,7 +867,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 		}
 		want := tc.expectedType(v.kroPath, n.schema, n.id)
 		if err := validateExpressionType(out, want, v.expr.UserExpression(), n.id, v.kroPath, tc.provider); err != nil {
-			c.add(n.idx, v.path, typeMismatchMessage(v.expr, out, want, err))
+			c.add(diag.KroCEL, n.idx, v.path, typeMismatchMessage(v.expr, out, want, err))
 		}
 	}
 	for _, w := range n.includeWhen {
@@ -892,7 +892,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 		}
 		res, err := insp.Inspect(w.expr.Original)
 		if err != nil {
-			c.add(n.idx, w.path, syntaxMessage(w.expr.Original, err))
+			c.add(diag.KroCEL, n.idx, w.path, syntaxMessage(w.expr.Original, err))
 			continue
 		}
 		if n.collection() {
@@ -900,7 +900,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 			for _, d := range res.ResourceDependencies {
 				if d.ID != graph.EachVarName {
 					other = true
-					c.errorf(n.idx, w.path, "readyWhen expression %q of collection %q references %q: a collection's readyWhen reads each of its objects as each, such as ${each.status.ready} (kro: references unknown identifiers: [%s])", w.expr.Original, n.id, d.ID, d.ID)
+					c.reportf(diag.KroCEL, n.idx, w.path, "readyWhen expression %q of collection %q references %q: a collection's readyWhen reads each of its objects as each, such as ${each.status.ready} (kro: references unknown identifiers: [%s])", w.expr.Original, n.id, d.ID, d.ID)
 				}
 			}
 			if other {
@@ -908,7 +908,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 			}
 		}
 		if readyErr != nil {
-			c.errorf(n.idx, w.path, "cannot type each for readyWhen: %v", readyErr)
+			c.reportf(diag.KroCEL, n.idx, w.path, "cannot type each for readyWhen: %v", readyErr)
 			continue
 		}
 		if !c.restricted(n.idx, w.path, w.expr, res, []string{self}, "readyWhen") {
@@ -940,7 +940,7 @@ func (c *checker) iteratorEnv(n *node, env *cel.Env) (*cel.Env, bool) {
 		}
 		elem, err := krocel.ListElementType(out)
 		if err != nil {
-			c.errorf(n.idx, it.path, "forEach iterator %q iterates %q, which returns %s, not a list: iterate a list, such as a []string field of the spec (kro: node %q: forEach iterator %q must return a list, got %q: %v)",
+			c.reportf(diag.KroForEach, n.idx, it.path, "forEach iterator %q iterates %q, which returns %s, not a list: iterate a list, such as a []string field of the spec (kro: node %q: forEach iterator %q must return a list, got %q: %v)",
 				it.name, it.expr.Original, typeString(out), n.id, it.name, out.String(), err)
 			ok = false
 			continue
@@ -952,7 +952,7 @@ func (c *checker) iteratorEnv(n *node, env *cel.Env) (*cel.Env, bool) {
 	}
 	extended, err := env.Extend(opts...)
 	if err != nil {
-		c.errorf(n.idx, "forEach", "cannot declare the forEach iterators: %v", err)
+		c.reportf(diag.KroForEach, n.idx, "forEach", "cannot declare the forEach iterators: %v", err)
 		return env, false
 	}
 	return extended, true
@@ -969,7 +969,7 @@ func (c *checker) restricted(idx int, path string, e *krocel.Expression, res ast
 			continue
 		}
 		ok = false
-		c.add(idx, path, restrictedMessage(where, expr, d.ID, allowed, c.rgd.Resources, idx))
+		c.add(diag.KroCEL, idx, path, restrictedMessage(where, expr, d.ID, allowed, c.rgd.Resources, idx))
 	}
 	for _, u := range res.UnknownResources {
 		ok = false
@@ -977,11 +977,11 @@ func (c *checker) restricted(idx int, path string, e *krocel.Expression, res ast
 	}
 	for _, f := range res.UnknownFunctions {
 		ok = false
-		c.errorf(idx, path, "%s expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (kro: uses unknown functions: [%s])", where, expr, f.Name, f.Name)
+		c.reportf(diag.KroCEL, idx, path, "%s expression %q calls %s, which kro's CEL environment does not have: use a function of kro's environment (kro: uses unknown functions: [%s])", where, expr, f.Name, f.Name)
 	}
 	if res.UsesOmit() {
 		ok = false
-		c.errorf(idx, path, "%s expression %q calls omit(), which only a resource's template may use: remove it (kro: omit() can only be used in resource template expressions)", where, expr)
+		c.reportf(diag.KroCEL, idx, path, "%s expression %q calls omit(), which only a resource's template may use: remove it (kro: omit() can only be used in resource template expressions)", where, expr)
 	}
 	return ok
 }
@@ -993,7 +993,7 @@ func (c *checker) condition(n *node, w cond, what string, env *cel.Env) {
 	if !ok || conversion.IsBoolOrOptionalBool(out) {
 		return
 	}
-	c.errorf(n.idx, w.path, "%s expression %q returns %s, not bool: make it a condition, such as a comparison with == (kro: %s expression %q in resource %q must return bool or optional_type(bool), but returns %q)",
+	c.reportf(diag.KroCEL, n.idx, w.path, "%s expression %q returns %s, not bool: make it a condition, such as a comparison with == (kro: %s expression %q in resource %q must return bool or optional_type(bool), but returns %q)",
 		what, w.expr.Original, typeString(out), what, w.expr.Original, n.id, out.String())
 }
 
@@ -1004,7 +1004,7 @@ func (c *checker) compile(idx int, path string, e *krocel.Expression, env *cel.E
 	shown := e.UserExpression()
 	parsed, iss := env.Parse(e.Original)
 	if iss.Err() != nil {
-		c.add(idx, path, syntaxMessage(shown, iss.Err()))
+		c.add(diag.KroCEL, idx, path, syntaxMessage(shown, iss.Err()))
 		return nil, false
 	}
 	checked, iss := env.Check(parsed)
@@ -1013,7 +1013,7 @@ func (c *checker) compile(idx int, path string, e *krocel.Expression, env *cel.E
 			return nil, false
 		}
 		for _, e := range iss.Errors() {
-			c.errorf(idx, path, "expression %q does not type-check: %s: %s", shown, e.Message, checkHint(e.Message))
+			c.reportf(diag.KroCEL, idx, path, "expression %q does not type-check: %s: %s", shown, e.Message, checkHint(e.Message))
 		}
 		return nil, false
 	}
@@ -1027,7 +1027,7 @@ func (c *checker) compile(idx int, path string, e *krocel.Expression, env *cel.E
 func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, env *cel.Env, tc *typeContext, insp *ast.Inspector) *extv1.JSONSchemaProps {
 	status := map[string]any{}
 	if err := yaml.UnmarshalStrict(obj.Spec.Schema.Status.Raw, &status); err != nil && len(obj.Spec.Schema.Status.Raw) > 0 {
-		c.errorf(-1, "status", "the status does not decode: %v", err)
+		c.reportf(diag.KroSchema, -1, "status", "the status does not decode: %v", err)
 		return nil
 	}
 	if _, ok := status["conditions"]; ok {
@@ -1043,19 +1043,19 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 	for _, k := range slices.Sorted(maps.Keys(status)) {
 		descs, plain, err := parser.ParseSchemalessResource(map[string]any{k: status[k]})
 		if err != nil {
-			c.add(-1, JoinPath("status", k), nestedMessage(fmt.Sprint(status[k]), err))
+			c.add(diag.KroSchema, -1, JoinPath("status", k), nestedMessage(fmt.Sprint(status[k]), err))
 			continue
 		}
 		for _, p := range plain {
 			path := "status" + dotted(kroPathSegments(p))
-			c.add(-1, path, statusPlainMessage(valueAt(status, kroPathSegments(p)), p))
+			c.add(diag.KroSchema, -1, path, statusPlainMessage(valueAt(status, kroPathSegments(p)), p))
 		}
 		for _, d := range descs {
 			path := "status" + dotted(kroPathSegments(d.Path))
 			shown := d.Expression.UserExpression()
 			res, err := insp.Inspect(d.Expression.Original)
 			if err != nil {
-				c.add(-1, path, syntaxMessage(shown, err))
+				c.add(diag.KroCEL, -1, path, syntaxMessage(shown, err))
 				continue
 			}
 			if !c.restricted(-1, path, d.Expression, res, allowed, "status") {
@@ -1066,7 +1066,7 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 				refs = refs || slices.Contains(allowed, r.ID)
 			}
 			if !refs {
-				c.errorf(-1, path, "status value %q does not read a resource or schema: read the value from a resource, such as ${deployment.status.readyReplicas} (kro: instance status field must refer to a resource or schema: %s)", shown, d.Path)
+				c.reportf(diag.KroSchema, -1, path, "status value %q does not read a resource or schema: read the value from a resource, such as ${deployment.status.readyReplicas} (kro: instance status field must refer to a resource or schema: %s)", shown, d.Path)
 				continue
 			}
 			if out, ok := c.compile(-1, path, d.Expression, env); ok {
@@ -1076,7 +1076,7 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 	}
 	s, err := kroschema.GenerateSchemaFromCELTypes(types, tc.provider)
 	if err != nil {
-		c.errorf(-1, "status", "kro cannot derive the status schema from the expressions' types: %v: change the status expressions", err)
+		c.reportf(diag.KroSchema, -1, "status", "kro cannot derive the status schema from the expressions' types: %v: change the status expressions", err)
 		return nil
 	}
 	return s

@@ -44,6 +44,7 @@ import (
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/upstream"
 	"github.com/platc/platc/internal/cache"
 )
@@ -110,9 +111,10 @@ const kroVersion = "github.com/kubernetes-sigs/kro@" + upstream.Kro
 // ["a.b"] (JoinPath).
 type Problem struct {
 	Resource, Path, Msg string
-	// Warning says kro accepts what the problem is about, but it is not
-	// what it seems (a default the API server reads otherwise).
-	Warning bool
+	// ID is what kind of problem it is; a warning's (diag.Messages) says
+	// kro accepts what the problem is about, but it is not what it seems
+	// (a default the API server reads otherwise).
+	ID diag.ID
 	// Str, when set, is the string value at Path the problem is inside
 	// (an expression's ${...} template), and Offset the byte of Str it
 	// is at (a misspelled field's first letter).
@@ -170,7 +172,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	if kinds == nil {
 		var err error
 		if kinds, err = Embedded(); err != nil {
-			return nil, []Problem{{Msg: fmt.Sprintf("reading the embedded CRDs: %v", err)}}
+			return nil, []Problem{{ID: diag.IO, Msg: fmt.Sprintf("reading the embedded CRDs: %v", err)}}
 		}
 	}
 	c := &checker{rgd: rgd, kinds: kinds}
@@ -184,11 +186,11 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		}
 	}
 	if _, err := kinds.typed(); err != nil {
-		return nil, []Problem{{Msg: fmt.Sprintf("reading the CRDs of the resources' kinds: %v", err)}}
+		return nil, []Problem{{ID: diag.IO, Msg: fmt.Sprintf("reading the CRDs of the resources' kinds: %v", err)}}
 	}
 	obj, err := c.admit(plain)
 	if err != nil {
-		c.errorf(-1, "", "the ResourceGraphDefinition does not encode as kro's API types: %v: write plain strings, numbers, lists and maps", err)
+		c.reportf(diag.KroTemplate, -1, "", "the ResourceGraphDefinition does not encode as kro's API types: %v: write plain strings, numbers, lists and maps", err)
 		return nil, c.sorted()
 	}
 	g, err := kinds.build(obj, rgd.Gates)
@@ -226,11 +228,15 @@ type cacheEntry struct {
 	Warnings    []Problem `json:",omitempty"`
 }
 
+// checkFormat names the layout of a cacheEntry: change it whenever
+// cacheEntry or Problem changes (2: problems carry their id).
+const checkFormat = "platc kro check 2"
+
 // cacheKey is the key of an RGD's entry: a digest of what Check reads.
 func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
 	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", kroVersion, kinds.digest, builtinDigest(), gates.key())
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", checkFormat, kroVersion, kinds.digest, builtinDigest(), gates.key())
 	h.Write(data)
 	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
 }
@@ -334,7 +340,7 @@ func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {
 		}
 	})
 	if r.instErr != nil {
-		return spec, []Problem{{Msg: fmt.Sprintf("the CRD kro generates does not load: %v", r.instErr)}}
+		return spec, []Problem{{ID: diag.KroCRD, Msg: fmt.Sprintf("the CRD kro generates does not load: %v", r.instErr)}}
 	}
 	obj := map[string]any{
 		"apiVersion": r.inst.gvk.GroupVersion().String(),
@@ -344,12 +350,12 @@ func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {
 	}
 	out, found, err := r.inst.validate(context.Background(), obj)
 	if err != nil {
-		return spec, []Problem{{Msg: fmt.Sprintf("the CRD kro generates cannot validate: %v", err)}}
+		return spec, []Problem{{ID: diag.KroCRD, Msg: fmt.Sprintf("the CRD kro generates cannot validate: %v", err)}}
 	}
 	var probs []Problem
 	for _, p := range found {
 		path, msg := r.inst.instanceMessage(p, out)
-		probs = append(probs, Problem{Path: strings.TrimPrefix(strings.TrimPrefix(path, "spec"), "."), Msg: msg})
+		probs = append(probs, Problem{ID: diag.KroAPI, Path: strings.TrimPrefix(strings.TrimPrefix(path, "spec"), "."), Msg: msg})
 	}
 	slices.SortFunc(probs, func(a, b Problem) int {
 		if a.Path != b.Path {
@@ -380,13 +386,17 @@ type indexed struct {
 	Problem
 }
 
-// add records a problem of resource idx (-1: the schema or status) at path.
-func (c *checker) add(idx int, path, msg string) {
+// Warning reports whether kro accepts what p is about.
+func (p Problem) Warning() bool { return p.ID.Info().Severity == diag.Warning }
+
+// add records a problem of kind id of resource idx (-1: the schema or
+// status) at path.
+func (c *checker) add(id diag.ID, idx int, path, msg string) {
 	res := ""
 	if idx >= 0 {
 		res = c.rgd.Resources[idx].ID
 	}
-	c.probs = append(c.probs, indexed{idx, Problem{Resource: res, Path: path, Msg: msg}})
+	c.probs = append(c.probs, indexed{idx, Problem{ID: id, Resource: res, Path: path, Msg: msg}})
 	if c.flagged == nil {
 		c.flagged = map[string]bool{}
 	}
@@ -395,20 +405,15 @@ func (c *checker) add(idx int, path, msg string) {
 
 // addAt records a problem of resource idx at path, at byte offset of str,
 // the string value there.
-func (c *checker) addAt(idx int, path, msg, str string, offset int) {
-	c.add(idx, path, msg)
+func (c *checker) addAt(id diag.ID, idx int, path, msg, str string, offset int) {
+	c.add(id, idx, path, msg)
 	p := &c.probs[len(c.probs)-1].Problem
 	p.Str, p.Offset = str, offset
 }
 
-// warnf records a warning of resource idx at path.
-func (c *checker) warnf(idx int, path, format string, args ...any) {
-	c.probs = append(c.probs, indexed{idx, Problem{Path: path, Msg: fmt.Sprintf(format, args...), Warning: true}})
-}
-
-// errorf records a problem of resource idx at path.
-func (c *checker) errorf(idx int, path, format string, args ...any) {
-	c.add(idx, path, fmt.Sprintf(format, args...))
+// reportf records a problem of kind id of resource idx at path.
+func (c *checker) reportf(id diag.ID, idx int, path, format string, args ...any) {
+	c.add(id, idx, path, fmt.Sprintf(format, args...))
 }
 
 // has reports whether a problem is recorded for resource idx at path.
@@ -418,7 +423,7 @@ func (c *checker) has(idx int, path string) bool {
 
 // hasErrors reports whether a problem that is not a warning is recorded.
 func (c *checker) hasErrors() bool {
-	return slices.ContainsFunc(c.probs, func(p indexed) bool { return !p.Warning })
+	return slices.ContainsFunc(c.probs, func(p indexed) bool { return !p.Warning() })
 }
 
 // sorted returns the problems in resource order, then by path and message,
@@ -449,7 +454,7 @@ func (c *checker) builderError(err error) {
 	msg := err.Error()
 	for i, r := range c.rgd.Resources {
 		if strings.Contains(msg, fmt.Sprintf("resource %q", r.ID)) {
-			c.errorf(i, "", "kro refuses the graph: %s: fix what it names", msg)
+			c.reportf(diag.KroGraph, i, "", "kro refuses the graph: %s: fix what it names", msg)
 			return
 		}
 	}
@@ -457,7 +462,7 @@ func (c *checker) builderError(err error) {
 	if strings.Contains(msg, "instance conditions") {
 		path = "status.conditions"
 	}
-	c.errorf(-1, path, "kro refuses the graph: %s: fix what it names", msg)
+	c.reportf(diag.KroGraph, -1, path, "kro refuses the graph: %s: fix what it names", msg)
 }
 
 // JoinPath appends a field to a path of a Problem, as kro writes paths:

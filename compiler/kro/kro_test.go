@@ -500,7 +500,7 @@ func TestFractionalBound(t *testing.T) {
 	r := validRGD()
 	r.Spec["half"] = "integer | minimum=0.5"
 	res, probs := Check(r)
-	if res == nil || len(probs) != 1 || !probs[0].Warning || probs[0].Path != "spec.half" || !strings.Contains(probs[0].Msg, "write an integer, such as minimum=1") {
+	if res == nil || len(probs) != 1 || !probs[0].Warning() || probs[0].Path != "spec.half" || !strings.Contains(probs[0].Msg, "write an integer, such as minimum=1") {
 		t.Fatalf("got a result %v and problems:\n%s\nwant a result and one warning at spec.half", res != nil, fmtProblems(probs))
 	}
 	if _, probs := res.Instance(map[string]any{"team": "shop"}); len(probs) > 0 {

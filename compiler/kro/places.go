@@ -93,7 +93,7 @@ func (c *checker) fieldProblems(idx int, path string, e *krocel.Expression, env 
 			if !undefined || sel == nil || sel.Kind() != celast.SelectKind {
 				// Placed at the expression: cel-go places a call at
 				// its parenthesis, an operator at its symbol.
-				c.addAt(idx, path, fmt.Sprintf("expression %q does not type-check: %s: %s", p.text, ce.Message, checkHint(ce.Message)), str, p.at)
+				c.addAt(diag.KroCEL, idx, path, fmt.Sprintf("expression %q does not type-check: %s: %s", p.text, ce.Message, checkHint(ce.Message)), str, p.at)
 				continue
 			}
 			// A selection is placed at its dot; the field follows it.
@@ -104,7 +104,7 @@ func (c *checker) fieldProblems(idx int, path string, e *krocel.Expression, env 
 			if i := strings.Index(str[at:], field); i >= 0 {
 				at += i
 			}
-			c.addAt(idx, path, c.noFieldMessage(sel.AsSelect().Operand(), info, field, env), str, at)
+			c.addAt(diag.KroCEL, idx, path, c.noFieldMessage(sel.AsSelect().Operand(), info, field, env), str, at)
 		}
 	}
 	return found
@@ -201,12 +201,12 @@ func (r *Result) checkOverSchema(s string) []Problem {
 		r.schemaEnv, r.schemaProvider, r.schemaErr = krocel.TypedEnvironmentWithProvider(map[string]*spec.Schema{graph.SchemaVarName: sch})
 	})
 	if r.schemaErr != nil {
-		return []Problem{{Msg: fmt.Sprintf("cannot build kro's typed CEL environment of schema: %v", r.schemaErr)}}
+		return []Problem{{ID: diag.KroCEL, Msg: fmt.Sprintf("cannot build kro's typed CEL environment of schema: %v", r.schemaErr)}}
 	}
 	c := &checker{rgd: &RGD{}, provider: r.schemaProvider}
 	for _, p := range exprParts(s) {
 		if _, iss := r.schemaEnv.Parse(p.text); iss.Err() != nil {
-			c.addAt(-1, "", syntaxMessage(p.text, iss.Err()), s, p.at)
+			c.addAt(diag.KroCEL, -1, "", syntaxMessage(p.text, iss.Err()), s, p.at)
 		}
 	}
 	c.fieldProblems(-1, "", &krocel.Expression{OriginalTemplate: s}, r.schemaEnv)

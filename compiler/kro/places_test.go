@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
 )
 
@@ -67,9 +68,9 @@ func TestCheckOverSchema(t *testing.T) {
 	s := "${schema.metadata.name}-${schema.spec.regin}-${lokiBucket.status.region}-${schema.spec.team +}"
 	probs = res.CheckOverSchema(s)
 	want := []Problem{
-		{Msg: `expression "lokiBucket.status.region" does not type-check: undeclared reference to 'lokiBucket' (in container ''): use a declared function or variable`, Str: s, Offset: strings.Index(s, "lokiBucket")},
-		{Msg: `expression "schema.spec.team +" has a CEL syntax error at column 19: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}: fix the syntax`, Str: s, Offset: strings.Index(s, "schema.spec.team")},
-		{Msg: `schema.spec has no field "regin": did you mean "region"?`, Str: s, Offset: strings.Index(s, "regin")},
+		{ID: diag.KroCEL, Msg: `expression "lokiBucket.status.region" does not type-check: undeclared reference to 'lokiBucket' (in container ''): use a declared function or variable`, Str: s, Offset: strings.Index(s, "lokiBucket")},
+		{ID: diag.KroCEL, Msg: `expression "schema.spec.team +" has a CEL syntax error at column 19: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}: fix the syntax`, Str: s, Offset: strings.Index(s, "schema.spec.team")},
+		{ID: diag.KroCEL, Msg: `schema.spec has no field "regin": did you mean "region"?`, Str: s, Offset: strings.Index(s, "regin")},
 	}
 	if len(probs) != len(want) {
 		t.Fatalf("got %d problems, want %d:\n%s", len(probs), len(want), fmtProblems(probs))

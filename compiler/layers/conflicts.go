@@ -48,17 +48,13 @@ func conflicts(f *File, strict bool, spec *model.Spec, log *diag.Log) {
 			}
 		}
 	}
-	severity := diag.Warning
-	if strict {
-		severity = diag.Error
-	}
 	var walk func(labels []string, n *Node, keyPos diag.Pos)
 	walk = func(labels []string, n *Node, keyPos diag.Pos) {
 		if n.Kind == Map && len(n.Keys) > 0 {
 			// A mapping merges with the platform's: look deeper, unless
 			// the platform sets this key to something that replaces it.
 			if k, ok := exact[JoinLabels(labels)]; ok && len(labels) > 0 {
-				report(log, severity, f, labels, keyPos, k, n, spec)
+				report(log, strict, f, labels, keyPos, k, n, spec)
 				return
 			}
 			for i, k := range n.Keys {
@@ -70,18 +66,18 @@ func conflicts(f *File, strict bool, spec *model.Spec, log *diag.Log) {
 		// it, above it, or below it makes it void.
 		for i := len(labels); i >= 1; i-- {
 			if k, ok := exact[JoinLabels(labels[:i])]; ok {
-				report(log, severity, f, labels, keyPos, k, n, spec)
+				report(log, strict, f, labels, keyPos, k, n, spec)
 				return
 			}
 		}
 		if k, ok := under[JoinLabels(labels)]; ok {
-			report(log, severity, f, labels, keyPos, k, n, spec)
+			report(log, strict, f, labels, keyPos, k, n, spec)
 		}
 	}
 	walk(nil, f.Tree, f.Tree.Pos)
 }
 
-func report(log *diag.Log, severity diag.Severity, f *File, labels []string, keyPos diag.Pos, k platformKey, n *Node, spec *model.Spec) {
+func report(log *diag.Log, strict bool, f *File, labels []string, keyPos diag.Pos, k platformKey, n *Node, spec *model.Spec) {
 	by := "values"
 	if k.wiring {
 		by = "wiring"
@@ -91,7 +87,7 @@ func report(log *diag.Log, severity diag.Severity, f *File, labels []string, key
 	if n.Kind == List || k.list {
 		msg += "; lists are replaced, not merged, so no item of this list is kept"
 	}
-	log.Add(diag.Problem{Pos: keyPos, Path: ValuesPath(labels), Msg: msg, Severity: severity})
+	log.ReportStrictf(strict, diag.ValuesConflict, keyPos, ValuesPath(labels), "%s", msg)
 }
 
 // JoinLabels makes a map key of a values path: its labels joined by a

@@ -127,12 +127,12 @@ func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.
 	}
 	team := cl.Values.Prefix
 	if link, target, outside := manifests.OutsideLink(fsys, team); outside {
-		log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "the values folder of client %s %s", cl.Name, manifests.OutsideMsg(target))
+		log.Reportf(diag.Path, diag.Pos{File: path.Join(dir, link)}, "", "the values folder of client %s %s", cl.Name, manifests.OutsideMsg(target))
 		return
 	}
 	for _, folder := range slices.Sorted(maps.Keys(folders)) {
 		if link, target, outside := manifests.OutsideLink(fsys, folder); outside {
-			log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "the values folder of client %s %s", cl.Name, manifests.OutsideMsg(target))
+			log.Reportf(diag.Path, diag.Pos{File: path.Join(dir, link)}, "", "the values folder of client %s %s", cl.Name, manifests.OutsideMsg(target))
 			continue
 		}
 		entries, err := fs.ReadDir(fsys, folder)
@@ -152,32 +152,32 @@ func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.
 					known = append(known, f)
 				}
 				slices.Sort(known)
-				log.Errorf(diag.Pos{File: shown}, "", "no module of client %s's stacks reads this file: the modules read %s; rename or remove it", cl.Name, strings.Join(known, ", "))
+				log.Reportf(diag.UnreadValues, diag.Pos{File: shown}, "", "no module of client %s's stacks reads this file: the modules read %s; rename or remove it", cl.Name, strings.Join(known, ", "))
 				continue
 			}
 			if e.Type()&fs.ModeSymlink != 0 {
 				if link, target, outside := manifests.OutsideLink(fsys, name); outside {
-					log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "%s", manifests.OutsideMsg(target))
+					log.Reportf(diag.Path, diag.Pos{File: path.Join(dir, link)}, "", "%s", manifests.OutsideMsg(target))
 					continue
 				}
 			}
 			f := &File{Client: cl, Stack: r.stack, Module: r.module, Path: shown}
 			res.files[fileKey{cl.Name, r.stack.Name, r.module.ID}] = f
 			if !consumes(stacks, cl, r.stack, r.module) {
-				log.Errorf(diag.Pos{File: shown}, "", "client %s does not get module %s of stack %s in any environment (its includeWhen is false for the client), so nothing reads this file: remove it", cl.Name, r.module.ID, r.stack.Name)
+				log.Reportf(diag.UnreadValues, diag.Pos{File: shown}, "", "client %s does not get module %s of stack %s in any environment (its includeWhen is false for the client), so nothing reads this file: remove it", cl.Name, r.module.ID, r.stack.Name)
 				continue
 			}
 			data, err := fs.ReadFile(fsys, name)
 			if err != nil {
-				log.Errorf(diag.Pos{File: shown}, "", "reading the values file: %v", err)
+				log.Reportf(diag.IO, diag.Pos{File: shown}, "", "reading the values file: %v", err)
 				continue
 			}
 			tree, err := ReadFile(shown, data)
 			if err != nil {
 				if fe, ok := err.(*FileError); ok {
-					log.Errorf(fe.Pos, "", "%s", fe.Msg)
+					log.Reportf(diag.ValuesFile, fe.Pos, "", "%s", fe.Msg)
 				} else {
-					log.Errorf(diag.Pos{File: shown}, "", "%v", err)
+					log.Reportf(diag.ValuesFile, diag.Pos{File: shown}, "", "%v", err)
 				}
 				continue
 			}
@@ -210,7 +210,7 @@ func unread(cl *model.Client, fsys fs.FS, dir, team string, folders []string, va
 		where = "from nowhere: the client has no stack"
 	}
 	report := func(file, why string) {
-		log.Errorf(diag.Pos{File: path.Join(dir, file)}, "", "no Application reads this file: %s; client %s's values files are read %s; move or remove it", why, cl.Name, where)
+		log.Reportf(diag.UnreadValues, diag.Pos{File: path.Join(dir, file)}, "", "no Application reads this file: %s; client %s's values files are read %s; move or remove it", why, cl.Name, where)
 	}
 	isRoot := team == "." || team == ""
 	roots := []string{team}
@@ -232,7 +232,7 @@ func unread(cl *model.Client, fsys fs.FS, dir, team string, folders []string, va
 			case d.Type()&fs.ModeSymlink != 0:
 				if link, target, outside := manifests.OutsideLink(fsys, p); outside {
 					if !slices.Contains(folders, path.Dir(p)) { // readClient reports those
-						log.Errorf(diag.Pos{File: path.Join(dir, link)}, "", "%s", manifests.OutsideMsg(target))
+						log.Reportf(diag.Path, diag.Pos{File: path.Join(dir, link)}, "", "%s", manifests.OutsideMsg(target))
 					}
 					return nil
 				}
@@ -301,7 +301,7 @@ func checkTeamFolders(repo fs.FS, inRepo map[string][]*model.Client, log *diag.L
 			named := slices.ContainsFunc(inRepo[parent], func(c *model.Client) bool { return c.Values.Prefix == folder })
 			if e.Type()&fs.ModeSymlink != 0 && !named { // a client's own folder is checked with the client
 				if link, target, outside := manifests.OutsideLink(repo, folder); outside {
-					log.Errorf(diag.Pos{File: link}, "", "%s", manifests.OutsideMsg(target))
+					log.Reportf(diag.Path, diag.Pos{File: link}, "", "%s", manifests.OutsideMsg(target))
 					continue
 				}
 			}
@@ -309,7 +309,7 @@ func checkTeamFolders(repo fs.FS, inRepo map[string][]*model.Client, log *diag.L
 				continue
 			}
 			if !named {
-				log.Errorf(diag.Pos{File: folder}, "", "folder has no client in the spec, so nothing reads its files: add a client whose values prefix is %q, or remove the folder", folder)
+				log.Reportf(diag.UnreadValues, diag.Pos{File: folder}, "", "folder has no client in the spec, so nothing reads its files: add a client whose values prefix is %q, or remove the folder", folder)
 			}
 		}
 	}

@@ -133,7 +133,7 @@ func (r *reporter) elementMismatch(labels []string, i int, pos diag.Pos, w writt
 	if w.text != "" {
 		what += " (" + w.text + ")"
 	}
-	return diag.Problem{Pos: pos, Path: specPath(el), Msg: mismatchMsg(what, info)}
+	return diag.Problem{ID: diag.SpecType, Pos: pos, Path: specPath(el), Msg: mismatchMsg(what, info)}
 }
 
 // listPaths finds the spec paths of the lists want in files.

@@ -89,7 +89,7 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		log.Errorf(diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", unwrapPathError(err))
+		log.Reportf(diag.IO, diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", unwrapPathError(err))
 		return nil
 	}
 	var names []string
@@ -100,7 +100,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	}
 	slices.Sort(names)
 	if len(names) == 0 {
-		log.Errorf(diag.Pos{File: dir}, "", "no .cue files: write the platform spec here (`platc schema` prints the spec language)")
+		log.Reportf(diag.SpecFiles, diag.Pos{File: dir}, "", "no .cue files: write the platform spec here (`platc schema` prints the spec language)")
 		return nil
 	}
 
@@ -277,16 +277,16 @@ func build(ctx *cue.Context, dir string, files []*ast.File) (cue.Value, error) {
 func parseFile(fsys fs.FS, name string, log *diag.Log) (*ast.File, []byte, bool) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
-		log.Errorf(diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
+		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
 		return nil, nil, false
 	}
 	if info.Size() > MaxFileSize {
-		log.Errorf(diag.Pos{File: name}, "", "file is %d bytes, more than the %d a spec file may have: split it or move it out of the spec folder", info.Size(), MaxFileSize)
+		log.Reportf(diag.SpecFiles, diag.Pos{File: name}, "", "file is %d bytes, more than the %d a spec file may have: split it or move it out of the spec folder", info.Size(), MaxFileSize)
 		return nil, nil, false
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		log.Errorf(diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
+		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
 		return nil, nil, false
 	}
 	f, err := parser.ParseFile(name, data, parser.ParseComments, parser.AllErrors)
@@ -305,7 +305,7 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 	first := files[0]
 	for _, f := range files {
 		if f.PackageName() != first.PackageName() {
-			log.Errorf(filePos(f), "", "package %q differs from package %q in %s: give every spec file the same package clause", f.PackageName(), first.PackageName(), first.Filename)
+			log.Reportf(diag.SpecFiles, filePos(f), "", "package %q differs from package %q in %s: give every spec file the same package clause", f.PackageName(), first.PackageName(), first.Filename)
 			ok = false
 		}
 		for imp := range f.ImportSpecs() {
@@ -314,7 +314,7 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 				continue // the parser has reported it
 			}
 			if elem, _, _ := strings.Cut(p, "/"); strings.Contains(elem, ".") {
-				log.Errorf(position(imp.Pos()), "", "import %q is not in the CUE standard library: platc loads the spec folder alone, so keep the spec self-contained", p)
+				log.Reportf(diag.SpecFiles, position(imp.Pos()), "", "import %q is not in the CUE standard library: platc loads the spec folder alone, so keep the spec self-contained", p)
 				ok = false
 			}
 		}
@@ -470,8 +470,19 @@ func (r *reporter) report(err error) {
 		if !p.IsValid() {
 			p = diag.Nearest(r.decls, path)
 		}
-		r.log.Add(diag.Problem{Pos: p, Path: path, Msg: r.explain(msg, labels)})
+		r.log.Add(diag.Problem{ID: cueID(msg), Pos: p, Path: path, Msg: r.explain(msg, labels)})
 	}
+}
+
+// cueID is the kind of problem of CUE's message msg.
+func cueID(msg string) diag.ID {
+	switch msg {
+	case "field not allowed":
+		return diag.UnknownField
+	case "field is required but not present":
+		return diag.RequiredField
+	}
+	return diag.CUE
 }
 
 // explain rewrites CUE's terse messages into ones that say what to do.

@@ -198,7 +198,7 @@ func (r *reporter) mismatch(e errors.Error, labels []string) (diag.Problem, bool
 	if !p.IsValid() {
 		p = diag.Nearest(r.decls, specPath(labels))
 	}
-	return diag.Problem{Pos: p, Path: specPath(labels), Msg: mismatchMsg(what, info)}, true
+	return diag.Problem{ID: diag.SpecType, Pos: p, Path: specPath(labels), Msg: mismatchMsg(what, info)}, true
 }
 
 // mismatchMsg says that a value, what, is not of a kind the schema allows

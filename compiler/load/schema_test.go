@@ -43,30 +43,30 @@ func TestTypeMismatch(t *testing.T) {
 				"a.cue": header + "modules: web: {chart: \"c\", namespace: \"web\", description: \"" + strings.Repeat("long ", 200) + "\"}\n",
 				"b.cue": "package platform\n\nmodules: [{chart: \"c\"}]\n",
 			},
-			"sources/b.cue:3:10: modules: is a list, but the spec declares `modules?: [string]: #Module`: write a struct, {name: value, ...}\n",
+			"sources/b.cue:3:10: modules: is a list, but the spec declares `modules?: [string]: #Module`: write a struct, {name: value, ...} [spec-type]\n",
 		},
 		{
 			"an entry written as a list",
 			map[string]string{"a.cue": header + "modules: web: [1, 2]\n"},
-			"sources/a.cue:5:15: modules.web: is a list, but the spec declares `modules?: [string]: #Module`: write a struct, {name: value, ...}\n",
+			"sources/a.cue:5:15: modules.web: is a list, but the spec declares `modules?: [string]: #Module`: write a struct, {name: value, ...} [spec-type]\n",
 		},
 		{
 			"a scalar of the wrong kind",
 			map[string]string{"a.cue": header + "modules: web: {chart: \"c\", namespace: \"web\", wave: \"1\", createNamespace: 1}\n"},
-			"sources/a.cue:5:52: modules.web.wave: is a string (\"1\"), but the spec declares `wave?: int & >=0`: write an integer\n" +
-				"sources/a.cue:5:74: modules.web.createNamespace: is an integer (1), but the spec declares `createNamespace?: bool`: write true or false\n",
+			"sources/a.cue:5:52: modules.web.wave: is a string (\"1\"), but the spec declares `wave?: int & >=0`: write an integer [spec-type]\n" +
+				"sources/a.cue:5:74: modules.web.createNamespace: is an integer (1), but the spec declares `createNamespace?: bool`: write true or false [spec-type]\n",
 		},
 		{
 			"list elements of the wrong kind, and a struct among them",
 			map[string]string{"a.cue": header + "modules: web: {chart: \"c\", namespace: \"web\", needs: [\"db\", 2, {name: \"x\"}]}\n"},
-			"sources/a.cue:5:60: modules.web.needs[1]: is an integer (2), but the spec declares `needs?: [...string]`: write a string, \"...\"\n" +
-				"sources/a.cue:5:63: modules.web.needs[2]: is a struct, but the spec declares `needs?: [...string]`: write a string, \"...\"\n",
+			"sources/a.cue:5:60: modules.web.needs[1]: is an integer (2), but the spec declares `needs?: [...string]`: write a string, \"...\" [spec-type]\n" +
+				"sources/a.cue:5:63: modules.web.needs[2]: is a struct, but the spec declares `needs?: [...string]`: write a string, \"...\" [spec-type]\n",
 		},
 		{
 			"a long list says the same of its elements",
 			map[string]string{"a.cue": header + "modules: web: {chart: \"c\", namespace: \"web\", needs: [\n" + longNeeds(300, map[int]string{250: "2", 299: "true"}) + "]}\n"},
-			"sources/a.cue:256:2: modules.web.needs[250]: is an integer (2), but the spec declares `needs?: [...string]`: write a string, \"...\"\n" +
-				"sources/a.cue:305:2: modules.web.needs[299]: is a boolean (true), but the spec declares `needs?: [...string]`: write a string, \"...\"\n",
+			"sources/a.cue:256:2: modules.web.needs[250]: is an integer (2), but the spec declares `needs?: [...string]`: write a string, \"...\" [spec-type]\n" +
+				"sources/a.cue:305:2: modules.web.needs[299]: is a boolean (true), but the spec declares `needs?: [...string]`: write a string, \"...\" [spec-type]\n",
 		},
 		{
 			"a long list where the schema does not look is not checked",
@@ -135,9 +135,9 @@ func TestLongListThatFits(t *testing.T) {
 // the fields the schema declares, never another unknown field.
 func TestUnknownFieldSuggestsDeclaredFields(t *testing.T) {
 	_, got := loadSpec(t, map[string]string{"a.cue": header + "modules: web: {\n\tchrt: \"c\", namespace: \"web\"\n\tfield1: 1\n\tfield2: 2\n}\n"})
-	want := "sources/a.cue:6:2: modules.web.chrt: unknown field \"chrt\": did you mean \"chart\"?\n" +
-		"sources/a.cue:7:2: modules.web.field1: unknown field \"field1\": remove it or check its spelling (`platc schema` lists the fields)\n" +
-		"sources/a.cue:8:2: modules.web.field2: unknown field \"field2\": remove it or check its spelling (`platc schema` lists the fields)\n"
+	want := "sources/a.cue:6:2: modules.web.chrt: unknown field \"chrt\": did you mean \"chart\"? [unknown-field]\n" +
+		"sources/a.cue:7:2: modules.web.field1: unknown field \"field1\": remove it or check its spelling (`platc schema` lists the fields) [unknown-field]\n" +
+		"sources/a.cue:8:2: modules.web.field2: unknown field \"field2\": remove it or check its spelling (`platc schema` lists the fields) [unknown-field]\n"
 	if got != want {
 		t.Errorf("problems:\n%s\nwant:\n%s", got, want)
 	}

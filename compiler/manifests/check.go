@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // clusterScoped are the cluster-scoped kinds Check knows, by API group
@@ -69,7 +71,7 @@ func Group(apiVersion string) string {
 func Check(objects []Object, destinationNamespace string) []Problem {
 	var problems []Problem
 	report := func(o Object, format string, args ...any) {
-		problems = append(problems, Problem{File: o.File, Line: o.Line, Msg: fmt.Sprintf(format, args...)})
+		problems = append(problems, Problem{ID: diag.ObjectConflict, File: o.File, Line: o.Line, Msg: fmt.Sprintf(format, args...)})
 	}
 	sorted := slices.Clone(objects)
 	slices.SortStableFunc(sorted, compareObjects)

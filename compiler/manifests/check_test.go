@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 func TestCheck(t *testing.T) {
@@ -37,7 +39,7 @@ func TestCheck(t *testing.T) {
 			obj("v1", "Service", "web", "rag", 2),
 		},
 		destination: "rag",
-		want: []Problem{{File: "m/a.yaml", Line: 1,
+		want: []Problem{{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 1,
 			Msg: `Deployment "web" sets namespace "other", but the Application deploys to "rag": remove metadata.namespace, or deploy the object with another module`}},
 	}, {
 		name: "cluster-scoped with a namespace",
@@ -49,10 +51,10 @@ func TestCheck(t *testing.T) {
 		},
 		destination: "rag",
 		want: []Problem{
-			{File: "m/a.yaml", Line: 1, Msg: `Namespace "rag" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
-			{File: "m/a.yaml", Line: 2, Msg: `CustomResourceDefinition "things.example.com" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
-			{File: "m/a.yaml", Line: 3, Msg: `ClusterIssuer "letsencrypt" is cluster-scoped but sets namespace "kube-system": remove metadata.namespace`},
-			{File: "m/a.yaml", Line: 4, Msg: `ResourceGraphDefinition "stack" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
+			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 1, Msg: `Namespace "rag" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
+			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 2, Msg: `CustomResourceDefinition "things.example.com" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
+			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 3, Msg: `ClusterIssuer "letsencrypt" is cluster-scoped but sets namespace "kube-system": remove metadata.namespace`},
+			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 4, Msg: `ResourceGraphDefinition "stack" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
 		},
 	}, {
 		name: "duplicates",
@@ -64,8 +66,8 @@ func TestCheck(t *testing.T) {
 		},
 		destination: "rag",
 		want: []Problem{
-			{File: "m/a.yaml", Line: 5, Msg: `Deployment "web" is declared twice (first at m/a.yaml:1): Argo CD would apply both and fight itself: keep one`},
-			{File: "m/b.yaml", Msg: `ClusterRole "reader" is declared twice (first at m/a.yaml:9): Argo CD would apply both and fight itself: keep one`},
+			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 5, Msg: `Deployment "web" is declared twice (first at m/a.yaml:1): Argo CD would apply both and fight itself: keep one`},
+			{ID: diag.ObjectConflict, File: "m/b.yaml", Msg: `ClusterRole "reader" is declared twice (first at m/a.yaml:9): Argo CD would apply both and fight itself: keep one`},
 		},
 	}, {
 		name: "no destination namespace",
@@ -75,7 +77,7 @@ func TestCheck(t *testing.T) {
 			obj("v1", "ConfigMap", "a", "", 3),
 			obj("v1", "ConfigMap", "a", "", 4),
 		},
-		want: []Problem{{File: "m/a.yaml", Line: 4, Msg: `ConfigMap "a" is declared twice (first at m/a.yaml:3): Argo CD would apply both and fight itself: keep one`}},
+		want: []Problem{{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 4, Msg: `ConfigMap "a" is declared twice (first at m/a.yaml:3): Argo CD would apply both and fight itself: keep one`}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

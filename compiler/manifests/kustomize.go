@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // kustomizeMu serializes kustomize builds: krusty keeps process-wide
@@ -63,11 +65,11 @@ func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 	}
 	if err != nil && len(rfs.outside) > 0 {
 		// Said in platc's words, not as the file kustomize did not find.
-		b.problem(kfile, 0, "kustomize build reads %s, outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it needs into the repository", quoteAll(rfs.outside))
+		b.problem(diag.Path, kfile, 0, "kustomize build reads %s, outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it needs into the repository", quoteAll(rfs.outside))
 		return
 	}
 	if err != nil {
-		b.problem(kfile, 0, "kustomize build fails: %s: fix the kustomization", oneLine(err.Error()))
+		b.problem(diag.Kustomize, kfile, 0, "kustomize build fails: %s: fix the kustomization", oneLine(err.Error()))
 		return
 	}
 	for _, res := range resources {
@@ -79,7 +81,7 @@ func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 			File:       originFile(res, dir, kfile),
 		}
 		if msg := missing(o); msg != "" {
-			b.problem(o.File, 0, "%s", msg)
+			b.problem(diag.Manifest, o.File, 0, "%s", msg)
 			continue
 		}
 		b.objects = append(b.objects, o)

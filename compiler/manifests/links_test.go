@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
 )
 
@@ -83,23 +84,23 @@ func TestBuildLinks(t *testing.T) {
 		problems []Problem
 	}{
 		{"plain", []Object{{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "plain/in.yaml", Line: 1}}, []Problem{
-			{File: "plain/dangling.yaml", Msg: "cannot read the file: file does not exist: fix or remove it"},
-			{File: "plain/out.yaml", Msg: `is a symbolic link to "../../../etc/cm.yaml", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
+			{ID: diag.IO, File: "plain/dangling.yaml", Msg: "cannot read the file: file does not exist: fix or remove it"},
+			{ID: diag.Path, File: "plain/out.yaml", Msg: `is a symbolic link to "../../../etc/cm.yaml", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
 		}},
 		{"linked", nil, []Problem{
-			{File: "linked", Msg: `"linked" is a symbolic link to "/srv/manifests", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
+			{ID: diag.Path, File: "linked", Msg: `"linked" is a symbolic link to "/srv/manifests", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
 		}},
 		{"k", nil, []Problem{
-			{File: "k/out.yaml", Msg: `is a symbolic link to "/etc/cm.yaml", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
+			{ID: diag.Path, File: "k/out.yaml", Msg: `is a symbolic link to "/etc/cm.yaml", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
 		}},
 		// As kustomize on disk, which evaluates the links of a path
 		// before it checks that a file is in or below the
 		// kustomization's folder.
 		{"ki", nil, []Problem{
-			{File: "ki/kustomization.yaml", Msg: "kustomize build fails: accumulating resources: accumulation err='accumulating resources from 'in.yaml': security; file 'ki/in.yaml' is not in or below 'ki'': must build at directory: 'ki/in.yaml': file is not directory: fix the kustomization"},
+			{ID: diag.Kustomize, File: "ki/kustomization.yaml", Msg: "kustomize build fails: accumulating resources: accumulation err='accumulating resources from 'in.yaml': security; file 'ki/in.yaml' is not in or below 'ki'': must build at directory: 'ki/in.yaml': file is not directory: fix the kustomization"},
 		}},
 		{"kb", nil, []Problem{
-			{File: "kb/base", Msg: `is a symbolic link to "/srv/base", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
+			{ID: diag.Path, File: "kb/base", Msg: `is a symbolic link to "/srv/base", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
 		}},
 	}
 	for _, tt := range tests {

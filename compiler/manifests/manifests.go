@@ -78,6 +78,8 @@ func (o Object) Where() string {
 
 // Problem is one finding about a folder.
 type Problem struct {
+	// ID is what kind of problem it is.
+	ID diag.ID
 	// File is the slash path, relative to the repository root, of the file
 	// to blame; the folder itself when no file is.
 	File string
@@ -236,40 +238,40 @@ type builder struct {
 	problems []Problem
 }
 
-func (b *builder) problem(file string, line int, format string, args ...any) {
-	b.problems = append(b.problems, Problem{File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+func (b *builder) problem(id diag.ID, file string, line int, format string, args ...any) {
+	b.problems = append(b.problems, Problem{ID: id, File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (b *builder) build(fsys fs.FS, dir string) {
 	if dir == "" || !fs.ValidPath(dir) {
-		b.problem(dir, 0, "%q is not a folder of the repository: write a slash path relative to its root, without . or .. elements", dir)
+		b.problem(diag.Path, dir, 0, "%q is not a folder of the repository: write a slash path relative to its root, without . or .. elements", dir)
 		return
 	}
 	if link, target, outside := OutsideLink(fsys, dir); outside {
-		b.problem(dir, 0, "%q %s", link, OutsideMsg(target))
+		b.problem(diag.Path, dir, 0, "%q %s", link, OutsideMsg(target))
 		return
 	}
 	info, err := fs.Stat(fsys, dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		b.problem(dir, 0, "folder %q does not exist: create it or fix the path", dir)
+		b.problem(diag.Missing, dir, 0, "folder %q does not exist: create it or fix the path", dir)
 		return
 	case err != nil:
-		b.problem(dir, 0, "cannot read folder %q: %v", dir, err)
+		b.problem(diag.IO, dir, 0, "cannot read folder %q: %v", dir, err)
 		return
 	case !info.IsDir():
-		b.problem(dir, 0, "%q is a file: name the folder that holds the manifests", dir)
+		b.problem(diag.Missing, dir, 0, "%q is a file: name the folder that holds the manifests", dir)
 		return
 	}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		b.problem(dir, 0, "cannot read folder %q: %v", dir, err)
+		b.problem(diag.IO, dir, 0, "cannot read folder %q: %v", dir, err)
 		return
 	}
 	chart, kustomization := sourceType(entries)
 	switch {
 	case chart != "":
-		b.problem(path.Join(dir, chart), 0, "a file named *Chart.yaml makes Argo CD render the folder as a Helm chart, which platc does not build from repository folders: declare a chart module, or rename the file")
+		b.problem(diag.Manifest, path.Join(dir, chart), 0, "a file named *Chart.yaml makes Argo CD render the folder as a Helm chart, which platc does not build from repository folders: declare a chart module, or rename the file")
 	case kustomization != "":
 		b.kustomize(fsys, dir, kustomization)
 	default:
@@ -323,13 +325,13 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 		// files only.
 		if e.Type()&fs.ModeSymlink != 0 {
 			if link, target, outside := OutsideLink(fsys, file); outside {
-				b.problem(file, 0, "%s%s", linkVia(file, link), OutsideMsg(target))
+				b.problem(diag.Path, file, 0, "%s%s", linkVia(file, link), OutsideMsg(target))
 				continue
 			}
 		}
 		info, err := fs.Stat(fsys, file)
 		if err != nil {
-			b.problem(file, 0, "cannot read the file: %v: fix or remove it", unwrapPathError(err))
+			b.problem(diag.IO, file, 0, "cannot read the file: %v: fix or remove it", unwrapPathError(err))
 			continue
 		}
 		if !info.Mode().IsRegular() {
@@ -337,7 +339,7 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 		}
 		data, err := fs.ReadFile(fsys, file)
 		if err != nil {
-			b.problem(file, 0, "cannot read the file: %v", err)
+			b.problem(diag.IO, file, 0, "cannot read the file: %v", err)
 			continue
 		}
 		data = utf8Text(data)
@@ -346,7 +348,7 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 		}
 		switch ext {
 		case ".jsonnet":
-			b.problem(file, 0, "a Jsonnet file, which Argo CD would evaluate and platc does not: write the objects as YAML, or add the %q marker to the file", skipMarker)
+			b.problem(diag.Manifest, file, 0, "a Jsonnet file, which Argo CD would evaluate and platc does not: write the objects as YAML, or add the %q marker to the file", skipMarker)
 		case ".json":
 			b.jsonFile(file, data)
 		default:
@@ -400,12 +402,12 @@ func (b *builder) jsonFile(file string, data []byte) {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			msg = "unexpected end of file"
 		}
-		b.problem(file, line, "invalid JSON: %s: fix the syntax", msg)
+		b.problem(diag.Manifest, file, line, "invalid JSON: %s: fix the syntax", msg)
 		return
 	}
 	if dec.More() {
 		next := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")
-		b.problem(file, lineAt(data, int64(len(data)-len(next))), "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List")
+		b.problem(diag.Manifest, file, lineAt(data, int64(len(data)-len(next))), "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List")
 		return
 	}
 	b.objects = append(b.objects, b.rootObjects(file, root)...)
@@ -492,7 +494,7 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 		}
 		if err != nil {
 			line, msg := diag.YAMLError(err)
-			b.problem(file, line, "invalid YAML: %s: fix the syntax", msg)
+			b.problem(diag.Manifest, file, line, "invalid YAML: %s: fix the syntax", msg)
 			break
 		}
 		root := &doc
@@ -515,7 +517,7 @@ func (b *builder) rootObjects(file string, root *yaml.Node) []Object {
 		return nil
 	}
 	if root.Kind != yaml.MappingNode {
-		b.problem(file, root.Line, "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it")
+		b.problem(diag.Manifest, file, root.Line, "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it")
 		return nil
 	}
 	// Argo CD takes any object with a kind and a sequence of items for a
@@ -545,7 +547,7 @@ func (b *builder) rootObjects(file string, root *yaml.Node) []Object {
 func (b *builder) object(file string, n *yaml.Node) (Object, bool) {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		b.problem(file, n.Line, "list item is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name")
+		b.problem(diag.Manifest, file, n.Line, "list item is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name")
 		return Object{}, false
 	}
 	meta := lookup(n, "metadata")
@@ -558,7 +560,7 @@ func (b *builder) object(file string, n *yaml.Node) (Object, bool) {
 		Line:       n.Line,
 	}
 	if msg := missing(o); msg != "" {
-		b.problem(file, n.Line, "%s", msg)
+		b.problem(diag.Manifest, file, n.Line, "%s", msg)
 		return Object{}, false
 	}
 	return o, true

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // repo makes a repository of files given as path, content pairs.
@@ -104,7 +106,7 @@ configMapGenerator:
 		),
 		dir:      "m",
 		objects:  []Object{{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "m/a.json", Line: 1}},
-		problems: []Problem{{File: "m/b.yaml", Line: 1, Msg: "object has no apiVersion and metadata.name: set them (every object needs apiVersion, kind and metadata.name)"}},
+		problems: []Problem{{ID: diag.Manifest, File: "m/b.yaml", Line: 1, Msg: "object has no apiVersion and metadata.name: set them (every object needs apiVersion, kind and metadata.name)"}},
 	}, {
 		name:    "kustomization at the repository root",
 		fsys:    repo("kustomization.yaml", "resources: [m/a.yaml]\n", "m/a.yaml", configMapA),
@@ -152,7 +154,7 @@ configMapGenerator:
 		name: "kustomization naming a missing file",
 		fsys: repo("k/kustomization.yaml", "resources:\n  - missing.yaml\n"),
 		dir:  "k",
-		problems: []Problem{{File: "k/kustomization.yaml",
+		problems: []Problem{{ID: diag.Kustomize, File: "k/kustomization.yaml",
 			Msg: "kustomize build fails: accumulating resources: accumulating resources from 'missing.yaml': k/missing.yaml: no such file or directory: fix the kustomization"}},
 	}, {
 		name: "kustomization naming a file above its folder",
@@ -161,15 +163,15 @@ configMapGenerator:
 			"k/base/cm.yaml", configMapA,
 		),
 		dir: "k/overlay",
-		problems: []Problem{{File: "k/overlay/kustomization.yaml",
+		problems: []Problem{{ID: diag.Kustomize, File: "k/overlay/kustomization.yaml",
 			Msg: "kustomize build fails: accumulating resources: accumulation err='accumulating resources from '../base/cm.yaml': security; file 'k/base/cm.yaml' is not in or below 'k/overlay'': must build at directory: 'k/base/cm.yaml': file is not directory: fix the kustomization"}},
 	}, {
 		name: "kustomization naming paths outside the repository",
 		fsys: repo("k/kustomization.yaml", "resources:\n  - ../../etc\n  - /etc/passwd\n"),
 		dir:  "k",
 		problems: []Problem{
-			{File: "k/kustomization.yaml", Line: 2, Msg: `resources entry "../../etc" is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository`},
-			{File: "k/kustomization.yaml", Line: 3, Msg: `resources entry "/etc/passwd" is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository`},
+			{ID: diag.Path, File: "k/kustomization.yaml", Line: 2, Msg: `resources entry "../../etc" is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository`},
+			{ID: diag.Path, File: "k/kustomization.yaml", Line: 3, Msg: `resources entry "/etc/passwd" is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository`},
 		},
 	}, {
 		name: "a plugin configuration naming a file outside the repository",
@@ -178,19 +180,19 @@ configMapGenerator:
 			"k/gen.yaml", "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: g\nfiles:\n  - ../../../etc/hosts\n",
 		),
 		dir: "k",
-		problems: []Problem{{File: "k/kustomization.yaml",
+		problems: []Problem{{ID: diag.Path, File: "k/kustomization.yaml",
 			Msg: `kustomize build reads "../etc/hosts", outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it needs into the repository`}},
 	}, {
 		name: "kustomization with helmCharts",
 		fsys: repo("k/kustomization.yaml", "helmCharts:\n  - name: redis\n    repo: https://charts.example.com\n"),
 		dir:  "k",
-		problems: []Problem{{File: "k/kustomization.yaml",
+		problems: []Problem{{ID: diag.Kustomize, File: "k/kustomization.yaml",
 			Msg: "kustomize build fails: trouble configuring builtin HelmChartInflationGenerator with config: ` name: redis repo: https://charts.example.com `: must specify --enable-helm: fix the kustomization"}},
 	}, {
 		name: "kustomization with an external plugin",
 		fsys: repo("k/kustomization.yaml", "transformers:\n  - |\n    apiVersion: example.com/v1\n    kind: Mangler\n    metadata:\n      name: m\n"),
 		dir:  "k",
-		problems: []Problem{{File: "k/kustomization.yaml",
+		problems: []Problem{{ID: diag.Kustomize, File: "k/kustomization.yaml",
 			Msg: "kustomize build fails: external plugins disabled; unable to load external plugin 'Mangler': fix the kustomization"}},
 	}, {
 		name: "remote references",
@@ -217,12 +219,12 @@ configMapGenerator:
 		),
 		dir: "k",
 		problems: []Problem{
-			{File: "k/kustomization.yaml", Line: 2, Msg: `resources entry "https://example.com/deploy.yaml" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{File: "k/kustomization.yaml", Line: 3, Msg: `resources entry "github.com/example/repo//base?ref=v1" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{File: "k/kustomization.yaml", Line: 4, Msg: `resources entry "git@example.com:team/repo.git" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{File: "k/kustomization.yaml", Line: 7, Msg: `components entry "ssh://git@example.com/team/repo.git//c" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{File: "k/kustomization.yaml", Line: 9, Msg: `path entry "HTTPS://example.com/patch.yaml" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{File: "k/kustomization.yaml", Line: 17, Msg: `files entry "http://example.com/f" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
+			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 2, Msg: `resources entry "https://example.com/deploy.yaml" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
+			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 3, Msg: `resources entry "github.com/example/repo//base?ref=v1" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
+			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 4, Msg: `resources entry "git@example.com:team/repo.git" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
+			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 7, Msg: `components entry "ssh://git@example.com/team/repo.git//c" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
+			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 9, Msg: `path entry "HTTPS://example.com/patch.yaml" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
+			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 17, Msg: `files entry "http://example.com/f" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
 		},
 	}, {
 		name: "remote file in a plugin configuration",
@@ -232,7 +234,7 @@ configMapGenerator:
 			"k/gen.yaml", "apiVersion: builtin\nkind: SecretGenerator\nmetadata:\n  name: s\nenvs:\n  - https://example.com/env\n",
 		),
 		dir: "k",
-		problems: []Problem{{File: "k/gen.yaml", Line: 6,
+		problems: []Problem{{ID: diag.Kustomize, File: "k/gen.yaml", Line: 6,
 			Msg: `envs entry "https://example.com/env" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`}},
 	}, {
 		name: "remote base of a base",
@@ -241,7 +243,7 @@ configMapGenerator:
 			"k/base/kustomization.yaml", "resources:\n  - https://github.com/example/repo/base?ref=v1\n",
 		),
 		dir: "k/overlay",
-		problems: []Problem{{File: "k/base/kustomization.yaml", Line: 2,
+		problems: []Problem{{ID: diag.Kustomize, File: "k/base/kustomization.yaml", Line: 2,
 			Msg: `resources entry "https://github.com/example/repo/base?ref=v1" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`}},
 	}, {
 		name: "invalid YAML",
@@ -254,7 +256,7 @@ configMapGenerator:
 			{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "m/bad.yaml", Line: 1},
 			{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "m/ok.yaml", Line: 1},
 		},
-		problems: []Problem{{File: "m/bad.yaml", Line: 8, Msg: "invalid YAML: mapping values are not allowed in this context: fix the syntax"}},
+		problems: []Problem{{ID: diag.Manifest, File: "m/bad.yaml", Line: 8, Msg: "invalid YAML: mapping values are not allowed in this context: fix the syntax"}},
 	}, {
 		name: "invalid JSON, two JSON values",
 		fsys: repo(
@@ -263,8 +265,8 @@ configMapGenerator:
 		),
 		dir: "m",
 		problems: []Problem{
-			{File: "m/a.json", Line: 2, Msg: "invalid JSON: invalid character '}' looking for beginning of value: fix the syntax"},
-			{File: "m/b.json", Line: 2, Msg: "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List"},
+			{ID: diag.Manifest, File: "m/a.json", Line: 2, Msg: "invalid JSON: invalid character '}' looking for beginning of value: fix the syntax"},
+			{ID: diag.Manifest, File: "m/b.json", Line: 2, Msg: "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List"},
 		},
 	}, {
 		name: "JSON read as encoding/json reads it",
@@ -280,20 +282,20 @@ configMapGenerator:
 			{APIVersion: "v1", Kind: "Secret", Name: "s", File: "m/a.json", Line: 6},
 		},
 		problems: []Problem{
-			{File: "m/b.json", Line: 1, Msg: "invalid JSON: unexpected end of file: fix the syntax"},
-			{File: "m/c.json", Line: 1, Msg: "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it"},
-			{File: "m/d.json", Line: 1, Msg: "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List"},
+			{ID: diag.Manifest, File: "m/b.json", Line: 1, Msg: "invalid JSON: unexpected end of file: fix the syntax"},
+			{ID: diag.Manifest, File: "m/c.json", Line: 1, Msg: "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it"},
+			{ID: diag.Manifest, File: "m/d.json", Line: 1, Msg: "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List"},
 		},
 	}, {
 		name: "documents that are not objects",
 		fsys: repo("m/a.yaml", "apiVersion: v1\nmetadata:\n  name: no-kind\n---\nkind: ConfigMap\n---\n- a list\n---\nkind: List\nitems: [plain]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 5\n"),
 		dir:  "m",
 		problems: []Problem{
-			{File: "m/a.yaml", Line: 1, Msg: "object has no kind: set it (every object needs apiVersion, kind and metadata.name)"},
-			{File: "m/a.yaml", Line: 5, Msg: "object has no apiVersion and metadata.name: set them (every object needs apiVersion, kind and metadata.name)"},
-			{File: "m/a.yaml", Line: 7, Msg: "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it"},
-			{File: "m/a.yaml", Line: 10, Msg: "list item is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name"},
-			{File: "m/a.yaml", Line: 12, Msg: "object has no metadata.name: set it (every object needs apiVersion, kind and metadata.name)"},
+			{ID: diag.Manifest, File: "m/a.yaml", Line: 1, Msg: "object has no kind: set it (every object needs apiVersion, kind and metadata.name)"},
+			{ID: diag.Manifest, File: "m/a.yaml", Line: 5, Msg: "object has no apiVersion and metadata.name: set them (every object needs apiVersion, kind and metadata.name)"},
+			{ID: diag.Manifest, File: "m/a.yaml", Line: 7, Msg: "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it"},
+			{ID: diag.Manifest, File: "m/a.yaml", Line: 10, Msg: "list item is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name"},
+			{ID: diag.Manifest, File: "m/a.yaml", Line: 12, Msg: "object has no metadata.name: set it (every object needs apiVersion, kind and metadata.name)"},
 		},
 	}, {
 		name: "object without name in a kustomization",
@@ -302,13 +304,13 @@ configMapGenerator:
 			"k/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {a: b}\n",
 		),
 		dir: "k",
-		problems: []Problem{{File: "k/kustomization.yaml",
+		problems: []Problem{{ID: diag.Kustomize, File: "k/kustomization.yaml",
 			Msg: "kustomize build fails: accumulating resources: accumulation err='accumulating resources from 'a.yaml': missing metadata.name in object {{v1 ConfigMap} {{ } map[a:b] map[]}}': must build at directory: 'k/a.yaml': file is not directory: fix the kustomization"}},
 	}, {
 		name: "Helm chart folder",
 		fsys: repo("c/Chart.yaml", "name: c\n", "c/values.yaml", "a: b\n", "c/templates/cm.yaml", configMapA),
 		dir:  "c",
-		problems: []Problem{{File: "c/Chart.yaml",
+		problems: []Problem{{ID: diag.Manifest, File: "c/Chart.yaml",
 			Msg: "a file named *Chart.yaml makes Argo CD render the folder as a Helm chart, which platc does not build from repository folders: declare a chart module, or rename the file"}},
 	}, {
 		name: "Jsonnet",
@@ -317,23 +319,23 @@ configMapGenerator:
 		objects: []Object{
 			{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "m/b.yaml", Line: 1},
 		},
-		problems: []Problem{{File: "m/a.jsonnet",
+		problems: []Problem{{ID: diag.Manifest, File: "m/a.jsonnet",
 			Msg: `a Jsonnet file, which Argo CD would evaluate and platc does not: write the objects as YAML, or add the "+argocd:skip-file-rendering" marker to the file`}},
 	}, {
 		name:     "missing folder",
 		fsys:     repo("m/a.yaml", configMapA),
 		dir:      "nope",
-		problems: []Problem{{File: "nope", Msg: `folder "nope" does not exist: create it or fix the path`}},
+		problems: []Problem{{ID: diag.Missing, File: "nope", Msg: `folder "nope" does not exist: create it or fix the path`}},
 	}, {
 		name:     "file, not folder",
 		fsys:     repo("m/a.yaml", configMapA),
 		dir:      "m/a.yaml",
-		problems: []Problem{{File: "m/a.yaml", Msg: `"m/a.yaml" is a file: name the folder that holds the manifests`}},
+		problems: []Problem{{ID: diag.Missing, File: "m/a.yaml", Msg: `"m/a.yaml" is a file: name the folder that holds the manifests`}},
 	}, {
 		name:     "path leaving the repository",
 		fsys:     repo("m/a.yaml", configMapA),
 		dir:      "../m",
-		problems: []Problem{{File: "../m", Msg: `"../m" is not a folder of the repository: write a slash path relative to its root, without . or .. elements`}},
+		problems: []Problem{{ID: diag.Path, File: "../m", Msg: `"../m" is not a folder of the repository: write a slash path relative to its root, without . or .. elements`}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

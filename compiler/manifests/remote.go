@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // Kustomize fetches what a kustomization names remotely: a file with an
@@ -130,9 +132,9 @@ func scanValue(file string, line int, key, value string, found *[]Problem) {
 	for _, ref := range refs {
 		switch {
 		case remoteFile(ref) || folderKeys[key] && remoteRepo(ref):
-			*found = append(*found, Problem{File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository", key, ref)})
+			*found = append(*found, Problem{ID: diag.Kustomize, File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository", key, ref)})
 		case IsKustomization(path.Base(file)) && outsideRepo(file, ref):
-			*found = append(*found, Problem{File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository", key, ref)})
+			*found = append(*found, Problem{ID: diag.Path, File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository", key, ref)})
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/platc/platc/compiler/diag"
 )
 
 // root is where repoFS shows the repository to kustomize, which works with
@@ -120,7 +122,7 @@ func (r *repoFS) resolve(op, p string) (string, error) {
 			r.inRepo = map[string]bool{}
 		}
 		r.inRepo[name] = inRepo
-		if problem := (Problem{File: link, Msg: OutsideMsg(target)}); outside && !slices.Contains(r.links, problem) {
+		if problem := (Problem{ID: diag.Path, File: link, Msg: OutsideMsg(target)}); outside && !slices.Contains(r.links, problem) {
 			r.links = append(r.links, problem)
 		}
 		r.mu.Unlock()

@@ -2,6 +2,8 @@ package model
 
 import (
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/platc/platc/schemas"
@@ -35,5 +37,20 @@ func TestEveryKindIsDescribed(t *testing.T) {
 	}
 	if KindInvalid.Info() != (KindInfo{}) {
 		t.Errorf("KindInvalid is described: %+v", KindInvalid.Info())
+	}
+}
+
+// TestLintsAreTheAllowedIDs keeps the lint names of the spec those of the
+// message ids an allow field may silence.
+func TestLintsAreTheAllowedIDs(t *testing.T) {
+	want := []string{LintLiteralSecret, LintWildcard}
+	if !slices.Equal(Lints, want) {
+		t.Errorf("Lints = %v, want %v (the ids marked Allow in diag.Messages)", Lints, want)
+	}
+	allow := regexp.MustCompile(`(?s)// #Allow lists (.*?)#Allow:`).FindSubmatch(schemas.PlatformCUE)
+	for _, l := range Lints {
+		if allow == nil || !strings.Contains(string(allow[1]), `"`+l+`"`) {
+			t.Errorf("lint %q is not named by #Allow's comment in the schema", l)
+		}
 	}
 }

@@ -49,7 +49,7 @@ func (e *editor) read(file string, pos diag.Pos, specPath string) ([]byte, bool)
 	}
 	data, err := fs.ReadFile(e.fsys, file)
 	if err != nil {
-		e.log.Errorf(pos, specPath, "reading the spec: %v", err)
+		e.log.Reportf(diag.IO, pos, specPath, "reading the spec: %v", err)
 		return nil, false
 	}
 	e.orig[file] = data
@@ -68,7 +68,7 @@ func (e *editor) add(file string, ed edit) {
 // with new quoted.
 func (e *editor) replace(pos diag.Pos, specPath, old, new string) {
 	if !pos.IsValid() || pos.Line == 0 {
-		e.log.Errorf(pos, specPath, "the value is not written in a spec file: write it as a string literal to edit it with platc")
+		e.log.Reportf(diag.SpecEdit, pos, specPath, "the value is not written in a spec file: write it as a string literal to edit it with platc")
 		return
 	}
 	data, ok := e.read(pos.File, pos, specPath)
@@ -77,7 +77,7 @@ func (e *editor) replace(pos diag.Pos, specPath, old, new string) {
 	}
 	off, err := literalOffset(data, pos, old)
 	if err != nil {
-		e.log.Errorf(pos, specPath, "%v: write it as a string literal to edit it with platc, or edit it by hand", err)
+		e.log.Reportf(diag.SpecEdit, pos, specPath, "%v: write it as a string literal to edit it with platc, or edit it by hand", err)
 		return
 	}
 	e.add(pos.File, edit{off: off, end: off + len(strconv.Quote(old)), text: strconv.Quote(new)})
@@ -119,7 +119,7 @@ func (e *editor) insertPins(spec *model.Spec, env *model.Environment, sets []set
 	if !ok {
 		var err error
 		if f, err = parser.ParseFile(pos.File, data, parser.ParseComments); err != nil {
-			e.log.Errorf(pos, specPath, "reading the spec: %v", err)
+			e.log.Reportf(diag.IO, pos, specPath, "reading the spec: %v", err)
 			return
 		}
 		if e.parsed == nil {
@@ -129,7 +129,7 @@ func (e *editor) insertPins(spec *model.Spec, env *model.Environment, sets []set
 	}
 	chain := fieldAt(f, pos.Line, pos.Col)
 	if chain == nil {
-		e.log.Errorf(pos, specPath, "environment %s is not written as a field here: write its charts by hand", env.Name)
+		e.log.Reportf(diag.SpecEdit, pos, specPath, "environment %s is not written as a field here: write its charts by hand", env.Name)
 		return
 	}
 	field := chain[len(chain)-1].(*ast.Field)

@@ -53,11 +53,11 @@ func Promote(fsys fs.FS, spec *model.Spec, from, to string, charts []string, tag
 	src, dst := spec.Environment(from), spec.Environment(to)
 	switch {
 	case src == nil:
-		log.Errorf(diag.Pos{}, "", "unknown environment %q", from)
+		log.Reportf(diag.UnknownName, diag.Pos{}, "", "unknown environment %q", from)
 	case dst == nil:
-		log.Errorf(diag.Pos{}, "", "unknown environment %q", to)
+		log.Reportf(diag.UnknownName, diag.Pos{}, "", "unknown environment %q", to)
 	case from == to:
-		log.Errorf(diag.Pos{}, "", "promote from one environment into another: %s is both", from)
+		log.Reportf(diag.Usage, diag.Pos{}, "", "promote from one environment into another: %s is both", from)
 	}
 	if log.HasErrors() {
 		return nil
@@ -73,7 +73,7 @@ func Promote(fsys fs.FS, spec *model.Spec, from, to string, charts []string, tag
 	}
 	for _, name := range charts {
 		if spec.Chart(name) == nil {
-			log.Errorf(diag.Pos{}, "", "unknown chart %q", name)
+			log.Reportf(diag.UnknownName, diag.Pos{}, "", "unknown chart %q", name)
 		}
 	}
 	return apply(fsys, spec, sets, tag, "promote", log)
@@ -86,7 +86,7 @@ func Promote(fsys fs.FS, spec *model.Spec, from, to string, charts []string, tag
 func Bump(fsys fs.FS, spec *model.Spec, chart, version string, envs []string, tag string, log *diag.Log) *Versions {
 	c := spec.Chart(chart)
 	if c == nil {
-		log.Errorf(diag.Pos{}, "", "unknown chart %q", chart)
+		log.Reportf(diag.UnknownName, diag.Pos{}, "", "unknown chart %q", chart)
 		return nil
 	}
 	var sets []set
@@ -96,7 +96,7 @@ func Bump(fsys fs.FS, spec *model.Spec, chart, version string, envs []string, ta
 	for _, name := range envs {
 		env := spec.Environment(name)
 		if env == nil {
-			log.Errorf(diag.Pos{}, "", "unknown environment %q", name)
+			log.Reportf(diag.UnknownName, diag.Pos{}, "", "unknown environment %q", name)
 			continue
 		}
 		if spec.ChartIn(env, chart).Version != version {
@@ -123,14 +123,14 @@ func apply(fsys fs.FS, spec *model.Spec, sets []set, tag, verb string, log *diag
 			if env.Pinned && (s.env == env || s.env == nil && env.Pin(s.chart.Name) == nil) && !slices.Contains(reached, env.Name) {
 				reached = append(reached, env.Name)
 				if tag == "" {
-					log.Errorf(env.At("revision"), env.FieldPath("revision"), "%s", pinnedRefusal(verb, env, s))
+					log.Reportf(diag.Release, env.At("revision"), env.FieldPath("revision"), "%s", pinnedRefusal(verb, env, s))
 				}
 			}
 		}
 	}
 	switch {
 	case tag != "" && len(reached) == 0:
-		log.Errorf(diag.Pos{}, "", "-release %s: the %s reaches no pinned environment, so there is nothing to release: leave -release out, or run platc release", tag, verb)
+		log.Reportf(diag.Release, diag.Pos{}, "", "-release %s: the %s reaches no pinned environment, so there is nothing to release: leave -release out, or run platc release", tag, verb)
 	case tag != "" && !log.HasErrors():
 		slices.Sort(reached)
 		_, out.Moves = Pin(fsys, spec, tag, reached, log)
@@ -165,7 +165,7 @@ func apply(fsys fs.FS, spec *model.Spec, sets []set, tag, verb string, log *diag
 		}
 		ch.Pos = pin.At("version")
 		if others := sharedWith(spec, ch.Pos, sets); len(others) > 0 {
-			log.Errorf(ch.Pos, pin.FieldPath("version"), "the version is written once for %s and %s (through CUE: a pattern or a definition): a %s of %s would change them all; %s them together, or edit the spec by hand", owner(s.env), diag.List(others), verb, s.chart.Name, verb)
+			log.Reportf(diag.SpecEdit, ch.Pos, pin.FieldPath("version"), "the version is written once for %s and %s (through CUE: a pattern or a definition): a %s of %s would change them all; %s them together, or edit the spec by hand", owner(s.env), diag.List(others), verb, s.chart.Name, verb)
 			continue
 		}
 		// Several environments sharing one pin, all of them set: one

@@ -148,25 +148,25 @@ environments: "customer-b": _hold & {revision: "v1.0.0", pinned: true}
 		run: func(log *diag.Log) *Versions {
 			return Bump(files, spec, "kyverno", "3.8.0", nil, "", log)
 		},
-		want: `sources/environments.cue:5:23: environments.customer.revision: pinned environment customer runs the charts of its release v1.2.3 (kyverno 3.7.2, the platform's pin): a new version reaches it with a release; bump and release in one edit with -release v1.2.4 (or a later tag), or bump only environments that are not pinned`,
+		want: `sources/environments.cue:5:23: environments.customer.revision: pinned environment customer runs the charts of its release v1.2.3 (kyverno 3.7.2, the platform's pin): a new version reaches it with a release; bump and release in one edit with -release v1.2.4 (or a later tag), or bump only environments that are not pinned [release]`,
 	}, {
 		name: "a release that does not move forward",
 		run: func(log *diag.Log) *Versions {
 			return Promote(files, spec, "lab", "customer-a", nil, "v0.9.0", log)
 		},
-		want: `sources/environments.cue:8:48: environments.customer-a.revision: v0.9.0 is not newer than the current pin v1.0.0: a release moves forward`,
+		want: `sources/environments.cue:8:48: environments.customer-a.revision: v0.9.0 is not newer than the current pin v1.0.0: a release moves forward [release]`,
 	}, {
 		name: "a release nothing needs",
 		run: func(log *diag.Log) *Versions {
 			return Bump(files, spec, "kro", "0.9.4", []string{"lab"}, "v1.3.0", log)
 		},
-		want: `platc: -release v1.3.0: the bump reaches no pinned environment, so there is nothing to release: leave -release out, or run platc release`,
+		want: `platc: -release v1.3.0: the bump reaches no pinned environment, so there is nothing to release: leave -release out, or run platc release [release]`,
 	}, {
 		name: "a pin written once for two environments",
 		run: func(log *diag.Log) *Versions {
 			return Bump(files, spec, "kyverno", "3.8.0", []string{"customer-a"}, "v1.1.0", log)
 		},
-		want: `sources/environments.cue:7:34: environments.customer-a.charts.kyverno.version: the version is written once for customer-a and customer-b (through CUE: a pattern or a definition): a bump of kyverno would change them all; bump them together, or edit the spec by hand`,
+		want: `sources/environments.cue:7:34: environments.customer-a.charts.kyverno.version: the version is written once for customer-a and customer-b (through CUE: a pattern or a definition): a bump of kyverno would change them all; bump them together, or edit the spec by hand [spec-edit]`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := &diag.Log{}

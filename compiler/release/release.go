@@ -32,14 +32,14 @@ type Move struct {
 // by path, and what moved; problems go to log.
 func Pin(fsys fs.FS, spec *model.Spec, tag string, envs []string, log *diag.Log) (map[string][]byte, []Move) {
 	if !model.IsReleaseTag(tag) {
-		log.Errorf(diag.Pos{}, "", "%q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
+		log.Reportf(diag.Release, diag.Pos{}, "", "%q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 		return nil, nil
 	}
 	files := map[string][]byte{}
 	var moves []Move
 	for _, name := range envs {
 		if spec.Environment(name) == nil {
-			log.Errorf(diag.Pos{}, "", "unknown environment %q", name)
+			log.Reportf(diag.UnknownName, diag.Pos{}, "", "unknown environment %q", name)
 		}
 	}
 	for _, env := range spec.Environments {
@@ -48,37 +48,37 @@ func Pin(fsys fs.FS, spec *model.Spec, tag string, envs []string, log *diag.Log)
 		}
 		if !env.Pinned {
 			if len(envs) > 0 {
-				log.Errorf(env.Pos, env.Path, "environment %s is not pinned: a release moves pinned environments only; set pinned: true first", env.Name)
+				log.Reportf(diag.Release, env.Pos, env.Path, "environment %s is not pinned: a release moves pinned environments only; set pinned: true first", env.Name)
 			}
 			continue
 		}
 		pos := env.At("revision")
 		switch {
 		case model.IsReleaseTag(env.Revision) && semver.Compare(tag, env.Revision) <= 0:
-			log.Errorf(pos, env.FieldPath("revision"), "%s is not newer than the current pin %s: a release moves forward", tag, env.Revision)
+			log.Reportf(diag.Release, pos, env.FieldPath("revision"), "%s is not newer than the current pin %s: a release moves forward", tag, env.Revision)
 			continue
 		case !pos.IsValid() || pos.Line == 0:
-			log.Errorf(env.Pos, env.FieldPath("revision"), "the revision is not written in a spec file: write it as a string literal to release with platc")
+			log.Reportf(diag.SpecEdit, env.Pos, env.FieldPath("revision"), "the revision is not written in a spec file: write it as a string literal to release with platc")
 			continue
 		}
 		data, ok := files[pos.File]
 		if !ok {
 			var err error
 			if data, err = fs.ReadFile(fsys, pos.File); err != nil {
-				log.Errorf(pos, env.FieldPath("revision"), "reading the spec: %v", err)
+				log.Reportf(diag.IO, pos, env.FieldPath("revision"), "reading the spec: %v", err)
 				continue
 			}
 		}
 		edited, err := replaceLiteral(data, pos, env.Revision, tag)
 		if err != nil {
-			log.Errorf(pos, env.FieldPath("revision"), "%v: write it as a string literal to release with platc, or edit it by hand", err)
+			log.Reportf(diag.SpecEdit, pos, env.FieldPath("revision"), "%v: write it as a string literal to release with platc, or edit it by hand", err)
 			continue
 		}
 		files[pos.File] = edited
 		moves = append(moves, Move{Env: env.Name, From: env.Revision, To: tag, Pos: pos})
 	}
 	if len(moves) == 0 && !log.HasErrors() {
-		log.Errorf(diag.Pos{}, "", "no pinned environment to release: mark a customer environment pinned: true")
+		log.Reportf(diag.Release, diag.Pos{}, "", "no pinned environment to release: mark a customer environment pinned: true")
 	}
 	return files, moves
 }
@@ -106,10 +106,10 @@ func CheckTag(spec *model.Spec, tag string, log *diag.Log) {
 		}
 		pinned++
 		if env.Revision != tag {
-			log.Errorf(env.At("revision"), env.FieldPath("revision"), "pinned environment %s is at %q, not at the tag %s being released: run platc release %s and commit the render", env.Name, env.Revision, tag, tag)
+			log.Reportf(diag.Release, env.At("revision"), env.FieldPath("revision"), "pinned environment %s is at %q, not at the tag %s being released: run platc release %s and commit the render", env.Name, env.Revision, tag, tag)
 		}
 	}
 	if pinned == 0 {
-		log.Errorf(diag.Pos{}, "", "no pinned environment pins %s: mark a customer environment pinned: true", tag)
+		log.Reportf(diag.Release, diag.Pos{}, "", "no pinned environment pins %s: mark a customer environment pinned: true", tag)
 	}
 }

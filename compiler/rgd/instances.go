@@ -67,7 +67,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 			}
 			value, err := evalOutput(from.Stack.Result, out.Expr, from.schemaVar())
 			if err != nil {
-				log.Errorf(out.Pos, out.Path, "evaluating the output for client %s in %s: %v", inst.Client.Name, inst.Env.Name, err)
+				log.Reportf(diag.StackEval, out.Pos, out.Path, "evaluating the output for client %s in %s: %v", inst.Client.Name, inst.Env.Name, err)
 				continue
 			}
 			inst.Spec = object.SetPath(inst.Spec, w.SpecPath, value)
@@ -85,7 +85,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				if p.Path != "" {
 					specPath = appendKroPath(specPath, p.Path)
 				}
-				log.Errorf(spec.PosOf(specPath), specPath, "%s", p.Msg)
+				log.Reportf(diag.StackEval, spec.PosOf(specPath), specPath, "%s", p.Msg)
 			}
 		}
 		inst.Object = inst.object()
@@ -190,7 +190,7 @@ func checkOutputs(spec *model.Spec, compiled *Compiled, log *diag.Log) map[*mode
 				if p.Str != "" {
 					pos = spec.PosIn(o.Path, p.Str, p.Offset)
 				}
-				log.Errorf(pos, o.Path, "%s", p.Msg)
+				log.Reportf(diag.StackEval, pos, o.Path, "%s", p.Msg)
 				bad[o] = true
 			}
 		}

@@ -229,11 +229,7 @@ func (b *builder) build() *Stack {
 		if p.Str != "" {
 			pos = b.spec.PosIn(specPath, p.Str, p.Offset) // inside the expression
 		}
-		if p.Warning {
-			b.log.Warnf(pos, specPath, "%s", p.Msg)
-		} else {
-			b.log.Errorf(pos, specPath, "%s", p.Msg)
-		}
+		b.log.Reportf(p.ID, pos, specPath, "%s", p.Msg)
 	}
 	return &Stack{Model: st, Result: result, Object: b.object(rgd, resources), Resources: resources}
 }
@@ -263,11 +259,11 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 		apiVersion = k.apiVersion
 		for _, req := range k.required {
 			if req == "spec" && p.Spec == nil {
-				b.log.Errorf(p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.specFields, ", "))
+				b.log.Reportf(diag.Primitive, p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.specFields, ", "))
 			}
 		}
 	} else {
-		b.log.Errorf(p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
+		b.log.Reportf(diag.UnknownName, p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
 		b.reported[p.ID] = true
 	}
 	name := p.Name
@@ -363,7 +359,7 @@ func (b *builder) dimensions(entries []*model.ForEach) []kro.Dimension {
 	for _, f := range entries {
 		if f.Name == "" {
 			if len(f.Names) != 1 {
-				b.log.Errorf(f.Pos, f.Path, "a forEach entry names %d iterators (%s): give each entry one iterator and the list it iterates, such as {region: \"${schema.spec.regions}\"}, and several entries for a cartesian product", len(f.Names), strings.Join(f.Names, ", "))
+				b.log.Reportf(diag.KroForEach, f.Pos, f.Path, "a forEach entry names %d iterators (%s): give each entry one iterator and the list it iterates, such as {region: \"${schema.spec.regions}\"}, and several entries for a cartesian product", len(f.Names), strings.Join(f.Names, ", "))
 			}
 			continue
 		}
@@ -657,12 +653,12 @@ func crdConflicts(spec *model.Spec, out *Compiled, log *diag.Log) {
 		for _, a := range all[:i] {
 			switch {
 			case a.crd == b.crd:
-				log.Errorf(b.stack.At("kind"), b.stack.FieldPath("kind"), "the instances of stacks %s and %s would have the same CRD, %s: kro creates it for the first RGD and refuses the second (kro: CRD is owned by another ResourceGraphDefinition); choose another kind or group", a.stack.Name, b.stack.Name, b.crd)
+				log.Reportf(diag.KroCRD, b.stack.At("kind"), b.stack.FieldPath("kind"), "the instances of stacks %s and %s would have the same CRD, %s: kro creates it for the first RGD and refuses the second (kro: CRD is owned by another ResourceGraphDefinition); choose another kind or group", a.stack.Name, b.stack.Name, b.crd)
 			case a.group == b.group && (slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.kind) ||
 				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.plural) ||
 				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.singular) ||
 				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.list)):
-				log.Errorf(b.stack.At("kind"), b.stack.FieldPath("kind"), "the CRD of stack %s's instances (%s) would serve a name the CRD of stack %s (%s) serves in group %s already: the API server does not accept the names of the second; choose another kind or group", b.stack.Name, b.crd, a.stack.Name, a.crd, b.group)
+				log.Reportf(diag.KroCRD, b.stack.At("kind"), b.stack.FieldPath("kind"), "the CRD of stack %s's instances (%s) would serve a name the CRD of stack %s (%s) serves in group %s already: the API server does not accept the names of the second; choose another kind or group", b.stack.Name, b.crd, a.stack.Name, a.crd, b.group)
 			}
 		}
 	}

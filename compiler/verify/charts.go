@@ -98,10 +98,10 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 					r.NotRendered(c.Name, status)
 					continue
 				case charts.NotLocked:
-					v.log.Warnf(c.Pos, c.Path, "chart %s %s of %s has no entry in %s: it is neither verified nor rendered; run platc charts pull", c.Chart, c.Version, c.RepoURL, path.Join(v.in.SpecDir, charts.LockFile))
+					v.log.Reportf(diag.ChartUnlocked, c.Pos, c.Path, "chart %s %s of %s has no entry in %s: it is neither verified nor rendered; run platc charts pull", c.Chart, c.Version, c.RepoURL, path.Join(v.in.SpecDir, charts.LockFile))
 					continue
 				case charts.Mismatch:
-					v.errorf(c.Path, "%v", err)
+					v.reportf(diag.ChartLock, c.Path, "%v", err)
 					continue
 				case charts.Ready:
 				default:
@@ -188,7 +188,7 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 			issues[ra.out] = found
 		}
 		for _, i := range found {
-			v.errorf(ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD cannot sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), i.msg)
+			v.reportf(diag.UnknownKind, ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD cannot sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), i.msg)
 		}
 	}
 }
@@ -319,10 +319,10 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 			continue // kro fills it in the cluster
 		}
 		pos, specPath, layer := v.valueLayer(env, a, p.Path)
-		v.log.Errorf(pos, specPath, "%s of Application %q (%s) refuses %s (%s): %s: fix the value, or the chart's values.schema.json", what, a.name(), where(a, env), layers.ValuesPath(p.Path), layer, p.Message)
+		v.log.Reportf(diag.ChartValues, pos, specPath, "%s of Application %q (%s) refuses %s (%s): %s: fix the value, or the chart's values.schema.json", what, a.name(), where(a, env), layers.ValuesPath(p.Path), layer, p.Message)
 	}
 	if out.Error != "" && len(out.Schema) == 0 && !partial {
-		v.errorf(a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
+		v.reportf(diag.ChartRender, a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
 	}
 	for _, u := range out.Unknown {
 		pos, specPath, layer := v.valueLayer(env, a, u.Path)
@@ -331,11 +331,7 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 			hint = fmt.Sprintf("did you mean %q?", layers.ValuesPath(append(slices.Clone(u.Path[:len(u.Path)-1]), u.Suggest)))
 		}
 		msg := fmt.Sprintf("%s has no value %s (%s), which Application %q (%s) sets: not in its values.yaml, and no template reads it, so Helm ignores it; %s", what, layers.ValuesPath(u.Path), layer, a.name(), where(a, env), hint)
-		if v.in.Strict {
-			v.log.Errorf(pos, specPath, "%s", msg)
-		} else {
-			v.log.Warnf(pos, specPath, "%s", msg)
-		}
+		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, pos, specPath, "%s", msg)
 	}
 	if out.Len() > 0 {
 		v.renderedObjects(env, a, what, out, e)
@@ -491,29 +487,29 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 	proj := e.projects[a.spec.ProjectName()]
 	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
 	reported := map[string]bool{}
-	report := func(key, format string, args ...any) {
+	report := func(id diag.ID, key, format string, args ...any) {
 		if !reported[key] {
 			reported[key] = true
-			v.errorf(a.origin, format, args...)
+			v.reportf(id, a.origin, format, args...)
 		}
 	}
 	objects, err := v.objectsOf(out)
 	if err != nil {
-		report("cache", "%s for Application %q (%s): %v", what, a.name(), where(a, env), err)
+		report(diag.IO, "cache", "%s for Application %q (%s): %v", what, a.name(), where(a, env), err)
 	}
 	for _, o := range objects {
 		if o.noKind {
-			report("kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
+			report(diag.Manifest, "kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
 			continue
 		}
 		desc := o.desc
 		if o.noName {
-			report("name "+o.source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, o.kind, o.source, a.name(), where(a, env))
+			report(diag.ResourceName, "name "+o.source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, o.kind, o.source, a.name(), where(a, env))
 		} else if len(o.nameMsgs) > 0 {
-			report("name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
+			report(diag.ResourceName, "name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
 		}
 		if len(o.nsMsgs) > 0 {
-			report("ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
+			report(diag.ResourceName, "ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
 		}
 		group, kind, name, ns := o.group, o.kind, o.name, o.ns
 		if proj != nil {
@@ -522,9 +518,9 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 				if o.crd {
 					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
 				}
-				report("gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
+				report(diag.ProjectKind, "gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
 			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
-				report("gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.namespacedKindFix(group, kind))
+				report(diag.ProjectKind, "gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.namespacedKindFix(group, kind))
 			}
 			if !o.clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
 				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
@@ -532,12 +528,12 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 					if target == "" {
 						target = cluster.Name
 					}
-					report("dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
+					report(diag.ProjectDestination, "dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
 				}
 			}
 		}
 		if len(o.crdProblems) > 0 {
-			report("crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
+			report(diag.ObjectSchema, "crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
 		}
 	}
 }

@@ -70,13 +70,13 @@ func TestRenderedObjectsJudgedOnce(t *testing.T) {
 	for _, name := range []string{"web", "web-2"} {
 		app := fmt.Sprintf("Application %q (out/%s.yaml)", name, name)
 		for _, m := range []string{
-			"chart web 1.0.0 renders an object without apiVersion or kind for " + app + ", in web/templates/a.yaml: Argo CD refuses the manifests",
-			"chart web 1.0.0 renders ConfigMap web/templates/b.yaml without a name for " + app + ": Kubernetes refuses it",
-			`chart web 1.0.0 renders Service "1web" (web/templates/d.yaml) for ` + app + ", a name Kubernetes refuses: " + strings.Join(validation.IsDNS1035Label("1web"), "; "),
-			`chart web 1.0.0 renders Service "1web" (web/templates/d.yaml) in namespace "Web" for ` + app + ", which Kubernetes refuses: " + strings.Join(validation.IsDNS1123Label("Web"), "; "),
-			`chart web 1.0.0 renders AppProject "team" (web/templates/f.yaml) for ` + app + `, which its CRD refuses: /spec/sourceRepo: unknown field "sourceRepo"`,
+			"chart web 1.0.0 renders an object without apiVersion or kind for " + app + ", in web/templates/a.yaml: Argo CD refuses the manifests [manifest]",
+			"chart web 1.0.0 renders ConfigMap web/templates/b.yaml without a name for " + app + ": Kubernetes refuses it [resource-name]",
+			`chart web 1.0.0 renders Service "1web" (web/templates/d.yaml) for ` + app + ", a name Kubernetes refuses: " + strings.Join(validation.IsDNS1035Label("1web"), "; ") + " [resource-name]",
+			`chart web 1.0.0 renders Service "1web" (web/templates/d.yaml) in namespace "Web" for ` + app + ", which Kubernetes refuses: " + strings.Join(validation.IsDNS1123Label("Web"), "; ") + " [resource-name]",
+			`chart web 1.0.0 renders AppProject "team" (web/templates/f.yaml) for ` + app + `, which its CRD refuses: /spec/sourceRepo: unknown field "sourceRepo" [object-schema]`,
 			// A file of crds/ is not validated, but its name is judged.
-			`chart web 1.0.0 renders AppProject "Team" (web/crds/g.yaml) for ` + app + ", a name Kubernetes refuses: " + strings.Join(validation.IsDNS1123Subdomain("Team"), "; "),
+			`chart web 1.0.0 renders AppProject "Team" (web/crds/g.yaml) for ` + app + ", a name Kubernetes refuses: " + strings.Join(validation.IsDNS1123Subdomain("Team"), "; ") + " [resource-name]",
 		} {
 			want = append(want, fmt.Sprintf("platc: modules.%s: %s", name, m))
 		}

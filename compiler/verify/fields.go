@@ -61,8 +61,8 @@ func (v *verifier) impersonation(env *model.Environment, a app, proj *project, e
 	sa, err := argocd.ServiceAccountToImpersonate(accounts, a.namespace(), c.Server, d.Namespace)
 	switch {
 	case err != nil:
-		v.errorf(a.origin, "Argo CD cannot choose the service account of Application %q (%s): %v: fix %s", a.name(), where(a, env), err, proj.fixPath("destinationServiceAccounts"))
+		v.reportf(diag.ServiceAccount, a.origin, "Argo CD cannot choose the service account of Application %q (%s): %v: fix %s", a.name(), where(a, env), err, proj.fixPath("destinationServiceAccounts"))
 	case sa == "":
-		v.errorf(a.origin, "Application %q (%s) deploys to %s, namespace %q, which no destination service account of project %s matches: Argo CD would sync it as its own controller; %s", a.name(), where(a, env), c.Server, d.Namespace, proj.Name, proj.fix("destinationServiceAccounts"))
+		v.reportf(diag.ServiceAccount, a.origin, "Application %q (%s) deploys to %s, namespace %q, which no destination service account of project %s matches: Argo CD would sync it as its own controller; %s", a.name(), where(a, env), c.Server, d.Namespace, proj.Name, proj.fix("destinationServiceAccounts"))
 	}
 }

@@ -64,7 +64,7 @@ func Sizes(spec *model.Spec, files []render.File, data [][]byte, log *diag.Log) 
 			}
 			if size := jsonSize(obj); size >= MaxObjectSize {
 				where := renderedOrigin(spec, f, obj, "values")
-				log.Errorf(spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
+				log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
 					describe(obj, path.Join(spec.Platform.OutDir, f.Path)), size, mib(size), MaxObjectSize)
 			}
 		}
@@ -201,7 +201,7 @@ func (v *verifier) limits() {
 						origin = st.FieldPath("description")
 					}
 				}
-				v.errorf(origin, "%s: %s", describe(obj, where), msg)
+				v.reportf(diag.Metadata, origin, "%s: %s", describe(obj, where), msg)
 			}
 		}
 	})
@@ -227,11 +227,11 @@ func (v *verifier) limits() {
 				return describe(r.Object, fmt.Sprintf("created by kro for %s in %s", inst.Client.Name, inst.Env.Name))
 			}
 			for _, msg := range metadataProblems(r.Object) {
-				v.errorf(origin, "%s: %s", what(), msg)
+				v.reportf(diag.Metadata, origin, "%s: %s", what(), msg)
 			}
 			if jsonBound(r.Object) >= MaxObjectSize {
 				if size := jsonSize(r.Object); size >= MaxObjectSize {
-					v.errorf(origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what(), size, mib(size), MaxObjectSize)
+					v.reportf(diag.SizeLimit, origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what(), size, mib(size), MaxObjectSize)
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 )
@@ -139,10 +140,10 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, s
 		}
 		reported[key] = true
 		if o.clusterScoped {
-			v.errorf(a.origin, "Application %q (%s) syncs the cluster-scoped kind %s (%s), which project %s does not allow: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", a.name(), where(a, env), o.kind, o.from(), proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
+			v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) syncs the cluster-scoped kind %s (%s), which project %s does not allow: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", a.name(), where(a, env), o.kind, o.from(), proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
 			continue
 		}
-		v.errorf(a.origin, "Application %q (%s) syncs %s (%s), whose kind %s project %s does not allow: Argo CD refuses it at sync; %s", a.name(), where(a, env), o, o.from(), o.kind, proj.Name, proj.namespacedKindFix(o.group, o.kind))
+		v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) syncs %s (%s), whose kind %s project %s does not allow: Argo CD refuses it at sync; %s", a.name(), where(a, env), o, o.from(), o.kind, proj.Name, proj.namespacedKindFix(o.group, o.kind))
 	}
 }
 
@@ -189,7 +190,7 @@ func (v *verifier) sharedObjects(env *model.Environment, apps []app, synced [][]
 			if fo.from() != o.from() {
 				from = fmt.Sprintf("%s from %s, %s from %s", fa.name(), fo.from(), a.name(), o.from())
 			}
-			v.errorf(a.origin, "Applications %q and %q (%s) both sync %s (%s): Argo CD reports SharedResourceWarning and each sync takes it from the other; sync it from one module only", fa.name(), a.name(), where(a, env), o, from)
+			v.reportf(diag.SharedResource, a.origin, "Applications %q and %q (%s) both sync %s (%s): Argo CD reports SharedResourceWarning and each sync takes it from the other; sync it from one module only", fa.name(), a.name(), where(a, env), o, from)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
@@ -88,7 +89,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 				if d := declared[p.Name]; d != nil {
 					where = d.Path
 				}
-				v.errorf(where, "two AppProjects named %s in environment %s: Argo CD keeps one; platc names the project of a stacks module's instances after the module, so rename the environment's project", p.Name, env.Name)
+				v.reportf(diag.Duplicate, where, "two AppProjects named %s in environment %s: Argo CD keeps one; platc names the project of a stacks module's instances after the module, so rename the environment's project", p.Name, env.Name)
 				// Which one Argo CD keeps is not known: judge no
 				// Application by either.
 				delete(e.projects, p.Name)
@@ -99,7 +100,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 			if p.declared != nil {
 				for _, pr := range p.ValidateProject() {
 					at, pos, fix := v.projectProblemAt(p.declared, pr)
-					v.log.Errorf(pos, at, "Argo CD refuses project %s: %s: %s", p.Name, pr.Message, fix)
+					v.log.Reportf(diag.ArgoCDProject, pos, at, "Argo CD refuses project %s: %s: %s", p.Name, pr.Message, fix)
 				}
 			}
 		}
@@ -123,13 +124,13 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 		return // an unknown project (check has reported it), or two of one name
 	}
 	for _, c := range a.spec.SourceProblems() {
-		v.errorf(a.origin, "Argo CD refuses source %d (%s) of Application %q (%s): %s", c.Source, a.spec.Sources[c.Source].RepoURL, a.name(), where(a, env), c.Message)
+		v.reportf(diag.ArgoCDApplication, a.origin, "Argo CD refuses source %d (%s) of Application %q (%s): %s", c.Source, a.spec.Sources[c.Source].RepoURL, a.name(), where(a, env), c.Message)
 	}
 	for _, c := range e.permissions.Validate(*a.spec, proj.Project) {
 		switch c.Kind {
 		case argocd.SourceNotPermitted:
 			if repo := a.spec.Sources[c.Source].RepoURL; !rgd.HasPlaceholder(repo) {
-				v.errorf(a.origin, "project %s does not permit source repository %s of Application %q (%s): %s%s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
+				v.reportf(diag.ProjectSource, a.origin, "project %s does not permit source repository %s of Application %q (%s): %s%s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
 			}
 		case argocd.DestinationNotPermitted:
 			d := a.spec.Destination
@@ -140,9 +141,9 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 			if d.Name != "" {
 				target = d.Name
 			}
-			v.errorf(a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"))
+			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"))
 		case argocd.InvalidSource, argocd.InvalidDestination:
-			v.errorf(a.origin, "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
+			v.reportf(diag.ArgoCDApplication, a.origin, "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
 		default:
 			panic(fmt.Sprintf("verify: a condition of unknown kind %d", c.Kind))
 		}
@@ -151,15 +152,15 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 	argoNS := v.in.Spec.Platform.ArgoCDNamespace
 	if ns := a.namespace(); ns != "" && ns != argoNS && !rgd.HasPlaceholder(ns) {
 		if !proj.IsAppNamespacePermitted(ns, argoNS) {
-			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s%s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
+			v.reportf(diag.SourceNamespace, a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s%s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
 		}
 		if !e.enabled.Enabled(ns, argoNS) {
-			v.errorf(a.origin, "Application %q (%s) lives in namespace %s, which the Argo CD values of environment %s do not enable (application.namespaces %q): Argo CD would ignore it; report this as a bug of platc", a.name(), where(a, env), ns, env.Name, strings.Join(e.appNamespaces, ","))
+			v.reportf(diag.SourceNamespace, a.origin, "Application %q (%s) lives in namespace %s, which the Argo CD values of environment %s do not enable (application.namespaces %q): Argo CD would ignore it; report this as a bug of platc", a.name(), where(a, env), ns, env.Name, strings.Join(e.appNamespaces, ","))
 		}
 	}
 	if ns := a.spec.Destination.Namespace; a.spec.HasSyncOption(argocd.CreateNamespace) && !rgd.HasPlaceholder(ns) && !proj.IsGroupKindPermitted("", "Namespace", ns, false) {
 		fix := "add {group: \"\", kind: \"Namespace\"} to " + proj.fixPath("clusterResourceWhitelist")
-		v.errorf(a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
+		v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
 	}
 	v.renderedKinds(env, a, proj, synced)
 	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" && !(v.in.Charts != nil && v.isHelmFolder(a.mod.Dir)) {
@@ -209,11 +210,11 @@ func (v *verifier) repoPathKinds(a app, proj *project, dir string) {
 		if manifests.ClusterScoped(o.APIVersion, o.Kind) {
 			if !proj.IsGroupKindPermitted(group, o.Kind, o.Name, false) {
 				reported[key] = true
-				v.errorf(a.origin, "Application %q (%s) deploys the cluster-scoped kind %s (%s), which project %s does not allow: add {group: %q, kind: %q} to %s", a.name(), a.file, o.Kind, o.Where(), proj.Name, group, o.Kind, proj.fixPath("clusterResourceWhitelist"))
+				v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) deploys the cluster-scoped kind %s (%s), which project %s does not allow: add {group: %q, kind: %q} to %s", a.name(), a.file, o.Kind, o.Where(), proj.Name, group, o.Kind, proj.fixPath("clusterResourceWhitelist"))
 			}
 		} else if !proj.IsGroupKindPermitted(group, o.Kind, o.Name, true) {
 			reported[key] = true
-			v.errorf(a.origin, "Application %q (%s) deploys %s (%s), which project %s does not allow: %s", a.name(), a.file, o.Kind, o.Where(), proj.Name, proj.namespacedKindFix(group, o.Kind))
+			v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) deploys %s (%s), which project %s does not allow: %s", a.name(), a.file, o.Kind, o.Where(), proj.Name, proj.namespacedKindFix(group, o.Kind))
 		}
 	}
 }

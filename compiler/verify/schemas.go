@@ -50,7 +50,7 @@ func verdictsKey() string {
 func (v *verifier) schemasCheck() {
 	val := v.validator()
 	if v.crdsErr != nil {
-		v.log.Errorf(diag.Pos{}, "", "reading the CRDs: %v", v.crdsErr)
+		v.log.Reportf(diag.IO, diag.Pos{}, "", "reading the CRDs: %v", v.crdsErr)
 		return
 	}
 	instances := map[string]bool{} // apiVersion + " " + kind
@@ -101,11 +101,11 @@ func (v *verifier) schemasCheck() {
 			kind := obj.Get("kind")
 			desc := fmt.Sprintf("%s %s", kind, str(obj, "metadata", "name"))
 			if err != nil {
-				v.log.Errorf(diag.Pos{File: file}, "", "%s: %v", desc, err)
+				v.log.Reportf(diag.ObjectSchema, diag.Pos{File: file}, "", "%s: %v", desc, err)
 				continue
 			}
 			for _, p := range problems {
-				v.log.Errorf(diag.Pos{File: file}, "", "%s: %s: %s: the %s schema refuses it", desc, p.Pointer, p.Message, strings.ToLower(fmt.Sprint(kind)))
+				v.log.Reportf(diag.ObjectSchema, diag.Pos{File: file}, "", "%s: %s: %s: the %s schema refuses it", desc, p.Pointer, p.Message, strings.ToLower(fmt.Sprint(kind)))
 			}
 		}
 	})

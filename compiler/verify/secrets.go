@@ -171,7 +171,7 @@ func (v *verifier) secrets() {
 				return
 			}
 			if what := literalSecret(labels[len(labels)-1], value); what != "" {
-				v.log.Errorf(pos, strings.Join(labels, "."), "%s written as a value: %s (to client %s)", what, secretFix, f.Client.Name)
+				v.log.Reportf(diag.LiteralSecret, pos, strings.Join(labels, "."), "%s written as a value: %s (to client %s)", what, secretFix, f.Client.Name)
 			}
 		})
 	}
@@ -215,7 +215,7 @@ func (v *verifier) valueSecrets(specPath string, values map[string]any, to strin
 				if m, ok := item.(map[string]any); ok {
 					if name, ok := m["name"].(string); ok {
 						if what := literalSecret(name, m["value"]); what != "" {
-							v.errorf(diag.JoinPath(where(), "value"), "%s (%s) written as a value: %s (%s)", what, name, secretFix, to)
+							v.reportf(diag.LiteralSecret, diag.JoinPath(where(), "value"), "%s (%s) written as a value: %s (%s)", what, name, secretFix, to)
 						}
 					}
 				}
@@ -224,7 +224,7 @@ func (v *verifier) valueSecrets(specPath string, values map[string]any, to strin
 			}
 		default:
 			if what := literalSecret(key, x); what != "" {
-				v.errorf(where(), "%s written as a value: %s (%s)", what, secretFix, to)
+				v.reportf(diag.LiteralSecret, where(), "%s written as a value: %s (%s)", what, secretFix, to)
 			}
 		}
 	}
@@ -242,7 +242,7 @@ func (v *verifier) repositoryPasswords() {
 	spec := v.in.Spec
 	check := func(field, path, url string) {
 		if u := passwordInURL(url); u != "" {
-			v.log.Errorf(spec.PosOf(field), path, "repository URL %s holds a password: %s", u, repoURLFix)
+			v.log.Reportf(diag.LiteralSecret, spec.PosOf(field), path, "repository URL %s holds a password: %s", u, repoURLFix)
 		}
 	}
 	check(spec.Platform.FieldPath("repoURL"), spec.Platform.FieldPath("repoURL"), spec.Platform.RepoURL)

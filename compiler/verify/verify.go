@@ -166,8 +166,8 @@ func Verify(in Input, log *diag.Log) {
 	v.limits()
 }
 
-func (v *verifier) errorf(specPath, format string, args ...any) {
-	v.log.Errorf(v.in.Spec.PosOf(specPath), specPath, format, args...)
+func (v *verifier) reportf(id diag.ID, specPath, format string, args ...any) {
+	v.log.Reportf(id, v.in.Spec.PosOf(specPath), specPath, format, args...)
 }
 
 func (v *verifier) environment(env *model.Environment, files []int) {
@@ -266,7 +266,7 @@ func (v *verifier) noteEmptyFolders() {
 		if len(envs) > 1 {
 			where = fmt.Sprintf("%d environments (%s)", len(envs), diag.List(envs))
 		}
-		v.log.Notef(v.in.Spec.PosOf(m.Path), m.Path, "no client has an instance of %s in %s: its Application syncs an empty folder there; give a client the stack, or disable the module there", diag.List(m.Stacks), where)
+		v.log.Reportf(diag.NoInstances, v.in.Spec.PosOf(m.Path), m.Path, "no client has an instance of %s in %s: its Application syncs an empty folder there; give a client the stack, or disable the module there", diag.List(m.Stacks), where)
 	}
 }
 
@@ -281,11 +281,11 @@ func (v *verifier) pinnedSources(env *model.Environment, a app) {
 		}
 		switch {
 		case repo == v.in.Spec.Platform.RepoURL && rev != env.Revision:
-			v.errorf(a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
+			v.reportf(diag.Pinned, a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
 		case !isFixedRevision(rev) && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
-			v.errorf(a.client.Values.FieldPath("revision"), "pinned environment %s reads client %s's values at %q of %s (Application %q): a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, a.name())
+			v.reportf(diag.Pinned, a.client.Values.FieldPath("revision"), "pinned environment %s reads client %s's values at %q of %s (Application %q): a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, a.name())
 		case !isFixedRevision(rev):
-			v.errorf(a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
+			v.reportf(diag.Pinned, a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
 		}
 	}
 }
@@ -319,7 +319,7 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 			if cs := inst.Client.Stack(inst.Stack.Model.Name); cs != nil {
 				where = cs.Path
 			}
-			v.errorf(where, "the %s instance for %s in %s does not evaluate: %v: fix the stack's expression or the instance's spec", inst.Stack.Model.Name, inst.Client.Name, env.Name, err)
+			v.reportf(diag.StackEval, where, "the %s instance for %s in %s does not evaluate: %v: fix the stack's expression or the instance's spec", inst.Stack.Model.Name, inst.Client.Name, env.Name, err)
 			continue
 		}
 		for _, r := range p.Resources {
@@ -349,14 +349,14 @@ func (v *verifier) names(env *model.Environment, apps []app) {
 			continue
 		}
 		if !argocd.IsValidAppName(name) {
-			v.errorf(a.origin, "Application %q (%s) is not a valid resource name: use lower-case letters, digits, '-' and '.'", name, where(a, env))
+			v.reportf(diag.ResourceName, a.origin, "Application %q (%s) is not a valid resource name: use lower-case letters, digits, '-' and '.'", name, where(a, env))
 		}
 		if v.in.Spec.Platform.ResourceTracking != "annotation" && len(name) > 63 {
-			v.errorf(a.origin, "Application %q (%s) has %d characters: with %s resource tracking its name is a label value, which Kubernetes cuts at 63; shorten it", name, where(a, env), len(name), v.in.Spec.Platform.ResourceTracking)
+			v.reportf(diag.ResourceName, a.origin, "Application %q (%s) has %d characters: with %s resource tracking its name is a label value, which Kubernetes cuts at 63; shorten it", name, where(a, env), len(name), v.in.Spec.Platform.ResourceTracking)
 		}
 		key := a.namespace() + "/" + name
 		if other, dup := seen[key]; dup {
-			v.errorf(a.origin, "two Applications named %q in namespace %s of environment %s (%s, and %s): Argo CD keeps one; rename one", name, a.namespace(), env.Name, where(other, env), where(a, env))
+			v.reportf(diag.Duplicate, a.origin, "two Applications named %q in namespace %s of environment %s (%s, and %s): Argo CD keeps one; rename one", name, a.namespace(), env.Name, where(other, env), where(a, env))
 			continue
 		}
 		seen[key] = a
@@ -390,7 +390,7 @@ func (v *verifier) folders() {
 		objs, problems := v.in.Folders.build(dir)
 		// Folders keeps the folder's problems: add to a copy.
 		for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
-			v.log.Errorf(diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
+			v.log.Reportf(p.ID, diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
 		}
 		for _, o := range objs {
 			// One problem per object and message, with the environments
@@ -418,7 +418,7 @@ func (v *verifier) folders() {
 				if len(envs[msg]) > 1 {
 					in = "environments " + diag.List(envs[msg])
 				}
-				v.log.Errorf(diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q cannot be synced in %s: %s", o.Kind, o.Name, in, msg)
+				v.log.Reportf(diag.UnknownKind, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q cannot be synced in %s: %s", o.Kind, o.Name, in, msg)
 			}
 		}
 	}
@@ -460,7 +460,7 @@ func (v *verifier) include(a app) {
 	}
 	inFolder := v.folderFiles[strings.TrimPrefix(dir, out+"/")]
 	if len(inFolder) == 0 {
-		v.errorf(a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, dir)
+		v.reportf(diag.SyncsNothing, a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, dir)
 		return
 	}
 	include := str(a.obj, "spec", "source", "directory", "include")
@@ -475,7 +475,7 @@ func (v *verifier) include(a app) {
 		}
 	}
 	if matched == 0 {
-		v.errorf(a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), dir)
+		v.reportf(diag.SyncsNothing, a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), dir)
 	}
 }
 
@@ -502,14 +502,14 @@ func (v *verifier) valueFiles(a app) {
 			}
 			r := refs[ref]
 			if r == nil {
-				v.errorf(a.origin, "value file %s of Application %q names ref %q, which no source of it has", f, a.name(), ref)
+				v.reportf(diag.ValueFile, a.origin, "value file %s of Application %q names ref %q, which no source of it has", f, a.name(), ref)
 				continue
 			}
 			if repo := str(r, "repoURL"); repo != v.in.Spec.Platform.RepoURL || rgd.HasPlaceholder(rest) {
 				continue // not in reach
 			}
 			if _, err := fs.Stat(v.in.Repo, rest); err != nil {
-				v.errorf(a.origin, "value file %s of Application %q does not exist in this repository: create %s, or set ignoreMissingValueFiles", f, a.name(), rest)
+				v.reportf(diag.ValueFile, a.origin, "value file %s of Application %q does not exist in this repository: create %s, or set ignoreMissingValueFiles", f, a.name(), rest)
 			}
 		}
 	}
@@ -540,7 +540,7 @@ func (v *verifier) wildcards(p *model.Project) {
 		}
 	}
 	if len(found) > 0 {
-		v.errorf(p.Path, "a pinned environment's project permits by wildcard: %s; name what it permits, or add allow: wildcard: \"<reason>\" to the project", strings.Join(found, ", "))
+		v.reportf(diag.Wildcard, p.Path, "a pinned environment's project permits by wildcard: %s; name what it permits, or add allow: wildcard: \"<reason>\" to the project", strings.Join(found, ", "))
 	}
 }
 

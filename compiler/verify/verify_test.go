@@ -67,10 +67,10 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 	mod := spec.Module(name(otherApp)).Path
 	otherProject := object.Lookup(otherApp, "spec", "project").(string)
 	want := []string{
-		out + projectFile + ": AppProject " + name(project) + `: /metadata/uid: unknown field "uid": the appproject schema refuses it`,
-		out + appFile + ": Application " + name(app) + `: /spec/bogus: unknown field "bogus": the application schema refuses it`,
+		out + projectFile + ": AppProject " + name(project) + `: /metadata/uid: unknown field "uid": the appproject schema refuses it [object-schema]`,
+		out + appFile + ": Application " + name(app) + `: /spec/bogus: unknown field "bogus": the application schema refuses it [object-schema]`,
 		spec.PosOf(mod).String() + ": " + mod + ": project " + otherProject + " does not permit destination https://kubernetes.default.svc, " +
-			`namespace "elsewhere", of Application "` + name(otherApp) + `" (` + out + otherFile + "): add it to environments." + otherEnv + ".projects." + otherProject + ".destinations",
+			`namespace "elsewhere", of Application "` + name(otherApp) + `" (` + out + otherFile + "): add it to environments." + otherEnv + ".projects." + otherProject + ".destinations [project-destination]",
 	}
 
 	// Without a cache, and three times with one: empty, then with the

@@ -37,7 +37,7 @@ func PlatcRGD(obj map[string]any) []string {
 	}
 	_, probs := kro.Check(r)
 	for _, p := range probs {
-		if !p.Warning {
+		if !p.Warning() {
 			out = append(out, fmt.Sprintf("kro.Check: %s: %s: %s", p.Resource, p.Path, p.Msg))
 		}
 	}
@@ -66,7 +66,7 @@ func PlatcWarnings(obj map[string]any) []string {
 	var out []string
 	_, probs := kro.Check(r)
 	for _, p := range probs {
-		if p.Warning {
+		if p.Warning() {
 			out = append(out, p.Path+": "+p.Msg)
 		}
 	}
