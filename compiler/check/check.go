@@ -267,7 +267,7 @@ func (c *checker) outDirOverlap(out string) string {
 		}
 	}
 	for _, m := range c.spec.Modules {
-		if m.Kind == model.KindPath && repoPathProblem(m.Dir) == "" && strings.HasPrefix(out, m.Dir+"/") {
+		if m.Kind.Info().Syncs == model.SyncsRepoFolder && repoPathProblem(m.Dir) == "" && strings.HasPrefix(out, m.Dir+"/") {
 			return fmt.Sprintf("is inside the folder of module %s (%s)", m.Name, m.Dir)
 		}
 	}
@@ -300,8 +300,11 @@ func overlap(out, dir, what string) string {
 
 func (c *checker) module(m *model.Module) {
 	c.label(m.Pos, m.Path, m.Name)
-	switch m.Kind {
-	case model.KindInvalid:
+	// The kind's own checks: of what its field names, by what the
+	// module's Application syncs (KindInfo.Syncs); a new value of Syncs
+	// is a case here.
+	switch info := m.Kind.Info(); {
+	case !m.Kind.Valid():
 		set := []string{}
 		for _, f := range model.Kinds[1:] {
 			if m.Has(f) {
@@ -313,24 +316,25 @@ func (c *checker) module(m *model.Module) {
 		} else {
 			c.log.Reportf(diag.ModuleKind, m.At(set[1]), m.Path, "the module sets %s: set exactly one of %s", strings.Join(set, " and "), kindList)
 		}
-	case model.KindChart:
+	case info.Syncs == model.SyncsChart:
 		if c.spec.Chart(m.Chart) == nil {
 			c.reportf(diag.UnknownName, &m.Node, "chart", "unknown chart %q: declare it under charts%s", m.Chart, diag.DidYouMean(m.Chart, chartNames(c.spec)))
 		}
-	case model.KindPath:
+	case info.Syncs == model.SyncsRepoFolder:
 		c.modulePath(m)
-	case model.KindGroup:
+	case info.Syncs == model.SyncsMembers:
+		// Its Application lives with its members' (DestArgoCD).
 		if m.Has("namespace") {
 			c.reportf(diag.ModuleKind, &m.Node, "namespace", "a group's Application lives in the Argo CD namespace: remove namespace")
 		}
 		if len(m.Members) == 0 {
 			c.reportf(diag.ModuleKind, &m.Node, "group", "empty group: list the modules it delivers")
 		}
-	case model.KindStacks, model.KindDefinitions:
-		field := model.Kinds[m.Kind]
+	case info.Syncs == model.SyncsInstances, info.Syncs == model.SyncsDefinitions:
+		field := info.Field
 		if len(m.Stacks) == 0 {
 			what := "instances"
-			if m.Kind == model.KindDefinitions {
+			if info.Syncs == model.SyncsDefinitions {
 				what = "definitions"
 			}
 			c.reportf(diag.ModuleKind, &m.Node, field, "no stacks: list the stacks whose %s the module delivers", what)
@@ -350,7 +354,7 @@ func (c *checker) module(m *model.Module) {
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
 	}
-	if !c.takesValues(m) && m.Kind != model.KindInvalid {
+	if m.Kind.Valid() && !c.takesValues(m) {
 		for _, f := range []string{"values", "wiring"} {
 			if m.Has(f) {
 				c.reportf(diag.ModuleKind, &m.Node, f, "%s", c.noValues(m, f, "it"))
@@ -448,15 +452,15 @@ func (c *checker) modulePath(m *model.Module) {
 
 // takesValues reports whether m takes Helm values, wiring and helm
 // options: a chart module, or a path module whose folder Argo CD renders
-// with Helm (it holds a Chart.yaml).
+// with Helm (it holds a Chart.yaml: modulePath).
 func (c *checker) takesValues(m *model.Module) bool {
-	return m.Kind.Info().TakesValues || m.Kind == model.KindPath && c.charts[m.Name]
+	return m.Kind.TakesValues(c.charts[m.Name])
 }
 
 // noValues is the message for field set on a module that takes no values
 // (takesValues); it names what to remove, "it" or "them".
 func (c *checker) noValues(m *model.Module, field, it string) string {
-	if m.Kind == model.KindPath {
+	if m.Kind.Info().Syncs == model.SyncsRepoFolder {
 		return fmt.Sprintf("folder %q is not a Helm chart (it holds no Chart.yaml): only charts take %s; remove %s, or make the folder a chart", m.Dir, field, it)
 	}
 	return fmt.Sprintf("only chart modules, and path modules whose folder is a Helm chart, take %s: remove %s", field, it)
@@ -509,7 +513,7 @@ func (c *checker) endpoint(e *model.Endpoint) {
 func (c *checker) groups() map[string]string {
 	parent := map[string]string{}
 	for _, g := range c.spec.Modules {
-		if g.Kind != model.KindGroup {
+		if g.Kind.Info().Syncs != model.SyncsMembers {
 			continue
 		}
 		for i, name := range g.Members {
@@ -609,7 +613,7 @@ func (c *checker) environment(env *model.Environment) {
 				c.reportf(diag.Wiring, &s.Node, "external", "external is used only where the module is disabled: add enabled: false, or remove external")
 			}
 		}
-		if s.Values != nil && !c.takesValues(m) && m.Kind != model.KindInvalid {
+		if s.Values != nil && m.Kind.Valid() && !c.takesValues(m) {
 			c.reportf(diag.ModuleKind, &s.Node, "values", "%s", c.noValues(m, "values", "them"))
 		}
 	}

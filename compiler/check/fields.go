@@ -49,30 +49,29 @@ func (c *checker) appFields(m *model.Module) {
 		}
 		c.metadataMaps(&ns.Node, ns.Labels, ns.Annotations)
 	}
-	only := func(field string, kind model.ModuleKind, set bool) {
-		if set && m.Kind != kind && m.Kind != model.KindInvalid {
-			c.reportf(diag.ModuleKind, &m.Node, field, "only %s modules take %s: remove it", model.Kinds[kind], field)
-		}
-	}
-	if f.Helm != nil && !c.takesValues(m) && m.Kind != model.KindInvalid {
+	if f.Helm != nil && m.Kind.Valid() && !c.takesValues(m) {
 		c.reportf(diag.ModuleKind, &m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
 	}
-	only("manifests", model.KindChart, m.Has("manifests"))
-	only("directory", model.KindPath, f.Directory != nil)
-	only("kustomize", model.KindPath, f.Kustomize != nil)
+	// A kind's options (KindInfo.Options) on a module of another kind.
+	for _, info := range model.KindInfos {
+		for _, option := range info.Options {
+			if m.Has(option) && m.Kind.Valid() && !m.Kind.Takes(option) {
+				c.reportf(diag.ModuleKind, &m.Node, option, "only %s modules take %s: remove it", info.Field, option)
+			}
+		}
+	}
 	if c.takesValues(m) {
 		c.helm(m)
 	}
-	if m.Kind == model.KindChart {
-		if m.Has("manifests") {
-			c.folder(&m.Node, "manifests", f.Manifests)
-		}
+	if m.Kind.Takes("manifests") && m.Has("manifests") {
+		c.folder(&m.Node, "manifests", f.Manifests)
 	}
-	if m.Kind == model.KindPath {
-		kustomization := c.kustomizations[m.Name]
-		if d := f.Directory; d != nil && kustomization {
+	// The options of the folder a path module syncs.
+	kustomization := c.kustomizations[m.Name]
+	if d := f.Directory; d != nil && m.Kind.Takes("directory") {
+		if kustomization {
 			c.reportf(diag.Kustomize, &m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
-		} else if d != nil && repoPathProblem(m.Dir) == "" {
+		} else if repoPathProblem(m.Dir) == "" {
 			files := argocd.DirectoryFiles(c.fsys, m.Dir, d.Recurse, d.Include, d.Exclude)
 			c.directoryFiles[m.Name] = files
 			if len(files) == 0 {
@@ -81,12 +80,12 @@ func (c *checker) appFields(m *model.Module) {
 				}
 			}
 		}
-		if f.Kustomize != nil {
-			if !kustomization {
-				c.reportf(diag.Kustomize, &m.Node, "kustomize", "folder %q is not a kustomization: Argo CD applies kustomize options with kustomize edit, which needs a kustomization.yaml; add one that lists the manifests as resources, or remove kustomize", m.Dir)
-			}
-			c.kustomize(f.Kustomize)
+	}
+	if f.Kustomize != nil && m.Kind.Takes("kustomize") {
+		if !kustomization {
+			c.reportf(diag.Kustomize, &m.Node, "kustomize", "folder %q is not a kustomization: Argo CD applies kustomize options with kustomize edit, which needs a kustomization.yaml; add one that lists the manifests as resources, or remove kustomize", m.Dir)
 		}
+		c.kustomize(f.Kustomize)
 	}
 }
 
@@ -186,7 +185,7 @@ func (c *checker) helm(m *model.Module) {
 	if h.OK("releaseName") && (len(h.ReleaseName) > 53 || !helmReleaseName().MatchString(h.ReleaseName)) {
 		c.reportf(diag.Name, &h.Node, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", h.ReleaseName)
 	}
-	if m.Kind == model.KindPath && h.PassCredentials {
+	if m.Kind.Info().Syncs == model.SyncsRepoFolder && h.PassCredentials {
 		c.reportf(diag.HelmOptions, &h.Node, "passCredentials", "passCredentials passes a chart repository's credentials on to the hosts of its charts, and a chart of this repository comes from no chart repository: remove it")
 	}
 	names := map[string]bool{}

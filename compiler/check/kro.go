@@ -36,7 +36,7 @@ func (c *checker) kroGates() {
 	}
 	for _, m := range c.spec.Modules {
 		ch := c.spec.Chart(m.Chart)
-		if m.Kind != model.KindChart || ch == nil || ch.Chart != "kro" {
+		if m.Kind.Info().Syncs != model.SyncsChart || ch == nil || ch.Chart != "kro" {
 			continue
 		}
 		for _, env := range c.spec.Environments {

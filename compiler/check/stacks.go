@@ -22,10 +22,10 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 	definitions, instances = map[string]*model.Module{}, map[string]*model.Module{}
 	for _, m := range c.spec.Modules {
 		var byKind map[string]*model.Module
-		switch m.Kind {
-		case model.KindDefinitions:
+		switch m.Kind.Info().Syncs {
+		case model.SyncsDefinitions:
 			byKind = definitions
-		case model.KindStacks:
+		case model.SyncsInstances:
 			byKind = instances
 		default:
 			continue

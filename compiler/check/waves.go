@@ -27,7 +27,7 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 	after := map[string][]string{} // module -> siblings it syncs after
 	for _, m := range c.spec.Modules {
 		needs := m.Needs
-		if m.Kind == model.KindStacks {
+		if m.Kind.Info().Syncs == model.SyncsInstances {
 			for _, s := range m.Stacks {
 				if d := definitions[s]; d != nil && d != m && !slices.Contains(needs, d.Name) {
 					needs = append(slices.Clip(needs), d.Name)

@@ -99,7 +99,7 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *la
 // helmModule reports whether m's Application is a Helm release: a chart
 // module, or a path module whose folder is a chart.
 func helmModule(info *check.Info, m *model.Module) bool {
-	return m.Kind == model.KindChart || m.Kind == model.KindPath && info.Charts[m.Name]
+	return m.Kind.TakesValues(info.Charts[m.Name])
 }
 
 func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env *model.Environment) []string {
@@ -156,7 +156,7 @@ func defaultsLayer() Layer {
 
 func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *model.Module) *Explanation {
 	ex := &Explanation{Environment: env.Name, Application: m.Name}
-	if m.Kind == model.KindPath {
+	if m.Kind.Info().Syncs == model.SyncsRepoFolder {
 		// A chart of this repository, at the environment's revision.
 		ex.Chart = fmt.Sprintf("%s %s at %s", spec.Platform.RepoURL, m.Dir, env.Revision)
 	} else {

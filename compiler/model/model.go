@@ -9,6 +9,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -112,11 +113,16 @@ type Chart struct {
 func (c *Chart) OCI() bool { return len(c.RepoURL) > 6 && c.RepoURL[:6] == "oci://" }
 
 // ModuleKind says what a module deploys.
+//
+// Every behaviour that differs by kind is a column of KindInfos or a method
+// here, and nothing outside this package names a kind: a new kind is a row
+// of KindInfos (TestKindsOnlyInTheTable refuses a Kind* constant anywhere
+// else, TestEveryKindIsDescribed a row that leaves a column out).
 type ModuleKind int
 
 const (
-	// KindInvalid is a module that sets none, or more than one, of chart,
-	// path and group.
+	// KindInvalid is a module that sets none, or more than one, of the
+	// kinds' fields (Kinds).
 	KindInvalid ModuleKind = iota
 	// KindChart installs an upstream Helm chart.
 	KindChart
@@ -136,22 +142,25 @@ const (
 )
 
 // KindInfo is what a module kind is: the facts the stages read instead of
-// switching on the kind. A new kind is a row of KindInfos, a field of
-// #Module in schemas/platform.cue, its checks in compiler/check (the switch
-// of checker.module), and, where a column's value is new, the code that
-// column's comment names.
+// comparing kinds. A new kind is a row of KindInfos, a field of #Module in
+// schemas/platform.cue (with its options), and, where a column's value is
+// new, a case in the switches on that column (each fails loudly on a value
+// it does not know): render.application's and check.module's on Syncs,
+// render.application's on Deploys, render.directApply's on DirectApply.
 type KindInfo struct {
 	// Field is the field of #Module that sets the kind.
 	Field string
-	// Namespaced kinds deploy into a namespace of their own, which they
-	// must name; CreateNamespace applies to them.
-	Namespaced bool
-	// TakesValues kinds take Helm values and wiring.
-	TakesValues bool
-	// Syncs is what the kind's Application syncs (render.application).
+	// Options are the fields of #Module, besides Field, that only
+	// modules of the kind take (Takes; check.appFields refuses them on
+	// the others).
+	Options []string
+	// Syncs is what the kind's Application syncs (render.application),
+	// and so what its field names (check.module) and which folder of
+	// this repository it reads (Module.RepoFolder, TakesValues).
 	Syncs Syncs
 	// Deploys is where the kind's Application deploys
-	// (render.application).
+	// (render.application), and so whether the kind names a namespace
+	// (Namespaced).
 	Deploys Deploys
 	// DirectApply is how the direct-apply plan installs it
 	// (render.directApply).
@@ -169,16 +178,22 @@ type KindInfo struct {
 type Syncs int
 
 const (
-	// SyncsChart: a Helm chart (and a folder of this repository as a
-	// second source, or its values files).
+	// SyncsChart: a Helm chart (and the module's manifests, a folder of
+	// this repository, as a second source, or its values files).
 	SyncsChart Syncs = iota + 1
-	// SyncsRepoFolder: the module's folder of this repository.
+	// SyncsRepoFolder: the module's folder of this repository (its
+	// path), which Argo CD renders with Helm where it is a chart.
 	SyncsRepoFolder
-	// SyncsOutFolder: the module's own folder of the environment under
-	// the output root (a group's apps file, a stacks module's instances).
-	SyncsOutFolder
-	// SyncsDefinitions: the stacks' ResourceGraphDefinitions, of the
-	// output root's stacks folder.
+	// SyncsMembers: the Applications of the module's members
+	// (Module.Members), the apps file of its own folder of the
+	// environment under the output root.
+	SyncsMembers
+	// SyncsInstances: the instances of the module's stacks
+	// (Module.Stacks), one per client, in its own folder of the
+	// environment under the output root.
+	SyncsInstances
+	// SyncsDefinitions: the ResourceGraphDefinitions of the module's
+	// stacks (Module.Stacks), of the output root's stacks folder.
 	SyncsDefinitions
 )
 
@@ -210,22 +225,51 @@ const (
 	DirectSkipped
 )
 
-// KindInfos describes every kind, by ModuleKind.
+// KindInfos describes every kind, by ModuleKind. Each row but
+// KindInvalid's writes every column, false and nil included, so that a new
+// column is answered for each kind rather than left at its zero value
+// (TestEveryKindIsDescribed).
 var KindInfos = [kindCount]KindInfo{
 	KindInvalid:     {},
-	KindChart:       {Field: "chart", Namespaced: true, TakesValues: true, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm},
-	KindPath:        {Field: "path", Namespaced: true, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl},
-	KindGroup:       {Field: "group", Syncs: SyncsOutFolder, Deploys: DestArgoCD, DirectApply: DirectMembers},
-	KindStacks:      {Field: "stacks", Namespaced: true, Syncs: SyncsOutFolder, Deploys: DestNamespace, DirectApply: DirectSkipped, KindsAtRuntime: true},
-	KindDefinitions: {Field: "definitions", Syncs: SyncsDefinitions, Deploys: DestCluster, DirectApply: DirectSkipped, KindsAtRuntime: true},
+	KindChart:       {Field: "chart", Options: []string{"manifests"}, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm, KindsAtRuntime: false},
+	KindPath:        {Field: "path", Options: []string{"directory", "kustomize"}, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl, KindsAtRuntime: false},
+	KindGroup:       {Field: "group", Options: nil, Syncs: SyncsMembers, Deploys: DestArgoCD, DirectApply: DirectMembers, KindsAtRuntime: false},
+	KindStacks:      {Field: "stacks", Options: nil, Syncs: SyncsInstances, Deploys: DestNamespace, DirectApply: DirectSkipped, KindsAtRuntime: true},
+	KindDefinitions: {Field: "definitions", Options: nil, Syncs: SyncsDefinitions, Deploys: DestCluster, DirectApply: DirectSkipped, KindsAtRuntime: true},
 }
 
 // Info returns what kind k is.
 func (k ModuleKind) Info() KindInfo { return KindInfos[k] }
 
+// Valid reports whether k is a kind, not KindInvalid: a module that sets
+// none, or several, of the kinds' fields, which check reports (the stages
+// after it see valid kinds only).
+func (k ModuleKind) Valid() bool { return KindInvalid < k && k < kindCount }
+
 // Namespaced reports whether modules of kind k deploy into a namespace of
-// their own, which they must name.
-func (k ModuleKind) Namespaced() bool { return KindInfos[k].Namespaced }
+// their own (DestNamespace), which they must name (check.module);
+// createNamespace and managedNamespaceMetadata apply to them
+// (render.setSync, check.appFields).
+func (k ModuleKind) Namespaced() bool { return KindInfos[k].Deploys == DestNamespace }
+
+// TakesValues reports whether modules of kind k take Helm values, wiring
+// and helm options (check.takesValues, explain, verify.valueLayer): those
+// whose Application renders a chart with Helm, the chart it syncs or its
+// folder of this repository where that is a chart (chartFolder: it holds a
+// Chart.yaml, which is what Argo CD looks for).
+func (k ModuleKind) TakesValues(chartFolder bool) bool {
+	switch KindInfos[k].Syncs {
+	case SyncsChart:
+		return true
+	case SyncsRepoFolder:
+		return chartFolder
+	}
+	return false
+}
+
+// Takes reports whether modules of kind k take option, one of the kinds'
+// Options.
+func (k ModuleKind) Takes(option string) bool { return slices.Contains(KindInfos[k].Options, option) }
 
 // Kinds lists the fields that set a module's kind, in the order of
 // ModuleKind (KindInfos' Field).
@@ -259,6 +303,19 @@ type Module struct {
 	Allow           Allow
 	// The Argo CD fields of issue 12 (fields.go); zero where unused.
 	AppFields
+}
+
+// RepoFolder is the folder of this repository m's Application syncs, or
+// "": its own path (SyncsRepoFolder), which may be a Helm chart, or a
+// chart's second source, its manifests (SyncsChart).
+func (m *Module) RepoFolder() string {
+	switch m.Kind.Info().Syncs {
+	case SyncsRepoFolder:
+		return m.Dir
+	case SyncsChart:
+		return m.Manifests
+	}
+	return ""
 }
 
 // Allow holds exceptions to the security lints: the reason, by lint name.

@@ -40,34 +40,37 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 	return meta
 }
 
-// setSources sets the source, or sources, of a chart or path module.
-func (r *renderer) setSources(env *model.Environment, m *model.Module, spec *object.Map) {
-	if m.Kind == model.KindPath {
-		src := r.gitSource(env, m.Dir)
-		if d := m.Directory; d != nil {
-			dir := object.NewMap()
-			if d.Recurse {
-				dir.Set("recurse", true)
-			}
-			if d.Exclude != "" {
-				dir.Set("exclude", d.Exclude)
-			}
-			if d.Include != "" {
-				dir.Set("include", d.Include)
-			}
-			src.Set("directory", dir)
+// setFolderSource sets the source of a module that syncs its folder of
+// this repository.
+func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
+	src := r.gitSource(env, m.Dir)
+	if d := m.Directory; d != nil {
+		dir := object.NewMap()
+		if d.Recurse {
+			dir.Set("recurse", true)
 		}
-		if k := m.Kustomize; k != nil {
-			src.Set("kustomize", kustomizeOptions(k))
+		if d.Exclude != "" {
+			dir.Set("exclude", d.Exclude)
 		}
-		if r.info.Charts[m.Name] {
-			if h := r.helm(env, m); h != nil {
-				src.Set("helm", h)
-			}
+		if d.Include != "" {
+			dir.Set("include", d.Include)
 		}
-		spec.Set("source", src)
-		return
+		src.Set("directory", dir)
 	}
+	if k := m.Kustomize; k != nil {
+		src.Set("kustomize", kustomizeOptions(k))
+	}
+	if r.info.Charts[m.Name] {
+		if h := r.helm(env, m); h != nil {
+			src.Set("helm", h)
+		}
+	}
+	spec.Set("source", src)
+}
+
+// setChartSources sets the source, or sources, of a module that syncs a
+// chart: the chart, its values files' repository, its manifests.
+func (r *renderer) setChartSources(env *model.Environment, m *model.Module, spec *object.Map) {
 	chart := r.chartSource(env, m)
 	if len(ValueFiles(m)) == 0 && m.Manifests == "" {
 		spec.Set("source", chart)
@@ -96,7 +99,7 @@ func ValueFiles(m *model.Module) []string {
 	}
 	out := make([]string, len(m.Helm.ValueFiles))
 	for i, f := range m.Helm.ValueFiles {
-		if m.Kind == model.KindPath {
+		if m.Kind.Info().Syncs == model.SyncsRepoFolder {
 			out[i] = relativePath(m.Dir, f)
 		} else {
 			out[i] = "$" + argocd.ValuesRef + "/" + f

@@ -19,7 +19,7 @@ import (
 // deploy to (each instance's, expressions other than its name and namespace
 // read as "*"), and the namespace the Applications live in.
 func (r *renderer) instancesProject(env *model.Environment, m *model.Module) *object.Map {
-	if m.Kind != model.KindStacks {
+	if m.Kind.Info().Syncs != model.SyncsInstances {
 		return nil
 	}
 	var repos, namespaces []string
@@ -87,7 +87,7 @@ func (r *renderer) install(env *model.Environment, children map[string][]*model.
 	}
 	for _, ms := range children {
 		for _, m := range ms {
-			if m.Kind == model.KindStacks && m.Namespace != r.spec.Platform.ArgoCDNamespace && len(r.instances(env, m)) > 0 {
+			if m.Kind.Info().Syncs == model.SyncsInstances && m.Namespace != r.spec.Platform.ArgoCDNamespace && len(r.instances(env, m)) > 0 {
 				in.ApplicationNamespaces = append(in.ApplicationNamespaces, m.Namespace)
 			}
 		}

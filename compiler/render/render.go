@@ -195,7 +195,7 @@ func (r *renderer) environment(env *model.Environment) []File {
 	// A module that delivers stack instances syncs a folder with a file
 	// per stack, one instance per client.
 	for _, m := range r.spec.Modules {
-		if m.Kind == model.KindStacks && r.delivered(env, m) {
+		if m.Kind.Info().Syncs == model.SyncsInstances && r.delivered(env, m) {
 			files = append(files, r.instanceFiles(env, m)...)
 		}
 	}
@@ -231,7 +231,7 @@ func (r *renderer) delivered(env *model.Environment, m *model.Module) bool {
 	if !check.Delivered(env, m.Name, r.info.Parent) {
 		return false
 	}
-	if m.Kind == model.KindGroup {
+	if m.Kind.Info().Syncs == model.SyncsMembers {
 		for _, name := range m.Members {
 			if r.delivered(env, r.spec.Module(name)) {
 				return true
@@ -289,9 +289,12 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 
 	kind := m.Kind.Info()
 	switch kind.Syncs {
-	case model.SyncsChart, model.SyncsRepoFolder:
-		r.setSources(env, m, spec)
-	case model.SyncsOutFolder:
+	case model.SyncsChart:
+		r.setChartSources(env, m, spec)
+	case model.SyncsRepoFolder:
+		r.setFolderSource(env, m, spec)
+	case model.SyncsMembers, model.SyncsInstances:
+		// Its own folder of the environment, under the output root.
 		spec.Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name), m.Name)))
 	case model.SyncsDefinitions:
 		spec.Set("source", r.gitSource(env, path.Join(p.OutDir, stacksDir)).

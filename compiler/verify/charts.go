@@ -402,7 +402,9 @@ func lookupPath(v any, p []string) any {
 // position, spec path, and a description.
 func (v *verifier) valueLayer(env *model.Environment, a app, p []string) (diag.Pos, string, string) {
 	spec := v.in.Spec
-	if a.mod != nil && (a.mod.Kind == model.KindChart || a.mod.Kind == model.KindPath) {
+	// A module's chart: an upstream one, or its folder (a chart, since
+	// Helm rendered it).
+	if a.mod != nil && a.mod.Kind.TakesValues(true) {
 		ls := render.ValuesLayers(spec, env, a.mod)
 		for i := len(ls) - 1; i >= 0; i-- {
 			l := ls[i]

@@ -34,11 +34,8 @@ func BuildFolders(spec *model.Spec, repo fs.FS, cache cache.Cache) *Folders {
 	f := NewFolders(repo, cache)
 	var dirs []string
 	for _, m := range spec.Modules {
-		if m.Kind == model.KindPath {
-			dirs = append(dirs, m.Dir)
-		}
-		if m.Kind == model.KindChart && m.Manifests != "" {
-			dirs = append(dirs, m.Manifests)
+		if dir := m.RepoFolder(); dir != "" {
+			dirs = append(dirs, dir)
 		}
 	}
 	go object.Parallel(len(dirs), func(i int) { f.build(dirs[i]) })

@@ -167,10 +167,7 @@ func (v *verifier) platformGroups() map[string]map[string]bool {
 	}
 	// A folder's CRD is known by its name, <plural>.<group>.
 	for _, m := range v.in.Spec.Modules {
-		dir := m.Dir
-		if m.Kind == model.KindChart {
-			dir = m.Manifests
-		}
+		dir := m.RepoFolder()
 		if dir == "" || v.in.Folders == nil {
 			continue
 		}

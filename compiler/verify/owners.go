@@ -100,21 +100,14 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 	if a.mod == nil || a.root || a.file == "kro" {
 		return nil
 	}
-	var dirs []string
-	if a.mod.Kind == model.KindPath && !(v.in.Charts != nil && v.isHelmFolder(a.mod.Dir)) {
-		dirs = append(dirs, a.spec.Sources[0].Path)
+	dir := v.manifestsFolder(a.mod)
+	if dir == "" {
+		return nil
 	}
-	if a.mod.Kind == model.KindChart && a.mod.Manifests != "" {
-		dirs = append(dirs, a.mod.Manifests)
-	}
-	for i, dir := range dirs {
-		objs, _ := v.in.Folders.build(dir)
-		if i == 0 {
-			out = make([]syncedObject, 0, len(objs))
-		}
-		for _, o := range objs {
-			out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, o.File, o.Line))
-		}
+	objs, _ := v.in.Folders.build(dir)
+	out = make([]syncedObject, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, o.File, o.Line))
 	}
 	return out
 }

@@ -79,7 +79,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 			p := &project{Project: argocd.ProjectFromObject(obj)}
 			// The environment's projects are in appprojects.yaml; those
 			// of stack instances beside the Applications.
-			if m := spec.Module(p.Name); m != nil && m.Kind == model.KindStacks && path.Base(f.Path) != render.AppProjectsFile {
+			if m := spec.Module(p.Name); m != nil && m.Kind.Info().Syncs == model.SyncsInstances && path.Base(f.Path) != render.AppProjectsFile {
 				p.module = m
 			} else {
 				p.declared = declared[p.Name]
@@ -163,11 +163,10 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 		v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
 	}
 	v.renderedKinds(env, a, proj, synced)
-	if a.mod != nil && a.mod.Kind == model.KindPath && !a.root && a.file != "kro" && !(v.in.Charts != nil && v.isHelmFolder(a.mod.Dir)) {
-		v.repoPathKinds(a, proj, a.spec.Sources[0].Path)
-	}
-	if a.mod != nil && a.mod.Kind == model.KindChart && a.mod.Manifests != "" && !a.root && a.file != "kro" {
-		v.repoPathKinds(a, proj, a.mod.Manifests)
+	if a.mod != nil && !a.root && a.file != "kro" {
+		if dir := v.manifestsFolder(a.mod); dir != "" {
+			v.repoPathKinds(a, proj, dir)
+		}
 	}
 }
 

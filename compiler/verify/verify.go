@@ -131,6 +131,18 @@ func (v *verifier) isHelmFolder(dir string) bool {
 	return is
 }
 
+// manifestsFolder is the folder of this repository whose manifests m's
+// Application syncs as they are, plain or a kustomization, or "": its
+// RepoFolder (a path module's folder, a chart module's manifests), unless
+// that is its own folder and a chart, which Argo CD renders with Helm.
+func (v *verifier) manifestsFolder(m *model.Module) string {
+	dir := m.RepoFolder()
+	if m.Kind.Info().Syncs == model.SyncsRepoFolder && v.in.Charts != nil && v.isHelmFolder(dir) {
+		return ""
+	}
+	return dir
+}
+
 // Verify checks the output of every environment. Environments are
 // independent and checked in parallel; the log sorts what they report, so
 // the output does not depend on the order they finish in.
@@ -242,7 +254,7 @@ func (v *verifier) emptyFolders(env *model.Environment, apps []app, files []int)
 	}
 	out := v.in.Spec.Platform.OutDir + "/"
 	for _, a := range apps {
-		if a.root || a.mod == nil || a.mod.Kind != model.KindStacks {
+		if a.root || a.mod == nil || a.mod.Kind.Info().Syncs != model.SyncsInstances {
 			continue
 		}
 		dir := strings.TrimPrefix(str(a.obj, "spec", "source", "path"), out)
@@ -381,10 +393,8 @@ func (v *verifier) folders() {
 	kinds := map[*model.Environment]*envKinds{}
 	verdicts := map[*model.Environment]map[[2]string]string{} // kindProblem's, by apiVersion and kind
 	for _, m := range v.in.Spec.Modules {
-		dir := m.Dir
-		if m.Kind == model.KindChart && m.Manifests != "" {
-			dir = m.Manifests // a chart's extra manifests
-		} else if m.Kind != model.KindPath || v.in.Charts != nil && v.isHelmFolder(m.Dir) {
+		dir := v.manifestsFolder(m)
+		if dir == "" {
 			continue // not a folder of manifests; a chart is rendered and checked with the charts
 		}
 		objs, problems := v.in.Folders.build(dir)

@@ -79,7 +79,7 @@ func deployedCharts(spec *model.Spec, info *check.Info, stacks *rgd.Compiled) ma
 	out := map[string]bool{}
 	for _, env := range spec.Environments {
 		for _, mod := range spec.Modules {
-			if mod.Kind == model.KindChart && check.Delivered(env, mod.Name, info.Parent) {
+			if mod.Kind.Info().Syncs == model.SyncsChart && check.Delivered(env, mod.Name, info.Parent) {
 				out[env.Name+"\x00"+mod.Chart] = true
 			}
 		}
