@@ -2,9 +2,7 @@ package compiler_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,42 +12,21 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/validate"
+	"github.com/platc/platc/schemas"
 )
 
-// upstreamCRDs is the read-only folder of the CRDs Argo CD and kro ship,
-// beside the repository. A user's clone has none.
-const upstreamCRDs = "../../shared/crds"
-
-// upstream is the validator of the upstream CRDs, read and compiled once;
-// the error of reading upstreamCRDs, which a user's clone lacks, says
-// os.IsNotExist.
-var upstream = sync.OnceValues(func() (*validate.Validator, error) {
-	entries, err := os.ReadDir(upstreamCRDs)
-	if err != nil {
-		return nil, err
-	}
-	files := map[string][]byte{}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".yaml") {
-			data, err := os.ReadFile(filepath.Join(upstreamCRDs, e.Name()))
-			if err != nil {
-				return nil, fmt.Errorf("reading the upstream CRDs: %w", err)
-			}
-			files[e.Name()] = data
-		}
-	}
-	return validate.FromCRDs(files)
+// embedded is the validator of the CRDs platc embeds, built from their
+// YAML (the compiler's own is built from crds.json), once.
+var embedded = sync.OnceValues(func() (*validate.Validator, error) {
+	return validate.FromCRDs(schemas.CRDs())
 })
 
-// upstreamValidator returns a validator of the upstream CRDs, and of the
-// CRDs kro generates for the instances of stacks (from compiled), which
-// must not define a kind the upstream CRDs define.
-func upstreamValidator(t *testing.T, compiled ...*compiler.Result) *validate.Validator {
+// crdValidator returns a validator of the embedded CRDs, and of the CRDs
+// kro generates for the instances of stacks (from compiled), which must not
+// define a kind the embedded CRDs define.
+func crdValidator(t *testing.T, compiled ...*compiler.Result) *validate.Validator {
 	t.Helper()
-	v, err := upstream()
-	if os.IsNotExist(err) {
-		t.Skipf("%s not found: the upstream CRDs are test data outside the repository", upstreamCRDs)
-	}
+	v, err := embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,25 +46,27 @@ func upstreamValidator(t *testing.T, compiled ...*compiler.Result) *validate.Val
 	if err != nil {
 		t.Fatal(err)
 	}
-	upstreamKinds := v.Kinds()
+	kinds := v.Kinds()
 	for _, k := range inst.Kinds() {
-		if slices.Contains(upstreamKinds, k) {
-			t.Fatalf("the CRD kro generates for the instances of a stack defines %s, which the upstream CRDs define", k)
+		if slices.Contains(kinds, k) {
+			t.Fatalf("the CRD kro generates for the instances of a stack defines %s, which an embedded CRD defines", k)
 		}
 	}
 	return v.With(inst)
 }
 
-// TestOutputMatchesUpstreamCRDs checks every object platc renders, for the
-// sample platform and every golden case that renders, against the upstream
-// CRD of its kind, strictly: a field the CRD does not declare is an error.
-// Stack instances are checked against the CRD kro generates from their
-// ResourceGraphDefinition.
-func TestOutputMatchesUpstreamCRDs(t *testing.T) {
+// TestOutputMatchesCRDs checks every object platc renders, for the sample
+// platform and every golden case that renders, against the embedded CRD of
+// its kind, strictly: a field the CRD does not declare is an error. Stack
+// instances are checked against the CRD kro generates from their
+// ResourceGraphDefinition. Upstream's own CRDs judge the same objects in
+// the conformance modules (conformance/argocd TestRenderedMatchesCRDs,
+// conformance/kro TestRendered).
+func TestOutputMatchesCRDs(t *testing.T) {
 	objects := 0
 	for _, repo := range repos(t) {
 		res := compiler.Compile(os.DirFS(repo), compiler.Options{})
-		v := upstreamValidator(t, res)
+		v := crdValidator(t, res)
 		for _, o := range res.Outputs {
 			if !strings.HasSuffix(o.Path, ".yaml") || strings.Contains(o.Path, "/direct-apply/") || strings.Contains(o.Path, "/argocd-values") {
 				continue // a plan, and Helm values: not Kubernetes objects

@@ -23,14 +23,12 @@ var update = flag.Bool("update", false, "rewrite the expectations of the scripts
 // cmp lines compare with.
 //
 // Scripts read platc's own repository as $REPO (the golden cases are
-// $REPO/golden) and never write there; [shared] is true where the
-// upstream CRDs of ../shared/crds are there.
+// $REPO/golden) and never write there.
 func TestScripts(t *testing.T) {
 	repoRoot, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := filepath.Join(repoRoot, "..", "shared", "crds")
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
@@ -39,7 +37,6 @@ func TestScripts(t *testing.T) {
 			// Each script has a cache of its own, in its work folder.
 			env.Setenv(cli.CacheEnv, filepath.Join(env.WorkDir, ".platc-cache"))
 			env.Setenv("REPO", repoRoot)
-			env.Setenv("SHARED_CRDS", shared)
 			// git commits in the scripts need a name.
 			for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1"} {
 				env.Setenv(k, v)
@@ -50,14 +47,6 @@ func TestScripts(t *testing.T) {
 			"tree":      cmdTree,
 			"chartrepo": cmdChartRepo,
 			"expand":    cmdExpand,
-		},
-		Condition: func(cond string) (bool, error) {
-			switch cond {
-			case "shared":
-				_, err := os.Stat(shared)
-				return err == nil, nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }

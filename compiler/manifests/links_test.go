@@ -64,8 +64,8 @@ func TestOutsideLink(t *testing.T) {
 // repository, refused with their target outside it.
 func TestBuildLinks(t *testing.T) {
 	fsys := fstest.MapFS{
-		"shared/cm.yaml":        {Data: []byte(configMapA)},
-		"plain/in.yaml":         link("../shared/cm.yaml"),
+		"common/cm.yaml":        {Data: []byte(configMapA)},
+		"plain/in.yaml":         link("../common/cm.yaml"),
 		"plain/out.yaml":        link("../../../etc/cm.yaml"),
 		"plain/dangling.yaml":   link("nothing.yaml"),
 		"linked":                link("/srv/manifests"),
@@ -74,7 +74,7 @@ func TestBuildLinks(t *testing.T) {
 		"k/sub/cm.yaml":         {Data: []byte(configMapA)},
 		"k/out.yaml":            link("/etc/cm.yaml"),
 		"ki/kustomization.yaml": {Data: []byte("resources:\n  - in.yaml\n")},
-		"ki/in.yaml":            link("../shared/cm.yaml"),
+		"ki/in.yaml":            link("../common/cm.yaml"),
 		"kb/kustomization.yaml": {Data: []byte("resources:\n  - base\n")},
 		"kb/base":               link("/srv/base"),
 	}
@@ -120,14 +120,14 @@ func TestBuildLinks(t *testing.T) {
 // link changes its target, even to a file of the same content.
 func TestCacheFollowsLinks(t *testing.T) {
 	fsys := fstest.MapFS{
-		"shared/cm.yaml": {Data: []byte(configMapA)},
-		"app/cm.yaml":    link("../shared/cm.yaml"),
+		"common/cm.yaml": {Data: []byte(configMapA)},
+		"app/cm.yaml":    link("../common/cm.yaml"),
 	}
 	cache := &memcache.Memory{}
 	if _, problems := Build(fsys, "app", cache); len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}
-	fsys["app/cm.yaml"] = link("../../shared/cm.yaml")
+	fsys["app/cm.yaml"] = link("../../common/cm.yaml")
 	if _, problems := Build(fsys, "app", cache); len(problems) != 1 {
 		t.Errorf("after the link left the repository: problems %v, want the link's", problems)
 	}

@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// widgetCRD exercises the conversion rules on a small CRD of its own, so
-// these tests run without the upstream CRDs.
+// widgetCRD exercises the conversion rules on a small CRD of its own,
+// with what the embedded CRDs lack (int-or-string, nullable, bounds).
 const widgetCRD = `
 # A comment before the first document.
 ---
@@ -178,6 +178,11 @@ func TestConversionRules(t *testing.T) {
 		{
 			name: "int-or-string integer",
 			doc:  head + "spec:\n  size: 1\n  port: 8080\n",
+		},
+		{
+			name: "int-or-string refuses a boolean",
+			doc:  head + "spec:\n  size: 1\n  port: true\n",
+			want: []Problem{{"/spec/port", "got boolean, want integer or string or null"}},
 		},
 		{
 			name: "required field without default",

@@ -1,37 +1,34 @@
 package validate
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/schemas"
 )
 
-// crdDir holds the upstream CRDs: test data kept outside the repository,
-// in the sibling directory ../shared/crds of the repository root.
-const crdDir = "../../../shared/crds"
-
+// crdFiles are the CRDs the tests validate against: those platc embeds
+// (schemas/crds) of Argo CD's and kro's kinds. conformance/argocd
+// validates what platc renders against Argo CD's own.
 var crdFiles = []string{
-	"argocd-v3.5.1-application-crd.yaml",
-	"argocd-v3.5.1-appproject-crd.yaml",
-	"kro-v0.9.3-resourcegraphdefinitions-crd.yaml",
+	"schemas/crds/argoproj.io_applications.yaml",
+	"schemas/crds/argoproj.io_appprojects.yaml",
+	"schemas/crds/kro.run_resourcegraphdefinitions.yaml",
 }
 
-// readCRDs reads the upstream CRDs, or skips the test when they are absent.
+// readCRDs returns the CRDs of crdFiles, by name.
 func readCRDs(t testing.TB) map[string][]byte {
 	t.Helper()
-	if _, err := os.Stat(crdDir); err != nil {
-		t.Skip("../shared/crds not found: upstream CRDs are test data outside the repository")
-	}
+	embedded := schemas.CRDs()
 	files := map[string][]byte{}
 	for _, name := range crdFiles {
-		data, err := os.ReadFile(filepath.Join(crdDir, name))
-		if err != nil {
-			t.Fatal(err)
+		data, ok := embedded[name]
+		if !ok {
+			t.Fatalf("%s is not embedded", name)
 		}
 		files[name] = data
 	}
@@ -39,21 +36,20 @@ func readCRDs(t testing.TB) map[string][]byte {
 }
 
 var (
-	upstreamOnce sync.Once
-	upstream     *Validator
-	upstreamErr  error
+	crdOnce sync.Once
+	crdVal  *Validator
+	crdErr  error
 )
 
-// upstreamValidator builds the validator of the upstream CRDs once for all
-// tests.
-func upstreamValidator(t testing.TB) *Validator {
+// crdValidator builds the validator of crdFiles once for all tests.
+func crdValidator(t testing.TB) *Validator {
 	t.Helper()
 	files := readCRDs(t)
-	upstreamOnce.Do(func() { upstream, upstreamErr = FromCRDs(files) })
-	if upstreamErr != nil {
-		t.Fatalf("FromCRDs: %v", upstreamErr)
+	crdOnce.Do(func() { crdVal, crdErr = FromCRDs(files) })
+	if crdErr != nil {
+		t.Fatalf("FromCRDs: %v", crdErr)
 	}
-	return upstream
+	return crdVal
 }
 
 func decode(t testing.TB, doc string) map[string]any {
@@ -212,7 +208,7 @@ spec:
 `
 
 func TestKinds(t *testing.T) {
-	v := upstreamValidator(t)
+	v := crdValidator(t)
 	want := []string{
 		"argoproj.io/v1alpha1/AppProject",
 		"argoproj.io/v1alpha1/Application",
@@ -223,8 +219,8 @@ func TestKinds(t *testing.T) {
 	}
 }
 
-func TestValidateUpstream(t *testing.T) {
-	v := upstreamValidator(t)
+func TestValidateCRDs(t *testing.T) {
+	v := crdValidator(t)
 	tests := []struct {
 		name string
 		doc  func(t *testing.T) string
@@ -325,28 +321,6 @@ func TestValidateUpstream(t *testing.T) {
 			},
 		},
 		{
-			name: "int-or-string accepts an integer",
-			doc: func(t *testing.T) string {
-				return edit(t, multiSourceApp, "    ref: values", "    ref: values\n    kustomize:\n      replicas:\n      - name: web\n        count: 3")
-			},
-		},
-		{
-			name: "int-or-string accepts a string",
-			doc: func(t *testing.T) string {
-				return edit(t, multiSourceApp, "    ref: values", "    ref: values\n    kustomize:\n      replicas:\n      - name: web\n        count: \"3\"")
-			},
-		},
-		{
-			name: "int-or-string rejects a boolean and a fraction",
-			doc: func(t *testing.T) string {
-				return edit(t, multiSourceApp, "    ref: values", "    ref: values\n    kustomize:\n      replicas:\n      - name: web\n        count: true\n      - name: api\n        count: 1.5")
-			},
-			want: []Problem{
-				{"/spec/sources/1/kustomize/replicas/0/count", "got boolean, want integer or string"},
-				{"/spec/sources/1/kustomize/replicas/1/count", "got number, want integer or string"},
-			},
-		},
-		{
 			name: "app project role without a name",
 			doc: func(t *testing.T) string {
 				return edit(t, appProject, "  - name: ci\n    policies:", "  - policies:")
@@ -396,7 +370,7 @@ func TestValidateUpstream(t *testing.T) {
 }
 
 func TestValidateUnknownKind(t *testing.T) {
-	v := upstreamValidator(t)
+	v := crdValidator(t)
 	tests := []struct {
 		name string
 		obj  map[string]any
@@ -444,13 +418,13 @@ func TestMultiDocumentFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(upstreamValidator(t).Kinds(), v.Kinds()); diff != "" {
+	if diff := cmp.Diff(crdValidator(t).Kinds(), v.Kinds()); diff != "" {
 		t.Errorf("Kinds() mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestConcurrentValidate(t *testing.T) {
-	v := upstreamValidator(t)
+	v := crdValidator(t)
 	bad := decode(t, edit(t, multiSourceApp, "      prune: true", "      prun: true"))
 	want := []Problem{{"/spec/syncPolicy/automated/prun", `unknown field "prun"`}}
 	var wg sync.WaitGroup
@@ -473,7 +447,7 @@ func TestConcurrentValidate(t *testing.T) {
 }
 
 func BenchmarkValidateApplication(b *testing.B) {
-	v := upstreamValidator(b)
+	v := crdValidator(b)
 	obj := decode(b, multiSourceApp)
 	for b.Loop() {
 		if _, err := v.Validate(obj); err != nil {

@@ -53,6 +53,9 @@
 // comparison can fail: known verdicts of kro, a stub platc side that
 // disagrees, and the adapter's liveness.
 //
+// TestEmbeddedCRDsAreSubsets requires platc's embedded
+// ResourceGraphDefinition CRD to be a subset of kro's (internal/crdsubset).
+//
 // Not modelled: admission webhooks and policies of a real cluster. Both
 // sides run with the cel-go kro requires (v0.31.0; platc requires no later
 // one).

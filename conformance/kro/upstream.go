@@ -517,10 +517,11 @@ func quoteAll(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
-// KroCRD reads kro's own ResourceGraphDefinition CRD from kro's module
-// (helm/crds of v0.9.3, the one its chart installs). The module's folder
-// comes from the go command, which the suite runs under.
-func KroCRD() (*extv1.CustomResourceDefinition, error) {
+// KroCRDFile reads kro's own ResourceGraphDefinition CRD from kro's
+// module, at the version this module requires (helm/crds, the one its
+// chart installs). The module's folder comes from the go command, which
+// the suite runs under.
+func KroCRDFile() ([]byte, error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/kubernetes-sigs/kro").Output()
 	if err != nil {
 		return nil, fmt.Errorf("locating kro's module: %w", err)
@@ -529,7 +530,12 @@ func KroCRD() (*extv1.CustomResourceDefinition, error) {
 	if dir == "" {
 		return nil, errors.New("locating kro's module: the go command gives no folder (run go mod download)")
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "helm", "crds", "kro.run_resourcegraphdefinitions.yaml"))
+	return os.ReadFile(filepath.Join(dir, "helm", "crds", "kro.run_resourcegraphdefinitions.yaml"))
+}
+
+// KroCRD is the CRD of KroCRDFile.
+func KroCRD() (*extv1.CustomResourceDefinition, error) {
+	data, err := KroCRDFile()
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@
 //
 //	go test -json ./... | go run ./internal/testsummary
 //
-// so that a test skipped for want of something (the upstream CRDs in
-// ../shared) is seen without -v. It exits 1 when a test or a build failed,
+// so that a test skipped for want of something (git, bash, symbolic
+// links) is seen without -v. It exits 1 when a test or a build failed,
 // or when the events are not those of a complete run (go test stopped
 // before a package finished, or ran none).
 package main

@@ -1,0 +1,301 @@
+// Package crdsubset tells how a CustomResourceDefinition is not a subset of
+// another: how the CRDs platc embeds (schemas/crds) are not subsets of the
+// ones Argo CD and kro ship. The conformance modules compare them, with
+// upstream's CRDs read from upstream's module at the version platc targets
+// (conformance/argocd and conformance/kro, TestEmbeddedCRDsAreSubsets);
+// platc's module has no upstream CRD to compare with.
+package crdsubset
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// CRD is the part of a CustomResourceDefinition the comparison reads.
+type CRD struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group string `json:"group"`
+		Names struct {
+			Kind     string `json:"kind"`
+			ListKind string `json:"listKind"`
+			Plural   string `json:"plural"`
+			Singular string `json:"singular"`
+		} `json:"names"`
+		Scope    string    `json:"scope"`
+		Versions []Version `json:"versions"`
+	} `json:"spec"`
+}
+
+// Version is one version of a CRD.
+type Version struct {
+	Name    string `json:"name"`
+	Served  bool   `json:"served"`
+	Storage bool   `json:"storage"`
+	Schema  struct {
+		OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
+	} `json:"schema"`
+}
+
+// ID is the CRD's group and kind: "argoproj.io/Application".
+func (c *CRD) ID() string { return c.Spec.Group + "/" + c.Spec.Names.Kind }
+
+func (c *CRD) version(name string) *Version {
+	for i := range c.Spec.Versions {
+		if c.Spec.Versions[i].Name == name {
+			return &c.Spec.Versions[i]
+		}
+	}
+	return nil
+}
+
+// Parse reads every CustomResourceDefinition of a YAML stream (documents
+// separated by ---), skipping empty documents.
+func Parse(data []byte) ([]*CRD, error) {
+	var out []*CRD
+	var docs [][]byte
+	var cur bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if strings.TrimRight(string(line), " \t\r\n") == "---" {
+			docs = append(docs, bytes.Clone(cur.Bytes()))
+			cur.Reset()
+			continue
+		}
+		cur.Write(line)
+	}
+	docs = append(docs, cur.Bytes())
+	for i, doc := range docs {
+		var probe any
+		if err := yaml.Unmarshal(doc, &probe); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if probe == nil {
+			continue
+		}
+		c := &CRD{}
+		if err := yaml.Unmarshal(doc, c); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Compare compares the CRDs of kinds (group/kind, such as
+// "argoproj.io/Application") in the files ours with those in the files up,
+// both by file name, and returns how each of ours is not a subset of
+// upstream's, one line per difference. A kind of kinds that either side
+// lacks is a difference, so that a comparison never passes by comparing
+// nothing.
+func Compare(ours, up map[string][]byte, kinds ...string) ([]string, error) {
+	oursByID, err := byID(ours)
+	if err != nil {
+		return nil, err
+	}
+	upByID, err := byID(up)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, k := range kinds {
+		o, u := oursByID[k], upByID[k]
+		switch {
+		case o == nil:
+			out = append(out, k+": no CRD of ours")
+		case u == nil:
+			out = append(out, k+": no upstream CRD")
+		default:
+			for _, d := range Diffs(o, u) {
+				out = append(out, k+" "+d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// byID parses the CRDs of files, by ID.
+func byID(files map[string][]byte) (map[string]*CRD, error) {
+	out := map[string]*CRD{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		crds, err := Parse(files[name])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for _, c := range crds {
+			out[c.ID()] = c
+		}
+	}
+	return out, nil
+}
+
+// Diffs lists how ours is not a subset of up, one line per difference:
+// ours must have up's name, names and scope; each of its versions must be
+// up's, served only if up serves it; every property path it declares, up
+// must declare with the same type, format, value constraints (pattern,
+// enum, bounds) and default; every field up requires at a node it
+// declares, it must declare and require too. So everything ours accepts,
+// up accepts (CEL rules aside).
+func Diffs(ours, up *CRD) []string {
+	var out []string
+	report := func(path, format string, args ...any) {
+		out = append(out, fmt.Sprintf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	for _, f := range []struct{ field, ours, up string }{
+		{"metadata.name", ours.Metadata.Name, up.Metadata.Name},
+		{"spec.names.listKind", ours.Spec.Names.ListKind, up.Spec.Names.ListKind},
+		{"spec.names.plural", ours.Spec.Names.Plural, up.Spec.Names.Plural},
+		{"spec.names.singular", ours.Spec.Names.Singular, up.Spec.Names.Singular},
+		{"spec.scope", ours.Spec.Scope, up.Spec.Scope},
+	} {
+		if f.ours != f.up {
+			report(f.field, "%q, upstream %q", f.ours, f.up)
+		}
+	}
+	for _, v := range ours.Spec.Versions {
+		uv := up.version(v.Name)
+		switch {
+		case uv == nil:
+			report(v.Name, "version not in the upstream CRD")
+			continue
+		case v.Served && !uv.Served:
+			report(v.Name, "version served here, not upstream")
+		}
+		c := &comparison{report: func(path, format string, args ...any) {
+			report(v.Name+" "+path, format, args...)
+		}}
+		c.node(".", v.Schema.OpenAPIV3Schema, uv.Schema.OpenAPIV3Schema)
+	}
+	return out
+}
+
+type comparison struct {
+	report func(path, format string, args ...any)
+}
+
+// constraints are the value validations that upstream sets on a node and a
+// subset must keep, with the same value (it may add its own).
+var constraints = []string{
+	"format", "default", "enum", "pattern",
+	"minLength", "maxLength", "minItems", "maxItems", "uniqueItems",
+	"minProperties", "maxProperties", "minimum", "maximum",
+	"exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+}
+
+// node compares the schema node ours, at path, with the upstream node up.
+func (c *comparison) node(path string, ours, up map[string]any) {
+	if isTrue(up, "x-kubernetes-preserve-unknown-fields") && typeOf(up) == "" {
+		return // upstream accepts any value here
+	}
+	if typeOf(ours) != typeOf(up) {
+		c.report(path, "type %s, upstream %s", show(typeOf(ours)), show(typeOf(up)))
+		return
+	}
+	if isTrue(ours, "nullable") && !isTrue(up, "nullable") {
+		c.report(path, "nullable here, not upstream")
+	}
+	if isTrue(ours, "x-kubernetes-preserve-unknown-fields") && !isTrue(up, "x-kubernetes-preserve-unknown-fields") {
+		c.report(path, "x-kubernetes-preserve-unknown-fields here, not upstream (upstream prunes unknown fields)")
+	}
+	for _, k := range constraints {
+		uv, ok := up[k]
+		if ok && !reflect.DeepEqual(ours[k], uv) {
+			if ov, ok := ours[k]; ok {
+				c.report(path, "%s %v, upstream %v", k, ov, uv)
+			} else {
+				c.report(path, "no %s, upstream %v", k, uv)
+			}
+		}
+	}
+
+	upPreserve := isTrue(up, "x-kubernetes-preserve-unknown-fields")
+	upProps, _ := up["properties"].(map[string]any)
+	upAdditional, _ := up["additionalProperties"].(map[string]any)
+	ourProps, _ := ours["properties"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(ourProps)) {
+		p := join(path, name)
+		op, _ := ourProps[name].(map[string]any)
+		if upp, ok := upProps[name].(map[string]any); ok {
+			c.node(p, op, upp)
+		} else if upAdditional != nil {
+			c.node(p, op, upAdditional)
+		} else if !upPreserve {
+			c.report(p, "not in the upstream CRD")
+		}
+	}
+	if oa, ok := ours["additionalProperties"].(map[string]any); ok {
+		p := join(path, "*")
+		if upAdditional != nil {
+			c.node(p, oa, upAdditional)
+		} else if !upPreserve {
+			c.report(p, "additionalProperties here, not upstream")
+		}
+	}
+	if oi, ok := ours["items"].(map[string]any); ok {
+		p := strings.TrimSuffix(path, ".") + "[]"
+		if ui, ok := up["items"].(map[string]any); ok {
+			c.node(p, oi, ui)
+		} else if !upPreserve {
+			c.report(p, "items here, not upstream")
+		}
+	}
+
+	ourRequired := strs(ours["required"])
+	for _, r := range strs(up["required"]) {
+		switch {
+		case ourProps[r] == nil:
+			c.report(path, "upstream requires %q: declare it, required", r)
+		case !slices.Contains(ourRequired, r):
+			c.report(path, "upstream requires %q, optional here", r)
+		}
+	}
+}
+
+// typeOf is a node's type, "int-or-string" for x-kubernetes-int-or-string.
+func typeOf(s map[string]any) string {
+	if isTrue(s, "x-kubernetes-int-or-string") {
+		return "int-or-string"
+	}
+	t, _ := s["type"].(string)
+	return t
+}
+
+func show(t string) string {
+	if t == "" {
+		return "(none)"
+	}
+	return t
+}
+
+func isTrue(s map[string]any, key string) bool {
+	b, _ := s[key].(bool)
+	return b
+}
+
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// join appends a property name to a path: "." + "spec" is ".spec".
+func join(path, name string) string {
+	if path == "." {
+		return "." + name
+	}
+	return path + "." + name
+}
