@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
 )
 
@@ -661,5 +662,24 @@ func TestCacheInstances(t *testing.T) {
 	}
 	if ratio, _ := second.Instance(specs[0]); fmt.Sprintf("%T %T", ratio["ratio"], ratio["replicas"]) != "float64 int64" {
 		t.Errorf("defaults from the cache have types %T and %T, want float64 and int64", ratio["ratio"], ratio["replicas"])
+	}
+}
+
+// TestWarningHidesNoError checks that a warning at a field (a default kro
+// stores otherwise) does not stop the checks that refuse the field: the
+// conformance suite found a validation rule kro refuses hidden so.
+func TestWarningHidesNoError(t *testing.T) {
+	r := validRGD()
+	r.Spec["f2"] = `string | validation="schema.spec.f0 == 1" default="\\n"`
+	_, probs := Check(r)
+	var warned, refused bool
+	for _, p := range probs {
+		if p.Path == "spec.f2" {
+			warned = warned || p.ID == diag.KroDefault
+			refused = refused || !p.Warning()
+		}
+	}
+	if !warned || !refused {
+		t.Errorf("problems:\n%s\nwant a warning and an error at spec.f2", fmtProblems(probs))
 	}
 }
