@@ -3,9 +3,12 @@ package cache
 // Cache is a store of bytes by key, shared between compilations: the one
 // declaration of what compiler.Options.Cache is and what every stage that
 // keeps work there (load, kro, manifests, charts) takes. Entries are pure
-// functions of what their key names; a stage checks an entry it reads and
-// builds it again when the entry does not decode, so a store may lose or
-// mangle entries but must never answer a key with another key's bytes.
+// functions of what their key names. A store may lose entries, but Get
+// answers a key with the bytes Put stored under it or with nothing: the
+// store checks its own integrity, once (the folder store of the CLI binds
+// each entry to its key, its platc and a digest of its bytes), and a stage
+// only checks that an entry decodes, in its own format, and builds it
+// again when it does not.
 type Cache interface {
 	// Get returns the entry of key, if the store has it.
 	Get(key string) ([]byte, bool)
