@@ -362,12 +362,11 @@ func (c *checker) module(m *model.Module) {
 		}
 	}
 	for i, n := range m.Needs {
-		p := fmt.Sprintf("%s[%d]", m.FieldPath("needs"), i)
 		switch {
 		case n == m.Name:
-			c.log.Reportf(diag.SelfReference, m.At("needs"), p, "a module cannot need itself")
+			c.elemReportf(diag.SelfReference, m, "needs", i, "a module cannot need itself")
 		case c.spec.Module(n) == nil:
-			c.log.Reportf(diag.UnknownName, m.At("needs"), p, "unknown module %q%s", n, diag.DidYouMean(n, moduleNames(c.spec)))
+			c.elemReportf(diag.UnknownName, m, "needs", i, "%s", diag.Unknown("module", n, moduleNames(c.spec)))
 		}
 	}
 	c.syncOptions(&m.Node, m.SyncOptions, false)
@@ -495,7 +494,7 @@ func (c *checker) wire(m *model.Module, w *model.Wire) {
 	case w.From == m.Name:
 		c.reportf(diag.SelfReference, &w.Node, "from", "a module cannot wire its own endpoint")
 	case src == nil:
-		c.reportf(diag.UnknownName, &w.Node, "from", "unknown module %q%s", w.From, diag.DidYouMean(w.From, moduleNames(c.spec)))
+		c.reportf(diag.UnknownName, &w.Node, "from", "%s", diag.Unknown("module", w.From, moduleNames(c.spec)))
 	case src.Endpoint == nil:
 		c.reportf(diag.Wiring, &w.Node, "from", "module %q declares no endpoint: add endpoint: {host, port} to it", w.From)
 	case w.Field == "url" && src.Endpoint.Scheme == "":
@@ -517,15 +516,14 @@ func (c *checker) groups() map[string]string {
 			continue
 		}
 		for i, name := range g.Members {
-			p := fmt.Sprintf("%s[%d]", g.FieldPath("group"), i)
 			member := c.spec.Module(name)
 			switch {
 			case member == nil:
-				c.log.Reportf(diag.UnknownName, g.At("group"), p, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
+				c.elemReportf(diag.UnknownName, g, "group", i, "%s", diag.Unknown("module", name, moduleNames(c.spec)))
 			case name == g.Name:
-				c.log.Reportf(diag.SelfReference, g.At("group"), p, "a group cannot contain itself")
+				c.elemReportf(diag.SelfReference, g, "group", i, "a group cannot contain itself")
 			case parent[name] != "":
-				c.log.Reportf(diag.Duplicate, g.At("group"), p, "module %q is already in group %q: a module is delivered by one group", name, parent[name])
+				c.elemReportf(diag.Duplicate, g, "group", i, "module %q is already in group %q: a module is delivered by one group", name, parent[name])
 			default:
 				parent[name] = g.Name
 			}
@@ -601,7 +599,7 @@ func (c *checker) environment(env *model.Environment) {
 		s := env.Settings[name]
 		m := c.spec.Module(name)
 		if m == nil {
-			c.log.Reportf(diag.UnknownName, s.Pos, s.Path, "unknown module %q%s", name, diag.DidYouMean(name, moduleNames(c.spec)))
+			c.log.Reportf(diag.UnknownName, s.Pos, s.Path, "%s", diag.Unknown("module", name, moduleNames(c.spec)))
 			continue
 		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -378,7 +380,28 @@ the values of some (folders, -format) in a shell:
 // specFlag is the -spec flag of a command that reads the spec's folder
 // without compiling it.
 func specFlag(fs *flag.FlagSet) *string {
-	return fs.String("spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
+	dir := compiler.DefaultSpecDir
+	fs.Var((*specFolder)(&dir), "spec", specUsage)
+	return &dir
+}
+
+const specUsage = "`folder` of the spec's .cue files, relative to the repository root"
+
+// specFolder is the value of -spec: a folder of the repository, written
+// as the user likes ("./sources/", "sources") and kept clean, since
+// platc reads the repository through an os.Root, which takes clean
+// relative paths only.
+type specFolder string
+
+func (s *specFolder) String() string { return string(*s) }
+
+func (s *specFolder) Set(v string) error {
+	clean := path.Clean(filepath.ToSlash(v))
+	if filepath.IsAbs(v) || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return fmt.Errorf("%q is outside the repository: platc reads the spec from the repository it checks; name its folder relative to the repository root, and the root with -C", v)
+	}
+	*s = specFolder(clean)
+	return nil
 }
 
 // names returns the names of cmds.
@@ -506,7 +529,7 @@ var compileFlagNames = []string{"spec", "strict", "client-repo", "crds"}
 
 // compileFlags adds the flags of the commands that compile the spec.
 func (c *common) compileFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.specDir, "spec", compiler.DefaultSpecDir, "`folder` of the spec's .cue files, relative to the repository root")
+	fs.Var((*specFolder)(&c.specDir), "spec", specUsage)
 	fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
 	fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
 	fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")

@@ -265,6 +265,23 @@ func DidYouMean(name string, candidates []string) string {
 	return ""
 }
 
+// Unknown says that name is not one of the names of what the spec
+// declares: with the name meant where one is close (DidYouMean), else with
+// the names there are (at most ten of them, and how many in all), so that
+// a message never leaves the reader to search.
+func Unknown(what, name string, names []string) string {
+	if s := DidYouMean(name, names); s != "" {
+		return fmt.Sprintf("unknown %s %q%s", what, name, s)
+	}
+	switch {
+	case len(names) == 0:
+		return fmt.Sprintf("unknown %s %q: the spec declares none", what, name)
+	case len(names) > 10:
+		return fmt.Sprintf("unknown %s %q: the %ss are %s... (%d in all)", what, name, what, strings.Join(names[:10], ", "), len(names))
+	}
+	return fmt.Sprintf("unknown %s %q: the %ss are %s", what, name, what, List(names))
+}
+
 // List joins names for a message: "a", "a and b", "a, b and c".
 func List(names []string) string {
 	switch len(names) {

@@ -524,3 +524,21 @@ func TestEnclosing(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknown(t *testing.T) {
+	many := []string{"a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8", "i9", "j10", "k11"}
+	for _, tt := range []struct {
+		name  string
+		names []string
+		want  string
+	}{
+		{"redsi", []string{"redis", "web"}, `unknown module "redsi" (did you mean "redis"?)`},
+		{"redis", []string{"web", "db"}, `unknown module "redis": the modules are web and db`},
+		{"redis", nil, `unknown module "redis": the spec declares none`},
+		{"redis", many, `unknown module "redis": the modules are a1, b2, c3, d4, e5, f6, g7, h8, i9, j10... (11 in all)`},
+	} {
+		if got := Unknown("module", tt.name, tt.names); got != tt.want {
+			t.Errorf("Unknown(module, %q, %v) = %q, want %q", tt.name, tt.names, got, tt.want)
+		}
+	}
+}
