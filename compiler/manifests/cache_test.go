@@ -187,7 +187,9 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 	// compiler/cli's TestDirCacheBindsEntries.)
 	cache = fill()
 	for _, dir := range folders {
-		cache.Edit(cacheKey(dir), func(b []byte) []byte { return bytes.Replace(b, []byte(cacheFormat), []byte("platc manifests cache 0"), 1) })
+		cache.Edit(cacheKey(dir), func(b []byte) []byte {
+			return bytes.Replace(b, []byte(cacheFormat), []byte("platc manifests cache 0"), 1)
+		})
 	}
 	check("an older format", cache)
 }
