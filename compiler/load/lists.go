@@ -20,7 +20,9 @@ import (
 // bool...), or one the schema does not constrain (inside values). The
 // elements are read from the syntax (fromSyntax), and each one that does
 // not fit is reported with the message CUE's would be rewritten to
-// (mismatch). A list of any other kind is left to CUE.
+// (mismatch). A long list where the schema wants no list at all (modules
+// written as a list of names) is handed over empty: CUE refuses it for its
+// kind alone. A list of any other kind is left to CUE.
 
 // longListLen is the most elements a list of scalars may have for the
 // schema check to hand it to CUE whole.
@@ -57,6 +59,19 @@ func (r *reporter) shrinkLists(files []*ast.File, long []longList) ([]shrunkList
 	var out []shrunkList
 	reported := false
 	for lit, labels := range listPaths(files, want) {
+		if r.refusesList(labels) {
+			// The schema wants no list here (modules written as a list
+			// of names): CUE refuses the list for its kind whatever it
+			// holds, so it is handed over empty, and the elements kept
+			// as written.
+			elems := make([]*Value, len(lit.Elts))
+			for i := range lit.Elts {
+				elems[i] = want[lit].Elems[i]
+			}
+			lit.Elts = nil
+			out = append(out, shrunkList{labels: labels, elems: elems})
+			continue
+		}
 		allowed, ok := r.elementKinds(labels)
 		if !ok {
 			continue
@@ -76,6 +91,13 @@ func (r *reporter) shrinkLists(files []*ast.File, long []longList) ([]shrunkList
 		out = append(out, shrunkList{labels: labels, elems: elems})
 	}
 	return out, reported
+}
+
+// refusesList reports whether the schema declares the field at labels,
+// and not as a list (or anything a list could be).
+func (r *reporter) refusesList(labels []string) bool {
+	v, ok := schemaAt(r.schema, labels)
+	return ok && v.IncompleteKind()&cue.ListKind == 0
 }
 
 // elementKinds returns the kinds of element the list at labels may hold,

@@ -69,6 +69,16 @@ func TestTypeMismatch(t *testing.T) {
 				"sources/a.cue:305:2: modules.web.needs[299]: is a boolean (true), but the spec declares `needs?: [...string]`: write a string, \"...\" [spec-type]\n",
 		},
 		{
+			"a long list where a struct is declared is refused as a list, short or long",
+			map[string]string{"a.cue": header + "modules: [\n" + longNeeds(300, nil) + "]\n"},
+			"sources/a.cue:5:10: modules: is a list, but the spec declares `modules?: [string]: #Module`: write a struct, {name: value, ...} [spec-type]\n",
+		},
+		{
+			"a short list where a struct is declared",
+			map[string]string{"a.cue": header + "modules: [\n" + longNeeds(3, nil) + "]\n"},
+			"sources/a.cue:5:10: modules: is a list, but the spec declares `modules?: [string]: #Module`: write a struct, {name: value, ...} [spec-type]\n",
+		},
+		{
 			"a long list where the schema does not look is not checked",
 			map[string]string{"a.cue": header + "modules: web: {chart: \"c\", namespace: \"web\", values: hosts: [\n" + longNeeds(300, map[int]string{3: "2"}) + "]}\n"},
 			"",
