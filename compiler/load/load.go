@@ -225,19 +225,22 @@ func checkSchema(dir string, files []*ast.File, long []longList, decls map[strin
 // addCauses adds the schema's problems to log, but for those that follow
 // from another: a required field reported missing beside an unknown
 // field that is its misspelling (hots where host is required) is the
-// same mistake, told once.
+// same mistake, told once. The field meant is covered (diag.Log.Cover)
+// whether the schema requires it or not: what later stages find wrong
+// there (a module's namespace missing, a chart without a version) follows
+// from the misspelling too, and is folded.
 func addCauses(log, found *diag.Log) {
 	misspelled := map[string]bool{} // spec paths of the fields meant
 	for _, p := range found.Problems() {
-		if _, rest, ok := strings.Cut(p.Msg, ": did you mean "); ok && strings.HasPrefix(p.Msg, "unknown field ") {
+		if _, rest, ok := strings.Cut(p.Msg, ": did you mean "); ok && p.ID == diag.UnknownField {
 			if meant, err := strconv.Unquote(strings.TrimSuffix(rest, "?")); err == nil {
 				misspelled[diag.JoinPath(diag.ParentPath(p.Path), meant)] = true
+				log.Cover(diag.JoinPath(diag.ParentPath(p.Path), meant))
 			}
 		}
 	}
 	for _, p := range found.Problems() {
-		if misspelled[p.Path] && strings.HasPrefix(p.Msg, "required field ") {
-			log.Cover(p.Path)
+		if misspelled[p.Path] && p.ID == diag.RequiredField {
 			continue
 		}
 		log.Add(p)
