@@ -112,6 +112,26 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	return e
 }
 
+// sourceOrigin is the spec path to blame for a problem of source i of
+// a: a chart source with no version is the chart's (charts.x.version,
+// where the version is missing or misspelled, which the schema check
+// then reports first), any other the Application's.
+func (v *verifier) sourceOrigin(a app, i int) string {
+	if i < 0 || i >= len(a.spec.Sources) {
+		return a.origin
+	}
+	src := a.spec.Sources[i]
+	if src.Chart == "" || src.TargetRevision != "" {
+		return a.origin
+	}
+	for _, ch := range v.in.Spec.Charts {
+		if ch.Chart == src.Chart && ch.RepoURL == src.RepoURL && ch.Version == "" {
+			return ch.FieldPath("version")
+		}
+	}
+	return a.origin
+}
+
 // permitted checks an Application against its AppProject as Argo CD does
 // before it syncs (util/argo.ValidatePermissions, and what the controller
 // checks of Applications in other namespaces), through compiler/argocd:
@@ -124,7 +144,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 		return // an unknown project (check has reported it), or two of one name
 	}
 	for _, c := range a.spec.SourceProblems() {
-		v.reportf(diag.ArgoCDApplication, a.origin, "Argo CD refuses source %d (%s) of Application %q (%s): %s", c.Source, a.spec.Sources[c.Source].RepoURL, a.name(), where(a, env), c.Message)
+		v.reportf(diag.ArgoCDApplication, v.sourceOrigin(a, c.Source), "Argo CD refuses source %d (%s) of Application %q (%s): %s", c.Source, a.spec.Sources[c.Source].RepoURL, a.name(), where(a, env), c.Message)
 	}
 	for _, c := range e.permissions.Validate(*a.spec, proj.Project) {
 		switch c.Kind {
@@ -142,7 +162,9 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 				target = d.Name
 			}
 			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"))
-		case argocd.InvalidSource, argocd.InvalidDestination:
+		case argocd.InvalidSource:
+			v.reportf(diag.ArgoCDApplication, v.sourceOrigin(a, c.Source), "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
+		case argocd.InvalidDestination:
 			v.reportf(diag.ArgoCDApplication, a.origin, "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
 		default:
 			panic(fmt.Sprintf("verify: a condition of unknown kind %d", c.Kind))
