@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler/object"
 )
@@ -63,6 +64,45 @@ type op struct {
 	// commit point.
 	interrupt     <-chan struct{}
 	interruptible bool
+
+	// folders are the folders of the output root opened as roots of
+	// their own (in): a file is then opened by its name in its folder,
+	// one system call, where a path through the output root costs one
+	// per element (a first render writes thousands, folders deep).
+	mu      sync.Mutex
+	folders map[string]*os.Root
+}
+
+// in returns the folder of p as a root, and p's name in it; each folder
+// is opened once.
+func (o *op) in(p string) (*os.Root, string, error) {
+	dir, name := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	if dir == "" {
+		return o.root, name, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if r, ok := o.folders[dir]; ok {
+		return r, name, nil
+	}
+	r, err := o.root.OpenRoot(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if o.folders == nil {
+		o.folders = map[string]*os.Root{}
+	}
+	o.folders[dir] = r
+	return r, name, nil
+}
+
+// close closes the folders in opened.
+func (o *op) close() {
+	for _, r := range o.folders {
+		r.Close()
+	}
+	o.folders = nil
 }
 
 func (o *op) journalPath() string { return o.outDir + "/" + JournalName }
@@ -165,13 +205,22 @@ func (o *op) prepare(j *journal) error {
 	object.Parallel(len(staged), func(i int) {
 		e := staged[i]
 		errs[i] = o.do(StepStage, stagedName(e.path), "writing "+e.path, func() error {
-			return writeSynced(o.root, stagedName(e.path), e.data, false)
+			r, name, err := o.in(stagedName(e.path))
+			if err != nil {
+				return err
+			}
+			return writeFile(r, name, e.data, stageSynced)
 		})
 	})
 	if err := firstError(errs); err != nil {
 		return err
 	}
 	return o.do(StepCommit, o.journalPath(), "committing the journal", func() error {
+		// The staged files are on the disk before the record that
+		// commits to them.
+		if err := syncStaged(o.root, o.outDir, staged); err != nil {
+			return err
+		}
 		return writeSynced(o.root, o.journalPath(), commitRecord(intent), true)
 	})
 }
@@ -186,7 +235,13 @@ func (o *op) finish(j *journal, pending []entry, owned bool) (int, error) {
 	errs := make([]error, len(pending))
 	object.Parallel(len(pending), func(i int) {
 		p := pending[i].path
-		errs[i] = o.do(StepRename, p, "writing "+p, func() error { return o.root.Rename(stagedName(p), p) })
+		errs[i] = o.do(StepRename, p, "writing "+p, func() error {
+			r, name, err := o.in(p)
+			if err != nil {
+				return err
+			}
+			return r.Rename(stagedName(name), name)
+		})
 	})
 	if err := firstError(errs); err != nil {
 		return 0, err
@@ -275,12 +330,22 @@ func writeSynced(root *os.Root, name string, data []byte, appendTo bool) error {
 	if appendTo {
 		flag = os.O_WRONLY | os.O_APPEND
 	}
+	return write(root, name, flag, data, true)
+}
+
+// writeFile writes data to a new file name, synced if sync is set (a
+// staged file, where syncStaged does not sync them all at once).
+func writeFile(root *os.Root, name string, data []byte, sync bool) error {
+	return write(root, name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, data, sync)
+}
+
+func write(root *os.Root, name string, flag int, data []byte, sync bool) error {
 	f, err := root.OpenFile(name, flag, 0o666)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

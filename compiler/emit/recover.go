@@ -80,6 +80,7 @@ func (r Recovery) String() string {
 func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error) {
 	rec := Recovery{OutDir: outDir}
 	o := &op{root: root, outDir: outDir, fault: opts.Fault}
+	defer o.close()
 	data, err := root.ReadFile(o.journalPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return rec, nil

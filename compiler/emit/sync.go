@@ -344,6 +344,7 @@ func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options)
 	}
 	j.mkdirs = missingFolders(st, outDir, j.writes)
 	o := &op{root: root, outDir: outDir, fault: opts.Fault, interrupt: opts.Interrupt}
+	defer o.close()
 	if err := o.run(j); err != nil {
 		return nil, err
 	}
