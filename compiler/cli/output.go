@@ -195,8 +195,7 @@ func writeFailed(rep *report, outDir string, err error) int {
 }
 
 // writeID is the kind of problem of err, which stopped a scan or a write
-// of the output folder: another platc's lock,
-// or I/O.
+// of the output folder: another platc's lock, or I/O.
 func writeID(err error) diag.ID {
 	var locked *emit.LockedError
 	if errors.As(err, &locked) {

@@ -218,7 +218,7 @@ func (o *op) prepare(j *journal) error {
 	return o.do(StepCommit, o.journalPath(), "committing the journal", func() error {
 		// The staged files are on the disk before the record that
 		// commits to them.
-		if err := syncStaged(o.root, o.outDir, staged); err != nil {
+		if err := syncStaged(o.root, o.outDir); err != nil {
 			return err
 		}
 		return writeSynced(o.root, o.journalPath(), commitRecord(intent), true)

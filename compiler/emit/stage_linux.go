@@ -15,7 +15,7 @@ const stageSynced = false
 // syncStaged makes the staged files of the output folder outDir durable
 // before the commit point: syncfs(2) of the file system that holds it
 // writes every dirty page and inode of it, the staged files' among them.
-func syncStaged(root *os.Root, outDir string, _ []entry) error {
+func syncStaged(root *os.Root, outDir string) error {
 	f, err := root.Open(outDir)
 	if err != nil {
 		return err

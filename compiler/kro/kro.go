@@ -397,7 +397,7 @@ func (c *checker) add(id diag.ID, idx int, path, msg string) {
 		res = c.rgd.Resources[idx].ID
 	}
 	c.probs = append(c.probs, indexed{idx, Problem{ID: id, Resource: res, Path: path, Msg: msg}})
-	if c.probs[len(c.probs)-1].Warning() {
+	if id.Info().Severity == diag.Warning {
 		return // kro accepts it: what else is wrong there is still to find
 	}
 	if c.flagged == nil {

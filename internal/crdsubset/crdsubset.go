@@ -3,7 +3,8 @@
 // ones Argo CD and kro ship. The conformance modules compare them, with
 // upstream's CRDs read from upstream's module at the version platc targets
 // (conformance/argocd and conformance/kro, TestEmbeddedCRDsAreSubsets);
-// platc's module has no upstream CRD to compare with.
+// platc's module has no upstream CRD to compare with. Wellformed checks one
+// CRD as written by hand (schemas/crds_test.go).
 package crdsubset
 
 import (
@@ -257,6 +258,110 @@ func (c *comparison) node(path string, ours, up map[string]any) {
 		case !slices.Contains(ourRequired, r):
 			c.report(path, "upstream requires %q, optional here", r)
 		}
+	}
+}
+
+// Wellformed lists what is wrong with c as a CRD written by hand and kept
+// in file: an apiextensions.k8s.io/v1 CustomResourceDefinition named after
+// its group and plural (file and object), with served versions and one
+// storage version, whose schemas are structural.
+func Wellformed(c *CRD, file string) []string {
+	var out []string
+	report := func(path, format string, args ...any) {
+		out = append(out, fmt.Sprintf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	if c.APIVersion != "apiextensions.k8s.io/v1" || c.Kind != "CustomResourceDefinition" {
+		report("kind", "%s %s, want apiextensions.k8s.io/v1 CustomResourceDefinition", c.APIVersion, c.Kind)
+	}
+	n := c.Spec.Names
+	if c.Spec.Group == "" || n.Kind == "" || n.ListKind == "" || n.Plural == "" || n.Singular == "" {
+		report("spec", "want spec.group and spec.names.kind, listKind, plural and singular")
+	}
+	if want := n.Plural + "." + c.Spec.Group; c.Metadata.Name != want {
+		report("metadata.name", "%q, want %q", c.Metadata.Name, want)
+	}
+	if want := c.Spec.Group + "_" + n.Plural + ".yaml"; file != want {
+		report("file", "named %s, want %s", file, want)
+	}
+	if c.Spec.Scope != "Namespaced" && c.Spec.Scope != "Cluster" {
+		report("spec.scope", "%q, want Namespaced or Cluster", c.Spec.Scope)
+	}
+	served, storage := 0, 0
+	for _, v := range c.Spec.Versions {
+		if v.Served {
+			served++
+		}
+		if v.Storage {
+			storage++
+		}
+		s := v.Schema.OpenAPIV3Schema
+		if s == nil {
+			report("version "+v.Name, "no schema.openAPIV3Schema")
+			continue
+		}
+		if typeOf(s) != "object" {
+			report("version "+v.Name, "openAPIV3Schema has type %s, want object", show(typeOf(s)))
+		}
+		structural(".", s, func(path, format string, args ...any) {
+			report("version "+v.Name+" "+path, format, args...)
+		})
+	}
+	if served == 0 {
+		report("spec.versions", "no served version")
+	}
+	if storage != 1 {
+		report("spec.versions", "%d storage versions, want 1", storage)
+	}
+	return out
+}
+
+// structural checks the rules of a structural schema that a hand-written one
+// can break: every node has a type, except where unknown fields are preserved
+// or the value is an int-or-string; an array has items; an object has not
+// both properties and additionalProperties; required fields are declared.
+func structural(path string, s map[string]any, report func(path, format string, args ...any)) {
+	t := typeOf(s)
+	if t == "" && !isTrue(s, "x-kubernetes-preserve-unknown-fields") {
+		report(path, "no type")
+	}
+	if t == "int-or-string" {
+		if typ, ok := s["type"]; ok {
+			report(path, "x-kubernetes-int-or-string with type %v", typ)
+		}
+	}
+	props, hasProps := s["properties"].(map[string]any)
+	additional, hasAdditional := s["additionalProperties"].(map[string]any)
+	items, hasItems := s["items"].(map[string]any)
+	if (hasProps || hasAdditional) && t != "object" {
+		report(path, "properties on a node of type %s", show(t))
+	}
+	if hasProps && hasAdditional {
+		report(path, "both properties and additionalProperties")
+	}
+	if t == "array" && !hasItems {
+		report(path, "an array without items")
+	}
+	if hasItems && t != "array" {
+		report(path, "items on a node of type %s", show(t))
+	}
+	for _, r := range strs(s["required"]) {
+		if props[r] == nil {
+			report(path, "requires %q, which it does not declare", r)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		p, ok := props[name].(map[string]any)
+		if !ok {
+			report(join(path, name), "not a schema")
+			continue
+		}
+		structural(join(path, name), p, report)
+	}
+	if hasAdditional {
+		structural(join(path, "*"), additional, report)
+	}
+	if hasItems {
+		structural(strings.TrimSuffix(path, ".")+"[]", items, report)
 	}
 }
 

@@ -1,6 +1,7 @@
 package crdsubset
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,35 @@ func TestCompareMissing(t *testing.T) {
 	}
 	if _, err := Compare(map[string][]byte{"bad.yaml": []byte("kind: [")}, nil); err == nil || !strings.HasPrefix(err.Error(), "bad.yaml: document 1: ") {
 		t.Errorf("Compare of a file that is not YAML: error %v", err)
+	}
+}
+
+// TestWellformed checks that a CRD written by hand is refused for each
+// rule it breaks, and that a good one passes.
+func TestWellformed(t *testing.T) {
+	good := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {ports: {type: array}}}}}}
+`
+	crds, err := Parse([]byte(good))
+	if err != nil || len(crds) != 1 {
+		t.Fatalf("Parse: %v", err)
+	}
+	got := Wellformed(crds[0], "widgets.yaml")
+	want := []string{
+		"file: named widgets.yaml, want example.com_widgets.yaml",
+		"version v1 .spec.ports: an array without items",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Wellformed =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
