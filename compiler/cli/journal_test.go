@@ -183,29 +183,28 @@ func TestRenderWaitsForAnotherPlatc(t *testing.T) {
 	}
 }
 
-// TestRenderCompletesAWriteThatFailedAfterItsCommitPoint fails a rename
-// (as an immutable file would): render says so and keeps the journal; the
-// next render completes the write first, says so, and has nothing left to
-// write.
-func TestRenderCompletesAWriteThatFailedAfterItsCommitPoint(t *testing.T) {
+// TestRenderRollsBackAWriteThatFailedAfterItsCommitPoint fails a rename
+// after the commit point (as a file system gone read-only would): render
+// puts back what it had replaced, says so, and leaves out/ as it was; the
+// next render writes as if nothing had happened.
+func TestRenderRollsBackAWriteThatFailedAfterItsCommitPoint(t *testing.T) {
 	dir := rendered(t)
 	_, _, after := renderSteps(t, dir, "render")
+	before := tree(t, dir)
 	code, _, stderr := platcIn(t, cli.Process{Fault: func(s emit.Step) error {
 		if s.Kind == emit.StepRename && s.Path == "out/deploy/clusters/dev/apps.yaml" {
 			return errors.New("operation not permitted")
 		}
 		return nil
 	}}, "render", "-C", dir)
-	want := "platc: writing out/deploy/clusters/dev/apps.yaml: operation not permitted: out/ is committed but not complete; fix that, and the next platc command completes it [io]\n"
+	want := "platc: writing out/deploy/clusters/dev/apps.yaml: operation not permitted: rolled the write back, out/ is as it was [io]\n"
 	if code != cli.ExitUsage || stderr != want {
 		t.Errorf("render: exit %d, stderr %q, want %q", code, stderr, want)
 	}
+	assertSame(t, before, tree(t, dir), "old")
 	code, stdout, stderr := platc(t, "render", "-C", dir)
-	if want := "platc: out/: completed a write that was interrupted after its commit point: 2 files written, 2 removed\n"; code != cli.ExitOK || stderr != want {
-		t.Errorf("render: exit %d, stderr %q, want %q", code, stderr, want)
-	}
-	if want := "platc: out/: 4 files, 0 written, 4 unchanged, 0 removed\n"; stdout != want {
-		t.Errorf("render: stdout %q, want %q", stdout, want)
+	if code != cli.ExitOK || stderr != "" || stdout != "platc: out/: 4 files, 2 written, 2 unchanged, 2 removed\n" {
+		t.Errorf("render: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	assertSame(t, after, tree(t, dir), "new")
 }

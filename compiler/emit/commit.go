@@ -30,6 +30,9 @@ const (
 	StepJournal StepKind = iota
 	// StepMkdir makes a folder.
 	StepMkdir
+	// StepBackup links a file the write replaces or removes to its
+	// backup, which also checks that it can be replaced.
+	StepBackup
 	// StepStage writes a staged file.
 	StepStage
 	// StepCommit appends the commit record: the commit point.
@@ -38,17 +41,26 @@ const (
 	StepRename
 	// StepRemove removes a stale generated file.
 	StepRemove
+	// StepDropBackup removes a backup once the write is complete, or
+	// undone.
+	StepDropBackup
 	// StepRemoveFolder removes a folder left empty, or one the write made
 	// when it is undone.
 	StepRemoveFolder
 	// StepUnstage removes a staged file, undoing a write.
 	StepUnstage
+	// StepRollback appends the rollback record: a committed write that
+	// could not be completed is being rolled back.
+	StepRollback
+	// StepRestore puts a file back as it was before the write: its backup
+	// renamed into place, or a file the write made removed.
+	StepRestore
 	// StepDone removes the journal.
 	StepDone
 )
 
 func (k StepKind) String() string {
-	return [...]string{"journal", "mkdir", "stage", "commit", "rename", "remove", "remove-folder", "unstage", "done"}[k]
+	return [...]string{"journal", "mkdir", "backup", "stage", "commit", "rename", "remove", "drop-backup", "remove-folder", "unstage", "rollback", "restore", "done"}[k]
 }
 
 // ErrInterrupted is what Write returns when it was interrupted before its
@@ -147,8 +159,8 @@ func ignoreMissing(err error) error {
 }
 
 // run carries out j: everything up to the commit point, undone if any of
-// it fails, and then the renames and removals, which a failure stops with
-// the journal left for a recovery to complete.
+// it fails; then the renames and removals, rolled back if any of them
+// fails; then the backups are dropped.
 func (o *op) run(j *journal) error {
 	o.interruptible = true
 	err := o.prepare(j)
@@ -163,23 +175,33 @@ func (o *op) run(j *journal) error {
 		}
 		return err
 	}
-	_, err = o.finish(j, j.staged(), false)
+	if _, err := o.apply(j, j.staged(), false); err != nil {
+		if _, rerr := o.rollback(j); rerr != nil {
+			return fmt.Errorf("%w; rolling it back: %v: %s/ is not whole until the next platc command completes the write or rolls it back", err, rerr, o.outDir)
+		}
+		if derr := o.done(); derr != nil {
+			return fmt.Errorf("%w: rolled the write back, %s/ is as it was; %v: the next platc command removes it", err, o.outDir, derr)
+		}
+		return fmt.Errorf("%w: rolled the write back, %s/ is as it was", err, o.outDir)
+	}
+	err = o.tidy(j)
 	if err == nil {
 		err = o.done()
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s/ is committed but not complete; fix that, and the next platc command completes it", err, o.outDir)
+		return fmt.Errorf("%w: %s/ holds the new render; the next platc command removes what the write left", err, o.outDir)
 	}
 	return nil
 }
 
-// done removes the journal: the write is complete, or undone.
+// done removes the journal: the write is complete, undone or rolled back.
 func (o *op) done() error {
 	return o.do(StepDone, o.journalPath(), "removing the journal", func() error { return ignoreMissing(o.root.Remove(o.journalPath())) })
 }
 
-// prepare writes the journal's intent, makes the folders, stages the files
-// and commits the journal.
+// prepare writes the journal's intent, makes the folders, backs up the
+// files it replaces or removes, stages the new ones and commits the
+// journal.
 func (o *op) prepare(j *journal) error {
 	intent := j.intent()
 	err := o.do(StepJournal, o.journalPath(), "writing the journal", func() error {
@@ -199,9 +221,18 @@ func (o *op) prepare(j *journal) error {
 			return err
 		}
 	}
+	// In parallel: a render that changes every file backs up thousands.
+	errs := make([]error, len(j.backups))
+	object.Parallel(len(j.backups), func(i int) {
+		p := j.backups[i]
+		errs[i] = o.do(StepBackup, p, "replacing "+p, func() error { return o.backup(p) })
+	})
+	if err := firstError(errs); err != nil {
+		return err
+	}
 	// In parallel: a first render of a large platform stages thousands.
 	staged := j.staged()
-	errs := make([]error, len(staged))
+	errs = make([]error, len(staged))
 	object.Parallel(len(staged), func(i int) {
 		e := staged[i]
 		errs[i] = o.do(StepStage, stagedName(e.path), "writing "+e.path, func() error {
@@ -216,8 +247,8 @@ func (o *op) prepare(j *journal) error {
 		return err
 	}
 	return o.do(StepCommit, o.journalPath(), "committing the journal", func() error {
-		// The staged files are on the disk before the record that
-		// commits to them.
+		// The staged files and the backups are on the disk before the
+		// record that commits to them.
 		if err := syncStaged(o.root, o.outDir); err != nil {
 			return err
 		}
@@ -225,13 +256,41 @@ func (o *op) prepare(j *journal) error {
 	})
 }
 
-// finish renames the staged files of pending into place, and removes the
-// stale files and the folders they leave empty. Each
-// step may have been done already, by a write or a recovery that was
-// interrupted. With owned, it removes a stale file only if platc
-// generated it (a recovery reads the journal from disk, and checks). It
-// returns how many files it removed.
-func (o *op) finish(j *journal, pending []entry, owned bool) (int, error) {
+// backup links the file p to its backup. Where the file system has no
+// hard links it copies it instead, unless the file is immutable or
+// append-only: then the write cannot replace it, and says so before its
+// commit point.
+func (o *op) backup(p string) error {
+	r, name, err := o.in(p)
+	if err != nil {
+		return err
+	}
+	b := path.Base(backupName(name))
+	// A backup left by someone else's copy of the folder is not this
+	// write's.
+	if err := ignoreMissing(r.Remove(b)); err != nil {
+		return err
+	}
+	lerr := r.Link(name, b)
+	if lerr == nil {
+		return nil
+	}
+	if cannotReplace(r, name) {
+		return fmt.Errorf("it is immutable or append-only (lsattr %s shows it; chattr -i or chattr -a clears it): the files are as they were", p)
+	}
+	data, err := r.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("%v; reading it: %w", lerr, err)
+	}
+	return writeFile(r, b, data, stageSynced)
+}
+
+// apply renames the staged files of pending into place, and removes the
+// stale files. Each step may have been done already, by a write or a
+// recovery that was interrupted. With owned, it removes a stale file only
+// if platc generated it (a recovery reads the journal from disk, and
+// checks). It returns how many files it removed.
+func (o *op) apply(j *journal, pending []entry, owned bool) (int, error) {
 	errs := make([]error, len(pending))
 	object.Parallel(len(pending), func(i int) {
 		p := pending[i].path
@@ -255,11 +314,118 @@ func (o *op) finish(j *journal, pending []entry, owned bool) (int, error) {
 			return removed, err
 		}
 		removed++
-		if err := o.removeEmptyParents(path.Dir(p)); err != nil {
-			return removed, err
-		}
 	}
 	return removed, nil
+}
+
+// tidy removes the backups of a complete write, and then the folders its
+// removals left empty (a backup keeps its folder until then).
+func (o *op) tidy(j *journal) error {
+	if err := o.dropBackups(j); err != nil {
+		return err
+	}
+	for _, p := range j.removes {
+		if err := o.removeEmptyParents(path.Dir(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropBackups removes the backups of j.
+func (o *op) dropBackups(j *journal) error {
+	errs := make([]error, len(j.backups))
+	object.Parallel(len(j.backups), func(i int) {
+		b := backupName(j.backups[i])
+		errs[i] = o.do(StepDropBackup, b, "removing "+b, func() error {
+			if !o.isRegular(b) {
+				return nil // dropped already, or not platc's
+			}
+			return ignoreMissing(o.root.Remove(b))
+		})
+	})
+	return firstError(errs)
+}
+
+// rollback puts back what a committed write of j did: it records that it
+// rolls back (a recovery of a rollback that was killed goes on with it),
+// renames the backups into place, removes the files the write made and
+// the folders it made, and removes the journal. Every step can have been
+// done already. A file someone else put in place of one of the write's
+// is left as it is. It returns how many files it restored.
+func (o *op) rollback(j *journal) (int, error) {
+	if !j.rollingBack {
+		err := o.do(StepRollback, o.journalPath(), "recording the rollback in the journal", func() error {
+			return writeSynced(o.root, o.journalPath(), []byte(rollbackRecord), true)
+		})
+		if err != nil {
+			return 0, err
+		}
+		j.rollingBack = true
+	}
+	backedUp := make(map[string]bool, len(j.backups))
+	for _, p := range j.backups {
+		backedUp[p] = true
+	}
+	restored := 0
+	restore := func(p, digest string) error {
+		return o.do(StepRestore, p, "restoring "+p, func() error {
+			b := backupName(p)
+			target, terr := o.regularFile(p)
+			mine := errors.Is(terr, fs.ErrNotExist) || terr == nil && digest != "" && fullDigest(target) == digest
+			switch {
+			case backedUp[p] && o.isRegular(b):
+				if terr == nil && o.sameFile(p, b) || !mine {
+					// not replaced yet, or someone else's file is
+					// there now: the backup goes
+					return ignoreMissing(o.root.Remove(b))
+				}
+				if err := o.root.Rename(b, p); err != nil {
+					return err
+				}
+				restored++
+				return nil
+			case !backedUp[p] && terr == nil && mine:
+				// a file the write made
+				if err := ignoreMissing(o.root.Remove(p)); err != nil {
+					return err
+				}
+				restored++
+				return nil
+			}
+			return nil // restored already
+		})
+	}
+	for _, e := range j.staged() {
+		if err := restore(e.path, e.digest); err != nil {
+			return restored, err
+		}
+		tmp := stagedName(e.path)
+		if o.isRegular(tmp) {
+			if err := o.do(StepUnstage, tmp, "removing "+tmp, func() error { return ignoreMissing(o.root.Remove(tmp)) }); err != nil {
+				return restored, err
+			}
+		}
+	}
+	for _, p := range j.removes {
+		if err := restore(p, ""); err != nil {
+			return restored, err
+		}
+	}
+	return restored, o.removeMadeFolders(j)
+}
+
+// isRegular reports whether p is a regular file.
+func (o *op) isRegular(p string) bool {
+	info, err := o.root.Lstat(p)
+	return err == nil && info.Mode().IsRegular()
+}
+
+// sameFile reports whether a and b are links to one file.
+func (o *op) sameFile(a, b string) bool {
+	ia, erra := o.root.Lstat(a)
+	ib, errb := o.root.Lstat(b)
+	return erra == nil && errb == nil && os.SameFile(ia, ib)
 }
 
 // generated reports whether the file p is one platc generated.
@@ -292,15 +458,14 @@ func (o *op) removeEmptyParents(dir string) error {
 	return nil
 }
 
-// undo removes what a write of j staged and the folders it made; it
-// leaves every other file as it is. It returns how many
-// staged files it removed.
+// undo removes what a write of j staged, the backups it made and the
+// folders it made; it leaves every other file as it is. It returns how
+// many staged files it removed.
 func (o *op) undo(j *journal) (int, error) {
 	removed := 0
 	for _, e := range j.staged() {
 		tmp := stagedName(e.path)
-		info, err := o.root.Lstat(tmp)
-		if err != nil || !info.Mode().IsRegular() {
+		if !o.isRegular(tmp) {
 			continue // not staged, or not platc's
 		}
 		if err := o.do(StepUnstage, tmp, "removing "+tmp, func() error { return ignoreMissing(o.root.Remove(tmp)) }); err != nil {
@@ -308,6 +473,15 @@ func (o *op) undo(j *journal) (int, error) {
 		}
 		removed++
 	}
+	if err := o.dropBackups(j); err != nil {
+		return removed, err
+	}
+	return removed, o.removeMadeFolders(j)
+}
+
+// removeMadeFolders removes the folders a write of j made, deepest first,
+// unless someone else's files are in them now.
+func (o *op) removeMadeFolders(j *journal) error {
 	for _, d := range slices.Backward(j.mkdirs) {
 		err := o.do(StepRemoveFolder, d, "removing "+d, func() error {
 			err := ignoreMissing(o.root.Remove(d))
@@ -317,10 +491,10 @@ func (o *op) undo(j *journal) (int, error) {
 			return err
 		})
 		if err != nil {
-			return removed, err
+			return err
 		}
 	}
-	return removed, nil
+	return nil
 }
 
 // writeSynced writes data to name, or appends it, and syncs the file: a

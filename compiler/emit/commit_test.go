@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,7 +180,7 @@ func TestWriteStepsInOrder(t *testing.T) {
 			kinds = append(kinds, st.Kind.String())
 		}
 	}
-	want := []string{"journal", "mkdir", "stage", "commit", "rename", "remove", "remove-folder", "remove", "remove-folder", "done"}
+	want := []string{"journal", "mkdir", "backup", "stage", "commit", "rename", "remove", "drop-backup", "remove-folder", "done"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("phases of a write (-want +got):\n%s", diff)
 	}
@@ -233,8 +234,17 @@ func TestWriteFailsAtEveryStep(t *testing.T) {
 				assertTree(t, dir, before, "old")
 				return
 			}
-			if !strings.Contains(err.Error(), "out/ is committed but not complete; fix that, and the next platc command completes it") {
-				t.Errorf("Write error = %q, want it to say that the write is committed", err)
+			if applying(failed.Kind) {
+				// A rename or remove failed: the write rolled back.
+				if !strings.HasSuffix(err.Error(), ": rolled the write back, out/ is as it was") {
+					t.Errorf("Write error = %q, want it rolled back", err)
+				}
+				assertTree(t, dir, before, "old")
+				return
+			}
+			// Every file was in place: only the tidying failed.
+			if !strings.HasSuffix(err.Error(), ": out/ holds the new render; the next platc command removes what the write left") {
+				t.Errorf("Write error = %q, want it to say that the render is in place", err)
 			}
 			rec, err := recoverFresh(t, dir, RecoverOptions{})
 			if err != nil || rec.Kind != Completed {
@@ -244,6 +254,10 @@ func TestWriteFailsAtEveryStep(t *testing.T) {
 		})
 	}
 }
+
+// applying reports whether a write at a step of kind k has passed its
+// commit point and not yet put every file in place.
+func applying(k StepKind) bool { return k == StepRename || k == StepRemove }
 
 // errKilled is the panic of a write killed at a step.
 var errKilled = errors.New("killed")
@@ -423,34 +437,29 @@ func TestWriteUndoesAFailedStagingIntoANewOutputRoot(t *testing.T) {
 	assertTree(t, dir, map[string]string{"out/": "", "sources/": "", "sources/platform.cue": "package platform\n"}, "old")
 }
 
-func TestRecoverCompletesARenameThatFailed(t *testing.T) {
+func TestWriteRollsBackARenameThatFailed(t *testing.T) {
 	s := newScenario()
-	_, after := s.want(t)
+	before, after := s.want(t)
 	dir := s.setUp(t)
-	// A rename fails after the commit point (an immutable file, say): the
-	// write stops with its journal, and every later recovery tries again
-	// until the cause is gone.
+	// A rename fails after the commit point (a file system gone read-only,
+	// say): the write puts back what it had renamed and removed, and the
+	// output folder holds the previous render, whole, with no journal.
 	failing := true
 	fault := func(st Step) error {
-		if failing && st.Kind == StepRename && st.Path == "out/change.yaml" {
+		if failing && st.Kind == StepRename && st.Path == "out/deploy/clusters/prod/apps.yaml" {
 			return errFault
 		}
 		return nil
 	}
-	if _, err := s.write(t, dir, Options{Fault: fault}); !errors.Is(err, errFault) {
-		t.Fatalf("Write error = %v, want the fault", err)
+	_, err := s.write(t, dir, Options{Fault: fault})
+	if !errors.Is(err, errFault) || !strings.HasSuffix(err.Error(), ": rolled the write back, out/ is as it was") {
+		t.Fatalf("Write error = %v, want the fault, rolled back", err)
 	}
-	if _, err := recoverFresh(t, dir, RecoverOptions{Fault: fault}); !errors.Is(err, errFault) {
-		t.Fatalf("Recover error = %v, want the fault again", err)
-	}
+	assertTree(t, dir, before, "old")
+	// Once the cause is gone, the next write writes.
 	failing = false
-	rec, err := recoverFresh(t, dir, RecoverOptions{Fault: fault})
-	if err != nil {
+	if _, err := s.write(t, dir, Options{Fault: fault}); err != nil {
 		t.Fatal(err)
-	}
-	want := "out/: completed a write that was interrupted after its commit point: 4 files written, 2 removed, 1 spec files edited"
-	if rec.String() != want {
-		t.Errorf("Recovery = %q, want %q", rec, want)
 	}
 	assertTree(t, dir, after, "new")
 }
@@ -500,7 +509,7 @@ func TestRecoverUndoesAWriteBeforeItsCommitPoint(t *testing.T) {
 	}
 }
 
-func TestRecoverAbandonsACommittedWriteWithAStagedFileMissing(t *testing.T) {
+func TestRecoverRollsBackACommittedWriteWithAStagedFileMissing(t *testing.T) {
 	s := newScenario()
 	before, _ := s.want(t)
 	dir := s.setUp(t)
@@ -512,7 +521,7 @@ func TestRecoverAbandonsACommittedWriteWithAStagedFileMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "out/: could not complete a write that was interrupted after its commit point (out/change.yaml: its staged file is missing): removed its 4 staged files; run platc render"
+	want := "out/: rolled back a write that was interrupted after its commit point (it could not be completed: out/change.yaml: its staged file is missing): it had replaced nothing yet, the files are as they were before it"
 	if rec.String() != want {
 		t.Errorf("Recovery = %q, want %q", rec, want)
 	}
@@ -531,8 +540,8 @@ func TestRecoverNeverWritesOverAFileItDidNotGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, err := recoverFresh(t, dir, RecoverOptions{})
-	if err != nil || rec.Kind != Abandoned || !strings.Contains(rec.String(), "out/change.yaml: a file platc did not generate is in the way") {
-		t.Fatalf("Recover = %q, %v, want it abandoned for the file in the way", rec, err)
+	if err != nil || rec.Kind != RolledBack || !strings.Contains(rec.String(), "out/change.yaml: a file platc did not generate is in the way") {
+		t.Fatalf("Recover = %q, %v, want it rolled back for the file in the way", rec, err)
 	}
 	before["out/change.yaml"] = mine
 	assertTree(t, dir, before, "old")
@@ -566,12 +575,16 @@ func TestRecoverDiscardsAnUnreadableJournal(t *testing.T) {
 			if err != nil || rec.Kind != Discarded {
 				t.Fatalf("Recover = %q, %v, want the journal discarded", rec, err)
 			}
-			if !strings.Contains(rec.String(), "out/: removed a journal platc could not read (") || !strings.HasSuffix(rec.String(), ") and 4 staged files; the other files are as they are: run platc check") {
+			if !strings.Contains(rec.String(), "out/: removed a journal platc could not read (") || !strings.HasSuffix(rec.String(), ") and 8 files it had staged or backed up; the other files are as they are: run platc check") {
 				t.Errorf("Recovery = %q", rec)
 			}
-			// The staged spec edit is outside the output root: an
-			// unreadable journal does not say where it is.
-			want := merged(before, map[string]string{"sources/.platform.cue.platc-tmp": string(s.also[0].Data)})
+			// The staged spec edit and its backup are outside the
+			// output root: an unreadable journal does not say where
+			// they are.
+			want := merged(before, map[string]string{
+				"sources/.platform.cue.platc-tmp": string(s.also[0].Data),
+				"sources/.platform.cue.platc-old": before["sources/platform.cue"],
+			})
 			assertTree(t, dir, want, "old")
 		})
 	}
@@ -596,6 +609,8 @@ func TestJournalRoundTrip(t *testing.T) {
 		writes:  []entry{newEntry("out/a/b c/x.yaml", []byte("x")), newEntry("out/\"quoted\"\n.yaml", []byte("y"))},
 		edits:   []entry{newEntry("sources/platform.cue", []byte("z"))},
 		removes: []string{"out/old.yaml", "out/.left-by-an-old-platc.yaml.platc-tmp"},
+		backups: []string{"out/a/b c/x.yaml", "sources/platform.cue", "out/old.yaml"},
+		version: 2,
 	}
 	intent := j.intent()
 	for _, committed := range []bool{false, true} {
@@ -644,6 +659,11 @@ func TestParseJournalRefuses(t *testing.T) {
 		"an unquoted path":                `remove out/x.yaml`,
 		"a backslash":                     `remove "out\\x.yaml"`,
 		"a NUL":                           `remove "out/x\x00.yaml"`,
+		"a backup of a path not written":  `write "out/x.yaml" ` + d + "\nbackup \"out/y.yaml\"",
+		"a backup of a folder made":       `mkdir "out/a"` + "\nbackup \"out/a\"",
+		"a backup twice":                  `remove "out/x.yaml"` + "\nbackup \"out/x.yaml\"\nbackup \"out/x.yaml\"",
+		"an entry after a backup":         `remove "out/x.yaml"` + "\nbackup \"out/x.yaml\"\nremove \"out/y.yaml\"",
+		"a backup with a tail":            `remove "out/x.yaml"` + "\nbackup \"out/x.yaml\" " + d,
 	} {
 		t.Run(name, func(t *testing.T) {
 			intent := []byte(head + body + "\n")
@@ -655,11 +675,21 @@ func TestParseJournalRefuses(t *testing.T) {
 	}
 	valid := []byte(head + `remove "out/x.yaml"` + "\n")
 	for name, data := range map[string][]byte{
-		"a torn line":            valid[:len(valid)-3],
-		"a line after a commit":  append(append(append([]byte(nil), valid...), commitRecord(valid)...), "remove \"out/y.yaml\"\n"...),
-		"a wrong commit":         append(append([]byte(nil), valid...), commitRecord([]byte("other"))...),
-		"another root":           []byte(journalMagic + "\nroot \"build\"\n"),
-		"another version":        []byte("platc journal 2\nroot \"out\"\n"),
+		"a torn line":                 valid[:len(valid)-3],
+		"a line after a commit":       append(append(append([]byte(nil), valid...), commitRecord(valid)...), "remove \"out/y.yaml\"\n"...),
+		"a wrong commit":              append(append([]byte(nil), valid...), commitRecord([]byte("other"))...),
+		"another root":                []byte(journalMagic + "\nroot \"build\"\n"),
+		"another version":             []byte("platc journal 3\nroot \"out\"\n"),
+		"a rollback without a commit": append(append([]byte(nil), valid...), rollbackRecord...),
+		"a line after a rollback":     append(append(append([]byte(nil), valid...), commitRecord(valid)...), rollbackRecord+"rollback\n"...),
+		"a backup in version 1": func() []byte {
+			v1 := []byte(journalMagicV1 + "\nroot \"out\"\nremove \"out/x.yaml\"\nbackup \"out/x.yaml\"\n")
+			return append(v1, commitRecord(v1)...)
+		}(),
+		"a rollback in version 1": func() []byte {
+			v1 := []byte(journalMagicV1 + "\nroot \"out\"\nremove \"out/x.yaml\"\n")
+			return append(append(v1, commitRecord(v1)...), rollbackRecord...)
+		}(),
 		"a torn commit":          append(append([]byte(nil), valid...), commitRecord(valid)[:20]...),
 		"a commit without a cut": append(append([]byte(nil), valid...), strings.TrimSuffix(string(commitRecord(valid)), "\n")...),
 	} {
@@ -688,5 +718,120 @@ func TestScanSkipsPlatcOwnFiles(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, st); diff != "" {
 		t.Errorf("Scan (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseJournalReadsItsRollbackRecord(t *testing.T) {
+	intent := []byte(journalMagic + "\nroot \"out\"\nremove \"out/x.yaml\"\nbackup \"out/x.yaml\"\n")
+	committed := append(append([]byte(nil), intent...), commitRecord(intent)...)
+	for name, tc := range map[string]struct {
+		data        []byte
+		rollingBack bool
+	}{
+		"committed":          {committed, false},
+		"rolling back":       {append(append([]byte(nil), committed...), rollbackRecord...), true},
+		"a torn rollback":    {append(append([]byte(nil), committed...), rollbackRecord[:3]...), false},
+		"no newline at last": {append(append([]byte(nil), committed...), strings.TrimSuffix(rollbackRecord, "\n")...), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			j, ok, err := parseJournal(tc.data, "out")
+			if err != nil || !ok {
+				t.Fatalf("parseJournal = %v, %v", ok, err)
+			}
+			if j.rollingBack != tc.rollingBack {
+				t.Errorf("rollingBack = %v, want %v", j.rollingBack, tc.rollingBack)
+			}
+			if !slices.Equal(j.backups, []string{"out/x.yaml"}) {
+				t.Errorf("backups = %q", j.backups)
+			}
+		})
+	}
+}
+
+// TestWriteRollbackFailsOrIsKilledAtEveryStep fails the last rename of a
+// write, and then fails or kills the rollback that follows at each of its
+// steps: the next recovery leaves the old files, whole (or the new ones,
+// when the rollback had not recorded itself and the cause is gone).
+func TestWriteRollbackFailsOrIsKilledAtEveryStep(t *testing.T) {
+	s := newScenario()
+	before, after := s.want(t)
+	steps := s.steps(t)
+	last := -1
+	for k, st := range steps {
+		if st.Kind == StepRename {
+			last = k
+		}
+	}
+	var rollback []Step
+	var calls atomic.Int64
+	_, err := s.write(t, s.setUp(t), Options{Fault: func(st Step) error {
+		switch n := calls.Add(1) - 1; {
+		case n == int64(last):
+			return errFault
+		case n > int64(last):
+			rollback = append(rollback, st)
+		}
+		return nil
+	}})
+	if !errors.Is(err, errFault) {
+		t.Fatalf("Write error = %v, want the fault", err)
+	}
+	var kinds []string
+	for _, st := range rollback {
+		if n := len(kinds); n == 0 || kinds[n-1] != st.Kind.String() {
+			kinds = append(kinds, st.Kind.String())
+		}
+	}
+	if diff := cmp.Diff([]string{"rollback", "restore", "unstage", "restore", "remove-folder", "done"}, kinds); diff != "" {
+		t.Errorf("phases of a rollback (-want +got):\n%s", diff)
+	}
+	for m, st := range rollback {
+		// Had the rollback not recorded itself, the next recovery
+		// completes the write: nothing is in its way any more.
+		want, which, kind := before, "old", RolledBack
+		if st.Kind == StepRollback {
+			want, which, kind = after, "new", Completed
+		}
+		t.Run(fmt.Sprintf("fail-%d-%s", m, st.Kind), func(t *testing.T) {
+			dir := s.setUp(t)
+			var calls atomic.Int64
+			_, err := s.write(t, dir, Options{Fault: func(Step) error {
+				if n := calls.Add(1) - 1; n == int64(last) || n == int64(last+1+m) {
+					return errFault
+				}
+				return nil
+			}})
+			if st.Kind == StepDone {
+				// Everything is back; only the journal is left.
+				if !errors.Is(err, errFault) || !strings.HasSuffix(err.Error(), ": rolled the write back, out/ is as it was; removing the journal: injected fault: the next platc command removes it") {
+					t.Fatalf("Write error = %v", err)
+				}
+			} else if !errors.Is(err, errFault) || !strings.HasSuffix(err.Error(), ": out/ is not whole until the next platc command completes the write or rolls it back") {
+				t.Fatalf("Write error = %v, want the rollback to have failed", err)
+			}
+			rec, err := recoverFresh(t, dir, RecoverOptions{})
+			if err != nil || rec.Kind != kind {
+				t.Fatalf("Recover = %v, %v, want %v", rec, err, kind)
+			}
+			assertTree(t, dir, want, which)
+		})
+		t.Run(fmt.Sprintf("kill-%d-%s", m, st.Kind), func(t *testing.T) {
+			dir := s.setUp(t)
+			var calls atomic.Int64
+			writeKilled(t, s, dir, func(Step) error {
+				switch n := calls.Add(1) - 1; {
+				case n == int64(last):
+					return errFault
+				case n >= int64(last+1+m):
+					panic(errKilled)
+				}
+				return nil
+			})
+			rec, err := recoverFresh(t, dir, RecoverOptions{})
+			if err != nil || rec.Kind != kind {
+				t.Fatalf("Recover = %v, %v, want %v", rec, err, kind)
+			}
+			assertTree(t, dir, want, which)
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,35 +15,54 @@ import (
 // The journal is how a write of the output root survives being killed. A
 // write records its intent in it before it touches anything (the folders it
 // will make, the files it will stage beside their targets and the digests
-// of their bytes, the generated files it will remove), stages every file,
-// and then appends a commit record: the commit point. Only then does it
-// rename the staged files into place and remove the stale ones, and it
-// removes the journal last. Whoever finds a journal later (a platc killed
-// at any point leaves one) completes the write when the journal is
-// committed and every staged file is there, and otherwise undoes it, which
-// is possible because nothing was renamed before the commit point.
+// of their bytes, the generated files it will remove, the existing files
+// it keeps a backup of), links every file it will replace or remove to a
+// backup beside it, stages every file, and then appends a commit record:
+// the commit point. Only then does it rename the staged files into place
+// and remove the stale ones; it removes the backups and the journal last.
+// Whoever finds a journal later (a platc killed at any point leaves one)
+// completes the write when the journal is committed and every staged file
+// is there, and otherwise undoes it, which is possible because nothing was
+// renamed before the commit point.
+//
+// A committed write that cannot be completed (a rename refused: an
+// immutable file, a file system gone read-only) is rolled back: the write,
+// or the recovery that meets it, appends a rollback record and renames the
+// backups back into place, so that the output folder holds the previous
+// render again, whole. Linking a backup is also the check, before the
+// commit point, that a file can be replaced: link(2) refuses an immutable
+// or append-only file as rename(2) would.
 //
 // The journal is text, a line per entry, paths quoted as Go strings:
 //
-//	platc journal 1
+//	platc journal 2
 //	root "out"
 //	mkdir "out/deploy/clusters/dev"
 //	write "out/deploy/clusters/dev/apps.yaml" <sha256 of the new bytes>
 //	edit "sources/platform.cue" <sha256 of the new bytes>
 //	remove "out/stacks/old.yaml"
+//	backup "out/deploy/clusters/dev/apps.yaml"
 //	commit <sha256 of every line before>
+//	rollback
 //
 // write entries are files of the output root, staged as
 // ".<name>.platc-tmp" beside their targets; edit entries are the spec files
 // a release edits, outside the output root, staged the same way; mkdir
-// entries are folders the write creates, parents first.
+// entries are folders the write creates, parents first; backup entries are
+// the targets of writes, edits and removes that exist, backed up as
+// ".<name>.platc-old" beside them. The rollback record, after the commit
+// record, says the write is being rolled back. A journal of version 1
+// (platc before backups) has no backup entries and is never rolled back.
 
 // JournalName is the journal's name in the output root.
 const JournalName = ".platc-journal"
 
 const (
-	journalMagic = "platc journal 1"
-	stagedSuffix = ".platc-tmp"
+	journalMagic   = "platc journal 2"
+	journalMagicV1 = "platc journal 1"
+	stagedSuffix   = ".platc-tmp"
+	backupSuffix   = ".platc-old"
+	rollbackRecord = "rollback\n"
 )
 
 // journal is a write's intent.
@@ -52,6 +72,12 @@ type journal struct {
 	writes  []entry  // files of the output root
 	edits   []entry  // files outside it (release's spec edits)
 	removes []string // stale generated files
+	backups []string // targets of writes, edits and removes that exist
+
+	// version 1 journals have no backups: they cannot be rolled back.
+	version int
+	// rollingBack: the journal has a rollback record.
+	rollingBack bool
 }
 
 // entry is a file to stage and rename into place.
@@ -85,10 +111,21 @@ func stagedName(p string) string {
 	return dir + "." + name + stagedSuffix
 }
 
+// backupName is where the file p is backed up: beside it, hidden.
+func backupName(p string) string {
+	dir, name := path.Split(p)
+	return dir + "." + name + backupSuffix
+}
+
 // isStagedName reports whether the base name of p is one a staged file has.
-func isStagedName(p string) bool {
+func isStagedName(p string) bool { return hasHiddenSuffix(p, stagedSuffix) }
+
+// isBackupName reports whether the base name of p is one a backup has.
+func isBackupName(p string) bool { return hasHiddenSuffix(p, backupSuffix) }
+
+func hasHiddenSuffix(p, suffix string) bool {
 	name := path.Base(p)
-	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, stagedSuffix) && len(name) > 1+len(stagedSuffix)
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, suffix) && len(name) > 1+len(suffix)
 }
 
 // intent is the journal without its commit record.
@@ -108,6 +145,9 @@ func (j *journal) intent() []byte {
 	for _, p := range j.removes {
 		fmt.Fprintf(&b, "remove %s\n", strconv.Quote(p))
 	}
+	for _, p := range j.backups {
+		fmt.Fprintf(&b, "backup %s\n", strconv.Quote(p))
+	}
 	return b.Bytes()
 }
 
@@ -122,7 +162,11 @@ func commitRecord(intent []byte) []byte {
 // writes. It refuses anything a write of outDir does not write: an
 // unknown line, a path outside its place (a write, mkdir or remove outside
 // the output root, an edit inside it or of a file that is not a .cue
-// file), a path twice, or platc's own files as targets.
+// file), a path twice, platc's own files as targets, a backup of a path
+// the journal does not write, edit or remove, or a rollback record in a
+// journal of version 1. j.rollingBack says whether a committed journal has
+// its rollback record; a torn one is not there yet (the rollback had not
+// started).
 func parseJournal(data []byte, outDir string) (j *journal, committed bool, err error) {
 	j = &journal{}
 	rest := data
@@ -138,7 +182,12 @@ func parseJournal(data []byte, outDir string) (j *journal, committed bool, err e
 	bad := func(format string, args ...any) (*journal, bool, error) {
 		return nil, false, fmt.Errorf(format, args...)
 	}
-	if l, ok := line(); !ok || l != journalMagic {
+	switch l, _ := line(); l {
+	case journalMagic:
+		j.version = 2
+	case journalMagicV1:
+		j.version = 1
+	default:
 		return bad("it does not start with %q", journalMagic)
 	}
 	l, ok := line()
@@ -150,7 +199,7 @@ func parseJournal(data []byte, outDir string) (j *journal, committed bool, err e
 		return bad("its root is not %q", outDir)
 	}
 	j.root = root
-	seen := map[string]bool{}
+	seen, backedUp := map[string]bool{}, map[string]bool{}
 	inRoot := func(p string) bool { return strings.HasPrefix(p, outDir+"/") }
 	for {
 		start := len(data) - len(rest)
@@ -166,17 +215,35 @@ func parseJournal(data []byte, outDir string) (j *journal, committed bool, err e
 			if l != strings.TrimSuffix(string(commitRecord(data[:start])), "\n") {
 				return bad("its commit record does not match it")
 			}
-			if len(rest) > 0 {
+			switch {
+			case len(rest) == 0:
+			case j.version >= 2 && string(rest) == rollbackRecord:
+				j.rollingBack = true
+			case j.version >= 2 && strings.HasPrefix(rollbackRecord, string(rest)):
+				// a torn rollback record: the rollback had not started
+			default:
 				return bad("lines after its commit record")
 			}
 			return j, true, nil
 		}
 		p, tail, err := quotedField(l, kind)
-		if err != nil || !cleanPath(p) || seen[p] {
+		if err != nil || !cleanPath(p) {
+			return bad("line %q", l)
+		}
+		if kind == "backup" {
+			// after the entries it backs up, once each
+			if tail != "" || !seen[p] || backedUp[p] || j.version < 2 || slices.Contains(j.mkdirs, p) {
+				return bad("line %q", l)
+			}
+			backedUp[p] = true
+			j.backups = append(j.backups, p)
+			continue
+		}
+		if seen[p] || len(j.backups) > 0 {
 			return bad("line %q", l)
 		}
 		seen[p] = true
-		reserved := isStagedName(p) || p == outDir+"/"+JournalName || p == outDir+"/"+LockName
+		reserved := isStagedName(p) || isBackupName(p) || p == outDir+"/"+JournalName || p == outDir+"/"+LockName
 		switch kind {
 		case "mkdir":
 			if tail != "" || !inRoot(p) || reserved {

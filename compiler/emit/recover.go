@@ -27,9 +27,14 @@ const (
 	// Undone: the write had not reached its commit point; Recover
 	// removed what it had staged, and the files are as they were.
 	Undone
-	// Abandoned: the write was committed, but a staged file is missing
-	// or not what the journal says, or a file platc did not generate is in
-	// the way; Recover removed the staged files.
+	// RolledBack: the write was committed, but it could not be completed
+	// (a staged file is missing or not what the journal says, a file
+	// platc did not generate is in the way, a rename is refused), or it
+	// was being rolled back; Recover put the backups back in place, and
+	// the files are as they were before it.
+	RolledBack
+	// Abandoned: as RolledBack, but the journal is of a platc that kept
+	// no backups (version 1); Recover removed the staged files.
 	Abandoned
 	// Discarded: the journal could not be read (torn, or not platc's);
 	// Recover removed it and the staged files it found.
@@ -38,12 +43,13 @@ const (
 
 // Recovery is what Recover did.
 type Recovery struct {
-	Kind    RecoveryKind
-	OutDir  string
-	Written int   // files renamed into place or found there (Completed)
-	Edited  int   // of which spec files (Completed)
-	Removed int   // stale files removed (Completed), staged files removed (otherwise)
-	Why     error // why it could not complete the write (Abandoned, Discarded)
+	Kind     RecoveryKind
+	OutDir   string
+	Written  int   // files renamed into place or found there (Completed)
+	Edited   int   // of which spec files (Completed)
+	Removed  int   // stale files removed (Completed), staged files and backups removed (otherwise)
+	Restored int   // files put back as they were (RolledBack)
+	Why      error // why it could not complete the write (RolledBack, when known; Abandoned, Discarded)
 }
 
 // String says in one line what Recover did, or "" when there was nothing
@@ -60,10 +66,19 @@ func (r Recovery) String() string {
 		return s
 	case Undone:
 		return fmt.Sprintf("%s/: undid a write that was interrupted before its commit point (%d staged files removed): the files are as they were", r.OutDir, r.Removed)
+	case RolledBack:
+		why := "it could not be completed"
+		if r.Why != nil {
+			why = fmt.Sprintf("it could not be completed: %v", r.Why)
+		}
+		if r.Restored == 0 {
+			return fmt.Sprintf("%s/: rolled back a write that was interrupted after its commit point (%s): it had replaced nothing yet, the files are as they were before it", r.OutDir, why)
+		}
+		return fmt.Sprintf("%s/: rolled back a write that was interrupted after its commit point (%s): %d files put back, the files are as they were before it", r.OutDir, why, r.Restored)
 	case Abandoned:
 		return fmt.Sprintf("%s/: could not complete a write that was interrupted after its commit point (%v): removed its %d staged files; run platc render", r.OutDir, r.Why, r.Removed)
 	case Discarded:
-		return fmt.Sprintf("%s/: removed a journal platc could not read (%v) and %d staged files; the other files are as they are: run platc check", r.OutDir, r.Why, r.Removed)
+		return fmt.Sprintf("%s/: removed a journal platc could not read (%v) and %d files it had staged or backed up; the other files are as they are: run platc check", r.OutDir, r.Why, r.Removed)
 	}
 	panic(fmt.Sprintf("unknown recovery kind %d", r.Kind))
 }
@@ -71,11 +86,12 @@ func (r Recovery) String() string {
 // Recover completes or undoes a write of the output root outDir that was
 // interrupted (killed, or stopped by a failure after its commit point),
 // as its journal says: it completes a committed write whose staged files
-// are all there (or already renamed into place), and otherwise removes the
-// staged files and leaves the others as they are. It never writes over or
-// removes a file platc did not generate, except the spec files a committed
-// release edits. Call it with the output root's lock held, before reading
-// the output root; a recovery that is itself interrupted is completed by
+// are all there (or already renamed into place), rolls back a committed
+// write it cannot complete, and otherwise removes the staged files and
+// leaves the others as they are. It never writes over or removes a file
+// platc did not generate, except the spec files a committed release edits.
+// Call it with the output root's lock held, before reading the output
+// root; a recovery that is itself interrupted is completed by
 // the next one.
 func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error) {
 	rec := Recovery{OutDir: outDir}
@@ -95,15 +111,26 @@ func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error
 	case !committed:
 		rec.Kind = Undone
 		rec.Removed, err = o.undo(j)
+	case j.rollingBack:
+		rec.Kind = RolledBack
+		rec.Restored, err = o.rollback(j)
 	default:
 		pending, why := o.pending(j)
-		if why != nil {
-			rec.Kind, rec.Why = Abandoned, why
+		if why == nil {
+			rec.Kind, rec.Written, rec.Edited = Completed, len(j.writes)+len(j.edits), len(j.edits)
+			if rec.Removed, why = o.apply(j, pending, true); why == nil {
+				err = o.tidy(j)
+				break
+			}
+		}
+		rec.Why = why
+		if j.version < 2 {
+			rec.Kind = Abandoned
 			rec.Removed, err = o.undo(j)
 			break
 		}
-		rec.Kind, rec.Written, rec.Edited = Completed, len(j.writes)+len(j.edits), len(j.edits)
-		rec.Removed, err = o.finish(j, pending, true)
+		rec.Kind, rec.Written, rec.Edited, rec.Removed = RolledBack, 0, 0, 0
+		rec.Restored, err = o.rollback(j)
 	}
 	if err != nil {
 		return rec, err
@@ -111,7 +138,7 @@ func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error
 	// Under the lock, no other write is staging: a staged file the journal
 	// does not name is left from a write nobody completes.
 	swept, err := o.sweep(rec.Kind == Discarded)
-	if rec.Kind != Completed {
+	if rec.Kind != Completed && rec.Kind != RolledBack {
 		rec.Removed += swept
 	}
 	if err == nil {
@@ -163,8 +190,8 @@ func (o *op) regularFile(p string) ([]byte, error) {
 	return o.root.ReadFile(p)
 }
 
-// sweep removes the staged files of platc's writes under the output root
-// (named as staged files are, and generated), and with emptyFolders the
+// sweep removes the staged files and backups of platc's writes under the
+// output root (named as they are, and generated), and with emptyFolders the
 // folders that are empty: what a recovery can do when the journal is
 // unreadable, and does not say which folders the write made.
 func (o *op) sweep(emptyFolders bool) (int, error) {
@@ -175,7 +202,7 @@ func (o *op) sweep(emptyFolders bool) (int, error) {
 			return err
 		case d.IsDir() && p != o.outDir:
 			folders = append(folders, p)
-		case d.Type().IsRegular() && isStagedName(p) && o.generated(p):
+		case d.Type().IsRegular() && (isStagedName(p) || isBackupName(p)) && o.generated(p):
 			staged = append(staged, p)
 		}
 		return nil

@@ -26,3 +26,22 @@ func syncStaged(root *os.Root, outDir string) error {
 	}
 	return err
 }
+
+// The inode flags of chattr(1)'s i and a (linux/fs.h), which x/sys/unix
+// does not name.
+const (
+	fsImmutable = 0x00000010
+	fsAppend    = 0x00000020
+)
+
+// cannotReplace reports whether the file name of r is immutable or
+// append-only, which no rename replaces (chattr(1)'s i and a).
+func cannotReplace(r *os.Root, name string) bool {
+	f, err := r.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	return err == nil && flags&(fsImmutable|fsAppend) != 0
+}

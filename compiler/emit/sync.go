@@ -295,11 +295,12 @@ type Options struct {
 // leaves unchanged ones alone, and removes generated files the render no
 // longer produces, all or nothing, even when the process is killed: it
 // records what it will do in a journal, stages every new file beside its
-// target, syncs them and commits the journal, and only then renames them
-// into place and removes the stale files (see journal.go). A failure or an
-// interrupt before the commit point leaves the folder as it was; after it,
-// Recover completes the write. When nothing changes, it writes nothing, not
-// even a journal.
+// target, backs up what it replaces, syncs them and commits the journal,
+// and only then renames them into place and removes the stale files (see
+// journal.go). A failure or an interrupt before the commit point leaves the
+// folder as it was; a failure after it rolls the write back, so that the
+// folder is as it was; after a kill there, Recover completes the write.
+// When nothing changes, it writes nothing, not even a journal.
 //
 // Files platc did not generate are never touched; Write refuses to run if
 // one is in the way. The caller holds the output root's lock (LockOutput)
@@ -309,7 +310,7 @@ func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options)
 		return nil, fmt.Errorf("%s: %s: move it out of the output folder, platc does not overwrite it", c[0].Path, c[0].Problem)
 	}
 	res := &Result{}
-	j := &journal{root: outDir}
+	j := &journal{root: outDir, version: 2}
 	for _, o := range outs {
 		if old, ok := st.Generated[o.Path]; ok && bytes.Equal(old, o.Data) {
 			res.Unchanged = append(res.Unchanged, o.Path)
@@ -337,6 +338,19 @@ func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options)
 	if j.empty() {
 		return res, nil
 	}
+	// What the write replaces or removes is backed up first, so that a
+	// commit that cannot complete rolls back to it.
+	for _, e := range j.writes {
+		if _, ok := st.Generated[e.path]; ok {
+			j.backups = append(j.backups, e.path)
+		}
+	}
+	for _, e := range j.edits {
+		if info, err := root.Lstat(e.path); err == nil && info.Mode().IsRegular() {
+			j.backups = append(j.backups, e.path)
+		}
+	}
+	j.backups = append(j.backups, j.removes...)
 	if !st.Folders[outDir] {
 		if err := root.MkdirAll(outDir, 0o777); err != nil {
 			return nil, fmt.Errorf("making the output folder: %w", err)
