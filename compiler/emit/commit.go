@@ -72,6 +72,7 @@ type op struct {
 	root   *os.Root
 	outDir string
 	fault  func(Step) error
+	link   func(r *os.Root, oldname, newname string) error // nil: r.Link
 	// interrupt, while interruptible, stops the write before the
 	// commit point.
 	interrupt     <-chan struct{}
@@ -271,7 +272,11 @@ func (o *op) backup(p string) error {
 	if err := ignoreMissing(r.Remove(b)); err != nil {
 		return err
 	}
-	lerr := r.Link(name, b)
+	link := (*os.Root).Link
+	if o.link != nil {
+		link = o.link
+	}
+	lerr := link(r, name, b)
 	if lerr == nil {
 		return nil
 	}

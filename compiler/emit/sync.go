@@ -289,6 +289,10 @@ type Options struct {
 	// Fault, when set, is called before each step; an error fails the
 	// step (tests fail, kill and interrupt a write at every point with it).
 	Fault func(Step) error
+
+	// link, when set, links backups instead of os.Root.Link (tests fail
+	// it as a file system without hard links does).
+	link func(r *os.Root, oldname, newname string) error
 }
 
 // Write makes the output folder hold outs: it writes new and changed files,
@@ -357,7 +361,7 @@ func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options)
 		}
 	}
 	j.mkdirs = missingFolders(st, outDir, j.writes)
-	o := &op{root: root, outDir: outDir, fault: opts.Fault, interrupt: opts.Interrupt}
+	o := &op{root: root, outDir: outDir, fault: opts.Fault, interrupt: opts.Interrupt, link: opts.link}
 	defer o.close()
 	if err := o.run(j); err != nil {
 		return nil, err
