@@ -1,6 +1,7 @@
 package kro
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -85,6 +86,30 @@ func BenchmarkBuiltinSchemas(b *testing.B) {
 					b.Fatal(gvk, err)
 				}
 			}
+		}
+	})
+}
+
+// BenchmarkParsesRead is what a warm run spends reading the CEL parses of
+// the last run back from the cache (Read), and what writing them costs
+// (Write, once a run parsed something new): 300 expressions, of the
+// sizes of a stack's.
+func BenchmarkParsesRead(b *testing.B) {
+	ps := NewParses()
+	for i := range 300 {
+		ps.Parse(fmt.Sprintf("schema.spec.team%d == 'a' ? schema.spec.endpoints.logs + '/%d' : has(schema.spec.x) && size(schema.spec.list) > %d", i, i, i))
+	}
+	data, _ := ps.Write()
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			NewParses().Read(data)
+		}
+	})
+	b.Run("write", func(b *testing.B) {
+		later := NewParses()
+		later.Read(data)
+		for b.Loop() {
+			later.Write()
 		}
 	})
 }
