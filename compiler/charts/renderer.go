@@ -105,11 +105,7 @@ func (r *Renderer) readPack() map[string][]byte {
 		if !ok {
 			return
 		}
-		rest, ok := bytes.CutPrefix(data, []byte(packFormat))
-		if !ok {
-			return
-		}
-		d := object.NewDecoder(rest)
+		d := object.NewEntryDecoder(packFormat, data)
 		n, _ := d.Count()
 		entries := make(map[string][]byte, n)
 		for range n {

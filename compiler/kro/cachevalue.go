@@ -1,13 +1,9 @@
 package kro
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 
-	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/internal/cache"
 )
@@ -20,8 +16,8 @@ type instanceEntry struct {
 }
 
 // instanceFormat names the layout of an instanceEntry in the cache: change
-// it whenever instanceEntry or Problem changes.
-const instanceFormat = "platc kro instance 3\n"
+// it whenever instanceEntry or Problem changes (4: offsets of any size).
+const instanceFormat = "platc kro instance 4\n"
 
 // encodeInstanceEntry writes e in object's binary form, in which a value
 // keeps its Go type: the defaulted spec holds int64s and float64s (as the
@@ -31,25 +27,13 @@ const instanceFormat = "platc kro instance 3\n"
 func encodeInstanceEntry(e instanceEntry) (data []byte, ok bool) {
 	enc := object.NewEncoder([]byte(instanceFormat))
 	enc.Value(e.Spec)
-	enc.Count(len(e.Problems), e.Problems == nil)
-	for _, p := range e.Problems {
-		enc.Str(p.Resource)
-		enc.Str(p.Path)
-		enc.Str(p.Msg)
-		enc.Str(p.ID.String())
-		enc.Str(p.Str)
-		enc.Uint(p.Offset)
-	}
+	encodeProblems(enc, e.Problems)
 	return enc.B, enc.OK
 }
 
 // decodeInstanceEntry reads what encodeInstanceEntry wrote.
 func decodeInstanceEntry(data []byte) (instanceEntry, error) {
-	body, ok := bytes.CutPrefix(data, []byte(instanceFormat))
-	if !ok {
-		return instanceEntry{}, errors.New("not an instance entry")
-	}
-	d := object.NewDecoder(body)
+	d := object.NewEntryDecoder(instanceFormat, data)
 	var e instanceEntry
 	switch v := d.Value().(type) {
 	case map[string]any:
@@ -58,16 +42,60 @@ func decodeInstanceEntry(data []byte) (instanceEntry, error) {
 	default:
 		d.Fail()
 	}
-	if n, isNil := d.Count(); !isNil {
-		e.Problems = make([]Problem, n)
-		for i := range e.Problems {
-			e.Problems[i] = Problem{Resource: d.Str(), Path: d.Str(), Msg: d.Str(), ID: diag.Lookup(d.Str()), Str: d.Str(), Offset: d.Uint()}
-		}
-	}
+	e.Problems = decodeProblems(d)
 	if err := d.Done(); err != nil {
 		return instanceEntry{}, err
 	}
 	return e, nil
+}
+
+// overSchemaFormat names the layout of CheckOverSchema's entry, its
+// problems: change it whenever Problem changes.
+const overSchemaFormat = "platc kro over-schema 2\n"
+
+func encodeOverSchema(probs []Problem) ([]byte, bool) {
+	e := object.NewEncoder([]byte(overSchemaFormat))
+	encodeProblems(e, probs)
+	return e.B, e.OK
+}
+
+func decodeOverSchema(data []byte) ([]Problem, error) {
+	d := object.NewEntryDecoder(overSchemaFormat, data)
+	probs := decodeProblems(d)
+	return probs, d.Done()
+}
+
+// encodeProblems writes probs, each one's id by its name (which stays when
+// diag's table changes order).
+func encodeProblems(e *object.Encoder, probs []Problem) {
+	e.Count(len(probs), probs == nil)
+	for _, p := range probs {
+		e.Str(p.Resource)
+		e.Str(p.Path)
+		e.Str(p.Msg)
+		e.Str(p.ID.String())
+		e.Str(p.Str)
+		e.Int(p.Offset)
+	}
+}
+
+// decodeProblems reads what encodeProblems wrote; an id this platc does
+// not know fails d.
+func decodeProblems(d *object.Decoder) []Problem {
+	n, isNil := d.Count()
+	if isNil {
+		return nil
+	}
+	probs := make([]Problem, n)
+	for i := range probs {
+		p := &probs[i]
+		p.Resource, p.Path, p.Msg = d.Str(), d.Str(), d.Str()
+		if p.ID.UnmarshalText([]byte(d.Str())) != nil {
+			d.Fail()
+		}
+		p.Str, p.Offset = d.Str(), d.Int()
+	}
+	return probs
 }
 
 // subKey is the key of what is derived from the Result and input alone
@@ -95,15 +123,4 @@ func readThrough[T any](cache cache.Cache, key string, decode func([]byte) (T, e
 		cache.Put(key, data)
 	}
 	return v
-}
-
-func decodeJSON[T any](data []byte) (T, error) {
-	var v T
-	err := json.Unmarshal(data, &v)
-	return v, err
-}
-
-func encodeJSON[T any](v T) ([]byte, bool) {
-	data, err := json.Marshal(v)
-	return data, err == nil
 }

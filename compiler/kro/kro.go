@@ -33,6 +33,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -45,6 +46,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/upstream"
 	"github.com/platc/platc/internal/cache"
 )
@@ -118,8 +120,8 @@ type Problem struct {
 	// Str, when set, is the string value at Path the problem is inside
 	// (an expression's ${...} template), and Offset the byte of Str it
 	// is at (a misspelled field's first letter).
-	Str    string `json:",omitempty"`
-	Offset int    `json:",omitempty"`
+	Str    string
+	Offset int
 }
 
 // Result is what kro derives from an RGD it accepts.
@@ -204,7 +206,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		warnings := c.sorted()
 		if rgd.Cache != nil {
 			r.cache, r.key = rgd.Cache, key
-			if data, err := json.Marshal(cacheEntry{CRD: r.CRD, Deps: r.Deps, Order: r.Order, Iterators: r.Iterators, Collections: r.Collections, Warnings: warnings}); err == nil {
+			if data, ok := encodeCheckEntry(r, warnings); ok {
 				rgd.Cache.Put(key, data)
 			}
 		}
@@ -217,20 +219,9 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	return nil, c.sorted()
 }
 
-// cacheEntry is what the cache keeps of an accepted RGD: the Result, and
-// the warnings, which are said again at every run.
-type cacheEntry struct {
-	CRD         map[string]any
-	Deps        map[string][]string
-	Order       []string
-	Iterators   []string  `json:",omitempty"`
-	Collections []string  `json:",omitempty"`
-	Warnings    []Problem `json:",omitempty"`
-}
-
-// checkFormat names the layout of a cacheEntry: change it whenever
-// cacheEntry or Problem changes (2: problems carry their id).
-const checkFormat = "platc kro check 2"
+// checkFormat names the layout of an accepted RGD's entry: change it
+// whenever the entry or Problem changes (3: object's binary form).
+const checkFormat = "platc kro check 3\n"
 
 // cacheKey is the key of an RGD's entry: a digest of what Check reads.
 func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
@@ -248,15 +239,57 @@ func cached(cache cache.Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	if !ok {
 		return nil, nil
 	}
-	var e cacheEntry
-	if json.Unmarshal(data, &e) != nil || e.CRD == nil || e.Deps == nil {
-		return nil, nil
-	}
-	crd, err := toCRD(e.CRD)
+	r, warnings, err := decodeCheckEntry(data)
 	if err != nil {
 		return nil, nil
 	}
-	return &Result{CRD: e.CRD, Deps: e.Deps, Order: e.Order, Iterators: e.Iterators, Collections: e.Collections, crd: crd, kinds: kinds, cache: cache, key: key}, e.Warnings
+	if r.crd, err = toCRD(r.CRD); err != nil {
+		return nil, nil
+	}
+	r.kinds, r.cache, r.key = kinds, cache, key
+	return r, warnings
+}
+
+// encodeCheckEntry writes what the cache keeps of an accepted RGD: the
+// Result's exported fields, and the warnings, which are said again at
+// every run.
+func encodeCheckEntry(r *Result, warnings []Problem) ([]byte, bool) {
+	e := object.NewEncoder([]byte(checkFormat))
+	e.Value(r.CRD)
+	e.Count(len(r.Deps), r.Deps == nil)
+	for _, id := range slices.Sorted(maps.Keys(r.Deps)) {
+		e.Str(id)
+		e.Strs(r.Deps[id])
+	}
+	e.Strs(r.Order)
+	e.Strs(r.Iterators)
+	e.Strs(r.Collections)
+	encodeProblems(e, warnings)
+	return e.B, e.OK
+}
+
+// decodeCheckEntry reads what encodeCheckEntry wrote; an entry without a
+// CRD or dependencies is not one it wrote.
+func decodeCheckEntry(data []byte) (*Result, []Problem, error) {
+	d := object.NewEntryDecoder(checkFormat, data)
+	r := &Result{}
+	r.CRD, _ = d.Value().(map[string]any)
+	if n, isNil := d.Count(); !isNil {
+		r.Deps = make(map[string][]string, n)
+		for range n {
+			id := d.Str()
+			r.Deps[id] = d.Strs()
+		}
+	}
+	r.Order, r.Iterators, r.Collections = d.Strs(), d.Strs(), d.Strs()
+	warnings := decodeProblems(d)
+	if r.CRD == nil || r.Deps == nil {
+		d.Fail()
+	}
+	if err := d.Done(); err != nil {
+		return nil, nil, err
+	}
+	return r, warnings, nil
 }
 
 // newResult is what Check returns for the graph g kro built.

@@ -1,7 +1,9 @@
 package kro
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -616,6 +618,55 @@ func TestCache(t *testing.T) {
 	}
 	if cache.Len() != 1 {
 		t.Errorf("a refused RGD is kept: %d entries", cache.Len())
+	}
+}
+
+// TestCacheMissesBadEntries checks that each kind of kro's entries (an
+// accepted RGD's, an instance's, a template's over the schema) that is
+// cut, has a byte more or is of another format is a miss: the outcome is
+// computed again, the same as without a cache, and its entry written
+// again.
+func TestCacheMissesBadEntries(t *testing.T) {
+	rgd := validRGD()
+	rgd.Spec["half"] = "integer | minimum=0.5" // a warning
+	spec := map[string]any{"team": "shop", "colour": "red"}
+	const template = "${schema.spec.regin}"
+	outcome := func() string {
+		r, warnings := Check(rgd)
+		if r == nil {
+			t.Fatalf("check: %v", warnings)
+		}
+		defaulted, probs := r.Instance(spec)
+		return fmt.Sprintf("%v %v %v %v %v\n%v %v\n%v", r.CRD, r.Deps, r.Order, r.Iterators, warnings, defaulted, probs, r.CheckOverSchema(template))
+	}
+	want := outcome()
+	cache := &memcache.Memory{}
+	rgd.Cache = cache
+	if got := outcome(); got != want {
+		t.Fatalf("with a cache:\n%s\nwant\n%s", got, want)
+	}
+	if cache.Len() != 3 {
+		t.Fatalf("%d entries, want 3: %q", cache.Len(), cache.Keys())
+	}
+	for _, key := range cache.Keys() {
+		entry, _ := cache.Get(key)
+		for what, edit := range map[string]func([]byte) []byte{
+			"cut in half":     func(b []byte) []byte { return b[:len(b)/2] },
+			"cut by one byte": func(b []byte) []byte { return b[:len(b)-1] },
+			"a byte more":     func(b []byte) []byte { return append(slices.Clone(b), 0) },
+			"another format":  func(b []byte) []byte { return bytes.Replace(b, []byte("platc"), []byte("plate"), 1) },
+			"an earlier JSON": func([]byte) []byte { return []byte(`{"CRD":{},"Deps":{}}`) },
+			"an empty entry":  func([]byte) []byte { return nil },
+		} {
+			cache.Edit(key, edit)
+			puts := cache.Puts()
+			if got := outcome(); got != want {
+				t.Errorf("%s %s:\n%s\nwant\n%s", key, what, got, want)
+			}
+			if again, _ := cache.Get(key); cache.Puts() != puts+1 || !bytes.Equal(again, entry) {
+				t.Errorf("%s %s: %d puts, want 1, the entry as it was", key, what, cache.Puts()-puts)
+			}
+		}
 	}
 }
 

@@ -1,14 +1,18 @@
 package kro
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/google/cel-go/cel"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/platc/platc/compiler/object"
 )
 
 // parseEnv parses as every environment of kro's does: they all extend kro's
@@ -83,20 +87,38 @@ func parse(env *cel.Env, src string) *parsed {
 	return &parsed{expr: pe, iss: iss, fresh: true}
 }
 
+// parsesFormat starts what Write writes: change it whenever the encoding
+// changes. After it come, in object's binary form, the count of parses and
+// each one's source and protocol buffer (a ParsedExpr), by source.
+const parsesFormat = "platc cel parses 2\n"
+
 // Read adds the parses Write wrote (in an earlier run) to those Parse
-// knows. Data that does not decode is ignored: it only costs parses.
+// knows. Data that does not decode is ignored, whole: it only costs
+// parses.
 func (ps *Parses) Read(data []byte) {
-	var stored map[string][]byte
-	if ps == nil || json.Unmarshal(data, &stored) != nil {
+	if ps == nil {
 		return
 	}
-	for src, b := range stored {
+	d := object.NewEntryDecoder(parsesFormat, data)
+	n, _ := d.Count()
+	type stored struct {
+		src string
+		pb  []byte
+	}
+	all := make([]stored, n)
+	for i := range all {
+		all[i] = stored{d.Str(), d.Bytes()}
+	}
+	if d.Done() != nil {
+		return
+	}
+	for _, st := range all {
 		pe := &exprpb.ParsedExpr{}
-		if proto.Unmarshal(b, pe) != nil {
+		if proto.Unmarshal(st.pb, pe) != nil {
 			continue
 		}
-		if p, loaded := ps.m.LoadOrStore(src, &parsed{expr: pe}); loaded && p.(*parsed).fresh {
-			ps.m.CompareAndSwap(src, p, &parsed{expr: p.(*parsed).expr, iss: p.(*parsed).iss}) // the data has it
+		if p, loaded := ps.m.LoadOrStore(st.src, &parsed{expr: pe}); loaded && p.(*parsed).fresh {
+			ps.m.CompareAndSwap(st.src, p, &parsed{expr: p.(*parsed).expr, iss: p.(*parsed).iss}) // the data has it
 		}
 	}
 }
@@ -121,6 +143,15 @@ func (ps *Parses) Write() ([]byte, bool) {
 			return true
 		})
 	}
-	data, err := json.Marshal(stored)
-	return data, err == nil && fresh
+	size := len(parsesFormat) + binary.MaxVarintLen64
+	for src, b := range stored {
+		size += len(src) + len(b) + 2*binary.MaxVarintLen64
+	}
+	e := object.NewEncoder(append(make([]byte, 0, size), parsesFormat...)) // grown once
+	e.Count(len(stored), false)
+	for _, src := range slices.Sorted(maps.Keys(stored)) {
+		e.Str(src)
+		e.Bytes(stored[src])
+	}
+	return e.B, fresh
 }

@@ -2,10 +2,13 @@ package kro
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
 	celast "github.com/google/cel-go/common/ast"
+
+	"github.com/platc/platc/compiler/object"
 )
 
 // TestParsesAreTheCallers: what one Parses keeps, another does not see, and
@@ -16,11 +19,11 @@ func TestParsesAreTheCallers(t *testing.T) {
 	if _, iss, err := a.Parse("schema.spec.x + 1"); err != nil || iss.Err() != nil {
 		t.Fatalf("parse: %v %v", err, iss.Err())
 	}
-	if data, fresh := b.Write(); fresh || string(data) != "{}" {
-		t.Errorf("another Parses wrote %s (new: %v), want nothing", data, fresh)
+	if data, fresh := b.Write(); fresh || parsesIn(t, data) != 0 {
+		t.Errorf("another Parses wrote %q (new: %v), want nothing", data, fresh)
 	}
-	if data, fresh := a.Write(); !fresh || string(data) == "{}" {
-		t.Errorf("the Parses that parsed wrote %s (new: %v), want its parse, new", data, fresh)
+	if data, fresh := a.Write(); !fresh || parsesIn(t, data) != 1 {
+		t.Errorf("the Parses that parsed wrote %q (new: %v), want its parse, new", data, fresh)
 	}
 	if _, fresh := a.Write(); fresh {
 		t.Error("a second Write says the same parses are new")
@@ -58,18 +61,36 @@ func TestParsesReadWrite(t *testing.T) {
 	if iss.Err() == nil {
 		t.Error("an expression that does not parse parsed")
 	}
+	notAParse := object.NewEncoder([]byte(parsesFormat))
+	notAParse.Count(1, false)
+	notAParse.Str("schema.spec.a")
+	notAParse.Str("not a parse")
 	broken := NewParses()
-	broken.Read([]byte("not json"))
-	broken.Read([]byte(`{"schema.spec.a": "bm90IGEgcGFyc2U="}`))
+	broken.Read([]byte("not an entry"))
+	broken.Read([]byte(`{"schema.spec.a": "bm90IGEgcGFyc2U="}`)) // the JSON of platc cel parses 1
+	broken.Read(notAParse.B)
 	if ast, iss, _ := broken.Parse("schema.spec.a"); ast == nil || iss.Err() != nil || ast.NativeRep().Expr().Kind() != celast.SelectKind {
 		t.Errorf("a parse read from data that does not decode was used: %v", iss.Err())
+	}
+	// A cut or changed entry is not read, not even in part.
+	for i := range data {
+		cut := NewParses()
+		cut.Read(data[:i])
+		if got, _ := cut.Write(); parsesIn(t, got) != 0 {
+			t.Fatalf("%d of %d bytes read as %d parses", i, len(data), parsesIn(t, got))
+		}
+	}
+	changed := NewParses()
+	changed.Read(append(slices.Clone(data), 0))
+	if got, _ := changed.Write(); parsesIn(t, got) != 0 {
+		t.Errorf("an entry with a byte more read as %d parses", parsesIn(t, got))
 	}
 	var none *Parses
 	if ast, iss, err := none.Parse("schema.spec.a"); ast == nil || err != nil || iss.Err() != nil {
 		t.Error("a nil Parses does not parse")
 	}
-	if data, fresh := none.Write(); fresh || string(data) != "{}" {
-		t.Errorf("a nil Parses wrote %s (new: %v)", data, fresh)
+	if data, fresh := none.Write(); fresh || parsesIn(t, data) != 0 {
+		t.Errorf("a nil Parses wrote %q (new: %v)", data, fresh)
 	}
 }
 
@@ -126,4 +147,15 @@ func TestParsesReadAfterParse(t *testing.T) {
 	if _, fresh := later.Write(); !fresh {
 		t.Error("an expression parsed after Read and Write is not said to be new")
 	}
+}
+
+// parsesIn is the number of parses data, what Write wrote, holds.
+func parsesIn(t *testing.T, data []byte) int {
+	t.Helper()
+	d := object.NewEntryDecoder(parsesFormat, data)
+	n, isNil := d.Count()
+	if d.Err != nil || isNil {
+		t.Fatalf("%q is not an entry of parses", data)
+	}
+	return n
 }

@@ -186,7 +186,7 @@ func (r *Result) CheckOverSchema(s string) []Problem {
 	// What it finds is a function of the RGD and s: kept in the RGD's
 	// Cache, so that a run whose stacks are unchanged builds no
 	// environment for it.
-	return readThrough(r.cache, r.subKey("kro-over-schema-", []byte(s)), decodeJSON[[]Problem], encodeJSON[[]Problem], func() []Problem {
+	return readThrough(r.cache, r.subKey("kro-over-schema-", []byte(s)), decodeOverSchema, encodeOverSchema, func() []Problem {
 		return r.checkOverSchema(s)
 	})
 }

@@ -3,31 +3,26 @@ package manifests
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/internal/cache"
 )
 
 // cacheFormat names the layout of a cache entry, and what produces it:
-// change it whenever an entry, or what Build makes of a build, changes.
-const cacheFormat = "platc manifests cache 4"
+// change it whenever an entry, or what Build makes of a build, changes (5:
+// object's binary form).
+const cacheFormat = "platc manifests cache 5\n"
 
 // cacheEntry is a folder's outcome with what building it read. It names
 // the folder it describes: an entry stored under another folder's key (a
 // cache folder copied or mixed up) describes that folder, not this one.
-//
-// A stored entry is the hex SHA-256 digest of the entry's JSON, a newline,
-// and the JSON: an entry whose bytes changed after it was written is not
-// used. The digest catches corruption and mix-ups; it is no signature, and
-// whoever can write the cache folder can write a matching digest (and
-// could as well replace platc itself).
+// That the bytes are the ones stored is the store's to check (cache.Cache).
 type cacheEntry struct {
-	Format   string
 	Dir      string
 	Reads    []read
 	Objects  []Object
@@ -52,10 +47,8 @@ func cached(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	// The store answers with the bytes it was given (cache.Cache); the
-	// entry says which folder and format it is of.
-	var e cacheEntry
-	if json.Unmarshal(data, &e) != nil || e.Format != cacheFormat || e.Dir != dir {
+	e, err := decodeEntry(data)
+	if err != nil || e.Dir != dir {
 		return nil, false
 	}
 	for _, r := range e.Reads {
@@ -63,15 +56,75 @@ func cached(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 			return nil, false
 		}
 	}
-	return &e, true
+	return e, true
 }
 
 // store records the outcome of the build of dir, and what it read.
 func store(cache cache.Cache, dir string, reads []read, objects []Object, problems []Problem) {
-	body, err := json.Marshal(cacheEntry{Format: cacheFormat, Dir: dir, Reads: reads, Objects: objects, Problems: problems})
-	if err == nil {
-		cache.Put(cacheKey(dir), body)
+	cache.Put(cacheKey(dir), encodeEntry(&cacheEntry{Dir: dir, Reads: reads, Objects: objects, Problems: problems}))
+}
+
+// encodeEntry writes e in object's binary form, after cacheFormat; a
+// problem's id by its name, which stays when diag's table changes order.
+func encodeEntry(e *cacheEntry) []byte {
+	enc := object.NewEncoder([]byte(cacheFormat))
+	enc.Str(e.Dir)
+	enc.Count(len(e.Reads), e.Reads == nil)
+	for _, r := range e.Reads {
+		enc.Str(r.Op)
+		enc.Str(r.Name)
+		enc.Str(r.Saw)
 	}
+	enc.Count(len(e.Objects), e.Objects == nil)
+	for _, o := range e.Objects {
+		enc.Str(o.APIVersion)
+		enc.Str(o.Kind)
+		enc.Str(o.Name)
+		enc.Str(o.Namespace)
+		enc.Str(o.File)
+		enc.Int(o.Line)
+	}
+	enc.Count(len(e.Problems), e.Problems == nil)
+	for _, p := range e.Problems {
+		enc.Str(p.ID.String())
+		enc.Str(p.File)
+		enc.Int(p.Line)
+		enc.Str(p.Msg)
+	}
+	return enc.B
+}
+
+// decodeEntry reads what encodeEntry wrote; an id this platc does not know
+// is an entry it did not write.
+func decodeEntry(data []byte) (*cacheEntry, error) {
+	d := object.NewEntryDecoder(cacheFormat, data)
+	e := &cacheEntry{Dir: d.Str()}
+	if n, isNil := d.Count(); !isNil {
+		e.Reads = make([]read, n)
+		for i := range e.Reads {
+			e.Reads[i] = read{Op: d.Str(), Name: d.Str(), Saw: d.Str()}
+		}
+	}
+	if n, isNil := d.Count(); !isNil {
+		e.Objects = make([]Object, n)
+		for i := range e.Objects {
+			e.Objects[i] = Object{APIVersion: d.Str(), Kind: d.Str(), Name: d.Str(), Namespace: d.Str(), File: d.Str(), Line: d.Int()}
+		}
+	}
+	if n, isNil := d.Count(); !isNil {
+		e.Problems = make([]Problem, n)
+		for i := range e.Problems {
+			p := &e.Problems[i]
+			if p.ID.UnmarshalText([]byte(d.Str())) != nil {
+				d.Fail()
+			}
+			p.File, p.Line, p.Msg = d.Str(), d.Int(), d.Str()
+		}
+	}
+	if err := d.Done(); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // The operations of recordingFS, as look performs them.

@@ -8,6 +8,8 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
 )
 
@@ -183,15 +185,72 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 	check("entries swapped", cache)
 
 	// What a store of another kind might answer: an entry of another
-	// format. (Bytes changed in a store are the store's to catch:
-	// compiler/cli's TestDirCacheBindsEntries.)
-	cache = fill()
-	for _, dir := range folders {
-		cache.Edit(cacheKey(dir), func(b []byte) []byte {
-			return bytes.Replace(b, []byte(cacheFormat), []byte("platc manifests cache 0"), 1)
-		})
+	// format, or one cut short. Each is a miss: built again, and its
+	// entry written again. (Bytes changed in a store are the store's to
+	// catch: compiler/cli's TestDirCacheBindsEntries.)
+	for what, edit := range map[string]func([]byte) []byte{
+		"an older format": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(cacheFormat), []byte("platc manifests cache 0\n"), 1)
+		},
+		"the JSON of format 4": func([]byte) []byte {
+			return []byte(`{"Format":"platc manifests cache 4","Dir":"good","Objects":[]}`)
+		},
+		"cut in half":     func(b []byte) []byte { return b[:len(b)/2] },
+		"cut by one byte": func(b []byte) []byte { return b[:len(b)-1] },
+		"a byte more":     func(b []byte) []byte { return append(slices.Clone(b), 0) },
+	} {
+		cache = fill()
+		want := map[string][]byte{}
+		for _, dir := range folders {
+			want[dir], _ = cache.Get(cacheKey(dir))
+			cache.Edit(cacheKey(dir), edit)
+		}
+		puts := cache.Puts()
+		check(what, cache)
+		for _, dir := range folders {
+			if got, _ := cache.Get(cacheKey(dir)); !bytes.Equal(got, want[dir]) {
+				t.Errorf("%s: %s: the entry is not written again", what, dir)
+			}
+		}
+		if n := cache.Puts() - puts; n != len(folders) {
+			t.Errorf("%s: %d entries written, want %d", what, n, len(folders))
+		}
 	}
-	check("an older format", cache)
+}
+
+// TestCacheEntryCodec checks that an entry reads back as it was written,
+// nil lists told from empty ones and lines past the entry's last byte, and
+// that no cut entry, nor one with a byte more or an id this platc does not
+// know, reads as one.
+func TestCacheEntryCodec(t *testing.T) {
+	for _, e := range []*cacheEntry{
+		{Dir: "apps/web", Reads: []read{{Op: opReadFile, Name: "apps/web/a.yaml", Saw: "e3b0"}},
+			Objects:  []Object{{APIVersion: "v1", Kind: "ConfigMap", Name: "a", Namespace: "n", File: "apps/web/a.yaml", Line: 3}},
+			Problems: []Problem{{ID: diag.Missing, File: "apps/web/b.yaml", Line: 100000, Msg: "m"}}},
+		{},
+		{Reads: []read{}, Objects: []Object{}, Problems: []Problem{}},
+	} {
+		data := encodeEntry(e)
+		got, err := decodeEntry(data)
+		if err != nil {
+			t.Fatalf("%+v: %v", e, err)
+		}
+		if diff := cmp.Diff(e, got, cmp.AllowUnexported(read{})); diff != "" {
+			t.Errorf("read back (-wrote +read):\n%s", diff)
+		}
+		for i := range data {
+			if _, err := decodeEntry(data[:i]); err == nil {
+				t.Errorf("%+v: %d of %d bytes read as an entry", e, i, len(data))
+			}
+		}
+		if _, err := decodeEntry(append(data, 0)); err == nil {
+			t.Errorf("%+v: a byte more reads as an entry", e)
+		}
+	}
+	data := encodeEntry(&cacheEntry{Problems: []Problem{{ID: diag.Missing}}})
+	if _, err := decodeEntry(bytes.Replace(data, []byte(diag.Missing.String()), []byte(strings.ToUpper(diag.Missing.String())), 1)); err == nil {
+		t.Error("an unknown id reads as an entry")
+	}
 }
 
 // TestBuildReadFolders: the folders a build read are its own, its bases'

@@ -1,19 +1,28 @@
 package object
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math"
 	"slices"
 )
 
-// A binary form of plain values, for what platc keeps in its cache between
-// runs (chart outcomes, stack previews): reading JSON back into
-// map[string]any was a large part of a warm run, and JSON loses what the
-// values are (an int from an int64 or a float64, a nil slice or map from
-// an empty one, a Map's key order). The form holds exactly the value
-// types of a Map: nil, bool, float64, int64, int, string, []string, []any,
-// map[string]any and *Map; a value read back is the value written.
+// A binary form of plain values: the one encoding of the entries platc
+// keeps in its cache between runs (kro's verdicts and instance outcomes,
+// CEL parses, stack previews, manifests' builds, chart outcomes, verify's
+// verdicts on object shapes). Reading JSON back into map[string]any was a
+// large part of a warm run, and JSON loses what the values are (an int
+// from an int64 or a float64, a nil slice or map from an empty one, a
+// Map's key order). The form holds exactly the value types of a Map: nil,
+// bool, float64, int64, int, string, []string, []any, map[string]any and
+// *Map; a value read back is the value written.
+//
+// An entry starts with the name of its layout (NewEntryDecoder); one of
+// another layout, cut short or with bytes after its end is corrupt
+// (ErrCorrupt), which its reader takes for a miss. That the bytes are the
+// ones put is the store's to check, once (internal/cache), not a
+// decoder's.
 //
 // Lengths are unsigned varints; a slice or map is written as its length
 // plus one, and zero stands for nil.
@@ -46,7 +55,10 @@ type Encoder struct {
 // NewEncoder appends to b.
 func NewEncoder(b []byte) *Encoder { return &Encoder{B: b, OK: true} }
 
+// Uint writes a length or a count (Decoder.Uint refuses one larger than
+// the bytes that follow it); Int writes any other number.
 func (e *Encoder) Uint(n int)   { e.B = binary.AppendUvarint(e.B, uint64(n)) }
+func (e *Encoder) Int(n int)    { e.B = binary.AppendVarint(e.B, int64(n)) }
 func (e *Encoder) Str(s string) { e.Uint(len(s)); e.B = append(e.B, s...) }
 
 // Bytes writes b as Str writes a string.
@@ -147,6 +159,19 @@ type Decoder struct {
 // NewDecoder reads b.
 func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
 
+// NewEntryDecoder reads what follows format in data, a cache entry that
+// starts with the name of its layout (NewEncoder([]byte(format))); it has
+// failed already when data does not start so, an entry of another layout
+// or of another platc.
+func NewEntryDecoder(format string, data []byte) *Decoder {
+	b, ok := bytes.CutPrefix(data, []byte(format))
+	d := &Decoder{b: b}
+	if !ok {
+		d.Fail()
+	}
+	return d
+}
+
 // Fail records that the bytes are not what was expected.
 func (d *Decoder) Fail() {
 	if d.Err == nil {
@@ -240,6 +265,16 @@ func (d *Decoder) Strs() []string {
 		s[i] = d.Str()
 	}
 	return s
+}
+
+// Int reads what Encoder.Int wrote.
+func (d *Decoder) Int() int {
+	v := d.varint()
+	if v != int64(int(v)) {
+		d.Fail()
+		return 0
+	}
+	return int(v)
 }
 
 func (d *Decoder) varint() int64 {

@@ -1,6 +1,7 @@
 package object
 
 import (
+	"bytes"
 	"math"
 	"reflect"
 	"testing"
@@ -76,4 +77,69 @@ func TestCodecBytes(t *testing.T) {
 	if d.Bytes(); d.Done() == nil {
 		t.Error("a cut body decodes")
 	}
+}
+
+// TestCodecInt checks that Int reads back any int, at the end of the
+// bytes too, where Uint refuses a number larger than what follows it (a
+// length): a line or an offset is written with Int.
+func TestCodecInt(t *testing.T) {
+	for _, n := range []int{0, 1, -1, 300, -300, math.MaxInt, math.MinInt} {
+		e := NewEncoder(nil)
+		e.Int(n)
+		d := NewDecoder(e.B)
+		if got := d.Int(); got != n || d.Done() != nil {
+			t.Errorf("Int(%d) read back as %d, %v", n, got, d.Err)
+		}
+	}
+	e := NewEncoder(nil)
+	e.Uint(300)
+	if d := NewDecoder(e.B); d.Uint() != 0 || d.Done() != ErrCorrupt {
+		t.Error("Uint read a count larger than the bytes that follow it")
+	}
+}
+
+// TestNewEntryDecoder checks that an entry is read after its format, and
+// that one of another format, or none, fails before anything is read.
+func TestNewEntryDecoder(t *testing.T) {
+	e := NewEncoder([]byte("platc test 2\n"))
+	e.Str("body")
+	if d := NewEntryDecoder("platc test 2\n", e.B); d.Str() != "body" || d.Done() != nil {
+		t.Errorf("an entry of its format: %v", d.Err)
+	}
+	for _, data := range [][]byte{nil, []byte("platc test 1\n\x04body"), []byte("platc test 2"), e.B[1:]} {
+		if d := NewEntryDecoder("platc test 2\n", data); d.Err != ErrCorrupt || d.Str() != "" {
+			t.Errorf("%q: read as an entry of the format", data)
+		}
+	}
+}
+
+// FuzzDecoder checks that no bytes make a Decoder panic, and that what it
+// reads is a value the Encoder writes, whose encoding reads back to the
+// same encoding (duplicate or unsorted keys of a map are the decoder's to
+// take, the encoder writes one form).
+func FuzzDecoder(f *testing.F) {
+	for _, v := range []any{nil, true, 1.5, int64(-7), 7, "é", []string{"a"}, []any{nil, []any{}}, map[string]any{"a": map[string]any(nil)}, NewMap().Set("z", 1).Set("a", []string(nil))} {
+		e := NewEncoder(nil)
+		e.Value(v)
+		f.Add(e.B)
+		f.Add(e.B[:len(e.B)-1])
+	}
+	f.Add([]byte{tagList, 0xff, 0xff, 0xff, 0xff, 0x0f}) // a count past the bytes
+	f.Add([]byte{tagMap, 3, 1, 'a', tagNil, 1, 'a', tagTrue})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := NewDecoder(data)
+		v := d.Value()
+		if d.Done() != nil {
+			return
+		}
+		e := NewEncoder(nil)
+		if e.Value(v); !e.OK {
+			t.Fatalf("%q read as %#v, which does not encode", data, v)
+		}
+		d = NewDecoder(e.B)
+		again := NewEncoder(nil)
+		if again.Value(d.Value()); d.Done() != nil || !bytes.Equal(again.B, e.B) {
+			t.Fatalf("%q: %#v encodes as %q, which reads back as %q (%v)", data, v, e.B, again.B, d.Err)
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package rgd
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -47,11 +46,7 @@ func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
 	if !ok {
 		return nil
 	}
-	body, ok := bytes.CutPrefix(data, []byte(previewFormat))
-	if !ok {
-		return nil
-	}
-	d := object.NewDecoder(body)
+	d := object.NewEntryDecoder(previewFormat, data)
 	p := &Preview{Instance: inst}
 	n, _ := d.Count()
 	for range n {

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"bytes"
 	"errors"
 	"maps"
 	"slices"
@@ -302,11 +301,7 @@ const memoFormat = "platc-memo-2\n"
 // validates anything. It returns false, and gives none, if data is not
 // such an encoding.
 func (m *Memo) Read(data []byte) bool {
-	body, ok := bytes.CutPrefix(data, []byte(memoFormat))
-	if !ok {
-		return false
-	}
-	d := object.NewDecoder(body)
+	d := object.NewEntryDecoder(memoFormat, data)
 	n, _ := d.Count()
 	read := make(map[string]memoResult, n)
 	for range n {
