@@ -51,7 +51,7 @@ func benchWrite(b *testing.B, root *os.Root, st *State, outs []Output) *Result {
 
 // BenchmarkWrite measures the writes of a render: into an output folder
 // that is up to date (the everyday render: nothing to write), with one file
-// changed, and into an empty one.
+// changed, with every file changed, and into an empty one.
 func BenchmarkWrite(b *testing.B) {
 	outs := benchOutputs("v1")
 	b.Run("up-to-date", func(b *testing.B) {
@@ -98,6 +98,27 @@ func BenchmarkWrite(b *testing.B) {
 				b.Fatalf("wrote %d files", len(res.Written))
 			}
 			st.Generated[next[7].Path] = next[7].Data
+			i++
+		}
+	})
+	b.Run("all-changed", func(b *testing.B) {
+		// Every file replaced (a revision every Application names,
+		// bumped): each one is backed up before the commit point.
+		_, root := benchRoot(b)
+		benchWrite(b, root, &State{Generated: map[string][]byte{}}, outs)
+		versions := [2][]Output{benchOutputs("v2"), outs}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			st, err := Scan(root.FS(), "out")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if res := benchWrite(b, root, st, versions[i%2]); len(res.Written) != len(outs) {
+				b.Fatalf("wrote %d files", len(res.Written))
+			}
 			i++
 		}
 	})
