@@ -6,6 +6,12 @@
 //	    by cue export, as users of CUE-based tools do;
 //	(c) platc render.
 //
+// and beside them, in the same rounds: platc render into an empty folder
+// (fresh), with no cache (PLATC_CACHE=off, a CI runner's first check), and
+// (a) and (c) again for the same platform written as a CUE user writes it
+// (synth.Idiomatic: tables, comprehensions, pattern constraints,
+// references), with the targets of the performance issue (issue 25).
+//
 // and, on the same platform with its charts locked and vendored
 // (synth.PlatformWithCharts), platc vet rendering every chart: cold (an
 // empty cache: every distinct render done) and warm (every outcome from
@@ -23,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -71,6 +78,10 @@ func main() {
 		size                string
 		apps                int
 		a, b, c, fresh, vet measure
+		cold                measure // (c) with no cache
+		idiomA, idiomC      measure // (a) and (c) of the idiomatic spelling
+		idiomCold           measure
+		hasIdiom            bool
 		hasB                bool
 		chartsCold          measure
 		chartsWarm          measure
@@ -104,12 +115,25 @@ func main() {
 		}
 		out := filepath.Join(dir, "out")
 		runIn(dir, platc, "render") // the output folder exists, as it does day to day
-		fmt.Fprintf(os.Stderr, "%s: (a) cue export, (c) platc render, a fresh render, platc vet, in %d interleaved rounds\n", size, *runs)
+		fmt.Fprintf(os.Stderr, "%s: (a) cue export, (c) platc render, a fresh render, platc vet, with no cache, in %d interleaved rounds\n", size, *runs)
+		off := []string{"PLATC_CACHE=off"}
 		cmds := []*command{
 			{name: "(a)", args: []string{cue, "export", "./sources", "--out", "json"}},
 			{name: "(c)", args: []string{platc, "render"}},
 			{name: "fresh", args: []string{platc, "render"}, setup: func() { check(os.RemoveAll(out)) }},
 			{name: "vet", args: []string{platc, "vet"}},
+			{name: "cold", args: []string{platc, "render"}, env: off},
+		}
+		idiomDir := filepath.Join(tmp, size+"-idiomatic")
+		if size != "sample" {
+			for name, f := range synth.Idiomatic(synth.Sizes[size]) {
+				write(filepath.Join(idiomDir, name), f.Data)
+			}
+			runIn(idiomDir, platc, "render")
+			cmds = append(cmds,
+				&command{name: "(a) idiomatic", args: []string{cue, "export", "./sources", "--out", "json"}, dir: idiomDir},
+				&command{name: "(c) idiomatic", args: []string{platc, "render"}, dir: idiomDir},
+				&command{name: "cold idiomatic", args: []string{platc, "render"}, dir: idiomDir, env: off})
 		}
 		if size == "sample" {
 			// platc check compiles, every cache warm, as a person's check
@@ -121,9 +145,14 @@ func main() {
 				&command{name: "version", args: []string{platc, "version"}})
 		}
 		rounds(dir, cmds)
-		r.a, r.c, r.fresh, r.vet = cmds[0].median(), cmds[1].median(), cmds[2].median(), cmds[3].median()
+		r.a, r.c, r.fresh, r.vet, r.cold = cmds[0].median(), cmds[1].median(), cmds[2].median(), cmds[3].median(), cmds[4].median()
 		if size == "sample" {
-			r.check, r.start = cmds[4].median(), cmds[5].median()
+			r.check, r.start = cmds[5].median(), cmds[6].median()
+		} else {
+			r.idiomA, r.idiomC, r.idiomCold, r.hasIdiom = cmds[5].median(), cmds[6].median(), cmds[7].median(), true
+			if a, b := readTree(filepath.Join(idiomDir, "out")), readTree(out); !maps.Equal(a, b) {
+				fail("%s: the idiomatic spec renders other files than the generated one", size)
+			}
 		}
 		var rendered map[string]any
 		rendered, r.apps = renderedApps(out)
@@ -160,15 +189,20 @@ func main() {
 
 	fmt.Println("(a) cue export of the spec alone; (b) the same Applications the pure-CUE way (CUE comprehensions, cue export);")
 	fmt.Println("(c) platc render with its output folder up to date (it reads, checks and compares every file, and writes none);")
-	fmt.Println("fresh: platc render into an empty folder (writes every file); vet: platc vet (every check, no output folder)")
+	fmt.Println("fresh: platc render into an empty folder (writes every file); vet: platc vet (every check, no output folder);")
+	fmt.Println("cold: (c) with no cache (PLATC_CACHE=off); idiomatic: the same platform written with tables, comprehensions,")
+	fmt.Println("pattern constraints and references (synth.Idiomatic), its own (a), (c) and cold")
 	fmt.Println()
-	fmt.Printf("%-11s %6s  %-15s %-15s %-15s %-15s %-15s %7s %7s\n", "size", "apps", "(a) cue export", "(b) pure CUE", "(c) render", "fresh render", "vet", "(c)/(a)", "(b)/(c)")
+	fmt.Printf("%-11s %6s  %-15s %-15s %-15s %-15s %-15s %-15s %7s %7s\n", "size", "apps", "(a) cue export", "(b) pure CUE", "(c) render", "fresh render", "vet", "cold", "(c)/(a)", "(b)/(c)")
 	for _, r := range rows {
 		b, bc := "-", "-"
 		if r.hasB {
 			b, bc = r.b.String(), fmt.Sprintf("%.1f", r.b.wall.Seconds()/r.c.wall.Seconds())
 		}
-		fmt.Printf("%-11s %6d  %-15s %-15s %-15s %-15s %-15s %7.2f %7s\n", r.size, r.apps, r.a, b, r.c, r.fresh, r.vet, r.c.wall.Seconds()/r.a.wall.Seconds(), bc)
+		fmt.Printf("%-11s %6d  %-15s %-15s %-15s %-15s %-15s %-15s %7.2f %7s\n", r.size, r.apps, r.a, b, r.c, r.fresh, r.vet, r.cold, r.c.wall.Seconds()/r.a.wall.Seconds(), bc)
+		if r.hasIdiom {
+			fmt.Printf("%-11s %6s  %-15s %-15s %-15s %-15s %-15s %-15s %7.2f %7s\n", "  idiomatic", "", r.idiomA, "-", r.idiomC, "-", "-", r.idiomCold, r.idiomC.wall.Seconds()/r.idiomA.wall.Seconds(), "-")
+		}
 	}
 	fmt.Println()
 	byName := map[string]row{}
@@ -197,6 +231,15 @@ func main() {
 		if big, ok := byName["100x500x40"]; ok {
 			fmt.Printf("100x500x40 / 50x200x20: %.2f x the time (target <= 5.5) for %.1f x the Applications\n",
 				big.c.wall.Seconds()/small.c.wall.Seconds(), float64(big.apps)/float64(small.apps))
+		}
+		sec := func(m measure) float64 { return m.wall.Seconds() }
+		fmt.Println()
+		fmt.Println("issue 25's targets, at 50x200x20:")
+		fmt.Printf("  up-to-date render / cue export: %.2f plain, %.2f idiomatic (target <= 1.5)\n", sec(small.c)/sec(small.a), sec(small.idiomC)/sec(small.idiomA))
+		fmt.Printf("  no cache / cue export: %.2f plain, %.2f idiomatic (target <= 2)\n", sec(small.cold)/sec(small.a), sec(small.idiomCold)/sec(small.idiomA))
+		fmt.Printf("  fresh render / up-to-date render: %.2f (target <= 2)\n", sec(small.fresh)/sec(small.c))
+		if big, ok := byName["100x500x40"]; ok {
+			fmt.Printf("  peak memory at 100x500x40: %d MB up to date, %d MB fresh, %d MB with no cache (target <= 300)\n", big.c.rss/1024, big.fresh.rss/1024, big.cold.rss/1024)
 		}
 	}
 	for _, r := range rows {
@@ -420,6 +463,21 @@ func equivalent(export []byte, rendered map[string]any) string {
 		return fmt.Sprintf("DIFFER on %d of %d Applications, such as %s", len(differ), len(rendered), differ[0])
 	}
 	return fmt.Sprintf("yield the same %d Applications", len(rendered))
+}
+
+// readTree returns the files under dir by their paths in it.
+func readTree(dir string) map[string]string {
+	files := map[string]string{}
+	check(filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = string(data)
+		return err
+	}))
+	return files
 }
 
 func copyTree(from, to string) {
