@@ -835,3 +835,73 @@ func TestWriteRollbackFailsOrIsKilledAtEveryStep(t *testing.T) {
 		})
 	}
 }
+
+// asVersion1 turns the committed journal of dir into the one a platc of
+// journal version 1 wrote (no backups) and removes the backups, as that
+// platc made none.
+func asVersion1(t *testing.T, dir string) {
+	t.Helper()
+	jpath := filepath.Join(dir, "out", JournalName)
+	data, err := os.ReadFile(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, committed, err := parseJournal(data, "out")
+	if err != nil || !committed {
+		t.Fatalf("parseJournal = %v, %v", committed, err)
+	}
+	var intent strings.Builder
+	for _, l := range strings.SplitAfter(string(j.intent()), "\n") {
+		switch {
+		case l == journalMagic+"\n":
+			intent.WriteString(journalMagicV1 + "\n")
+		case strings.HasPrefix(l, "backup "):
+			p, _, _ := quotedField(strings.TrimSuffix(l, "\n"), "backup")
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(backupName(p)))); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			intent.WriteString(l)
+		}
+	}
+	v1 := []byte(intent.String())
+	if err := os.WriteFile(jpath, append(v1, commitRecord(v1)...), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRecoverReadsAJournalOfVersion1 recovers what a platc before backups
+// left: a committed write is completed, and one that cannot be is
+// abandoned (there is nothing to roll back to), as that platc did.
+func TestRecoverReadsAJournalOfVersion1(t *testing.T) {
+	s := newScenario()
+	before, after := s.want(t)
+	t.Run("completed", func(t *testing.T) {
+		dir := s.setUp(t)
+		commitOnly(t, s, dir)
+		asVersion1(t, dir)
+		rec, err := recoverFresh(t, dir, RecoverOptions{})
+		if err != nil || rec.Kind != Completed {
+			t.Fatalf("Recover = %v, %v, want it completed", rec, err)
+		}
+		assertTree(t, dir, after, "new")
+	})
+	t.Run("abandoned", func(t *testing.T) {
+		dir := s.setUp(t)
+		commitOnly(t, s, dir)
+		asVersion1(t, dir)
+		if err := os.Remove(filepath.Join(dir, "out", ".change.yaml.platc-tmp")); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := recoverFresh(t, dir, RecoverOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "out/: could not complete a write that was interrupted after its commit point (out/change.yaml: its staged file is missing): removed its 4 staged files; run platc render"
+		if rec.Kind != Abandoned || rec.String() != want {
+			t.Errorf("Recovery = %q, want %q", rec, want)
+		}
+		// Nothing was renamed yet: the files are the old ones.
+		assertTree(t, dir, before, "old")
+	})
+}

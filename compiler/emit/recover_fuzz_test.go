@@ -71,6 +71,17 @@ func FuzzRecover(f *testing.F) {
 	f.Add([]byte(journalMagic+"\nroot \"out\"\nremove \"out/README.md\"\nremove \"out/keep.yaml\"\nmkdir \"out/deploy\"\n"), true, uint32(0))
 	f.Add([]byte(journalMagic+"\nroot \"out\"\nwrite \"out/foreign.yaml\" "+fullDigest([]byte(gen("new\n")))+"\n"), true, uint32(allStaged))
 	f.Add([]byte(journalMagic+"\nroot \"out\"\nedit \"sources/platform.cue\" "+fullDigest(newScenario().also[0].Data)+"\n"), true, uint32(allStaged))
+	// Rolling back: the backups there, the files in any state.
+	rollingBack := append(append([]byte(nil), committed...), rollbackRecord...)
+	f.Add(rollingBack, false, uint32(0b10_01_10_01_10|1<<21))
+	f.Add(rollingBack, false, uint32(0b10_10_10_10_10|1<<20|1<<21))
+	f.Add(rollingBack, false, uint32(allStaged|1<<21))
+	f.Add(committed, false, uint32(0b10_11_10_01_10|1<<21))
+	f.Add(committed, false, uint32(0b10_00_10_10_10|1<<20|1<<21))
+	cj, _, err := parseJournal(committed, "out")
+	if err != nil {
+		f.Fatal(err)
+	}
 	s := newScenario()
 	before, after := s.want(f)
 	f.Fuzz(func(t *testing.T, journal []byte, seal bool, mask uint32) {
@@ -109,6 +120,14 @@ func FuzzRecover(f *testing.F) {
 				write(stagedName(o.Path), o.Data[:len(o.Data)/2])
 			}
 		}
+		// The backups a write makes before its commit point, when the
+		// journal is committed.
+		backedUp := mask&(1<<21) != 0
+		if backedUp {
+			for _, p := range cj.backups {
+				write(backupName(p), []byte(before[p]))
+			}
+		}
 		staleGone := mask&(1<<20) != 0
 		if staleGone {
 			for p := range before {
@@ -143,8 +162,8 @@ func FuzzRecover(f *testing.F) {
 			t.Fatalf("Recover (%v) left the journal", rec)
 		}
 		fs.WalkDir(os.DirFS(dir), "out", func(p string, d fs.DirEntry, err error) error {
-			if err == nil && isStagedName(p) {
-				t.Fatalf("Recover (%v) left the staged file %s", rec, p)
+			if err == nil && (isStagedName(p) || isBackupName(p)) {
+				t.Fatalf("Recover (%v) left the staged file or backup %s", rec, p)
 			}
 			return nil
 		})
@@ -157,9 +176,14 @@ func FuzzRecover(f *testing.F) {
 			}
 			return true
 		}
+		complete := all(func(s int) bool { return s == staged || s == renamed }) && (!staleGone || all(func(s int) bool { return s == renamed }))
 		switch {
-		case bytes.Equal(journal, committed) && all(func(s int) bool { return s == staged || s == renamed }) && (!staleGone || all(func(s int) bool { return s == renamed })):
+		case bytes.Equal(journal, committed) && complete:
 			assertTree(t, dir, after, "new")
+		case backedUp && (bytes.Equal(journal, rollingBack) || bytes.Equal(journal, committed) && !complete):
+			// Being rolled back, or committed but not to be completed,
+			// with every backup there: the old files, exactly.
+			assertTree(t, dir, before, "old")
 		case bytes.Equal(journal, intent) && all(func(s int) bool { return s != renamed }) && !staleGone,
 			bytes.HasPrefix(intent, journal) && all(func(s int) bool { return s == notStaged }) && !staleGone:
 			assertTree(t, dir, before, "old")
