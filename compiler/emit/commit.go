@@ -87,27 +87,45 @@ type op struct {
 }
 
 // in returns the folder of p as a root, and p's name in it; each folder
-// is opened once.
+// is opened once, by its name in its parent (one system call, where a
+// path through the output root costs one per element).
 func (o *op) in(p string) (*os.Root, string, error) {
 	dir, name := path.Split(p)
-	dir = strings.TrimSuffix(dir, "/")
+	r, err := o.folder(strings.TrimSuffix(dir, "/"))
+	return r, name, err
+}
+
+// folder returns the folder dir of the repository as a root.
+func (o *op) folder(dir string) (*os.Root, error) {
 	if dir == "" {
-		return o.root, name, nil
+		return o.root, nil
+	}
+	o.mu.Lock()
+	r, ok := o.folders[dir]
+	o.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	parent, name := path.Split(dir)
+	pr, err := o.folder(strings.TrimSuffix(parent, "/"))
+	if err != nil {
+		return nil, err
+	}
+	if r, err = pr.OpenRoot(name); err != nil {
+		return nil, err
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if r, ok := o.folders[dir]; ok {
-		return r, name, nil
-	}
-	r, err := o.root.OpenRoot(dir)
-	if err != nil {
-		return nil, "", err
+	if opened, ok := o.folders[dir]; ok {
+		// another goroutine opened it meanwhile
+		r.Close()
+		return opened, nil
 	}
 	if o.folders == nil {
 		o.folders = map[string]*os.Root{}
 	}
 	o.folders[dir] = r
-	return r, name, nil
+	return r, nil
 }
 
 // close closes the folders in opened.
@@ -215,7 +233,14 @@ func (o *op) prepare(j *journal) error {
 		return err
 	}
 	for i, d := range j.mkdirs {
-		if err := o.do(StepMkdir, d, "making "+d, func() error { return o.root.Mkdir(d, 0o777) }); err != nil {
+		err := o.do(StepMkdir, d, "making "+d, func() error {
+			r, name, err := o.in(d)
+			if err != nil {
+				return err
+			}
+			return r.Mkdir(name, 0o777)
+		})
+		if err != nil {
 			// Undoing removes the folders the write made, not this
 			// one, which may have been there.
 			j.mkdirs = j.mkdirs[:i]

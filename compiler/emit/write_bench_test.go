@@ -29,7 +29,7 @@ func benchOutputs(version string) []Output {
 	return outs
 }
 
-func benchRoot(b *testing.B) (string, *os.Root) {
+func benchRoot(b testing.TB) (string, *os.Root) {
 	b.Helper()
 	dir := b.TempDir()
 	root, err := os.OpenRoot(dir)
