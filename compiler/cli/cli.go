@@ -168,9 +168,11 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		repo.close()
 		return nil, ExitUsage
 	}
-	if c.name == "vet" {
-		// What was not checked (charts not at hand) is vet's to say;
-		// render and check stay quiet about it.
+	if c.name == "vet" || c.name == "render" || c.name == "check" {
+		// What was not checked (charts not at hand) is said by the
+		// commands that check: a render or a drift check that passes
+		// says it too, since it passed without those charts. The other
+		// commands compile to do something else, and stay quiet.
 		for _, n := range repo.res.Notes {
 			repo.res.Log.Reportf(diag.NotChecked, diag.Pos{}, "", "%s", n)
 		}

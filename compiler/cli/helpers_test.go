@@ -16,6 +16,10 @@ import (
 // injection through the process hooks, signals): the CLI's behaviour is
 // tested as data in testdata/script.
 
+// unlocked is the note that render, check and vet print on the
+// repository of testdata/repo.txtar, whose chart has no lock.
+const unlocked = "platc: note: 1 chart is not rendered, since sources has no charts.lock: redis; run platc charts pull (it uses the network) to lock, fetch and render them [not-checked]\n"
+
 // repo writes testdata/repo.txtar to a new folder and returns its path.
 func repo(t *testing.T) string {
 	t.Helper()

@@ -60,7 +60,7 @@ func TestRenderKilledAtEveryStep(t *testing.T) {
 				}
 				assertSame(t, before, tree(t, d), "old")
 			default:
-				want := "platc: out/: completed a write that was interrupted after its commit point: 2 files written, 2 removed\n"
+				want := "platc: out/: completed a write that was interrupted after its commit point: 2 files written, 2 removed\n" + unlocked
 				if code != cli.ExitOK || stderr != want {
 					t.Errorf("check: exit %d, stderr %q, want %q", code, stderr, want)
 				}
@@ -87,7 +87,7 @@ func TestRenderTerminatedAtEachKindOfStep(t *testing.T) {
 				t.Errorf("exit %v, want %d", exit, cli.ExitUsage)
 			}
 			if beforeCommit(step.Kind) {
-				if want := "platc: interrupted: nothing was written, out/ is as it was [interrupted]\n"; stdout != "" || stderr != want {
+				if want := unlocked + "platc: interrupted: nothing was written, out/ is as it was [interrupted]\n"; stdout != "" || stderr != want {
 					t.Errorf("stdout %q, stderr %q, want %q", stdout, stderr, want)
 				}
 				assertSame(t, before, tree(t, d), "old")
@@ -96,7 +96,7 @@ func TestRenderTerminatedAtEachKindOfStep(t *testing.T) {
 			if want := "platc: out/: 4 files, 2 written, 2 unchanged, 2 removed\n"; stdout != want {
 				t.Errorf("stdout %q, want %q", stdout, want)
 			}
-			if want := "platc: interrupted: out/ was committed: the render was finished [interrupted]\n"; stderr != want {
+			if want := unlocked + "platc: interrupted: out/ was committed: the render was finished [interrupted]\n"; stderr != want {
 				t.Errorf("stderr %q, want %q", stderr, want)
 			}
 			assertSame(t, after, tree(t, d), "new")
