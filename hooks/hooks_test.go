@@ -7,21 +7,51 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// cacheDir is the platc cache of the test run.
-var cacheDir string
+// cacheDir is the platc cache of the test run, and tmpDir a folder of the
+// run for what its tests share.
+var cacheDir, tmpDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "platc-cache-")
+	dir, err := os.MkdirTemp("", "platc-hooks-test-")
 	if err != nil {
 		panic(err)
 	}
-	cacheDir = dir
+	tmpDir, cacheDir = dir, filepath.Join(dir, "cache")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+var (
+	platcOnce sync.Once
+	platcErr  error
+	platcOut  string
+)
+
+// copyPlatc builds platc once per run (linking it takes seconds), copies
+// it to the path to, and returns to.
+func copyPlatc(t *testing.T, to string) string {
+	t.Helper()
+	bin := filepath.Join(tmpDir, "platc")
+	platcOnce.Do(func() { platcOut, platcErr = run(t, "..", "go", "build", "-o", bin, "./cmd/platc") })
+	if platcErr != nil {
+		t.Fatalf("go build: %v\n%s", platcErr, platcOut)
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return to
 }
 
 func run(t *testing.T, dir string, name string, args ...string) (string, error) {
@@ -51,9 +81,7 @@ func TestPreCommitHookRefusesAStaleCommit(t *testing.T) {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	// make hooks: build platc into the Git folder; it installs the hook.
-	if out, err := run(t, "..", "go", "build", "-o", filepath.Join(repo, ".git", "platc"), "./cmd/platc"); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	copyPlatc(t, filepath.Join(repo, ".git", "platc"))
 	if out, err := run(t, repo, filepath.Join(repo, ".git", "platc"), "hooks", "install"); err != nil {
 		t.Fatalf("platc hooks install: %v\n%s", err, out)
 	}

@@ -1,0 +1,214 @@
+package hooks_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// platcRoot is platc's repository: the checkout GitHub would give the
+// action (GITHUB_ACTION_PATH).
+const platcRoot = ".."
+
+// action runs hooks/action.sh as action.yml does, in workspace, with what
+// GitHub sets (the action's checkout, the runner's temporary folder
+// runnerTemp) and the inputs as env, PLATC_VERSION and the like. It
+// returns stdout, stderr and the exit code.
+func action(t *testing.T, workspace, runnerTemp string, env ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	actionPath, err := filepath.Abs(platcRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", filepath.Join(actionPath, "hooks", "action.sh"))
+	cmd.Dir = workspace
+	// A run of these tests inside GitHub Actions must not leak the real
+	// run's variables into the fake one.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GITHUB_") && !strings.HasPrefix(kv, "RUNNER_") && !strings.HasPrefix(kv, "PLATC_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PLATC_CACHE="+cacheDir, "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+workspace, "RUNNER_TEMP="+runnerTemp)
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GITHUB_ACTION_PATH=") }) {
+		cmd.Env = append(cmd.Env, "GITHUB_ACTION_PATH="+actionPath)
+	}
+	cmd.Env = append(cmd.Env, env...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return out.String(), errOut.String(), exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	return out.String(), errOut.String(), 0
+}
+
+// afterBuild returns what the action printed after the group of its build.
+func afterBuild(t *testing.T, stdout string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(stdout, "::endgroup::\n")
+	if !ok {
+		t.Fatalf("the action's output has no build group:\n%s", stdout)
+	}
+	return after
+}
+
+// TestActionChecksThePlatform runs the action's script as GitHub would, on
+// a platform in a folder of a Git repository: it builds platc from its own
+// checkout, passes on a rendered platform with GitHub's annotations, fails
+// with an annotation on the drifted file named from the repository's root,
+// and passes its args on to platc check.
+func TestActionChecksThePlatform(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found: the action runs in a Git checkout, whose root names the annotated files")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found: the action's step runs it, as GitHub's runners have it")
+	}
+	// platc, built where the action builds it: its own go build then
+	// finds it up to date (Go compares the build's inputs with those
+	// recorded in the file), and takes a second, not ten.
+	workspace, runnerTemp := t.TempDir(), t.TempDir()
+	if out, err := run(t, workspace, "git", "init", "-q"); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if out, err := run(t, workspace, copyPlatc(t, filepath.Join(runnerTemp, "platc-action", "platc")), "init", "-repo", "https://git.example.com/demo.git", "platform"); err != nil {
+		t.Fatalf("platc init: %v\n%s", err, out)
+	}
+
+	stdout, stderr, code := action(t, workspace, runnerTemp, "PLATC_WORKING_DIRECTORY=platform")
+	actionPath, _ := filepath.Abs(platcRoot)
+	if code != 0 || !strings.HasPrefix(stdout, "::group::building platc from "+actionPath+"\nplatc ") {
+		t.Fatalf("the action failed on a rendered platform: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	want := "::notice title=platc not-checked::1 chart is not rendered, since sources has no charts.lock: podinfo; run platc charts pull (it uses the network) to lock, fetch and render them\n" +
+		"platc: sources/ checked: 1 environment, 2 Applications, 0 AppProjects, 0 stacks; out/ is up to date\n"
+	if got := afterBuild(t, stdout); got != want {
+		t.Errorf("the check printed:\n%s\nwant:\n%s", got, want)
+	}
+
+	apps := filepath.Join(workspace, "platform", "out", "deploy", "clusters", "local", "apps.yaml")
+	data, err := os.ReadFile(apps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), "replicaCount: 1", "replicaCount: 2", 1)
+	if edited == string(data) {
+		t.Fatal("platc init's render changed: update this test")
+	}
+	if err := os.WriteFile(apps, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = action(t, workspace, runnerTemp, "PLATC_WORKING_DIRECTORY=platform")
+	if code != 1 {
+		t.Fatalf("the action on a drifted out/: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, line := range []string{
+		"::error file=platform/out/deploy/clusters/local/apps.yaml,line=20,title=platc check::edited by hand: the file no longer matches what its inputs produce: run `platc render` and commit out/",
+		"::error title=platc check::out/ is stale: 1 changed, 0 missing, 0 extra (1 edited by hand): run `platc render` and commit out/",
+	} {
+		if !slices.Contains(strings.Split(afterBuild(t, stdout), "\n"), line) {
+			t.Errorf("the action's output lacks the line\n%s\nstdout:\n%s", line, stdout)
+		}
+	}
+
+	// args reach platc check, split at spaces.
+	_, stderr, code = action(t, workspace, runnerTemp, "PLATC_WORKING_DIRECTORY=platform", "PLATC_ARGS= -strict  -strct")
+	if want := "platc check: flag provided but not defined: -strct (did you mean \"-strict\"?)\n"; code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("the action with args -strict -strct: exit %d, stderr:\n%s\nwant exit 2 and stderr starting %q", code, stderr, want)
+	}
+}
+
+// TestActionInstallsARelease runs the action's script with the input
+// version: it installs that release with go install, and where that fails
+// (here, offline) it says so in an annotation.
+func TestActionInstallsARelease(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found: the action's step runs it, as GitHub's runners have it")
+	}
+	stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), "PLATC_VERSION=v9.9.9", "GOPROXY=off")
+	want := "::group::installing platc v9.9.9\n::endgroup::\n" +
+		"::error title=platc action::installing platc v9.9.9 failed: the log of this step says why; the input version is a platc release (v1.2.0), latest, or empty to build the action's own ref\n"
+	if code != 1 || stdout != want || !strings.Contains(stderr, "github.com/platc/platc/cmd/platc@v9.9.9: module lookup disabled by GOPROXY=off") {
+		t.Errorf("the action with version v9.9.9, offline: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 1, stdout:\n%s", code, stdout, stderr, want)
+	}
+}
+
+// TestActionOutsideGitHub: the script run by hand says what it is.
+func TestActionOutsideGitHub(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found: the action's step runs it, as GitHub's runners have it")
+	}
+	stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), "GITHUB_ACTION_PATH=")
+	want := "platc action: GITHUB_ACTION_PATH is not set: this script is platc's GitHub Action; use it in a workflow as uses: platc/platc@<ref>\n"
+	if code != 2 || stdout != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q, stderr %q, want exit 2 and stderr %q", code, stdout, stderr, want)
+	}
+}
+
+// TestActionYAML holds action.yml to its script: a composite action whose
+// last step runs hooks/action.sh and hands it each input as the variable
+// the script reads.
+func TestActionYAML(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(platcRoot, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every field an action of this kind may have: strict, a misspelled
+	// one fails.
+	var a struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Inputs      map[string]struct {
+			Description string  `json:"description"`
+			Required    bool    `json:"required"`
+			Default     *string `json:"default"`
+		} `json:"inputs"`
+		Runs struct {
+			Using string `json:"using"`
+			Steps []struct {
+				Uses  string            `json:"uses"`
+				With  map[string]string `json:"with"`
+				Shell string            `json:"shell"`
+				Run   string            `json:"run"`
+				Env   map[string]string `json:"env"`
+			} `json:"steps"`
+		} `json:"runs"`
+	}
+	if err := yaml.UnmarshalStrict(data, &a); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	if a.Runs.Using != "composite" || len(a.Runs.Steps) == 0 {
+		t.Fatalf("action.yml: runs.using %q with %d steps, want a composite action", a.Runs.Using, len(a.Runs.Steps))
+	}
+	step := a.Runs.Steps[len(a.Runs.Steps)-1]
+	if step.Shell != "bash" || step.Run != `"$GITHUB_ACTION_PATH/hooks/action.sh"` {
+		t.Errorf("action.yml: the last step runs %q with shell %q, want \"$GITHUB_ACTION_PATH/hooks/action.sh\" with bash", step.Run, step.Shell)
+	}
+	script, err := os.ReadFile("action.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range a.Inputs {
+		if in.Default == nil {
+			t.Errorf("action.yml: input %s has no default: every input of the action is optional", name)
+		}
+		v := "PLATC_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		if got, want := step.Env[v], "${{ inputs."+name+" }}"; got != want {
+			t.Errorf("action.yml: the step sets %s to %q, want %q", v, got, want)
+		}
+		if !strings.Contains(string(script), "${"+v+":-") {
+			t.Errorf("hooks/action.sh does not read %s, the input %s", v, name)
+		}
+	}
+	if len(step.Env) != len(a.Inputs) {
+		t.Errorf("action.yml: the step sets %d variables for %d inputs", len(step.Env), len(a.Inputs))
+	}
+}
