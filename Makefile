@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = bin/platc
 
-.PHONY: render check vet test race conformance e2e rehearse bench bench-compare golden help quickstart upstream-diff bootstrap-argocd sync hooks install
+.PHONY: render check vet test race conformance e2e rehearse bench bench-compare golden help quickstart upstream-diff bootstrap-argocd sync hooks install precommit
 
 # The Argo CD platc checks by, and the argo-cd chart that installs it, as
 # compiler/upstream names them (its tests keep these two lines the same).
@@ -85,6 +85,11 @@ hooks:
 	$(GO) build -o "$$(git rev-parse --git-dir)/platc" ./cmd/platc
 	"$$(git rev-parse --git-dir)/platc" hooks install
 	@echo "run make hooks again after updating platc"
+
+## precommit: platc's hooks for the pre-commit framework (.pre-commit-hooks.yaml) on a platform
+## platc init makes, built and run by pre-commit as a platform repository would; needs Debian's pre-commit
+precommit:
+	PLATC_PRECOMMIT=1 $(GO) test -count=1 -run TestPreCommitFramework ./hooks
 
 ## golden: rewrite the expected output of the golden cases in golden/
 golden:
