@@ -274,8 +274,9 @@ never show as a change.`,
 			summary: "start a platform of your own: a minimal spec, a Makefile, pre-commit and CI, rendered",
 			doc: `Init starts a platform of your own in dir (default the current folder): a
 minimal spec in sources/ (one chart module, one environment), a Makefile, the
-pre-commit configuration and a CI workflow that runs the drift check, then
-renders out/. It writes nothing when any of its files exists.`,
+pre-commit framework's configuration (platc's hook platc-check) and a GitHub
+Actions workflow that runs the drift check with platc's action, then renders
+out/. It writes nothing when any of its files exists.`,
 			maxArgs: 1,
 			flags:   initFlags,
 		},

@@ -49,28 +49,36 @@ modules: podinfo: {
 environments: local: revision: "HEAD"
 `},
 	{"Makefile", `# The platform's commands: make render before a commit, make check in CI.
+# PLATC names the platc to run: by default, platc on PATH.
 PLATC ?= platc
 
-.PHONY: render check vet hooks
+.PHONY: render check vet hooks need-platc
 
 ## render: check the spec in sources/ and write out/
-render:
+render: need-platc
 	$(PLATC) render
 
 ## check: fail if out/ is not what sources/ renders (the drift check)
-check:
+check: need-platc
 	$(PLATC) check
 
 ## vet: run every check on sources/, write nothing
-vet:
+vet: need-platc
 	$(PLATC) vet
 
 ## hooks: install the Git pre-commit hook that refuses a commit whose out/ is stale
-hooks:
+hooks: need-platc
 	$(PLATC) hooks install
+
+# need-platc says how to install platc where it is missing, which make
+# would report as "No such file or directory".
+need-platc:
+	@command -v $(PLATC) >/dev/null 2>&1 || { echo "$(PLATC) is not on PATH: install it with go install github.com/platc/platc/cmd/platc@{{version}} (or, from a clone of platc, go install ./cmd/platc), or name it with make PLATC=path" >&2; exit 1; }
 `},
 	{".pre-commit-config.yaml", `# The pre-commit framework's configuration (https://pre-commit.com): the
-# commit is refused when out/ is not what the spec renders.
+# commit is refused when out/ is not what the spec renders. pre-commit
+# install turns it on (instead of platc hooks install); pre-commit builds
+# platc with Go from the hooks of platc's repository (.pre-commit-hooks.yaml).
 repos:
   - repo: https://github.com/platc/platc
     rev: {{version}}
@@ -78,7 +86,10 @@ repos:
       - id: platc-check
 `},
 	{".github/workflows/platc.yaml", `# The drift check: fails when out/ is not what the spec renders, with an
-# annotation on each stale file.
+# annotation on each stale file. platc's action (action.yml of
+# github.com/platc/platc) builds platc at the ref it is used at, with Go,
+# and runs platc check -format github; its inputs: version,
+# working-directory, args.
 name: platc
 on: [push, pull_request]
 jobs:
@@ -86,11 +97,7 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
-      - uses: actions/setup-go@v5
-        with:
-          go-version: stable
-      - run: go install github.com/platc/platc/cmd/platc@{{version}}
-      - run: platc check -format github
+      - uses: platc/platc@{{version}}
 `},
 }
 
@@ -123,7 +130,8 @@ func runInit(c *call, name, repo string) int {
 			name = "platform"
 		}
 	}
-	if repo == "" {
+	repoGiven := repo != ""
+	if !repoGiven {
 		repo = "https://git.example.com/" + name + ".git"
 	}
 	version := readBuildVersion().release()
@@ -160,6 +168,12 @@ func runInit(c *call, name, repo string) int {
 	if code := run(c.proc, []string{"render", "-C", dir}, stdout, stderr); code != ExitOK {
 		return code
 	}
-	fmt.Fprintf(stdout, "platc: next: set platform.repoURL in %s, commit, and run platc hooks install\n", filepath.Join(dir, "sources", "platform.cue"))
+	// A repository named by -repo is set: only the default is a
+	// placeholder to change.
+	next := "commit, and run platc hooks install (or, with the pre-commit framework, pre-commit install)"
+	if !repoGiven {
+		next = fmt.Sprintf("set platform.repoURL in %s, %s", filepath.Join(dir, "sources", "platform.cue"), next)
+	}
+	fmt.Fprintf(stdout, "platc: next: %s\n", next)
 	return ExitOK
 }
