@@ -28,10 +28,10 @@ const PrecommitEnv = "PLATC_PRECOMMIT"
 // the hook.
 func TestPreCommitFramework(t *testing.T) {
 	if os.Getenv(PrecommitEnv) == "" {
-		t.Skip("the pre-commit framework's hooks are tested by make precommit (" + PrecommitEnv + "=1): pre-commit builds platc with go install ./... every time")
+		t.Skip("slow (pre-commit builds platc): make precommit runs it (" + PrecommitEnv + "=1)")
 	}
 	if _, err := exec.LookPath("pre-commit"); err != nil {
-		t.Skip("pre-commit not found: install it (apt-get install pre-commit, or pip install pre-commit) to test platc's hooks for it")
+		t.Skip("pre-commit not found: install it (apt-get install pre-commit) to run this test")
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not found: pre-commit clones the hooks' repository with it")
