@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -73,6 +74,9 @@ type op struct {
 	outDir string
 	fault  func(Step) error
 	link   func(r *os.Root, oldname, newname string) error // nil: r.Link
+	// syncAtOnce: the staged files are made durable at the commit point
+	// all at once (syncStaged), not each as it is written.
+	syncAtOnce bool
 	// interrupt, while interruptible, stops the write before the
 	// commit point.
 	interrupt     <-chan struct{}
@@ -223,6 +227,7 @@ func (o *op) done() error {
 // journal.
 func (o *op) prepare(j *journal) error {
 	intent := j.intent()
+	o.syncAtOnce = syncAtOnce(len(j.writes) + len(j.edits))
 	err := o.do(StepJournal, o.journalPath(), "writing the journal", func() error {
 		if err := writeSynced(o.root, o.journalPath(), intent, false); err != nil {
 			return err
@@ -266,7 +271,7 @@ func (o *op) prepare(j *journal) error {
 			if err != nil {
 				return err
 			}
-			return writeFile(r, name, e.data, stageSynced)
+			return writeFile(r, name, e.data, !o.syncAtOnce)
 		})
 	})
 	if err := firstError(errs); err != nil {
@@ -275,11 +280,37 @@ func (o *op) prepare(j *journal) error {
 	return o.do(StepCommit, o.journalPath(), "committing the journal", func() error {
 		// The staged files and the backups are on the disk before the
 		// record that commits to them.
-		if err := syncStaged(o.root, o.outDir); err != nil {
+		if o.syncAtOnce {
+			if err := syncStaged(o.root, o.outDir); err != nil {
+				return err
+			}
+		} else if err := o.syncFolders(j); err != nil {
 			return err
 		}
 		return writeSynced(o.root, o.journalPath(), commitRecord(intent), true)
 	})
+}
+
+// syncFolders makes durable the names a write made before its commit
+// point, where it synced each file as it wrote it: the folders that hold
+// its staged files, its backups and the folders it made.
+func (o *op) syncFolders(j *journal) error {
+	dirs := map[string]bool{}
+	for _, e := range j.staged() {
+		dirs[path.Dir(e.path)] = true
+	}
+	for _, p := range j.backups {
+		dirs[path.Dir(p)] = true
+	}
+	for _, d := range j.mkdirs {
+		dirs[path.Dir(d)] = true
+	}
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		if err := syncDir(o.root, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // backup links the file p to its backup. Where the file system has no
@@ -312,7 +343,7 @@ func (o *op) backup(p string) error {
 	if err != nil {
 		return fmt.Errorf("%v; reading it: %w", lerr, err)
 	}
-	return writeFile(r, b, data, stageSynced)
+	return writeFile(r, b, data, !o.syncAtOnce)
 }
 
 // apply renames the staged files of pending into place, and removes the

@@ -4,12 +4,12 @@ package emit
 
 import "os"
 
-// stageSynced says whether each staged file is synced as it is written:
-// here, where there is no syncfs(2), it is, and syncStaged has nothing
-// left to do.
-const stageSynced = true
+// syncAtOnce says whether a write that stages n files syncs them at once:
+// here, where there is no syncfs(2), it never does; each staged file is
+// synced as it is written.
+func syncAtOnce(int) bool { return false }
 
-// syncStaged does nothing: each staged file was synced as it was written.
+// syncStaged is never called here.
 func syncStaged(*os.Root, string) error { return nil }
 
 // cannotReplace reports whether the file name of r is one no rename
