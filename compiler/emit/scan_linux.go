@@ -128,17 +128,19 @@ func openAt(fd int, name string, flags int) (int, error) {
 }
 
 // readFileAt reads the file name of the folder fd: in one read of its
-// size, and one more to see its end.
+// size and a byte more, which returns its size when the file ends there
+// (a file that grew since it was measured returns the byte more, and is
+// read on to its end).
 func readFileAt(fd int, name string) ([]byte, error) {
 	f, err := openAt(fd, name, syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
 	defer syscall.Close(f)
-	size := 512
+	size, known := 512, 0
 	var s syscall.Stat_t
 	if ignoringEINTR(func() error { return syscall.Fstat(f, &s) }) == nil && s.Size < 1<<30 {
-		size = int(s.Size) + 1
+		size, known = int(s.Size)+1, int(s.Size)
 	}
 	data := make([]byte, 0, size)
 	for {
@@ -151,6 +153,9 @@ func readFileAt(fd int, name string) ([]byte, error) {
 			return data, nil
 		}
 		data = data[:len(data)+n]
+		if len(data) == known && known > 0 && s.Mode&syscall.S_IFMT == syscall.S_IFREG {
+			return data, nil
+		}
 		if len(data) == cap(data) {
 			data = slices.Grow(data, len(data))
 		}
