@@ -94,6 +94,10 @@ type Result struct {
 	// AppProject, a stack's instance kind...), for the CLI's summary; nil
 	// when the log holds errors.
 	Objects map[string]int
+	// Files are render's files, the objects Outputs encode, for the
+	// commands that read rendered objects (report: the AppProjects,
+	// platc's own included); nil when the log holds errors.
+	Files []render.File
 	// The stages' results, for commands that look further (explain,
 	// preview); nil when the log holds errors.
 	Spec   *model.Spec
@@ -210,7 +214,7 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		return res
 	}
 	res.Spec, res.Info, res.Stacks, res.Layers = out.spec, out.info, out.stacks, out.layers
-	res.Outputs, res.Objects = out.outputs, out.objects
+	res.Outputs, res.Objects, res.Files = out.outputs, out.objects, out.files
 	return res
 }
 
@@ -223,6 +227,7 @@ type compiled struct {
 	layers  *layers.Result
 	outputs []emit.Output
 	objects map[string]int
+	files   []render.File
 	charts  *charts.Renderer
 }
 
@@ -271,7 +276,7 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 		return out
 	}
 	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
-	out.objects = countObjects(rendered)
+	out.objects, out.files = countObjects(rendered), rendered
 	return out
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -100,32 +99,8 @@ func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
 	fmt.Fprintln(w)
 	if valuesPath == "" {
 		fmt.Fprintln(w, "Values Helm gets, and the layer each comes from (chart defaults not shown):")
-		winners := map[string]int{}
-		var order []string
-		for i, l := range ex.Layers {
-			if l.Kind == "chart defaults" {
-				continue
-			}
-			for _, s := range l.Settings {
-				if _, seen := winners[s.Path]; !seen {
-					order = append(order, s.Path)
-				}
-				winners[s.Path] = i
-			}
-		}
-		// A value set above a key replaces it: drop keys their ancestors
-		// replaced in a later layer.
-		slices.Sort(order)
-		for _, p := range order {
-			i := winners[p]
-			if replacedAbove(ex, p, i) {
-				continue
-			}
-			for _, s := range ex.Layers[i].Settings {
-				if s.Path == p {
-					fmt.Fprintf(tw, "  %s\t%s\t%d %s\t%s\n", p, show(s.Value), i+1, ex.Layers[i].Kind, s.Pos)
-				}
-			}
+		for _, v := range ex.Values() {
+			fmt.Fprintf(tw, "  %s\t%s\t%d %s\t%s\n", v.Path, show(v.Value), v.Layer+1, ex.Layers[v.Layer].Kind, v.Pos)
 		}
 		tw.Flush()
 		return
@@ -153,17 +128,6 @@ func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
 	if !ok {
 		fmt.Fprintln(w, "No layer platc sees sets it: the chart's default applies.")
 	}
-}
-
-func replacedAbove(ex *explain.Explanation, p string, layer int) bool {
-	for i := layer + 1; i < len(ex.Layers); i++ {
-		for _, s := range ex.Layers[i].Settings {
-			if strings.HasPrefix(p, s.Path+".") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // show writes a value as JSON, cut short where it is long: -json has it

@@ -8,6 +8,7 @@ package explain
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -418,6 +419,54 @@ func (ex *Explanation) Winner(path string) (layer int, s Setting, ok bool) {
 		}
 	}
 	return layer, s, ok
+}
+
+// Value is one value Helm gets, and the layer it comes from.
+type Value struct {
+	Setting
+	Layer int // its index in Layers
+}
+
+// Values returns the values Helm gets, sorted by path, each with the
+// last layer that sets it, chart defaults aside (they are the chart's,
+// not the platform's): a value set above a path in a later layer
+// replaces it, so such a path is left out.
+func (ex *Explanation) Values() []Value {
+	winners := map[string]int{}
+	for i, l := range ex.Layers {
+		if l.Kind == "chart defaults" {
+			continue
+		}
+		for _, s := range l.Settings {
+			winners[s.Path] = i
+		}
+	}
+	var out []Value
+	for _, p := range slices.Sorted(maps.Keys(winners)) {
+		i := winners[p]
+		if ex.replacedAbove(p, i) {
+			continue
+		}
+		for _, s := range ex.Layers[i].Settings {
+			if s.Path == p {
+				out = append(out, Value{Setting: s, Layer: i})
+			}
+		}
+	}
+	return out
+}
+
+// replacedAbove reports whether a layer after layer sets an ancestor of
+// path p, replacing what is below it.
+func (ex *Explanation) replacedAbove(p string, layer int) bool {
+	for i := layer + 1; i < len(ex.Layers); i++ {
+		for _, s := range ex.Layers[i].Settings {
+			if strings.HasPrefix(p, s.Path+".") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // At returns what each layer sets for path, by layer index.
