@@ -263,6 +263,36 @@ never show as a change.`,
 			flags: diffFlags,
 		},
 		{
+			name:    "report",
+			summary: "write one HTML page of what the environments run, in what order, and with which rights and values",
+			doc: `Report writes one self-contained HTML page (no network, nothing loaded: it
+opens from disk and prints) of what platc compiled: the matrix of environments
+and modules (what each runs, its project and wave), the order of delivery as a
+picture, each AppProject's permissions in plain words, each client's instances
+and where every value of their Applications comes from (as platc explain
+says), and the compilation's warnings. It writes to stdout, or to the file -o
+names: not into the output folder, which holds the render alone.
+
+-env limits it to some environments; -tag makes a release's page, of the pinned
+environments that pin the tag. -since adds what changed since an earlier
+render, object by object, as platc diff says; -rehearsal adds a delivery
+rehearsal's verdicts from its JSON report.`,
+			dir: true, compile: true,
+			flags: reportFlags,
+		},
+		{
+			name:    "graph",
+			summary: "print the order of delivery (the modules, and what each needs) as DOT or Mermaid",
+			doc: `Graph prints the modules and what each needs, the graph Argo CD's sync waves
+follow, in Graphviz's language (-format dot, the default: dot -Tsvg draws it) or
+as a Mermaid flowchart (-format mermaid, which GitHub draws in Markdown). A
+group's members are in a cluster with the group, and a module that delivers
+stack instances syncs after the one that delivers their definitions (a dashed
+edge). -env keeps the modules those environments deliver.`,
+			dir: true, compile: true,
+			flags: graphFlags,
+		},
+		{
 			name:    "schema",
 			summary: "print the spec language (the embedded CUE schema)",
 			doc:     "Schema prints the spec language: the CUE schema platc checks sources/ against.",

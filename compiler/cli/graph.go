@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+
+	"github.com/platc/platc/compiler/diag"
+	reportpage "github.com/platc/platc/compiler/report"
+)
+
+// graphFlags are the flags of platc graph, and what runs it.
+func graphFlags(fs *flag.FlagSet) func(*call) int {
+	out := &choice{value: "dot", allowed: []string{"dot", "mermaid"}}
+	fs.Var(out, "format", "print the graph as `format`: dot (Graphviz) or mermaid (a Mermaid flowchart)")
+	var envs stringList
+	fs.Var(&envs, "env", "only the modules this `environment` delivers (repeatable)")
+	return func(c *call) int { return runGraph(c, out.value, envs) }
+}
+
+// runGraph prints the order of delivery of the environments named, or
+// of every one.
+func runGraph(c *call, format string, envNames []string) int {
+	repo, code := c.compile(c.rep, false, false)
+	if repo == nil {
+		return code
+	}
+	repo.close()
+	spec := repo.res.Spec
+	envs := spec.Environments
+	if len(envNames) > 0 {
+		var names []string
+		for _, e := range spec.Environments {
+			names = append(names, e.Name)
+		}
+		envs = nil
+		for _, n := range envNames {
+			if msg, ok := known("environment", n, names); !ok {
+				fmt.Fprintf(c.stderr, "platc graph: -env: %s\n", msg)
+				return ExitUsage
+			}
+		}
+		for _, e := range spec.Environments {
+			if slices.Contains(envNames, e.Name) {
+				envs = append(envs, e)
+			}
+		}
+	}
+	g := reportpage.NewGraph(spec, repo.res.Info, envs)
+	var err error
+	switch format {
+	case "dot":
+		err = g.DOT(c.stdout)
+	case "mermaid":
+		err = g.Mermaid(c.stdout)
+	default:
+		panic("platc: no graph in format " + format)
+	}
+	if err != nil {
+		c.rep.failf(diag.IO, "writing the graph: %v", err)
+		return ExitUsage
+	}
+	return ExitOK
+}

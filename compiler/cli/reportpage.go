@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/diff"
+	"github.com/platc/platc/compiler/emit"
+	"github.com/platc/platc/compiler/model"
+	reportpage "github.com/platc/platc/compiler/report"
+)
+
+// reportFlags are the flags of platc report, and what runs it.
+func reportFlags(fs *flag.FlagSet) func(*call) int {
+	var envs stringList
+	fs.Var(&envs, "env", "only this `environment` (repeatable)")
+	tag := fs.String("tag", "", "the report of release `vX.Y.Z`: the pinned environments that pin it")
+	since := fs.String("since", "", "also show what changed since an earlier render, object by object: a Git `revision` (a tag) or a folder, as platc diff reads it")
+	rehearsal := fs.String("rehearsal", "", "also show a delivery rehearsal's verdicts: the JSON `file` of E2E_REPORT or make rehearse's -report")
+	out := fs.String("o", "", "write the page to `file` instead of stdout")
+	return func(c *call) int { return runReport(c, envs, *tag, *since, *rehearsal, *out) }
+}
+
+func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
+	if tag != "" && !model.IsReleaseTag(tag) {
+		return c.usagef("-tag %q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
+	}
+	if tag != "" && len(envs) > 0 {
+		return c.usagef("-tag and -env both choose the environments: give one of them")
+	}
+	// The rehearsal's report is read first: a file that is not one
+	// fails before the compilation's time is spent.
+	var rehearsed *reportpage.Rehearsal
+	if rehearsal != "" {
+		data, err := os.ReadFile(rehearsal)
+		if err == nil {
+			rehearsed, err = reportpage.ReadRehearsal(data)
+		}
+		if err != nil {
+			c.rep.failf(diag.IO, "-rehearsal %s: %v", rehearsal, err)
+			return ExitUsage
+		}
+	}
+	repo, code := c.compile(c.rep, false, false)
+	if repo == nil {
+		return code
+	}
+	defer repo.close()
+	res := repo.res
+	var names []string
+	for _, e := range res.Spec.Environments {
+		names = append(names, e.Name)
+	}
+	for _, e := range envs {
+		if msg, ok := known("environment", e, names); !ok {
+			fmt.Fprintf(c.stderr, "platc report: -env: %s\n", msg)
+			return ExitUsage
+		}
+	}
+	if tag != "" {
+		if envs = reportpage.Released(res.Spec, tag); len(envs) == 0 {
+			fmt.Fprintf(c.stderr, "platc report: -tag %s: no pinned environment pins %s: run platc release %s first, or name the environments with -env\n", tag, tag, tag)
+			return ExitProblems
+		}
+	}
+	in := reportpage.Input{Result: res, Repo: newRepoFS(repo.root), Envs: envs, Tag: tag, Rehearsal: rehearsed}
+	if since != "" {
+		s, err := sinceRender(c.dir, since, res.OutDir, res.Outputs)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "platc report: -since %s: %v\n", since, err)
+			return ExitUsage
+		}
+		in.Since = s
+	}
+	var page bytes.Buffer
+	if err := reportpage.Write(&page, in); err != nil {
+		fmt.Fprintf(c.stderr, "platc report: %v\n", err)
+		return ExitProblems
+	}
+	if out == "" {
+		if _, err := c.stdout.Write(page.Bytes()); err != nil {
+			c.rep.failf(diag.IO, "writing the page: %v", err)
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	if err := writeFile(out, page.Bytes()); err != nil {
+		c.rep.failf(diag.IO, "writing the page: %v", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(c.stdout, "platc: wrote %s\n", out)
+	return ExitOK
+}
+
+// sinceRender is what platc diff says between the render of rev (a Git
+// revision of the repository in dir, or a folder) and outputs, this
+// render. Both sides are read as platc diff reads them, from their files:
+// the earlier render exists only as files.
+func sinceRender(dir, rev, outDir string, outputs []emit.Output) (*reportpage.Since, error) {
+	oldFiles, err := readSide(dir, rev, outDir)
+	if err != nil {
+		return nil, err
+	}
+	old, err := diff.Objects(oldFiles, outDir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	for _, o := range outputs {
+		files[o.Path] = o.Data
+	}
+	now, err := diff.Objects(files, outDir)
+	if err != nil {
+		return nil, err
+	}
+	return &reportpage.Since{Rev: rev, Objects: diff.Diff(old, now, diff.Filter{}), Versions: diff.Versions(old, now, diff.Filter{})}, nil
+}
+
+// writeFile writes data to name whole or not at all: into a temporary
+// file beside it, renamed over it.
+func writeFile(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".platc-tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}
