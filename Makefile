@@ -4,7 +4,7 @@
 GO ?= go
 PLATC = bin/platc
 
-.PHONY: render check vet test race conformance e2e rehearse bench bench-compare golden help quickstart upstream-diff bootstrap-argocd sync hooks install precommit
+.PHONY: render check vet test race conformance e2e rehearse bench bench-compare golden help quickstart upstream-diff bootstrap-argocd sync hooks install precommit browser report-screenshot
 
 # The Argo CD platc checks by, and the argo-cd chart that installs it, as
 # compiler/upstream names them (its tests keep these two lines the same).
@@ -90,6 +90,16 @@ hooks:
 ## platc init makes, built and run by pre-commit as a platform repository would; needs Debian's pre-commit
 precommit:
 	PLATC_PRECOMMIT=1 $(GO) test -count=1 -run TestPreCommitFramework ./hooks
+
+## browser: open the sample's report in headless Chromium (apt-get install chromium): no console error, every
+## module and environment shown, a screenshot in browser/.out/report.png; skipped, saying why, without Chromium
+browser:
+	cd browser && $(GO) test -count=1 ./...
+
+## report-screenshot: regenerate docs/report.png, the README's picture of the report (needs Chromium)
+report-screenshot: browser
+	@test -f browser/.out/report.png || { echo "no screenshot: make browser skipped, Chromium is missing (apt-get install chromium)"; exit 1; }
+	cp browser/.out/report.png docs/report.png
 
 ## golden: rewrite the expected output of the golden cases in golden/
 golden:

@@ -1,0 +1,3 @@
+module github.com/platc/platc/browser
+
+go 1.26.0
