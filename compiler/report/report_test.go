@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/report"
@@ -168,5 +169,45 @@ func TestReadRehearsal(t *testing.T) {
 	}
 	if len(r.Apps) != 1 || r.Apps[0].Wave != 2 || r.Checks[0].Took() != "3 s" {
 		t.Errorf("read %+v", r)
+	}
+}
+
+// TestPagesAreWellFormed reads every golden page with an HTML tokenizer:
+// every element but the void ones is closed, in order, so that no
+// browser has to repair the page (and repair it its own way).
+func TestPagesAreWellFormed(t *testing.T) {
+	void := map[string]bool{"meta": true, "br": true, "hr": true, "img": true, "input": true, "link": true, "wbr": true, "col": true, "area": true, "base": true, "source": true}
+	for _, tc := range pages {
+		data, err := os.ReadFile(filepath.Join("testdata", tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := html.NewTokenizer(bytes.NewReader(data))
+		var open []string
+		for {
+			tt := z.Next()
+			if tt == html.ErrorToken {
+				break
+			}
+			name, _ := z.TagName()
+			tag := string(name)
+			switch tt {
+			case html.StartTagToken:
+				if !void[tag] {
+					open = append(open, tag)
+				}
+			case html.EndTagToken:
+				if len(open) == 0 || open[len(open)-1] != tag {
+					t.Errorf("%s: </%s> closes %v", tc.name, tag, open)
+					continue
+				}
+				open = open[:len(open)-1]
+			case html.SelfClosingTagToken:
+				// SVG's <path/>.
+			}
+		}
+		if len(open) > 0 {
+			t.Errorf("%s: unclosed %v", tc.name, open)
+		}
 	}
 }
