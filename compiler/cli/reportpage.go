@@ -21,7 +21,7 @@ func reportFlags(fs *flag.FlagSet) func(*call) int {
 	tag := fs.String("tag", "", "the report of release `vX.Y.Z`: the pinned environments that pin it")
 	since := fs.String("since", "", "also show what changed since an earlier render, object by object: a Git `revision` (a tag) or a folder, as platc diff reads it")
 	rehearsal := fs.String("rehearsal", "", "also show a delivery rehearsal's verdicts: the JSON `file` of E2E_REPORT or make rehearse's -report")
-	out := fs.String("o", "", "write the page to `file` instead of stdout")
+	out := fs.String("o", "", "write the page to `file` (from the current folder, not -C's) instead of stdout")
 	return func(c *call) int { return runReport(c, envs, *tag, *since, *rehearsal, *out) }
 }
 
