@@ -51,6 +51,10 @@ type Options struct {
 	// for commands that compare or write it. It is read while the spec
 	// compiles, once the spec has named the folder.
 	ScanOutput bool
+	// KeepFiles keeps render's files in Result.Files, for the commands
+	// that read rendered objects (report); without it they are dropped
+	// once encoded, as render and check need only the bytes.
+	KeepFiles bool
 	// PrepareOutput, when set, is called with each output folder Compile
 	// considers (the default one at once, and the spec's when it names
 	// another), on another goroutine, before Compile reads it: the CLI
@@ -94,9 +98,9 @@ type Result struct {
 	// AppProject, a stack's instance kind...), for the CLI's summary; nil
 	// when the log holds errors.
 	Objects map[string]int
-	// Files are render's files, the objects Outputs encode, for the
-	// commands that read rendered objects (report: the AppProjects,
-	// platc's own included); nil when the log holds errors.
+	// Files are render's files, the objects Outputs encode, with
+	// Options.KeepFiles (report reads the AppProjects, platc's own
+	// included); nil when the log holds errors.
 	Files []render.File
 	// The stages' results, for commands that look further (explain,
 	// preview); nil when the log holds errors.
@@ -276,7 +280,10 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 		return out
 	}
 	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
-	out.objects, out.files = countObjects(rendered), rendered
+	out.objects = countObjects(rendered)
+	if opts.KeepFiles {
+		out.files = rendered
+	}
 	return out
 }
 

@@ -65,6 +65,9 @@ type common struct {
 	strict      bool
 	clientRepos clientRepos
 	crds        string
+	// keepFiles asks the compilation for render's files
+	// (compiler.Options.KeepFiles), for report.
+	keepFiles bool
 }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
@@ -136,7 +139,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	repo := &compiled{root: root, cache: openCache(c.dir)}
 	repo.ctx, repo.stop = c.proc.interrupts()
 	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, Cache: repo.cache, PrepareOutput: repo.out.prepare}
+	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, Cache: repo.cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.

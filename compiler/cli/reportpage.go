@@ -45,6 +45,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 			return ExitUsage
 		}
 	}
+	c.keepFiles = true
 	repo, code := c.compile(c.rep, false, false)
 	if repo == nil {
 		return code

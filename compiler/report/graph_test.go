@@ -38,7 +38,7 @@ var compileCases = sync.OnceValues(func() (map[string]*compiler.Result, error) {
 		if strings.HasPrefix(filepath.Base(dir), "error-") {
 			continue
 		}
-		res := compiler.Compile(os.DirFS(dir), compiler.Options{})
+		res := compiler.Compile(os.DirFS(dir), compiler.Options{KeepFiles: true})
 		if res.Log.HasErrors() {
 			continue
 		}

@@ -34,7 +34,7 @@ import (
 
 // Input is what a page is made of.
 type Input struct {
-	Result *compiler.Result // a compilation without errors
+	Result *compiler.Result // a compilation without errors, with Options.KeepFiles
 	// Repo is the platform's repository, for the values files of its
 	// chart modules (explain); nil leaves them unknown.
 	Repo fs.FS
@@ -121,6 +121,9 @@ func build(in Input) (*page, error) {
 	res := in.Result
 	if res == nil || res.Spec == nil {
 		return nil, fmt.Errorf("the spec did not compile: a report describes a spec without errors")
+	}
+	if res.Files == nil {
+		return nil, fmt.Errorf("the compilation kept no rendered files: compile with compiler.Options.KeepFiles")
 	}
 	spec := res.Spec
 	envs, err := selected(spec, in.Envs)

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the pages of testdata")
 // compile compiles the repository dir, which must compile.
 func compile(t *testing.T, dir string) *compiler.Result {
 	t.Helper()
-	res := compiler.Compile(os.DirFS(dir), compiler.Options{})
+	res := compiler.Compile(os.DirFS(dir), compiler.Options{KeepFiles: true})
 	if res.Log.HasErrors() {
 		t.Fatalf("%s does not compile:\n%s", dir, res.Log)
 	}
