@@ -393,3 +393,26 @@ func TestLayoutIsByWaveAndName(t *testing.T) {
 		t.Errorf("column labels %v, want %v", labels, want)
 	}
 }
+
+// TestEveryCaseHasAPage writes the page of the sample and of every golden
+// case that compiles, each of its environments alone and all together:
+// whatever the spec holds (no stack, no client, nested groups, projects
+// of every field), the page is made.
+func TestEveryCaseHasAPage(t *testing.T) {
+	for name, res := range compiledCases(t) {
+		envs := [][]string{nil}
+		for _, e := range res.Spec.Environments {
+			envs = append(envs, []string{e.Name})
+		}
+		for _, e := range envs {
+			var b bytes.Buffer
+			if err := Write(&b, Input{Result: res, Envs: e}); err != nil {
+				t.Errorf("%s %v: %v", name, e, err)
+				continue
+			}
+			if !strings.HasSuffix(b.String(), "</html>\n") {
+				t.Errorf("%s %v: the page does not end", name, e)
+			}
+		}
+	}
+}
