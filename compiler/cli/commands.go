@@ -268,7 +268,8 @@ never show as a change.`,
 			doc: `Report writes one self-contained HTML page (no network, nothing loaded: it
 opens from disk and prints) of what platc compiled: the matrix of environments
 and modules (what each runs, its project and wave), the order of delivery as a
-picture, each AppProject's permissions in plain words, each client's instances
+picture, the values each environment sets over the platform's, each
+AppProject's permissions in plain words, each client's instances
 and where every value of their Applications comes from (as platc explain
 says), and the compilation's warnings. It writes to stdout, or to the file -o
 names: not into the output folder, which holds the render alone.

@@ -1,8 +1,9 @@
 // Package report builds the page that says what a platform delivers
 // (platc report): one self-contained HTML file, for an environment or a
 // release, that opens from disk and prints. It holds the matrix of
-// environments and modules, the order of delivery as a picture, every
-// AppProject's permissions in plain words, each client's instances and
+// environments and modules, the order of delivery as a picture, the
+// values each environment sets over the platform's, every AppProject's
+// permissions in plain words, each client's instances and
 // where each of their values comes from, what changed since an earlier
 // render, and a delivery rehearsal's verdicts; and the module graph in
 // Graphviz's and Mermaid's languages (platc graph).
@@ -78,6 +79,7 @@ type page struct {
 	Graph        *picture
 	Implicit     bool // the graph has an implicit edge (a legend for it)
 	Projects     []envProjects
+	Overrides    []envValues
 	Clients      []clientSection
 	Since        *Since
 	SinceEnvs    []changeGroup
@@ -140,6 +142,9 @@ func build(in Input) (*page, error) {
 		p.Implicit = p.Implicit || e.Implicit
 	}
 	p.Projects = projects(res, envs)
+	if p.Overrides, err = overrides(res, in.Repo, envs); err != nil {
+		return nil, err
+	}
 	if p.Clients, err = clients(res, in.Repo, envs); err != nil {
 		return nil, err
 	}
