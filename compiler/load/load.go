@@ -125,8 +125,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 
 	// A spec written as plain data is read from its syntax tree, which
 	// then goes to the schema check; any other is built into a CUE value
-	// here, and the check parses the files anew: building annotates the
-	// syntax tree, so two builds cannot share one.
+	// here, read, and then unified with the schema on another goroutine,
+	// in the same context (one build; a context is used by one goroutine
+	// at a time).
 	check := make(chan checked, 1)
 	data, long, plain := readSyntax(files)
 	var digest string
@@ -148,22 +149,21 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		check <- checked{ok: true}
 	case plain:
 		go func() { check <- verdict(checkSchema(dir, files, long, decls, log)) }()
-	default:
-		go func() { check <- verdict(checkSchema(dir, reparse(names, sources), nil, decls, log)) }()
 	}
 	if !plain {
-		value, err := build(cuecontext.New(), dir, files)
+		ctx := cuecontext.New()
+		value, err := build(ctx, dir, files)
 		if err != nil {
-			if fits {
-				// Never met: the bytes built when they were checked.
-				// Reported as the check reports it, all the same.
-				checkSchema(dir, reparse(names, sources), nil, decls, log)
-				return nil
-			}
-			<-check // it has reported the error
+			// Reported as the check reports it.
+			checkSchema(dir, reparse(names, sources), nil, decls, log)
 			return nil
 		}
 		data = fromCUE(value, true, decls)
+		if !fits {
+			// The check unifies the value built here, in its context,
+			// once the data is read from it: the spec is built once.
+			go func() { check <- verdict(checkBuilt(ctx, value, files, decls, log)) }()
+		}
 	}
 	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 }
@@ -199,20 +199,41 @@ func checkSchema(dir string, files []*ast.File, long []longList, decls map[strin
 		return checked{}
 	}
 	ctx := cuecontext.New()
-	schema := ctx.CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
-	if err := schema.Err(); err != nil {
-		// The schema is ours and tested; this is a bug, not a user error.
-		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
-	}
 	found := &diag.Log{}
 	defer addCauses(log, found)
-	r := &reporter{log: found, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files}
+	r := newReporter(ctx, found, decls, files)
 	lists, misfits := r.shrinkLists(files, long)
 	value, err := build(ctx, dir, files)
 	if err != nil {
 		r.report(err)
 		return checked{}
 	}
+	return r.check(value, lists, misfits, decls)
+}
+
+// checkBuilt is checkSchema of a spec built already, in ctx, from files:
+// value is unified with #Spec in the same context, so that the spec is
+// built once. ctx is the caller's no more.
+func checkBuilt(ctx *cue.Context, value cue.Value, files []*ast.File, decls map[string]diag.Pos, log *diag.Log) checked {
+	found := &diag.Log{}
+	defer addCauses(log, found)
+	return newReporter(ctx, found, decls, files).check(value, nil, false, decls)
+}
+
+// newReporter returns a reporter of the problems of files against #Spec,
+// compiled in ctx, into log.
+func newReporter(ctx *cue.Context, log *diag.Log, decls map[string]diag.Pos, files []*ast.File) *reporter {
+	schema := ctx.CompileBytes(schemas.PlatformCUE, cue.Filename(schemas.PlatformFile))
+	if err := schema.Err(); err != nil {
+		// The schema is ours and tested; this is a bug, not a user error.
+		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
+	}
+	return &reporter{log: log, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files}
+}
+
+// check unifies the built spec value with #Spec and reports what does not
+// fit (lists and misfits are shrinkLists').
+func (r *reporter) check(value cue.Value, lists []shrunkList, misfits bool, decls map[string]diag.Pos) checked {
 	unified := value.Unify(r.schema)
 	if validate(r, unified) || misfits {
 		data := fromCUE(unified, false, decls)
