@@ -58,13 +58,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // common are the flags of the commands that read the repository: -C and
 // the compile flags.
 type common struct {
-	name        string // the command's
-	proc        *process
-	dir         string
-	specDir     string
-	strict      bool
-	clientRepos clientRepos
-	crds        string
+	name string // the command's
+	proc *process
+	// saysNotChecked: the command's checks column (commands.go).
+	saysNotChecked bool
+	dir            string
+	specDir        string
+	strict         bool
+	clientRepos    clientRepos
+	crds           string
 	// keepFiles asks the compilation for render's files
 	// (compiler.Options.KeepFiles), for report.
 	keepFiles bool
@@ -171,11 +173,12 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		repo.close()
 		return nil, ExitUsage
 	}
-	if c.name == "vet" || c.name == "render" || c.name == "check" {
+	if c.saysNotChecked {
 		// What was not checked (charts not at hand) is said by the
-		// commands that check: a render or a drift check that passes
-		// says it too, since it passed without those charts. The other
-		// commands compile to do something else, and stay quiet.
+		// commands that check (the command table's checks): a render, a
+		// drift check or a release that passes says it too, since it
+		// passed without those charts. The other commands compile to do
+		// something else, and stay quiet.
 		for _, n := range repo.res.Notes {
 			repo.res.Log.Reportf(diag.NotChecked, diag.Pos{}, "", "%s", n)
 		}

@@ -29,6 +29,9 @@ type command struct {
 	dir     bool   // takes -C dir, the repository root
 	compile bool   // takes the compile flags: -spec, -strict, -client-repo, -crds
 	format  bool   // takes -format text|github|json
+	// checks: the command passes on what it checked, and says what it
+	// could not (charts not rendered, without a lock), as a note.
+	checks bool
 	// minArgs and maxArgs bound the number of positional arguments;
 	// missing says what to do when there are fewer than minArgs.
 	minArgs, maxArgs int
@@ -107,7 +110,7 @@ func table() []*command {
 			doc: `Render checks the spec and writes the output folder. On any problem it writes
 nothing. The write is all or nothing, even when platc is killed: the next platc
 command completes it or undoes it. SIGINT and SIGTERM stop a render cleanly.`,
-			dir: true, compile: true, format: true,
+			dir: true, compile: true, format: true, checks: true,
 			flags: noFlags(runRender),
 		},
 		{
@@ -119,7 +122,7 @@ how (stale, missing, extra, or edited by hand), a summary, and a unified diff
 per file on stdout. When they agree, it prints one line: what it checked.
 With -format github, it writes GitHub Actions annotations that point at the
 files instead of the plain lines; with -format json, one JSON document.`,
-			dir: true, compile: true, format: true,
+			dir: true, compile: true, format: true, checks: true,
 			flags: noFlags(runCheck),
 		},
 		{
@@ -128,7 +131,7 @@ files instead of the plain lines; with -format json, one JSON document.`,
 			doc: `Vet runs every check on the spec and writes nothing; on success it prints one
 line: what it checked. With -tag, it also requires every pinned environment to
 pin that tag (for CI on a tag push).`,
-			dir: true, compile: true, format: true,
+			dir: true, compile: true, format: true, checks: true,
 			flags: func(fs *flag.FlagSet) func(*call) int {
 				tag := fs.String("tag", "", "require every pinned environment to pin `vX.Y.Z`")
 				return func(c *call) int { return runVet(c, *tag) }
@@ -174,7 +177,7 @@ it edits the revision in the spec files in place (formatting and comments
 stay), checks the release (a valid tag newer than the current pin, every
 source in this repository at the tag, no branch or HEAD), and renders. On any
 problem it writes nothing.`,
-			dir: true, compile: true, format: true,
+			dir: true, compile: true, format: true, checks: true,
 			minArgs: 1, maxArgs: 1, missing: "name the tag, such as v1.2.3",
 			flags: func(fs *flag.FlagSet) func(*call) int {
 				var envs stringList
@@ -206,7 +209,7 @@ writes nothing.
 A pinned environment runs the charts of its release: a promotion into one
 needs -release, which releases it to that tag in the same edit (as platc
 release does), so that its versions are the ones at its tag.`,
-			dir: true, compile: true, format: true,
+			dir: true, compile: true, format: true, checks: true,
 			minArgs: 2, maxArgs: 2, missing: "name the environment to promote from and the one to promote into: platc promote FROM TO",
 			flags: func(fs *flag.FlagSet) func(*call) int {
 				var charts stringList
@@ -226,7 +229,7 @@ checks, and renders; on any problem it writes nothing. VERSION is an exact
 version, as every pin. A change that reaches a pinned environment (its own
 pin, or the platform's that it runs) needs -release, which releases it in the
 same edit.`,
-			dir: true, compile: true, format: true,
+			dir: true, compile: true, format: true, checks: true,
 			minArgs: 2, maxArgs: 2, missing: "name the chart and its new version, such as platc bump kyverno 3.8.2",
 			flags: func(fs *flag.FlagSet) func(*call) int {
 				var envs stringList
@@ -507,6 +510,7 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 		cmd, args = s, args[1:]
 	}
 	c := &call{cmd: cmd, stdout: stdout, stderr: stderr, common: newCommon(cmd.name, proc)}
+	c.saysNotChecked = cmd.checks
 	fs, runCmd := cmd.flagSet(c)
 	positional, code, stop := c.parse(fs, args[1:])
 	if stop {
