@@ -410,9 +410,9 @@ func (o *op) dropBackups(j *journal) error {
 
 // rollback puts back what a committed write of j did: it records that it
 // rolls back (a recovery of a rollback that was killed goes on with it),
-// renames the backups into place, removes the files the write made and
-// the folders it made, and removes the journal. Every step can have been
-// done already. A file someone else put in place of one of the write's
+// renames the backups into place, and removes the files the write made
+// and the folders it made; its caller removes the journal. Every step can
+// have been done already. A file someone else put in place of one of the write's
 // is left as it is. It returns how many files it restored.
 func (o *op) rollback(j *journal) (int, error) {
 	if !j.rollingBack {

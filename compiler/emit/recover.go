@@ -117,10 +117,16 @@ func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error
 	default:
 		pending, why := o.pending(j)
 		if why == nil {
-			rec.Kind, rec.Written, rec.Edited = Completed, len(j.writes)+len(j.edits), len(j.edits)
-			if rec.Removed, why = o.apply(j, pending, true); why == nil {
+			var removed int
+			if removed, why = o.apply(j, pending, true); why == nil {
+				rec.Kind, rec.Written, rec.Edited, rec.Removed = Completed, len(j.writes)+len(j.edits), len(j.edits), removed
 				err = o.tidy(j)
 				break
+			}
+			if j.version < 2 {
+				// Renamed in part, with nothing to roll back to: the
+				// journal stays, and the next recovery tries again.
+				return rec, why
 			}
 		}
 		rec.Why = why
@@ -129,7 +135,7 @@ func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error
 			rec.Removed, err = o.undo(j)
 			break
 		}
-		rec.Kind, rec.Written, rec.Edited, rec.Removed = RolledBack, 0, 0, 0
+		rec.Kind = RolledBack
 		rec.Restored, err = o.rollback(j)
 	}
 	if err != nil {
