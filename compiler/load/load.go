@@ -155,7 +155,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		value, err := build(ctx, dir, files)
 		if err != nil {
 			// Reported as the check reports it.
-			checkSchema(dir, reparse(names, sources), nil, decls, log)
+			found := &diag.Log{}
+			newReporter(ctx, found, decls, files).report(err)
+			addCauses(log, found)
 			return nil
 		}
 		data = fromCUE(value, true, decls)
@@ -208,7 +210,7 @@ func checkSchema(dir string, files []*ast.File, long []longList, decls map[strin
 		r.report(err)
 		return checked{}
 	}
-	return r.check(value, lists, misfits, decls)
+	return r.check(value, lists, misfits)
 }
 
 // checkBuilt is checkSchema of a spec built already, in ctx, from files:
@@ -217,7 +219,7 @@ func checkSchema(dir string, files []*ast.File, long []longList, decls map[strin
 func checkBuilt(ctx *cue.Context, value cue.Value, files []*ast.File, decls map[string]diag.Pos, log *diag.Log) checked {
 	found := &diag.Log{}
 	defer addCauses(log, found)
-	return newReporter(ctx, found, decls, files).check(value, nil, false, decls)
+	return newReporter(ctx, found, decls, files).check(value, nil, false)
 }
 
 // newReporter returns a reporter of the problems of files against #Spec,
@@ -233,10 +235,10 @@ func newReporter(ctx *cue.Context, log *diag.Log, decls map[string]diag.Pos, fil
 
 // check unifies the built spec value with #Spec and reports what does not
 // fit (lists and misfits are shrinkLists').
-func (r *reporter) check(value cue.Value, lists []shrunkList, misfits bool, decls map[string]diag.Pos) checked {
+func (r *reporter) check(value cue.Value, lists []shrunkList, misfits bool) checked {
 	unified := value.Unify(r.schema)
 	if validate(r, unified) || misfits {
-		data := fromCUE(unified, false, decls)
+		data := fromCUE(unified, false, r.decls)
 		restore(data, lists)
 		return checked{unified: data}
 	}
@@ -266,20 +268,6 @@ func addCauses(log, found *diag.Log) {
 		}
 		log.Add(p)
 	}
-}
-
-// reparse parses the sources of the files names again, for a second
-// build; it returns nil if they do not parse.
-func reparse(names []string, sources [][]byte) []*ast.File {
-	files := make([]*ast.File, len(names))
-	for i, name := range names {
-		f, err := parser.ParseFile(name, sources[i], parser.ParseComments)
-		if err != nil {
-			return nil
-		}
-		files[i] = f
-	}
-	return files
 }
 
 // build builds the parsed files of the spec folder dir into a value of

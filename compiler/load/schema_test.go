@@ -94,6 +94,17 @@ func TestTypeMismatch(t *testing.T) {
 	}
 }
 
+// TestBuildErrorReported requires a spec that does not build (a reference
+// to nothing: not plain data, so built once, before the schema check) to
+// be reported where the reference is, once.
+func TestBuildErrorReported(t *testing.T) {
+	_, got := loadSpec(t, map[string]string{"a.cue": header + "modules: web: {chart: \"c\", namespace: _ns}\n"})
+	want := "sources/a.cue:5:39: modules.web.namespace: reference \"_ns\" not found [cue]\n"
+	if got != want {
+		t.Errorf("problems:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // longNeeds writes n elements of a list, one per line: module names, and
 // the literals of bad at their indices.
 func longNeeds(n int, bad map[int]string) string {
