@@ -886,6 +886,30 @@ func TestRecoverReadsAJournalOfVersion1(t *testing.T) {
 		}
 		assertTree(t, dir, after, "new")
 	})
+	t.Run("a rename refused", func(t *testing.T) {
+		// Nothing to roll back to: the journal stays, and the next
+		// recovery completes the write.
+		dir := s.setUp(t)
+		commitOnly(t, s, dir)
+		asVersion1(t, dir)
+		fault := func(st Step) error {
+			if st.Kind == StepRename && st.Path == "out/change.yaml" {
+				return errFault
+			}
+			return nil
+		}
+		if _, err := recoverFresh(t, dir, RecoverOptions{Fault: fault}); !errors.Is(err, errFault) {
+			t.Fatalf("Recover error = %v, want the fault", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out", JournalName)); err != nil {
+			t.Fatalf("the journal is gone: %v", err)
+		}
+		rec, err := recoverFresh(t, dir, RecoverOptions{})
+		if err != nil || rec.Kind != Completed {
+			t.Fatalf("Recover = %v, %v, want it completed", rec, err)
+		}
+		assertTree(t, dir, after, "new")
+	})
 	t.Run("abandoned", func(t *testing.T) {
 		dir := s.setUp(t)
 		commitOnly(t, s, dir)
