@@ -89,7 +89,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 		}
 		return ExitOK
 	}
-	if err := writeFile(out, page.Bytes()); err != nil {
+	if err := writeOutside(out, page.Bytes()); err != nil {
 		c.rep.failf(diag.IO, "writing the page: %v", err)
 		return ExitUsage
 	}
@@ -121,24 +121,14 @@ func sinceRender(dir, rev, outDir string, outputs []emit.Output) (*reportpage.Si
 	return &reportpage.Since{Rev: rev, Objects: diff.Diff(old, now, diff.Filter{}), Versions: diff.Versions(old, now, diff.Filter{})}, nil
 }
 
-// writeFile writes data to name whole or not at all: into a temporary
-// file beside it, renamed over it.
-func writeFile(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".platc-tmp*")
+// writeOutside writes data to the file name, which may lie outside the
+// repository (-o is from the current folder), whole or not at all, as
+// writeFileAtomic writes a file of the repository.
+func writeOutside(name string, data []byte) error {
+	root, err := os.OpenRoot(filepath.Dir(name))
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
+	defer root.Close()
+	return writeFileAtomic(root, filepath.Base(name), data)
 }
