@@ -323,16 +323,19 @@ func (o *op) backup(p string) error {
 		return err
 	}
 	b := path.Base(backupName(name))
-	// A backup left by someone else's copy of the folder is not this
-	// write's.
-	if err := ignoreMissing(r.Remove(b)); err != nil {
-		return err
-	}
 	link := (*os.Root).Link
 	if o.link != nil {
 		link = o.link
 	}
 	lerr := link(r, name, b)
+	if errors.Is(lerr, fs.ErrExist) {
+		// A backup left by someone else's copy of the folder is not
+		// this write's.
+		if err := r.Remove(b); err != nil {
+			return err
+		}
+		lerr = link(r, name, b)
+	}
 	if lerr == nil {
 		return nil
 	}

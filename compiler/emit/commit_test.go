@@ -929,3 +929,25 @@ func TestRecoverReadsAJournalOfVersion1(t *testing.T) {
 		assertTree(t, dir, before, "old")
 	})
 }
+
+// TestWriteReplacesAStaleBackup finds a file where a backup goes (left by
+// a copy of the folder): the write backs up over it, and a rollback puts
+// the file it replaced back.
+func TestWriteReplacesAStaleBackup(t *testing.T) {
+	s := newScenario()
+	before, _ := s.want(t)
+	dir := s.setUp(t)
+	if err := os.WriteFile(filepath.Join(dir, "out", ".change.yaml.platc-old"), []byte("stale\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.write(t, dir, Options{Fault: func(st Step) error {
+		if st.Kind == StepRename && st.Path == "out/deploy/clusters/prod/apps.yaml" {
+			return errFault
+		}
+		return nil
+	}})
+	if !errors.Is(err, errFault) {
+		t.Fatalf("Write error = %v, want the fault", err)
+	}
+	assertTree(t, dir, before, "old")
+}
