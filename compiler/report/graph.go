@@ -141,10 +141,9 @@ func (g *Graph) DOT(w io.Writer) error {
 }
 
 // dotID is s as a quoted DOT identifier.
-func dotID(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(s) + `"`
-}
+func dotID(s string) string { return `"` + dotEscaper.Replace(s) + `"` }
+
+var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 // Mermaid writes the graph as a Mermaid flowchart, left to right, a
 // group's members in a subgraph with the group's own node, the implicit
