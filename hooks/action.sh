@@ -15,6 +15,10 @@ fi
 # RUNNER_TEMP is the job's: a second use of the action in a job finds platc
 # built (go build writes nothing when its output is up to date).
 bin=${RUNNER_TEMP:-$(mktemp -d)}/platc-action
+# platc's build tag, as its Makefile sets it (kustomize's Go plugin loader
+# left out: a smaller binary, the same behaviour; a test holds the two the
+# same).
+tags=-tags=kustomize_disable_go_plugin_support
 
 # The build's output is grouped: the log shows one line for it unless
 # opened, and the check's annotations stand out.
@@ -22,14 +26,14 @@ bin=${RUNNER_TEMP:-$(mktemp -d)}/platc-action
 # summary of the run shows.
 if [ -z "${PLATC_VERSION:-}" ]; then
 	echo "::group::building platc from $GITHUB_ACTION_PATH"
-	if ! (cd "$GITHUB_ACTION_PATH" && go build -o "$bin/platc" ./cmd/platc); then
+	if ! (cd "$GITHUB_ACTION_PATH" && go build "$tags" -o "$bin/platc" ./cmd/platc); then
 		echo "::endgroup::"
 		echo "::error title=platc action::building platc from $GITHUB_ACTION_PATH failed: the log of this step says why"
 		exit 1
 	fi
 else
 	echo "::group::installing platc $PLATC_VERSION"
-	if ! GOBIN=$bin go install "github.com/platc/platc/cmd/platc@$PLATC_VERSION"; then
+	if ! GOBIN=$bin go install "$tags" "github.com/platc/platc/cmd/platc@$PLATC_VERSION"; then
 		echo "::endgroup::"
 		echo "::error title=platc action::installing platc $PLATC_VERSION failed: the log of this step says why; the input version is a platc release (v1.2.0), latest, or empty to build the action's own ref"
 		exit 1

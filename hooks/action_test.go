@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -210,5 +211,24 @@ func TestActionYAML(t *testing.T) {
 	}
 	if len(step.Env) != len(a.Inputs) {
 		t.Errorf("action.yml: the step sets %d variables for %d inputs", len(step.Env), len(a.Inputs))
+	}
+}
+
+// TestActionBuildsAsMakeDoes holds the build tags of the action's script
+// to those the Makefile gives every go command: the action's platc is the
+// one make builds.
+func TestActionBuildsAsMakeDoes(t *testing.T) {
+	makefile, err := os.ReadFile(filepath.Join(platcRoot, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(platcRoot, "hooks", "action.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := regexp.MustCompile(`(?m)^export GOFLAGS \+= (-tags=\S+)$`).FindSubmatch(makefile)
+	built := regexp.MustCompile(`(?m)^tags=(-tags=\S+)$`).FindSubmatch(script)
+	if made == nil || built == nil || string(made[1]) != string(built[1]) {
+		t.Errorf("the Makefile's GOFLAGS line gives %q, hooks/action.sh's tags line %q: want one line each, the same tags", made, built)
 	}
 }
