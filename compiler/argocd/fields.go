@@ -19,7 +19,7 @@ import (
 func SyncPolicyFor(s model.Sync, options []string, ns *model.NamespaceMetadata) *object.Map {
 	p := object.NewMap()
 	if s.Automated {
-		a := object.NewMap().Set("prune", s.Prune).Set("selfHeal", s.SelfHeal)
+		a := object.NewMapCap(3).Set("prune", s.Prune).Set("selfHeal", s.SelfHeal)
 		if s.AllowEmpty {
 			a.Set("allowEmpty", true)
 		}

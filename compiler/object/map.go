@@ -21,6 +21,12 @@ type entry struct {
 // NewMap returns an empty Map.
 func NewMap() *Map { return &Map{} }
 
+// NewMapCap returns an empty Map with room for n keys: where the keys an
+// object's map gets are known, its entries are allocated once, at their
+// size (most maps of a large render are Applications', and those made by
+// growing hold a discarded array each, and up to half their room unused).
+func NewMapCap(n int) *Map { return &Map{entries: make([]entry, 0, n)} }
+
 // Set sets key to v, in place if the key is there, last otherwise, and
 // returns m for chaining.
 func (m *Map) Set(key string, v any) *Map {

@@ -21,13 +21,22 @@ import (
 // metadata is a module's Application's metadata.
 func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map {
 	labels, annotations := m.MetadataIn(env)
-	meta := object.NewMap().
+	keys := 3 // name, namespace, annotations
+	if len(labels) > 0 {
+		keys++
+	}
+	if m.CascadeDelete {
+		keys++
+	}
+	meta := object.NewMapCap(keys).
 		Set("name", m.Name).
 		Set("namespace", r.spec.Platform.ArgoCDNamespace)
 	if len(labels) > 0 {
 		meta.Set("labels", argocd.StringMap(labels))
 	}
-	ann := object.NewMap().Set(argocd.SyncWave, strconv.Itoa(r.info.Waves[m.Name]))
+	// The sync wave, the annotations written, and the refresh paths
+	// setGeneratePaths may add.
+	ann := object.NewMapCap(2+len(annotations)).Set(argocd.SyncWave, strconv.Itoa(r.info.Waves[m.Name]))
 	if len(annotations) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(annotations)) {
 			ann.Set(k, annotations[k])

@@ -284,7 +284,10 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	if s := env.Settings[m.Name]; s != nil && s.Project != "" {
 		project = s.Project
 	}
-	spec := object.NewMap().Set("project", project)
+	// project, its source or sources, destination and syncPolicy, and
+	// room for one of what setSync and SetDescription may add (7, room
+	// for all, measured more bytes in all than the arrays that grow).
+	spec := object.NewMapCap(5).Set("project", project)
 	argocd.SetDescription(spec, m.Description)
 
 	kind := m.Kind.Info()
@@ -302,7 +305,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	default:
 		panic(fmt.Sprintf("render: module kind %v syncs nothing platc knows", m.Kind))
 	}
-	dest := object.NewMap()
+	dest := object.NewMapCap(2) // a server or a cluster's name, a namespace
 	var syncOptions []string
 	switch kind.Deploys {
 	case model.DestArgoCD:

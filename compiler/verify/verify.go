@@ -184,8 +184,21 @@ func (v *verifier) reportf(id diag.ID, specPath, format string, args ...any) {
 
 func (v *verifier) environment(env *model.Environment, files []int) {
 	spec := v.in.Spec
-	var apps []app
 	argo := v.argo(env, files)
+	kroApps := v.kroApps(env)
+	// Counted first: apps is the largest of verify's tables, and one that
+	// grows by appending holds it twice over.
+	n := len(kroApps)
+	for _, fi := range files {
+		if f := v.in.Files[fi]; !f.Values {
+			for _, obj := range f.Objects {
+				if obj.Get("kind") == "Application" {
+					n++
+				}
+			}
+		}
+	}
+	apps := make([]app, 0, n)
 	for _, fi := range files {
 		f := v.in.Files[fi]
 		if f.Values {
@@ -207,7 +220,7 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 			apps = append(apps, a)
 		}
 	}
-	apps = append(apps, v.kroApps(env)...)
+	apps = append(apps, kroApps...)
 	specs := make([]argocd.App, len(apps))
 	for i := range apps {
 		specs[i] = argocd.AppFromObject(apps[i].obj)
@@ -354,8 +367,8 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 // namespace, and short enough for a label where the platform tracks
 // resources by label (a label value is cut at 63 characters).
 func (v *verifier) names(env *model.Environment, apps []app) {
-	seen := make(map[string]app, len(apps))
-	for _, a := range apps {
+	seen := make(map[string]int, len(apps)) // the first of each name, by its index in apps
+	for i, a := range apps {
 		name := a.name()
 		if rgd.HasPlaceholder(name) {
 			continue
@@ -368,10 +381,10 @@ func (v *verifier) names(env *model.Environment, apps []app) {
 		}
 		key := a.namespace() + "/" + name
 		if other, dup := seen[key]; dup {
-			v.reportf(diag.Duplicate, a.origin, "two Applications named %q in namespace %s of environment %s (%s, and %s): Argo CD keeps one; rename one", name, a.namespace(), env.Name, where(other, env), where(a, env))
+			v.reportf(diag.Duplicate, a.origin, "two Applications named %q in namespace %s of environment %s (%s, and %s): Argo CD keeps one; rename one", name, a.namespace(), env.Name, where(apps[other], env), where(a, env))
 			continue
 		}
-		seen[key] = a
+		seen[key] = i
 	}
 }
 
