@@ -125,7 +125,7 @@ func BenchmarkStages(b *testing.B) {
 		b.Run(r.name+"/emit", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := emit.Encode(compiler.DefaultSpecDir, model.DefaultOutDir, files, nil); err != nil {
+				if _, err := emit.Encode(compiler.DefaultSpecDir, model.DefaultOutDir, files, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -268,14 +268,15 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders,
 		Charts: out.charts, SpecDir: opts.SpecDir, Strict: opts.Strict, Cache: opts.Cache}, log)
 	out.charts.KeepPack()
-	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state)
+	// The size of an object is that of its bytes, measured as they are
+	// encoded (and reported with verify's problems).
+	outputs, err := emit.Encode(opts.SpecDir, spec.Platform.OutDir, rendered, scan.result().state, func(i int, body []byte) {
+		verify.Size(spec, rendered[i], body, log)
+	})
 	if err != nil {
 		log.Reportf(diag.IO, diag.Pos{File: opts.SpecDir}, "", "%v", err)
 		return out
 	}
-	// The size of an object is that of its bytes, measured once encoded
-	// (and reported with verify's problems).
-	verify.Sizes(spec, rendered, encoded(outputs), log)
 	if log.HasErrors() {
 		return out
 	}
@@ -323,15 +324,6 @@ func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer 
 		r.Vendor, r.VendorName = vendor, path.Join(opts.SpecDir, charts.VendorDir)
 	}
 	return r
-}
-
-// encoded is the bytes of each output, in order.
-func encoded(outputs []emit.Output) [][]byte {
-	data := make([][]byte, len(outputs))
-	for i, o := range outputs {
-		data[i] = o.Data
-	}
-	return data
 }
 
 type scanned struct {

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,7 +52,7 @@ func TestEditedByHand(t *testing.T) {
 // encodeOne encodes one file holding objs under out/ and returns its bytes.
 func encodeOne(t *testing.T, objs ...*object.Map) []byte {
 	t.Helper()
-	outs, err := Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: objs}}, nil)
+	outs, err := Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: objs}}, nil, nil)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
@@ -100,7 +102,7 @@ func TestEncodeExactBytes(t *testing.T) {
 	outs, err := Encode("sources", "out", []render.File{
 		{Path: "deploy/clusters/dev/apps.yaml", Objects: []*object.Map{app, cm}},
 		{Path: "deploy/gitops/argocd/root-app.yaml", Objects: []*object.Map{cm}},
-	}, nil)
+	}, nil, nil)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
@@ -343,7 +345,7 @@ func TestEncodeSeparatesObjectsWithDocumentMarkers(t *testing.T) {
 }
 
 func TestEncodeFileWithoutObjects(t *testing.T) {
-	outs, err := Encode("sources", "out", []render.File{{Path: "deploy/clusters/dev/apps.yaml"}}, nil)
+	outs, err := Encode("sources", "out", []render.File{{Path: "deploy/clusters/dev/apps.yaml"}}, nil, nil)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
@@ -370,7 +372,7 @@ func TestEncodeRefusesPathsOutsideTheOutputRoot(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			good := render.File{Path: "ok.yaml", Objects: []*object.Map{object.NewMap().Set("a", 1)}}
-			outs, err := Encode("sources", "out", []render.File{good, {Path: tt.path, Objects: good.Objects}}, nil)
+			outs, err := Encode("sources", "out", []render.File{good, {Path: tt.path, Objects: good.Objects}}, nil, nil)
 			if err == nil {
 				t.Fatalf("Encode accepted %q: %v", tt.path, outs)
 			}
@@ -391,7 +393,7 @@ func TestEncodePanicsOnATypeRenderDoesNotProduce(t *testing.T) {
 			t.Errorf("panic %v, want %q", got, want)
 		}
 	}()
-	Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: []*object.Map{object.NewMap().Set("k", []int{1})}}}, nil)
+	Encode("sources", "out", []render.File{{Path: "f.yaml", Objects: []*object.Map{object.NewMap().Set("k", []int{1})}}}, nil, nil)
 }
 
 func TestIsGenerated(t *testing.T) {
@@ -417,36 +419,57 @@ func TestIsGenerated(t *testing.T) {
 	}
 }
 
-// TestEncodeSharesWhatIsThere checks that a file that encodes to the bytes
-// the output folder holds shares them, and that any other gets its own.
-func TestEncodeSharesWhatIsThere(t *testing.T) {
+// TestEncodeKeepsWhatIsThere checks that a file the output folder holds
+// byte for byte is kept, without its bytes, and that any other gets its
+// bytes; Compare and Write then hold a kept file to the State.
+func TestEncodeKeepsWhatIsThere(t *testing.T) {
 	files := []render.File{
 		{Path: "same.yaml", Objects: []*object.Map{object.NewMap().Set("kind", "A")}},
 		{Path: "changed.yaml", Objects: []*object.Map{object.NewMap().Set("kind", "B")}},
 		{Path: "new.yaml", Objects: []*object.Map{object.NewMap().Set("kind", "C")}},
 	}
-	before, err := Encode("sources", "out", files, nil)
+	before, err := Encode("sources", "out", files, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	changed := bytes.Replace(before[1].Data, []byte("kind: B"), []byte("kind: X"), 1)
-	existing := &State{Generated: map[string][]byte{
+	existing := stateOf(map[string][]byte{
 		"out/same.yaml":    bytes.Clone(before[0].Data),
 		"out/changed.yaml": changed,
-	}}
-	outs, err := Encode("sources", "out", files, existing)
+	})
+	var bodies sync.Map
+	outs, err := Encode("sources", "out", files, existing, func(i int, body []byte) { bodies.Store(i, string(body)) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, o := range outs {
-		if !bytes.Equal(o.Data, before[i].Data) {
-			t.Errorf("%s encodes to\n%s\nwith an output folder, and to\n%s\nwithout", o.Path, o.Data, before[i].Data)
+	if outs[0].Kept == nil || *outs[0].Kept != existing.Generated["out/same.yaml"] || outs[0].Data != nil {
+		t.Errorf("out/same.yaml: kept %v, %d bytes; want kept as the State has it, no bytes", outs[0].Kept, len(outs[0].Data))
+	}
+	for i, o := range outs[1:] {
+		if o.Kept != nil || !bytes.Equal(o.Data, before[i+1].Data) {
+			t.Errorf("%s: kept %v, encodes to\n%s\nwith an output folder, and to\n%s\nwithout", o.Path, o.Kept, o.Data, before[i+1].Data)
 		}
 	}
-	if &outs[0].Data[0] != &existing.Generated["out/same.yaml"][0] {
-		t.Errorf("out/same.yaml does not share the bytes the output folder holds")
+	for i, o := range before {
+		_, body, _ := splitHeader(o.Data)
+		if got, _ := bodies.Load(i); got != string(body) {
+			t.Errorf("each was given %q for %s, want its body %q", got, o.Path, body)
+		}
 	}
-	if &outs[1].Data[0] == &changed[0] {
-		t.Errorf("out/changed.yaml shares the bytes of a file that differs")
+	if drifts := Compare(existing, outs); len(drifts) != 2 || drifts[0].Path != "out/changed.yaml" || drifts[1].Path != "out/new.yaml" {
+		t.Errorf("Compare = %+v, want out/changed.yaml and out/new.yaml", drifts)
+	}
+	// A kept file held to another State (one where it changed) is said
+	// to have changed, not taken as it is.
+	other := stateOf(map[string][]byte{"out/same.yaml": []byte(gen("kind: Z\n")), "out/changed.yaml": changed})
+	if drifts := Compare(other, outs); len(drifts) != 3 || drifts[2].Path != "out/same.yaml" || drifts[2].Diff != "changed since platc read it: run platc again\n" {
+		t.Errorf("Compare with another State = %+v, want out/same.yaml changed since platc read it", drifts)
+	}
+	dir := t.TempDir()
+	if _, err := Write(openRoot(t, dir), "out", other, outs, Options{}); err == nil || err.Error() != "out/same.yaml: changed since platc read it: run platc again" {
+		t.Errorf("Write with another State: %v, want out/same.yaml: changed since platc read it: run platc again", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("Write with another State wrote %v, want nothing", entries)
 	}
 }

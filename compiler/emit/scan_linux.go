@@ -30,13 +30,14 @@ func scanFolder(f *os.File, outDir, dir string, st *State) (ok bool, err error) 
 		return false, nil
 	}
 	buf := make([]byte, 16<<10)
-	if cerr := rc.Control(func(fd uintptr) { err = scanFD(int(fd), outDir, dir, st, buf) }); cerr != nil || errors.Is(err, errNoTypes) {
+	var file []byte // every file is read into it in turn: Scan keeps no bytes
+	if cerr := rc.Control(func(fd uintptr) { err = scanFD(int(fd), outDir, dir, st, buf, &file) }); cerr != nil || errors.Is(err, errNoTypes) {
 		return false, nil
 	}
 	return true, err
 }
 
-func scanFD(fd int, outDir, dir string, st *State, buf []byte) error {
+func scanFD(fd int, outDir, dir string, st *State, buf []byte, file *[]byte) error {
 	entries, err := readDirFD(fd, buf)
 	if err != nil {
 		return &fs.PathError{Op: "readdirent", Path: dir, Err: err}
@@ -58,7 +59,7 @@ func scanFD(fd int, outDir, dir string, st *State, buf []byte) error {
 			if err != nil {
 				return err
 			}
-			err = scanFD(sub, outDir, p, st, buf)
+			err = scanFD(sub, outDir, p, st, buf, file)
 			syscall.Close(sub)
 			if err != nil {
 				return err
@@ -66,11 +67,12 @@ func scanFD(fd int, outDir, dir string, st *State, buf []byte) error {
 		case typ != syscall.DT_REG:
 			st.Foreign = append(st.Foreign, p)
 		default:
-			data, err := readFileAt(fd, e.name)
+			data, err := readFileAt(fd, e.name, (*file)[:0])
 			if err != nil {
 				return err
 			}
 			st.addFile(p, data)
+			*file = data
 		}
 	}
 	return nil
@@ -130,8 +132,9 @@ func openAt(fd int, name string, flags int) (int, error) {
 // readFileAt reads the file name of the folder fd: in one read of its
 // size and a byte more, which returns its size when the file ends there
 // (a file that grew since it was measured returns the byte more, and is
-// read on to its end).
-func readFileAt(fd int, name string) ([]byte, error) {
+// read on to its end). It reads into into's array where it has room (into
+// is empty: the caller's buffer of the file before).
+func readFileAt(fd int, name string, into []byte) ([]byte, error) {
 	f, err := openAt(fd, name, syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
@@ -142,7 +145,7 @@ func readFileAt(fd int, name string) ([]byte, error) {
 	if ignoringEINTR(func() error { return syscall.Fstat(f, &s) }) == nil && s.Size < 1<<30 {
 		size, known = int(s.Size)+1, int(s.Size)
 	}
-	data := make([]byte, 0, size)
+	data := slices.Grow(into[:0], size)
 	for {
 		var n int
 		err := ignoringEINTR(func() (err error) { n, err = syscall.Read(f, data[len(data):cap(data)]); return err })

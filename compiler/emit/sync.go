@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -19,9 +18,25 @@ import (
 // folder itself included, when it is there). platc's own files in the
 // output folder (the journal and the lock's) are not in it.
 type State struct {
-	Generated map[string][]byte
+	Generated map[string]File
 	Foreign   []string
 	Folders   map[string]bool
+	// read reads a file of the folder again, for a drift's diff: Scan
+	// keeps none of their bytes.
+	read func(p string) ([]byte, error)
+}
+
+// bytesOf reads the generated file p again, or gives nil where it cannot
+// (a diff then shows the whole file, as for a file that is not there).
+func (st *State) bytesOf(p string) []byte {
+	if st.read == nil {
+		return nil
+	}
+	data, err := st.read(p)
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 // Scan reads the output folder outDir of fsys. A missing folder is an empty
@@ -37,6 +52,14 @@ type State struct {
 // calls read the folder's tree below that file's descriptor instead
 // (scanFolder): fewer calls per file and per folder.
 func Scan(fsys fs.FS, outDir string) (*State, error) {
+	st, err := scanState(fsys, outDir)
+	if st != nil {
+		st.read = func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }
+	}
+	return st, err
+}
+
+func scanState(fsys fs.FS, outDir string) (*State, error) {
 	st, fast, err := scanBelow(fsys, outDir)
 	if !fast && err == nil {
 		st = newState()
@@ -79,7 +102,7 @@ func scanBelow(fsys fs.FS, outDir string) (st *State, fast bool, err error) {
 }
 
 func newState() *State {
-	return &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}
+	return &State{Generated: map[string]File{}, Folders: map[string]bool{}}
 }
 
 // A FolderOpener is a file system that opens its folder name as an
@@ -126,9 +149,10 @@ func scanDir(dirFS fs.FS, outDir, dir string, st *State) error {
 }
 
 // addFile records the file at p, which holds data: platc's, or foreign.
+// It keeps nothing of data, which the caller may reuse.
 func (st *State) addFile(p string, data []byte) {
 	if IsGenerated(data) {
-		st.Generated[p] = data
+		st.Generated[p] = fileOf(data)
 	} else {
 		st.Foreign = append(st.Foreign, p)
 	}
@@ -187,22 +211,29 @@ func (d Drift) Why() string {
 }
 
 // Compare returns how the output folder differs from outs, sorted by path.
+// The bytes of a file that differs are read again for its diff.
 func Compare(st *State, outs []Output) []Drift {
 	var drifts []Drift
 	rendered := map[string]bool{}
 	for _, o := range outs {
 		rendered[o.Path] = true
-		old, ok := st.Generated[o.Path]
+		f, ok := st.Generated[o.Path]
 		switch {
+		case o.Kept != nil && ok && f == *o.Kept:
+		case o.Kept != nil:
+			// Kept against another State than st: a caller's mistake,
+			// said rather than guessed at.
+			drifts = append(drifts, Drift{Path: o.Path, Kind: Changed, Diff: "changed since platc read it: run platc again\n", Line: 1})
 		case !ok:
 			drifts = append(drifts, Drift{Path: o.Path, Kind: Missing, Diff: unified(o.Path, nil, o.Data), Line: 1})
-		case !bytes.Equal(old, o.Data):
-			drifts = append(drifts, Drift{Path: o.Path, Kind: Changed, Diff: unified(o.Path, old, o.Data), EditedByHand: EditedByHand(old), Line: firstDifference(old, o.Data)})
+		case !f.holdsData(o.Data):
+			old := st.bytesOf(o.Path)
+			drifts = append(drifts, Drift{Path: o.Path, Kind: Changed, Diff: unified(o.Path, old, o.Data), EditedByHand: f.EditedByHand, Line: firstDifference(old, o.Data)})
 		}
 	}
-	for p, old := range st.Generated {
+	for p, f := range st.Generated {
 		if !rendered[p] {
-			drifts = append(drifts, Drift{Path: p, Kind: Extra, Diff: unified(p, old, nil), EditedByHand: EditedByHand(old), Line: 1})
+			drifts = append(drifts, Drift{Path: p, Kind: Extra, Diff: unified(p, st.bytesOf(p), nil), EditedByHand: f.EditedByHand, Line: 1})
 		}
 	}
 	slices.SortFunc(drifts, func(a, b Drift) int { return strings.Compare(a.Path, b.Path) })
@@ -316,7 +347,15 @@ func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options)
 	res := &Result{}
 	j := &journal{root: outDir, version: 2}
 	for _, o := range outs {
-		if old, ok := st.Generated[o.Path]; ok && bytes.Equal(old, o.Data) {
+		f, ok := st.Generated[o.Path]
+		if o.Kept != nil {
+			if !ok || f != *o.Kept {
+				return nil, fmt.Errorf("%s: changed since platc read it: run platc again", o.Path)
+			}
+			res.Unchanged = append(res.Unchanged, o.Path)
+			continue
+		}
+		if ok && f.holdsData(o.Data) {
 			res.Unchanged = append(res.Unchanged, o.Path)
 			continue
 		}

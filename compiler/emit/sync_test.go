@@ -9,10 +9,34 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // gen is the content of a generated file.
 func gen(body string) string { return headerFor(body) + body }
+
+// stateOf is a State whose generated files hold the bytes of generated,
+// which its diffs read back.
+func stateOf(generated map[string][]byte) *State {
+	st := &State{Generated: map[string]File{}, read: func(p string) ([]byte, error) {
+		if data, ok := generated[p]; ok {
+			return data, nil
+		}
+		return nil, fs.ErrNotExist
+	}}
+	for p, data := range generated {
+		st.Generated[p] = fileOf(data)
+	}
+	return st
+}
+
+// files is generated as Scan keeps it.
+func files(generated map[string][]byte) map[string]File {
+	return stateOf(generated).Generated
+}
+
+// ignoreRead compares States without the function that reads them again.
+var ignoreRead = cmpopts.IgnoreUnexported(State{})
 
 // makeTree writes files (slash-separated paths to contents) under dir.
 func makeTree(t testing.TB, dir string, files map[string]string) {
@@ -101,15 +125,15 @@ func TestScan(t *testing.T) {
 		t.Fatalf("Scan: %v", err)
 	}
 	want := &State{
-		Generated: map[string][]byte{
+		Generated: files(map[string][]byte{
 			"out/apps.yaml":           []byte(gen("a: 1\n")),
 			"out/group/apps.yaml":     []byte(gen("b: 2\n")),
 			"out/deep/er/x/apps.yaml": []byte(gen("c: 3\n")),
-		},
+		}),
 		Foreign: []string{"out/README.md", "out/empty.yaml", "out/group/notes.txt"},
 		Folders: map[string]bool{"out": true, "out/deep": true, "out/deep/er": true, "out/deep/er/x": true, "out/group": true},
 	}
-	if diff := cmp.Diff(want, st); diff != "" {
+	if diff := cmp.Diff(want, st, ignoreRead); diff != "" {
 		t.Errorf("Scan (-want +got):\n%s", diff)
 	}
 }
@@ -119,8 +143,8 @@ func TestScanMissingFolderIsEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Scan: %v", err)
 	}
-	want := &State{Generated: map[string][]byte{}, Folders: map[string]bool{}}
-	if diff := cmp.Diff(want, st); diff != "" {
+	want := &State{Generated: map[string]File{}, Folders: map[string]bool{}}
+	if diff := cmp.Diff(want, st, ignoreRead); diff != "" {
 		t.Errorf("Scan (-want +got):\n%s", diff)
 	}
 }
@@ -136,25 +160,23 @@ func TestScanCountsASymlinkAsForeign(t *testing.T) {
 		t.Fatalf("Scan: %v", err)
 	}
 	want := &State{
-		Generated: map[string][]byte{"out/apps.yaml": []byte(gen("b: 2\n"))},
+		Generated: files(map[string][]byte{"out/apps.yaml": []byte(gen("b: 2\n"))}),
 		Foreign:   []string{"out/link.yaml"},
 		Folders:   map[string]bool{"out": true},
 	}
-	if diff := cmp.Diff(want, st); diff != "" {
+	if diff := cmp.Diff(want, st, ignoreRead); diff != "" {
 		t.Errorf("Scan (-want +got):\n%s", diff)
 	}
 }
 
 func TestCompare(t *testing.T) {
-	st := &State{
-		Generated: map[string][]byte{
-			"out/same.yaml":    []byte("same\n"),
-			"out/changed.yaml": []byte(gen("old\nkept\n")),
-			"out/edited.yaml":  []byte(strings.Replace(gen("mine\n"), "mine", "edited", 1)),
-			"out/extra.yaml":   []byte("extra\n"),
-		},
-		Foreign: []string{"out/README.md"},
-	}
+	st := stateOf(map[string][]byte{
+		"out/same.yaml":    []byte("same\n"),
+		"out/changed.yaml": []byte(gen("old\nkept\n")),
+		"out/edited.yaml":  []byte(strings.Replace(gen("mine\n"), "mine", "edited", 1)),
+		"out/extra.yaml":   []byte("extra\n"),
+	})
+	st.Foreign = []string{"out/README.md"}
 	outs := []Output{
 		{Path: "out/same.yaml", Data: []byte("same\n")},
 		{Path: "out/missing.yaml", Data: []byte("missing\n")},
@@ -187,7 +209,8 @@ func TestCompare(t *testing.T) {
 }
 
 func TestCompareInSync(t *testing.T) {
-	st := &State{Generated: map[string][]byte{"out/a.yaml": []byte("a\n")}, Foreign: []string{"out/README.md"}}
+	st := stateOf(map[string][]byte{"out/a.yaml": []byte("a\n")})
+	st.Foreign = []string{"out/README.md"}
 	if got := Compare(st, []Output{{Path: "out/a.yaml", Data: []byte("a\n")}}); got != nil {
 		t.Errorf("Compare = %v, want no drift", got)
 	}
@@ -203,7 +226,7 @@ func TestDriftKindString(t *testing.T) {
 
 func TestConflicts(t *testing.T) {
 	st := &State{
-		Generated: map[string][]byte{"out/gen.yaml": []byte(gen(""))},
+		Generated: files(map[string][]byte{"out/gen.yaml": []byte(gen(""))}),
 		Foreign:   []string{"out/README.md", "out/apps.yaml", "out/group/apps.yaml", "out/link"},
 		Folders:   map[string]bool{"out": true, "out/group": true, "out/dir.yaml": true},
 	}

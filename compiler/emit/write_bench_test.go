@@ -56,7 +56,7 @@ func BenchmarkWrite(b *testing.B) {
 	outs := benchOutputs("v1")
 	b.Run("up-to-date", func(b *testing.B) {
 		_, root := benchRoot(b)
-		benchWrite(b, root, &State{Generated: map[string][]byte{}}, outs)
+		benchWrite(b, root, &State{Generated: map[string]File{}}, outs)
 		st, err := Scan(root.FS(), "out")
 		if err != nil {
 			b.Fatal(err)
@@ -70,7 +70,7 @@ func BenchmarkWrite(b *testing.B) {
 	})
 	b.Run("scan+up-to-date", func(b *testing.B) {
 		_, root := benchRoot(b)
-		benchWrite(b, root, &State{Generated: map[string][]byte{}}, outs)
+		benchWrite(b, root, &State{Generated: map[string]File{}}, outs)
 		b.ReportAllocs()
 		for b.Loop() {
 			st, err := Scan(root.FS(), "out")
@@ -82,7 +82,7 @@ func BenchmarkWrite(b *testing.B) {
 	})
 	b.Run("one-changed", func(b *testing.B) {
 		_, root := benchRoot(b)
-		benchWrite(b, root, &State{Generated: map[string][]byte{}}, outs)
+		benchWrite(b, root, &State{Generated: map[string]File{}}, outs)
 		st, err := Scan(root.FS(), "out")
 		if err != nil {
 			b.Fatal(err)
@@ -97,7 +97,7 @@ func BenchmarkWrite(b *testing.B) {
 			if res := benchWrite(b, root, st, next); len(res.Written) != 1 {
 				b.Fatalf("wrote %d files", len(res.Written))
 			}
-			st.Generated[next[7].Path] = next[7].Data
+			st.Generated[next[7].Path] = fileOf(next[7].Data)
 			i++
 		}
 	})
@@ -105,7 +105,7 @@ func BenchmarkWrite(b *testing.B) {
 		// Every file replaced (a revision every Application names,
 		// bumped): each one is backed up before the commit point.
 		_, root := benchRoot(b)
-		benchWrite(b, root, &State{Generated: map[string][]byte{}}, outs)
+		benchWrite(b, root, &State{Generated: map[string]File{}}, outs)
 		versions := [2][]Output{benchOutputs("v2"), outs}
 		b.ReportAllocs()
 		i := 0
@@ -126,7 +126,7 @@ func BenchmarkWrite(b *testing.B) {
 		dir, root := benchRoot(b)
 		b.ReportAllocs()
 		for b.Loop() {
-			benchWrite(b, root, &State{Generated: map[string][]byte{}}, outs)
+			benchWrite(b, root, &State{Generated: map[string]File{}}, outs)
 			b.StopTimer()
 			if err := os.RemoveAll(filepath.Join(dir, "out")); err != nil {
 				b.Fatal(err)
@@ -141,7 +141,7 @@ func BenchmarkWrite(b *testing.B) {
 // look for a journal.
 func BenchmarkLock(b *testing.B) {
 	_, root := benchRoot(b)
-	benchWrite(b, root, &State{Generated: map[string][]byte{}}, benchOutputs("v1"))
+	benchWrite(b, root, &State{Generated: map[string]File{}}, benchOutputs("v1"))
 	b.ReportAllocs()
 	for b.Loop() {
 		l, err := LockOutput(root, "out", LockOptions{Holder: "platc render"})

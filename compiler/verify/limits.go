@@ -45,30 +45,27 @@ const MaxAnnotationsSize = 256 * (1 << 10)
 // small enough, and only a longer one is encoded as JSON to be measured.
 const jsonPerYAMLByte = 6
 
-// Sizes checks that every rendered object is smaller than MaxObjectSize,
-// from the encoded bytes of the files: data[i] is files[i] as emit encoded
-// it (a header, then the objects as YAML documents separated by "---"
-// lines). It costs nothing for a file of up to 256 KiB, and a search for
-// the documents' ends for a longer one; only an object whose YAML is longer
-// than that is encoded as JSON.
-func Sizes(spec *model.Spec, files []render.File, data [][]byte, log *diag.Log) {
-	object.Parallel(len(files), func(i int) {
-		f := files[i]
-		if f.Values || len(f.Objects) == 0 || i >= len(data) || len(data[i])*jsonPerYAMLByte < MaxObjectSize {
-			return
+// Size checks that every object of the rendered file f is smaller than
+// MaxObjectSize, from body, f as emit encodes it after its header (the
+// objects as YAML documents separated by "---" lines): emit.Encode's each
+// calls it with every file, on several goroutines. It costs nothing for a
+// file of up to 256 KiB, and a search for the documents' ends for a longer
+// one; only an object whose YAML is longer than that is encoded as JSON.
+func Size(spec *model.Spec, f render.File, body []byte, log *diag.Log) {
+	if f.Values || len(f.Objects) == 0 || len(body)*jsonPerYAMLByte < MaxObjectSize {
+		return
+	}
+	docs := documents(body)
+	for j, obj := range f.Objects {
+		if len(docs) == len(f.Objects) && len(docs[j])*jsonPerYAMLByte < MaxObjectSize {
+			continue
 		}
-		docs := documents(data[i])
-		for j, obj := range f.Objects {
-			if len(docs) == len(f.Objects) && len(docs[j])*jsonPerYAMLByte < MaxObjectSize {
-				continue
-			}
-			if size := jsonSize(obj); size >= MaxObjectSize {
-				where := renderedOrigin(spec, f, obj, "values")
-				log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
-					describe(obj, path.Join(spec.Platform.OutDir, f.Path)), size, mib(size), MaxObjectSize)
-			}
+		if size := jsonSize(obj); size >= MaxObjectSize {
+			where := renderedOrigin(spec, f, obj, "values")
+			log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
+				describe(obj, path.Join(spec.Platform.OutDir, f.Path)), size, mib(size), MaxObjectSize)
 		}
-	})
+	}
 }
 
 // documents splits the body of an encoded file into its YAML documents:
