@@ -314,34 +314,63 @@ func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
 
 // plainSafe reports whether s reads back as the same string when written
 // plain, in YAML 1.1 and YAML 1.2, as a key or a value in block context. It
-// is conservative: what it refuses is quoted, which is always correct.
+// is conservative: what it refuses is quoted, which is always correct. It
+// reads s once: every key and string of a render passes through it.
 func plainSafe(s string) bool {
 	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || s[len(s)-1] == ':' {
 		return false
 	}
 	// Indicators may not start a plain scalar; '-', '?' and ':' may when
 	// followed by a non-space, but are quoted here for simplicity.
-	if strings.IndexByte("-?:,[]{}#&*!|>'\"%@`", s[0]) >= 0 {
+	if indicator[s[0]] {
 		return false
 	}
 	if c := s[0]; c >= '0' && c <= '9' || c == '+' || c == '.' {
 		return versionLike(s) || quantityLike(s)
 	}
-	if strings.Contains(s, ": ") || strings.Contains(s, " #") {
-		return false
-	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' || c >= 0x7f {
-			// Not printable ASCII: decide rune by rune.
+		c := s[i]
+		if c < ' ' || c >= 0x7f {
+			// Not printable ASCII: decide rune by rune. Neither ": " nor
+			// " #" can straddle this byte.
 			for _, r := range s[i:] {
 				if r < ' ' || r == 0x7f || !unicode.IsPrint(r) || r == 0xfeff {
 					return false
 				}
 			}
-			break
+			return !strings.Contains(s[i:], ": ") && !strings.Contains(s[i:], " #") && notReserved(s)
+		}
+		if i+1 < len(s) && (c == ':' && s[i+1] == ' ' || c == ' ' && s[i+1] == '#') {
+			return false
 		}
 	}
-	return len(s) > maxReserved || !reserved[strings.ToLower(s)]
+	return notReserved(s)
+}
+
+// indicator are the bytes that may not start a plain scalar (as plainSafe
+// reads them).
+var indicator = func() (t [256]bool) {
+	for _, c := range []byte("-?:,[]{}#&*!|>'\"%@`") {
+		t[c] = true
+	}
+	return t
+}()
+
+// notReserved reports whether s, in any capitalisation, is none of the
+// reserved words.
+func notReserved(s string) bool {
+	if len(s) > maxReserved {
+		return true
+	}
+	var lower [maxReserved]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	return !reserved[string(lower[:len(s)])]
 }
 
 // maxReserved is the length of the longest reserved word.
