@@ -148,7 +148,13 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	case fits:
 		check <- checked{ok: true}
 	case plain:
-		go func() { check <- verdict(checkSchema(dir, files, long, decls, log)) }()
+		go func() {
+			if specShape().fits(data) {
+				check <- verdict(checked{ok: true})
+				return
+			}
+			check <- verdict(checkSchema(dir, files, long, decls, log))
+		}()
 	}
 	if !plain {
 		ctx := cuecontext.New()
@@ -163,8 +169,19 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		data = fromCUE(value, true, decls)
 		if !fits {
 			// The check unifies the value built here, in its context,
-			// once the data is read from it: the spec is built once.
-			go func() { check <- verdict(checkBuilt(ctx, value, files, decls, log)) }()
+			// once the data is read from it: the spec is built once. The
+			// data is all the schema sees of a spec whose fields are
+			// regular or hidden or definitions, free of errors (see
+			// onlyRegularFields), which the shape's check may then pass
+			// without CUE's unification.
+			regular := onlyRegularFields(files)
+			go func() {
+				if regular && value.Validate() == nil && specShape().fits(data) {
+					check <- verdict(checked{ok: true})
+					return
+				}
+				check <- verdict(checkBuilt(ctx, value, files, decls, log))
+			}()
 		}
 	}
 	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
