@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"hash/maphash"
 	"path"
 	"slices"
 	"strings"
@@ -146,18 +147,33 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, s
 // over the output root): each sync takes it from the other, Argo CD
 // reports SharedResourceWarning on both and, with self-heal, they undo
 // each other for ever. The Application later by name is blamed.
+// objectKey is an object synced to a cluster: its destination, group,
+// kind, namespace and name.
+type objectKey struct {
+	server, cluster, group, kind, namespace, name string
+}
+
+// objectHash hashes an object's key for sharedObjects (a test makes every
+// key collide).
+var objectHash = maphash.Comparable[objectKey]
+
 func (v *verifier) sharedObjects(env *model.Environment, apps []app, synced [][]syncedObject) {
-	type key struct {
-		server, cluster, group, kind, namespace, name string
-	}
 	// The first Application of each object, as indices into apps and
-	// its synced list.
+	// its synced list, by a hash of the object's key (a table of the keys
+	// themselves is the largest of verify's at a large platform's size);
+	// an object whose hash another's has is kept by its key.
 	type first struct{ app, obj int32 }
 	n := 0
 	for _, objs := range synced {
 		n += len(objs)
 	}
-	byObject := make(map[key]first, n)
+	seed := maphash.MakeSeed()
+	byHash := make(map[uint64]first, n)
+	var byKey map[objectKey]first
+	keyOf := func(f first) objectKey {
+		d, o := apps[f.app].spec.Destination, synced[f.app][f.obj]
+		return objectKey{d.Server, d.Name, o.group, o.kind, o.namespace, o.name}
+	}
 	order := make([]int, len(apps))
 	for i := range order {
 		order[i] = i
@@ -168,10 +184,21 @@ func (v *verifier) sharedObjects(env *model.Environment, apps []app, synced [][]
 		a := apps[i]
 		d := a.spec.Destination
 		for j, o := range synced[i] {
-			k := key{d.Server, d.Name, o.group, o.kind, o.namespace, o.name}
-			f, seen := byObject[k]
+			k := objectKey{d.Server, d.Name, o.group, o.kind, o.namespace, o.name}
+			h := objectHash(seed, k)
+			f, seen := byHash[h]
+			if seen && keyOf(f) != k {
+				if byKey == nil {
+					byKey = map[objectKey]first{}
+				}
+				f, seen = byKey[k]
+				if !seen {
+					byKey[k] = first{int32(i), int32(j)}
+					continue
+				}
+			}
 			if !seen {
-				byObject[k] = first{int32(i), int32(j)}
+				byHash[h] = first{int32(i), int32(j)}
 				continue
 			}
 			fa, fo := apps[f.app], synced[f.app][f.obj]

@@ -97,3 +97,25 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 		t.Errorf("the cache was written %d times, want once (after the first run that had it)", cache.Puts())
 	}
 }
+
+// TestSharedObjectsWhenHashesCollide compiles the golden case of objects
+// two Applications sync with every object's hash the same: sharedObjects
+// tells them apart by their keys, and reports exactly what it reports
+// with the hashes apart (the case's stderr).
+func TestSharedObjectsWhenHashesCollide(t *testing.T) {
+	want, err := os.ReadFile("../../golden/error-shared-objects/stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compile := func() string {
+		return compiler.Compile(os.DirFS("../../golden/error-shared-objects"), compiler.Options{}).Log.String()
+	}
+	if got := compile(); got != string(want) {
+		t.Fatalf("the case's problems:\n%s\nwant its stderr:\n%s", got, want)
+	}
+	restore := verify.CollideObjectHashes()
+	defer restore()
+	if got := compile(); got != string(want) {
+		t.Errorf("with every hash the same:\n%s\nwant:\n%s", got, want)
+	}
+}
