@@ -22,6 +22,7 @@ import (
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/rgd"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/internal/synth"
 )
 
 // TestRenderedRGDsCheck reads every ResourceGraphDefinition platc renders
@@ -175,7 +176,8 @@ func TestPreviewKroEnvironment(t *testing.T) {
 // from the cache, are those the first run evaluated (resources, inclusion,
 // objects with their keys' order and their values' types) and that the
 // second run evaluates none (it adds no entry and reads one per
-// instance), for the sample and golden/stacks-kro.
+// instance whose schema variable no instance before had), for the sample
+// and golden/stacks-kro.
 func TestPreviewsFromTheCache(t *testing.T) {
 	for _, dir := range []string{"..", "../golden/stacks-kro"} {
 		cache := &memcache.Memory{}
@@ -312,4 +314,39 @@ func TestKroGatesPerCompilation(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestPreviewsShared checks that instances CEL's schema sees alike (a
+// client's instance in environments alike, as in the benchmark's
+// platform) share one preview, read from the cache once, each preview
+// still naming its own instance.
+func TestPreviewsShared(t *testing.T) {
+	fsys := synth.Platform(synth.Sizes["50x200x20"])
+	cache := &memcache.Memory{}
+	if res := compiler.Compile(fsys, compiler.Options{Cache: cache}); res.Log.HasErrors() {
+		t.Fatalf("the platform does not compile:\n%s", res.Log)
+	}
+	counting := &previewCounter{Memory: cache}
+	res := compiler.Compile(fsys, compiler.Options{Cache: counting})
+	if res.Log.HasErrors() {
+		t.Fatalf("the platform does not compile from the cache:\n%s", res.Log)
+	}
+	keys := 0
+	for _, k := range cache.Keys() {
+		if strings.HasPrefix(k, "rgd-preview-") {
+			keys++
+		}
+	}
+	if counting.previews != keys || keys >= len(res.Stacks.Instances) {
+		t.Errorf("%d previews read for %d instances with %d distinct previews: want one read each", counting.previews, len(res.Stacks.Instances), keys)
+	}
+	for _, inst := range res.Stacks.Instances {
+		p, err := res.Stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, inst.Env.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Instance != inst {
+			t.Errorf("the preview of %s of %s in %s names the instance of %s in %s", inst.Stack.Model.Name, inst.Client.Name, inst.Env.Name, p.Instance.Client.Name, p.Instance.Env.Name)
+		}
+	}
 }

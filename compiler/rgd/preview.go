@@ -83,17 +83,48 @@ func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) 
 		return nil, fmt.Errorf("stack %s does not compile", stack)
 	}
 	schemaVar := inst.schemaVar()
-	key := c.previewKey(st, schemaVar)
-	if key != "" {
-		if p := c.cachedPreviewOf(key, inst); p != nil {
-			return p, nil
+	vars := encodedVars(schemaVar)
+	shared := ""
+	if vars != nil {
+		shared = stack + "\x00" + string(vars)
+		c.previewMu.Lock()
+		p := c.byVars[shared]
+		c.previewMu.Unlock()
+		if p != nil {
+			return p.of(inst), nil
 		}
 	}
-	p, err := c.evalPreview(st, inst, schemaVar)
-	if err == nil && key != "" {
-		c.putPreview(key, p)
+	key := c.previewKey(st, vars)
+	p := (*Preview)(nil)
+	if key != "" {
+		p = c.cachedPreviewOf(key, inst)
 	}
-	return p, err
+	if p == nil {
+		var err error
+		if p, err = c.evalPreview(st, inst, schemaVar); err != nil {
+			return nil, err
+		}
+		if key != "" {
+			c.putPreview(key, p)
+		}
+	}
+	if shared != "" {
+		c.previewMu.Lock()
+		if c.byVars == nil {
+			c.byVars = map[string]*Preview{}
+		}
+		c.byVars[shared] = p
+		c.previewMu.Unlock()
+	}
+	return p, nil
+}
+
+// of is p as the preview of inst, whose schema variable is that of p's
+// instance: the resources are shared.
+func (p *Preview) of(inst *Instance) *Preview {
+	q := *p
+	q.Instance = inst
+	return &q
 }
 
 // evalPreview evaluates the stack's resources for the instance.

@@ -19,21 +19,27 @@ import (
 // Preview or the encoding changes.
 const previewFormat = "platc preview 2\n"
 
-// previewKey is the cache key of the preview of st for an instance whose
-// schema variable is schemaVar, "" when there is no cache or the instance
-// does not encode.
-func (c *Compiled) previewKey(st *Stack, schemaVar map[string]any) string {
-	if c.cache == nil || st.Result == nil || st.Result.CacheKey() == "" {
-		return ""
-	}
+// encodedVars is an instance's schema variable in object's binary form,
+// nil where a value of it does not encode.
+func encodedVars(schemaVar map[string]any) []byte {
 	e := object.NewEncoder(nil)
 	e.Value(schemaVar)
 	if !e.OK {
+		return nil
+	}
+	return e.B
+}
+
+// previewKey is the cache key of the preview of st for an instance whose
+// schema variable encodes to vars, "" when there is no cache or the
+// instance does not encode.
+func (c *Compiled) previewKey(st *Stack, vars []byte) string {
+	if c.cache == nil || st.Result == nil || st.Result.CacheKey() == "" || vars == nil {
 		return ""
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", st.Result.CacheKey())
-	h.Write(e.B)
+	h.Write(vars)
 	return "rgd-preview-" + hex.EncodeToString(h.Sum(nil))
 }
 

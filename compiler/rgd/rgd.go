@@ -74,9 +74,13 @@ type Compiled struct {
 	Stacks    map[string]*Stack
 	Instances []*Instance // sorted by environment, stack, client
 
-	previewMu sync.Mutex // guards previews, not their evaluation
+	previewMu sync.Mutex // guards previews and byVars, not their evaluation
 	previews  map[string]*previewEntry
-	cache     cache.Cache // keeps previews between runs; nil for none
+	// byVars are the previews made, by stack and encoded schema variable:
+	// instances that CEL's schema sees alike (clients with the same spec
+	// in environments alike) share one preview, evaluated or read once.
+	byVars map[string]*Preview
+	cache  cache.Cache // keeps previews between runs; nil for none
 }
 
 // Compile builds and checks every stack of spec, then its instances. It
