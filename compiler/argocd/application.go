@@ -95,15 +95,17 @@ type Source struct {
 // AppFromObject reads an Application object (an *object.Map as
 // rendered, or plain data from kro's preview).
 func AppFromObject(obj any) App {
-	spec := object.Lookup(obj, "spec")
+	// Each map is looked up once: verify reads every Application so.
+	meta, spec := object.Lookup(obj, "metadata"), object.Lookup(obj, "spec")
+	dest := object.Lookup(spec, "destination")
 	a := App{
-		Name:      str(obj, "metadata", "name"),
-		Namespace: str(obj, "metadata", "namespace"),
+		Name:      str(meta, "name"),
+		Namespace: str(meta, "namespace"),
 		Project:   str(spec, "project"),
 		Destination: Destination{
-			Server:    str(spec, "destination", "server"),
-			Name:      str(spec, "destination", "name"),
-			Namespace: str(spec, "destination", "namespace"),
+			Server:    str(dest, "server"),
+			Name:      str(dest, "name"),
+			Namespace: str(dest, "namespace"),
 		},
 		SyncOptions: stringList(object.Lookup(spec, "syncPolicy", "syncOptions")),
 	}
