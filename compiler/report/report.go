@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
@@ -98,11 +99,16 @@ type count struct {
 //go:embed page.html
 var pageFS embed.FS
 
-var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
-	"join":  strings.Join,
-	"add":   func(a, b int) int { return a + b },
-	"value": show,
-}).ParseFS(pageFS, "page.html"))
+// pageTemplate is parsed on first use, as platc's regular expressions
+// are compiled: every command would pay it at start, and only report
+// uses it.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page.html").Funcs(template.FuncMap{
+		"join":  strings.Join,
+		"add":   func(a, b int) int { return a + b },
+		"value": show,
+	}).ParseFS(pageFS, "page.html"))
+})
 
 // Write writes the page of in to w.
 func Write(w io.Writer, in Input) error {
@@ -111,7 +117,7 @@ func Write(w io.Writer, in Input) error {
 		return err
 	}
 	var b strings.Builder
-	if err := pageTemplate.Execute(&b, p); err != nil {
+	if err := pageTemplate().Execute(&b, p); err != nil {
 		return err
 	}
 	_, err = io.WriteString(w, b.String())
