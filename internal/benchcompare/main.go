@@ -10,8 +10,13 @@
 // (fresh), with no cache (PLATC_CACHE=off, a CI runner's first check), and
 // (a) and (c) again for the same platform written as a CUE user writes it
 // (synth.Idiomatic: tables, comprehensions, pattern constraints,
-// references), and cp -r of the rendered folder (the floor of a first
-// render's writes), with the targets of the performance issue (issue 25).
+// references), and cp -r of the rendered folder followed by sync -f (the
+// floor of a first render's writes: the same files, made durable, not
+// computed), with the targets of the performance issue (issue 25). The
+// folders a fresh render and the copy replace are moved aside, not
+// removed, until the rounds end: a removal's work and a copy's unsynced
+// writes would otherwise fall on the next command, whose sync waits for
+// them.
 //
 // and, on the same platform with its charts locked and vendored
 // (synth.PlatformWithCharts), platc vet rendering every chart: cold (an
@@ -27,8 +32,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -80,7 +87,7 @@ func main() {
 		apps                int
 		a, b, c, fresh, vet measure
 		cold                measure // (c) with no cache
-		copy                measure // cp -r of the rendered out/
+		copy                measure // cp -r of the rendered out/, and sync -f
 		idiomA, idiomC      measure // (a) and (c) of the idiomatic spelling
 		idiomCold           measure
 		hasIdiom            bool
@@ -120,15 +127,25 @@ func main() {
 		fmt.Fprintf(os.Stderr, "%s: (a) cue export, (c) platc render, a fresh render, platc vet, with no cache, in %d interleaved rounds\n", size, *runs)
 		off := []string{"PLATC_CACHE=off"}
 		copied := filepath.Join(tmp, size+"-copy")
+		moveAside := func(p string) func() {
+			return func() {
+				to, err := os.MkdirTemp(tmp, "aside-")
+				check(err)
+				err = os.Rename(p, filepath.Join(to, filepath.Base(p)))
+				if !errors.Is(err, fs.ErrNotExist) {
+					check(err)
+				}
+			}
+		}
 		cmds := []*command{
 			{name: "(a)", args: []string{cue, "export", "./sources", "--out", "json"}},
 			{name: "(c)", args: []string{platc, "render"}},
-			{name: "fresh", args: []string{platc, "render"}, setup: func() { check(os.RemoveAll(out)) }},
+			{name: "fresh", args: []string{platc, "render"}, setup: moveAside(out)},
 			{name: "vet", args: []string{platc, "vet"}},
 			{name: "cold", args: []string{platc, "render"}, env: off},
 			// The floor of a first render's writes: the same files
-			// copied by cp(1), which neither computes nor syncs them.
-			{name: "copy", args: []string{"cp", "-r", out, copied}, setup: func() { check(os.RemoveAll(copied)) }},
+			// copied by cp(1) and made durable, not computed.
+			{name: "copy", args: []string{"sh", "-c", `cp -r "$0" "$1" && sync -f "$1"`, out, copied}, setup: moveAside(copied)},
 		}
 		idiomDir := filepath.Join(tmp, size+"-idiomatic")
 		if size != "sample" {
@@ -243,8 +260,8 @@ func main() {
 		fmt.Println("issue 25's targets, at 50x200x20:")
 		fmt.Printf("  up-to-date render / cue export: %.2f plain, %.2f idiomatic (target <= 1.5)\n", sec(small.c)/sec(small.a), sec(small.idiomC)/sec(small.idiomA))
 		fmt.Printf("  no cache / cue export: %.2f plain, %.2f idiomatic (target <= 2)\n", sec(small.cold)/sec(small.a), sec(small.idiomCold)/sec(small.idiomA))
-		fmt.Printf("  fresh render / up-to-date render: %.2f (target <= 2); cp -r of out/ alone %.3fs, %.2f x the up-to-date render;\n", sec(small.fresh)/sec(small.c), sec(small.copy), sec(small.copy)/sec(small.c))
-		fmt.Printf("    fresh render / (up-to-date render + cp -r): %.2f\n", sec(small.fresh)/(sec(small.c)+sec(small.copy)))
+		fmt.Printf("  fresh render / up-to-date render: %.2f (target <= 2); cp -r and sync -f of out/ alone %.3fs, %.2f x the up-to-date render;\n", sec(small.fresh)/sec(small.c), sec(small.copy), sec(small.copy)/sec(small.c))
+		fmt.Printf("    fresh render / (up-to-date render + cp -r and sync -f): %.2f\n", sec(small.fresh)/(sec(small.c)+sec(small.copy)))
 		if big, ok := byName["100x500x40"]; ok {
 			fmt.Printf("  peak memory at 100x500x40: %d MB up to date, %d MB fresh, %d MB with no cache (target <= 300)\n", big.c.rss/1024, big.fresh.rss/1024, big.cold.rss/1024)
 		}
