@@ -8,6 +8,7 @@ import (
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/load"
+	"github.com/platc/platc/compiler/object"
 )
 
 // DefaultOutDir is the output root when the spec names none.
@@ -41,11 +42,21 @@ func Decode(loaded *load.Spec) *Spec {
 		s.Modules = append(s.Modules, m)
 		s.modules[name] = m
 	})
+	// The environments, most of a large spec, are decoded in parallel:
+	// each reads its own part of the data.
+	var envs []entry
+	var envNames []string
 	d.eachEntry(v, "environments", func(name string, e entry) {
-		env := decodeEnvironment(name, e)
-		s.Environments = append(s.Environments, env)
-		s.environments[name] = env
+		envNames = append(envNames, name)
+		envs = append(envs, e)
 	})
+	s.Environments = make([]*Environment, len(envs))
+	object.Parallel(len(envs), func(i int) {
+		s.Environments[i] = decodeEnvironment(envNames[i], envs[i])
+	})
+	for i, env := range s.Environments {
+		s.environments[envNames[i]] = env
+	}
 	s.resolvePins()
 	d.eachEntry(v, "stacks", func(name string, e entry) {
 		st := decodeStack(name, e)
