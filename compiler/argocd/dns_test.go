@@ -3,22 +3,24 @@ package argocd
 import (
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 )
 
 // dnsSubdomainPattern is apimachinery's DNS-1123 subdomain, anchored: the
-// rule isDNSSubdomain reads by hand.
+// rule IsDNSSubdomain reads by hand.
 var dnsSubdomainPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
-// TestDNSSubdomainIsThePattern compares isDNSSubdomain with the pattern on
+// TestDNSSubdomainIsThePattern compares IsDNSSubdomain with the pattern (and
+// its limit of 253 characters) on
 // chosen cases and on a million random strings of an alphabet of the
 // characters that matter (letters of both cases, digits, '-', '.', and
 // others), most of them matching or nearly.
 func TestDNSSubdomainIsThePattern(t *testing.T) {
-	cases := []string{"", "a", "-", ".", "a.", ".a", "a..b", "a-", "-a", "a-b", "a.b", "a.-b", "a-.b", "0", "0.0", "A", "a_b", "a b", "é", "abc.def-ghi.jkl", "a.b.c.d.e", "--", "a--b", "a.b-"}
+	cases := []string{strings.Repeat("a", 253), strings.Repeat("a", 254), strings.Repeat("a.", 126) + "a", "", "a", "-", ".", "a.", ".a", "a..b", "a-", "-a", "a-b", "a.b", "a.-b", "a-.b", "0", "0.0", "A", "a_b", "a b", "é", "abc.def-ghi.jkl", "a.b.c.d.e", "--", "a--b", "a.b-"}
 	for _, c := range cases {
-		if got, want := isDNSSubdomain(c), dnsSubdomainPattern.MatchString(c); got != want {
-			t.Errorf("isDNSSubdomain(%q) = %v, the pattern says %v", c, got, want)
+		if got, want := IsDNSSubdomain(c), len(c) <= 253 && dnsSubdomainPattern.MatchString(c); got != want {
+			t.Errorf("IsDNSSubdomain(%q) = %v, the pattern says %v", c, got, want)
 		}
 	}
 	const alphabet = "ab0-.-.aZ_é"
@@ -30,9 +32,9 @@ func TestDNSSubdomainIsThePattern(t *testing.T) {
 			b[i] = alphabet[r.IntN(len(alphabet))]
 		}
 		s := string(b)
-		got, want := isDNSSubdomain(s), dnsSubdomainPattern.MatchString(s)
+		got, want := IsDNSSubdomain(s), dnsSubdomainPattern.MatchString(s)
 		if got != want {
-			t.Fatalf("isDNSSubdomain(%q) = %v, the pattern says %v", s, got, want)
+			t.Fatalf("IsDNSSubdomain(%q) = %v, the pattern says %v", s, got, want)
 		}
 		if want {
 			matched++
@@ -49,8 +51,8 @@ func FuzzDNSSubdomain(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := isDNSSubdomain(s), dnsSubdomainPattern.MatchString(s); got != want {
-			t.Errorf("isDNSSubdomain(%q) = %v, the pattern says %v", s, got, want)
+		if got, want := IsDNSSubdomain(s), len(s) <= 253 && dnsSubdomainPattern.MatchString(s); got != want {
+			t.Errorf("IsDNSSubdomain(%q) = %v, the pattern says %v", s, got, want)
 		}
 	})
 }

@@ -30,7 +30,7 @@ func LabelKeyProblem(key string) string {
 	case 2:
 		prefix := parts[0]
 		name = parts[1]
-		if prefix == "" || len(prefix) > 253 || !isDNSSubdomain(prefix) {
+		if !IsDNSSubdomain(prefix) {
 			return fmt.Sprintf("%q has a prefix that is not a DNS subdomain (lower-case letters, digits, '-' and '.')", key)
 		}
 	default:

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/emit"
 )
 
 // CacheEnv names the environment variable that says where platc keeps its
@@ -133,7 +134,7 @@ func (c *dirCache) header(key string, data []byte) string {
 // thousands.
 func (c *dirCache) Get(key string) ([]byte, bool) {
 	name := filepath.Join(c.dir, key)
-	f, err := os.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	f, err := os.OpenFile(name, os.O_RDONLY|emit.OpenNonblock, 0)
 	if err != nil {
 		return nil, false
 	}

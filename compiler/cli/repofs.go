@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/platc/platc/compiler/emit"
 )
 
 // repoFS is the repository as an fs.FS, read through an os.Root so that no
@@ -97,7 +99,7 @@ func (r *repoFS) open(name string) (*os.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	return r.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	return r.root.OpenFile(name, os.O_RDONLY|emit.OpenNonblock, 0)
 }
 
 // OpenFolder opens the folder name, for emit.Scan to read below it.
@@ -105,7 +107,7 @@ func (r *repoFS) OpenFolder(name string) (*os.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	return r.root.OpenFile(name, os.O_RDONLY|openNonblock|openDirectory, 0)
+	return r.root.OpenFile(name, os.O_RDONLY|emit.OpenNonblock|openDirectory, 0)
 }
 
 func newRepoFS(root *os.Root) *repoFS {

@@ -577,11 +577,9 @@ func writeFile(root *os.Root, name string, data []byte, sync bool) error {
 	return write(root, name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, data, sync)
 }
 
-// write opens name in non-blocking mode where the system has it: the os
-// package otherwise switches a file it opens into that mode and, regular
-// files being no poller's, back (four system calls per file of a render).
+// write opens name with OpenNonblock and writes data to it.
 func write(root *os.Root, name string, flag int, data []byte, sync bool) error {
-	f, err := root.OpenFile(name, flag|openNonblock, 0o666)
+	f, err := root.OpenFile(name, flag|OpenNonblock, 0o666)
 	if err != nil {
 		return err
 	}

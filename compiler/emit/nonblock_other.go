@@ -2,5 +2,5 @@
 
 package emit
 
-// openNonblock is no flag where there is none.
-const openNonblock = 0
+// OpenNonblock is no flag where there is none.
+const OpenNonblock = 0

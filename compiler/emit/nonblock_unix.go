@@ -4,5 +4,7 @@ package emit
 
 import "syscall"
 
-// openNonblock is the flag that opens a file in non-blocking mode.
-const openNonblock = syscall.O_NONBLOCK
+// OpenNonblock is the flag that opens a file in non-blocking mode: the os
+// package otherwise switches a regular file it opens into that mode and,
+// the file being no poller's, back (four fcntl calls per file).
+const OpenNonblock = syscall.O_NONBLOCK

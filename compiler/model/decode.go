@@ -44,18 +44,20 @@ func Decode(loaded *load.Spec) *Spec {
 	})
 	// The environments, most of a large spec, are decoded in parallel:
 	// each reads its own part of the data.
-	var envs []entry
-	var envNames []string
+	type named struct {
+		name string
+		e    entry
+	}
+	var envs []named
 	d.eachEntry(v, "environments", func(name string, e entry) {
-		envNames = append(envNames, name)
-		envs = append(envs, e)
+		envs = append(envs, named{name, e})
 	})
 	s.Environments = make([]*Environment, len(envs))
 	object.Parallel(len(envs), func(i int) {
-		s.Environments[i] = decodeEnvironment(envNames[i], envs[i])
+		s.Environments[i] = decodeEnvironment(envs[i].name, envs[i].e)
 	})
-	for i, env := range s.Environments {
-		s.environments[envNames[i]] = env
+	for _, env := range s.Environments {
+		s.environments[env.Name] = env
 	}
 	s.resolvePins()
 	d.eachEntry(v, "stacks", func(name string, e entry) {

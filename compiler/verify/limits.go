@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
@@ -294,9 +295,8 @@ func eachString(v any, fn func(k, v string)) {
 // The forms of Kubernetes' names, from k8s.io/apimachinery v0.36.1,
 // pkg/api/validate/content/kube.go (IsLabelKey, IsLabelValue: the name
 // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], at most 63 characters) and
-// dns.go (IsDNS1123Subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])? labels joined
-// by '.', at most 253 characters), as loops rather than regular
-// expressions: every rendered object's keys pass here.
+// dns.go (IsDNS1123Subdomain, argocd.IsDNSSubdomain), as loops rather than
+// regular expressions: every rendered object's keys pass here.
 
 // isLabelName reports whether s is the name of a label key, or a label
 // value that is not empty.
@@ -307,24 +307,6 @@ func isLabelName(s string) bool {
 	for i := 1; i < len(s)-1; i++ {
 		if c := s[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
 			return false
-		}
-	}
-	return true
-}
-
-// isSubdomain reports whether s is a DNS-1123 subdomain.
-func isSubdomain(s string) bool {
-	if len(s) == 0 || len(s) > 253 {
-		return false
-	}
-	for label := range strings.SplitSeq(s, ".") {
-		if len(label) == 0 || !isLowerAlnum(label[0]) || !isLowerAlnum(label[len(label)-1]) {
-			return false
-		}
-		for i := 1; i < len(label)-1; i++ {
-			if c := label[i]; !isLowerAlnum(c) && c != '-' {
-				return false
-			}
 		}
 	}
 	return true
@@ -342,7 +324,7 @@ func qualifiedNameProblem(k string) string {
 		if strings.Contains(rest, "/") {
 			return "has more than one '/': write an optional DNS prefix, '/', and a name, such as example.com/my-name"
 		}
-		if !isSubdomain(prefix) {
+		if !argocd.IsDNSSubdomain(prefix) {
 			return "has a prefix that is not a DNS subdomain (at most 253 lower-case letters, digits, '-' and '.'): write one, such as example.com/my-name"
 		}
 		name = rest
