@@ -1,9 +1,19 @@
-// Package gcpace sets the garbage collector's pace of platc's process
-// (GOGC 400, unless GOGC is in the environment) when it is initialized,
-// before most of the packages platc links are: their init functions
-// allocate tens of megabytes (kro's and Kubernetes' tables and schemes, a
-// JSON Schema library's meta-schemas), which at Go's default pace cost
-// several collections before main runs, each marking all that is live.
+// Package gcpace sets the garbage collector's pace of platc's process when
+// it is initialized, before most of the packages platc links are: no
+// collection until the process holds StartHeap bytes, then GOGC Percent.
+// Either is left to the environment where it sets GOGC or GOMEMLIMIT.
+//
+// A render is a short batch job whose memory is mostly live until it
+// ends, and Go's first heap goal is 4 MB: at Go's default pace a render of
+// 10,000 Applications (about 60 MB allocated, 30 MB of it live at the end)
+// collected four times, the last one marking all that was live while the
+// render ran on both cores. The Go compiler starts its heap at 128 MiB for
+// the same reason (cmd/compile/internal/base.AdjustStartingHeap); platc
+// does it with the runtime's own knobs: collection off, and a soft memory
+// limit of StartHeap, which makes the first collection. Once that one has
+// run, a finalizer sets the pace to Percent and lifts the limit: a large
+// render (a cold render of every chart at 50,000 Applications holds 1.4 GB)
+// is paced from its live heap as before, never held to the limit.
 //
 // It does nothing else; cmd/platc imports it for that effect alone. Its
 // place in the order of initialization is Go's: packages are initialized
@@ -16,20 +26,47 @@
 package gcpace
 
 import (
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 )
 
-// Percent is the pace: platc runs for well under a second and holds its
-// output in memory, so collecting garbage a quarter as often costs a few
-// megabytes and saves a tenth of the CPU of a large render
-// (docs/performance.md). 800 made warm runs at 10,000 Applications faster
-// still, but a cold render of every chart at 50,000 took 2.1 GB and 5.4 s
-// against 1.4 GB and 4.2 s.
+// Percent is the pace once the heap has grown past StartHeap: platc runs
+// for well under a second and holds its output in memory, so collecting
+// garbage a quarter as often costs a few megabytes and saves a tenth of
+// the CPU of a large render (docs/performance.md). 800 made warm runs at
+// 10,000 Applications faster still, but a cold render of every chart at
+// 50,000 took 2.1 GB and 5.4 s against 1.4 GB and 4.2 s.
 const Percent = 400
 
+// StartHeap is the memory the process may hold before its first
+// collection, as the Go compiler's (128 MiB): a render of about 10,000
+// Applications collects none.
+const StartHeap = 128 << 20
+
 func init() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(Percent)
+	if _, set := os.LookupEnv("GOGC"); set {
+		return
 	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		debug.SetGCPercent(Percent)
+		return
+	}
+	start(Percent, StartHeap)
+}
+
+// start turns collection off until the process holds limit bytes, and
+// sets the pace to percent after the collection that the limit makes.
+func start(percent int, limit int64) {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(limit)
+	// The finalizer of an object nothing refers to runs after the first
+	// collection; a pointer in it keeps the object out of the runtime's
+	// tiny-object blocks, whose objects are finalized together.
+	type sentinel struct{ _ *int }
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(math.MaxInt64)
+	})
 }
