@@ -4,12 +4,13 @@
 // Either is left to the environment where it sets GOGC or GOMEMLIMIT.
 //
 // A render is a short batch job whose memory is mostly live until it
-// ends, and Go's first heap goal is 4 MB: at Go's default pace a render of
-// 10,000 Applications (about 60 MB allocated, 30 MB of it live at the end)
-// collected four times, the last one marking all that was live while the
-// render ran on both cores. The Go compiler starts its heap at 128 MiB for
-// the same reason (cmd/compile/internal/base.AdjustStartingHeap); platc
-// does it with the runtime's own knobs: collection off, and a soft memory
+// ends, and Go's first heap goal is 4 MB: at GOGC 400 from the start, as
+// platc ran before, a render of 10,000 Applications (about 60 MB
+// allocated, 30 MB of it live at the end) collected twice after the
+// packages' init, the second time marking all that was live while the
+// render ran on both cores. The Go compiler starts its heap large for the
+// same reason (cmd/compile/internal/base.AdjustStartingHeap); platc does
+// it with the runtime's own knobs: collection off, and a soft memory
 // limit of StartHeap, which makes the first collection. Once that one has
 // run, a finalizer sets the pace to Percent and lifts the limit: a large
 // render (a cold render of every chart at 50,000 Applications holds 1.4 GB)
@@ -41,9 +42,13 @@ import (
 const Percent = 400
 
 // StartHeap is the memory the process may hold before its first
-// collection, as the Go compiler's (128 MiB): a render of about 10,000
-// Applications collects none.
-const StartHeap = 128 << 20
+// collection: a render of 10,000 Applications (about 60 MB allocated)
+// collects none. The Go compiler starts at 128 MiB; platc at less, for its
+// large renders: the later the first collection, the more is live at it,
+// and GOGC 400 lets the heap grow to five times that. A first render of
+// 50,000 Applications peaked at 321 MB with 128 MiB, 270 to 302 MB with
+// 96 MiB, 278 to 297 MB at Go's own start (docs/performance.md).
+const StartHeap = 96 << 20
 
 func init() {
 	if _, set := os.LookupEnv("GOGC"); set {
