@@ -1,7 +1,8 @@
 // Package gcpace sets the garbage collector's pace of platc's process when
 // it is initialized, before most of the packages platc links are: no
 // collection until the process holds StartHeap bytes, then GOGC Percent.
-// Either is left to the environment where it sets GOGC or GOMEMLIMIT.
+// GOGC in the environment leaves both to it; GOMEMLIMIT, the start (the
+// pace is still Percent).
 //
 // A render is a short batch job whose memory is mostly live until it
 // ends, and Go's first heap goal is 4 MB: at GOGC 400 from the start, as
@@ -47,7 +48,7 @@ const Percent = 400
 // large renders: the later the first collection, the more is live at it,
 // and GOGC 400 lets the heap grow to five times that. A first render of
 // 50,000 Applications peaked at 321 MB with 128 MiB, 270 to 302 MB with
-// 96 MiB, 278 to 297 MB at Go's own start (docs/performance.md).
+// 96 MiB, 278 to 297 MB at GOGC 400 from the start (docs/performance.md).
 const StartHeap = 96 << 20
 
 func init() {
