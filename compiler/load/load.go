@@ -198,12 +198,13 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 // of the 46 MB a spec of 10,000 Applications had allocated by then. The
 // rest of the run then reuses that memory rather than taking fresh memory
 // beside it, fresh pages costing more than the collection
-// (docs/performance.md has the figures). It collects only while the
-// collector is off under a memory limit, as platc's starting heap sets it
-// (internal/gcpace): at any other pace the collector finds the garbage
-// itself, and a test that loads many specs would collect for each. It
-// runs off the stages' path: on a goroutine of its own, or at the end of
-// the schema check's.
+// (docs/performance.md has the figures). Being the run's first
+// collection, it ends the starting heap too: GOGC 400 paces the rest from
+// what is live. It collects only while the collector is off under a
+// memory limit, as platc's starting heap sets it (internal/gcpace): at
+// any other pace the collector finds the garbage itself, and a test that
+// loads many specs would collect for each. It runs off the stages' path:
+// on a goroutine of its own, or at the end of the schema check's.
 func collectEvaluation() {
 	if startingHeap() {
 		runtime.GC()

@@ -139,14 +139,14 @@ func main() {
 			}
 		}
 		cmds := []*command{
-			{name: "(a)", args: []string{cue, "export", "./sources", "--out", "json"}},
-			{name: "(c)", args: []string{platc, "render"}},
-			{name: "fresh", args: []string{platc, "render"}, setup: moveAside(out)},
-			{name: "vet", args: []string{platc, "vet"}},
-			{name: "cold", args: []string{platc, "render"}, env: off},
+			{name: "(a)", args: []string{cue, "export", "./sources", "--out", "json"}, into: &r.a},
+			{name: "(c)", args: []string{platc, "render"}, into: &r.c},
+			{name: "fresh", args: []string{platc, "render"}, setup: moveAside(out), into: &r.fresh},
+			{name: "vet", args: []string{platc, "vet"}, into: &r.vet},
+			{name: "cold", args: []string{platc, "render"}, env: off, into: &r.cold},
 			// The floor of a first render's writes: the same files
 			// copied by cp(1) and made durable, not computed.
-			{name: "copy", args: []string{"sh", "-c", `cp -r "$0" "$1" && sync -f "$1"`, out, copied}, setup: moveAside(copied)},
+			{name: "copy", args: []string{"sh", "-c", `cp -r "$0" "$1" && sync -f "$1"`, out, copied}, setup: moveAside(copied), into: &r.copy},
 		}
 		idiomDir := filepath.Join(tmp, size+"-idiomatic")
 		if size != "sample" {
@@ -155,9 +155,10 @@ func main() {
 			}
 			runIn(idiomDir, platc, "render")
 			cmds = append(cmds,
-				&command{name: "(a) idiomatic", args: []string{cue, "export", "./sources", "--out", "json"}, dir: idiomDir},
-				&command{name: "(c) idiomatic", args: []string{platc, "render"}, dir: idiomDir},
-				&command{name: "cold idiomatic", args: []string{platc, "render"}, dir: idiomDir, env: off})
+				&command{name: "(a) idiomatic", args: []string{cue, "export", "./sources", "--out", "json"}, dir: idiomDir, into: &r.idiomA},
+				&command{name: "(c) idiomatic", args: []string{platc, "render"}, dir: idiomDir, into: &r.idiomC},
+				&command{name: "cold idiomatic", args: []string{platc, "render"}, dir: idiomDir, env: off, into: &r.idiomCold})
+			r.hasIdiom = true
 		}
 		if size == "sample" {
 			// platc check compiles, every cache warm, as a person's check
@@ -166,16 +167,15 @@ func main() {
 			// (docs/performance.md); cue version is cue's, which every
 			// (a) pays.
 			cmds = append(cmds,
-				&command{name: "check", args: []string{platc, "check"}},
-				&command{name: "version", args: []string{platc, "version"}},
-				&command{name: "cue version", args: []string{cue, "version"}})
+				&command{name: "check", args: []string{platc, "check"}, into: &r.check},
+				&command{name: "version", args: []string{platc, "version"}, into: &r.start},
+				&command{name: "cue version", args: []string{cue, "version"}, into: &r.cueStart})
 		}
 		rounds(dir, cmds)
-		r.a, r.c, r.fresh, r.vet, r.cold, r.copy = cmds[0].median(), cmds[1].median(), cmds[2].median(), cmds[3].median(), cmds[4].median(), cmds[5].median()
-		if size == "sample" {
-			r.check, r.start, r.cueStart = cmds[6].median(), cmds[7].median(), cmds[8].median()
-		} else {
-			r.idiomA, r.idiomC, r.idiomCold, r.hasIdiom = cmds[6].median(), cmds[7].median(), cmds[8].median(), true
+		for _, c := range cmds {
+			*c.into = c.median()
+		}
+		if r.hasIdiom {
 			if a, b := readTree(filepath.Join(idiomDir, "out")), readTree(out); !maps.Equal(a, b) {
 				fail("%s: the idiomatic spec renders other files than the generated one", size)
 			}
@@ -292,6 +292,7 @@ type command struct {
 	dir     string   // where it runs, if not in the rounds' folder
 	setup   func()   // before each run, not timed
 	env     []string // set for it, beside the environment
+	into    *measure // where the rounds' median goes, for the main rounds
 	runs    []measure
 	lastOut []byte
 }
