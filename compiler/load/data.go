@@ -242,22 +242,28 @@ func scalar(v *Value, lit *ast.BasicLit, neg bool) bool {
 			v.Kind = Bytes
 		}
 	case token.INT, token.FLOAT:
-		var info literal.NumInfo
-		if err := literal.ParseNum(lit.Value, &info); err != nil {
-			return false
-		}
-		var d apd.Decimal
-		if err := info.Decimal(&d); err != nil {
-			return false
-		}
-		if neg {
-			d.Neg(&d)
-		}
-		return number(v, &d, info.IsInt())
+		return numberLiteral(v, lit.Value, neg)
 	default:
 		return false
 	}
 	return true
+}
+
+// numberLiteral reads the number literal raw into v, negated if neg, as
+// CUE reads it.
+func numberLiteral(v *Value, raw string, neg bool) bool {
+	var info literal.NumInfo
+	if err := literal.ParseNum(raw, &info); err != nil {
+		return false
+	}
+	var d apd.Decimal
+	if err := info.Decimal(&d); err != nil {
+		return false
+	}
+	if neg {
+		d.Neg(&d)
+	}
+	return number(v, &d, info.IsInt())
 }
 
 // number sets v to d as CUE's Int64 and Float64 would read it.

@@ -1,7 +1,7 @@
-// Package load reads a platform spec: it parses the CUE files of the spec
-// folder, reads them as plain data (from their syntax where they are
-// written as plain data, as most specs are, and through a CUE evaluation
-// otherwise), and checks them against the embedded schema
+// Package load reads a platform spec: it reads the CUE files of the spec
+// folder as plain data (straight from their bytes, or from their syntax
+// as CUE parses it, where they are written as plain data, as most specs
+// are, and through a CUE evaluation otherwise), and checks them against the embedded schema
 // (schemas/platform.cue) by unifying them with it, reporting every syntax
 // and schema problem with its file position.
 //
@@ -107,32 +107,34 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		return nil
 	}
 
-	var files []*ast.File
-	var sources [][]byte
+	sources := make([][]byte, 0, len(names))
 	ok := true
 	for _, name := range names {
-		f, data, good := parseFile(fsys, name, log)
+		data, good := readFile(fsys, name, log)
 		ok = ok && good
-		if f != nil {
-			files = append(files, f)
-			sources = append(sources, data)
-		}
+		sources = append(sources, data)
 	}
 	if !ok {
 		return nil
 	}
-	if !checkPackages(files, log) {
-		return nil
-	}
-	decls, lits := indexDecls(files)
 
-	// A spec written as plain data is read from its syntax tree, which
-	// then goes to the schema check; any other is built into a CUE value
-	// here, read, and then unified with the schema on another goroutine,
-	// in the same context (one build; a context is used by one goroutine
-	// at a time).
+	// A spec written as plain data is read straight from its bytes
+	// where it is written in the common form (readPlain), and otherwise
+	// from its syntax tree, which then goes to the schema check; any
+	// other is built into a CUE value here, read, and then unified with
+	// the schema on another goroutine, in the same context (one build; a
+	// context is used by one goroutine at a time).
 	check := make(chan checked, 1)
-	data, long, plain := readSyntax(files)
+	data, decls, lits, plain := readPlain(names, sources)
+	var files []*ast.File // parsed, where readPlain did not read the spec
+	var long []longList
+	if !plain {
+		if files, ok = parseFiles(names, sources, log); !ok || !checkPackages(files, log) {
+			return nil
+		}
+		decls, lits = indexDecls(files)
+		data, long, plain = readSyntax(files)
+	}
 	var digest string
 	fits := false
 	if cache != nil {
@@ -155,6 +157,16 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			if specShape().fits(data) {
 				check <- verdict(checked{ok: true})
 				return
+			}
+			files, long := files, long
+			if files == nil {
+				// Read by readPlain: parsed for CUE's check now.
+				var ok bool
+				if files, ok = parseFiles(names, sources, log); !ok {
+					check <- checked{}
+					return
+				}
+				_, long, _ = readSyntax(files)
 			}
 			check <- verdict(checkSchema(dir, files, long, decls, log))
 		}()
@@ -334,27 +346,39 @@ func build(ctx *cue.Context, dir string, files []*ast.File) (cue.Value, error) {
 	return value, nil
 }
 
-func parseFile(fsys fs.FS, name string, log *diag.Log) (*ast.File, []byte, bool) {
+// readFile reads a spec file, reporting why it cannot.
+func readFile(fsys fs.FS, name string, log *diag.Log) ([]byte, bool) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
-		return nil, nil, false
+		return nil, false
 	}
 	if info.Size() > MaxFileSize {
 		log.Reportf(diag.SpecFiles, diag.Pos{File: name}, "", "file is %d bytes, more than the %d a spec file may have: split it or move it out of the spec folder", info.Size(), MaxFileSize)
-		return nil, nil, false
+		return nil, false
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
-		return nil, nil, false
+		return nil, false
 	}
-	f, err := parser.ParseFile(name, data, parser.ParseComments, parser.AllErrors)
-	if err != nil {
-		(&reporter{log: log}).report(err)
-		return f, data, false
+	return data, true
+}
+
+// parseFiles parses the spec files names, whose bytes are sources,
+// reporting the syntax errors of every one.
+func parseFiles(names []string, sources [][]byte, log *diag.Log) ([]*ast.File, bool) {
+	files := make([]*ast.File, 0, len(names))
+	ok := true
+	for i, name := range names {
+		f, err := parser.ParseFile(name, sources[i], parser.ParseComments, parser.AllErrors)
+		if err != nil {
+			(&reporter{log: log}).report(err)
+			ok = false
+		}
+		files = append(files, f)
 	}
-	return f, data, true
+	return files, ok
 }
 
 // checkPackages requires one package name across the spec files, as CUE does
