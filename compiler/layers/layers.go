@@ -20,6 +20,7 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/rgd"
 )
 
@@ -71,6 +72,13 @@ func (r *Result) InReach(client string) bool { return r.inReach[client] }
 func Read(spec *model.Spec, stacks *rgd.Compiled, repo fs.FS, opts Options, log *diag.Log) *Result {
 	res := &Result{files: map[fileKey]*File{}, inReach: map[string]bool{}}
 	inRepo := map[string][]*model.Client{} // parent folder of prefixes -> clients in this repository
+	type reading struct {
+		cl    *model.Client
+		fsys  fs.FS
+		dir   string
+		files map[fileKey]*File
+	}
+	var readings []*reading
 	for _, cl := range spec.Clients {
 		fsys, dir, ok := clientRepo(spec, cl, repo, opts)
 		if !ok {
@@ -80,7 +88,16 @@ func Read(spec *model.Spec, stacks *rgd.Compiled, repo fs.FS, opts Options, log 
 		if _, checkout := opts.Repos[cl.Name]; !checkout {
 			inRepo[path.Dir(cl.Values.Prefix)] = append(inRepo[path.Dir(cl.Values.Prefix)], cl)
 		}
-		res.readClient(spec, stacks, cl, fsys, dir, log)
+		readings = append(readings, &reading{cl: cl, fsys: fsys, dir: dir, files: map[fileKey]*File{}})
+	}
+	// Each client's files are read on every core (the log sorts what
+	// they report), then gathered.
+	object.Parallel(len(readings), func(i int) {
+		r := readings[i]
+		readClient(spec, stacks, r.cl, r.fsys, r.dir, r.files, log)
+	})
+	for _, r := range readings {
+		maps.Copy(res.files, r.files)
 	}
 	checkTeamFolders(repo, inRepo, log)
 	for _, key := range sortedFileKeys(res.files) {
@@ -102,7 +119,9 @@ func clientRepo(spec *model.Spec, cl *model.Client, repo fs.FS, opts Options) (f
 	return nil, "", false
 }
 
-func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.Client, fsys fs.FS, dir string, log *diag.Log) {
+// readClient reads the values files of the client cl, in dir of fsys,
+// into files.
+func readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.Client, fsys fs.FS, dir string, files map[fileKey]*File, log *diag.Log) {
 	// Each folder holds the files of the modules of the client's stacks
 	// that read it (several stacks may share one).
 	type reader struct {
@@ -162,7 +181,7 @@ func (res *Result) readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.
 				}
 			}
 			f := &File{Client: cl, Stack: r.stack, Module: r.module, Path: shown}
-			res.files[fileKey{cl.Name, r.stack.Name, r.module.ID}] = f
+			files[fileKey{cl.Name, r.stack.Name, r.module.ID}] = f
 			if !consumes(stacks, cl, r.stack, r.module) {
 				log.Reportf(diag.UnreadValues, diag.Pos{File: shown}, "", "client %s does not get module %s of stack %s in any environment (its includeWhen is false for the client), so nothing reads this file: remove it", cl.Name, r.module.ID, r.stack.Name)
 				continue
