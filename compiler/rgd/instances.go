@@ -73,14 +73,6 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 			inst.Spec = object.SetPath(inst.Spec, w.SpecPath, value)
 		}
 	}
-	// Every spec is final now: the validations (each a JSON copy, the
-	// CRD's schema, defaults and rules, or a cache entry read) are made
-	// on every core, and reported below in order.
-	object.Parallel(len(out), func(i int) {
-		if out[i].Stack.Result != nil {
-			out[i].validate()
-		}
-	})
 	for _, inst := range out {
 		if r := inst.Stack.Result; r != nil {
 			cs := inst.Client.Stack(inst.Stack.Model.Name)
