@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -98,7 +99,7 @@ func valueDiff(p string, want, got *Value) string {
 		}
 		return ""
 	case want.Kind != got.Kind || want.Pos != got.Pos || want.OK != got.OK || want.Str != got.Str || want.Int != got.Int ||
-		want.Float != got.Float || want.Bool != got.Bool ||
+		math.Float64bits(want.Float) != math.Float64bits(got.Float) || want.Bool != got.Bool ||
 		len(want.Fields) != len(got.Fields) || len(want.Elems) != len(got.Elems) || (want.Elems == nil) != (got.Elems == nil):
 		w, g := *want, *got
 		w.Fields, w.Elems, g.Fields, g.Elems = nil, nil, nil, nil
