@@ -248,6 +248,28 @@ func TestReadPlainLeavesToCUE(t *testing.T) {
 	}
 }
 
+// TestReadPlainNestsToItsDepth: readPlain reads structs, lists and
+// chains nested maxPlainDepth deep, and leaves deeper ones to CUE, which
+// refuses those past its own limit at once (BenchmarkBadInput's
+// nested-lists case: each level's path holds its parent's).
+func TestReadPlainNestsToItsDepth(t *testing.T) {
+	nested := map[string]func(n int) string{
+		"structs": func(n int) string { return "a: " + strings.Repeat("{b: ", n-1) + "{}" + strings.Repeat("}", n-1) },
+		"lists":   func(n int) string { return "a: " + strings.Repeat("[", n) + strings.Repeat("]", n) },
+		"chains":  func(n int) string { return "a: " + strings.Repeat("b: ", n) + "1" },
+		"mixed":   func(n int) string { return "a: " + strings.Repeat("[{b: ", n/2) + "1" + strings.Repeat("}]", n/2) },
+	}
+	for name, src := range nested {
+		names := []string{"sources/a.cue"}
+		if !samePlainReading(t, names, [][]byte{[]byte(src(maxPlainDepth))}) {
+			t.Errorf("%s %d deep: readPlain leaves them to CUE; it reads them", name, maxPlainDepth)
+		}
+		if samePlainReading(t, names, [][]byte{[]byte(src(maxPlainDepth + 2))}) {
+			t.Errorf("%s %d deep: readPlain reads them; it leaves them to CUE", name, maxPlainDepth+2)
+		}
+	}
+}
+
 // FuzzReadPlain holds readPlain to the reading of the parsed files on any
 // input it reads.
 func FuzzReadPlain(f *testing.F) {
