@@ -35,6 +35,30 @@ type longList struct {
 	v   *Value
 }
 
+// hasLongList reports whether v holds a list that readSyntax would keep
+// as a longList: the long lists of a spec read by readPlain are found by
+// reading its syntax again, which is needless in the common case.
+func hasLongList(v *Value) bool {
+	switch v.Kind {
+	case Struct:
+		for _, f := range v.Fields {
+			if hasLongList(f.Value) {
+				return true
+			}
+		}
+	case List:
+		scalars := true
+		for _, e := range v.Elems {
+			if hasLongList(e) {
+				return true
+			}
+			scalars = scalars && e.Kind != Struct && e.Kind != List
+		}
+		return scalars && len(v.Elems) > longListLen
+	}
+	return false
+}
+
 // shrunkList is a long list whose elements the check did not hand to CUE.
 type shrunkList struct {
 	labels []string

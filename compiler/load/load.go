@@ -1,9 +1,9 @@
 // Package load reads a platform spec: it reads the CUE files of the spec
 // folder as plain data (straight from their bytes, or from their syntax
 // as CUE parses it, where they are written as plain data, as most specs
-// are, and through a CUE evaluation otherwise), and checks them against the embedded schema
-// (schemas/platform.cue) by unifying them with it, reporting every syntax
-// and schema problem with its file position.
+// are, and through a CUE evaluation otherwise), and checks them against
+// the embedded schema (schemas/platform.cue) by unifying them with it,
+// reporting every syntax and schema problem with its file position.
 //
 // It does not interpret the spec: names, versions and references are checked
 // by later stages on plain Go types. CUE values do not leave this package.
@@ -166,7 +166,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 					check <- checked{}
 					return
 				}
-				_, long, _ = readSyntax(files)
+				if hasLongList(data) {
+					_, long, _ = readSyntax(files)
+				}
 			}
 			check <- verdict(checkSchema(dir, files, long, decls, log))
 		}()
@@ -211,8 +213,8 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 // rest of the run then reuses that memory rather than taking fresh memory
 // beside it, fresh pages costing more than the collection
 // (docs/performance.md has the figures). Being the run's first
-// collection, it ends the starting heap too: GOGC 400 paces the rest from
-// what is live. It collects only while the collector is off under a
+// collection, it ends the starting heap too: gcpace.Percent paces the
+// rest from what is live. It collects only while the collector is off under a
 // memory limit, as platc's starting heap sets it (internal/gcpace): at
 // any other pace the collector finds the garbage itself, and a test that
 // loads many specs would collect for each. It runs off the stages' path:

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"cuelang.org/go/cue/ast"
-	"cuelang.org/go/cue/parser"
-
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/internal/synth"
 )
@@ -22,26 +19,19 @@ type parsedReading struct {
 	data  *Value
 	decls map[string]diag.Pos
 	lits  map[string]Literal
+	long  []longList
 	plain bool // the files parse, have one package and no import, and are plain data
 }
 
 func readParsed(names []string, sources [][]byte) parsedReading {
-	var files []*ast.File
-	for i, name := range names {
-		f, err := parser.ParseFile(name, sources[i], parser.ParseComments, parser.AllErrors)
-		if err != nil {
-			return parsedReading{}
-		}
-		files = append(files, f)
-	}
-	for _, f := range files {
-		if f.PackageName() != files[0].PackageName() || hasImports(f) {
-			return parsedReading{}
-		}
+	log := &diag.Log{}
+	files, ok := parseFiles(names, sources, log)
+	if !ok || !checkPackages(files, log) {
+		return parsedReading{}
 	}
 	decls, lits := indexDecls(files)
-	data, _, plain := readSyntax(files)
-	return parsedReading{data, decls, lits, plain}
+	data, long, plain := readSyntax(files)
+	return parsedReading{data, decls, lits, long, plain}
 }
 
 // samePlainReading fails t if readPlain reads the files otherwise than
@@ -72,6 +62,11 @@ func samePlainReading(t *testing.T, names []string, sources [][]byte) bool {
 	}
 	if d := mapDiff(want.lits, lits); d != "" {
 		t.Errorf("readPlain's literals differ from the parsed files': %s\n%s", d, excerpt(names, sources))
+	}
+	// The schema check reads the syntax again for its long lists only
+	// where readPlain's reading has one.
+	if hasLongList(data) != (len(want.long) > 0) {
+		t.Errorf("hasLongList says %t of readPlain's data; the parsed files have %d long lists\n%s", hasLongList(data), len(want.long), excerpt(names, sources))
 	}
 	return true
 }
@@ -167,8 +162,12 @@ func specSources(t *testing.T, fsys fs.FS) ([]string, [][]byte) {
 // golden cases but those that write what it leaves to CUE.
 func TestReadPlainReadsAsParsed(t *testing.T) {
 	repos := specRepos(t)
-	for _, size := range []string{"sample", "10x100", "50x200x20"} {
-		repos["synth/"+size] = synth.Platform(synth.Sizes[size])
+	for _, size := range []string{"10x100", "10x100-nostck", "50x200x20"} {
+		s, ok := synth.Sizes[size]
+		if !ok {
+			t.Fatalf("no size %s in synth.Sizes", size)
+		}
+		repos["synth/"+size] = synth.Platform(s)
 	}
 	repos["synth/idiomatic"] = synth.Idiomatic(synth.Sizes["10x100"])
 	// What the specs that readPlain leaves to CUE write, although they
@@ -270,6 +269,34 @@ func TestReadPlainNestsToItsDepth(t *testing.T) {
 	}
 }
 
+// TestHasLongListAsReadSyntax: a spec read by readPlain has a long list
+// (hasLongList) where readSyntax keeps one for the schema check, and
+// nowhere else.
+func TestHasLongListAsReadSyntax(t *testing.T) {
+	list := func(n int, last string) string {
+		return "[" + strings.Repeat(`"x", `, n-1) + last + "]"
+	}
+	for _, c := range []struct {
+		src  string
+		long bool
+	}{
+		{"a: " + list(longListLen, `"x"`), false},
+		{"a: " + list(longListLen+1, `"x"`), true},
+		{"a: " + list(longListLen+1, "{}"), false},
+		{"a: b: [1, " + list(longListLen+1, "2") + "]", true},
+		{"a: [{b: " + list(longListLen+1, "true") + "}]", true},
+	} {
+		names, sources := []string{"sources/a.cue"}, [][]byte{[]byte(c.src)}
+		if !samePlainReading(t, names, sources) {
+			t.Fatalf("readPlain leaves %.40q... to CUE", c.src)
+		}
+		data, _, _, _ := readPlain(names, sources)
+		if got := hasLongList(data); got != c.long {
+			t.Errorf("hasLongList(%.40q...) = %t, want %t", c.src, got, c.long)
+		}
+	}
+}
+
 // FuzzReadPlain holds readPlain to the reading of the parsed files on any
 // input it reads.
 func FuzzReadPlain(f *testing.F) {
@@ -288,11 +315,4 @@ func FuzzReadPlain(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		samePlainReading(t, []string{"sources/a.cue", "sources/b.cue"}, [][]byte{[]byte(a), []byte(b)})
 	})
-}
-
-func hasImports(f *ast.File) bool {
-	for range f.ImportSpecs() {
-		return true
-	}
-	return false
 }
