@@ -18,6 +18,14 @@ import (
 // it is the platc folder of the user's cache directory (os.UserCacheDir).
 const CacheEnv = "PLATC_CACHE"
 
+// CacheRepoEnv names the environment variable that says which
+// repository's folder of the cache a run uses, when it is not the
+// repository the run reads. The pre-commit hook sets it to the working
+// tree whose staged copy it checks: keyed by the copy's temporary path,
+// each commit would check with an empty cache and leave a folder of its
+// own behind.
+const CacheRepoEnv = "PLATC_CACHE_REPO"
+
 // cacheBase is the folder of platc's caches (CacheEnv's, else the platc
 // folder of the user's cache directory); ok is false when they are off or
 // there is no cache directory.
@@ -36,19 +44,28 @@ func cacheBase() (string, bool) {
 	return base, true
 }
 
-// openCache returns the cache of the repository at dir, or nil when
-// there is none: turned off, or no cache directory or executable to key it
-// by. Each repository has a folder of its own; each entry is bound to the
-// platc that wrote it (see version), so that another build of platc (which
-// may make something else of a build) does not use it.
+// openCache returns the cache of the repository at dir (or at
+// CacheRepoEnv's folder, when it names one), or nil when there is none:
+// turned off, or no cache directory or executable to key it by. Each
+// repository has a folder of its own, by its absolute path, links resolved; each entry is
+// bound to the platc that wrote it (see version), so that another build of
+// platc (which may make something else of a build) does not use it.
 func openCache(dir string) compiler.Cache {
 	base, ok := cacheBase()
 	if !ok {
 		return nil
 	}
+	if as := os.Getenv(CacheRepoEnv); as != "" {
+		dir = as
+	}
 	repo, err := filepath.Abs(dir)
 	if err != nil {
 		return nil
+	}
+	// A link to the repository is the repository (git rev-parse
+	// --show-toplevel, which the hook passes, resolves links).
+	if real, err := filepath.EvalSymlinks(repo); err == nil {
+		repo = real
 	}
 	v, ok := version()
 	if !ok {

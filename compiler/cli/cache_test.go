@@ -186,6 +186,30 @@ func TestOpenCacheOff(t *testing.T) {
 	}
 }
 
+// TestOpenCacheRepo: a repository's cache folder is found by its path,
+// links resolved, or by CacheRepoEnv's, which the pre-commit hook sets
+// to the working tree whose staged copy it checks.
+func TestOpenCacheRepo(t *testing.T) {
+	t.Setenv(CacheEnv, t.TempDir())
+	tree, copied := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(tree, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	folder := func(dir string) string { return openCache(dir).(*dirCache).dir }
+	own := folder(tree)
+	if other := folder(copied); other == own {
+		t.Fatalf("two repositories share the cache folder %s", own)
+	}
+	if got := folder(link); got != own {
+		t.Errorf("through a link, the cache folder is %s, want the repository's %s", got, own)
+	}
+	t.Setenv(CacheRepoEnv, tree)
+	if got := folder(copied); got != own {
+		t.Errorf("with %s=%s, the copy's cache folder is %s, want the tree's %s", CacheRepoEnv, tree, got, own)
+	}
+}
+
 func TestPinned(t *testing.T) {
 	build := func(version string, settings ...string) *debug.BuildInfo {
 		info := &debug.BuildInfo{Main: debug.Module{Path: "github.com/platc/platc", Version: version}}
