@@ -2,6 +2,8 @@ package load
 
 import (
 	"io/fs"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -14,11 +16,14 @@ import (
 	"github.com/platc/platc/internal/synth"
 )
 
-// loaded is what a Load says: the spec read, whether it fits, and the log.
+// loaded is what a Load says: the spec read, with its declarations and
+// literals, whether it fits, and the log.
 type loaded struct {
-	Data *Value
-	Fits bool
-	Log  string
+	Data     *Value
+	Decls    map[string]diag.Pos
+	Literals map[string]Literal
+	Fits     bool
+	Log      string
 }
 
 func loadWith(fsys fs.FS, cache cache.Cache) loaded {
@@ -28,18 +33,21 @@ func loadWith(fsys fs.FS, cache cache.Cache) loaded {
 		return loaded{Log: log.String()}
 	}
 	fits := s.Checked()
-	return loaded{Data: s.Data, Fits: fits, Log: log.String()}
+	return loaded{Data: s.Data, Decls: s.Decls, Literals: s.Literals, Fits: fits, Log: log.String()}
 }
 
-// TestCachedFitReadsAsUncached loads the sample, every golden case and a
-// generated platform three times: without a cache, with an empty one, and
-// with the one the second run filled. The three say the same (the spec
-// read, positions included, the verdict, every problem), and the third
-// uses the cache exactly where the spec fits.
+// TestCachedFitReadsAsUncached loads the sample, every golden case and
+// generated platforms (plain and idiomatic) three times: without a
+// cache, with an empty one, and with the one the second run filled. The
+// three say the same (the spec read, positions, declarations and
+// literals included, the verdict, every problem), and the third uses the
+// cache exactly where the spec fits; its reading is kept exactly where
+// the spec fits and readPlain does not read it.
 func TestCachedFitReadsAsUncached(t *testing.T) {
 	repos := specRepos(t)
 	repos["synth/10x100"] = synth.Platform(synth.Sizes["10x100"])
-	fitting, failing := 0, 0
+	repos["synth/idiomatic"] = synth.Idiomatic(synth.Sizes["10x100"])
+	fitting, failing, kept := 0, 0, 0
 	for name, fsys := range repos {
 		t.Run(name, func(t *testing.T) {
 			want := loadWith(fsys, nil)
@@ -62,10 +70,17 @@ func TestCachedFitReadsAsUncached(t *testing.T) {
 			if used != want.Fits {
 				t.Errorf("the second load used the cache: %v; the spec fits the schema: %v", used, want.Fits)
 			}
+			reading := slices.ContainsFunc(cache.Keys(), func(k string) bool { return strings.HasPrefix(k, "spec-reading-") })
+			if reading {
+				kept++
+			}
+			if readByPlain := readsPlain(fsys); reading != (want.Fits && !readByPlain) {
+				t.Errorf("the spec's reading is kept: %v; the spec fits: %v; readPlain reads it: %v", reading, want.Fits, readByPlain)
+			}
 		})
 	}
-	if fitting < 5 || failing < 5 {
-		t.Fatalf("%d specs fit the schema and %d do not: the test compares too little", fitting, failing)
+	if fitting < 5 || failing < 5 || kept < 2 {
+		t.Fatalf("%d specs fit the schema and %d do not, %d readings kept: the test compares too little", fitting, failing, kept)
 	}
 }
 
@@ -117,5 +132,71 @@ environments: dev: revision: "HEAD"
 		if d == base {
 			t.Errorf("%s: same digest", name)
 		}
+	}
+}
+
+// readsPlain says whether readPlain reads the spec in fsys's sources.
+func readsPlain(fsys fs.FS) bool {
+	names, err := fs.Glob(fsys, "sources/*.cue")
+	if err != nil {
+		panic(err)
+	}
+	slices.Sort(names)
+	var sources [][]byte
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, path.Clean(name))
+		if err != nil {
+			panic(err)
+		}
+		sources = append(sources, data)
+	}
+	_, _, _, plain := readPlain(names, sources)
+	return plain
+}
+
+// TestCachedReadingIsBoundToItsSpec checks that a reading kept for one
+// spec that CUE evaluates is not taken for another, nor taken when cut
+// short or of another layout: each loads as it does without a cache.
+func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
+	const spec = `package platform
+_repo: "https://git.example.com/shop.git"
+platform: {name: "shop", repoURL: _repo}
+environments: [string]: revision: "HEAD"
+environments: {dev: {}, prod: {}}
+`
+	other := strings.Replace(spec, "prod", "stage", 1)
+	specFS := fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}}
+	otherFS := fstest.MapFS{"sources/platform.cue": {Data: []byte(other)}}
+	if readsPlain(specFS) {
+		t.Fatal("readPlain reads the spec: the test shows nothing")
+	}
+	want := loadWith(specFS, nil)
+	key := evalKey("sources")
+	fill := func(c *memcache.Memory, fsys fs.FS) {
+		if !loadWith(fsys, c).Fits {
+			t.Fatal("the spec does not fit")
+		}
+		if _, ok := c.Get(key); !ok {
+			t.Fatal("the spec's reading is not kept")
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		entry func(c *memcache.Memory)
+	}{
+		{"another spec's reading, kept since", func(c *memcache.Memory) { fill(c, otherFS) }},
+		{"cut short", func(c *memcache.Memory) { c.Edit(key, func(b []byte) []byte { return b[:len(b)*2/3] }) }},
+		{"of another layout", func(c *memcache.Memory) {
+			c.Edit(key, func(b []byte) []byte { return append([]byte("platc spec reading 0\n"), b[len(evalFormat):]...) })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &memcache.Memory{}
+			fill(c, specFS)
+			tc.entry(c)
+			if diff := cmp.Diff(want, loadWith(specFS, c)); diff != "" {
+				t.Errorf("with the cache (+), the spec loads otherwise than without (-):\n%s", diff)
+			}
+		})
 	}
 }

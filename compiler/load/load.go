@@ -88,7 +88,9 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 
 // BeginCached is Begin with a cache of the schema check's verdicts: a spec
 // whose files, folder and schema are those of a spec the check found to
-// fit (byte for byte) is not checked again, and fits. cache may be nil.
+// fit (byte for byte) is not checked again, and fits. A spec readPlain
+// does not read is then not parsed or evaluated either, when its reading
+// is in the cache too (storeEvaluation). cache may be nil.
 func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -126,6 +128,23 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// context is used by one goroutine at a time).
 	check := make(chan checked, 1)
 	data, decls, lits, plain := readPlain(names, sources)
+	var digest string
+	fits := false
+	if cache != nil {
+		digest = fitDigest(dir, names, sources)
+		fits = cachedFit(cache, digest)
+	}
+	// A spec readPlain did not read is read from the cache when it fits
+	// and an earlier run kept its reading (storeEvaluation), and parsed
+	// and read, or evaluated, otherwise; its reading is then kept once it
+	// is known to fit.
+	keep := !plain && cache != nil
+	if keep && fits {
+		if data, decls, lits, ok := cachedEvaluation(cache, dir, digest); ok {
+			check <- checked{ok: true}
+			return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
+		}
+	}
 	var files []*ast.File // parsed, where readPlain did not read the spec
 	var long []longList
 	if !plain {
@@ -135,27 +154,38 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		decls, lits = indexDecls(files)
 		data, long, plain = readSyntax(files)
 	}
-	var digest string
-	fits := false
-	if cache != nil {
-		digest = fitDigest(dir, names, sources)
-		fits = cachedFit(cache, digest)
+	// The spec's reading is kept where it is to be, before the check
+	// says the spec fits: Checked waits for it, so that the run does not
+	// end while it is written. Data is read here while later stages read
+	// it too: nothing changes a Value once read.
+	keepReading := func(data *Value) {
+		if keep {
+			storeEvaluation(cache, dir, digest, data, decls, lits)
+		}
 	}
 	// checkSchema's verdict, kept when the spec fits (then it has
 	// reported nothing).
-	verdict := func(c checked) checked {
+	verdict := func(c checked, data *Value) checked {
 		if c.ok && cache != nil {
 			storeFit(cache, digest)
+			keepReading(data)
 		}
 		return c
 	}
 	switch {
+	case fits && !plain:
+		// Evaluated below, and its reading kept there.
+	case fits && keep:
+		go func() {
+			keepReading(data)
+			check <- checked{ok: true}
+		}()
 	case fits:
 		check <- checked{ok: true}
 	case plain:
 		go func() {
 			if specShape().fits(data) {
-				check <- verdict(checked{ok: true})
+				check <- verdict(checked{ok: true}, data)
 				return
 			}
 			files, long := files, long
@@ -170,7 +200,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 					_, long, _ = readSyntax(files)
 				}
 			}
-			check <- verdict(checkSchema(dir, files, long, decls, log))
+			check <- verdict(checkSchema(dir, files, long, decls, log), data)
 		}()
 	}
 	if !plain {
@@ -185,7 +215,11 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		}
 		data = fromCUE(value, true, decls)
 		if fits {
-			go collectEvaluation()
+			go func() {
+				keepReading(data)
+				check <- checked{ok: true}
+				collectEvaluation()
+			}()
 		} else {
 			// The check unifies the value built here, in its context,
 			// once the data is read from it: the spec is built once. The
@@ -197,10 +231,10 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			go func() {
 				defer collectEvaluation()
 				if regular && value.Validate() == nil && specShape().fits(data) {
-					check <- verdict(checked{ok: true})
+					check <- verdict(checked{ok: true}, data)
 					return
 				}
-				check <- verdict(checkBuilt(ctx, value, files, decls, log))
+				check <- verdict(checkBuilt(ctx, value, files, decls, log), data)
 			}()
 		}
 	}

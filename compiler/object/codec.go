@@ -57,8 +57,17 @@ func NewEncoder(b []byte) *Encoder { return &Encoder{B: b, OK: true} }
 
 // Uint writes a length or a count (Decoder.Uint refuses one larger than
 // the bytes that follow it); Int writes any other number.
-func (e *Encoder) Uint(n int)   { e.B = binary.AppendUvarint(e.B, uint64(n)) }
-func (e *Encoder) Int(n int)    { e.B = binary.AppendVarint(e.B, int64(n)) }
+func (e *Encoder) Uint(n int)    { e.B = binary.AppendUvarint(e.B, uint64(n)) }
+func (e *Encoder) Int(n int)     { e.B = binary.AppendVarint(e.B, int64(n)) }
+func (e *Encoder) Int64(n int64) { e.B = binary.AppendVarint(e.B, n) }
+
+// Byte writes b as it is.
+func (e *Encoder) Byte(b byte) { e.B = append(e.B, b) }
+
+// Float64 writes f's bits, as Value writes a float64.
+func (e *Encoder) Float64(f float64) {
+	e.B = binary.LittleEndian.AppendUint64(e.B, math.Float64bits(f))
+}
 func (e *Encoder) Str(s string) { e.Uint(len(s)); e.B = append(e.B, s...) }
 
 // Bytes writes b as Str writes a string.
@@ -101,10 +110,10 @@ func (e *Encoder) Value(v any) {
 		}
 	case float64:
 		e.B = append(e.B, tagFloat)
-		e.B = binary.LittleEndian.AppendUint64(e.B, math.Float64bits(v))
+		e.Float64(v)
 	case int64:
 		e.B = append(e.B, tagInt64)
-		e.B = binary.AppendVarint(e.B, v)
+		e.Int64(v)
 	case int:
 		e.B = append(e.B, tagInt)
 		e.B = binary.AppendVarint(e.B, int64(v))
@@ -201,6 +210,9 @@ func (d *Decoder) Uint() int {
 	return int(n)
 }
 
+// Byte reads what Encoder.Byte wrote.
+func (d *Decoder) Byte() byte { return d.byte() }
+
 func (d *Decoder) byte() byte {
 	if len(d.b) == 0 {
 		d.Fail()
@@ -277,6 +289,20 @@ func (d *Decoder) Int() int {
 	return int(v)
 }
 
+// Int64 reads what Encoder.Int64 wrote.
+func (d *Decoder) Int64() int64 { return d.varint() }
+
+// Float64 reads what Encoder.Float64 wrote.
+func (d *Decoder) Float64() float64 {
+	if len(d.b) < 8 {
+		d.Fail()
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
 func (d *Decoder) varint() int64 {
 	v, k := binary.Varint(d.b)
 	if k <= 0 {
@@ -297,12 +323,10 @@ func (d *Decoder) Value() any {
 	case tagTrue:
 		return true
 	case tagFloat:
-		if len(d.b) < 8 {
-			d.Fail()
+		v := d.Float64()
+		if d.Err != nil {
 			return nil
 		}
-		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-		d.b = d.b[8:]
 		return v
 	case tagInt64:
 		return d.varint()

@@ -1,0 +1,239 @@
+package load
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"slices"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
+)
+
+// The reading of a spec that readPlain does not read (one written with
+// references, comprehensions or pattern constraints, which CUE evaluates,
+// or in a form of plain data readPlain leaves to CUE's parser) is kept in
+// the cache once the spec fits the schema, under the fit's digest: the
+// next run of the same spec (a render again, the pre-commit hook's check
+// of what a render wrote, with the working tree's cache) reads the
+// spec's data, declarations and ${...} literals from the entry, and
+// neither parses nor evaluates the files. It is a pure function of the
+// digest (the files, the folder, the schema and CUE's version), which the
+// entry holds. The cache keeps one reading per spec folder, the last:
+// that is the one the next run meets, and a reading is about 400 KB at
+// 10,000 Applications, too much to keep one for each edit of a spec.
+
+// evalFormat names the layout of an entry; change it whenever the
+// reading of a spec or the layout changes.
+const evalFormat = "platc spec reading 1\n"
+
+// evalKey is the cache key of the reading of the spec in the folder dir.
+func evalKey(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return "spec-reading-" + hex.EncodeToString(sum[:12])
+}
+
+// storeEvaluation keeps the reading of the spec of digest in the folder
+// dir: its data, declarations and literals, as Begin read them from the
+// spec as written.
+func storeEvaluation(c cache.Cache, dir, digest string, data *Value, decls map[string]diag.Pos, lits map[string]Literal) {
+	w := &readingWriter{files: map[string]int{}}
+	// The body first, which names the files its positions are in; the
+	// entry then has the files before it.
+	body := object.NewEncoder(nil)
+	w.e = body
+	w.value(data)
+	body.Count(len(decls), decls == nil)
+	for _, k := range slices.Sorted(maps.Keys(decls)) {
+		body.Str(k)
+		w.pos(decls[k])
+	}
+	body.Count(len(lits), lits == nil)
+	for _, k := range slices.Sorted(maps.Keys(lits)) {
+		body.Str(k)
+		w.pos(lits[k].Pos)
+		body.Str(lits[k].Raw)
+	}
+	e := object.NewEncoder(make([]byte, 0, len(evalFormat)+len(digest)+len(body.B)+64))
+	e.B = append(e.B, evalFormat...)
+	e.Str(digest)
+	e.Strs(w.names)
+	e.Uint(w.nodes)
+	e.B = append(e.B, body.B...)
+	c.Put(evalKey(dir), e.B)
+}
+
+// cachedEvaluation returns the reading of the spec of digest in the
+// folder dir that storeEvaluation kept, if the cache has it whole.
+func cachedEvaluation(c cache.Cache, dir, digest string) (data *Value, decls map[string]diag.Pos, lits map[string]Literal, ok bool) {
+	entry, found := c.Get(evalKey(dir))
+	if !found {
+		return nil, nil, nil, false
+	}
+	d := object.NewEntryDecoder(evalFormat, entry)
+	if d.Str() != digest {
+		// The reading of another spec, or of this folder before an edit.
+		return nil, nil, nil, false
+	}
+	r := &readingReader{d: d, files: d.Strs()}
+	r.nodes = make([]Value, d.Uint())
+	data = r.value()
+	if n, isNil := d.Count(); !isNil {
+		decls = make(map[string]diag.Pos, n)
+		for range n {
+			k := d.Str()
+			decls[k] = r.pos()
+		}
+	}
+	if n, isNil := d.Count(); !isNil {
+		lits = make(map[string]Literal, n)
+		for range n {
+			k := d.Str()
+			p := r.pos()
+			lits[k] = Literal{Pos: p, Raw: d.Str()}
+		}
+	}
+	if d.Done() != nil || r.bad {
+		return nil, nil, nil, false
+	}
+	return data, decls, lits, true
+}
+
+// The flags of a Value in an entry: which of its fields are not zero.
+const (
+	hasFields byte = 1 << iota
+	hasElems
+	hasStr
+	hasInt
+	hasFloat
+	isTrue
+	isOK
+	hasPos
+)
+
+type readingWriter struct {
+	e     *object.Encoder
+	files map[string]int // the index of each file in names, plus one
+	names []string
+	nodes int
+}
+
+func (w *readingWriter) value(v *Value) {
+	w.nodes++
+	var flags byte
+	set := func(b byte, on bool) {
+		if on {
+			flags |= b
+		}
+	}
+	set(hasFields, v.Fields != nil)
+	set(hasElems, v.Elems != nil)
+	set(hasStr, v.Str != "")
+	set(hasInt, v.Int != 0)
+	set(hasFloat, v.Float != 0)
+	set(isTrue, v.Bool)
+	set(isOK, v.OK)
+	set(hasPos, v.Pos != diag.Pos{})
+	w.e.Byte(byte(v.Kind))
+	w.e.Byte(flags)
+	if flags&hasPos != 0 {
+		w.pos(v.Pos)
+	}
+	if flags&hasFields != 0 {
+		w.e.Uint(len(v.Fields))
+		for _, f := range v.Fields {
+			w.e.Str(f.Name)
+			w.value(f.Value)
+		}
+	}
+	if flags&hasElems != 0 {
+		w.e.Uint(len(v.Elems))
+		for _, x := range v.Elems {
+			w.value(x)
+		}
+	}
+	if flags&hasStr != 0 {
+		w.e.Str(v.Str)
+	}
+	if flags&hasInt != 0 {
+		w.e.Int64(v.Int)
+	}
+	if flags&hasFloat != 0 {
+		w.e.Float64(v.Float)
+	}
+}
+
+func (w *readingWriter) pos(p diag.Pos) {
+	i, ok := w.files[p.File]
+	if !ok {
+		w.names = append(w.names, p.File)
+		i = len(w.names)
+		w.files[p.File] = i
+	}
+	w.e.Int(i - 1)
+	w.e.Int(p.Line)
+	w.e.Int(p.Col)
+}
+
+type readingReader struct {
+	d     *object.Decoder
+	files []string
+	nodes []Value // each Value read is one of these
+	bad   bool    // the entry is not one storeEvaluation wrote
+}
+
+func (r *readingReader) value() *Value {
+	if len(r.nodes) == 0 {
+		r.bad = true
+		return &Value{}
+	}
+	v := &r.nodes[0]
+	r.nodes = r.nodes[1:]
+	kind, flags := r.d.Byte(), r.d.Byte()
+	if kind > byte(List) {
+		r.bad = true
+	}
+	v.Kind = Kind(kind)
+	v.OK, v.Bool = flags&isOK != 0, flags&isTrue != 0
+	if flags&hasPos != 0 {
+		v.Pos = r.pos()
+	}
+	if flags&hasFields != 0 {
+		v.Fields = make([]Field, r.d.Uint())
+		for i := range v.Fields {
+			if r.bad || r.d.Err != nil {
+				return v
+			}
+			v.Fields[i] = Field{Name: r.d.Str(), Value: r.value()}
+		}
+	}
+	if flags&hasElems != 0 {
+		v.Elems = make([]*Value, r.d.Uint())
+		for i := range v.Elems {
+			if r.bad || r.d.Err != nil {
+				return v
+			}
+			v.Elems[i] = r.value()
+		}
+	}
+	if flags&hasStr != 0 {
+		v.Str = r.d.Str()
+	}
+	if flags&hasInt != 0 {
+		v.Int = r.d.Int64()
+	}
+	if flags&hasFloat != 0 {
+		v.Float = r.d.Float64()
+	}
+	return v
+}
+
+func (r *readingReader) pos() diag.Pos {
+	i, line, col := r.d.Int(), r.d.Int(), r.d.Int()
+	if i < 0 || i >= len(r.files) {
+		r.bad = true
+		return diag.Pos{}
+	}
+	return diag.Pos{File: r.files[i], Line: line, Col: col}
+}
