@@ -303,18 +303,39 @@ func plainLabel(l ast.Label) (string, bool) {
 // reads them (CUE orders the fields of a struct declared in several places
 // its own way); fields no file declares come last, in CUE's order.
 func fromCUE(v cue.Value, valid bool, decls map[string]diag.Pos) *Value {
-	return readCUE(v, valid, decls, "", true)
+	r := cueReader{valid: valid, decls: decls, above: map[string]bool{}}
+	// The paths of the structs with a declared field: only their fields'
+	// paths are made, to look the declarations up. A spec CUE evaluates
+	// makes most of its fields in comprehensions, which declare none.
+	for p := range decls {
+		for p != "" {
+			p = diag.ParentPath(p)
+			if r.above[p] {
+				break
+			}
+			r.above[p] = true
+		}
+	}
+	return r.read(v, "", true)
 }
 
-// readCUE is fromCUE for the value at path; declared says that its fields'
-// declarations are in decls (fields inside a list are not).
-func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, declared bool) *Value {
+// cueReader reads a CUE value into a Value (fromCUE).
+type cueReader struct {
+	valid bool
+	decls map[string]diag.Pos
+	above map[string]bool // the paths of structs with a declared field
+}
+
+// read is fromCUE for the value at path; declared says that its fields'
+// declarations may be in decls (fields inside a list are not): path is
+// made only then.
+func (r *cueReader) read(v cue.Value, path string, declared bool) *Value {
 	v, _ = v.Default()
 	kind := v.IncompleteKind()
 	// A value with an error is bottom, and so is every struct and list
 	// above it; asking such a struct for its error would gather all those
 	// below it (see validate), so its kind says it.
-	out := &Value{Pos: Pos(v), OK: valid || kind != cue.BottomKind && usable(v)}
+	out := &Value{Pos: Pos(v), OK: r.valid || kind != cue.BottomKind && usable(v)}
 	switch {
 	case kind&cue.StructKind != 0 || kind == cue.BottomKind:
 		// A struct with an error below has an error itself, and no
@@ -325,26 +346,29 @@ func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, de
 			break
 		}
 		out.Kind = Struct
+		declared = declared && r.above[path]
 		var at []diag.Pos
 		for it.Next() {
-			if it.Selector().Type()&cue.IndexLabel != 0 {
+			sel := it.Selector()
+			if sel.Type()&cue.IndexLabel != 0 {
 				// A list with an error below: its elements are read
 				// one by one, as those of a struct.
 				out.Kind = List
-				out.Elems = append(out.Elems, readCUE(it.Value(), valid, decls, path, false))
+				out.Elems = append(out.Elems, r.read(it.Value(), "", false))
 				continue
 			}
-			if it.Selector().LabelType() != cue.StringLabel {
+			if sel.LabelType() != cue.StringLabel {
 				// A definition, a pattern or a hidden field of a value
 				// that failed a disjunction: not data of the spec.
 				continue
 			}
-			name := it.Selector().Unquoted()
-			p := diag.JoinPath(path, name)
-			out.Fields = append(out.Fields, Field{Name: name, Value: readCUE(it.Value(), valid, decls, p, declared)})
+			name := sel.Unquoted()
+			p := ""
 			if declared {
-				at = append(at, decls[p])
+				p = diag.JoinPath(path, name)
+				at = append(at, r.decls[p])
 			}
+			out.Fields = append(out.Fields, Field{Name: name, Value: r.read(it.Value(), p, declared)})
 		}
 		if declared && out.Kind == Struct {
 			sortByDecl(out.Fields, at)
@@ -354,7 +378,7 @@ func readCUE(v cue.Value, valid bool, decls map[string]diag.Pos, path string, de
 		if it, err := v.List(); err == nil {
 			out.Elems = []*Value{}
 			for it.Next() {
-				out.Elems = append(out.Elems, readCUE(it.Value(), valid, decls, path, false))
+				out.Elems = append(out.Elems, r.read(it.Value(), "", false))
 			}
 		}
 	case !out.OK:
