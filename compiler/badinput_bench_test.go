@@ -65,12 +65,23 @@ func nestedLists(b *strings.Builder, n int) {
 	b.WriteString("x: " + strings.Repeat("[", n) + "\n")
 }
 
+// longLabel is a module with an unknown field whose label is 1 MB long,
+// over n fields.
+func longLabel(b *strings.Builder, n int) {
+	b.WriteString("modules: m: {\n\tchart: \"qdrant\", namespace: \"rag\"\n\t\"" + strings.Repeat("x", 1<<20) + "\": {\n")
+	for i := range n {
+		fmt.Fprintf(b, "\t\tf%d: 1\n", i)
+	}
+	b.WriteString("\t}\n}\n")
+}
+
 // BenchmarkBadInput measures how long platc takes to report large bad
 // input: every problem is reported, in time linear in their number.
 // Targets (issue 15): 10,000 unknown fields under 1 s, 100,000 unknown
 // names in needs or in a group under 2 s; (issue 25) 100,000 names where
 // modules expects a struct, one problem, under 1 s, and 100,000 lists
-// nested and never closed (CUE refuses more than 10,000).
+// nested and never closed (CUE refuses more than 10,000), and a label of
+// 1 MB over 2,000 fields (each field's path held the label: 2 GB).
 func BenchmarkBadInput(b *testing.B) {
 	cases := []struct {
 		name     string
@@ -84,6 +95,7 @@ func BenchmarkBadInput(b *testing.B) {
 		{"unknown-members-100000", unknownMembers, 100000, 100000},
 		{"modules-as-a-list-100000", modulesList, 100000, 1},
 		{"nested-lists-100000", nestedLists, 100000, 1},
+		{"long-label-2000", longLabel, 2000, 1},
 	}
 	for _, c := range cases {
 		fsys := badSpec(c.extra, c.n)

@@ -343,7 +343,10 @@ func cutIndex(path string) (string, bool) {
 func Suggest(name string, candidates []string) string {
 	best, bestDist := "", 3
 	for _, c := range candidates {
-		if c == name {
+		if c == name || abs(len(c)-len(name)) >= bestDist {
+			// The distance is at least the difference in length: a
+			// label of a megabyte is no typo of a field's name, and
+			// costs nothing to rule out.
 			continue
 		}
 		if d := editDistance(name, c); d < bestDist && d < len(c) {
@@ -352,6 +355,8 @@ func Suggest(name string, candidates []string) string {
 	}
 	return best
 }
+
+func abs(n int) int { return max(n, -n) }
 
 // editDistance is the Levenshtein distance of a and b, in bytes.
 func editDistance(a, b string) int {

@@ -3,6 +3,7 @@ package diag
 import (
 	"errors"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -247,6 +248,10 @@ func TestSuggest(t *testing.T) {
 		{"candidate longer than the distance", "abc", []string{"bc"}, "bc"},
 		{"two edits to a three-letter candidate", "ab", []string{"xyb"}, "xyb"},
 		{"two edits to a two-letter candidate", "abcd", []string{"ab"}, ""},
+		{"two letters longer, two edits", "namespaceXY", []string{"namespace"}, "namespace"},
+		{"two letters shorter, two edits", "namespa", []string{"namespace"}, "namespace"},
+		{"three letters longer is too far", "namespaceXYZ", []string{"namespace"}, ""},
+		{"a megabyte label is no typo", strings.Repeat("x", 1<<20), []string{"x", "xx", "xxx"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

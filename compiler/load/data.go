@@ -365,7 +365,7 @@ func (r *cueReader) read(v cue.Value, path string, declared bool) *Value {
 			name := sel.Unquoted()
 			p := ""
 			if declared {
-				p = diag.JoinPath(path, name)
+				p = childPath(path, name)
 				at = append(at, r.decls[p])
 			}
 			out.Fields = append(out.Fields, Field{Name: name, Value: r.read(it.Value(), p, declared)})

@@ -442,8 +442,46 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 	return ok
 }
 
+// maxDeclPath bounds the spec paths declarations are kept by: a field
+// whose path is longer, and all below it, has no declaration (its
+// problems are placed at its value, as those of a field a comprehension
+// makes). Each path holds its parent's, so a label of 1 MB over 20,000
+// fields made 20 GB of paths; bounded, the paths of a spec take at most
+// maxDeclPath bytes per field. The longest path of the sample and the
+// golden cases is 137 bytes.
+const maxDeclPath = 1024
+
+// undeclared is the path childPath and elemPath give where a path would be
+// longer than maxDeclPath, and below it: no spec path holds a NUL byte
+// (JoinPath quotes a label that does).
+const undeclared = "\x00"
+
+// childPath is the spec path of the field label of the struct at path p,
+// or undeclared.
+func childPath(p, label string) string {
+	if p == undeclared || len(p)+1+len(label) > maxDeclPath {
+		return undeclared
+	}
+	if c := diag.JoinPath(p, label); len(c) <= maxDeclPath {
+		return c
+	}
+	return undeclared
+}
+
+// elemPath is the spec path of the element i of the list at path p, or
+// undeclared.
+func elemPath(p string, i int) string {
+	if p == undeclared {
+		return undeclared
+	}
+	if e := p + "[" + strconv.Itoa(i) + "]"; len(e) <= maxDeclPath {
+		return e
+	}
+	return undeclared
+}
+
 // indexDecls returns the position of the first label of every field written
-// in the files, by spec path, and the string literals that hold a ${...}
+// in the files, by spec path (up to maxDeclPath), and the string literals that hold a ${...}
 // expression, by the same paths. A field may be written in several places
 // (a module in one file, its environment's settings in another): CUE
 // unifies them, and so does platc; a real clash is CUE's conflict, reported
@@ -481,7 +519,10 @@ func indexDecls(files []*ast.File) (map[string]diag.Pos, map[string]Literal) {
 			if !ok {
 				continue
 			}
-			p := diag.JoinPath(prefix, name)
+			p := childPath(prefix, name)
+			if p == undeclared {
+				continue
+			}
 			if _, seen := decls[p]; !seen {
 				decls[p] = position(field.Label.Pos())
 			}
@@ -497,7 +538,10 @@ func indexDecls(files []*ast.File) (map[string]diag.Pos, map[string]Literal) {
 			case *ast.Ellipsis, *ast.Comprehension:
 				return
 			}
-			p := prefix + "[" + strconv.Itoa(i) + "]"
+			p := elemPath(prefix, i)
+			if p == undeclared {
+				return
+			}
 			if _, seen := decls[p]; !seen {
 				decls[p] = position(e.Pos())
 			}

@@ -2,7 +2,6 @@ package load
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -219,8 +218,8 @@ func (r *plainReader) field(v *Value, p string) bool {
 	if _, ok := r.space(); !ok || r.off == len(r.src) {
 		return false
 	}
-	fp := diag.JoinPath(p, name)
-	if _, seen := r.decls[fp]; !seen {
+	fp := childPath(p, name)
+	if _, seen := r.decls[fp]; !seen && fp != undeclared {
 		r.decls[fp] = at
 	}
 	prev := r.idx.lookup(v, name)
@@ -373,7 +372,7 @@ func (r *plainReader) value(p string) (*Value, bool) {
 			return nil, false
 		}
 		v.Kind, v.Str = String, s
-		if strings.Contains(raw, "${") {
+		if strings.Contains(raw, "${") && p != undeclared {
 			if _, seen := r.lits[p]; !seen {
 				r.lits[p] = Literal{Pos: v.Pos, Raw: raw}
 			}
@@ -419,8 +418,8 @@ func (r *plainReader) elems(v *Value, p string) bool {
 			r.off++
 			return true
 		}
-		ep := p + "[" + strconv.Itoa(i) + "]"
-		if _, seen := r.decls[ep]; !seen {
+		ep := elemPath(p, i)
+		if _, seen := r.decls[ep]; !seen && ep != undeclared {
 			r.decls[ep] = r.here()
 		}
 		e, ok := r.value(ep)

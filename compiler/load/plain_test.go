@@ -316,3 +316,43 @@ func FuzzReadPlain(f *testing.F) {
 		samePlainReading(t, []string{"sources/a.cue", "sources/b.cue"}, [][]byte{[]byte(a), []byte(b)})
 	})
 }
+
+// TestDeclPathsAreBounded reads a spec with a label longer than
+// maxDeclPath over fields, list elements and a ${...} literal: read whole,
+// by readPlain as by CUE's parser, with no declaration or literal kept by
+// a path longer than maxDeclPath, and those beside it kept.
+func TestDeclPathsAreBounded(t *testing.T) {
+	long := strings.Repeat("x", maxDeclPath)
+	src := "package platform\nmodules: m: values: {\n\t\"" + long + "\": {a: 1, b: [1, 2], c: {d: \"${x}\"}}\n\tshort: {d: 1, e: \"${y}\"}\n}\n"
+	names, sources := []string{"sources/a.cue"}, [][]byte{[]byte(src)}
+	if !samePlainReading(t, names, sources) {
+		t.Fatal("readPlain does not read the spec")
+	}
+	data, decls, lits, _ := readPlain(names, sources)
+	for p := range decls {
+		if len(p) > maxDeclPath {
+			t.Errorf("a declaration is kept by a path of %d bytes", len(p))
+		}
+	}
+	for p := range lits {
+		if len(p) > maxDeclPath {
+			t.Errorf("a literal is kept by a path of %d bytes", len(p))
+		}
+	}
+	under := data.Lookup("modules").Lookup("m").Lookup("values").Lookup(long)
+	if a := under.Lookup("a"); a == nil || a.Kind != Int || a.Int != 1 {
+		t.Errorf("the field below the long label reads %+v, want 1", a)
+	}
+	if b := under.Lookup("b"); b == nil || len(b.Elems) != 2 {
+		t.Errorf("the list below the long label reads %+v, want two elements", b)
+	}
+	if _, ok := decls["modules.m.values.short.d"]; !ok {
+		t.Error("the field beside the long label has no declaration")
+	}
+	if _, ok := lits["modules.m.values.short.e"]; !ok {
+		t.Error("the literal beside the long label is not kept")
+	}
+	if _, ok := decls["modules.m.values"]; !ok {
+		t.Error("the struct above the long label has no declaration")
+	}
+}
