@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"time"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/emit"
@@ -71,6 +72,7 @@ func openCache(dir string) compiler.Cache {
 	if !ok {
 		return nil
 	}
+	trimCache(base, time.Now())
 	sum := sha256.Sum256([]byte(repo))
 	return &dirCache{dir: filepath.Join(base, "repos", hex.EncodeToString(sum[:12])), version: v}
 }
@@ -149,13 +151,17 @@ func (c *dirCache) header(key string, data []byte) string {
 // the system has one (four system calls fewer than os.ReadFile's open): a
 // warm vet of a platform whose charts render reads an entry per outcome,
 // thousands.
+//
+// An entry found is marked used (its modification time set to now) when
+// it was last marked more than cacheTouchEvery ago, for trimCache.
 func (c *dirCache) Get(key string) ([]byte, bool) {
 	name := filepath.Join(c.dir, key)
 	f, err := os.OpenFile(name, os.O_RDONLY|emit.OpenNonblock, 0)
 	if err != nil {
 		return nil, false
 	}
-	data, err := readOpen(f, name)
+	info, _ := f.Stat()
+	data, err := readSized(f, name, info)
 	f.Close()
 	if err != nil {
 		return nil, false
@@ -164,7 +170,51 @@ func (c *dirCache) Get(key string) ([]byte, bool) {
 	if !ok || string(line)+"\n" != c.header(key, rest) {
 		return nil, false
 	}
+	if now := time.Now(); info != nil && now.Sub(info.ModTime()) > cacheTouchEvery {
+		os.Chtimes(name, now, now)
+	}
 	return rest, true
+}
+
+// The cache is trimmed as Go's build cache is: an entry no run has read
+// or written for cacheTrimAge is removed, and so is the folder of a
+// repository left with none (a clone deleted, or the temporary copies
+// the pre-commit hook once checked with caches of their own), by the
+// first run after cacheTrimEvery has passed since the last trim. Chart
+// archives are not entries: only platc charts pull fetches them again.
+const (
+	cacheTrimAge    = 5 * 24 * time.Hour
+	cacheTrimEvery  = 24 * time.Hour
+	cacheTouchEvery = time.Hour
+)
+
+// trimCache trims the cache folder base (see cacheTrimAge) at now, unless
+// it was trimmed less than cacheTrimEvery before. A failure only leaves
+// an entry in place.
+func trimCache(base string, now time.Time) {
+	marker := filepath.Join(base, "trimmed")
+	if info, err := os.Stat(marker); err == nil && now.Sub(info.ModTime()) < cacheTrimEvery {
+		return
+	}
+	repos := filepath.Join(base, "repos")
+	folders, _ := os.ReadDir(repos)
+	for _, folder := range folders {
+		if !folder.IsDir() {
+			continue
+		}
+		dir := filepath.Join(repos, folder.Name())
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > cacheTrimAge {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+		// Only if it is empty: a run may have written to it meanwhile.
+		os.Remove(dir)
+	}
+	if os.MkdirAll(base, 0o777) == nil && os.WriteFile(marker, nil, 0o666) == nil {
+		os.Chtimes(marker, now, now)
+	}
 }
 
 // Put writes the entry beside its place and renames it there, so that a

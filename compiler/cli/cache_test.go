@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -235,5 +236,87 @@ func TestPinned(t *testing.T) {
 	}
 	if _, ok := version(); !ok {
 		t.Error("version() knows no version of the test binary")
+	}
+}
+
+// TestTrimCache: the entries no run has used for cacheTrimAge are
+// removed, with the folders of repositories left with none; chart
+// archives and entries in use stay; a trim is made at most once every
+// cacheTrimEvery.
+func TestTrimCache(t *testing.T) {
+	base := t.TempDir()
+	now := time.Now()
+	old, recent := now.Add(-cacheTrimAge-time.Hour), now.Add(-cacheTrimAge+time.Hour)
+	write := func(name string, at time.Time) string {
+		p := filepath.Join(base, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("entry"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(base, filepath.FromSlash(name)))
+		return err == nil
+	}
+	write("repos/a/old", old)
+	write("repos/a/recent", recent)
+	write("repos/a/key.123.tmp", old)
+	write("repos/b/old", old)
+	write("charts/sha256-archive", old)
+
+	trimCache(base, now)
+	for name, want := range map[string]bool{
+		"repos/a/old":           false,
+		"repos/a/key.123.tmp":   false,
+		"repos/a/recent":        true,
+		"repos/b":               false,
+		"charts/sha256-archive": true,
+	} {
+		if got := exists(name); got != want {
+			t.Errorf("after a trim, %s exists: %v, want %v", name, got, want)
+		}
+	}
+
+	write("repos/a/old", old)
+	trimCache(base, now.Add(cacheTrimEvery-time.Minute))
+	if !exists("repos/a/old") {
+		t.Error("a second trim within a day removed an entry")
+	}
+	trimCache(base, now.Add(cacheTrimEvery+time.Minute))
+	if exists("repos/a/old") {
+		t.Error("a trim a day after the last kept an old entry")
+	}
+}
+
+// TestDirCacheGetMarksUse: an entry read is marked used for trimCache,
+// at most once every cacheTouchEvery.
+func TestDirCacheGetMarksUse(t *testing.T) {
+	c := &dirCache{dir: t.TempDir(), version: "one"}
+	c.Put("k", []byte("outcome"))
+	name := filepath.Join(c.dir, "k")
+	for _, tc := range []struct {
+		age    time.Duration
+		marked bool
+	}{{cacheTouchEvery + time.Minute, true}, {cacheTouchEvery - time.Minute, false}} {
+		at := time.Now().Add(-tc.age).Truncate(time.Second)
+		if err := os.Chtimes(name, at, at); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c.Get("k"); !ok {
+			t.Fatal("the entry is not found")
+		}
+		info, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if marked := !info.ModTime().Equal(at); marked != tc.marked {
+			t.Errorf("an entry last marked %v ago: marked again %v, want %v", tc.age, marked, tc.marked)
+		}
 	}
 }
