@@ -171,7 +171,7 @@ environments: {dev: {}, prod: {}}
 		t.Fatal("readPlain reads the spec: the test shows nothing")
 	}
 	want := loadWith(specFS, nil)
-	key := evalKey("sources")
+	key := readingKey("sources")
 	fill := func(c *memcache.Memory, fsys fs.FS) {
 		if !loadWith(fsys, c).Fits {
 			t.Fatal("the spec does not fit")
@@ -187,7 +187,7 @@ environments: {dev: {}, prod: {}}
 		{"another spec's reading, kept since", func(c *memcache.Memory) { fill(c, otherFS) }},
 		{"cut short", func(c *memcache.Memory) { c.Edit(key, func(b []byte) []byte { return b[:len(b)*2/3] }) }},
 		{"of another layout", func(c *memcache.Memory) {
-			c.Edit(key, func(b []byte) []byte { return append([]byte("platc spec reading 0\n"), b[len(evalFormat):]...) })
+			c.Edit(key, func(b []byte) []byte { return append([]byte("platc spec reading 0\n"), b[len(readingFormat):]...) })
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

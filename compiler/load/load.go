@@ -90,7 +90,7 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 // whose files, folder and schema are those of a spec the check found to
 // fit (byte for byte) is not checked again, and fits. A spec readPlain
 // does not read is then not parsed or evaluated either, when its reading
-// is in the cache too (storeEvaluation). cache may be nil.
+// is in the cache too (storeReading). cache may be nil.
 func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -135,12 +135,12 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		fits = cachedFit(cache, digest)
 	}
 	// A spec readPlain did not read is read from the cache when it fits
-	// and an earlier run kept its reading (storeEvaluation), and parsed
+	// and an earlier run kept its reading (storeReading), and parsed
 	// and read, or evaluated, otherwise; its reading is then kept once it
 	// is known to fit.
 	keep := !plain && cache != nil
 	if keep && fits {
-		if data, decls, lits, ok := cachedEvaluation(cache, dir, digest); ok {
+		if data, decls, lits, ok := cachedReading(cache, dir, digest); ok {
 			check <- checked{ok: true}
 			return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 		}
@@ -160,7 +160,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// it too: nothing changes a Value once read.
 	keepReading := func(data *Value) {
 		if keep {
-			storeEvaluation(cache, dir, digest, data, decls, lits)
+			storeReading(cache, dir, digest, data, decls, lits)
 		}
 	}
 	// checkSchema's verdict, kept when the spec fits (then it has

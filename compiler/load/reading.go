@@ -24,20 +24,20 @@ import (
 // that is the one the next run meets, and a reading is about 400 KB at
 // 10,000 Applications, too much to keep one for each edit of a spec.
 
-// evalFormat names the layout of an entry; change it whenever the
+// readingFormat names the layout of an entry; change it whenever the
 // reading of a spec or the layout changes.
-const evalFormat = "platc spec reading 1\n"
+const readingFormat = "platc spec reading 1\n"
 
-// evalKey is the cache key of the reading of the spec in the folder dir.
-func evalKey(dir string) string {
+// readingKey is the cache key of the reading of the spec in the folder dir.
+func readingKey(dir string) string {
 	sum := sha256.Sum256([]byte(dir))
 	return "spec-reading-" + hex.EncodeToString(sum[:12])
 }
 
-// storeEvaluation keeps the reading of the spec of digest in the folder
+// storeReading keeps the reading of the spec of digest in the folder
 // dir: its data, declarations and literals, as Begin read them from the
 // spec as written.
-func storeEvaluation(c cache.Cache, dir, digest string, data *Value, decls map[string]diag.Pos, lits map[string]Literal) {
+func storeReading(c cache.Cache, dir, digest string, data *Value, decls map[string]diag.Pos, lits map[string]Literal) {
 	w := &readingWriter{files: map[string]int{}}
 	// The body first, which names the files its positions are in; the
 	// entry then has the files before it.
@@ -55,23 +55,23 @@ func storeEvaluation(c cache.Cache, dir, digest string, data *Value, decls map[s
 		w.pos(lits[k].Pos)
 		body.Str(lits[k].Raw)
 	}
-	e := object.NewEncoder(make([]byte, 0, len(evalFormat)+len(digest)+len(body.B)+64))
-	e.B = append(e.B, evalFormat...)
+	e := object.NewEncoder(make([]byte, 0, len(readingFormat)+len(digest)+len(body.B)+64))
+	e.B = append(e.B, readingFormat...)
 	e.Str(digest)
 	e.Strs(w.names)
 	e.Uint(w.nodes)
 	e.B = append(e.B, body.B...)
-	c.Put(evalKey(dir), e.B)
+	c.Put(readingKey(dir), e.B)
 }
 
-// cachedEvaluation returns the reading of the spec of digest in the
-// folder dir that storeEvaluation kept, if the cache has it whole.
-func cachedEvaluation(c cache.Cache, dir, digest string) (data *Value, decls map[string]diag.Pos, lits map[string]Literal, ok bool) {
-	entry, found := c.Get(evalKey(dir))
+// cachedReading returns the reading of the spec of digest in the
+// folder dir that storeReading kept, if the cache has it whole.
+func cachedReading(c cache.Cache, dir, digest string) (data *Value, decls map[string]diag.Pos, lits map[string]Literal, ok bool) {
+	entry, found := c.Get(readingKey(dir))
 	if !found {
 		return nil, nil, nil, false
 	}
-	d := object.NewEntryDecoder(evalFormat, entry)
+	d := object.NewEntryDecoder(readingFormat, entry)
 	if d.Str() != digest {
 		// The reading of another spec, or of this folder before an edit.
 		return nil, nil, nil, false
@@ -180,7 +180,7 @@ type readingReader struct {
 	d     *object.Decoder
 	files []string
 	nodes []Value // each Value read is one of these
-	bad   bool    // the entry is not one storeEvaluation wrote
+	bad   bool    // the entry is not one storeReading wrote
 }
 
 func (r *readingReader) value() *Value {
