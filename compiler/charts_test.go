@@ -14,12 +14,28 @@ import (
 	"github.com/platc/platc/internal/synth"
 )
 
+// TestRendersKeptWhenAsked: the renders of the Applications' charts are
+// kept in Result.Charts for the commands that show them
+// (Options.KeepRenders), and otherwise not, as check, render and vet
+// need none.
+func TestRendersKeptWhenAsked(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		res := compiler.Compile(os.DirFS(".."), compiler.Options{KeepRenders: keep})
+		if res.Log.HasErrors() {
+			t.Fatalf("the sample platform does not compile:\n%s", res.Log)
+		}
+		if got := len(res.Charts.Apps()) > 0; got != keep {
+			t.Errorf("KeepRenders %v: renders kept %v", keep, got)
+		}
+	}
+}
+
 // TestSampleRendersItsChart: the sample's RAG service is a chart of this
 // repository, which platc renders offline in every environment, as Argo
 // CD's repo server would; the upstream charts, which the sample does not
 // lock, are named in a note.
 func TestSampleRendersItsChart(t *testing.T) {
-	res := compiler.Compile(os.DirFS(".."), compiler.Options{})
+	res := compiler.Compile(os.DirFS(".."), compiler.Options{KeepRenders: true})
 	if res.Log.HasErrors() {
 		t.Fatalf("the sample platform does not compile:\n%s", res.Log)
 	}
@@ -93,7 +109,7 @@ func (c *countingCache) renders() []string {
 func TestChartRendersAreCached(t *testing.T) {
 	fsys := synth.PlatformWithCharts(synth.Size{Environments: 4, Modules: 20, Clients: 2})
 	cache := &countingCache{Memory: &memcache.Memory{}}
-	first := compiler.Compile(fsys, compiler.Options{Cache: cache})
+	first := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if first.Log.HasErrors() {
 		t.Fatal(first.Log)
 	}
@@ -105,7 +121,7 @@ func TestChartRendersAreCached(t *testing.T) {
 		t.Errorf("the first compilation put %d entries of renders, want the %d renders and the pack", cache.chartPuts, distinct)
 	}
 	puts, chartGets := cache.Puts(), cache.chartGets
-	second := compiler.Compile(fsys, compiler.Options{Cache: cache})
+	second := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if cache.Puts() != puts {
 		t.Errorf("the second compilation put %d entries (renders or the pack)", cache.Puts()-puts)
 	}
@@ -120,14 +136,14 @@ func TestChartRendersAreCached(t *testing.T) {
 		// Another first byte: the head no longer names what it describes.
 		cache.Edit(k, func(data []byte) []byte { return append([]byte{data[0] ^ 1}, data[1:]...) })
 	}
-	compiler.Compile(fsys, compiler.Options{Cache: cache})
+	compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if cache.Puts() != puts {
 		t.Errorf("with the pack whole: %d entries put again, want none", cache.Puts()-puts)
 	}
 	// Corrupt the pack's entries too: each is rendered again, with the
 	// same outcome, and the pack is written again.
 	cache.Edit("chart-renders", damagePackEntries)
-	third := compiler.Compile(fsys, compiler.Options{Cache: cache})
+	third := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if cache.Puts() != puts+distinct+1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, third.Charts.Apps())) {
 		t.Errorf("corrupt entries: %d put again, want the %d renders and the pack", cache.Puts()-puts, distinct)
 	}
@@ -135,7 +151,7 @@ func TestChartRendersAreCached(t *testing.T) {
 	// pack is written again.
 	cache.Edit("chart-renders", func(pack []byte) []byte { return pack[:len(pack)/2] })
 	chartPuts := cache.chartPuts
-	fourth := compiler.Compile(fsys, compiler.Options{Cache: cache})
+	fourth := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fourth.Charts.Apps())) {
 		t.Errorf("a damaged pack: %d entries of renders put, want the pack alone", n)
 	}
@@ -143,7 +159,7 @@ func TestChartRendersAreCached(t *testing.T) {
 	// the same.
 	cache.Edit("chart-renders", damagePackEntries)
 	chartPuts = cache.chartPuts
-	fifth := compiler.Compile(fsys, compiler.Options{Cache: cache})
+	fifth := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fifth.Charts.Apps())) {
 		t.Errorf("damaged entries in the pack: %d entries of renders put, want the pack alone", n)
 	}

@@ -55,6 +55,10 @@ type Options struct {
 	// that read rendered objects (report); without it they are dropped
 	// once encoded, as render and check need only the bytes.
 	KeepFiles bool
+	// KeepRenders keeps the render of each Application's Helm source in
+	// Result.Charts (Apps), for the commands that show them (explain,
+	// diff, preview -manifests).
+	KeepRenders bool
 	// PrepareOutput, when set, is called with each output folder Compile
 	// considers (the default one at once, and the spec's when it names
 	// another), on another goroutine, before Compile reads it: the CLI
@@ -308,7 +312,7 @@ func countObjects(files []render.File) map[string]int {
 // newChartRenderer renders the charts of fsys: the spec's lock file (a
 // malformed one is an error), the vendor folder, the chart cache of opts.
 func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer {
-	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys}
+	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys, KeepApps: opts.KeepRenders}
 	if opts.Cache != nil {
 		r.Cache = opts.Cache
 	}

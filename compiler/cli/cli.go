@@ -68,8 +68,11 @@ type common struct {
 	clientRepos    clientRepos
 	crds           string
 	// keepFiles asks the compilation for render's files
-	// (compiler.Options.KeepFiles), for report.
-	keepFiles bool
+	// (compiler.Options.KeepFiles), for report; keepRenders for the
+	// charts' renders (compiler.Options.KeepRenders), for explain and
+	// preview -manifests.
+	keepFiles   bool
+	keepRenders bool
 }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
@@ -141,7 +144,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	repo := &compiled{root: root, cache: openCache(c.dir)}
 	repo.ctx, repo.stop = c.proc.interrupts()
 	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, Cache: repo.cache, PrepareOutput: repo.out.prepare}
+	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: repo.cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.
@@ -335,6 +338,7 @@ func runPreview(c *call, client, env string, manifests bool) int {
 	if client == "" || env == "" {
 		return c.usagef("%s", c.cmd.missing)
 	}
+	c.keepRenders = manifests
 	repo, code := c.compile(c.rep, false, false)
 	if repo == nil {
 		return code

@@ -134,7 +134,7 @@ func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error
 		}
 		root = tmp
 	}
-	res := compiler.Compile(os.DirFS(root), compiler.Options{Charts: openChartStore()})
+	res := compiler.Compile(os.DirFS(root), compiler.Options{Charts: openChartStore(), KeepRenders: true})
 	if res.Log.HasErrors() {
 		fmt.Fprint(stderr, res.Log.String())
 		return nil, fmt.Errorf("the spec does not compile")

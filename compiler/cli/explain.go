@@ -18,6 +18,7 @@ func runExplain(c *call, asJSON bool) int {
 	if len(c.args) == 2 {
 		valuesPath = c.args[1]
 	}
+	c.keepRenders = true // for the chart's defaults
 	repo, code := c.compile(c.rep, false, false)
 	if repo == nil {
 		return code

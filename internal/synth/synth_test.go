@@ -26,7 +26,7 @@ func TestPlatformsCompile(t *testing.T) {
 // platform with charts to render, without a problem.
 func TestPlatformsWithChartsRender(t *testing.T) {
 	s := Size{Environments: 3, Modules: 30, Clients: 3}
-	res := compiler.Compile(PlatformWithCharts(s), compiler.Options{})
+	res := compiler.Compile(PlatformWithCharts(s), compiler.Options{KeepRenders: true})
 	for _, p := range res.Log.Problems() {
 		if p.Severity != diag.Note {
 			t.Errorf("%v: %s", s, p)
