@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"io/fs"
 	"path"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/internal/cache"
@@ -199,4 +201,56 @@ environments: {dev: {}, prod: {}}
 			}
 		})
 	}
+}
+
+// FuzzCachedReading reads entries changed at random as cachedReading
+// would: none makes it panic, and a reading it takes reads the same once
+// stored again. The seed is the reading of a spec CUE evaluates, with
+// declarations, list elements and a ${...} literal, which stores again
+// byte for byte.
+func FuzzCachedReading(f *testing.F) {
+	const spec = `package platform
+_repo: "https://git.example.com/shop.git"
+platform: {name: "shop", repoURL: _repo}
+environments: [string]: revision: "HEAD"
+environments: {dev: {}, prod: {}}
+modules: web: {path: "web", namespace: "web", values: {a: [1, 2.5, true, null], b: "${x}"}}
+`
+	fsys := fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}}
+	c := &memcache.Memory{}
+	if !loadWith(fsys, c).Fits {
+		f.Fatal("the spec does not fit")
+	}
+	key := readingKey("sources")
+	entry, ok := c.Get(key)
+	if !ok {
+		f.Fatal("the spec's reading is not kept")
+	}
+	digest := fitDigest("sources", []string{"sources/platform.cue"}, [][]byte{[]byte(spec)})
+	data, decls, lits, ok := cachedReading(c, "sources", digest)
+	if !ok {
+		f.Fatal("the spec's reading is not read")
+	}
+	again := &memcache.Memory{}
+	storeReading(again, "sources", digest, data, decls, lits)
+	if got, _ := again.Get(key); !bytes.Equal(got, entry) {
+		f.Fatalf("the spec's reading stores otherwise once read:\n%q\n%q", entry, got)
+	}
+	f.Add(entry)
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		c := &memcache.Memory{}
+		c.Put(key, entry)
+		data, decls, lits, ok := cachedReading(c, "sources", digest)
+		if !ok {
+			return
+		}
+		storeReading(c, "sources", digest, data, decls, lits)
+		data2, decls2, lits2, ok := cachedReading(c, "sources", digest)
+		if !ok {
+			t.Fatal("a reading taken, stored again, is not read")
+		}
+		if diff := cmp.Diff(loaded{Data: data, Decls: decls, Literals: lits}, loaded{Data: data2, Decls: decls2, Literals: lits2}, cmpopts.EquateNaNs()); diff != "" {
+			t.Errorf("a reading taken, stored again, reads otherwise:\n%s", diff)
+		}
+	})
 }
