@@ -312,7 +312,7 @@ func countObjects(files []render.File) map[string]int {
 // newChartRenderer renders the charts of fsys: the spec's lock file (a
 // malformed one is an error), the vendor folder, the chart cache of opts.
 func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer {
-	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys, KeepApps: opts.KeepRenders}
+	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys, KeepRenders: opts.KeepRenders}
 	if opts.Cache != nil {
 		r.Cache = opts.Cache
 	}

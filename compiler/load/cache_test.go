@@ -156,16 +156,22 @@ func readsPlain(fsys fs.FS) bool {
 	return plain
 }
 
-// TestCachedReadingIsBoundToItsSpec checks that a reading kept for one
-// spec that CUE evaluates is not taken for another, nor taken when cut
-// short or of another layout: each loads as it does without a cache.
-func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
-	const spec = `package platform
+// evaluatedSpec is a spec CUE evaluates (readPlain leaves a reference and
+// a pattern to it), with declarations, list elements and a ${...}
+// literal.
+const evaluatedSpec = `package platform
 _repo: "https://git.example.com/shop.git"
 platform: {name: "shop", repoURL: _repo}
 environments: [string]: revision: "HEAD"
 environments: {dev: {}, prod: {}}
+modules: web: {path: "web", namespace: "web", values: {a: [1, 2.5, true, null], b: "${x}"}}
 `
+
+// TestCachedReadingIsBoundToItsSpec checks that a reading kept for one
+// spec that CUE evaluates is not taken for another, nor taken when cut
+// short or of another layout: each loads as it does without a cache.
+func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
+	spec := evaluatedSpec
 	other := strings.Replace(spec, "prod", "stage", 1)
 	specFS := fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}}
 	otherFS := fstest.MapFS{"sources/platform.cue": {Data: []byte(other)}}
@@ -205,17 +211,10 @@ environments: {dev: {}, prod: {}}
 
 // FuzzCachedReading reads entries changed at random as cachedReading
 // would: none makes it panic, and a reading it takes reads the same once
-// stored again. The seed is the reading of a spec CUE evaluates, with
-// declarations, list elements and a ${...} literal, which stores again
-// byte for byte.
+// stored again. The seed is the reading of evaluatedSpec, which stores
+// again byte for byte.
 func FuzzCachedReading(f *testing.F) {
-	const spec = `package platform
-_repo: "https://git.example.com/shop.git"
-platform: {name: "shop", repoURL: _repo}
-environments: [string]: revision: "HEAD"
-environments: {dev: {}, prod: {}}
-modules: web: {path: "web", namespace: "web", values: {a: [1, 2.5, true, null], b: "${x}"}}
-`
+	spec := evaluatedSpec
 	fsys := fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}}
 	c := &memcache.Memory{}
 	if !loadWith(fsys, c).Fits {

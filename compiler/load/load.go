@@ -154,38 +154,52 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		decls, lits = indexDecls(files)
 		data, long, plain = readSyntax(files)
 	}
-	// The spec's reading is kept where it is to be, before the check
-	// says the spec fits: Checked waits for it, so that the run does not
-	// end while it is written. Data is read here while later stages read
-	// it too: nothing changes a Value once read.
-	keepReading := func(data *Value) {
+	evaluated := !plain
+	var ctx *cue.Context
+	var value cue.Value
+	if evaluated {
+		ctx = cuecontext.New()
+		var err error
+		if value, err = build(ctx, dir, files); err != nil {
+			// Reported as the check reports it.
+			found := &diag.Log{}
+			newReporter(ctx, found, decls, files).report(err)
+			addCauses(log, found)
+			return nil
+		}
+		data = fromCUE(value, true, decls)
+	}
+	// Data is read by the goroutines below while later stages read it
+	// too: nothing changes a Value once read. The spec's reading is kept
+	// before the check says the spec fits: Checked waits for it, so that
+	// the run does not end while it is written.
+	keepReading := func() {
 		if keep {
 			storeReading(cache, dir, digest, data, decls, lits)
 		}
 	}
 	// checkSchema's verdict, kept when the spec fits (then it has
 	// reported nothing).
-	verdict := func(c checked, data *Value) checked {
+	verdict := func(c checked) checked {
 		if c.ok && cache != nil {
 			storeFit(cache, digest)
-			keepReading(data)
+			keepReading()
 		}
 		return c
 	}
 	switch {
-	case fits && !plain:
-		// Evaluated below, and its reading kept there.
-	case fits && keep:
-		go func() {
-			keepReading(data)
-			check <- checked{ok: true}
-		}()
 	case fits:
-		check <- checked{ok: true}
+		go func() {
+			keepReading()
+			check <- checked{ok: true}
+			if evaluated {
+				collectEvaluation()
+			}
+		}()
 	case plain:
 		go func() {
 			if specShape().fits(data) {
-				check <- verdict(checked{ok: true}, data)
+				check <- verdict(checked{ok: true})
 				return
 			}
 			files, long := files, long
@@ -200,43 +214,24 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 					_, long, _ = readSyntax(files)
 				}
 			}
-			check <- verdict(checkSchema(dir, files, long, decls, log), data)
+			check <- verdict(checkSchema(dir, files, long, decls, log))
 		}()
-	}
-	if !plain {
-		ctx := cuecontext.New()
-		value, err := build(ctx, dir, files)
-		if err != nil {
-			// Reported as the check reports it.
-			found := &diag.Log{}
-			newReporter(ctx, found, decls, files).report(err)
-			addCauses(log, found)
-			return nil
-		}
-		data = fromCUE(value, true, decls)
-		if fits {
-			go func() {
-				keepReading(data)
-				check <- checked{ok: true}
-				collectEvaluation()
-			}()
-		} else {
-			// The check unifies the value built here, in its context,
-			// once the data is read from it: the spec is built once. The
-			// data is all the schema sees of a spec whose fields are
-			// regular or hidden or definitions, free of errors (see
-			// onlyRegularFields), which the shape's check may then pass
-			// without CUE's unification.
-			regular := onlyRegularFields(files)
-			go func() {
-				defer collectEvaluation()
-				if regular && value.Validate() == nil && specShape().fits(data) {
-					check <- verdict(checked{ok: true}, data)
-					return
-				}
-				check <- verdict(checkBuilt(ctx, value, files, decls, log), data)
-			}()
-		}
+	default:
+		// The check unifies the value built here, in its context, once
+		// the data is read from it: the spec is built once. The data is
+		// all the schema sees of a spec whose fields are regular or
+		// hidden or definitions, free of errors (see onlyRegularFields),
+		// which the shape's check may then pass without CUE's
+		// unification.
+		regular := onlyRegularFields(files)
+		go func() {
+			defer collectEvaluation()
+			if regular && value.Validate() == nil && specShape().fits(data) {
+				check <- verdict(checked{ok: true})
+				return
+			}
+			check <- verdict(checkBuilt(ctx, value, files, decls, log))
+		}()
 	}
 	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 }

@@ -82,11 +82,12 @@ type plainReader struct {
 }
 
 // maxPlainDepth is the deepest readPlain reads: a struct or list nested
-// deeper goes to CUE, which refuses nesting deeper than 10,000. Each
-// level's path holds its parent's, so reading 100,000 unclosed brackets
-// took 20 s and 4 GB before it found no end, where CUE's parser refuses
-// them in a fraction of a second; a spec nests a few levels (a chart's
-// values a few more).
+// deeper goes to CUE, whose parser refuses nesting deeper than 10,000,
+// and which readPlain must not be a second judge of. 100,000 unclosed
+// brackets took 20 s and 4 GB before readPlain found no end (each
+// level's path held its parent's, before maxDeclPath bounded them); CUE
+// refuses them in a fraction of a second. A spec nests a few levels (a
+// chart's values a few more).
 const maxPlainDepth = 100
 
 // nest enters a struct or list, and says whether readPlain reads it.
@@ -219,7 +220,7 @@ func (r *plainReader) field(v *Value, p string) bool {
 		return false
 	}
 	fp := childPath(p, name)
-	if _, seen := r.decls[fp]; !seen && fp != undeclared {
+	if _, seen := r.decls[fp]; fp != undeclared && !seen {
 		r.decls[fp] = at
 	}
 	prev := r.idx.lookup(v, name)
@@ -419,7 +420,7 @@ func (r *plainReader) elems(v *Value, p string) bool {
 			return true
 		}
 		ep := elemPath(p, i)
-		if _, seen := r.decls[ep]; !seen && ep != undeclared {
+		if _, seen := r.decls[ep]; ep != undeclared && !seen {
 			r.decls[ep] = r.here()
 		}
 		e, ok := r.value(ep)

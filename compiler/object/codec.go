@@ -60,6 +60,7 @@ func NewEncoder(b []byte) *Encoder { return &Encoder{B: b, OK: true} }
 func (e *Encoder) Uint(n int)    { e.B = binary.AppendUvarint(e.B, uint64(n)) }
 func (e *Encoder) Int(n int)     { e.B = binary.AppendVarint(e.B, int64(n)) }
 func (e *Encoder) Int64(n int64) { e.B = binary.AppendVarint(e.B, n) }
+func (e *Encoder) Str(s string)  { e.Uint(len(s)); e.B = append(e.B, s...) }
 
 // Byte writes b as it is.
 func (e *Encoder) Byte(b byte) { e.B = append(e.B, b) }
@@ -68,7 +69,6 @@ func (e *Encoder) Byte(b byte) { e.B = append(e.B, b) }
 func (e *Encoder) Float64(f float64) {
 	e.B = binary.LittleEndian.AppendUint64(e.B, math.Float64bits(f))
 }
-func (e *Encoder) Str(s string) { e.Uint(len(s)); e.B = append(e.B, s...) }
 
 // Bytes writes b as Str writes a string.
 func (e *Encoder) Bytes(b []byte) { e.Uint(len(b)); e.B = append(e.B, b...) }
