@@ -48,9 +48,11 @@ func cacheBase() (string, bool) {
 // openCache returns the cache of the repository at dir (or at
 // CacheRepoEnv's folder, when it names one), or nil when there is none:
 // turned off, or no cache directory or executable to key it by. Each
-// repository has a folder of its own, by its absolute path, links resolved; each entry is
-// bound to the platc that wrote it (see version), so that another build of
-// platc (which may make something else of a build) does not use it.
+// repository has a folder of its own, by its absolute path, links
+// resolved, and in it each platc (see version) a folder of its own
+// (cacheIn); each entry is bound to the platc that wrote it as well, so
+// that another build of platc (which may make something else of a build)
+// does not use it.
 func openCache(dir string) compiler.Cache {
 	base, ok := cacheBase()
 	if !ok {
@@ -73,8 +75,20 @@ func openCache(dir string) compiler.Cache {
 		return nil
 	}
 	trimCache(base, time.Now())
+	return cacheIn(base, repo, v)
+}
+
+// cacheIn is the cache of the repository at repo for the platc of version
+// v: a folder per repository, and in it a folder per platc. Two builds of
+// platc that take turns on one repository (the user's platc and the one
+// the pre-commit framework builds at its rev, or make's bin/platc and an
+// installed one) would otherwise replace each other's entries under the
+// same keys, and each run after a turn would find none: a vet of 10,000
+// Applications with their charts took 2.3 to 2.7 s after the other build's
+// run, 0.40 s after its own.
+func cacheIn(base, repo, v string) *dirCache {
 	sum := sha256.Sum256([]byte(repo))
-	return &dirCache{dir: filepath.Join(base, "repos", hex.EncodeToString(sum[:12])), version: v}
+	return &dirCache{dir: filepath.Join(base, "repos", hex.EncodeToString(sum[:12]), v[:16]), version: v}
 }
 
 // version identifies the running platc, for its cache entries: the digest
@@ -177,11 +191,13 @@ func (c *dirCache) Get(key string) ([]byte, bool) {
 }
 
 // The cache is trimmed as Go's build cache is: an entry no run has read
-// or written for cacheTrimAge is removed, and so is the folder of a
-// repository left with none (a clone deleted, or the temporary copies
-// the pre-commit hook once checked with caches of their own), by the
-// first run after cacheTrimEvery has passed since the last trim. Chart
-// archives are not entries: only platc charts pull fetches them again.
+// or written for cacheTrimAge is removed, and so are the folder of a
+// platc left with none (a build replaced by a newer one) and the folder
+// of a repository left with none (a clone deleted, or the temporary
+// copies the pre-commit hook once checked with caches of their own), by
+// the first run after cacheTrimEvery has passed since the last trim.
+// Chart archives are not entries: only platc charts pull fetches them
+// again.
 const (
 	cacheTrimAge    = 5 * 24 * time.Hour
 	cacheTrimEvery  = 24 * time.Hour
@@ -203,10 +219,14 @@ func trimCache(base string, now time.Time) {
 			continue
 		}
 		dir := filepath.Join(repos, folder.Name())
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > cacheTrimAge {
-				os.Remove(filepath.Join(dir, e.Name()))
+		// A folder per platc, and the entries of the platc that kept
+		// them all in the repository's folder.
+		trimEntries(dir, now)
+		builds, _ := os.ReadDir(dir)
+		for _, b := range builds {
+			if b.IsDir() {
+				trimEntries(filepath.Join(dir, b.Name()), now)
+				os.Remove(filepath.Join(dir, b.Name()))
 			}
 		}
 		// Only if it is empty: a run may have written to it meanwhile.
@@ -214,6 +234,16 @@ func trimCache(base string, now time.Time) {
 	}
 	if os.MkdirAll(base, 0o777) == nil && os.WriteFile(marker, nil, 0o666) == nil {
 		os.Chtimes(marker, now, now)
+	}
+}
+
+// trimEntries removes the files of dir unused for cacheTrimAge at now.
+func trimEntries(dir string, now time.Time) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > cacheTrimAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 

@@ -60,6 +60,25 @@ func TestDirCache(t *testing.T) {
 	}
 }
 
+// TestCacheKeptPerPlatc: two builds of platc that take turns on one
+// repository keep their entries side by side; neither replaces the
+// other's.
+func TestCacheKeptPerPlatc(t *testing.T) {
+	base, repo := t.TempDir(), "/work/platform"
+	one := cacheIn(base, repo, strings.Repeat("1", 64))
+	two := cacheIn(base, repo, strings.Repeat("2", 64))
+	one.Put("k", []byte("one's outcome"))
+	two.Put("k", []byte("two's outcome"))
+	for _, c := range []struct {
+		cache *dirCache
+		want  string
+	}{{one, "one's outcome"}, {two, "two's outcome"}} {
+		if got, ok := c.cache.Get("k"); !ok || string(got) != c.want {
+			t.Errorf("after both wrote k, Get = %q, %v; want %q", got, ok, c.want)
+		}
+	}
+}
+
 // TestDirCacheBindsEntries checks that an entry is used only under its
 // key and with the bytes it was written with.
 func TestDirCacheBindsEntries(t *testing.T) {
@@ -127,7 +146,7 @@ environments: dev: revision: "HEAD"
 	cacheDir := t.TempDir()
 	t.Setenv(CacheEnv, cacheDir)
 	entries := func() []string {
-		found, err := filepath.Glob(filepath.Join(cacheDir, "repos", "*", "manifests-*"))
+		found, err := filepath.Glob(filepath.Join(cacheDir, "repos", "*", "*", "manifests-*"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,32 +283,38 @@ func TestTrimCache(t *testing.T) {
 		_, err := os.Stat(filepath.Join(base, filepath.FromSlash(name)))
 		return err == nil
 	}
-	write("repos/a/old", old)
-	write("repos/a/recent", recent)
-	write("repos/a/key.123.tmp", old)
-	write("repos/b/old", old)
+	write("repos/a/one/old", old)
+	write("repos/a/one/recent", recent)
+	write("repos/a/one/key.123.tmp", old)
+	write("repos/a/two/old", old)
+	write("repos/a/kept-by-an-earlier-platc", old)
+	write("repos/b/one/old", old)
+	write("repos/c/kept-by-an-earlier-platc", old)
 	write("charts/sha256-archive", old)
 
 	trimCache(base, now)
 	for name, want := range map[string]bool{
-		"repos/a/old":           false,
-		"repos/a/key.123.tmp":   false,
-		"repos/a/recent":        true,
-		"repos/b":               false,
-		"charts/sha256-archive": true,
+		"repos/a/one/old":                  false,
+		"repos/a/one/key.123.tmp":          false,
+		"repos/a/one/recent":               true,
+		"repos/a/two":                      false,
+		"repos/a/kept-by-an-earlier-platc": false,
+		"repos/b":                          false,
+		"repos/c":                          false,
+		"charts/sha256-archive":            true,
 	} {
 		if got := exists(name); got != want {
 			t.Errorf("after a trim, %s exists: %v, want %v", name, got, want)
 		}
 	}
 
-	write("repos/a/old", old)
+	write("repos/a/one/old", old)
 	trimCache(base, now.Add(cacheTrimEvery-time.Minute))
-	if !exists("repos/a/old") {
+	if !exists("repos/a/one/old") {
 		t.Error("a second trim within a day removed an entry")
 	}
 	trimCache(base, now.Add(cacheTrimEvery+time.Minute))
-	if exists("repos/a/old") {
+	if exists("repos/a/one/old") {
 		t.Error("a trim a day after the last kept an old entry")
 	}
 }
