@@ -44,10 +44,15 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 	}
 	meta.Set("annotations", ann)
 	if m.CascadeDelete {
-		meta.Set("finalizers", []string{argocd.ResourcesFinalizer})
+		meta.Set("finalizers", cascadeFinalizers)
 	}
 	return meta
 }
+
+// cascadeFinalizers are the finalizers of an Application that deletes its
+// resources with it: one value, which all share (a rendered object is not
+// changed once made).
+var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 
 // setFolderSource sets the source of a module that syncs its folder of
 // this repository.
@@ -214,14 +219,24 @@ func kustomizeOptions(k *model.Kustomize) *object.Map {
 // revisionHistoryLimit.
 func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object.Map, options []string) {
 	ids := m.IgnoreDifferencesIn(env)
-	if argocd.RespectsIgnoreDifferences(ids, m.RespectIgnoreDifferences) && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
-		options = append(options, argocd.RespectIgnoreDifferences)
+	key := syncKey{module: m, sync: m.SyncIn(env), respect: argocd.RespectsIgnoreDifferences(ids, m.RespectIgnoreDifferences)}
+	r.syncMu.Lock()
+	policy := r.syncPolicies[key]
+	r.syncMu.Unlock()
+	if policy == nil {
+		if key.respect && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
+			options = append(options, argocd.RespectIgnoreDifferences)
+		}
+		var ns *model.NamespaceMetadata
+		if m.CreateNamespace && m.Kind.Namespaced() {
+			ns = m.NamespaceMetadata
+		}
+		policy = argocd.SyncPolicyFor(key.sync, options, ns)
+		r.syncMu.Lock()
+		r.syncPolicies[key] = policy
+		r.syncMu.Unlock()
 	}
-	var ns *model.NamespaceMetadata
-	if m.CreateNamespace && m.Kind.Namespaced() {
-		ns = m.NamespaceMetadata
-	}
-	spec.Set("syncPolicy", argocd.SyncPolicyFor(m.SyncIn(env), options, ns))
+	spec.Set("syncPolicy", policy)
 	if len(ids) > 0 {
 		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(ids))
 	}
