@@ -88,9 +88,9 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 
 // BeginCached is Begin with a cache of the schema check's verdicts: a spec
 // whose files, folder and schema are those of a spec the check found to
-// fit (byte for byte) is not checked again, and fits. A spec readPlain
-// does not read is then not parsed or evaluated either, when its reading
-// is in the cache too (storeReading). cache may be nil.
+// fit (byte for byte) is not checked again, and fits. It is then not
+// read, parsed or evaluated either, when its reading is in the cache too
+// (storeReading). cache may be nil.
 func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -127,24 +127,24 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// the schema on another goroutine, in the same context (one build; a
 	// context is used by one goroutine at a time).
 	check := make(chan checked, 1)
-	data, decls, lits, plain := readPlain(names, sources)
 	var digest string
 	fits := false
 	if cache != nil {
 		digest = fitDigest(dir, names, sources)
 		fits = cachedFit(cache, digest)
 	}
-	// A spec readPlain did not read is read from the cache when it fits
-	// and an earlier run kept its reading (storeReading), and parsed
-	// and read, or evaluated, otherwise; its reading is then kept once it
-	// is known to fit.
-	keep := !plain && cache != nil
-	if keep && fits {
+	// A spec that fits is read from the cache when an earlier run kept
+	// its reading (storeReading), and read from its bytes (readPlain),
+	// parsed and read, or evaluated, otherwise; its reading is then kept
+	// once it is known to fit.
+	keep := cache != nil
+	if fits {
 		if data, decls, lits, ok := cachedReading(cache, dir, digest); ok {
 			check <- checked{ok: true}
 			return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 		}
 	}
+	data, decls, lits, plain := readPlain(names, sources)
 	var files []*ast.File // parsed, where readPlain did not read the spec
 	var long []longList
 	if !plain {

@@ -11,18 +11,21 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// The reading of a spec that readPlain does not read (one written with
-// references, comprehensions or pattern constraints, which CUE evaluates,
-// or in a form of plain data readPlain leaves to CUE's parser) is kept in
-// the cache once the spec fits the schema, under the fit's digest: the
-// next run of the same spec (a render again, the pre-commit hook's check
-// of what a render wrote, with the working tree's cache) reads the
-// spec's data, declarations and ${...} literals from the entry, and
-// neither parses nor evaluates the files. It is a pure function of the
-// digest (the files, the folder, the schema and CUE's version), which the
-// entry holds. The cache keeps one reading per spec folder, the last:
-// that is the one the next run meets, and a reading is about 400 KB at
-// 10,000 Applications, too much to keep one for each edit of a spec.
+// The reading of a spec is kept in the cache once the spec fits the
+// schema, under the fit's digest: the next run of the same spec (a render
+// again, the pre-commit hook's check of what a render wrote, with the
+// working tree's cache) reads the spec's data, declarations and ${...}
+// literals from the entry, and neither reads the files' bytes (readPlain),
+// nor parses nor evaluates them (a spec written with references,
+// comprehensions or pattern constraints, which CUE evaluates, or in a
+// form of plain data readPlain leaves to CUE's parser). Reading the entry
+// is the cheaper even where readPlain reads the spec: at 10,000
+// Applications an up-to-date render took 0.275 s against 0.295 s (medians
+// of 21). It is a pure function of the digest (the files, the folder, the
+// schema and CUE's version), which the entry holds. The cache keeps one
+// reading per spec folder, the last: that is the one the next run meets,
+// and a reading is 0.4 to 1.1 MB at 10,000 Applications, too much to keep
+// one for each edit of a spec.
 
 // readingFormat names the layout of an entry; change it whenever the
 // reading of a spec or the layout changes.
