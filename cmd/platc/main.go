@@ -7,9 +7,10 @@ import (
 
 	"github.com/platc/platc/compiler/cli"
 	// The garbage collector's pace, set while the packages initialize.
-	_ "github.com/platc/platc/internal/gcpace"
+	"github.com/platc/platc/internal/gcpace"
 )
 
 func main() {
+	gcpace.Collect()
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

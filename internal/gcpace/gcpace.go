@@ -17,7 +17,8 @@
 // render (a cold render of every chart at 50,000 Applications holds 1.4 GB)
 // is paced from its live heap as before, never held to the limit.
 //
-// It does nothing else; cmd/platc imports it for that effect alone. Its
+// It does nothing else, but for Collect, which cmd/platc's main calls
+// first: one collection of what the packages' initialization left. Its
 // place in the order of initialization is Go's: packages are initialized
 // in the order of their import paths, each once the packages it imports
 // are, so this one comes after those of the modules whose paths sort
@@ -32,6 +33,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // Percent is the pace once the heap has grown past StartHeap, where only
@@ -57,6 +59,10 @@ const Percent = 200
 // 96 MiB, 278 to 297 MB at 400 from the start (docs/performance.md).
 const StartHeap = 96 << 20
 
+// paced says whether init set the pace (the environment sets neither
+// GOGC nor GOMEMLIMIT): Collect then collects.
+var paced bool
+
 func init() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
@@ -65,20 +71,52 @@ func init() {
 		debug.SetGCPercent(Percent)
 		return
 	}
+	paced = true
 	start(Percent, StartHeap)
 }
+
+// Collect collects what the packages' initialization left, once, and
+// holds collection off again until the process holds StartHeap bytes;
+// main calls it first. The packages initialized after this one allocate
+// while collection is off: when main starts, the heap holds 8 MB, 4.7 MB
+// of it garbage, which the run would otherwise never reuse, taking fresh
+// pages instead, each at the cost of a page fault (12 µs on the
+// benchmark's virtual machine). Collecting it costs a collection of the
+// 3.6 MB that is live: at 10,000 Applications up to date 1,100 fewer page
+// faults, 0.304 to 0.288 s (medians of 31), and platc version the same.
+// It does nothing where the environment sets the pace.
+func Collect() {
+	if !paced {
+		return
+	}
+	runtime.GC()
+	start(Percent, StartHeap)
+}
+
+// generation counts the calls of start: the finalizer of an earlier
+// call's sentinel, which a collection since has queued, must not set the
+// pace of a later one.
+var generation atomic.Int64
 
 // start turns collection off until the process holds limit bytes, and
 // sets the pace to percent after the collection that the limit makes.
 func start(percent int, limit int64) {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
+	gen := generation.Add(1)
 	// The finalizer of an object nothing refers to runs after the first
 	// collection; a pointer in it keeps the object out of the runtime's
 	// tiny-object blocks, whose objects are finalized together.
 	type sentinel struct{ _ *int }
-	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(math.MaxInt64)
-	})
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { setPace(gen, percent) })
+}
+
+// setPace sets the pace to percent and lifts the limit, unless start was
+// called again since the call of generation gen.
+func setPace(gen int64, percent int) {
+	if generation.Load() != gen {
+		return
+	}
+	debug.SetGCPercent(percent)
+	debug.SetMemoryLimit(math.MaxInt64)
 }

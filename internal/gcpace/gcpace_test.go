@@ -73,3 +73,36 @@ func waitForPace(t *testing.T, percent int64) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestEarlierSentinelLeavesThePace checks that the finalizer of an
+// earlier start's sentinel, which Collect's collection queues, does not
+// set the pace of the start that Collect makes after it.
+func TestEarlierSentinelLeavesThePace(t *testing.T) {
+	if percent, limit := pace(); percent == -1 && limit == StartHeap {
+		waitForPace(t, Percent)
+	}
+	percent, limit := pace()
+	defer debug.SetMemoryLimit(limit)
+	defer debug.SetGCPercent(int(percent))
+	start(250, 64<<20)
+	earlier := generation.Load()
+	start(300, 32<<20)
+	setPace(earlier, 250)
+	if percent, limit := pace(); percent != -1 || limit != 32<<20 {
+		t.Fatalf("after an earlier sentinel's finalizer GOGC is %d and the limit %d, want off and %d", percent, limit, 32<<20)
+	}
+	waitForPace(t, 300)
+}
+
+// TestCollectHoldsThePace checks that after Collect's collection,
+// collection is off again until StartHeap, and then paced at Percent.
+func TestCollectHoldsThePace(t *testing.T) {
+	if !paced {
+		t.Skip("the environment sets the pace")
+	}
+	Collect()
+	if percent, limit := pace(); percent != -1 || limit != StartHeap {
+		t.Fatalf("after Collect GOGC is %d and the limit %d, want off and %d", percent, limit, StartHeap)
+	}
+	waitForPace(t, Percent)
+}
