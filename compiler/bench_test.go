@@ -61,15 +61,11 @@ func BenchmarkCompile(b *testing.B) {
 func BenchmarkStages(b *testing.B) {
 	for _, r := range benchRepos() {
 		log := &diag.Log{}
-		loaded := load.Load(r.fsys, compiler.DefaultSpecDir, log)
-		spec := model.Decode(loaded)
-		info := check.Check(spec, r.fsys, log)
-		stacks := rgd.Compile(spec, info, nil, nil, log)
-		clientFiles := layers.Read(spec, stacks, r.fsys, layers.Options{}, log)
-		files := render.Render(spec, info, stacks, nil)
-		if log.HasErrors() {
+		st := renderStages(r.fsys, log)
+		if st == nil {
 			b.Fatalf("%s does not compile:\n%s", r.name, log)
 		}
+		loaded, spec, info, stacks, clientFiles, files := st.loaded, st.spec, st.info, st.stacks, st.clients, st.files
 		b.Run(r.name+"/load", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -131,6 +127,35 @@ func BenchmarkStages(b *testing.B) {
 			}
 		})
 	}
+}
+
+// rendered is a spec run through the stages up to render, one by one.
+type rendered struct {
+	loaded  *load.Spec
+	spec    *model.Spec
+	info    *check.Info
+	stacks  *rgd.Compiled
+	clients *layers.Result
+	files   []render.File
+}
+
+// renderStages runs the stages of fsys's spec up to render, problems to
+// log; nil where a stage before render finds a problem, as the stages
+// after it rely on the checks.
+func renderStages(fsys fs.FS, log *diag.Log) *rendered {
+	loaded := load.Load(fsys, compiler.DefaultSpecDir, log)
+	if loaded == nil || log.HasErrors() {
+		return nil
+	}
+	r := &rendered{loaded: loaded, spec: model.Decode(loaded)}
+	r.info = check.Check(r.spec, fsys, log)
+	r.stacks = rgd.Compile(r.spec, r.info, nil, nil, log)
+	r.clients = layers.Read(r.spec, r.stacks, fsys, layers.Options{}, log)
+	if log.HasErrors() {
+		return nil
+	}
+	r.files = render.Render(r.spec, r.info, r.stacks, nil)
+	return r
 }
 
 // applications counts the Application objects in outs. Every output

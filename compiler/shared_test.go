@@ -8,15 +8,10 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler"
-	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
-	"github.com/platc/platc/compiler/layers"
-	"github.com/platc/platc/compiler/load"
-	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
-	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/verify"
 )
 
@@ -29,26 +24,17 @@ func TestLaterStagesLeaveRenderedObjects(t *testing.T) {
 	rendered := 0
 	for _, dir := range repos(t) {
 		fsys := os.DirFS(dir)
-		log := &diag.Log{}
-		loaded := load.Load(fsys, compiler.DefaultSpecDir, log)
-		if loaded == nil || log.HasErrors() {
+		st := renderStages(fsys, &diag.Log{})
+		if st == nil {
 			continue
 		}
-		spec := model.Decode(loaded)
-		info := check.Check(spec, fsys, log)
-		stacks := rgd.Compile(spec, info, nil, nil, log)
-		clientFiles := layers.Read(spec, stacks, fsys, layers.Options{}, log)
-		if log.HasErrors() {
-			continue
-		}
-		files := render.Render(spec, info, stacks, nil)
 		rendered++
-		before := snapshot(t, files)
-		verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: clientFiles, Files: files, Repo: fsys}, &diag.Log{})
-		if _, err := emit.Encode(compiler.DefaultSpecDir, spec.Platform.OutDir, files, nil, nil); err != nil {
+		before := snapshot(t, st.files)
+		verify.Verify(verify.Input{Spec: st.spec, Stacks: st.stacks, Layers: st.clients, Files: st.files, Repo: fsys}, &diag.Log{})
+		if _, err := emit.Encode(compiler.DefaultSpecDir, st.spec.Platform.OutDir, st.files, nil, nil); err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		if after := snapshot(t, files); !bytes.Equal(before, after) {
+		if after := snapshot(t, st.files); !bytes.Equal(before, after) {
 			t.Errorf("%s: verify or emit changed a rendered object", filepath.Base(dir))
 		}
 	}

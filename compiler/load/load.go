@@ -137,7 +137,6 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// its reading (storeReading), and read from its bytes (readPlain),
 	// parsed and read, or evaluated, otherwise; its reading is then kept
 	// once it is known to fit.
-	keep := cache != nil
 	if fits {
 		if data, decls, lits, ok := cachedReading(cache, dir, digest); ok {
 			check <- checked{ok: true}
@@ -172,12 +171,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// Data is read by the goroutines below while later stages read it
 	// too: nothing changes a Value once read. The spec's reading is kept
 	// before the check says the spec fits: Checked waits for it, so that
-	// the run does not end while it is written.
-	keepReading := func() {
-		if keep {
-			storeReading(cache, dir, digest, data, decls, lits)
-		}
-	}
+	// the run does not end while it is written. Only a spec checked
+	// with a cache is known to fit.
+	keepReading := func() { storeReading(cache, dir, digest, data, decls, lits) }
 	// checkSchema's verdict, kept when the spec fits (then it has
 	// reported nothing).
 	verdict := func(c checked) checked {

@@ -221,9 +221,8 @@ func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object
 	ids := m.IgnoreDifferencesIn(env)
 	key := syncKey{module: m, sync: m.SyncIn(env), respect: argocd.RespectsIgnoreDifferences(ids, m.RespectIgnoreDifferences)}
 	r.syncMu.Lock()
-	policy := r.syncPolicies[key]
-	r.syncMu.Unlock()
-	if policy == nil {
+	policy, made := r.syncPolicies[key]
+	if !made {
 		if key.respect && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
 			options = append(options, argocd.RespectIgnoreDifferences)
 		}
@@ -232,10 +231,9 @@ func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object
 			ns = m.NamespaceMetadata
 		}
 		policy = argocd.SyncPolicyFor(key.sync, options, ns)
-		r.syncMu.Lock()
 		r.syncPolicies[key] = policy
-		r.syncMu.Unlock()
 	}
+	r.syncMu.Unlock()
 	spec.Set("syncPolicy", policy)
 	if len(ids) > 0 {
 		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(ids))

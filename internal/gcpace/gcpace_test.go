@@ -38,19 +38,27 @@ func TestPaceSetAtInit(t *testing.T) {
 // limit set, until a collection has run, and then sets the pace and lifts
 // the limit.
 func TestStartThenPace(t *testing.T) {
-	if percent, limit := pace(); percent == -1 && limit == StartHeap {
-		// What init started ends first, or its finalizer might run
-		// after this test's.
-		waitForPace(t, Percent)
-	}
-	percent, limit := pace()
-	defer debug.SetMemoryLimit(limit)
-	defer debug.SetGCPercent(int(percent))
+	settled(t)
 	start(250, 64<<20)
 	if percent, limit := pace(); percent != -1 || limit != 64<<20 {
 		t.Fatalf("after start GOGC is %d and the limit %d, want off and %d", percent, limit, 64<<20)
 	}
 	waitForPace(t, 250)
+}
+
+// settled waits for what init started to end, or its finalizer might run
+// after the test's, and sets the pace back as it finds it when the test
+// ends.
+func settled(t *testing.T) {
+	t.Helper()
+	if percent, limit := pace(); percent == -1 && limit == StartHeap {
+		waitForPace(t, Percent)
+	}
+	percent, limit := pace()
+	t.Cleanup(func() {
+		debug.SetGCPercent(int(percent))
+		debug.SetMemoryLimit(limit)
+	})
 }
 
 // waitForPace makes collections until the pace is percent and the memory
@@ -78,12 +86,7 @@ func waitForPace(t *testing.T, percent int64) {
 // earlier start's sentinel, which Collect's collection queues, does not
 // set the pace of the start that Collect makes after it.
 func TestEarlierSentinelLeavesThePace(t *testing.T) {
-	if percent, limit := pace(); percent == -1 && limit == StartHeap {
-		waitForPace(t, Percent)
-	}
-	percent, limit := pace()
-	defer debug.SetMemoryLimit(limit)
-	defer debug.SetGCPercent(int(percent))
+	settled(t)
 	start(250, 64<<20)
 	earlier := generation.Load()
 	start(300, 32<<20)
