@@ -369,6 +369,17 @@ func (c *checker) module(m *model.Module) {
 			c.elemReportf(diag.UnknownName, m, "needs", i, "%s", diag.Unknown("module", n, moduleNames(c.spec)))
 		}
 	}
+	if m.Kind.Valid() {
+		for _, f := range []string{"repoURL", "revision"} {
+			if m.Has(f) && m.Kind.Info().Syncs != model.SyncsRepoFolder {
+				c.reportf(diag.ModuleKind, &m.Node, f, "%s is for path modules, which read a folder of a Git repository: remove it", f)
+			}
+		}
+		if m.Has("destination") && m.Kind.Info().Deploys == model.DestArgoCD {
+			c.reportf(diag.ModuleKind, &m.Node, "destination", "a group's Application lives with Argo CD's: remove destination")
+		}
+	}
+	c.destination(m.Destination)
 	c.syncOptions(&m.Node, m.SyncOptions, false)
 	c.allow(&m.Node, m.Allow)
 	for _, w := range m.Wiring {
@@ -412,7 +423,25 @@ func (c *checker) syncOptions(n *model.Node, options []string, templated bool) {
 	}
 }
 
+// destination checks a cluster an environment or a module deploys to.
+func (c *checker) destination(d *model.Destination) {
+	if d != nil && d.Server != "" && d.Name != "" {
+		c.log.Reportf(diag.Destination, d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
+	}
+}
+
 func (c *checker) modulePath(m *model.Module) {
+	if m.RepoURL != "" {
+		// Another repository's folder: platc does not read it, and
+		// takes it for a chart where the module renders it as one.
+		if msg := repoPathProblem(m.Dir); msg != "" {
+			c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
+		}
+		if m.Helm != nil || len(m.Values) > 0 || len(m.Wiring) > 0 {
+			c.charts[m.Name] = true
+		}
+		return
+	}
 	if msg := repoPathProblem(m.Dir); msg != "" {
 		c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
 		return
@@ -575,10 +604,7 @@ func (c *checker) environment(env *model.Environment) {
 	case env.Pinned && !model.IsReleaseTag(env.Revision):
 		c.reportf(diag.Pinned, &env.Node, "revision", "pinned environment tracks %q: pin a release tag such as \"v1.2.3\", so that it reconciles against a fixed, reviewed release", env.Revision)
 	}
-	d := env.Destination
-	if d.Server != "" && d.Name != "" {
-		c.log.Reportf(diag.Destination, d.Pos, d.Path, "destination sets both server and name: Argo CD takes one of them")
-	}
+	c.destination(&env.Destination)
 	c.kubernetes(&env.Kubernetes)
 	c.releases(env)
 	projects := []string{"default"}
@@ -601,6 +627,10 @@ func (c *checker) environment(env *model.Environment) {
 		if m == nil {
 			c.log.Reportf(diag.UnknownName, s.Pos, s.Path, "%s", diag.Unknown("module", name, moduleNames(c.spec)))
 			continue
+		}
+		c.destination(s.Destination)
+		if s.Revision != "" && m.Kind.Valid() && m.Kind.Info().Syncs != model.SyncsRepoFolder {
+			c.reportf(diag.ModuleKind, &s.Node, "revision", "revision is for path modules, which read a folder of a Git repository: remove it")
 		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {
 			c.reportf(diag.UnknownName, &s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), diag.DidYouMean(s.Project, projects))

@@ -39,6 +39,9 @@ func Decode(loaded *load.Spec) *Spec {
 	})
 	d.eachEntry(v, "modules", func(name string, e entry) {
 		m := decodeModule(name, e)
+		if m.RepoURL == s.Platform.RepoURL {
+			m.RepoURL = "" // this repository, written out
+		}
 		s.Modules = append(s.Modules, m)
 		s.modules[name] = m
 	})
@@ -175,6 +178,9 @@ func decodeModule(name string, e entry) *Module {
 	m.Description = e.str("description")
 	m.Chart = e.str("chart")
 	m.Dir = e.str("path")
+	m.RepoURL = e.str("repoURL")
+	m.Revision = e.str("revision")
+	m.Destination = e.destination("destination")
 	m.Members = e.strings("group")
 	if e.Has("stacks") {
 		m.Stacks = e.strings("stacks")
@@ -264,6 +270,9 @@ func decodeEnvironment(name string, e entry) *Environment {
 			Values:   s.values("values"),
 			Project:  s.str("project"),
 
+			Revision:    s.str("revision"),
+			Destination: s.destination("destination"),
+
 			SyncPolicy:        s.syncPolicy("syncPolicy"),
 			IgnoreDifferences: s.ignoreDifferences("ignoreDifferences"),
 			Labels:            s.strMap("labels"),
@@ -275,6 +284,15 @@ func decodeEnvironment(name string, e entry) *Environment {
 		env.Charts = append(env.Charts, &ChartPin{Node: c.node, Env: name, Chart: chart, Version: c.str("version")})
 	})
 	return env
+}
+
+// destination decodes a #Destination field, or nil where it is not set.
+func (e entry) destination(name string) *Destination {
+	if !e.Has(name) {
+		return nil
+	}
+	d := e.sub(name)
+	return &Destination{Node: d.node, Server: d.str("server"), Name: d.str("name")}
 }
 
 // decoder holds what every entry needs to place itself.

@@ -284,11 +284,19 @@ var Kinds = func() []string {
 // Module is one child Application.
 type Module struct {
 	Node
-	Name            string
-	Description     string
-	Kind            ModuleKind
-	Chart           string   // KindChart: the name of a chart in Spec.Charts
-	Dir             string   // KindPath: a folder relative to the repository root
+	Name        string
+	Description string
+	Kind        ModuleKind
+	Chart       string // KindChart: the name of a chart in Spec.Charts
+	Dir         string // KindPath: a folder relative to the repository root
+	// RepoURL is the other Git repository that holds Dir, or "" for this
+	// one (Decode clears the platform's own URL); platc does not read it.
+	RepoURL string
+	// Revision is the revision Dir is read at; "" for the default
+	// (RevisionIn).
+	Revision string
+	// Destination is the module's own cluster; nil for the environment's.
+	Destination     *Destination
 	Members         []string // KindGroup: module names, as written
 	Stacks          []string // KindStacks, KindDefinitions: stack names, as written
 	Namespace       string
@@ -311,11 +319,42 @@ type Module struct {
 func (m *Module) RepoFolder() string {
 	switch m.Kind.Info().Syncs {
 	case SyncsRepoFolder:
+		if m.RepoURL != "" {
+			return "" // another repository's, which platc does not read
+		}
 		return m.Dir
 	case SyncsChart:
 		return m.Manifests
 	}
 	return ""
+}
+
+// RevisionIn is the revision of its repository that m's folder is read
+// at in env: the environment's setting, the module's, or the default (the
+// environment's revision for this repository, HEAD for another).
+func (m *Module) RevisionIn(env *Environment) string {
+	if s := env.Settings[m.Name]; s != nil && s.Revision != "" {
+		return s.Revision
+	}
+	switch {
+	case m.Revision != "":
+		return m.Revision
+	case m.RepoURL != "":
+		return "HEAD"
+	}
+	return env.Revision
+}
+
+// DestinationIn is the cluster m deploys to in env: the environment's
+// setting for it, the module's own, or the environment's.
+func (m *Module) DestinationIn(env *Environment) Destination {
+	if s := env.Settings[m.Name]; s != nil && s.Destination != nil {
+		return *s.Destination
+	}
+	if m.Destination != nil {
+		return *m.Destination
+	}
+	return env.Destination
 }
 
 // Allow holds exceptions to the security lints: the reason, by lint name.
@@ -551,6 +590,10 @@ type ModuleSettings struct {
 	External *Endpoint
 	Values   map[string]any
 	Project  string
+	// Revision and Destination override the module's; "" and nil where
+	// the environment does not set them.
+	Revision    string
+	Destination *Destination
 	// SyncPolicy, IgnoreDifferences, Labels and Annotations override
 	// the module's (fields.go).
 	SyncPolicy        *SyncPolicy

@@ -58,6 +58,10 @@ var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 // this repository.
 func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
 	src := r.gitSource(env, m.Dir)
+	if m.RepoURL != "" {
+		src.Set("repoURL", m.RepoURL)
+	}
+	src.Set("targetRevision", m.RevisionIn(env))
 	if d := m.Directory; d != nil {
 		dir := object.NewMap()
 		if d.Recurse {

@@ -332,7 +332,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		// CD namespace of the cluster Argo CD runs in.
 		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
 	case model.DestNamespace:
-		setDestination(dest, env.Destination)
+		setDestination(dest, m.DestinationIn(env))
 		dest.Set("namespace", m.Namespace)
 		if m.CreateNamespace {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
@@ -340,7 +340,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	case model.DestCluster:
 		// Cluster-scoped objects: a namespace, if any, is only for the
 		// project's destinations to permit.
-		setDestination(dest, env.Destination)
+		setDestination(dest, m.DestinationIn(env))
 		if m.Namespace != "" {
 			dest.Set("namespace", m.Namespace)
 		}

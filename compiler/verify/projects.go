@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
@@ -53,8 +54,18 @@ type envArgo struct {
 func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	spec := v.in.Spec
 	clusters := []argocd.Cluster{argocd.InCluster}
-	if d := env.Destination; d.Server != argocd.InClusterServer || d.Name != "" {
-		clusters = append(clusters, argocd.Cluster{Server: d.Server, Name: d.Name})
+	known := func(d model.Destination) {
+		c := argocd.Cluster{Server: d.Server, Name: d.Name}
+		inCluster := d.Server == argocd.InClusterServer && d.Name == "" || d.Server == "" && d.Name == argocd.InClusterName
+		if !inCluster && !slices.Contains(clusters, c) {
+			clusters = append(clusters, c)
+		}
+	}
+	known(env.Destination)
+	for _, m := range spec.Modules { // the modules' own clusters
+		if m.Destination != nil || env.Settings[m.Name] != nil {
+			known(m.DestinationIn(env))
+		}
 	}
 	e := &envArgo{projects: map[string]*project{}, permissions: &argocd.Permissions{Clusters: clusters}}
 	declared := map[string]*model.Project{}
