@@ -32,7 +32,8 @@ type command struct {
 	// checks: the command passes on what it checked, and says what it
 	// could not (charts not rendered, without a lock), as a note.
 	checks bool
-	// minArgs and maxArgs bound the number of positional arguments;
+	// minArgs and maxArgs bound the number of positional arguments
+	// (maxArgs -1: any number);
 	// missing says what to do when there are fewer than minArgs.
 	minArgs, maxArgs int
 	missing          string
@@ -313,6 +314,23 @@ Actions workflow that runs the drift check with platc's action, then renders
 out/. It writes nothing when any of its files exists.`,
 			maxArgs: 1,
 			flags:   initFlags,
+		},
+		{
+			name:    "import",
+			args:    "[ENV=]PATH...",
+			summary: "write a spec that renders an existing repository's Applications and AppProjects, and compare",
+			doc: `Import reads the Argo CD Applications and AppProjects under each PATH (a
+folder, walked with its sub-folders, or a file), one environment each (named
+ENV, or after the folder), and writes a spec that renders them: one module per
+Application name, its differences between environments as the environments'
+settings, each environment's AppProjects, the charts pinned. Every default of
+platc that the objects do not share is written out, so that the render behaves
+as the originals. It then renders the spec in memory and compares each object
+with its original as Argo CD reads both, and prints a line per object: equal,
+differs (the fields), or not imported (why, and what to do). It exits 0 when
+every object is equal. It never overwrites a file without -force.`,
+			dir: true, minArgs: 1, maxArgs: -1, missing: "name the folders to import, such as argocd/apps",
+			flags: importFlags,
 		},
 		{
 			name:    "hooks",
@@ -599,7 +617,7 @@ func (c *call) parse(fs *flag.FlagSet, args []string) (positional []string, code
 	switch cmd := c.cmd; {
 	case len(positional) > cmd.maxArgs && cmd.maxArgs == 0:
 		return nil, c.usagef("unexpected argument %q: platc %s takes none", positional[0], cmd.name), true
-	case len(positional) > cmd.maxArgs:
+	case len(positional) > cmd.maxArgs && cmd.maxArgs >= 0:
 		return nil, c.usagef("unexpected argument %q", positional[cmd.maxArgs]), true
 	case len(positional) < cmd.minArgs:
 		return nil, c.usagef("%s", cmd.missing), true

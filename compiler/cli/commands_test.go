@@ -44,7 +44,7 @@ func TestTable(t *testing.T) {
 		if cmd.minArgs > 0 && cmd.missing == "" {
 			t.Errorf("%s: takes %d arguments, and says nothing when they are missing", cmd.name, cmd.minArgs)
 		}
-		if cmd.minArgs > cmd.maxArgs {
+		if cmd.maxArgs >= 0 && cmd.minArgs > cmd.maxArgs {
 			t.Errorf("%s: at least %d arguments, at most %d", cmd.name, cmd.minArgs, cmd.maxArgs)
 		}
 	}

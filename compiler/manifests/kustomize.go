@@ -245,3 +245,60 @@ func quoteAll(paths []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// Kustomized is an object a kustomization yields, whole.
+type Kustomized struct {
+	Body map[string]any
+	// File is the repository path of the file it came from, as Object's.
+	File string
+}
+
+// Kustomize builds the kustomization in dir as Build does (Argo CD's
+// options, the repository alone) and returns the objects it yields,
+// whole, in kustomize's order, or the problem that stopped it.
+func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, &Problem{ID: diag.IO, File: dir, Msg: fmt.Sprintf("cannot read folder %q: %v", dir, unwrapPathError(err))}
+	}
+	_, kustomization := sourceType(entries)
+	if kustomization == "" {
+		return nil, &Problem{ID: diag.Kustomize, File: dir, Msg: "holds no kustomization"}
+	}
+	var b builder
+	kfile := path.Join(dir, kustomization)
+	rfs := &repoFS{fsys: fsys, originsIn: dir}
+	resources, err := runKustomize(rfs, dir)
+	if err != nil && len(rfs.remote) == 0 {
+		rfs = &repoFS{fsys: fsys}
+		resources, err = runKustomize(rfs, dir)
+	}
+	switch {
+	case len(rfs.remote) > 0:
+		return nil, &rfs.remote[0]
+	case len(rfs.links) > 0:
+		return nil, &rfs.links[0]
+	case err != nil:
+		b.problem(diag.Kustomize, kfile, 0, "kustomize build fails: %s: fix the kustomization", oneLine(err.Error()))
+		return nil, &b.problems[0]
+	}
+	out := make([]Kustomized, 0, len(resources))
+	for _, res := range resources {
+		file := originFile(res, dir, kfile)
+		body, err := res.Map()
+		if err != nil {
+			b.problem(diag.Kustomize, file, 0, "kustomize yields an object it cannot read: %s", oneLine(err.Error()))
+			return nil, &b.problems[0]
+		}
+		if meta, ok := body["metadata"].(map[string]any); ok {
+			if ann, ok := meta["annotations"].(map[string]any); ok {
+				delete(ann, "config.kubernetes.io/origin")
+				if len(ann) == 0 {
+					delete(meta, "annotations")
+				}
+			}
+		}
+		out = append(out, Kustomized{Body: body, File: file})
+	}
+	return out, nil
+}

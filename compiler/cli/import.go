@@ -1,0 +1,325 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/importer"
+	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/compiler/render"
+)
+
+func importFlags(flags *flag.FlagSet) func(*call) int {
+	out := flags.String("o", compiler.DefaultSpecDir, "the `folder` of the spec to write, from the repository root")
+	force := flags.Bool("force", false, "overwrite the spec's files where they exist")
+	repo := flags.String("repo", "", "the imported repository's Git `URL` (default its remote origin, else the one most Applications sync a folder of that is here)")
+	name := flags.String("name", "", "the platform's `name` (default imported)")
+	dry := flags.Bool("n", false, "compare only: write nothing")
+	return func(c *call) int {
+		return runImport(c, importer.Options{Name: *name, RepoURL: *repo}, *out, *force, *dry)
+	}
+}
+
+// importRoots reads the positional arguments, [ENV=]PATH, as the folders
+// to import, one environment each.
+func importRoots(args []string) ([]importer.Root, error) {
+	var roots []importer.Root
+	var envs []string
+	for _, a := range args {
+		env, p, named := strings.Cut(a, "=")
+		if !named {
+			p = a
+		}
+		p = path.Clean(strings.TrimPrefix(p, "./"))
+		if !fs.ValidPath(p) {
+			return nil, fmt.Errorf("%q is not a folder inside the repository: give its path from the repository root", a)
+		}
+		if !named {
+			env = importLabel(path.Base(p))
+		}
+		if env == "" || len(env) > 63 || notLabel.MatchString(env) || env[0] == '-' || env[len(env)-1] == '-' {
+			return nil, fmt.Errorf("environment %q (of %s) is not a DNS-1123 label: name it, as ENV=%s", env, p, p)
+		}
+		if slices.Contains(envs, env) {
+			return nil, fmt.Errorf("two folders would be environment %s: name them, as ENV=PATH", env)
+		}
+		envs = append(envs, env)
+		roots = append(roots, importer.Root{Env: env, Path: p})
+	}
+	return roots, nil
+}
+
+func importLabel(s string) string {
+	return strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
+
+func runImport(c *call, opts importer.Options, specDir string, force, dry bool) int {
+	specDir = path.Clean(strings.TrimSuffix(specDir, "/"))
+	if !fs.ValidPath(specDir) || specDir == "." {
+		return c.usagef("-o %q is not a folder inside the repository", specDir)
+	}
+	roots, err := importRoots(c.args)
+	if err != nil {
+		return c.usagef("%v", err)
+	}
+	root, err := os.OpenRoot(c.dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "platc import: opening the repository: %v\n", err)
+		return ExitUsage
+	}
+	defer root.Close()
+	repo := newRepoFS(root)
+	if opts.RepoURL == "" {
+		opts.RepoURL = originURL(root)
+	}
+	objs, skips, err := importer.Read(repo, roots)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "platc import: %v\n", err)
+		return ExitUsage
+	}
+	// The AppProjects elsewhere in the repository, for Applications whose
+	// folders do not hold theirs.
+	if all, _, err := importer.Read(repo, []importer.Root{{Path: "."}}); err == nil {
+		for _, o := range all {
+			if o.Kind == "AppProject" {
+				objs = append(objs, o)
+			}
+		}
+	}
+	envs := make([]string, len(roots))
+	for i, r := range roots {
+		envs[i] = r.Env
+	}
+	spec := importer.Build(repo, objs, envs, opts)
+	unread := 0 // files, or folders, whose objects could not be read
+	for _, s := range skips {
+		if s.Kind != "" {
+			spec.NotImported = append(spec.NotImported, s)
+		} else {
+			unread++
+			fmt.Fprintf(c.stderr, "platc import: %s: %s\n", s.Where(), s.Reason)
+		}
+	}
+
+	// The spec, rendered in memory over the repository as it is, its
+	// own files in place of the spec folder's .cue files.
+	files := map[string][]byte{}
+	for name, b := range spec.Files {
+		files[path.Join(specDir, name)] = b
+	}
+	res := compiler.Compile(overlayFS{base: repo, dir: specDir, files: files}, compiler.Options{SpecDir: specDir, KeepFiles: true})
+	for _, p := range res.Log.Problems() {
+		fmt.Fprintf(c.stderr, "%s\n", p)
+	}
+	rendered := map[string][]map[string]any{}
+	for _, f := range res.Files {
+		for _, env := range envs {
+			if strings.HasPrefix(f.Path, render.ClusterDir(env)+"/") {
+				for _, o := range f.Objects {
+					if m, ok := object.Plain(o).(map[string]any); ok {
+						rendered[env] = append(rendered[env], m)
+					}
+				}
+			}
+		}
+	}
+	if res.Log.HasErrors() {
+		spec.Failed = "the spec written has problems (above)"
+	}
+	results := importer.Compare(spec, rendered)
+	printImport(c.stdout, results)
+
+	written := "nothing written (-n)"
+	if !dry {
+		var inTheWay []string
+		for _, name := range slices.Sorted(mapKeys(files)) {
+			if _, err := root.Lstat(name); !errors.Is(err, fs.ErrNotExist) && !force {
+				inTheWay = append(inTheWay, name)
+			}
+		}
+		if len(inTheWay) > 0 {
+			verb := "exists"
+			if len(inTheWay) > 1 {
+				verb = "exist"
+			}
+			fmt.Fprintf(c.stderr, "platc import: %s %s: nothing written; pass -force to overwrite, or -o another folder\n", strings.Join(inTheWay, ", "), verb)
+			return ExitUsage
+		}
+		if err := root.MkdirAll(specDir, 0o777); err != nil {
+			fmt.Fprintf(c.stderr, "platc import: %v\n", err)
+			return ExitUsage
+		}
+		for _, name := range slices.Sorted(mapKeys(files)) {
+			if err := root.WriteFile(name, files[name], 0o666); err != nil {
+				fmt.Fprintf(c.stderr, "platc import: %v\n", err)
+				return ExitUsage
+			}
+		}
+		written = "wrote " + specDir + "/"
+	}
+	counts := map[importer.Status]int{}
+	for _, r := range results {
+		counts[r.Status]++
+	}
+	fmt.Fprintf(c.stdout, "import: %d objects, %d equal, %d differ, %d not imported; %s\n",
+		len(results), counts[importer.Equal], counts[importer.Differs], counts[importer.NotImported], written)
+	if counts[importer.Equal] == len(results) && !res.Log.HasErrors() && unread == 0 {
+		return ExitOK
+	}
+	return ExitProblems
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// printImport writes the table of results: each object, and how it came
+// out.
+func printImport(w io.Writer, results []importer.Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ENVIRONMENT\tKIND\tNAME\tRESULT")
+	for _, r := range results {
+		what := r.Status.String()
+		switch r.Status {
+		case importer.Differs:
+			what += ": " + strings.Join(r.Fields, ", ")
+		case importer.NotImported:
+			what += ": " + r.Reason + " (" + r.Where + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Env, r.Kind, r.Name, what)
+	}
+	tw.Flush()
+}
+
+// overlayFS is the repository with the spec folder's .cue files replaced
+// by files.
+type overlayFS struct {
+	base  fs.FS
+	dir   string
+	files map[string][]byte
+}
+
+func (o overlayFS) Open(name string) (fs.File, error) {
+	if b, ok := o.files[name]; ok {
+		return &memFile{name: path.Base(name), r: strings.NewReader(string(b)), size: int64(len(b))}, nil
+	}
+	if path.Dir(name) == o.dir && strings.HasSuffix(name, ".cue") {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	if name == o.dir {
+		return o.openDir(name)
+	}
+	return o.base.Open(name)
+}
+
+// openDir lists the spec folder: its files less the .cue ones, and the
+// spec's.
+func (o overlayFS) openDir(name string) (fs.File, error) {
+	var entries []fs.DirEntry
+	if list, err := fs.ReadDir(o.base, name); err == nil {
+		for _, e := range list {
+			if !strings.HasSuffix(e.Name(), ".cue") {
+				entries = append(entries, e)
+			}
+		}
+	}
+	for f, b := range o.files {
+		if path.Dir(f) == name {
+			entries = append(entries, fs.FileInfoToDirEntry(memInfo{name: path.Base(f), size: int64(len(b))}))
+		}
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return &memDir{name: path.Base(name), entries: entries}, nil
+}
+
+type memInfo struct {
+	name string
+	size int64
+	dir  bool
+}
+
+func (i memInfo) Name() string { return i.name }
+func (i memInfo) Size() int64  { return i.size }
+func (i memInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return i.dir }
+func (i memInfo) Sys() any           { return nil }
+
+type memFile struct {
+	name string
+	r    *strings.Reader
+	size int64
+}
+
+func (f *memFile) Stat() (fs.FileInfo, error) { return memInfo{name: f.name, size: f.size}, nil }
+func (f *memFile) Read(b []byte) (int, error) { return f.r.Read(b) }
+func (f *memFile) Close() error               { return nil }
+
+type memDir struct {
+	name    string
+	entries []fs.DirEntry
+	off     int
+}
+
+func (d *memDir) Stat() (fs.FileInfo, error) { return memInfo{name: d.name, dir: true}, nil }
+func (d *memDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a directory")}
+}
+func (d *memDir) Close() error { return nil }
+func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.entries[d.off:]
+	if n <= 0 {
+		d.off = len(d.entries)
+		return rest, nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > len(rest) {
+		n = len(rest)
+	}
+	d.off += n
+	return rest[:n], nil
+}
+
+// originURL is the URL of the repository's Git remote origin, as
+// .git/config says it, or "".
+func originURL(root *os.Root) string {
+	data, err := root.ReadFile(".git/config")
+	if err != nil || len(data) > 1<<20 {
+		return ""
+	}
+	inOrigin := false
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			inOrigin = line == `[remote "origin"]`
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok && inOrigin && strings.TrimSpace(k) == "url" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

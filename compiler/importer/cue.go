@@ -1,0 +1,88 @@
+package importer
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/format"
+	"cuelang.org/go/cue/token"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/compiler/object"
+)
+
+// writeCUE writes the fields of top as a CUE file of package pkg,
+// formatted as cue fmt formats it.
+func writeCUE(pkg string, top *object.Map) []byte {
+	f := &ast.File{Decls: []ast.Decl{&ast.Package{Name: ast.NewIdent(pkg)}}}
+	top.Each(func(k string, v any) {
+		f.Decls = append(f.Decls, &ast.Field{Label: ast.NewStringLabel(k), Value: expr(v)})
+	})
+	b, err := format.Node(f)
+	if err != nil {
+		// The tree is made here of labels and literals only.
+		panic(fmt.Sprintf("importer: formatting the spec: %v", err))
+	}
+	return b
+}
+
+// expr is the CUE expression of a value read from YAML or built here.
+func expr(v any) ast.Expr {
+	switch x := v.(type) {
+	case nil:
+		return ast.NewNull()
+	case *object.Map:
+		s := &ast.StructLit{}
+		x.Each(func(k string, v any) {
+			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewStringLabel(k), Value: expr(v)})
+		})
+		return s
+	case map[string]any:
+		s := &ast.StructLit{}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewStringLabel(k), Value: expr(x[k])})
+		}
+		return s
+	case []any:
+		l := &ast.ListLit{}
+		for _, e := range x {
+			l.Elts = append(l.Elts, expr(e))
+		}
+		return l
+	case []string:
+		l := &ast.ListLit{}
+		for _, e := range x {
+			l.Elts = append(l.Elts, ast.NewString(e))
+		}
+		return l
+	case string:
+		return ast.NewString(x)
+	case bool:
+		return ast.NewBool(x)
+	case int:
+		return ast.NewLit(token.INT, strconv.Itoa(x))
+	case int64:
+		return ast.NewLit(token.INT, strconv.FormatInt(x, 10))
+	case uint64:
+		return ast.NewLit(token.INT, strconv.FormatUint(x, 10))
+	case float64:
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		if x == float64(int64(x)) && len(s) < 16 {
+			s = strconv.FormatFloat(x, 'f', 1, 64) // 2.0, a float as YAML said
+		}
+		return ast.NewLit(token.FLOAT, s)
+	}
+	return ast.NewString(fmt.Sprint(v))
+}
+
+// parseValues reads Helm values written as YAML text.
+func parseValues(text string) (map[string]any, error) {
+	var v map[string]any
+	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

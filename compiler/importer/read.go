@@ -1,0 +1,285 @@
+// Package importer turns the Argo CD objects of an existing repository
+// (Applications and AppProjects, as written by hand) into a platc spec,
+// and compares what that spec renders with those objects as Argo CD reads
+// them. It reads only through the fs.FS it is given and writes nothing:
+// the CLI writes the spec and renders it (compiler.Compile), and this
+// package says, object by object, what came out equal, what differs and
+// what could not be imported, and why.
+package importer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/compiler/manifests"
+)
+
+// Limits bound the work any input can cause.
+const (
+	// MaxFileSize is the largest file read; a larger one is skipped.
+	MaxFileSize = 4 << 20
+	// MaxFiles is the most files read under the paths.
+	MaxFiles = 20000
+)
+
+// Object is one Argo CD object read from the repository.
+type Object struct {
+	Kind, Name, Namespace string
+	File                  string // slash path from the repository root
+	Line                  int    // of the document's first key
+	Env                   string // the environment it was read for
+	Body                  map[string]any
+}
+
+// Where is the object's file and line.
+func (o *Object) Where() string {
+	if o.Line == 0 {
+		return o.File // built by kustomize
+	}
+	return fmt.Sprintf("%s:%d", o.File, o.Line)
+}
+
+// Skip is a file or document that was not read as an Argo CD object, and
+// why.
+type Skip struct {
+	Env    string // the environment it was read for
+	File   string
+	Line   int // 0 for the whole file
+	Kind   string
+	Name   string
+	Reason string
+}
+
+// Where is the skipped file, and its line where known.
+func (s Skip) Where() string {
+	if s.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	return s.File
+}
+
+// Root is one folder or file to import, as one environment.
+type Root struct {
+	Env  string // the environment's name
+	Path string // slash path from the repository root
+}
+
+// Read reads the Argo CD Applications and AppProjects under each root of
+// the repository fsys (folders are walked, sub-folders included; files
+// ending in .yaml, .yml or .json are read), in a stable order. Every
+// document that is not a whole Application or AppProject is a Skip with
+// its reason: an ApplicationSet (not expanded yet), a file that is a Helm
+// or Go template, a partial object (a kustomize patch), a file too large,
+// a link. Objects of other kinds are ignored silently: manifests beside
+// the Applications are not platc's to import.
+func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
+	var objs []*Object
+	var skips []Skip
+	files := 0
+	for _, r := range roots {
+		if isKustomization(fsys, r.Path) {
+			// Built as Argo CD builds it: the Applications an
+			// app-of-apps of this folder would create.
+			o, s := readKustomization(fsys, r)
+			objs = append(objs, o...)
+			skips = append(skips, s...)
+			continue
+		}
+		err := fs.WalkDir(fsys, r.Path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == r.Path {
+					return err
+				}
+				skips = append(skips, Skip{Env: r.Env, File: p, Reason: "cannot be read: " + unwrap(err)})
+				return nil
+			}
+			if d.IsDir() {
+				if p != r.Path && strings.HasPrefix(d.Name(), ".") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			switch path.Ext(p) {
+			case ".yaml", ".yml", ".json":
+			default:
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				skips = append(skips, Skip{Env: r.Env, File: p, Reason: "not a regular file (a link, or a device): import reads only regular files"})
+				return nil
+			}
+			if files++; files > MaxFiles {
+				return fmt.Errorf("more than %d files under %s: import a smaller folder", MaxFiles, r.Path)
+			}
+			o, s := readFile(fsys, p, r.Env)
+			for i := range s {
+				s[i].Env = r.Env
+			}
+			objs = append(objs, o...)
+			skips = append(skips, s...)
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s", r.Path, unwrap(err))
+		}
+	}
+	return objs, skips, nil
+}
+
+// isKustomization reports whether dir is a folder that holds a
+// kustomization.
+func isKustomization(fsys fs.FS, dir string) bool {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !e.IsDir() && manifests.IsKustomization(e.Name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// readKustomization reads the Argo CD objects the kustomization of a root
+// yields.
+func readKustomization(fsys fs.FS, r Root) ([]*Object, []Skip) {
+	built, problem := manifests.Kustomize(fsys, r.Path)
+	if problem != nil {
+		return nil, []Skip{{Env: r.Env, File: problem.File, Line: problem.Line, Reason: problem.Msg}}
+	}
+	var objs []*Object
+	var skips []Skip
+	for _, k := range built {
+		if o, skip := argoObject(k.Body, k.File, 0, r.Env); o != nil {
+			objs = append(objs, o)
+		} else if skip != nil {
+			skips = append(skips, *skip)
+		}
+	}
+	return objs, skips
+}
+
+// argoObject reads a document as an Application or AppProject; it returns
+// neither for another kind, and a Skip for an Argo CD object it cannot
+// import.
+func argoObject(body map[string]any, file string, line int, env string) (*Object, *Skip) {
+	apiVersion, _ := body["apiVersion"].(string)
+	kind, _ := body["kind"].(string)
+	if !strings.HasPrefix(apiVersion, "argoproj.io/") {
+		return nil, nil
+	}
+	meta, _ := body["metadata"].(map[string]any)
+	objName, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
+	skip := &Skip{Env: env, File: file, Line: line, Kind: kind, Name: objName}
+	switch kind {
+	case "Application", "AppProject":
+	case "ApplicationSet":
+		skip.Reason = "an ApplicationSet: its generators are not expanded yet; import the Applications it makes (argocd appset generate) instead"
+		return nil, skip
+	default:
+		return nil, nil
+	}
+	if reason := partial(kind, body); reason != "" {
+		skip.Reason = reason
+		return nil, skip
+	}
+	return &Object{Kind: kind, Name: objName, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
+}
+
+func unwrap(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readFile reads the documents of one file.
+func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, []Skip{{File: name, Reason: "cannot be read: " + unwrap(err)}}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, []Skip{{File: name, Reason: "cannot be read: " + unwrap(err)}}
+	}
+	if len(data) > MaxFileSize {
+		return nil, []Skip{{File: name, Reason: fmt.Sprintf("larger than %d MiB: not read", MaxFileSize>>20)}}
+	}
+	if !bytes.Contains(data, []byte("argoproj.io")) {
+		return nil, nil // no Argo CD object in it
+	}
+	var objs []*Object
+	var skips []Skip
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			reason := "not YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")
+			if bytes.Contains(data, []byte("{{")) {
+				reason = "a template ({{ }}), not plain YAML: import the objects it renders"
+			}
+			return objs, append(skips, Skip{File: name, Reason: reason})
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		node := doc.Content[0]
+		var body map[string]any
+		if err := node.Decode(&body); err != nil {
+			reason := "not an object: " + strings.TrimPrefix(err.Error(), "yaml: ")
+			if bytes.Contains(data, []byte("{{")) {
+				reason = "a template ({{ }}), not plain YAML: import the objects it renders"
+			}
+			skips = append(skips, Skip{File: name, Line: node.Line, Reason: reason})
+			continue
+		}
+		if o, skip := argoObject(body, name, node.Line, env); o != nil {
+			objs = append(objs, o)
+		} else if skip != nil {
+			skips = append(skips, *skip)
+		}
+	}
+	return objs, skips
+}
+
+// partial says why an Application or AppProject is not whole (a kustomize
+// patch of one), or "".
+func partial(kind string, body map[string]any) string {
+	meta, _ := body["metadata"].(map[string]any)
+	if name, _ := meta["name"].(string); name == "" {
+		return "has no metadata.name"
+	}
+	spec, _ := body["spec"].(map[string]any)
+	if kind == "AppProject" {
+		return ""
+	}
+	var missing []string
+	if _, ok := spec["destination"].(map[string]any); !ok {
+		missing = append(missing, "spec.destination")
+	}
+	_, src := spec["source"].(map[string]any)
+	_, srcs := spec["sources"].([]any)
+	if !src && !srcs {
+		missing = append(missing, "spec.source")
+	}
+	if len(missing) > 0 {
+		return "partial: no " + strings.Join(missing, " or ") + " (a kustomize patch? import the folder its kustomization builds)"
+	}
+	return ""
+}

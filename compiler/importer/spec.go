@@ -1,0 +1,780 @@
+package importer
+
+import (
+	"cmp"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/object"
+)
+
+// Options say what the objects do not.
+type Options struct {
+	// Name of the platform; default "imported".
+	Name string
+	// RepoURL of the repository being imported; default the Git
+	// repository most Applications read a folder of.
+	RepoURL string
+}
+
+// Spec is the spec Build writes, and what it could not say.
+type Spec struct {
+	// Files are the spec's .cue files, by name in the spec folder.
+	Files map[string][]byte
+	// Imported are the objects the spec renders, to compare with what it
+	// renders (Compare).
+	Imported []*Object
+	// NotImported are objects the spec does not render, and why.
+	NotImported []Skip
+	// Failed, when set, says why the spec renders nothing: Compare
+	// reports every object imported as not imported, for that reason.
+	Failed string
+	// RepoURL and ArgoCDNamespace are the platform's, as Build chose them.
+	RepoURL, ArgoCDNamespace string
+}
+
+// app is one Application as a module of one environment.
+type app struct {
+	obj     *Object
+	fields  *object.Map // the module's fields, in the spec's order
+	project string
+	dest    *object.Map // {server} or {name}
+	rev     string      // targetRevision of its folder, "" for a chart
+	ownRepo bool        // its folder is in the imported repository
+	chart   *chartPin   // its chart, or nil
+}
+
+type chartPin struct{ repoURL, chart, version string }
+
+// settingFields are the module fields an environment's module settings
+// can set in its place (#ModuleSettings).
+var settingFields = []string{"values", "syncPolicy", "ignoreDifferences", "labels", "annotations"}
+
+// Build makes a spec that renders the objects: one environment per name
+// in envs (objects name theirs), one module per Application name, its
+// differences between environments as the environments' settings, and
+// each environment's AppProjects. fsys is the repository: a folder an
+// Application syncs from it is a path module of this repository only
+// where the folder is there.
+func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
+	s := &Spec{Files: map[string][]byte{}}
+	if opts.Name == "" {
+		opts.Name = "imported"
+	}
+	s.RepoURL = opts.RepoURL
+	if s.RepoURL == "" {
+		// The repository most Applications sync a folder of that is
+		// here.
+		s.RepoURL = mostCommon(objs, func(o *Object) string {
+			if o.Kind != "Application" {
+				return ""
+			}
+			src, _ := lookup(o.Body, "spec", "source").(map[string]any)
+			if p := path.Clean(str(src["path"])); str(src["path"]) != "" && fs.ValidPath(p) && p != "." {
+				if st, err := fs.Stat(fsys, p); err == nil && st.IsDir() {
+					return str(src["repoURL"])
+				}
+			}
+			return ""
+		})
+	}
+	if s.RepoURL == "" {
+		s.RepoURL = "https://git.example.com/platform.git"
+	}
+	s.ArgoCDNamespace = mostCommon(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") })
+	if s.ArgoCDNamespace == "" {
+		s.ArgoCDNamespace = "argocd"
+	}
+
+	// Each environment's Applications and AppProjects, by name.
+	apps := map[string]map[string]*app{}
+	projects := map[string]map[string]*Object{}
+	for _, e := range envs {
+		apps[e], projects[e] = map[string]*app{}, map[string]*Object{}
+	}
+	// AppProjects read for no environment (elsewhere in the repository)
+	// serve the environments whose Applications name them and whose
+	// folders do not hold them.
+	var elsewhere []*Object
+	named := map[string]bool{}
+	for _, o := range objs {
+		switch {
+		case o.Env == "" && o.Kind == "AppProject":
+			elsewhere = append(elsewhere, o)
+		case o.Kind == "AppProject":
+			named[o.Env+"/"+o.Name] = true
+		}
+	}
+	var withProjects []*Object
+	for _, o := range objs {
+		if o.Env == "" {
+			continue
+		}
+		withProjects = append(withProjects, o)
+		if o.Kind != "Application" {
+			continue
+		}
+		proj := cmp.Or(str(lookup(o.Body, "spec", "project")), argocd.DefaultProjectName)
+		if proj == argocd.DefaultProjectName || named[o.Env+"/"+proj] {
+			continue
+		}
+		for _, p := range elsewhere {
+			if p.Name == proj {
+				c := *p
+				c.Env = o.Env
+				withProjects = append(withProjects, &c)
+				named[o.Env+"/"+proj] = true
+				break
+			}
+		}
+	}
+	objs = withProjects
+	seen := map[string]*Object{}
+	for _, o := range objs {
+		key := o.Env + "/" + o.Kind + "/" + o.Name
+		if first := seen[key]; first != nil {
+			s.skip(o, fmt.Sprintf("another %s of this name in environment %s, at %s: an environment has one of each", o.Kind, o.Env, first.Where()))
+			continue
+		}
+		seen[key] = o
+		if ns := cmp.Or(o.Namespace, s.ArgoCDNamespace); ns != s.ArgoCDNamespace {
+			s.skip(o, fmt.Sprintf("in namespace %s: the platform's Applications and AppProjects live in %s (its argocdNamespace)", ns, s.ArgoCDNamespace))
+			continue
+		}
+		if !dnsLabel.MatchString(o.Name) {
+			s.skip(o, fmt.Sprintf("name %q is not a DNS-1123 label, which platc's names are", o.Name))
+			continue
+		}
+		switch o.Kind {
+		case "Application":
+			if proj := cmp.Or(str(lookup(o.Body, "spec", "project")), argocd.DefaultProjectName); proj != argocd.DefaultProjectName && !named[o.Env+"/"+proj] {
+				s.skip(o, fmt.Sprintf("its project %s is not in the repository: import the folder that holds its AppProject too", proj))
+				continue
+			}
+			a, reason := s.application(fsys, o)
+			if reason != "" {
+				s.skip(o, reason)
+				continue
+			}
+			apps[o.Env][o.Name] = a
+		case "AppProject":
+			if o.Name == argocd.DefaultProjectName {
+				s.skip(o, "Argo CD's default project: platc leaves it as Argo CD makes it; give the Applications a project of their own")
+				continue
+			}
+			projects[o.Env][o.Name] = o
+			s.Imported = append(s.Imported, o)
+		}
+	}
+
+	// The environments' defaults: what most of their Applications say.
+	type envDefaults struct {
+		revision, project string
+		dest              *object.Map
+	}
+	defaults := map[string]envDefaults{}
+	for _, e := range envs {
+		list := slices.Collect(maps.Values(apps[e]))
+		d := envDefaults{
+			revision: cmp.Or(mostCommonOf(list, func(a *app) string {
+				if a.ownRepo {
+					return a.rev
+				}
+				return ""
+			}), "HEAD"),
+			project: cmp.Or(mostCommonOf(list, func(a *app) string { return a.project }), argocd.DefaultProjectName),
+		}
+		destKey := mostCommonOf(list, func(a *app) string { return destKey(a.dest) })
+		for _, a := range list {
+			if destKey != "" && destKey == destKeyOf(a.dest) {
+				d.dest = a.dest
+				break
+			}
+		}
+		defaults[e] = d
+	}
+
+	// Charts, by name. A chart (its repository and name) is pinned at the
+	// version of the first environment that runs it, and another
+	// environment's version is that environment's own pin
+	// (environments.X.charts); where one environment runs it at two
+	// versions, each version is a chart of its own, named with it.
+	type chartKey struct{ repoURL, chart string }
+	versions := map[chartKey]map[string][]string{} // environment -> versions
+	var keys []chartKey
+	for _, e := range envs {
+		for _, n := range slices.Sorted(maps.Keys(apps[e])) {
+			c := apps[e][n].chart
+			if c == nil {
+				continue
+			}
+			k := chartKey{c.repoURL, c.chart}
+			if versions[k] == nil {
+				versions[k] = map[string][]string{}
+				keys = append(keys, k)
+			}
+			if !slices.Contains(versions[k][e], c.version) {
+				versions[k][e] = append(versions[k][e], c.version)
+			}
+		}
+	}
+	slices.SortFunc(keys, func(a, b chartKey) int {
+		return cmp.Or(cmp.Compare(a.chart, b.chart), cmp.Compare(a.repoURL, b.repoURL))
+	})
+	charts := map[string]*chartPin{}
+	chartName := map[chartPin]string{}
+	envPins := map[string]*object.Map{} // environment -> chart -> {version}
+	for _, e := range envs {
+		envPins[e] = object.NewMap()
+	}
+	free := func(name string) string {
+		base := name
+		for i := 2; charts[name] != nil; i++ {
+			name = chartLabel(fmt.Sprintf("%s-%d", base, i))
+		}
+		return name
+	}
+	for _, k := range keys {
+		split := false
+		var first string
+		for _, e := range envs {
+			if vs := versions[k][e]; len(vs) > 0 {
+				split = split || len(vs) > 1
+				if first == "" {
+					first = vs[0]
+				}
+			}
+		}
+		if split {
+			var all []string
+			for _, vs := range versions[k] {
+				all = append(all, vs...)
+			}
+			slices.Sort(all)
+			for _, v := range slices.Compact(all) {
+				name := free(chartLabel(k.chart + "-" + v))
+				charts[name] = &chartPin{k.repoURL, k.chart, v}
+				chartName[chartPin{k.repoURL, k.chart, v}] = name
+			}
+			continue
+		}
+		name := free(chartLabel(k.chart))
+		charts[name] = &chartPin{k.repoURL, k.chart, first}
+		for _, e := range envs {
+			for _, v := range versions[k][e] {
+				chartName[chartPin{k.repoURL, k.chart, v}] = name
+				if v != first {
+					envPins[e].Set(name, object.NewMap().Set("version", v))
+				}
+			}
+		}
+	}
+
+	// Modules: each Application name, from the first environment that has
+	// it, and what the others say otherwise as their settings.
+	modules := object.NewMap()
+	settings := map[string]*object.Map{} // environment -> module -> settings
+	for _, e := range envs {
+		settings[e] = object.NewMap()
+	}
+	names := map[string]bool{}
+	for _, e := range envs {
+		for n := range apps[e] {
+			names[n] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		var base *app
+		var in []string
+		for _, e := range envs {
+			if a := apps[e][name]; a != nil {
+				if base == nil {
+					base = a
+				}
+				in = append(in, e)
+			}
+		}
+		m := base.fields
+		if base.chart != nil {
+			m.Set("chart", chartName[*base.chart])
+		}
+		// A field that differs between environments goes to each
+		// environment's settings where the settings can say it.
+		moved := map[string]bool{}
+		for _, f := range settingFields {
+			for _, e := range in[1:] {
+				if !equalValues(apps[e][name].fields.Get(f), m.Get(f)) {
+					moved[f] = true
+				}
+			}
+		}
+		for _, e := range envs {
+			a := apps[e][name]
+			set := object.NewMap()
+			if a == nil {
+				set.Set("enabled", false)
+				settings[e].Set(name, set)
+				continue
+			}
+			for _, f := range settingFields {
+				if v := a.fields.Get(f); moved[f] && v != nil {
+					set.Set(f, v)
+				}
+			}
+			if a.project != defaults[e].project {
+				set.Set("project", a.project)
+			}
+			if a.rev != "" {
+				def := "HEAD"
+				if a.ownRepo {
+					def = defaults[e].revision
+				}
+				if baseRev := base.fields.Get("revision"); baseRev != nil {
+					def = baseRev.(string)
+				}
+				if a.rev != def {
+					set.Set("revision", a.rev)
+				}
+			}
+			if destKeyOf(a.dest) != destKeyOf(defaults[e].dest) {
+				set.Set("destination", a.dest)
+			}
+			if set.Len() > 0 {
+				settings[e].Set(name, set)
+			}
+		}
+		modules.Set(name, orderModule(m, moved))
+	}
+
+	// The platform, its charts and environments.
+	platform := object.NewMap().
+		Set("name", chartLabel(opts.Name)).
+		Set("repoURL", s.RepoURL).
+		Set("manifestGeneratePaths", false)
+	if s.ArgoCDNamespace != "argocd" {
+		platform.Set("argocdNamespace", s.ArgoCDNamespace)
+	}
+	if len(envs) > 0 {
+		platform.Set("defaultEnvironment", envs[0])
+	}
+	chartsMap := object.NewMap()
+	for _, n := range slices.Sorted(maps.Keys(charts)) {
+		c := charts[n]
+		chartsMap.Set(n, object.NewMap().Set("repoURL", c.repoURL).Set("chart", c.chart).Set("version", c.version))
+	}
+	environments := object.NewMap()
+	for _, e := range envs {
+		d := defaults[e]
+		env := object.NewMap().Set("revision", d.revision)
+		if d.dest != nil && destKeyOf(d.dest) != "server="+argocd.InClusterServer {
+			env.Set("destination", d.dest)
+		}
+		if d.project != argocd.DefaultProjectName {
+			env.Set("project", d.project)
+		}
+		if len(projects[e]) > 0 {
+			pm := object.NewMap()
+			for _, n := range slices.Sorted(maps.Keys(projects[e])) {
+				pm.Set(n, projectFields(projects[e][n]))
+			}
+			env.Set("projects", pm)
+		}
+		if envPins[e].Len() > 0 {
+			env.Set("charts", envPins[e])
+		}
+		if settings[e].Len() > 0 {
+			env.Set("modules", settings[e])
+		}
+		environments.Set(e, env)
+	}
+	s.Files["platform.cue"] = writeCUE("platform", object.NewMap().Set("platform", platform).Set("charts", chartsMap))
+	s.Files["modules.cue"] = writeCUE("platform", object.NewMap().Set("modules", modules))
+	s.Files["environments.cue"] = writeCUE("platform", object.NewMap().Set("environments", environments))
+	return s
+}
+
+func (s *Spec) skip(o *Object, reason string) {
+	s.NotImported = append(s.NotImported, Skip{Env: o.Env, File: o.File, Line: o.Line, Kind: o.Kind, Name: o.Name, Reason: reason})
+}
+
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// chartLabel makes a name a DNS-1123 label.
+func chartLabel(s string) string {
+	s = strings.ToLower(s)
+	s = regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(s, "-")
+	s = strings.Trim(s, "-")
+	if len(s) > 63 {
+		s = strings.TrimRight(s[:63], "-")
+	}
+	return cmp.Or(s, "chart")
+}
+
+// application reads an Application as a module, or says why it cannot.
+func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
+	spec, _ := o.Body["spec"].(map[string]any)
+	meta, _ := o.Body["metadata"].(map[string]any)
+	a := &app{obj: o, fields: object.NewMap()}
+	a.project = cmp.Or(str(spec["project"]), argocd.DefaultProjectName)
+	f := a.fields
+
+	if info, ok := spec["info"].([]any); ok {
+		if len(info) == 1 {
+			if i, _ := info[0].(map[string]any); str(i["name"]) == "Description" {
+				f.Set("description", str(i["value"]))
+			}
+		}
+	}
+
+	// The source: a chart of a Helm repository, or a folder of a Git
+	// repository.
+	if _, multi := spec["sources"]; multi {
+		src, reason := s.multiSource(spec["sources"])
+		if reason != "" {
+			return nil, reason
+		}
+		spec = shallowWith(spec, "source", src)
+	}
+	src, _ := spec["source"].(map[string]any)
+	repo, p, rev := str(src["repoURL"]), str(src["path"]), str(src["targetRevision"])
+	helm, _ := src["helm"].(map[string]any)
+	switch {
+	case str(src["chart"]) != "":
+		if p != "" {
+			return nil, "a source with both chart and path"
+		}
+		if !exactVersion.MatchString(rev) {
+			return nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", str(src["chart"]), rev)
+		}
+		a.chart = &chartPin{repoURL: repo, chart: str(src["chart"]), version: rev}
+	case p != "" || repo != "":
+		dir := path.Clean(cmp.Or(p, "."))
+		if dir == "." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
+			return nil, fmt.Sprintf("syncs the repository's root folder (path %q): platc syncs a folder inside it", p)
+		}
+		f.Set("path", dir)
+		a.rev = cmp.Or(rev, "HEAD")
+		if repo == s.RepoURL {
+			if st, err := fs.Stat(fsys, dir); err != nil || !st.IsDir() {
+				return nil, fmt.Sprintf("folder %s is not in the repository, so Argo CD cannot sync it: create it, or fix the path (or, if this is not the repository %s, name it with -repo)", dir, repo)
+			}
+			a.ownRepo = true
+		}
+		if !a.ownRepo {
+			f.Set("repoURL", repo)
+			if a.rev != "HEAD" {
+				f.Set("revision", a.rev)
+			}
+		}
+		if d, ok := src["directory"].(map[string]any); ok {
+			f.Set("directory", copyKeys(d, "recurse", "exclude", "include"))
+		}
+		if k, ok := src["kustomize"].(map[string]any); ok {
+			f.Set("kustomize", copyKeys(k, "namePrefix", "nameSuffix", "images", "commonLabels", "commonAnnotations", "patches"))
+		}
+	default:
+		return nil, "its source names neither a chart nor a path"
+	}
+	if helm != nil {
+		values, err := helmValues(helm)
+		if err != "" {
+			return nil, err
+		}
+		if len(values) > 0 {
+			f.Set("values", values)
+		}
+		if h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles"); h.Len() > 0 {
+			f.Set("helm", h)
+		}
+	}
+
+	// The destination.
+	dest, _ := spec["destination"].(map[string]any)
+	a.dest = object.NewMap()
+	switch {
+	case str(dest["name"]) != "":
+		a.dest.Set("name", str(dest["name"]))
+	default:
+		a.dest.Set("server", cmp.Or(str(dest["server"]), argocd.InClusterServer))
+	}
+	ns := str(dest["namespace"])
+	if ns == "" {
+		return nil, "its destination has no namespace: platc's modules name the namespace their resources go to"
+	}
+	f.Set("namespace", ns)
+
+	// The sync wave, labels and annotations, finalizers.
+	ann := map[string]any{}
+	if m, ok := meta["annotations"].(map[string]any); ok {
+		ann = maps.Clone(m)
+	}
+	if w, ok := ann[argocd.SyncWave]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(w)))
+		switch {
+		case err != nil:
+			return nil, fmt.Sprintf("sync wave %q is not a number", fmt.Sprint(w))
+		case n < 0:
+			return nil, fmt.Sprintf("sync wave %d: platc's waves start at 0 (it orders modules by needs); shift the waves by %d", n, -n)
+		case n > 0:
+			f.Set("wave", n)
+		}
+		delete(ann, argocd.SyncWave)
+	}
+	if len(ann) > 0 {
+		f.Set("annotations", stringMap(ann))
+	}
+	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
+		f.Set("labels", stringMap(l))
+	}
+	finalizers, _ := meta["finalizers"].([]any)
+	cascade := slices.Contains(finalizers, any(argocd.ResourcesFinalizer))
+	if !cascade {
+		f.Set("cascadeDelete", false)
+	}
+
+	// How it syncs.
+	sp, _ := spec["syncPolicy"].(map[string]any)
+	var options []string
+	for _, x := range anyList(sp["syncOptions"]) {
+		options = append(options, str(x))
+	}
+	create := slices.Contains(options, argocd.CreateNamespace)
+	respect := slices.Contains(options, argocd.RespectIgnoreDifferences)
+	options = slices.DeleteFunc(options, func(o string) bool {
+		return strings.HasPrefix(o, "CreateNamespace=") || o == argocd.RespectIgnoreDifferences
+	})
+	if !create {
+		f.Set("createNamespace", false)
+	}
+	if len(options) > 0 {
+		f.Set("syncOptions", options)
+	}
+	policy := object.NewMap()
+	auto, isAuto := sp["automated"].(map[string]any)
+	if _, set := sp["automated"]; set && auto == nil {
+		isAuto = true // automated: {} or automated: null
+	}
+	if e, ok := auto["enabled"].(bool); ok && !e {
+		isAuto = false
+	}
+	policy.Set("automated", isAuto)
+	if isAuto {
+		policy.Set("prune", auto["prune"] == true).Set("selfHeal", auto["selfHeal"] == true)
+		if auto["allowEmpty"] == true {
+			policy.Set("allowEmpty", true)
+		}
+	}
+	if r, ok := sp["retry"].(map[string]any); ok {
+		retry := copyKeys(r, "limit", "backoff", "refresh")
+		if retry.Get("limit") == nil {
+			retry.Set("limit", 0)
+		}
+		policy.Set("retry", retry)
+	}
+	f.Set("syncPolicy", policy)
+	if nm, ok := sp["managedNamespaceMetadata"].(map[string]any); ok {
+		f.Set("managedNamespaceMetadata", copyKeys(nm, "labels", "annotations"))
+	}
+	if ids := anyList(spec["ignoreDifferences"]); len(ids) > 0 {
+		list := make([]any, len(ids))
+		for i, id := range ids {
+			m, _ := id.(map[string]any)
+			list[i] = copyKeys(m, "group", "kind", "name", "namespace", "jsonPointers", "jqPathExpressions", "managedFieldsManagers")
+		}
+		f.Set("ignoreDifferences", list)
+		if !respect {
+			f.Set("respectIgnoreDifferences", false)
+		}
+	}
+	if n, ok := spec["revisionHistoryLimit"]; ok {
+		f.Set("revisionHistoryLimit", n)
+	}
+	s.Imported = append(s.Imported, o)
+	return a, ""
+}
+
+// exactVersion is an exact chart version, as platc pins them.
+var exactVersion = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// multiSource reads the sources platc's chart modules render: a chart and
+// this repository as ref "values" for its values files.
+func (s *Spec) multiSource(v any) (map[string]any, string) {
+	list := anyList(v)
+	if len(list) == 1 {
+		src, _ := list[0].(map[string]any)
+		return src, ""
+	}
+	return nil, fmt.Sprintf("%d sources: the spec says a chart with its values files of this repository, or a chart and a folder, not yet these", len(list))
+}
+
+// helmValues are a source's values: values (YAML text) and valuesObject,
+// the latter winning, as Argo CD merges them.
+func helmValues(helm map[string]any) (map[string]any, string) {
+	var out map[string]any
+	if text := str(helm["values"]); strings.TrimSpace(text) != "" {
+		v, err := parseValues(text)
+		if err != nil {
+			return nil, "helm.values is not YAML: " + err.Error()
+		}
+		out = v
+	}
+	if obj, ok := helm["valuesObject"].(map[string]any); ok {
+		out = object.Merge(out, obj)
+	}
+	return out, ""
+}
+
+func projectFields(o *Object) *object.Map {
+	spec, _ := o.Body["spec"].(map[string]any)
+	p := copyKeys(spec, "description", "sourceRepos", "destinations", "clusterResourceWhitelist", "clusterResourceBlacklist",
+		"namespaceResourceWhitelist", "namespaceResourceBlacklist", "roles", "syncWindows", "orphanedResources",
+		"destinationServiceAccounts", "sourceNamespaces")
+	if p.Get("sourceRepos") == nil {
+		p.Set("sourceRepos", []any{})
+	}
+	if p.Get("destinations") == nil {
+		p.Set("destinations", []any{})
+	}
+	if keys := anyList(spec["signatureKeys"]); len(keys) > 0 {
+		ids := make([]any, 0, len(keys))
+		for _, k := range keys {
+			m, _ := k.(map[string]any)
+			ids = append(ids, str(m["keyID"]))
+		}
+		p.Set("signatureKeys", ids)
+	}
+	if roles, ok := p.Get("roles").([]any); ok {
+		out := make([]any, len(roles))
+		for i, r := range roles {
+			m, _ := r.(map[string]any)
+			out[i] = copyKeys(m, "name", "description", "policies", "groups")
+		}
+		p.Set("roles", out)
+	}
+	return p
+}
+
+// moduleOrder is the order of a module's fields in the spec written.
+var moduleOrder = []string{"description", "chart", "path", "repoURL", "revision", "namespace", "wave", "values", "helm",
+	"directory", "kustomize", "createNamespace", "syncOptions", "cascadeDelete", "labels", "annotations", "syncPolicy",
+	"managedNamespaceMetadata", "ignoreDifferences", "respectIgnoreDifferences", "revisionHistoryLimit"}
+
+// orderModule is m in moduleOrder, less the fields moved to settings.
+func orderModule(m *object.Map, moved map[string]bool) *object.Map {
+	out := object.NewMap()
+	for _, k := range moduleOrder {
+		if v := m.Get(k); v != nil && !moved[k] {
+			out.Set(k, v)
+		}
+	}
+	return out
+}
+
+// copyKeys copies the keys of m that are set, in the order given, as an
+// ordered map whose maps are ordered by key.
+func copyKeys(m map[string]any, keys ...string) *object.Map {
+	out := object.NewMap()
+	for _, k := range keys {
+		if v, ok := m[k]; ok && v != nil {
+			out.Set(k, ordered(v))
+		}
+	}
+	return out
+}
+
+// ordered makes maps ordered by key, recursively.
+func ordered(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := object.NewMap()
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			out.Set(k, ordered(x[k]))
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = ordered(e)
+		}
+		return out
+	}
+	return v
+}
+
+func stringMap(m map[string]any) *object.Map {
+	out := object.NewMap()
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out.Set(k, fmt.Sprint(m[k]))
+	}
+	return out
+}
+
+func shallowWith(m map[string]any, k string, v any) map[string]any {
+	out := maps.Clone(m)
+	out[k] = v
+	return out
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func anyList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func lookup(m map[string]any, keys ...string) any {
+	var v any = m
+	for _, k := range keys {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[k]
+	}
+	return v
+}
+
+func destKey(d *object.Map) string { return destKeyOf(d) }
+
+func destKeyOf(d *object.Map) string {
+	if d == nil {
+		return ""
+	}
+	if n, _ := d.Get("name").(string); n != "" {
+		return "name=" + n
+	}
+	sv, _ := d.Get("server").(string)
+	return "server=" + sv
+}
+
+// mostCommon is the value of key most objects have (the smallest of
+// those most have), ignoring "".
+func mostCommon(objs []*Object, key func(*Object) string) string {
+	return mostCommonOf(objs, key)
+}
+
+func mostCommonOf[T any](list []T, key func(T) string) string {
+	counts := map[string]int{}
+	for _, x := range list {
+		if k := key(x); k != "" {
+			counts[k]++
+		}
+	}
+	best, n := "", 0
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if counts[k] > n {
+			best, n = k, counts[k]
+		}
+	}
+	return best
+}
