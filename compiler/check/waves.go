@@ -66,25 +66,32 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 		}
 		state[name] = 1
 		stack = append(stack, name)
-		wave, latest := 0, ""
+		// floor is one after the latest wave of what it needs (which
+		// may be a hand-set wave before 0); the wave is at least 0
+		// unless set by hand.
+		floor, latest := 0, ""
 		deps := slices.Clone(after[name])
 		slices.Sort(deps)
 		for _, d := range deps {
-			if w := visit(d) + 1; w > wave {
-				wave, latest = w, d
+			if w := visit(d) + 1; latest == "" || w > floor {
+				floor, latest = w, d
 			}
 		}
+		wave := max(floor, 0)
 		m := c.spec.Module(name)
 		switch {
 		case m.Wave != nil && *m.Wave > MaxWave:
 			c.reportf(diag.Order, &m.Node, "wave", "wave is more than %d, the latest sync wave Argo CD reads: it reads the annotation with strconv.Atoi, into an int of 32 bits on 32-bit builds, and syncs a wave it cannot read as wave 0; use a smaller wave", MaxWave)
 			wave = MaxWave + 1
+		case m.Wave != nil && *m.Wave < MinWave:
+			c.reportf(diag.Order, &m.Node, "wave", "wave is less than %d, the earliest sync wave Argo CD reads (an int of 32 bits on 32-bit builds): use a larger wave", MinWave)
+			wave = MinWave
 		case m.Wave != nil:
-			if *m.Wave < wave && wave <= MaxWave {
-				c.reportf(diag.Order, &m.Node, "wave", "wave %d is not after wave %d of %q, which it needs: set wave to %d or more, or remove it", *m.Wave, wave-1, latest, wave)
+			if latest != "" && *m.Wave < floor && floor <= MaxWave {
+				c.reportf(diag.Order, &m.Node, "wave", "wave %d is not after wave %d of %q, which it needs: set wave to %d or more, or remove it", *m.Wave, floor-1, latest, floor)
 			}
 			wave = *m.Wave
-		case wave == MaxWave+1 && waves[latest] == MaxWave:
+		case wave == MaxWave+1 && latest != "" && waves[latest] == MaxWave:
 			// Reported where the wave first passes the limit, not at
 			// every module after it.
 			c.reportf(diag.Order, &m.Node, "needs", "syncs after %q, at wave %d, the latest sync wave Argo CD reads: lower the wave of %q, or of what it needs", latest, MaxWave, latest)
@@ -108,6 +115,9 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 // into an int, which is 32 bits on a 32-bit build, and takes a wave it
 // cannot read for wave 0 (or the Helm hook weight).
 const MaxWave = math.MaxInt32
+
+// MinWave is the earliest sync wave platc renders, for the same reason.
+const MinWave = math.MinInt32
 
 // siblings lifts the need "a needs b" to the two modules that contain them
 // and share a parent (the same apps file). It fails when one contains the

@@ -52,6 +52,19 @@ func TestCheckDerivesWavesAndParents(t *testing.T) {
 			wantParent: map[string]string{},
 		},
 		{
+			// Argo CD's waves may be negative: a hand-set one is
+			// kept, and what needs it syncs one wave later (at least
+			// 0, as without needs).
+			name: "hand-set waves before 0",
+			modules: `modules: {
+	a: {chart: "c", namespace: "a", wave: -3}
+	b: {chart: "c", namespace: "b", needs: ["a"], wave: -2}
+	c: {chart: "c", namespace: "c", needs: ["b"]}
+}`,
+			wantWaves:  map[string]int{"a": -3, "b": -2, "c": 0},
+			wantParent: map[string]string{},
+		},
+		{
 			name: "chain",
 			modules: `modules: {
 	c: {chart: "c", namespace: "c", needs: ["b"]}
@@ -179,6 +192,19 @@ func TestCheckReportsWaveProblems(t *testing.T) {
 			wantWaves: map[string]int{"a": 3, "b": 2},
 			want: []string{
 				`sources/platform.cue:7:54: modules.b.wave: wave 2 is not after wave 3 of "a", which it needs: set wave to 4 or more, or remove it [order]`,
+			},
+		},
+		{
+			name: "hand-set wave before 0 not after a need",
+			modules: `modules: {
+	a: {chart: "c", namespace: "a", wave: -2}
+	b: {chart: "c", namespace: "b", needs: ["a"], wave: -2}
+	c: {chart: "c", namespace: "c", wave: -2147483649}
+}`,
+			wantWaves: map[string]int{"a": -2, "b": -2, "c": -2147483648},
+			want: []string{
+				`sources/platform.cue:7:54: modules.b.wave: wave -2 is not after wave -2 of "a", which it needs: set wave to -1 or more, or remove it [order]`,
+				"sources/platform.cue:8:40: modules.c.wave: wave is less than -2147483648, the earliest sync wave Argo CD reads (an int of 32 bits on 32-bit builds): use a larger wave [order]",
 			},
 		},
 		{

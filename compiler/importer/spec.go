@@ -520,9 +520,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		switch {
 		case err != nil:
 			return nil, fmt.Sprintf("sync wave %q is not a number", fmt.Sprint(w))
-		case n < 0:
-			return nil, fmt.Sprintf("sync wave %d: platc's waves start at 0 (it orders modules by needs); shift the waves by %d", n, -n)
-		case n > 0:
+		case n != 0:
 			f.Set("wave", n)
 		}
 		delete(ann, argocd.SyncWave)
