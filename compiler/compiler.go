@@ -104,7 +104,9 @@ type Result struct {
 	Objects map[string]int
 	// Files are render's files, the objects Outputs encode, with
 	// Options.KeepFiles (report reads the AppProjects, platc's own
-	// included); nil when the log holds errors.
+	// included); nil when a stage before render reports an error. Where
+	// only verify or emit do, they are what render made, which import
+	// compares with the objects it read.
 	Files []render.File
 	// The stages' results, for commands that look further (explain,
 	// preview); nil when the log holds errors.
@@ -218,11 +220,12 @@ func Compile(fsys fs.FS, opts Options) *Result {
 			res.Notes = append(res.Notes, note)
 		}
 	}
+	res.Files = out.files
 	if res.Log.HasErrors() {
 		return res
 	}
 	res.Spec, res.Info, res.Stacks, res.Layers = out.spec, out.info, out.stacks, out.layers
-	res.Outputs, res.Objects, res.Files = out.outputs, out.objects, out.files
+	res.Outputs, res.Objects = out.outputs, out.objects
 	return res
 }
 
@@ -269,6 +272,9 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	out := compiled{outDir: spec.Platform.OutDir, charts: newChartRenderer(fsys, opts, log)}
 	out.charts.Prefetch()
 	rendered := render.Render(spec, info, stacks, folders.Read)
+	if opts.KeepFiles {
+		out.files = rendered
+	}
 	verify.Verify(verify.Input{Spec: spec, Stacks: stacks, Layers: files, Files: rendered, Repo: fsys, CRDs: opts.CRDs, Folders: folders,
 		Charts: out.charts, SpecDir: opts.SpecDir, Strict: opts.Strict, Cache: opts.Cache}, log)
 	out.charts.KeepPack()
@@ -286,9 +292,6 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	}
 	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
 	out.objects = countObjects(rendered)
-	if opts.KeepFiles {
-		out.files = rendered
-	}
 	return out
 }
 

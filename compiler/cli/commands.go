@@ -320,8 +320,10 @@ out/. It writes nothing when any of its files exists.`,
 			args:    "[ENV=]PATH...",
 			summary: "write a spec that renders an existing repository's Applications and AppProjects, and compare",
 			doc: `Import reads the Argo CD Applications and AppProjects under each PATH (a
-folder, walked with its sub-folders, or a file), one environment each (named
-ENV, or after the folder), and writes a spec that renders them: one module per
+folder, walked with its sub-folders, or a file; a folder that holds a
+kustomization is built as Argo CD builds it), one environment each (named ENV,
+or after the folder; several PATHs may name one ENV), and writes a spec that
+renders them: one module per
 Application name, its differences between environments as the environments'
 settings, each environment's AppProjects, the charts pinned. Every default of
 platc that the objects do not share is written out, so that the render behaves

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/importer"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
@@ -31,10 +32,10 @@ func importFlags(flags *flag.FlagSet) func(*call) int {
 }
 
 // importRoots reads the positional arguments, [ENV=]PATH, as the folders
-// to import, one environment each.
+// to import: one environment each, or several named for one environment.
 func importRoots(args []string) ([]importer.Root, error) {
 	var roots []importer.Root
-	var envs []string
+	namedEnv := map[string]bool{} // environment -> named by ENV=
 	for _, a := range args {
 		env, p, named := strings.Cut(a, "=")
 		if !named {
@@ -50,10 +51,11 @@ func importRoots(args []string) ([]importer.Root, error) {
 		if env == "" || len(env) > 63 || notLabel.MatchString(env) || env[0] == '-' || env[len(env)-1] == '-' {
 			return nil, fmt.Errorf("environment %q (of %s) is not a DNS-1123 label: name it, as ENV=%s", env, p, p)
 		}
-		if slices.Contains(envs, env) {
+		// Folders are one environment only where each says so.
+		if was, seen := namedEnv[env]; seen && (!was || !named) {
 			return nil, fmt.Errorf("two folders would be environment %s: name them, as ENV=PATH", env)
 		}
-		envs = append(envs, env)
+		namedEnv[env] = named
 		roots = append(roots, importer.Root{Env: env, Path: p})
 	}
 	return roots, nil
@@ -96,9 +98,11 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 			}
 		}
 	}
-	envs := make([]string, len(roots))
-	for i, r := range roots {
-		envs[i] = r.Env
+	var envs []string
+	for _, r := range roots {
+		if !slices.Contains(envs, r.Env) {
+			envs = append(envs, r.Env)
+		}
 	}
 	spec := importer.Build(repo, objs, envs, opts)
 	unread := 0 // files, or folders, whose objects could not be read
@@ -133,7 +137,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 			}
 		}
 	}
-	if res.Log.HasErrors() {
+	if res.Log.HasErrors() && res.Files == nil {
 		spec.Failed = "the spec written has problems (above)"
 	}
 	results := importer.Compare(spec, rendered)
@@ -171,8 +175,19 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 	for _, r := range results {
 		counts[r.Status]++
 	}
-	fmt.Fprintf(c.stdout, "import: %d objects, %d equal, %d differ, %d not imported; %s\n",
-		len(results), counts[importer.Equal], counts[importer.Differs], counts[importer.NotImported], written)
+	problems := ""
+	n := 0
+	for _, p := range res.Log.Problems() {
+		if p.Severity == diag.Error {
+			n++
+		}
+	}
+	if n > 0 && res.Files != nil {
+		// The render's own findings, in the objects as they are.
+		problems = fmt.Sprintf("; %d %s (above), which Argo CD would refuse too", n, plural(n, "problem", "problems"))
+	}
+	fmt.Fprintf(c.stdout, "import: %d objects, %d equal, %d differ, %d not imported%s; %s\n",
+		len(results), counts[importer.Equal], counts[importer.Differs], counts[importer.NotImported], problems, written)
 	if counts[importer.Equal] == len(results) && !res.Log.HasErrors() && unread == 0 {
 		return ExitOK
 	}

@@ -75,7 +75,8 @@ type Root struct {
 // the repository fsys (folders are walked, sub-folders included; files
 // ending in .yaml, .yml or .json are read), in a stable order. Every
 // document that is not a whole Application or AppProject is a Skip with
-// its reason: an ApplicationSet (not expanded yet), a file that is a Helm
+// its reason: an ApplicationSet (not expanded yet), a kro
+// ResourceGraphDefinition (a stack, written by hand), a file that is a Helm
 // or Go template, a partial object (a kustomize patch), a file too large,
 // a link. Objects of other kinds are ignored silently: manifests beside
 // the Applications are not platc's to import.
@@ -173,6 +174,12 @@ func readKustomization(fsys fs.FS, r Root) ([]*Object, []Skip) {
 func argoObject(body map[string]any, file string, line int, env string) (*Object, *Skip) {
 	apiVersion, _ := body["apiVersion"].(string)
 	kind, _ := body["kind"].(string)
+	if apiVersion == "kro.run/v1alpha1" && kind == "ResourceGraphDefinition" {
+		meta, _ := body["metadata"].(map[string]any)
+		name, _ := meta["name"].(string)
+		return nil, &Skip{Env: env, File: file, Line: line, Kind: kind, Name: name,
+			Reason: "a kro ResourceGraphDefinition: import writes Argo CD's objects; write it as a stack of the spec (platc renders its RGD)"}
+	}
 	if !strings.HasPrefix(apiVersion, "argoproj.io/") {
 		return nil, nil
 	}
@@ -217,8 +224,8 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 	if len(data) > MaxFileSize {
 		return nil, []Skip{{File: name, Reason: fmt.Sprintf("larger than %d MiB: not read", MaxFileSize>>20)}}
 	}
-	if !bytes.Contains(data, []byte("argoproj.io")) {
-		return nil, nil // no Argo CD object in it
+	if !bytes.Contains(data, []byte("argoproj.io")) && !bytes.Contains(data, []byte("kro.run")) {
+		return nil, nil // no Argo CD or kro object in it
 	}
 	var objs []*Object
 	var skips []Skip
@@ -230,7 +237,7 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 			break
 		}
 		if err != nil {
-			reason := "not YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")
+			reason := "not YAML: " + oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
 			if bytes.Contains(data, []byte("{{")) {
 				reason = "a template ({{ }}), not plain YAML: import the objects it renders"
 			}
@@ -242,7 +249,7 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 		node := doc.Content[0]
 		var body map[string]any
 		if err := node.Decode(&body); err != nil {
-			reason := "not an object: " + strings.TrimPrefix(err.Error(), "yaml: ")
+			reason := "not an object: " + oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
 			if bytes.Contains(data, []byte("{{")) {
 				reason = "a template ({{ }}), not plain YAML: import the objects it renders"
 			}
@@ -282,4 +289,9 @@ func partial(kind string, body map[string]any) string {
 		return "partial: no " + strings.Join(missing, " or ") + " (a kustomize patch? import the folder its kustomization builds)"
 	}
 	return ""
+}
+
+// oneLine joins the lines of a parser's message.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, ":\n", ":")), " ")
 }

@@ -648,7 +648,7 @@ func projectFields(o *Object) *object.Map {
 		}
 		p.Set("signatureKeys", ids)
 	}
-	if roles, ok := p.Get("roles").([]any); ok {
+	if roles := anyList(spec["roles"]); len(roles) > 0 {
 		out := make([]any, len(roles))
 		for i, r := range roles {
 			m, _ := r.(map[string]any)
