@@ -53,7 +53,7 @@ type envArgo struct {
 func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	spec := v.in.Spec
 	clusters := []argocd.Cluster{argocd.InCluster}
-	if d := env.Destination; d.Server != argocd.InClusterServer || d.Name != "" {
+	if d := (argocd.Destination{Server: env.Destination.Server, Name: env.Destination.Name}); !argocd.IsInCluster(d) {
 		clusters = append(clusters, argocd.Cluster{Server: d.Server, Name: d.Name})
 	}
 	e := &envArgo{projects: map[string]*project{}, permissions: &argocd.Permissions{Clusters: clusters}}
