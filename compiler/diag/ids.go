@@ -321,7 +321,7 @@ var Messages = [idCount]Message{
 		Text:    "etcd's request limit is 1.5 MiB: keep large values out of the spec."},
 	ObjectConflict: {Name: "object-conflict", Source: FromArgoCD,
 		Summary: "objects of one folder that clash",
-		Text:    "Two objects of one kind, namespace and name, or a cluster-scoped object with a namespace: Argo CD would fight itself."},
+		Text:    "Two objects of one kind, namespace and name: Argo CD would fight itself. An object that sets no namespace is in the Application's destination namespace, and a cluster-scoped one in none (Argo CD clears the namespace it sets)."},
 
 	ChartLock: {Name: "chart-lock", Source: FromHelm,
 		Summary: "a lock file that does not read, or a pin it does not match",

@@ -396,9 +396,9 @@ func where(a app, env *model.Environment) string {
 	return a.file
 }
 
-// folders checks what every repo-path module's folder yields against the
-// module's namespace: a kustomization that does not build, a
-// file that is not a manifest, an object in another namespace; and the
+// folders checks what every repo-path module's folder yields: a
+// kustomization that does not build, a file that is not a manifest, an
+// object declared twice; and the
 // kinds of its objects in each environment that delivers it (kindProblem:
 // a chart's CRDs are not counted, so a group only a chart defines is not
 // judged).
