@@ -92,6 +92,7 @@ const (
 	ChartValues
 	ChartValue
 	UnknownKind
+	SharedGroupKind
 	NotChecked
 
 	// Client values.
@@ -340,7 +341,10 @@ var Messages = [idCount]Message{
 		Text:    "The key is not in the chart's values.yaml and no template reads it, so Helm ignores it: a misspelled key changes nothing. -strict makes it an error."},
 	UnknownKind: {Name: "unknown-kind", Source: FromArgoCD,
 		Summary: "an object whose kind the cluster would not have",
-		Text:    "A rendered object whose kind no CRD at hand declares, or that Argo CD would refuse: the message says which."},
+		Text:    "A rendered object whose kind no CRD at hand declares, or that Argo CD would refuse: the message says which. In an API group several projects share, only a kind spelled like a known one is reported (shared-group-kind)."},
+	SharedGroupKind: {Name: "shared-group-kind", Severity: Warning, Source: FromPlatc,
+		Summary: "a kind no CRD at hand declares in an API group several projects share, close to one that does",
+		Text:    "Some API groups hold the kinds of several projects (argoproj.io: Argo CD's, Argo Workflows', Argo Rollouts' and Argo Events'; kro.run: kro's and those of every ResourceGraphDefinition that names no group): platc knows the kinds of the CRDs it embeds and those the platform's charts and folders bring, so another kind there is left to the cluster, and one spelled like a known kind is likely a typo. Fix the kind, or list group/version/Kind in the environment's kubernetes.apiVersions where the cluster has it."},
 	NotChecked: {Name: "not-checked", Severity: Note, Source: FromPlatc,
 		Summary: "what platc could not check offline",
 		Text:    "A chart that is not rendered (no lock) is checked by its pin only: platc charts pull fetches it."},
