@@ -306,7 +306,7 @@ var Messages = [idCount]Message{
 
 	LiteralSecret: {Name: "literal-secret", Source: FromPlatc, Allow: true,
 		Summary: "a password, token or key written as a value",
-		Text:    "Values are rendered into Applications, which anyone who may read an Application sees: keep credentials in a Secret and refer to it, or add allow: {\"literal-secret\": \"<reason>\"}."},
+		Text:    "Values are rendered into Applications, which anyone who may read an Application sees: keep credentials in a Secret and refer to it, or add allow: {\"literal-secret\": \"<reason>\"}. References are fine (existingSecret, ${VAR}, Argo CD's $key and $secret-name:key), and so is, under a key that may name a Secret (tlsSecret, secretKey), a value written as the name of a Secret or of a key in one."},
 	Wildcard: {Name: "wildcard", Source: FromPlatc, Allow: true,
 		Summary: "a * in a pinned environment's AppProject",
 		Text:    "A customer's project names what it permits: a wildcard permits what no reviewer saw. Name the repositories, destinations and kinds, or add allow: {wildcard: \"<reason>\"} to the project."},
