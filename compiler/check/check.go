@@ -620,12 +620,11 @@ func (c *checker) environment(env *model.Environment) {
 	for _, p := range env.Projects {
 		c.label(p.Pos, p.Path, p.Name)
 		c.allow(&p.Node, p.Allow)
+		// A project destination may give both server and name, or no
+		// namespace: Argo CD matches a cluster by either, and an
+		// empty namespace matches only an Application that names none
+		// (AppProject.isDestinationMatched).
 		projects = append(projects, p.Name)
-		for i, pd := range p.Destinations {
-			if pd.Server != "" && pd.Name != "" {
-				c.elemReportf(diag.Destination, p, "destinations", i, "destination sets both server and name: Argo CD takes one of them")
-			}
-		}
 	}
 	if !slices.Contains(projects, env.Project) {
 		c.reportf(diag.UnknownName, &env.Node, "project", "unknown project %q: declare it under projects, or use \"default\"%s", env.Project, diag.DidYouMean(env.Project, projects))

@@ -161,7 +161,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 			if d.Name != "" {
 				target = d.Name
 			}
-			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"))
+			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s%s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"), noNamespaceHint(proj.Spec().Destinations, d.Namespace))
 		case argocd.InvalidSource:
 			v.reportf(diag.ArgoCDApplication, v.sourceOrigin(a, c.Source), "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
 		case argocd.InvalidDestination:
@@ -286,6 +286,20 @@ func sourceHint(patterns []string, repo string) string {
 			return " (Argo CD compares URLs with the \"/\" at the end: write them alike)"
 		case strings.ContainsAny(p, "{}"):
 			return " (braces do not alternate in sourceRepos: Argo CD reads " + p + " as a URL; list each repository)"
+		}
+	}
+	return ""
+}
+
+// noNamespaceHint says why a destination of the project that gives no
+// namespace does not permit an Application's namespace.
+func noNamespaceHint(dests []argocd.ProjectDestination, namespace string) string {
+	if namespace == "" {
+		return ""
+	}
+	for _, d := range dests {
+		if d.Namespace == "" {
+			return " (a destination without a namespace permits only Applications that name none: write namespace: \"*\" for any)"
 		}
 	}
 	return ""
