@@ -32,6 +32,19 @@ type Destination struct {
 	Server, Name, Namespace string
 }
 
+// IsInCluster reports whether a destination names the cluster Argo CD
+// runs in, by its server (a "/" at the end ignored) or by its name
+// in-cluster: the one cluster Argo CD knows without a cluster Secret.
+func IsInCluster(d Destination) bool {
+	switch {
+	case d.Name != "" && d.Server != "":
+		return false // not one cluster: Argo CD refuses it
+	case d.Name != "":
+		return d.Name == InClusterName
+	}
+	return strings.TrimRight(d.Server, "/") == InClusterServer
+}
+
 // errDestinationMissing is util/argo's ErrDestinationMissing (Argo CD).
 const errDestinationMissing = "Destination server missing from app spec"
 

@@ -125,6 +125,28 @@ func TestDestinationCluster(t *testing.T) {
 	}
 }
 
+// TestIsInCluster: the cluster Argo CD runs in, by server or by its name
+// in-cluster, is the one it knows without a cluster Secret (an
+// environment that names it so adds no second cluster of that name).
+func TestIsInCluster(t *testing.T) {
+	for _, tt := range []struct {
+		dest Destination
+		want bool
+	}{
+		{Destination{Server: InClusterServer}, true},
+		{Destination{Server: InClusterServer + "/"}, true},
+		{Destination{Name: "in-cluster"}, true},
+		{Destination{Name: "prod"}, false},
+		{Destination{Server: "https://prod.example.com"}, false},
+		{Destination{Server: InClusterServer, Name: "in-cluster"}, false},
+		{Destination{}, false},
+	} {
+		if got := IsInCluster(tt.dest); got != tt.want {
+			t.Errorf("IsInCluster(%v) = %v, want %v", tt.dest, got, tt.want)
+		}
+	}
+}
+
 func errString(err error) string {
 	if err == nil {
 		return ""

@@ -473,9 +473,44 @@ func (c *checker) modulePath(m *model.Module) {
 			c.charts[m.Name] = true
 		}
 		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
-			c.reportf(diag.SyncsNothing, &m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", m.Dir)
+			switch ok, env := c.allowsEmpty(m); {
+			case ok:
+			case env != nil:
+				c.reportf(diag.SyncsNothing, &m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json), and environment %s sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty", m.Dir, env.Name)
+			default:
+				c.reportf(diag.SyncsNothing, &m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set %s.allowEmpty: true where the folder is empty on purpose", m.Dir, m.FieldPath("syncPolicy"))
+			}
 		}
 	}
+}
+
+// allowsEmpty reports whether m's Application has allowEmpty in every
+// environment that deploys it (where none does, whether its own
+// syncPolicy has it), and otherwise the first environment that takes back
+// the module's own allowEmpty, if one does. Where it has, an empty folder
+// is what the spec means, and Argo CD syncs it (an Application with no
+// resources is Synced; allowEmpty lets an automated sync prune down to
+// none).
+func (c *checker) allowsEmpty(m *model.Module) (ok bool, takenBack *model.Environment) {
+	own, deployed := ownAllowEmpty(m), false
+	for _, env := range c.spec.Environments {
+		if !Enabled(env, m.Name) {
+			continue
+		}
+		deployed = true
+		if !m.SyncIn(env).AllowEmpty {
+			if own {
+				return false, env
+			}
+			return false, nil
+		}
+	}
+	return deployed || own, nil
+}
+
+// ownAllowEmpty reports whether m's own syncPolicy sets allowEmpty.
+func ownAllowEmpty(m *model.Module) bool {
+	return m.SyncPolicy != nil && m.SyncPolicy.AllowEmpty != nil && *m.SyncPolicy.AllowEmpty
 }
 
 // takesValues reports whether m takes Helm values, wiring and helm
@@ -611,12 +646,11 @@ func (c *checker) environment(env *model.Environment) {
 	for _, p := range env.Projects {
 		c.label(p.Pos, p.Path, p.Name)
 		c.allow(&p.Node, p.Allow)
+		// A project destination may give both server and name, or no
+		// namespace: Argo CD matches a cluster by either, and an
+		// empty namespace matches only an Application that names none
+		// (AppProject.isDestinationMatched).
 		projects = append(projects, p.Name)
-		for i, pd := range p.Destinations {
-			if pd.Server != "" && pd.Name != "" {
-				c.elemReportf(diag.Destination, p, "destinations", i, "destination sets both server and name: Argo CD takes one of them")
-			}
-		}
 	}
 	if !slices.Contains(projects, env.Project) {
 		c.reportf(diag.UnknownName, &env.Node, "project", "unknown project %q: declare it under projects, or use \"default\"%s", env.Project, diag.DidYouMean(env.Project, projects))

@@ -92,6 +92,7 @@ const (
 	ChartValues
 	ChartValue
 	UnknownKind
+	SharedGroupKind
 	NotChecked
 
 	// Client values.
@@ -270,8 +271,8 @@ var Messages = [idCount]Message{
 		Summary: "a kustomization or kustomize options Argo CD cannot build",
 		Text:    "kustomize options need a kustomization.yaml; a kustomization is built from the repository alone, offline; patches and image overrides are written as kustomize reads them."},
 	Destination: {Name: "destination", Source: FromArgoCD,
-		Summary: "a destination that sets both server and name",
-		Text:    "Argo CD takes one of them: keep the one that names the cluster."},
+		Summary: "an environment's destination that sets both server and name",
+		Text:    "An Application's destination names its cluster one way: Argo CD refuses one with both. Keep the one that names the cluster. An AppProject's destination may give both: it matches a cluster by either."},
 	ServiceAccount: {Name: "service-account", Source: FromArgoCD,
 		Summary: "an Application no destination service account of its project matches",
 		Text:    "With impersonation on, Argo CD syncs as the service account its project names for the destination; without one it refuses the sync."},
@@ -280,7 +281,7 @@ var Messages = [idCount]Message{
 		Text:    "Argo CD refuses to sync an Application whose source its AppProject's sourceRepos does not match: add the repository to the project, or use another project."},
 	ProjectDestination: {Name: "project-destination", Source: FromArgoCD,
 		Summary: "an Application's destination its project does not permit",
-		Text:    "Argo CD refuses an Application whose cluster and namespace its AppProject's destinations do not match."},
+		Text:    "Argo CD refuses an Application whose cluster and namespace its AppProject's destinations do not match, and the sync of an object whose own namespace they do not. A project destination without a namespace matches only an Application that names none."},
 	ProjectKind: {Name: "project-kind", Source: FromArgoCD,
 		Summary: "an object whose kind its Application's project does not allow",
 		Text:    "Argo CD refuses at sync an object of a kind its AppProject's resource whitelists (or blacklists) do not allow, a Namespace it creates included: add the kind, or move the object."},
@@ -305,7 +306,7 @@ var Messages = [idCount]Message{
 
 	LiteralSecret: {Name: "literal-secret", Source: FromPlatc, Allow: true,
 		Summary: "a password, token or key written as a value",
-		Text:    "Values are rendered into Applications, which anyone who may read an Application sees: keep credentials in a Secret and refer to it, or add allow: {\"literal-secret\": \"<reason>\"}."},
+		Text:    "Values are rendered into Applications, which anyone who may read an Application sees: keep credentials in a Secret and refer to it, or add allow: {\"literal-secret\": \"<reason>\"}. References are fine (existingSecret, ${VAR}, Argo CD's $key and $secret-name:key), and so is, under a key that may name a Secret (tlsSecret, secretKey), a value written as the name of a Secret or of a key in one."},
 	Wildcard: {Name: "wildcard", Source: FromPlatc, Allow: true,
 		Summary: "a * in a pinned environment's AppProject",
 		Text:    "A customer's project names what it permits: a wildcard permits what no reviewer saw. Name the repositories, destinations and kinds, or add allow: {wildcard: \"<reason>\"} to the project."},
@@ -321,7 +322,7 @@ var Messages = [idCount]Message{
 		Text:    "etcd's request limit is 1.5 MiB: keep large values out of the spec."},
 	ObjectConflict: {Name: "object-conflict", Source: FromArgoCD,
 		Summary: "objects of one folder that clash",
-		Text:    "Two objects of one kind, namespace and name, or a cluster-scoped object with a namespace: Argo CD would fight itself."},
+		Text:    "Two objects of one kind, namespace and name: Argo CD would fight itself. An object that sets no namespace is in the Application's destination namespace, and a cluster-scoped one in none (Argo CD clears the namespace it sets)."},
 
 	ChartLock: {Name: "chart-lock", Source: FromHelm,
 		Summary: "a lock file that does not read, or a pin it does not match",
@@ -340,7 +341,10 @@ var Messages = [idCount]Message{
 		Text:    "The key is not in the chart's values.yaml and no template reads it, so Helm ignores it: a misspelled key changes nothing. -strict makes it an error."},
 	UnknownKind: {Name: "unknown-kind", Source: FromArgoCD,
 		Summary: "an object whose kind the cluster would not have",
-		Text:    "A rendered object whose kind no CRD at hand declares, or that Argo CD would refuse: the message says which."},
+		Text:    "A rendered object whose kind no CRD at hand declares, or that Argo CD would refuse: the message says which. In an API group several projects share, only a kind spelled like a known one is reported (shared-group-kind)."},
+	SharedGroupKind: {Name: "shared-group-kind", Severity: Warning, Source: FromPlatc,
+		Summary: "a kind no CRD at hand declares in an API group several projects share, close to one that does",
+		Text:    "Some API groups hold the kinds of several projects (argoproj.io: Argo CD's, Argo Workflows', Argo Rollouts' and Argo Events'; kro.run: kro's and those of every ResourceGraphDefinition that names no group): platc knows the kinds of the CRDs it embeds and those the platform's charts and folders bring, so another kind there is left to the cluster, and one spelled like a known kind is likely a typo. Fix the kind, or list group/version/Kind in the environment's kubernetes.apiVersions where the cluster has it."},
 	NotChecked: {Name: "not-checked", Severity: Note, Source: FromPlatc,
 		Summary: "what platc could not check offline",
 		Text:    "A chart that is not rendered (no lock) is checked by its pin only: platc charts pull fetches it."},

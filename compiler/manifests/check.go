@@ -53,26 +53,20 @@ func Group(apiVersion string) string {
 	return g
 }
 
-// Check checks the objects of one Application against its destination
-// namespace, and returns the problems, sorted:
+// Check checks the objects of one Application for duplicates, and
+// returns the problems, sorted: two objects with the same group, kind,
+// namespace and name (Argo CD would fight itself); the second one is
+// blamed. As Argo CD's NormalizeTargetObjects (controller/state.go) does
+// before it compares, a namespaced object that sets no namespace is in
+// destinationNamespace, and a cluster-scoped one (see ClusterScoped) is in
+// none, whatever it sets: Argo CD clears it. Kinds Check does not know are
+// taken as namespaced.
 //
-//   - a namespaced object whose namespace differs from the destination
-//     (Argo CD would deploy it elsewhere than the Application says); an
-//     object with no namespace is fine, the destination applies to it;
-//   - a cluster-scoped object (see ClusterScoped) that sets a namespace;
-//   - two objects with the same group, kind, namespace (the destination for
-//     a namespaced object that sets none) and name (Argo CD would fight
-//     itself); the second one is blamed.
-//
-// A Namespace object, whatever its name, is cluster-scoped and so fine
-// without a namespace. Kinds Check does not know are taken as namespaced.
-// An empty destinationNamespace leaves namespaces unchecked: each object
-// goes where it says.
+// A namespaced object may name another namespace than the destination's:
+// Argo CD applies it there, where the project permits that namespace,
+// which verify checks for each environment.
 func Check(objects []Object, destinationNamespace string) []Problem {
 	var problems []Problem
-	report := func(o Object, format string, args ...any) {
-		problems = append(problems, Problem{ID: diag.ObjectConflict, File: o.File, Line: o.Line, Msg: fmt.Sprintf(format, args...)})
-	}
 	sorted := slices.Clone(objects)
 	slices.SortStableFunc(sorted, compareObjects)
 	type key struct{ group, kind, namespace, name string }
@@ -82,16 +76,12 @@ func Check(objects []Object, destinationNamespace string) []Problem {
 		switch {
 		case ClusterScoped(o.APIVersion, o.Kind):
 			k.namespace = ""
-			if o.Namespace != "" {
-				report(o, "%s %q is cluster-scoped but sets namespace %q: remove metadata.namespace", o.Kind, o.Name, o.Namespace)
-			}
 		case o.Namespace == "":
 			k.namespace = destinationNamespace
-		case destinationNamespace != "" && o.Namespace != destinationNamespace:
-			report(o, "%s %q sets namespace %q, but the Application deploys to %q: remove metadata.namespace, or deploy the object with another module", o.Kind, o.Name, o.Namespace, destinationNamespace)
 		}
 		if first, dup := seen[k]; dup {
-			report(o, "%s %q is declared twice (first at %s): Argo CD would apply both and fight itself: keep one", o.Kind, o.Name, where(first))
+			problems = append(problems, Problem{ID: diag.ObjectConflict, File: o.File, Line: o.Line,
+				Msg: fmt.Sprintf("%s %q is declared twice (first at %s): Argo CD would apply both and fight itself: keep one", o.Kind, o.Name, where(first))})
 			continue
 		}
 		seen[k] = o

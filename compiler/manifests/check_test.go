@@ -33,36 +33,27 @@ func TestCheck(t *testing.T) {
 		},
 		destination: "rag",
 	}, {
-		name: "wrong namespace",
+		// Argo CD applies an object where it says (the project must
+		// permit it there: verify's), and clears the namespace of a
+		// cluster-scoped one before it compares.
+		name: "other namespaces",
 		objects: []Object{
 			obj("apps/v1", "Deployment", "web", "other", 1),
-			obj("v1", "Service", "web", "rag", 2),
+			obj("apps/v1", "Deployment", "web", "", 2), // in rag: not the one in other
+			obj("v1", "Namespace", "rag", "rag", 3),
+			obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "things.example.com", "rag", 4),
+			obj("cert-manager.io/v1", "ClusterIssuer", "letsencrypt", "kube-system", 5),
+			obj("kro.run/v1alpha1", "ResourceGraphDefinition", "stack", "rag", 6),
 		},
 		destination: "rag",
-		want: []Problem{{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 1,
-			Msg: `Deployment "web" sets namespace "other", but the Application deploys to "rag": remove metadata.namespace, or deploy the object with another module`}},
-	}, {
-		name: "cluster-scoped with a namespace",
-		objects: []Object{
-			obj("v1", "Namespace", "rag", "rag", 1),
-			obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "things.example.com", "rag", 2),
-			obj("cert-manager.io/v1", "ClusterIssuer", "letsencrypt", "kube-system", 3),
-			obj("kro.run/v1alpha1", "ResourceGraphDefinition", "stack", "rag", 4),
-		},
-		destination: "rag",
-		want: []Problem{
-			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 1, Msg: `Namespace "rag" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
-			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 2, Msg: `CustomResourceDefinition "things.example.com" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
-			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 3, Msg: `ClusterIssuer "letsencrypt" is cluster-scoped but sets namespace "kube-system": remove metadata.namespace`},
-			{ID: diag.ObjectConflict, File: "m/a.yaml", Line: 4, Msg: `ResourceGraphDefinition "stack" is cluster-scoped but sets namespace "rag": remove metadata.namespace`},
-		},
 	}, {
 		name: "duplicates",
 		objects: []Object{
 			obj("apps/v1", "Deployment", "web", "", 1),
 			obj("apps/v1beta1", "Deployment", "web", "rag", 5), // the destination applies to the first
 			obj("rbac.authorization.k8s.io/v1", "ClusterRole", "reader", "", 9),
-			{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "reader", File: "m/b.yaml"},
+			// cluster-scoped: the namespace it sets is cleared
+			{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "reader", Namespace: "rag", File: "m/b.yaml"},
 		},
 		destination: "rag",
 		want: []Problem{

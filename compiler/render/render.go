@@ -472,13 +472,19 @@ func (r *renderer) project(p *model.Project) *object.Map {
 	spec.Set("sourceRepos", p.SourceRepos)
 	var dests []any
 	for _, d := range p.Destinations {
-		m := object.NewMap()
-		if d.Name != "" {
-			m.Set("name", d.Name)
-		} else {
+		// As written: Argo CD matches a cluster by server or by name,
+		// and a namespace only where one is given.
+		m := object.NewMapCap(3)
+		if d.Server != "" {
 			m.Set("server", d.Server)
 		}
-		dests = append(dests, m.Set("namespace", d.Namespace))
+		if d.Name != "" {
+			m.Set("name", d.Name)
+		}
+		if d.Namespace != "" {
+			m.Set("namespace", d.Namespace)
+		}
+		dests = append(dests, m)
 	}
 	spec.Set("destinations", dests)
 	if len(p.ClusterResourceWhitelist) > 0 {

@@ -160,10 +160,19 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 			}
 		}
 	}
+	v.envKindsMu.Lock()
+	if v.envKinds == nil {
+		v.envKinds = map[*model.Environment]*envKinds{}
+	}
+	v.envKinds[env] = k
+	v.envKindsMu.Unlock()
 	// Each kind is judged once, and each outcome's objects once: most
 	// outcomes are shared by many Applications, and nearly all are fine.
-	verdicts := map[[2]string]string{}
-	type issue struct{ kind, source, msg string }
+	verdicts := map[[2]string]kindVerdict{}
+	type issue struct {
+		kind, source string
+		verdict      kindVerdict
+	}
 	issues := map[*charts.Outcome][]issue{}
 	for _, ra := range rendered {
 		found, seen := issues[ra.out]
@@ -175,20 +184,24 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 				if o.noKind || reported[key] {
 					continue
 				}
-				msg, ok := verdicts[key]
+				verdict, ok := verdicts[key]
 				if !ok {
-					msg = kindProblem(env, k, o.apiVersion, o.kind)
-					verdicts[key] = msg
+					verdict = kindProblem(env, k, o.apiVersion, o.kind)
+					verdicts[key] = verdict
 				}
-				if msg != "" {
+				if verdict.msg != "" {
 					reported[key] = true
-					found = append(found, issue{o.kind, o.source, msg})
+					found = append(found, issue{o.kind, o.source, verdict})
 				}
 			}
 			issues[ra.out] = found
 		}
 		for _, i := range found {
-			v.reportf(diag.UnknownKind, ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD cannot sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), i.msg)
+			can := "cannot"
+			if i.verdict.id == diag.SharedGroupKind {
+				can = "may not"
+			}
+			v.reportf(i.verdict.id, ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD %s sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), can, i.verdict.msg)
 		}
 	}
 }

@@ -22,8 +22,10 @@ import (
 // environment says its cluster serves). A kind of Kubernetes' own groups
 // that Kubernetes does not define, or does not serve at the environment's
 // version, is an error; so is a kind of a group the platform defines
-// kinds for, where none of them is it. A kind of a group nothing in the
-// platform defines is left to the cluster: an operator may bring it.
+// kinds for, where none of them is it, except in a group several projects
+// share (sharedGroups), where only a kind spelled like a known one is
+// reported, as a warning. A kind of a group nothing in the platform
+// defines is left to the cluster: an operator may bring it.
 
 // builtinKind is a kind of Kubernetes' own API, and the minor versions
 // (of Kubernetes 1) that serve it: from introduced, until removed (0:
@@ -151,6 +153,20 @@ func (v *verifier) platformKinds(env *model.Environment) *envKinds {
 	return k
 }
 
+// envKindsOf are the kinds of env for the objects of the repository's
+// folders: with the CRDs of its charts where they are rendered
+// (renderedKindsExist keeps them), else platformKinds. It is read once
+// every environment is checked.
+func (v *verifier) envKindsOf(env *model.Environment) *envKinds {
+	v.envKindsMu.Lock()
+	k := v.envKinds[env]
+	v.envKindsMu.Unlock()
+	if k != nil {
+		return k
+	}
+	return v.platformKinds(env)
+}
+
 // platformGroups are the kinds the spec defines in every environment, by
 // group: the CRDs platc knows, the stacks' instance kinds, and the groups
 // of the CRDs the repository's folders deploy ("*": kinds platc does not
@@ -181,41 +197,76 @@ func (v *verifier) platformGroups() map[string]map[string]bool {
 	return k.groups
 }
 
+// sharedGroups are the API groups of the CRDs platc embeds in which other
+// projects define kinds too, and who shares each: platc does not know all
+// their kinds, so a kind it does not know there is left to the cluster,
+// unless it is spelled like one it knows.
+var sharedGroups = map[string]string{
+	"argoproj.io": "Argo CD, Argo Workflows, Argo Rollouts and Argo Events",
+	"kro.run":     "kro and every ResourceGraphDefinition that names no group",
+}
+
+// kindVerdict is what kindProblem says of a kind: nothing (msg ""), an
+// unknown-kind error, or a shared-group-kind warning.
+type kindVerdict struct {
+	id  diag.ID
+	msg string
+}
+
 // kindProblem says what is wrong with the kind of an object of
-// apiVersion in env, or "".
-func kindProblem(env *model.Environment, k *envKinds, apiVersion, kind string) string {
-	g := group(apiVersion)
-	if versions, ok := builtinGroups()[g]; ok {
-		kinds, ok := builtinKinds()[apiVersion]
-		if !ok {
-			return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(quoteAll(servedVersions(g, versions, minorOf(env.Kubernetes.Version)))))
-		}
-		b, ok := kinds[kind]
-		if !ok {
-			return fmt.Sprintf("Kubernetes defines no kind %s in %s%s", kind, apiVersion, diag.DidYouMean(kind, slices.Sorted(maps.Keys(kinds))))
-		}
-		minor := minorOf(env.Kubernetes.Version)
-		switch {
-		case minor < 0:
-		case b.removed > 0 && minor >= b.removed:
-			use := ""
-			if r := b.replacement; r.Kind != "" {
-				use = fmt.Sprintf(": use %s %s", r.GroupVersion().String(), r.Kind)
-			}
-			return fmt.Sprintf("Kubernetes %s no longer serves %s %s (removed in 1.%d)%s", env.Kubernetes.Version, apiVersion, kind, b.removed, use)
-		case b.introduced > 0 && minor < b.introduced:
-			return fmt.Sprintf("Kubernetes %s does not serve %s %s (it does from 1.%d): raise environments.%s.kubernetes.version, or use another version of the kind", env.Kubernetes.Version, apiVersion, kind, b.introduced, env.Name)
-		}
-		return ""
+// apiVersion in env.
+func kindProblem(env *model.Environment, k *envKinds, apiVersion, kind string) kindVerdict {
+	if msg := builtinKindProblem(env, apiVersion, kind); msg != "" {
+		return kindVerdict{diag.UnknownKind, msg}
 	}
-	if k.served[apiVersion] {
-		return ""
+	g := group(apiVersion)
+	if _, ok := builtinGroups()[g]; ok || k.served[apiVersion] || k.served[apiVersion+"/"+kind] {
+		return kindVerdict{}
 	}
 	kinds, ok := k.groups[g]
 	if !ok || kinds["*"] || kinds[kind] {
-		return "" // the cluster's, or an operator's: not known offline
+		return kindVerdict{} // the cluster's, or an operator's: not known offline
 	}
-	return fmt.Sprintf("no CRD of the platform defines kind %s in group %s, which defines %s%s; if the cluster has it otherwise, add %q to environments.%s.kubernetes.apiVersions", kind, g, diag.List(slices.Sorted(maps.Keys(kinds))), diag.DidYouMean(kind, slices.Sorted(maps.Keys(kinds))), apiVersion, env.Name)
+	known := slices.Sorted(maps.Keys(kinds))
+	if who, ok := sharedGroups[g]; ok {
+		s := diag.Suggest(kind, known)
+		if s == "" {
+			return kindVerdict{} // another project's, most likely
+		}
+		return kindVerdict{diag.SharedGroupKind, fmt.Sprintf("no CRD of the platform defines kind %s in group %s, which %s share, and it is spelled like %s: fix the kind, or if another project's CRD defines it, add %q to environments.%s.kubernetes.apiVersions", kind, g, who, s, apiVersion+"/"+kind, env.Name)}
+	}
+	return kindVerdict{diag.UnknownKind, fmt.Sprintf("no CRD of the platform defines kind %s in group %s, which defines %s%s; if the cluster has it otherwise, add %q to environments.%s.kubernetes.apiVersions", kind, g, diag.List(known), diag.DidYouMean(kind, known), apiVersion, env.Name)}
+}
+
+// builtinKindProblem says what is wrong with a kind of Kubernetes' own
+// groups at env's version, or "" (also for a kind of another group).
+func builtinKindProblem(env *model.Environment, apiVersion, kind string) string {
+	g := group(apiVersion)
+	versions, ok := builtinGroups()[g]
+	if !ok {
+		return ""
+	}
+	kinds, ok := builtinKinds()[apiVersion]
+	if !ok {
+		return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(quoteAll(servedVersions(g, versions, minorOf(env.Kubernetes.Version)))))
+	}
+	b, ok := kinds[kind]
+	if !ok {
+		return fmt.Sprintf("Kubernetes defines no kind %s in %s%s", kind, apiVersion, diag.DidYouMean(kind, slices.Sorted(maps.Keys(kinds))))
+	}
+	minor := minorOf(env.Kubernetes.Version)
+	switch {
+	case minor < 0:
+	case b.removed > 0 && minor >= b.removed:
+		use := ""
+		if r := b.replacement; r.Kind != "" {
+			use = fmt.Sprintf(": use %s %s", r.GroupVersion().String(), r.Kind)
+		}
+		return fmt.Sprintf("Kubernetes %s no longer serves %s %s (removed in 1.%d)%s", env.Kubernetes.Version, apiVersion, kind, b.removed, use)
+	case b.introduced > 0 && minor < b.introduced:
+		return fmt.Sprintf("Kubernetes %s does not serve %s %s (it does from 1.%d): raise environments.%s.kubernetes.version, or use another version of the kind", env.Kubernetes.Version, apiVersion, kind, b.introduced, env.Name)
+	}
+	return ""
 }
 
 // servedVersions are the API versions of group g that serve a kind at

@@ -56,8 +56,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	clusters := []argocd.Cluster{argocd.InCluster}
 	known := func(d model.Destination) {
 		c := argocd.Cluster{Server: d.Server, Name: d.Name}
-		inCluster := d.Server == argocd.InClusterServer && d.Name == "" || d.Server == "" && d.Name == argocd.InClusterName
-		if !inCluster && !slices.Contains(clusters, c) {
+		if !argocd.IsInCluster(argocd.Destination{Server: d.Server, Name: d.Name}) && !slices.Contains(clusters, c) {
 			clusters = append(clusters, c)
 		}
 	}
@@ -172,7 +171,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 			if d.Name != "" {
 				target = d.Name
 			}
-			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"))
+			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s%s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"), noNamespaceHint(proj.Spec().Destinations, d.Namespace))
 		case argocd.InvalidSource:
 			v.reportf(diag.ArgoCDApplication, v.sourceOrigin(a, c.Source), "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
 		case argocd.InvalidDestination:
@@ -196,10 +195,45 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 		v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
 	}
 	v.renderedKinds(env, a, proj, synced)
+	v.syncedNamespaces(env, a, proj, e, synced)
 	if a.mod != nil && !a.root && a.file != "kro" {
 		if dir := v.manifestsFolder(a.mod); dir != "" {
 			v.repoPathKinds(a, proj, dir)
 		}
+	}
+}
+
+// syncedNamespaces checks the namespaces of the objects an Application
+// syncs that name another than its destination's: Argo CD applies each
+// where it says, after it checks that the project permits that namespace
+// on the destination's cluster (validateSyncPermissions,
+// controller/sync.go), and refuses the sync otherwise. One problem per
+// namespace; where the answer depends on what only the cluster knows,
+// none.
+func (v *verifier) syncedNamespaces(env *model.Environment, a app, proj *project, e *envArgo, synced []syncedObject) {
+	d := a.spec.Destination
+	var cluster argocd.Cluster
+	reported := map[string]bool{}
+	for _, o := range synced {
+		if o.clusterScoped || o.namespace == "" || o.namespace == d.Namespace || reported[o.namespace] || rgd.HasPlaceholder(o.namespace) {
+			continue
+		}
+		if cluster == (argocd.Cluster{}) {
+			c, err := argocd.DestinationCluster(d, e.permissions.Clusters)
+			if err != nil {
+				return // the destination's own problem, reported with it
+			}
+			cluster = c
+		}
+		if ok, known := proj.IsDestinationPermitted(cluster, o.namespace); !known || ok {
+			continue
+		}
+		reported[o.namespace] = true
+		field, target := "server", cluster.Server
+		if d.Name != "" || target == "" {
+			field, target = "name", cluster.Name
+		}
+		v.reportf(diag.ProjectDestination, a.origin, "Application %q (%s) syncs %s (%s), but project %s does not permit namespace %s: Argo CD refuses the sync; add {%s: %q, namespace: %q} to %s, or remove the object's metadata.namespace", a.name(), where(a, env), o, o.from(), proj.Name, o.namespace, field, target, o.namespace, proj.fixPath("destinations"))
 	}
 }
 
@@ -262,6 +296,20 @@ func sourceHint(patterns []string, repo string) string {
 			return " (Argo CD compares URLs with the \"/\" at the end: write them alike)"
 		case strings.ContainsAny(p, "{}"):
 			return " (braces do not alternate in sourceRepos: Argo CD reads " + p + " as a URL; list each repository)"
+		}
+	}
+	return ""
+}
+
+// noNamespaceHint says why a destination of the project that gives no
+// namespace does not permit an Application's namespace.
+func noNamespaceHint(dests []argocd.ProjectDestination, namespace string) string {
+	if namespace == "" {
+		return ""
+	}
+	for _, d := range dests {
+		if d.Namespace == "" {
+			return " (a destination without a namespace permits only Applications that name none: write namespace: \"*\" for any)"
 		}
 	}
 	return ""

@@ -61,10 +61,50 @@ var urlCredentials = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://([^\s/?#@:]*):([^\s/?#]*)@[^\s/?#@]+`)
 })
 
-// references are values that point to a credential rather than hold it.
+// references are values that point to a credential rather than hold it:
+// environment variables (${X}, os.environ/X, Grafana's $__env{X}),
+// templates, kro's placeholders, and Argo CD's references to a key of a
+// Secret ($key in argocd-secret, $secret-name:key), which Argo CD
+// replaces with the key's value where it reads its settings.
 var references = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>)$`)
+	return regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>|\$[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?)$`)
 })
+
+// nameSuffixes are the secretKeys suffixes of keys that name a Secret or
+// a key in one as often as they hold a credential: tlsSecret,
+// imagePullSecret, existingSecretKey, an ExternalSecret's secretKey.
+// Under them, the value decides (secretName).
+var nameSuffixes = []string{"secret", "secretkey"}
+
+// secretName reports whether s is written as the name of a Secret or of
+// a key in one (web-tls, db-password, AWS_SECRET_ACCESS_KEY) rather than
+// as a credential: letters and digits joined by '-', '_' or '.', where no
+// part of more than four characters mixes letters and digits (hunter2,
+// minio123 and s3cr3t-t0ken are credentials), and no other character
+// ('/', '+', '=', ... of random and base64 strings).
+func secretName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for part := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		letters, digits := false, false
+		for _, r := range part {
+			switch {
+			case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z':
+				letters = true
+			case '0' <= r && r <= '9':
+				digits = true
+			default:
+				return false
+			}
+		}
+		if letters && digits && len(part) > 4 {
+			return false
+		}
+	}
+	first, last := s[0], s[len(s)-1]
+	return first != '-' && first != '_' && first != '.' && last != '-' && last != '_' && last != '.'
+}
 
 // placeholders are what a password in a URL is when it is not one: a
 // reference (${DB_PASSWORD}, $(DB_PASSWORD), $DB_PASSWORD, {{ .Values.x }},
@@ -106,11 +146,15 @@ func credentialIn(s string) string {
 	return ""
 }
 
-// literalSecret says what credential s under key looks like, or "".
 // keySeparators drops the separators of a key, so that db_password,
 // db-password and dbPassword compare alike.
 var keySeparators = strings.NewReplacer("_", "", "-", "", ".", "")
 
+// literalSecret says what credential v under key looks like, or "": a
+// credential of a well-known format whatever the key, and any other
+// string under a key that names a credential, unless the key names where
+// the credential is (nameKeys) or the value is written as a name under
+// a key that may name a Secret (nameSuffixes).
 func literalSecret(key string, v any) string {
 	s, ok := v.(string)
 	if !ok || strings.TrimSpace(s) == "" || references().MatchString(s) {
@@ -127,6 +171,9 @@ func literalSecret(key string, v any) string {
 	}
 	for _, sk := range secretKeys {
 		if strings.HasSuffix(k, sk.suffix) {
+			if slices.Contains(nameSuffixes, sk.suffix) && secretName(s) {
+				return "" // the name of a Secret, or of a key in one
+			}
 			return sk.what
 		}
 	}

@@ -52,3 +52,44 @@ func TestCredentialFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretNames: the lint judges values, not the names of Secrets and
+// of their keys. Under a key that names a Secret as often as it holds
+// one, a value written as a name is that name; Argo CD's references to a
+// Secret's key are references; a credential stays one.
+func TestSecretNames(t *testing.T) {
+	tests := []struct {
+		key, value, want string
+	}{
+		// The name of a Secret object.
+		{"tlsSecret", "web-tls", ""},
+		{"imagePullSecret", "regcred", ""},
+		{"secret", "db-creds.v2", ""},
+		{"TLS_SECRET", "letsencrypt-prod", ""},
+		// The name of a key in a Secret: an ExternalSecret's secretKey,
+		// the key an existing Secret holds the password under.
+		{"secretKey", "password", ""},
+		{"secretKey", "AWS_SECRET_ACCESS_KEY", ""},
+		{"existingSecretKey", "redis-password", ""},
+		// Argo CD's references to a key of argocd-secret, or of another
+		// Secret, which it replaces with the key's value.
+		{"clientSecret", "$oidc.keycloak.clientSecret", ""},
+		{"password", "$repo-creds:password", ""},
+
+		// Credentials, under the same keys and others.
+		{"jwtSecret", "s3cr3t-t0ken", "a secret"},
+		{"sessionSecret", "Zm9vYmFyYmF6cXV4MTIz==", "a secret"},
+		{"secretKey", "minio123", "a secret key"},
+		{"secretKey", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "a secret key"},
+		{"secret", "-leading-dash", "a secret"},
+		{"clientSecret", "web-client", "a client secret"},
+		{"password", "db-password", "a password"},
+		{"token", "api-token", "a token"},
+		{"password", "$ecret with spaces", "a password"},
+	}
+	for _, tt := range tests {
+		if got := literalSecret(tt.key, tt.value); got != tt.want {
+			t.Errorf("literalSecret(%q, %q) = %q, want %q", tt.key, tt.value, got, tt.want)
+		}
+	}
+}

@@ -103,6 +103,11 @@ type verifier struct {
 	// syncs whether it holds a chart (isHelmFolder): read once, not for
 	// every Application of every environment.
 	helmFolders sync.Map // dir -> bool
+	// envKinds are the kinds of each environment with its charts' CRDs,
+	// where its charts are rendered (renderedKindsExist), for the kinds
+	// of the repository's folders.
+	envKindsMu sync.Mutex
+	envKinds   map[*model.Environment]*envKinds
 	// empty are the environments where a stacks module syncs an empty
 	// folder (emptyFolders).
 	emptyMu sync.Mutex
@@ -396,15 +401,14 @@ func where(a app, env *model.Environment) string {
 	return a.file
 }
 
-// folders checks what every repo-path module's folder yields against the
-// module's namespace: a kustomization that does not build, a
-// file that is not a manifest, an object in another namespace; and the
-// kinds of its objects in each environment that delivers it (kindProblem:
-// a chart's CRDs are not counted, so a group only a chart defines is not
-// judged).
+// folders checks what every repo-path module's folder yields: a
+// kustomization that does not build, a file that is not a manifest, an
+// object declared twice; and the kinds of its objects in each environment
+// that delivers it (kindProblem, with the CRDs of the environment's
+// charts where they are rendered: envKinds).
 func (v *verifier) folders() {
 	kinds := map[*model.Environment]*envKinds{}
-	verdicts := map[*model.Environment]map[[2]string]string{} // kindProblem's, by apiVersion and kind
+	verdicts := map[*model.Environment]map[[2]string]kindVerdict{} // kindProblem's, by apiVersion and kind
 	for _, m := range v.in.Spec.Modules {
 		dir := v.manifestsFolder(m)
 		if dir == "" {
@@ -418,30 +422,34 @@ func (v *verifier) folders() {
 		for _, o := range objs {
 			// One problem per object and message, with the environments
 			// it holds in.
-			envs := map[string][]string{}
+			envs := map[kindVerdict][]string{}
 			for _, env := range v.in.Spec.Environments {
 				if s, ok := env.Settings[m.Name]; ok && !s.Enabled {
 					continue
 				}
 				if kinds[env] == nil {
-					kinds[env], verdicts[env] = v.platformKinds(env), map[[2]string]string{}
+					kinds[env], verdicts[env] = v.envKindsOf(env), map[[2]string]kindVerdict{}
 				}
 				key := [2]string{o.APIVersion, o.Kind}
-				msg, ok := verdicts[env][key]
+				verdict, ok := verdicts[env][key]
 				if !ok {
-					msg = kindProblem(env, kinds[env], o.APIVersion, o.Kind)
-					verdicts[env][key] = msg
+					verdict = kindProblem(env, kinds[env], o.APIVersion, o.Kind)
+					verdicts[env][key] = verdict
 				}
-				if msg != "" {
-					envs[msg] = append(envs[msg], env.Name)
+				if verdict.msg != "" {
+					envs[verdict] = append(envs[verdict], env.Name)
 				}
 			}
-			for _, msg := range slices.Sorted(maps.Keys(envs)) {
-				in := "environment " + envs[msg][0]
-				if len(envs[msg]) > 1 {
-					in = "environments " + diag.List(envs[msg])
+			for _, verdict := range slices.SortedFunc(maps.Keys(envs), func(a, b kindVerdict) int { return strings.Compare(a.msg, b.msg) }) {
+				in := "environment " + envs[verdict][0]
+				if len(envs[verdict]) > 1 {
+					in = "environments " + diag.List(envs[verdict])
 				}
-				v.log.Reportf(diag.UnknownKind, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q cannot be synced in %s: %s", o.Kind, o.Name, in, msg)
+				can := "cannot"
+				if verdict.id == diag.SharedGroupKind {
+					can = "may not"
+				}
+				v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced in %s: %s", o.Kind, o.Name, can, in, verdict.msg)
 			}
 		}
 	}
