@@ -442,46 +442,77 @@ func (c *checker) modulePath(m *model.Module) {
 		}
 		return
 	}
-	if msg := repoPathProblem(m.Dir); msg != "" {
-		c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
+	kustomization, chart, _ := c.pathFolder(m, &m.Node, m.Dir)
+	c.kustomizations[m.Name] = kustomization
+	c.charts[m.Name] = chart
+}
+
+// envPath checks the folder an environment's settings give a path module
+// (s.Dir): a folder as the module's own must be, and of the same kind
+// (a Helm chart, or not), since the module's fields are for one kind.
+func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
+	switch {
+	case !m.Kind.Valid():
+	case m.Kind.Info().Syncs != model.SyncsRepoFolder:
+		c.reportf(diag.ModuleKind, &s.Node, "path", "path is for path modules, which read a folder of a Git repository: remove it")
+	case m.RepoURL != "":
+		if msg := repoPathProblem(s.Dir); msg != "" {
+			c.reportf(diag.Path, &s.Node, "path", "%q %s: name a folder inside the repository", s.Dir, msg)
+		}
+	default:
+		_, chart, ok := c.pathFolder(m, &s.Node, s.Dir)
+		if ok && chart != c.charts[m.Name] {
+			what := map[bool]string{true: "a Helm chart", false: "not a Helm chart"}
+			c.reportf(diag.ModuleKind, &s.Node, "path", "folder %q is %s, and the module's own %q is %s: an environment's folder must be of the module's kind, for the module's fields are; make it one, or use another module", s.Dir, what[chart], m.Dir, what[c.charts[m.Name]])
+		}
+	}
+}
+
+// pathFolder checks a folder a path module syncs, which n's field path
+// names: it must be a folder of this repository, outside the output root,
+// that holds manifests. It reports whether the folder is a kustomization
+// and a Helm chart, and ok where it is a folder.
+func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustomization, chart, ok bool) {
+	if msg := repoPathProblem(dir); msg != "" {
+		c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", dir, msg)
 		return
 	}
 	out := c.spec.Platform.OutDir
-	if m.Dir == out || strings.HasPrefix(m.Dir, out+"/") {
-		c.reportf(diag.OutDir, &m.Node, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", m.Dir, out)
+	if dir == out || strings.HasPrefix(dir, out+"/") {
+		c.reportf(diag.OutDir, n, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
 		return
 	}
-	if link, target, outside := manifests.OutsideLink(c.fsys, m.Dir); outside {
-		c.reportf(diag.Path, &m.Node, "path", "%q %s", link, manifests.OutsideMsg(target))
+	if link, target, outside := manifests.OutsideLink(c.fsys, dir); outside {
+		c.reportf(diag.Path, n, "path", "%q %s", link, manifests.OutsideMsg(target))
 		return
 	}
-	info, err := fs.Stat(c.fsys, m.Dir)
+	info, err := fs.Stat(c.fsys, dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		c.reportf(diag.Missing, &m.Node, "path", "folder %q does not exist: create it or fix the path", m.Dir)
+		c.reportf(diag.Missing, n, "path", "folder %q does not exist: create it or fix the path", dir)
 	case err != nil:
-		c.reportf(diag.IO, &m.Node, "path", "cannot read folder %q: %v", m.Dir, unwrapPathError(err))
+		c.reportf(diag.IO, n, "path", "cannot read folder %q: %v", dir, unwrapPathError(err))
 	case !info.IsDir():
-		c.reportf(diag.Missing, &m.Node, "path", "%q is a file: name the folder that holds the manifests", m.Dir)
+		c.reportf(diag.Missing, n, "path", "%q is a file: name the folder that holds the manifests", dir)
 	default:
-		entries, _ := fs.ReadDir(c.fsys, m.Dir)
+		ok = true
+		entries, _ := fs.ReadDir(c.fsys, dir)
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
-			c.kustomizations[m.Name] = true
-			c.kustomizationDirs[m.Dir] = true
+			kustomization = true
+			c.kustomizationDirs[dir] = true
 		}
-		if manifests.IsHelmFolder(c.fsys, m.Dir) {
-			c.charts[m.Name] = true
-		}
+		chart = manifests.IsHelmFolder(c.fsys, dir)
 		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			switch ok, env := c.allowsEmpty(m); {
 			case ok:
 			case env != nil:
-				c.reportf(diag.SyncsNothing, &m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json), and environment %s sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty", m.Dir, env.Name)
+				c.reportf(diag.SyncsNothing, n, "path", "folder %q holds no manifests (.yaml, .yml or .json), and environment %s sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty", dir, env.Name)
 			default:
-				c.reportf(diag.SyncsNothing, &m.Node, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set %s.allowEmpty: true where the folder is empty on purpose", m.Dir, m.FieldPath("syncPolicy"))
+				c.reportf(diag.SyncsNothing, n, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set %s.allowEmpty: true where the folder is empty on purpose", dir, m.FieldPath("syncPolicy"))
 			}
 		}
 	}
+	return
 }
 
 // allowsEmpty reports whether m's Application has allowEmpty in every
@@ -663,6 +694,9 @@ func (c *checker) environment(env *model.Environment) {
 			continue
 		}
 		c.destination(s.Destination)
+		if s.Dir != "" {
+			c.envPath(m, s)
+		}
 		if s.Revision != "" && m.Kind.Valid() && m.Kind.Info().Syncs != model.SyncsRepoFolder {
 			c.reportf(diag.ModuleKind, &s.Node, "revision", "revision is for path modules, which read a folder of a Git repository: remove it")
 		}
@@ -677,6 +711,14 @@ func (c *checker) environment(env *model.Environment) {
 		}
 		if s.Values != nil && m.Kind.Valid() && !c.takesValues(m) {
 			c.reportf(diag.ModuleKind, &s.Node, "values", "%s", c.noValues(m, "values", "them"))
+		}
+	}
+	if env.DirectApply {
+		// The plan applies folders of this repository's checkout.
+		for _, m := range c.spec.Modules {
+			if m.RepoURL != "" && Enabled(env, m.Name) {
+				c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver module %s, whose folder is in another repository (%s), which the plan does not read: keep its folder in this repository, or disable it in this environment", m.Name, m.RepoURL)
+			}
 		}
 	}
 	c.environmentFields(env)

@@ -184,7 +184,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 	}
 	if n > 0 && res.Files != nil {
 		// The render's own findings, in the objects as they are.
-		problems = fmt.Sprintf("; %d %s (above), which Argo CD would refuse too", n, plural(n, "problem", "problems"))
+		problems = fmt.Sprintf("; %s (above), which Argo CD would refuse too", plural(n, "problem", "problems"))
 	}
 	fmt.Fprintf(c.stdout, "import: %d objects, %d equal, %d differ, %d not imported%s; %s\n",
 		len(results), counts[importer.Equal], counts[importer.Differs], counts[importer.NotImported], problems, written)

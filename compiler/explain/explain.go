@@ -6,6 +6,7 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -158,8 +159,9 @@ func defaultsLayer() Layer {
 func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *model.Module) *Explanation {
 	ex := &Explanation{Environment: env.Name, Application: m.Name}
 	if m.Kind.Info().Syncs == model.SyncsRepoFolder {
-		// A chart of this repository, at the environment's revision.
-		ex.Chart = fmt.Sprintf("%s %s at %s", spec.Platform.RepoURL, m.Dir, env.Revision)
+		// A chart kept in Git: of this repository, at the
+		// environment's revision, unless the module says otherwise.
+		ex.Chart = fmt.Sprintf("%s %s at %s", cmp.Or(m.RepoURL, spec.Platform.RepoURL), m.DirIn(env), m.RevisionIn(env))
 	} else {
 		c := spec.ChartIn(env, m.Chart)
 		ex.Chart, ex.VersionFrom = chartLine(c), versionFrom(spec, c)

@@ -127,6 +127,14 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 			if str(spec["project"]) == "" {
 				spec["project"] = argocd.DefaultProjectName
 			}
+			if l := anyList(spec["sources"]); len(l) == 1 {
+				// One source without a ref is read as source is (the
+				// Application's GetSource): the same manifests.
+				if src, ok := l[0].(map[string]any); ok && str(src["ref"]) == "" {
+					spec["source"] = src
+					delete(spec, "sources")
+				}
+			}
 			if src, ok := spec["source"].(map[string]any); ok {
 				spec["source"] = normalSource(src)
 			}
@@ -177,6 +185,11 @@ func normalSource(src map[string]any) map[string]any {
 		values, _ := helmValues(h)
 		delete(h, "values")
 		delete(h, "valuesObject")
+		if v := str(h["version"]); v == "v3" || v == "3" {
+			// Argo CD renders with Helm 3 (and later) only since
+			// Helm 2 was removed: "v3" is what it does anyway.
+			delete(h, "version")
+		}
 		if len(values) > 0 {
 			h["valuesObject"] = plainJSON(values) // numbers as JSON reads them, as the rest
 		}

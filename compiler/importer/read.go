@@ -291,7 +291,21 @@ func partial(kind string, body map[string]any) string {
 	return ""
 }
 
-// oneLine joins the lines of a parser's message.
+// oneLine is a parser's message on one line: its first error, and how
+// many more there are.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, ":\n", ":")), " ")
+	head, rest, _ := strings.Cut(s, "\n")
+	var more []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			more = append(more, l)
+		}
+	}
+	switch {
+	case len(more) == 0:
+		return head
+	case len(more) == 1:
+		return head + " " + more[0]
+	}
+	return fmt.Sprintf("%s %s (and %d more)", head, more[0], len(more)-1)
 }

@@ -331,6 +331,9 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 			if a.project != defaults[e].project {
 				set.Set("project", a.project)
 			}
+			if p := a.fields.Get("path"); p != nil && base.fields.Get("path") != nil && p != base.fields.Get("path") {
+				set.Set("path", p)
+			}
 			if a.rev != "" {
 				def := "HEAD"
 				if a.ownRepo {

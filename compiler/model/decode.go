@@ -270,6 +270,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 			Values:   s.values("values"),
 			Project:  s.str("project"),
 
+			Dir:         s.str("path"),
 			Revision:    s.str("revision"),
 			Destination: s.destination("destination"),
 

@@ -329,6 +329,42 @@ func (m *Module) RepoFolder() string {
 	return ""
 }
 
+// DirIn is the folder a path module syncs in env: the environment's
+// setting, or the module's path (also where env is nil).
+func (m *Module) DirIn(env *Environment) string {
+	if env == nil {
+		return m.Dir
+	}
+	if s := env.Settings[m.Name]; s != nil && s.Dir != "" {
+		return s.Dir
+	}
+	return m.Dir
+}
+
+// RepoFolderIn is RepoFolder in env, where a path module's folder may be
+// the environment's own (DirIn).
+func (m *Module) RepoFolderIn(env *Environment) string {
+	if m.Kind.Info().Syncs == SyncsRepoFolder && m.RepoURL == "" {
+		return m.DirIn(env)
+	}
+	return m.RepoFolder()
+}
+
+// RepoFolders are the folders of this repository m syncs in any
+// environment of spec: RepoFolder, and the environments' own paths.
+func (m *Module) RepoFolders(spec *Spec) []string {
+	var out []string
+	if d := m.RepoFolder(); d != "" {
+		out = append(out, d)
+	}
+	for _, env := range spec.Environments {
+		if d := m.RepoFolderIn(env); d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // RevisionIn is the revision of its repository that m's folder is read
 // at in env: the environment's setting, the module's, or the default (the
 // environment's revision for this repository, HEAD for another).
@@ -590,8 +626,9 @@ type ModuleSettings struct {
 	External *Endpoint
 	Values   map[string]any
 	Project  string
-	// Revision and Destination override the module's; "" and nil where
-	// the environment does not set them.
+	// Dir (its path), Revision and Destination override the module's; ""
+	// and nil where the environment does not set them.
+	Dir         string
 	Revision    string
 	Destination *Destination
 	// SyncPolicy, IgnoreDifferences, Labels and Annotations override

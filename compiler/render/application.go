@@ -57,7 +57,7 @@ var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 // setFolderSource sets the source of a module that syncs its folder of
 // this repository.
 func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
-	src := r.gitSource(env, m.Dir)
+	src := r.gitSource(env, m.DirIn(env))
 	if m.RepoURL != "" {
 		src.Set("repoURL", m.RepoURL)
 	}

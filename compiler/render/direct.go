@@ -66,7 +66,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				if r.info.Charts[m.Name] {
 					// A chart of this repository, with its defaults,
 					// as Argo CD renders the folder.
-					helm := shellCommand("helm", "upgrade", "--install", releaseName(m), m.Dir, "--namespace", m.Namespace)
+					helm := shellCommand("helm", "upgrade", "--install", releaseName(m), m.DirIn(env), "--namespace", m.Namespace)
 					if m.CreateNamespace {
 						helm.arg("--create-namespace")
 					}
@@ -85,10 +85,10 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					// Argo CD edits the kustomization; the plan builds
 					// one over it with the same options.
 					k := path.Join(dir, "kustomize", m.Name)
-					files = append(files, File{Path: path.Join(k, "kustomization.yaml"), Objects: []*object.Map{kustomizationOver(path.Join(p.OutDir, k), m)}, Values: true})
+					files = append(files, File{Path: path.Join(k, "kustomization.yaml"), Objects: []*object.Map{kustomizationOver(path.Join(p.OutDir, k), m, m.DirIn(env))}, Values: true})
 					apply.arg("-k", path.Join(p.OutDir, k))
-				case r.info.Kustomizations[m.Name]:
-					apply.arg("-k", m.Dir)
+				case r.info.KustomizationDirs[m.DirIn(env)]:
+					apply.arg("-k", m.DirIn(env))
 				case m.Directory != nil:
 					// The files Argo CD reads with the directory's
 					// options, one by one.
@@ -96,7 +96,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 						apply.arg("-f", f)
 					}
 				default:
-					apply.arg("-f", m.Dir)
+					apply.arg("-f", m.DirIn(env))
 				}
 				b.WriteString(apply.String() + "\n")
 			case model.DirectSkipped:
@@ -237,9 +237,9 @@ func helmParameters(helm *shellWords, m *model.Module) {
 // module's kustomization with its kustomize options, as Argo CD applies
 // them (kustomize edit set nameprefix, namesuffix, image; add label,
 // annotation; its patches).
-func kustomizationOver(at string, m *model.Module) *object.Map {
+func kustomizationOver(at string, m *model.Module, dir string) *object.Map {
 	k := m.Kustomize
-	rel := strings.Repeat("../", strings.Count(at, "/")+1) + m.Dir
+	rel := strings.Repeat("../", strings.Count(at, "/")+1) + dir
 	out := object.NewMap().
 		Set("apiVersion", "kustomize.config.k8s.io/v1beta1").
 		Set("kind", "Kustomization").

@@ -95,7 +95,10 @@ func moduleCell(res *compiler.Result, env *model.Environment, m *model.Module) c
 			c.Runs += fmt.Sprintf(", and %s at %s", m.Manifests, env.Revision)
 		}
 	case model.SyncsRepoFolder:
-		c.Runs = fmt.Sprintf("%s at %s", m.Dir, env.Revision)
+		c.Runs = fmt.Sprintf("%s at %s", m.DirIn(env), m.RevisionIn(env))
+		if m.RepoURL != "" {
+			c.Runs = fmt.Sprintf("%s %s", m.RepoURL, c.Runs)
+		}
 		if info.Charts[m.Name] {
 			c.Runs = "chart " + c.Runs
 		}

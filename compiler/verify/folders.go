@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"slices"
 	"io/fs"
 	"sync"
 
@@ -34,8 +35,10 @@ func BuildFolders(spec *model.Spec, repo fs.FS, cache cache.Cache) *Folders {
 	f := NewFolders(repo, cache)
 	var dirs []string
 	for _, m := range spec.Modules {
-		if dir := m.RepoFolder(); dir != "" {
-			dirs = append(dirs, dir)
+		for _, dir := range m.RepoFolders(spec) {
+			if !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+			}
 		}
 	}
 	go object.Parallel(len(dirs), func(i int) { f.build(dirs[i]) })

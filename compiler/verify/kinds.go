@@ -183,14 +183,15 @@ func (v *verifier) platformGroups() map[string]map[string]bool {
 	}
 	// A folder's CRD is known by its name, <plural>.<group>.
 	for _, m := range v.in.Spec.Modules {
-		dir := m.RepoFolder()
-		if dir == "" || v.in.Folders == nil {
-			continue
+		if v.in.Folders == nil {
+			break
 		}
-		objs, _ := v.in.Folders.build(dir)
-		for _, o := range objs {
-			if _, g, ok := strings.Cut(o.Name, "."); ok && o.Kind == "CustomResourceDefinition" {
-				k.define(g, "")
+		for _, dir := range m.RepoFolders(v.in.Spec) {
+			objs, _ := v.in.Folders.build(dir)
+			for _, o := range objs {
+				if _, g, ok := strings.Cut(o.Name, "."); ok && o.Kind == "CustomResourceDefinition" {
+					k.define(g, "")
+				}
 			}
 		}
 	}

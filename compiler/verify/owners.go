@@ -101,7 +101,7 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 	if a.mod == nil || a.root || a.file == "kro" {
 		return nil
 	}
-	dir := v.manifestsFolder(a.mod)
+	dir := v.manifestsFolder(a.mod, env)
 	if dir == "" {
 		return nil
 	}

@@ -137,11 +137,11 @@ func (v *verifier) isHelmFolder(dir string) bool {
 }
 
 // manifestsFolder is the folder of this repository whose manifests m's
-// Application syncs as they are, plain or a kustomization, or "": its
+// Application syncs as they are in env, plain or a kustomization, or "": its
 // RepoFolder (a path module's folder, a chart module's manifests), unless
 // that is its own folder and a chart, which Argo CD renders with Helm.
-func (v *verifier) manifestsFolder(m *model.Module) string {
-	dir := m.RepoFolder()
+func (v *verifier) manifestsFolder(m *model.Module, env *model.Environment) string {
+	dir := m.RepoFolderIn(env)
 	if m.Kind.Info().Syncs == model.SyncsRepoFolder && v.in.Charts != nil && v.isHelmFolder(dir) {
 		return ""
 	}
@@ -410,47 +410,70 @@ func (v *verifier) folders() {
 	kinds := map[*model.Environment]*envKinds{}
 	verdicts := map[*model.Environment]map[[2]string]kindVerdict{} // kindProblem's, by apiVersion and kind
 	for _, m := range v.in.Spec.Modules {
-		dir := v.manifestsFolder(m)
-		if dir == "" {
-			continue // not a folder of manifests; a chart is rendered and checked with the charts
-		}
-		objs, problems := v.in.Folders.build(dir)
-		// Folders keeps the folder's problems: add to a copy.
-		for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
-			v.log.Reportf(p.ID, diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
-		}
-		for _, o := range objs {
-			// One problem per object and message, with the environments
-			// it holds in.
-			envs := map[kindVerdict][]string{}
-			for _, env := range v.in.Spec.Environments {
-				if s, ok := env.Settings[m.Name]; ok && !s.Enabled {
-					continue
-				}
-				if kinds[env] == nil {
-					kinds[env], verdicts[env] = v.envKindsOf(env), map[[2]string]kindVerdict{}
-				}
-				key := [2]string{o.APIVersion, o.Kind}
-				verdict, ok := verdicts[env][key]
-				if !ok {
-					verdict = kindProblem(env, kinds[env], o.APIVersion, o.Kind)
-					verdicts[env][key] = verdict
-				}
-				if verdict.msg != "" {
-					envs[verdict] = append(envs[verdict], env.Name)
-				}
+		// The environments that deliver m, by the folder each syncs:
+		// the module's, or an environment's own.
+		var dirs []string
+		in := map[string][]*model.Environment{}
+		for _, env := range v.in.Spec.Environments {
+			if s, ok := env.Settings[m.Name]; ok && !s.Enabled {
+				continue
 			}
-			for _, verdict := range slices.SortedFunc(maps.Keys(envs), func(a, b kindVerdict) int { return strings.Compare(a.msg, b.msg) }) {
-				in := "environment " + envs[verdict][0]
-				if len(envs[verdict]) > 1 {
-					in = "environments " + diag.List(envs[verdict])
-				}
-				can := "cannot"
-				if verdict.id == diag.SharedGroupKind {
-					can = "may not"
-				}
-				v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced in %s: %s", o.Kind, o.Name, can, in, verdict.msg)
+			dir := v.manifestsFolder(m, env)
+			if dir == "" {
+				continue // not a folder of manifests; a chart is rendered and checked with the charts
 			}
+			if in[dir] == nil {
+				dirs = append(dirs, dir)
+			}
+			in[dir] = append(in[dir], env)
+		}
+		if len(dirs) == 0 {
+			// Delivered nowhere: its own folder is checked all the same.
+			if dir := v.manifestsFolder(m, nil); dir != "" {
+				dirs = append(dirs, dir)
+			}
+		}
+		for _, dir := range dirs {
+			v.folder(m, dir, in[dir], kinds, verdicts)
+		}
+	}
+}
+
+// folder checks what dir yields for m in the environments envs.
+func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment, kinds map[*model.Environment]*envKinds, verdicts map[*model.Environment]map[[2]string]kindVerdict) {
+	objs, problems := v.in.Folders.build(dir)
+	// Folders keeps the folder's problems: add to a copy.
+	for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
+		v.log.Reportf(p.ID, diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
+	}
+	for _, o := range objs {
+		// One problem per object and message, with the environments it
+		// holds in.
+		held := map[kindVerdict][]string{}
+		for _, env := range envs {
+			if kinds[env] == nil {
+				kinds[env], verdicts[env] = v.envKindsOf(env), map[[2]string]kindVerdict{}
+			}
+			key := [2]string{o.APIVersion, o.Kind}
+			verdict, ok := verdicts[env][key]
+			if !ok {
+				verdict = kindProblem(env, kinds[env], o.APIVersion, o.Kind)
+				verdicts[env][key] = verdict
+			}
+			if verdict.msg != "" {
+				held[verdict] = append(held[verdict], env.Name)
+			}
+		}
+		for _, verdict := range slices.SortedFunc(maps.Keys(held), func(a, b kindVerdict) int { return strings.Compare(a.msg, b.msg) }) {
+			in := "environment " + held[verdict][0]
+			if len(held[verdict]) > 1 {
+				in = "environments " + diag.List(held[verdict])
+			}
+			can := "cannot"
+			if verdict.id == diag.SharedGroupKind {
+				can = "may not"
+			}
+			v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced in %s: %s", o.Kind, o.Name, can, in, verdict.msg)
 		}
 	}
 }
