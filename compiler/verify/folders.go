@@ -1,8 +1,8 @@
 package verify
 
 import (
-	"slices"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"github.com/platc/platc/compiler/manifests"
