@@ -715,10 +715,14 @@ func (c *checker) environment(env *model.Environment) {
 	}
 	if env.DirectApply {
 		// The plan applies folders of this repository's checkout.
+		var remote []string
 		for _, m := range c.spec.Modules {
-			if m.RepoURL != "" && Enabled(env, m.Name) {
-				c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver module %s, whose folder is in another repository (%s), which the plan does not read: keep its folder in this repository, or disable it in this environment", m.Name, m.RepoURL)
+			if m.RepoURL != "" && m.Kind.Info().Syncs == model.SyncsRepoFolder && Enabled(env, m.Name) {
+				remote = append(remote, m.Name)
 			}
+		}
+		if len(remote) > 0 {
+			c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver %s %s, whose folders are in other repositories, which the plan does not read: keep them in this repository, or disable them in this environment", map[bool]string{false: "module", true: "modules"}[len(remote) > 1], diag.List(remote))
 		}
 	}
 	c.environmentFields(env)
