@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,8 +15,10 @@ import (
 	"time"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/importer"
+	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
 )
@@ -104,6 +107,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 			envs = append(envs, r.Env)
 		}
 	}
+	opts.Roots = roots
 	spec := importer.Build(repo, objs, envs, opts)
 	unread := 0 // files, or folders, whose objects could not be read
 	for _, s := range skips {
@@ -142,6 +146,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 	}
 	results := importer.Compare(spec, rendered)
 	printImport(c.stdout, results)
+	printSwitch(c.stdout, spec, envs, cmp.Or(res.OutDir, "out"), results)
 
 	written := "nothing written (-n)"
 	if !dry {
@@ -220,6 +225,46 @@ func printImport(w io.Writer, results []importer.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Env, r.Kind, r.Name, what)
 	}
 	tw.Flush()
+}
+
+// printSwitch says how to move each environment's cluster to platc,
+// step by step: what deletes what, in which order, and what to run.
+func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string, results []importer.Result) {
+	platform := &model.Platform{DefaultEnvironment: envs[0]}
+	for _, env := range envs {
+		differ := 0
+		for _, r := range results {
+			if r.Env == env && r.Status == importer.Differs {
+				differ++
+			}
+		}
+		fmt.Fprintf(w, "\nTo switch environment %s to platc, in this order:\n", env)
+		fmt.Fprintf(w, "  1. platc render; review and commit out/. The Applications keep their names, so Argo CD changes them in place: none is deleted or created again.\n")
+		step := 2
+		for _, a := range spec.AppsOfApps {
+			if a.Env != env {
+				continue
+			}
+			children := "the Applications of " + a.Folder
+			if len(a.Children) > 0 {
+				children = diag.List(a.Children)
+			}
+			fmt.Fprintf(w, "  %d. Application %s (%s) creates %s, which platc's root takes over: delete it", step, a.Name, a.Where, children)
+			if a.Cascades {
+				fmt.Fprintf(w, " without cascading, for its finalizer would delete them, and what they deployed, with it:\n")
+				fmt.Fprintf(w, "       kubectl -n %s patch application %s --type json -p '[{\"op\": \"remove\", \"path\": \"/metadata/finalizers\"}]'\n", spec.ArgoCDNamespace, a.Name)
+			} else {
+				fmt.Fprintf(w, " (it has no finalizer: its Applications stay):\n")
+			}
+			fmt.Fprintf(w, "       kubectl -n %s delete application %s\n", spec.ArgoCDNamespace, a.Name)
+			step++
+		}
+		fmt.Fprintf(w, "  %d. Create platc's root Application, %s, which takes over the Applications by name:\n", step, check.RootName(env))
+		fmt.Fprintf(w, "       kubectl apply -f %s\n", path.Join(outDir, render.RootFile(platform, env)))
+		if differ > 0 {
+			fmt.Fprintf(w, "  %s (above): after the switch, Argo CD runs them as the spec renders them, not as they were.\n", plural(differ, "object differs", "objects differ"))
+		}
+	}
 }
 
 // overlayFS is the repository with the spec folder's .cue files replaced

@@ -35,6 +35,7 @@ type Object struct {
 	File                  string // slash path from the repository root
 	Line                  int    // of the document's first key
 	Env                   string // the environment it was read for
+	Root                  string // the folder (Root.Path) it was read under
 	Body                  map[string]any
 }
 
@@ -123,6 +124,9 @@ func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
 			for i := range s {
 				s[i].Env = r.Env
 			}
+			for _, x := range o {
+				x.Root = r.Path
+			}
 			objs = append(objs, o...)
 			skips = append(skips, s...)
 			return nil
@@ -160,6 +164,7 @@ func readKustomization(fsys fs.FS, r Root) ([]*Object, []Skip) {
 	var skips []Skip
 	for _, k := range built {
 		if o, skip := argoObject(k.Body, k.File, 0, r.Env); o != nil {
+			o.Root = r.Path
 			objs = append(objs, o)
 		} else if skip != nil {
 			skips = append(skips, *skip)

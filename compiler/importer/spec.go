@@ -22,6 +22,28 @@ type Options struct {
 	// RepoURL of the repository being imported; default the Git
 	// repository most Applications read a folder of.
 	RepoURL string
+	// Roots are the folders the objects were read from (Read's): an
+	// Application that syncs one of its environment's is an app-of-apps
+	// that platc's root Application replaces.
+	Roots []Root
+}
+
+// AppOfApps is an Application of the repository that creates imported
+// Applications: it syncs a folder the import read. platc's root
+// Application of its environment takes them over, so it is not a module;
+// a switch to platc deletes it, which must not cascade.
+type AppOfApps struct {
+	Env, Name string
+	Where     string // file:line
+	Folder    string
+	// Cascades: it has the resources finalizer, so deleting it as it is
+	// deletes the Applications it created, and with their own
+	// finalizers what they deployed.
+	Cascades bool
+	// Children are the Applications it creates, by name.
+	Children []string
+	// Depth is how many app-of-apps create it: the outermost goes first.
+	Depth int
 }
 
 // Spec is the spec Build writes, and what it could not say.
@@ -38,6 +60,9 @@ type Spec struct {
 	Failed string
 	// RepoURL and ArgoCDNamespace are the platform's, as Build chose them.
 	RepoURL, ArgoCDNamespace string
+	// AppsOfApps are the Applications platc's roots replace, outermost
+	// first.
+	AppsOfApps []AppOfApps
 }
 
 // app is one Application as a module of one environment.
@@ -136,6 +161,20 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		}
 	}
 	objs = withProjects
+	// The repository the objects live in: the platform's where its
+	// Applications read it, else the one most of their folders are of
+	// (the platform may be a new repository).
+	home := sameRepo(s.RepoURL)
+	gitRepo := func(o *Object) string {
+		src, _ := lookup(o.Body, "spec", "source").(map[string]any)
+		if o.Kind == "Application" && src != nil && str(src["chart"]) == "" {
+			return sameRepo(str(src["repoURL"]))
+		}
+		return ""
+	}
+	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == home }) {
+		home = mostCommon(objs, gitRepo)
+	}
 	seen := map[string]*Object{}
 	for _, o := range objs {
 		key := o.Env + "/" + o.Kind + "/" + o.Name
@@ -154,6 +193,11 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		}
 		switch o.Kind {
 		case "Application":
+			if a, ok := appOfApps(o, objs, opts.Roots, home); ok {
+				s.AppsOfApps = append(s.AppsOfApps, a)
+				s.skip(o, fmt.Sprintf("an app-of-apps over %s, which this import read: platc's root Application of environment %s delivers its Applications instead (see how to switch, below)", a.Folder, o.Env))
+				continue
+			}
 			if proj := cmp.Or(str(lookup(o.Body, "spec", "project")), argocd.DefaultProjectName); proj != argocd.DefaultProjectName && !named[o.Env+"/"+proj] {
 				s.skip(o, fmt.Sprintf("its project %s is not in the repository: import the folder that holds its AppProject too", proj))
 				continue
@@ -173,6 +217,24 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 			s.Imported = append(s.Imported, o)
 		}
 	}
+
+	// The app-of-apps an environment's outermost goes first: it would
+	// create again what is deleted under it.
+	parent := map[[2]string]string{} // environment, child -> app-of-apps
+	for _, a := range s.AppsOfApps {
+		for _, c := range a.Children {
+			parent[[2]string{a.Env, c}] = a.Name
+		}
+	}
+	for i := range s.AppsOfApps {
+		a := &s.AppsOfApps[i]
+		for n := a.Name; parent[[2]string{a.Env, n}] != "" && a.Depth < len(s.AppsOfApps); a.Depth++ {
+			n = parent[[2]string{a.Env, n}]
+		}
+	}
+	slices.SortFunc(s.AppsOfApps, func(a, b AppOfApps) int {
+		return cmp.Or(cmp.Compare(a.Env, b.Env), cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.Name, b.Name))
+	})
 
 	// The environments' defaults: what most of their Applications say.
 	type envDefaults struct {
@@ -334,7 +396,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 			if p := a.fields.Get("path"); p != nil && base.fields.Get("path") != nil && p != base.fields.Get("path") {
 				set.Set("path", p)
 			}
-			if a.rev != "" {
+			if a.rev != "" && a.chart == nil {
 				def := "HEAD"
 				if a.ownRepo {
 					def = defaults[e].revision
@@ -409,6 +471,38 @@ func (s *Spec) skip(o *Object, reason string) {
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
+// appOfApps says whether o syncs a folder of its environment that the
+// import read, of the repository the objects live in (home), and what it
+// creates there.
+func appOfApps(o *Object, objs []*Object, roots []Root, home string) (AppOfApps, bool) {
+	src, _ := lookup(o.Body, "spec", "source").(map[string]any)
+	if src == nil {
+		if l := anyList(lookup(o.Body, "spec", "sources")); len(l) == 1 {
+			src, _ = l[0].(map[string]any)
+		}
+	}
+	p := path.Clean(str(src["path"]))
+	if str(src["path"]) == "" || sameRepo(str(src["repoURL"])) != home || !slices.ContainsFunc(roots, func(r Root) bool { return r.Env == o.Env && r.Path == p }) {
+		return AppOfApps{}, false
+	}
+	finalizers := anyList(lookup(o.Body, "metadata", "finalizers"))
+	a := AppOfApps{Env: o.Env, Name: o.Name, Where: o.Where(), Folder: p,
+		Cascades: slices.ContainsFunc(finalizers, func(f any) bool { return strings.HasPrefix(str(f), argocd.ResourcesFinalizer) })}
+	for _, c := range objs {
+		if c.Env == o.Env && c.Root == p && c.Kind == "Application" {
+			a.Children = append(a.Children, c.Name)
+		}
+	}
+	slices.Sort(a.Children)
+	return a, true
+}
+
+// sameRepo is a Git repository URL as Argo CD matches repositories: no
+// trailing slash or .git, lower-case.
+func sameRepo(url string) string {
+	return strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(url, "/"), ".git"))
+}
+
 // chartLabel makes a name a DNS-1123 label.
 func chartLabel(s string) string {
 	s = strings.ToLower(s)
@@ -439,11 +533,16 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	// The source: a chart of a Helm repository, or a folder of a Git
 	// repository.
 	if _, multi := spec["sources"]; multi {
-		src, reason := s.multiSource(spec["sources"])
+		src, valuesRev, reason := s.multiSource(spec["sources"])
 		if reason != "" {
 			return nil, reason
 		}
 		spec = shallowWith(spec, "source", src)
+		if valuesRev != "" {
+			// Its values files are this repository's, at the
+			// environment's revision.
+			a.rev, a.ownRepo = valuesRev, true
+		}
 	}
 	src, _ := spec["source"].(map[string]any)
 	repo, p, rev := str(src["repoURL"]), str(src["path"]), str(src["targetRevision"])
@@ -606,13 +705,37 @@ var exactVersion = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9
 
 // multiSource reads the sources platc's chart modules render: a chart and
 // this repository as ref "values" for its values files.
-func (s *Spec) multiSource(v any) (map[string]any, string) {
+func (s *Spec) multiSource(v any) (src map[string]any, valuesRev, reason string) {
 	list := anyList(v)
 	if len(list) == 1 {
 		src, _ := list[0].(map[string]any)
-		return src, ""
+		return src, "", ""
 	}
-	return nil, fmt.Sprintf("%d sources: the spec says a chart with its values files of this repository, or a chart and a folder, not yet these", len(list))
+	// A chart, and this repository as ref "values" for its values
+	// files: a chart module with helm.valueFiles.
+	if len(list) == 2 {
+		var chart, values map[string]any
+		for _, x := range list {
+			m, _ := x.(map[string]any)
+			switch {
+			case str(m["chart"]) != "":
+				chart = m
+			case str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && sameRepo(str(m["repoURL"])) == sameRepo(s.RepoURL):
+				values = m
+			}
+		}
+		helm, _ := chart["helm"].(map[string]any)
+		files := anyList(helm["valueFiles"])
+		prefix := "$" + argocd.ValuesRef + "/"
+		if chart != nil && values != nil && len(files) > 0 && !slices.ContainsFunc(files, func(f any) bool { return !strings.HasPrefix(str(f), prefix) }) {
+			paths := make([]any, len(files))
+			for i, f := range files {
+				paths[i] = strings.TrimPrefix(str(f), prefix)
+			}
+			return shallowWith(chart, "helm", shallowWith(helm, "valueFiles", paths)), cmp.Or(str(values["targetRevision"]), "HEAD"), ""
+		}
+	}
+	return nil, "", fmt.Sprintf("%d sources: the spec says a chart with its values files of this repository, or a chart and a folder, not yet these", len(list))
 }
 
 // helmValues are a source's values: values (YAML text) and valuesObject,
