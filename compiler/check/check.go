@@ -677,6 +677,7 @@ func (c *checker) environment(env *model.Environment) {
 	for _, p := range env.Projects {
 		c.label(p.Pos, p.Path, p.Name)
 		c.allow(&p.Node, p.Allow)
+		c.metadataMaps(&p.Node, p.Labels, p.Annotations, "platc gives every AppProject the sync wave -1, so that it exists before the Applications that name it: remove the annotation")
 		// A project destination may give both server and name, or no
 		// namespace: Argo CD matches a cluster by either, and an
 		// empty namespace matches only an Application that names none

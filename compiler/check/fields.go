@@ -29,7 +29,7 @@ import (
 // appFields checks a module's Argo CD fields.
 func (c *checker) appFields(m *model.Module) {
 	f := &m.AppFields
-	c.metadataMaps(&m.Node, f.Labels, f.Annotations)
+	c.metadataMaps(&m.Node, f.Labels, f.Annotations, moduleWaveFix)
 	c.syncPolicy(f.SyncPolicy)
 	c.ignoreDifferences(f.IgnoreDifferences)
 	if f.RespectIgnoreDifferences != nil && *f.RespectIgnoreDifferences && len(f.IgnoreDifferences) == 0 && !c.settingsIgnore(m.Name) {
@@ -47,7 +47,7 @@ func (c *checker) appFields(m *model.Module) {
 		case !m.CreateNamespace:
 			c.reportf(diag.SyncOption, &m.Node, "managedNamespaceMetadata", "managedNamespaceMetadata is the metadata of the namespace Argo CD creates (CreateNamespace=true), and createNamespace is false: remove one of them")
 		}
-		c.metadataMaps(&ns.Node, ns.Labels, ns.Annotations)
+		c.metadataMaps(&ns.Node, ns.Labels, ns.Annotations, moduleWaveFix)
 	}
 	if f.Helm != nil && m.Kind.Valid() && !c.takesValues(m) {
 		c.reportf(diag.ModuleKind, &m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
@@ -100,9 +100,14 @@ func (c *checker) settingsIgnore(module string) bool {
 	return false
 }
 
+// moduleWaveFix says what to do instead of a module's sync wave
+// annotation.
+const moduleWaveFix = "platc sets the sync wave from needs: set wave instead of the annotation"
+
 // metadataMaps checks labels and annotations of an object, as the
-// Kubernetes API server will. The sync wave is platc's.
-func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string) {
+// Kubernetes API server will. The sync wave is platc's: waveFix says what
+// to do instead of setting it.
+func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string, waveFix string) {
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		p := n.FieldPath("labels")
 		msg := argocd.LabelKeyProblem(k)
@@ -121,7 +126,7 @@ func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]str
 		case argocd.AnnotationKeyProblem(k) != "":
 			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", argocd.AnnotationKeyProblem(k))
 		case k == argocd.SyncWave:
-			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "platc sets the sync wave from needs: set wave instead of the annotation")
+			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", waveFix)
 		}
 	}
 	if size > argocd.AnnotationsSizeLimit {
@@ -287,7 +292,7 @@ func (c *checker) environmentFields(env *model.Environment) {
 		s := env.Settings[name]
 		c.syncPolicy(s.SyncPolicy)
 		c.ignoreDifferences(s.IgnoreDifferences)
-		c.metadataMaps(&s.Node, s.Labels, s.Annotations)
+		c.metadataMaps(&s.Node, s.Labels, s.Annotations, moduleWaveFix)
 	}
 	if env.Pinned {
 		// Where a pinned environment syncs by hand, once per field that

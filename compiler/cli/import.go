@@ -249,6 +249,12 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 			if len(a.Children) > 0 {
 				children = diag.List(a.Children)
 			}
+			if a.Set {
+				fmt.Fprintf(w, "  %d. ApplicationSet %s (%s) generates %s, which platc's root takes over: delete it, and keep what it generated:\n", step, a.Name, a.Where, children)
+				fmt.Fprintf(w, "       kubectl -n %s delete applicationset %s --cascade=orphan\n", spec.ArgoCDNamespace, a.Name)
+				step++
+				continue
+			}
 			fmt.Fprintf(w, "  %d. Application %s (%s) creates %s, which platc's root takes over: delete it", step, a.Name, a.Where, children)
 			if a.Cascades {
 				fmt.Fprintf(w, " without cascading, for its finalizer would delete them, and what they deployed, with it:\n")
@@ -262,7 +268,7 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 		fmt.Fprintf(w, "  %d. Create platc's root Application, %s, which takes over the Applications by name:\n", step, check.RootName(env))
 		fmt.Fprintf(w, "       kubectl apply -f %s\n", path.Join(outDir, render.RootFile(platform, env)))
 		if differ > 0 {
-			fmt.Fprintf(w, "  %s (above): after the switch, Argo CD runs them as the spec renders them, not as they were.\n", plural(differ, "object differs", "objects differ"))
+			fmt.Fprintf(w, "  %s (above): after the switch, Argo CD runs %s as the spec renders %[2]s, not as %s.\n", plural(differ, "object differs", "objects differ"), map[bool]string{true: "it", false: "them"}[differ == 1], map[bool]string{true: "it was", false: "they were"}[differ == 1])
 		}
 	}
 }

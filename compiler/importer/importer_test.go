@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -149,7 +150,8 @@ func TestReadSaysWhatItDoesNotImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs) != 1 || objs[0].Name != "web" || objs[0].Where() != "apps/app.yaml:1" {
+	// The ApplicationSet is read, for Build to expand.
+	if len(objs) != 2 || objs[0].Name != "web" || objs[0].Where() != "apps/app.yaml:1" || objs[1].Kind != "ApplicationSet" {
 		t.Fatalf("objects: %v", objs)
 	}
 	var got []string
@@ -159,7 +161,6 @@ func TestReadSaysWhatItDoesNotImport(t *testing.T) {
 	want := []string{
 		"apps/app.yaml:11 Application partial: no spec.destination (a kustomize patch? import the folder its kustomization builds)",
 		"apps/rgd.yaml:1 ResourceGraphDefinition a kro ResourceGraphDefinition: import writes Argo CD's objects; write it as a stack of the spec (platc renders its RGD)",
-		"apps/set.yaml:1 ApplicationSet an ApplicationSet: its generators are not expanded yet; import the Applications it makes (argocd appset generate) instead",
 		"apps/tmpl.yaml:1  a template ({{ }}), not plain YAML: import the objects it renders",
 	}
 	if !slices.Equal(got, want) {
@@ -189,5 +190,87 @@ func TestReadBoundsItsInput(t *testing.T) {
 	}
 	if skips[1].File != "bomb.yaml" || skips[1].Reason != "not an object: document contains excessive aliasing" {
 		t.Errorf("bomb: %+v", skips[1])
+	}
+}
+
+// TestExpandSet expands ApplicationSets as Argo CD's controller does,
+// where their generators' inputs are in the repository, and says why
+// where they are not.
+func TestExpandSet(t *testing.T) {
+	fsys := fstest.MapFS{
+		"apps/web/kustomization.yaml": {Data: []byte("resources: []\n")},
+		"apps/api/kustomization.yaml": {Data: []byte("resources: []\n")},
+		"apps/skip/README.md":         {Data: []byte("x")},
+		"clusters/eu.yaml":            {Data: []byte("name: eu\nserver: https://eu.example.com\nzone: {id: 7}\n")},
+	}
+	const head = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: s, namespace: argocd}\nspec:\n"
+	tests := []struct {
+		name, spec string
+		want       []string // name and rendered fields, or the reason
+	}{
+		{
+			name: "git directories, fasttemplate, an unknown tag left as written",
+			spec: `  generators:
+    - git:
+        repoURL: https://git.example.com/home.git
+        directories: [{path: "apps/*"}, {path: apps/skip, exclude: true}]
+  template:
+    metadata: {name: "{{path.basename}}-{{ path[0] }}"}
+    spec:
+      project: default
+      source: {repoURL: https://git.example.com/home.git, path: "{{path}}", targetRevision: "{{ unknown }}"}
+      destination: {name: in-cluster, namespace: "{{path.basename}}"}
+`,
+			want: []string{"api-apps apps/api {{ unknown }} [resources-finalizer.argocd.argoproj.io]", "web-apps apps/web {{ unknown }} [resources-finalizer.argocd.argoproj.io]"},
+		},
+		{
+			name: "matrix of a list and git files, Go templates",
+			spec: `  goTemplate: true
+  syncPolicy: {preserveResourcesOnDeletion: true}
+  generators:
+    - matrix:
+        generators:
+          - list: {elements: [{tier: a}, {tier: b}]}
+          - git:
+              repoURL: https://git.example.com/home.git
+              files: [{path: "clusters/*.yaml"}]
+  template:
+    metadata: {name: "{{.name}}-{{.tier}}-{{.zone.id}}"}
+    spec:
+      project: default
+      source: {repoURL: r, path: "{{.path.path}}/{{ .tier | upper }}", targetRevision: HEAD}
+      destination: {server: "{{.server}}", namespace: "{{ normalize .path.filename }}"}
+`,
+			want: []string{"eu-a-7 clusters/A HEAD <nil>", "eu-b-7 clusters/B HEAD <nil>"},
+		},
+		{
+			name: "clusters",
+			spec: "  generators: [{clusters: {}}]\n  template: {metadata: {name: x}, spec: {}}\n",
+			want: []string{"its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository"},
+		},
+		{
+			name: "another repository",
+			spec: "  generators: [{git: {repoURL: https://git.example.com/other.git, directories: [{path: '*'}]}}]\n  template: {metadata: {name: x}, spec: {}}\n",
+			want: []string{"its git generator reads https://git.example.com/other.git, which is not the repository imported"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := parse(t, head+tt.spec)
+			set := &Object{Kind: "ApplicationSet", Name: "s", Namespace: "argocd", Env: "dev", Body: body}
+			apps, reason := expandSet(fsys, set, sameRepo("https://git.example.com/home.git"))
+			var got []string
+			if reason != "" {
+				got = []string{reason}
+			}
+			for _, a := range apps {
+				src, _ := lookup(a.Body, "spec", "source").(map[string]any)
+				got = append(got, fmt.Sprintf("%s %s %s %v", a.Name, src["path"], src["targetRevision"], lookup(a.Body, "metadata", "finalizers")))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
 	}
 }

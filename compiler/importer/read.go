@@ -37,6 +37,9 @@ type Object struct {
 	Env                   string // the environment it was read for
 	Root                  string // the folder (Root.Path) it was read under
 	Body                  map[string]any
+	// GeneratedBy names the ApplicationSet that generates it, expanded
+	// offline; "" for an object written in the repository.
+	GeneratedBy string
 }
 
 // Where is the object's file and line.
@@ -76,7 +79,7 @@ type Root struct {
 // the repository fsys (folders are walked, sub-folders included; files
 // ending in .yaml, .yml or .json are read), in a stable order. Every
 // document that is not a whole Application or AppProject is a Skip with
-// its reason: an ApplicationSet (not expanded yet), a kro
+// its reason: a kro
 // ResourceGraphDefinition (a stack, written by hand), a file that is a Helm
 // or Go template, a partial object (a kustomize patch), a file too large,
 // a link. Objects of other kinds are ignored silently: manifests beside
@@ -195,8 +198,8 @@ func argoObject(body map[string]any, file string, line int, env string) (*Object
 	switch kind {
 	case "Application", "AppProject":
 	case "ApplicationSet":
-		skip.Reason = "an ApplicationSet: its generators are not expanded yet; import the Applications it makes (argocd appset generate) instead"
-		return nil, skip
+		// Expanded by Build, where the repository is known.
+		return &Object{Kind: kind, Name: objName, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
 	default:
 		return nil, nil
 	}

@@ -44,6 +44,8 @@ type AppOfApps struct {
 	Children []string
 	// Depth is how many app-of-apps create it: the outermost goes first.
 	Depth int
+	// Set: it is an ApplicationSet, which generates its Children.
+	Set bool
 }
 
 // Spec is the spec Build writes, and what it could not say.
@@ -124,6 +126,46 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	for _, e := range envs {
 		apps[e], projects[e] = map[string]*app{}, map[string]*Object{}
 	}
+	// The repository the objects live in: the platform's where its
+	// Applications read it, else the one most of their folders are of
+	// (the platform may be a new repository).
+	home := sameRepo(s.RepoURL)
+	gitRepo := func(o *Object) string {
+		src, _ := lookup(o.Body, "spec", "source").(map[string]any)
+		if o.Kind == "Application" && src != nil && str(src["chart"]) == "" {
+			return sameRepo(str(src["repoURL"]))
+		}
+		return ""
+	}
+	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == home }) {
+		home = mostCommon(objs, gitRepo)
+	}
+	// ApplicationSets, expanded offline into the Applications they
+	// generate, where their generators' inputs are in the repository.
+	var expanded []*Object
+	for _, o := range objs {
+		if o.Kind != "ApplicationSet" {
+			expanded = append(expanded, o)
+			continue
+		}
+		if o.Env == "" {
+			continue
+		}
+		apps, reason := expandSet(fsys, o, home)
+		if reason != "" {
+			s.skip(o, "an ApplicationSet that is not expanded offline: "+reason+"; import the Applications it makes (argocd appset generate) instead")
+			continue
+		}
+		set := AppOfApps{Env: o.Env, Name: o.Name, Where: o.Where(), Folder: o.Root, Set: true}
+		for _, a := range apps {
+			set.Children = append(set.Children, a.Name)
+		}
+		s.AppsOfApps = append(s.AppsOfApps, set)
+		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %d Applications, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", len(apps), o.Env))
+		expanded = append(expanded, apps...)
+	}
+	objs = expanded
+
 	// AppProjects read for no environment (elsewhere in the repository)
 	// serve the environments whose Applications name them and whose
 	// folders do not hold them.
@@ -161,20 +203,6 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		}
 	}
 	objs = withProjects
-	// The repository the objects live in: the platform's where its
-	// Applications read it, else the one most of their folders are of
-	// (the platform may be a new repository).
-	home := sameRepo(s.RepoURL)
-	gitRepo := func(o *Object) string {
-		src, _ := lookup(o.Body, "spec", "source").(map[string]any)
-		if o.Kind == "Application" && src != nil && str(src["chart"]) == "" {
-			return sameRepo(str(src["repoURL"]))
-		}
-		return ""
-	}
-	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == home }) {
-		home = mostCommon(objs, gitRepo)
-	}
 	seen := map[string]*Object{}
 	for _, o := range objs {
 		key := o.Env + "/" + o.Kind + "/" + o.Name
@@ -220,15 +248,29 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 
 	// The app-of-apps an environment's outermost goes first: it would
 	// create again what is deleted under it.
-	parent := map[[2]string]string{} // environment, child -> app-of-apps
+	// By environment and "Kind/name": the Application that creates it.
+	parent := map[[2]string]string{}
 	for _, a := range s.AppsOfApps {
+		if a.Set {
+			continue
+		}
 		for _, c := range a.Children {
-			parent[[2]string{a.Env, c}] = a.Name
+			parent[[2]string{a.Env, "Application/" + c}] = "Application/" + a.Name
+		}
+		// The ApplicationSets of its folder are its too.
+		for _, set := range s.AppsOfApps {
+			if set.Set && set.Env == a.Env && set.Folder == a.Folder {
+				parent[[2]string{a.Env, "ApplicationSet/" + set.Name}] = "Application/" + a.Name
+			}
 		}
 	}
 	for i := range s.AppsOfApps {
 		a := &s.AppsOfApps[i]
-		for n := a.Name; parent[[2]string{a.Env, n}] != "" && a.Depth < len(s.AppsOfApps); a.Depth++ {
+		n := "Application/" + a.Name
+		if a.Set {
+			n = "ApplicationSet/" + a.Name
+		}
+		for ; parent[[2]string{a.Env, n}] != "" && a.Depth < len(s.AppsOfApps); a.Depth++ {
 			n = parent[[2]string{a.Env, n}]
 		}
 	}
@@ -757,6 +799,7 @@ func helmValues(helm map[string]any) (map[string]any, string) {
 
 func projectFields(o *Object) *object.Map {
 	spec, _ := o.Body["spec"].(map[string]any)
+	meta, _ := o.Body["metadata"].(map[string]any)
 	p := copyKeys(spec, "description", "sourceRepos", "destinations", "clusterResourceWhitelist", "clusterResourceBlacklist",
 		"namespaceResourceWhitelist", "namespaceResourceBlacklist", "roles", "syncWindows", "orphanedResources",
 		"destinationServiceAccounts", "sourceNamespaces")
@@ -781,6 +824,16 @@ func projectFields(o *Object) *object.Map {
 			out[i] = copyKeys(m, "name", "description", "policies", "groups")
 		}
 		p.Set("roles", out)
+	}
+	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
+		p.Set("labels", stringMap(l))
+	}
+	if a, ok := meta["annotations"].(map[string]any); ok {
+		a = maps.Clone(a)
+		delete(a, argocd.SyncWave) // platc's: AppProjects sync first
+		if len(a) > 0 {
+			p.Set("annotations", stringMap(a))
+		}
 	}
 	return p
 }

@@ -120,6 +120,8 @@ type ProjectFields struct {
 	OrphanedResources          *OrphanedResources
 	SignatureKeys              []string
 	DestinationServiceAccounts []*DestinationServiceAccount
+	// Labels and Annotations of the AppProject object.
+	Labels, Annotations map[string]string
 }
 
 // ProjectRole is an RBAC role of an AppProject.
@@ -330,6 +332,8 @@ func decodeProjectFields(p entry) ProjectFields {
 		NamespaceResourceWhitelist: p.groupKinds("namespaceResourceWhitelist"),
 		HasNamespaceWhitelist:      p.node.OK("namespaceResourceWhitelist"),
 		SignatureKeys:              p.strings("signatureKeys"),
+		Labels:                     p.strMap("labels"),
+		Annotations:                p.strMap("annotations"),
 	}
 	p.eachElem("roles", func(r entry) {
 		f.Roles = append(f.Roles, &ProjectRole{Node: r.node, Name: r.str("name"), Description: r.str("description"),

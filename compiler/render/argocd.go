@@ -63,7 +63,7 @@ func (r *renderer) instancesProject(env *model.Environment, m *model.Module) *ob
 		// default project.
 		Set("clusterResourceWhitelist", []any{object.NewMap().Set("group", "*").Set("kind", "*")}).
 		Set("sourceNamespaces", []string{m.Namespace})
-	return r.appProject(name, spec)
+	return r.appProject(name, spec, nil, nil)
 }
 
 // instances are the instances module m delivers in env.

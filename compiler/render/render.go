@@ -497,19 +497,26 @@ func (r *renderer) project(p *model.Project) *object.Map {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
 	projectFields(spec, p)
-	return r.appProject(p.Name, spec)
+	return r.appProject(p.Name, spec, p.Labels, p.Annotations)
 }
 
 // appProject is an AppProject in Argo CD's namespace, synced before the
 // Applications that use it.
-func (r *renderer) appProject(name string, spec *object.Map) *object.Map {
+func (r *renderer) appProject(name string, spec *object.Map, labels, annotations map[string]string) *object.Map {
+	meta := object.NewMap().
+		Set("name", name).
+		Set("namespace", r.spec.Platform.ArgoCDNamespace)
+	if len(labels) > 0 {
+		meta.Set("labels", argocd.StringMap(labels))
+	}
+	ann := object.NewMapCap(1+len(annotations)).Set(argocd.SyncWave, projectsWave)
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		ann.Set(k, annotations[k])
+	}
 	return object.NewMap().
 		Set("apiVersion", argocd.APIVersion).
 		Set("kind", "AppProject").
-		Set("metadata", object.NewMap().
-			Set("name", name).
-			Set("namespace", r.spec.Platform.ArgoCDNamespace).
-			Set("annotations", object.NewMap().Set(argocd.SyncWave, projectsWave))).
+		Set("metadata", meta.Set("annotations", ann)).
 		Set("spec", spec)
 }
 

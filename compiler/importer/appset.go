@@ -1,0 +1,510 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/Masterminds/sprig/v3"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/compiler/argocd"
+)
+
+// The ApplicationSets of a repository are expanded offline, as Argo CD's
+// ApplicationSet controller expands them (applicationset/generators and
+// applicationset/utils, ported), where every input of their generators is
+// in the repository: list elements, and Git directories and files of the
+// repository the objects live in. A generator whose input is elsewhere
+// (the clusters generator reads Argo CD's cluster Secrets; an SCM
+// provider, a pull request or a plugin an API) is reported.
+
+// maxGenerated bounds the Applications one ApplicationSet may generate.
+const maxGenerated = 10000
+
+// expandSet returns the Applications the ApplicationSet set generates,
+// each an Object of the set's environment and file, or why it cannot be
+// expanded offline. home is the repository the objects live in.
+func expandSet(fsys fs.FS, set *Object, home string) ([]*Object, string) {
+	spec, _ := set.Body["spec"].(map[string]any)
+	if spec["templatePatch"] != nil {
+		return nil, "its templatePatch is not applied offline yet"
+	}
+	goTemplate := spec["goTemplate"] == true
+	var options []string
+	for _, o := range anyList(spec["goTemplateOptions"]) {
+		options = append(options, str(o))
+	}
+	tmpl, _ := spec["template"].(map[string]any)
+	if tmpl == nil {
+		return nil, "it has no template"
+	}
+	x := &expander{fsys: fsys, home: home, goTemplate: goTemplate, options: options}
+	var out []*Object
+	names := map[string]bool{}
+	for i, g := range anyList(spec["generators"]) {
+		gen, _ := g.(map[string]any)
+		if override, ok := firstGenerator(gen)["template"].(map[string]any); ok && len(override) > 0 {
+			return nil, fmt.Sprintf("generator %d has a template of its own, which is not merged offline yet", i)
+		}
+		params, reason := x.params(gen, nil)
+		if reason != "" {
+			return nil, reason
+		}
+		for _, p := range params {
+			app, err := x.render(tmpl, p)
+			if err != nil {
+				return nil, "its template does not render: " + oneLine(err.Error())
+			}
+			meta, _ := app["metadata"].(map[string]any)
+			name := str(meta["name"])
+			if names[name] {
+				continue // Argo CD keeps one Application of a name
+			}
+			names[name] = true
+			meta["namespace"] = set.Namespace
+			finalizers := anyList(meta["finalizers"])
+			preserve := lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") == true
+			if len(finalizers) == 0 && !preserve {
+				meta["finalizers"] = []any{argocd.ResourcesFinalizer}
+			}
+			body := map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": meta, "spec": app["spec"]}
+			out = append(out, &Object{Kind: "Application", Name: name, Namespace: set.Namespace, File: set.File, Line: set.Line, Env: set.Env, Root: set.Root, Body: body, GeneratedBy: set.Name})
+			if len(out) > maxGenerated {
+				return nil, fmt.Sprintf("it generates more than %d Applications", maxGenerated)
+			}
+		}
+	}
+	return out, ""
+}
+
+// firstGenerator is the one generator a generator entry names.
+func firstGenerator(gen map[string]any) map[string]any {
+	for _, k := range slices.Sorted(maps.Keys(gen)) {
+		if m, ok := gen[k].(map[string]any); ok && k != "selector" {
+			return m
+		}
+	}
+	return nil
+}
+
+type expander struct {
+	fsys       fs.FS
+	home       string
+	goTemplate bool
+	options    []string
+}
+
+// params are the parameter sets of one generator; outer are a matrix's
+// first generator's, which the second's spec may use.
+func (x *expander) params(gen map[string]any, outer map[string]any) ([]map[string]any, string) {
+	if outer != nil {
+		rendered, err := x.renderValue(gen, outer)
+		if err != nil {
+			return nil, "a matrix generator does not render: " + oneLine(err.Error())
+		}
+		gen, _ = rendered.(map[string]any)
+	}
+	if sel, ok := gen["selector"]; ok && sel != nil {
+		return nil, "a generator's selector is not applied offline yet"
+	}
+	switch {
+	case gen["list"] != nil:
+		return x.list(gen["list"].(map[string]any))
+	case gen["git"] != nil:
+		return x.git(gen["git"].(map[string]any))
+	case gen["matrix"] != nil:
+		gens := anyList(lookup(gen, "matrix", "generators"))
+		if len(gens) != 2 {
+			return nil, "a matrix generator combines two generators"
+		}
+		g0, _ := gens[0].(map[string]any)
+		g1, _ := gens[1].(map[string]any)
+		first, reason := x.params(g0, nil)
+		if reason != "" {
+			return nil, reason
+		}
+		var out []map[string]any
+		for _, a := range first {
+			second, reason := x.params(g1, a)
+			if reason != "" {
+				return nil, reason
+			}
+			for _, b := range second {
+				m := maps.Clone(b)
+				maps.Copy(m, a) // the first generator's win, as mergo.WithOverride does
+				out = append(out, m)
+				if len(out) > maxGenerated {
+					return nil, fmt.Sprintf("it generates more than %d Applications", maxGenerated)
+				}
+			}
+		}
+		return out, ""
+	}
+	var kinds []string
+	for k := range gen {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	switch kind := strings.Join(kinds, ", "); kind {
+	case "clusters":
+		return nil, "its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository"
+	case "clusterDecisionResource", "scmProvider", "pullRequest", "plugin":
+		return nil, fmt.Sprintf("its %s generator reads what is not in the repository", kind)
+	case "merge":
+		// Where one of its generators reads what is not here, that is
+		// the reason.
+		for _, g := range anyList(lookup(gen, "merge", "generators")) {
+			child, _ := g.(map[string]any)
+			if _, reason := x.params(child, nil); reason != "" {
+				return nil, reason
+			}
+		}
+		return nil, "its merge generator is not expanded offline yet"
+	default:
+		return nil, fmt.Sprintf("its %s generator is not expanded offline yet", kind)
+	}
+}
+
+func (x *expander) list(l map[string]any) ([]map[string]any, string) {
+	if l["elementsYaml"] != nil {
+		return nil, "a list generator's elementsYaml is not read offline yet"
+	}
+	var out []map[string]any
+	for _, e := range anyList(l["elements"]) {
+		element, _ := e.(map[string]any)
+		if x.goTemplate {
+			out = append(out, element)
+			continue
+		}
+		params := map[string]any{}
+		for k, v := range element {
+			if k == "values" {
+				values, _ := v.(map[string]any)
+				for vk, vv := range values {
+					params["values."+vk] = fmt.Sprint(vv)
+				}
+				continue
+			}
+			params[k] = fmt.Sprint(v)
+		}
+		out = append(out, params)
+	}
+	return out, ""
+}
+
+// git is the Git generator over the repository the objects live in, read
+// from the working tree.
+func (x *expander) git(g map[string]any) ([]map[string]any, string) {
+	if sameRepo(str(g["repoURL"])) != x.home {
+		return nil, fmt.Sprintf("its git generator reads %s, which is not the repository imported", str(g["repoURL"]))
+	}
+	prefix := str(g["pathParamPrefix"])
+	values := map[string]string{}
+	if v, ok := g["values"].(map[string]any); ok {
+		for k, val := range v {
+			values[k] = fmt.Sprint(val)
+		}
+	}
+	var out []map[string]any
+	switch {
+	case g["directories"] != nil:
+		var dirs []string
+		err := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			if p != "." {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "its git generator's folders cannot be read: " + unwrap(err)
+		}
+		items := anyList(g["directories"])
+		for _, dir := range dirs {
+			include, exclude := false, false
+			for _, it := range items {
+				m, _ := it.(map[string]any)
+				if ok, _ := path.Match(str(m["path"]), dir); ok {
+					if m["exclude"] == true {
+						exclude = true
+					} else {
+						include = true
+					}
+				}
+			}
+			if include && !exclude {
+				out = append(out, x.pathParams(dir, "", prefix, nil))
+			}
+		}
+	case g["files"] != nil:
+		files := map[string]bool{}
+		for _, it := range anyList(g["files"]) {
+			m, _ := it.(map[string]any)
+			pattern := str(m["path"])
+			if strings.Contains(pattern, "**") {
+				return nil, "its git files generator's ** patterns are not matched offline yet"
+			}
+			matches, err := fs.Glob(x.fsys, pattern)
+			if err != nil {
+				return nil, "its git files generator's pattern " + pattern + " is not one: " + err.Error()
+			}
+			for _, f := range matches {
+				files[f] = m["exclude"] != true
+			}
+		}
+		for _, f := range slices.Sorted(maps.Keys(files)) {
+			if !files[f] {
+				continue
+			}
+			data, err := fs.ReadFile(x.fsys, f)
+			if err != nil || len(data) > MaxFileSize {
+				return nil, "its git files generator's file " + f + " cannot be read"
+			}
+			var docs []map[string]any
+			var one map[string]any
+			if yaml.Unmarshal(data, &one) == nil {
+				docs = []map[string]any{one}
+			} else if err := yaml.Unmarshal(data, &docs); err != nil {
+				return nil, "its git files generator's file " + f + " is not YAML or JSON: " + oneLine(err.Error())
+			}
+			for _, d := range docs {
+				out = append(out, x.pathParams(path.Dir(f), f, prefix, d))
+			}
+		}
+	default:
+		return nil, "its git generator names neither directories nor files"
+	}
+	for _, p := range out {
+		if reason := x.appendValues(values, p); reason != "" {
+			return nil, reason
+		}
+	}
+	return out, ""
+}
+
+// pathParams are the parameters of a folder (dir), or of a file's
+// content (file, content), as the Git generator makes them.
+func (x *expander) pathParams(dir, file, prefix string, content map[string]any) map[string]any {
+	params := map[string]any{}
+	if x.goTemplate {
+		maps.Copy(params, content)
+		p := map[string]any{"path": dir, "basename": path.Base(dir), "basenameNormalized": sanitizeName(path.Base(dir)), "segments": toAny(strings.Split(dir, "/"))}
+		if file != "" {
+			p["filename"], p["filenameNormalized"] = path.Base(file), sanitizeName(path.Base(file))
+		}
+		if prefix != "" {
+			params[prefix] = map[string]any{"path": p}
+		} else {
+			params["path"] = p
+		}
+		return params
+	}
+	flatten("", content, params)
+	name := "path"
+	if prefix != "" {
+		name = prefix + ".path"
+	}
+	params[name] = dir
+	params[name+".basename"] = path.Base(dir)
+	params[name+".basenameNormalized"] = sanitizeName(path.Base(dir))
+	if file != "" {
+		params[name+".filename"] = path.Base(file)
+		params[name+".filenameNormalized"] = sanitizeName(path.Base(file))
+	}
+	for i, s := range strings.Split(dir, "/") {
+		if s != "" {
+			params[name+"["+strconv.Itoa(i)+"]"] = s
+		}
+	}
+	return params
+}
+
+// appendValues adds a generator's values, rendered with its parameters,
+// as values.<key> (values, with Go templates).
+func (x *expander) appendValues(values map[string]string, params map[string]any) string {
+	if len(values) == 0 {
+		return ""
+	}
+	rendered := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		v, err := x.replace(values[k], params)
+		if err != nil {
+			return "its generator's values do not render: " + oneLine(err.Error())
+		}
+		if x.goTemplate {
+			rendered[k] = v
+		} else {
+			params["values."+k] = v
+		}
+	}
+	if x.goTemplate {
+		params["values"] = rendered
+	}
+	return ""
+}
+
+// flatten adds the fields of v as dotted keys, as Argo CD's
+// flatten.DotStyle does, with their values as text.
+func flatten(prefix string, v any, out map[string]any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			key := k
+			if prefix != "" {
+				key = prefix + "." + k
+			}
+			flatten(key, e, out)
+		}
+	case []any:
+		for i, e := range t {
+			flatten(prefix+"."+strconv.Itoa(i), e, out)
+		}
+	default:
+		if prefix != "" {
+			out[prefix] = fmt.Sprint(v)
+		}
+	}
+}
+
+// render is the template with params in each string of it.
+func (x *expander) render(tmpl map[string]any, params map[string]any) (map[string]any, error) {
+	v, err := x.renderValue(tmpl, params)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	if m["metadata"] == nil {
+		m["metadata"] = map[string]any{}
+	}
+	return m, nil
+}
+
+// renderValue templates every string of v, not its keys, as Argo CD's
+// deeplyReplace does over the Application's Go structs; Helm's
+// valuesObject, raw bytes there, is left as written.
+func (x *expander) renderValue(v any, params map[string]any) (any, error) {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			if k == "valuesObject" {
+				out[k] = e
+				continue
+			}
+			r, err := x.renderValue(e, params)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = r
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			r, err := x.renderValue(e, params)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	case string:
+		return x.replace(t, params)
+	}
+	return v, nil
+}
+
+var templated = regexp.MustCompile(`{{.*}}`)
+
+// replace is Argo CD's Render.Replace: a Go template with sprig's
+// functions, or fasttemplate's {{ param }}, which leaves a tag it does not
+// know as written.
+func (x *expander) replace(s string, params map[string]any) (string, error) {
+	if x.goTemplate {
+		t := template.New("").Funcs(funcs)
+		for _, o := range x.options {
+			t = t.Option(o)
+		}
+		t, err := t.Parse(s)
+		if err != nil {
+			return "", err
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, params); err != nil {
+			return "", err
+		}
+		return b.String(), nil
+	}
+	if !templated.MatchString(s) {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		open := strings.Index(s, "{{")
+		if open < 0 {
+			break
+		}
+		end := strings.Index(s[open+2:], "}}")
+		if end < 0 {
+			break
+		}
+		tag := s[open+2 : open+2+end]
+		b.WriteString(s[:open])
+		if v, ok := params[strings.TrimSpace(tag)].(string); ok && strings.TrimSpace(tag) != "" {
+			b.WriteString(v)
+		} else {
+			b.WriteString("{{" + tag + "}}")
+		}
+		s = s[open+2+end+2:]
+	}
+	b.WriteString(s)
+	return b.String(), nil
+}
+
+// funcs are the template functions of Argo CD's ApplicationSet
+// controller: sprig's, less those that read the environment, and
+// normalize.
+var funcs = func() template.FuncMap {
+	m := sprig.GenericFuncMap()
+	delete(m, "env")
+	delete(m, "expandenv")
+	delete(m, "getHostByName")
+	m["normalize"] = sanitizeName
+	m["toYaml"] = func(v any) (string, error) {
+		b, err := yaml.Marshal(v)
+		return strings.TrimSuffix(string(b), "\n"), err
+	}
+	return m
+}()
+
+var invalidDNSNameChars = regexp.MustCompile(`[^-a-z0-9.]`)
+
+// sanitizeName is Argo CD's utils.SanitizeName.
+func sanitizeName(name string) string {
+	name = invalidDNSNameChars.ReplaceAllString(strings.ToLower(name), "-")
+	if len(name) > 253 {
+		name = name[:253]
+	}
+	return strings.Trim(name, "-.")
+}
+
+func toAny(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
