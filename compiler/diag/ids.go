@@ -93,6 +93,7 @@ const (
 	ChartValue
 	UnknownKind
 	SharedGroupKind
+	RemoteBase
 	NotChecked
 
 	// Client values.
@@ -345,6 +346,9 @@ var Messages = [idCount]Message{
 	SharedGroupKind: {Name: "shared-group-kind", Severity: Warning, Source: FromPlatc,
 		Summary: "a kind no CRD at hand declares in an API group several projects share, close to one that does",
 		Text:    "Some API groups hold the kinds of several projects (argoproj.io: Argo CD's, Argo Workflows', Argo Rollouts' and Argo Events'; kro.run: kro's and those of every ResourceGraphDefinition that names no group): platc knows the kinds of the CRDs it embeds and those the platform's charts and folders bring, so another kind there is left to the cluster, and one spelled like a known kind is likely a typo. Fix the kind, or list group/version/Kind in the environment's kubernetes.apiVersions where the cluster has it."},
+	RemoteBase: {Name: "remote-base", Severity: Warning, Source: FromKustomize,
+		Summary: "a kustomization that reads a remote base or file, which platc does not fetch",
+		Text:    "Argo CD's kustomize fetches a remote resource (a Git repository with ?ref=, an https URL) at every sync. platc builds offline and reads nothing outside the repository, so the folder's objects are not checked. Pin the remote to a tag or a commit, so that a sync means the same tomorrow, or vendor it into the repository to have it checked."},
 	NotChecked: {Name: "not-checked", Severity: Note, Source: FromPlatc,
 		Summary: "what platc could not check offline",
 		Text:    "A chart that is not rendered (no lock) is checked by its pin only: platc charts pull fetches it."},

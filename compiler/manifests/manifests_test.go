@@ -220,12 +220,12 @@ configMapGenerator:
 		),
 		dir: "k",
 		problems: []Problem{
-			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 2, Msg: `resources entry "https://example.com/deploy.yaml" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 3, Msg: `resources entry "github.com/example/repo//base?ref=v1" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 4, Msg: `resources entry "git@example.com:team/repo.git" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 7, Msg: `components entry "ssh://git@example.com/team/repo.git//c" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 9, Msg: `path entry "HTTPS://example.com/patch.yaml" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
-			{ID: diag.Kustomize, File: "k/kustomization.yaml", Line: 17, Msg: `files entry "http://example.com/f" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`},
+			{ID: diag.RemoteBase, File: "k/kustomization.yaml", Line: 2, Msg: `resources entry "https://example.com/deploy.yaml" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; pin it to a tag or commit, or vendor it into the repository`},
+			{ID: diag.RemoteBase, File: "k/kustomization.yaml", Line: 3, Msg: `resources entry "github.com/example/repo//base?ref=v1" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; vendor it into the repository to have them checked`},
+			{ID: diag.RemoteBase, File: "k/kustomization.yaml", Line: 4, Msg: `resources entry "git@example.com:team/repo.git" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; pin it to a tag or commit, or vendor it into the repository`},
+			{ID: diag.RemoteBase, File: "k/kustomization.yaml", Line: 7, Msg: `components entry "ssh://git@example.com/team/repo.git//c" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; pin it to a tag or commit, or vendor it into the repository`},
+			{ID: diag.RemoteBase, File: "k/kustomization.yaml", Line: 9, Msg: `path entry "HTTPS://example.com/patch.yaml" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; pin it to a tag or commit, or vendor it into the repository`},
+			{ID: diag.RemoteBase, File: "k/kustomization.yaml", Line: 17, Msg: `files entry "http://example.com/f" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; pin it to a tag or commit, or vendor it into the repository`},
 		},
 	}, {
 		name: "remote file in a plugin configuration",
@@ -235,8 +235,8 @@ configMapGenerator:
 			"k/gen.yaml", "apiVersion: builtin\nkind: SecretGenerator\nmetadata:\n  name: s\nenvs:\n  - https://example.com/env\n",
 		),
 		dir: "k",
-		problems: []Problem{{ID: diag.Kustomize, File: "k/gen.yaml", Line: 6,
-			Msg: `envs entry "https://example.com/env" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`}},
+		problems: []Problem{{ID: diag.RemoteBase, File: "k/gen.yaml", Line: 6,
+			Msg: `envs entry "https://example.com/env" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; pin it to a tag or commit, or vendor it into the repository`}},
 	}, {
 		name: "remote base of a base",
 		fsys: repo(
@@ -244,8 +244,8 @@ configMapGenerator:
 			"k/base/kustomization.yaml", "resources:\n  - https://github.com/example/repo/base?ref=v1\n",
 		),
 		dir: "k/overlay",
-		problems: []Problem{{ID: diag.Kustomize, File: "k/base/kustomization.yaml", Line: 2,
-			Msg: `resources entry "https://github.com/example/repo/base?ref=v1" is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository`}},
+		problems: []Problem{{ID: diag.RemoteBase, File: "k/base/kustomization.yaml", Line: 2,
+			Msg: `resources entry "https://github.com/example/repo/base?ref=v1" is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; vendor it into the repository to have them checked`}},
 	}, {
 		name: "invalid YAML",
 		fsys: repo(

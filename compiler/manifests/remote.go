@@ -132,7 +132,11 @@ func scanValue(file string, line int, key, value string, found *[]Problem) {
 	for _, ref := range refs {
 		switch {
 		case remoteFile(ref) || folderKeys[key] && remoteRepo(ref):
-			*found = append(*found, Problem{ID: diag.Kustomize, File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is remote: kustomize would fetch it at every sync, and platc builds offline: vendor it into the repository", key, ref)})
+			fix := "pin it to a tag or commit, or vendor it into the repository"
+			if strings.Contains(ref, "ref=") || strings.Contains(ref, "/releases/download/") {
+				fix = "vendor it into the repository to have them checked"
+			}
+			*found = append(*found, Problem{ID: diag.RemoteBase, File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is remote: Argo CD's kustomize fetches it at every sync, and platc, which builds offline, does not, so the folder's objects are not checked; %s", key, ref, fix)})
 		case IsKustomization(path.Base(file)) && outsideRepo(file, ref):
 			*found = append(*found, Problem{ID: diag.Path, File: file, Line: line, Msg: fmt.Sprintf("%s entry %q is outside the repository: Argo CD builds a kustomization from the repository alone, and platc reads nothing outside it; move what it names into the repository", key, ref)})
 		}
