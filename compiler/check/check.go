@@ -443,6 +443,9 @@ func (c *checker) modulePath(m *model.Module) {
 		return
 	}
 	kustomization, chart, _ := c.pathFolder(m, &m.Node, m.Dir)
+	if m.Plugin != nil {
+		return // a plugin renders it: neither a kustomization nor a chart to platc
+	}
 	c.kustomizations[m.Name] = kustomization
 	c.charts[m.Name] = chart
 }
@@ -502,7 +505,7 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 			c.kustomizationDirs[dir] = true
 		}
 		chart = manifests.IsHelmFolder(c.fsys, dir)
-		if m.Directory == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
+		if m.Directory == nil && m.Plugin == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			switch ok, env := c.allowsEmpty(m); {
 			case ok:
 			case env != nil:
@@ -718,12 +721,12 @@ func (c *checker) environment(env *model.Environment) {
 		// The plan applies folders of this repository's checkout.
 		var remote []string
 		for _, m := range c.spec.Modules {
-			if m.RepoURL != "" && m.Kind.Info().Syncs == model.SyncsRepoFolder && Enabled(env, m.Name) {
+			if (m.RepoURL != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder && Enabled(env, m.Name) {
 				remote = append(remote, m.Name)
 			}
 		}
 		if len(remote) > 0 {
-			c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver %s %s, whose folders are in other repositories, which the plan does not read: keep them in this repository, or disable them in this environment", map[bool]string{false: "module", true: "modules"}[len(remote) > 1], diag.List(remote))
+			c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver %s %s, whose folders are another repository's or a plugin's to render, which the plan does not do: keep them in this repository as manifests, or disable them in this environment", map[bool]string{false: "module", true: "modules"}[len(remote) > 1], diag.List(remote))
 		}
 	}
 	c.environmentFields(env)

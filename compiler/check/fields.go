@@ -60,6 +60,14 @@ func (c *checker) appFields(m *model.Module) {
 			}
 		}
 	}
+	if f.Plugin != nil && m.Kind.Takes("plugin") {
+		// One tool renders a folder (Argo CD's source types).
+		for _, other := range []string{"directory", "kustomize"} {
+			if m.Has(other) {
+				c.reportf(diag.ModuleKind, &m.Node, other, "the plugin renders the folder: Argo CD takes one of plugin and %s; remove %s, or the plugin", other, other)
+			}
+		}
+	}
 	if c.takesValues(m) {
 		c.helm(m)
 	}
@@ -68,7 +76,7 @@ func (c *checker) appFields(m *model.Module) {
 	}
 	// The options of the folder a path module syncs.
 	kustomization := c.kustomizations[m.Name]
-	if d := f.Directory; d != nil && m.Kind.Takes("directory") {
+	if d := f.Directory; d != nil && m.Kind.Takes("directory") && f.Plugin == nil {
 		if kustomization {
 			c.reportf(diag.Kustomize, &m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
 		} else if repoPathProblem(m.Dir) == "" {
@@ -81,7 +89,7 @@ func (c *checker) appFields(m *model.Module) {
 			}
 		}
 	}
-	if f.Kustomize != nil && m.Kind.Takes("kustomize") {
+	if f.Kustomize != nil && m.Kind.Takes("kustomize") && f.Plugin == nil {
 		if !kustomization {
 			c.reportf(diag.Kustomize, &m.Node, "kustomize", "folder %q is not a kustomization: Argo CD applies kustomize options with kustomize edit, which needs a kustomization.yaml; add one that lists the manifests as resources, or remove kustomize", m.Dir)
 		}

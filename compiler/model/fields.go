@@ -22,6 +22,9 @@ type AppFields struct {
 	Manifests                string     // KindChart: a folder synced as a second source
 	Directory                *Directory // KindPath
 	Kustomize                *Kustomize // KindPath
+	// Plugin is source.plugin as written, for a path module whose folder
+	// a config management plugin renders (KindPath); nil otherwise.
+	Plugin map[string]any
 }
 
 // SyncPolicy is how Argo CD syncs an Application; a nil field is not set
@@ -303,6 +306,12 @@ func decodeAppFields(e entry) AppFields {
 			h.Parameters = append(h.Parameters, &HelmParameter{Node: p.node, Name: p.str("name"), Value: p.str("value"), ForceString: p.boolOr("forceString", false)})
 		})
 		f.Helm = h
+	}
+	if e.Has("plugin") {
+		f.Plugin = e.values("plugin")
+		if f.Plugin == nil {
+			f.Plugin = map[string]any{}
+		}
 	}
 	if e.Has("directory") {
 		s := e.sub("directory")

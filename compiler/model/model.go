@@ -232,7 +232,7 @@ const (
 var KindInfos = [kindCount]KindInfo{
 	KindInvalid:     {},
 	KindChart:       {Field: "chart", Options: []string{"manifests"}, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm, KindsAtRuntime: false},
-	KindPath:        {Field: "path", Options: []string{"directory", "kustomize"}, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl, KindsAtRuntime: false},
+	KindPath:        {Field: "path", Options: []string{"directory", "kustomize", "plugin"}, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl, KindsAtRuntime: false},
 	KindGroup:       {Field: "group", Options: nil, Syncs: SyncsMembers, Deploys: DestArgoCD, DirectApply: DirectMembers, KindsAtRuntime: false},
 	KindStacks:      {Field: "stacks", Options: nil, Syncs: SyncsInstances, Deploys: DestNamespace, DirectApply: DirectSkipped, KindsAtRuntime: true},
 	KindDefinitions: {Field: "definitions", Options: nil, Syncs: SyncsDefinitions, Deploys: DestCluster, DirectApply: DirectSkipped, KindsAtRuntime: true},
@@ -319,8 +319,10 @@ type Module struct {
 func (m *Module) RepoFolder() string {
 	switch m.Kind.Info().Syncs {
 	case SyncsRepoFolder:
-		if m.RepoURL != "" {
-			return "" // another repository's, which platc does not read
+		if m.RepoURL != "" || m.Plugin != nil {
+			// Another repository's, which platc does not read, or one a
+			// plugin renders, which platc does not run.
+			return ""
 		}
 		return m.Dir
 	case SyncsChart:
@@ -344,7 +346,7 @@ func (m *Module) DirIn(env *Environment) string {
 // RepoFolderIn is RepoFolder in env, where a path module's folder may be
 // the environment's own (DirIn).
 func (m *Module) RepoFolderIn(env *Environment) string {
-	if m.Kind.Info().Syncs == SyncsRepoFolder && m.RepoURL == "" {
+	if m.Kind.Info().Syncs == SyncsRepoFolder && m.RepoURL == "" && m.Plugin == nil {
 		return m.DirIn(env)
 	}
 	return m.RepoFolder()

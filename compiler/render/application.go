@@ -78,6 +78,9 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 	if k := m.Kustomize; k != nil {
 		src.Set("kustomize", kustomizeOptions(k))
 	}
+	if m.Plugin != nil {
+		src.Set("plugin", m.Plugin)
+	}
 	if r.info.Charts[m.Name] {
 		if h := r.helm(env, m); h != nil {
 			src.Set("helm", h)
@@ -370,6 +373,9 @@ func (r *renderer) setGeneratePaths(meta, spec *object.Map) {
 	for _, s := range sources {
 		if s.Get("repoURL") != repo {
 			continue
+		}
+		if s.Get("plugin") != nil {
+			return // a plugin may read any file of the repository
 		}
 		if ref, ok := s.Get("ref").(string); ok {
 			refs[ref] = true
