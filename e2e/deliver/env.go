@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/e2e/cluster"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -93,12 +94,22 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env,
 	if err := c.StartArgoCD(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if d := r.Spec.Environment(env).Destination; d.Name != "" {
-		// The destination is a cluster Argo CD knows by name: its
-		// operator registered it (argocd cluster add); here it is the
-		// environment's own API server.
-		if err := c.Apply(ctx, c.ArgoCDNamespace(), clusterSecret(c, d.Name)); err != nil {
-			return nil, err
+	// A destination is a cluster Argo CD knows by name: its operator
+	// registered it (argocd cluster add); here each name, the
+	// environment's and its modules' own, is the environment's own API
+	// server.
+	named := map[string]bool{"in-cluster": true}
+	spec := r.Spec.Environment(env)
+	dests := []model.Destination{spec.Destination}
+	for _, m := range r.Spec.Modules {
+		dests = append(dests, m.DestinationIn(spec))
+	}
+	for _, d := range dests {
+		if d.Name != "" && !named[d.Name] {
+			named[d.Name] = true
+			if err := c.Apply(ctx, c.ArgoCDNamespace(), clusterSecret(c, d.Name)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for i, s := range r.Charts {
@@ -355,6 +366,12 @@ func (e *Env) unservedHosts(u *unstructured.Unstructured) []string {
 		url, _ := m["repoURL"].(string)
 		chart, isChart := m["chart"].(string)
 		if !isChart && !strings.HasPrefix(url, "oci://") {
+			// A Git repository the rig does not stand in for
+			// (Rewrite made those file:// URLs): another host.
+			if _, rest, ok := strings.Cut(url, "://"); ok && !strings.HasPrefix(url, "file://") {
+				host, _, _ := strings.Cut(rest, "/")
+				hosts = append(hosts, host)
+			}
 			continue
 		}
 		version, _ := m["targetRevision"].(string)

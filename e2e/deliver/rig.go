@@ -144,7 +144,36 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 			tagged[e.Revision] = true
 		}
 	}
+	// So is a release a module of this repository reads at.
+	for _, rev := range r.moduleRevisions() {
+		if releaseTag.MatchString(rev) && !tagged[rev] {
+			if err := r.Platform.Tag(rev); err != nil {
+				return nil, err
+			}
+			tagged[rev] = true
+		}
+	}
 	return r, nil
+}
+
+// moduleRevisions are the revisions of this repository that path modules
+// read at, their own or an environment's for them.
+func (r *Rig) moduleRevisions() []string {
+	var revs []string
+	for _, m := range r.Spec.Modules {
+		if m.RepoURL != "" {
+			continue
+		}
+		if m.Revision != "" {
+			revs = append(revs, m.Revision)
+		}
+		for _, e := range r.Spec.Environments {
+			if s := e.Settings[m.Name]; s != nil && s.Revision != "" {
+				revs = append(revs, s.Revision)
+			}
+		}
+	}
+	return revs
 }
 
 // Close stops the rig's chart servers.
@@ -251,6 +280,11 @@ func (r *Rig) Publish(message string) (string, error) {
 			if err := r.Platform.Follow(e.Revision); err != nil {
 				return "", err
 			}
+		}
+	}
+	for _, rev := range r.moduleRevisions() {
+		if err := r.Platform.Follow(rev); err != nil {
+			return "", err
 		}
 	}
 	return commit, nil
