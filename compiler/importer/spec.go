@@ -91,15 +91,59 @@ var settingFields = []string{"values", "syncPolicy", "ignoreDifferences", "label
 // Application syncs from it is a path module of this repository only
 // where the folder is there.
 func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
-	s := &Spec{Files: map[string][]byte{}}
 	if opts.Name == "" {
 		opts.Name = "imported"
 	}
-	s.RepoURL = opts.RepoURL
+	b := &builder{s: &Spec{Files: map[string][]byte{}}, fsys: fsys, envs: envs, opts: opts,
+		apps: map[string]map[string]*app{}, projects: map[string]map[string]*Object{}}
+	for _, e := range envs {
+		b.apps[e], b.projects[e] = map[string]*app{}, map[string]*Object{}
+	}
+	b.platform(objs)
+	objs = b.expandSets(objs)
+	objs, named := b.attachProjects(objs)
+	b.sort(objs, named)
+	b.orderAppsOfApps()
+	b.findDefaults()
+	b.pinCharts()
+	b.write(b.modules())
+	return b.s
+}
+
+// builder is Build's state, step by step.
+type builder struct {
+	s    *Spec
+	fsys fs.FS
+	envs []string
+	opts Options
+	// home is the repository the objects live in.
+	home string
+	// Each environment's Applications and AppProjects, by name.
+	apps     map[string]map[string]*app
+	projects map[string]map[string]*Object
+	defaults map[string]envDefaults
+	// charts are the platform's pins by name, chartName each pin's
+	// name, envPins each environment's own versions.
+	charts    map[string]*chartPin
+	chartName map[chartPin]string
+	envPins   map[string]*object.Map
+}
+
+// envDefaults are what most of an environment's Applications say.
+type envDefaults struct {
+	revision, project string
+	dest              *object.Map
+}
+
+// platform chooses the platform's repository and Argo CD namespace, and
+// the repository the objects live in.
+func (b *builder) platform(objs []*Object) {
+	s, fsys := b.s, b.fsys
+	s.RepoURL = b.opts.RepoURL
 	if s.RepoURL == "" {
 		// The repository most Applications sync a folder of that is
 		// here.
-		s.RepoURL = mostCommon(objs, func(o *Object) string {
+		s.RepoURL = mostCommonOf(objs, func(o *Object) string {
 			if o.Kind != "Application" {
 				return ""
 			}
@@ -115,21 +159,15 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	if s.RepoURL == "" {
 		s.RepoURL = "https://git.example.com/platform.git"
 	}
-	s.ArgoCDNamespace = mostCommon(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") })
+	s.ArgoCDNamespace = mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") })
 	if s.ArgoCDNamespace == "" {
 		s.ArgoCDNamespace = "argocd"
 	}
 
-	// Each environment's Applications and AppProjects, by name.
-	apps := map[string]map[string]*app{}
-	projects := map[string]map[string]*Object{}
-	for _, e := range envs {
-		apps[e], projects[e] = map[string]*app{}, map[string]*Object{}
-	}
 	// The repository the objects live in: the platform's where its
 	// Applications read it, else the one most of their folders are of
 	// (the platform may be a new repository).
-	home := sameRepo(s.RepoURL)
+	b.home = sameRepo(s.RepoURL)
 	gitRepo := func(o *Object) string {
 		src, _ := lookup(o.Body, "spec", "source").(map[string]any)
 		if o.Kind == "Application" && src != nil && str(src["chart"]) == "" {
@@ -137,11 +175,15 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		}
 		return ""
 	}
-	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == home }) {
-		home = mostCommon(objs, gitRepo)
+	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == b.home }) {
+		b.home = mostCommonOf(objs, gitRepo)
 	}
-	// ApplicationSets, expanded offline into the Applications they
-	// generate, where their generators' inputs are in the repository.
+}
+
+// expandSets replaces each ApplicationSet with the Applications it
+// generates, where their generators' inputs are in the repository.
+func (b *builder) expandSets(objs []*Object) []*Object {
+	s := b.s
 	var expanded []*Object
 	for _, o := range objs {
 		if o.Kind != "ApplicationSet" {
@@ -151,7 +193,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		if o.Env == "" {
 			continue
 		}
-		apps, reason := expandSet(fsys, o, home)
+		apps, reason := expandSet(b.fsys, o, b.home)
 		if reason != "" {
 			s.skip(o, "an ApplicationSet that is not expanded offline: "+reason+"; import the Applications it makes (argocd appset generate) instead")
 			continue
@@ -164,11 +206,14 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %d Applications, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", len(apps), o.Env))
 		expanded = append(expanded, apps...)
 	}
-	objs = expanded
+	return expanded
+}
 
-	// AppProjects read for no environment (elsewhere in the repository)
-	// serve the environments whose Applications name them and whose
-	// folders do not hold them.
+// attachProjects gives each environment the AppProjects its
+// Applications name that were read for no environment (elsewhere in the
+// repository), and drops the others; named are the environments'
+// AppProjects, by "environment/name".
+func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 	var elsewhere []*Object
 	named := map[string]bool{}
 	for _, o := range objs {
@@ -202,7 +247,13 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 			}
 		}
 	}
-	objs = withProjects
+	return withProjects, named
+}
+
+// sort files each object as an environment's module or project, or as
+// not imported, and why.
+func (b *builder) sort(objs []*Object, named map[string]bool) {
+	s := b.s
 	seen := map[string]*Object{}
 	for _, o := range objs {
 		key := o.Env + "/" + o.Kind + "/" + o.Name
@@ -221,7 +272,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		}
 		switch o.Kind {
 		case "Application":
-			if a, ok := appOfApps(o, objs, opts.Roots, home); ok {
+			if a, ok := appOfApps(o, objs, b.opts.Roots, b.home); ok {
 				s.AppsOfApps = append(s.AppsOfApps, a)
 				s.skip(o, fmt.Sprintf("an app-of-apps over %s, which this import read: platc's root Application of environment %s delivers its Applications instead (see how to switch, below)", a.Folder, o.Env))
 				continue
@@ -230,24 +281,27 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 				s.skip(o, fmt.Sprintf("its project %s is not in the repository: import the folder that holds its AppProject too", proj))
 				continue
 			}
-			a, reason := s.application(fsys, o)
+			a, reason := s.application(b.fsys, o)
 			if reason != "" {
 				s.skip(o, reason)
 				continue
 			}
-			apps[o.Env][o.Name] = a
+			b.apps[o.Env][o.Name] = a
 		case "AppProject":
 			if o.Name == argocd.DefaultProjectName {
 				s.skip(o, "Argo CD's default project: platc leaves it as Argo CD makes it; give the Applications a project of their own")
 				continue
 			}
-			projects[o.Env][o.Name] = o
+			b.projects[o.Env][o.Name] = o
 			s.Imported = append(s.Imported, o)
 		}
 	}
+}
 
-	// The app-of-apps an environment's outermost goes first: it would
-	// create again what is deleted under it.
+// orderAppsOfApps sorts them outermost first: one left in place would
+// create again what is deleted under it.
+func (b *builder) orderAppsOfApps() {
+	s := b.s
 	// By environment and "Kind/name": the Application that creates it.
 	parent := map[[2]string]string{}
 	for _, a := range s.AppsOfApps {
@@ -286,13 +340,13 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	slices.SortFunc(s.AppsOfApps, func(a, b AppOfApps) int {
 		return cmp.Or(cmp.Compare(a.Env, b.Env), cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.Name, b.Name))
 	})
+}
 
-	// The environments' defaults: what most of their Applications say.
-	type envDefaults struct {
-		revision, project string
-		dest              *object.Map
-	}
-	defaults := map[string]envDefaults{}
+// findDefaults sets each environment's defaults: what most of its
+// Applications say.
+func (b *builder) findDefaults() {
+	envs, apps := b.envs, b.apps
+	b.defaults = map[string]envDefaults{}
 	for _, e := range envs {
 		list := slices.Collect(maps.Values(apps[e]))
 		d := envDefaults{
@@ -304,21 +358,25 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 			}), "HEAD"),
 			project: cmp.Or(mostCommonOf(list, func(a *app) string { return a.project }), argocd.DefaultProjectName),
 		}
-		destKey := mostCommonOf(list, func(a *app) string { return destKey(a.dest) })
+		destKey := mostCommonOf(list, func(a *app) string { return destKeyOf(a.dest) })
 		for _, a := range list {
 			if destKey != "" && destKey == destKeyOf(a.dest) {
 				d.dest = a.dest
 				break
 			}
 		}
-		defaults[e] = d
+		b.defaults[e] = d
 	}
 
-	// Charts, by name. A chart (its repository and name) is pinned at the
-	// version of the first environment that runs it, and another
-	// environment's version is that environment's own pin
-	// (environments.X.charts); where one environment runs it at two
-	// versions, each version is a chart of its own, named with it.
+}
+
+// pinCharts names the charts and pins them. A chart (its repository and
+// name) is pinned at the version of the first environment that runs it,
+// and another environment's version is that environment's own pin
+// (environments.X.charts); where one environment runs it at two
+// versions, each version is a chart of its own, named with it.
+func (b *builder) pinCharts() {
+	envs, apps := b.envs, b.apps
 	type chartKey struct{ repoURL, chart string }
 	versions := map[chartKey]map[string][]string{} // environment -> versions
 	var keys []chartKey
@@ -341,15 +399,15 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	slices.SortFunc(keys, func(a, b chartKey) int {
 		return cmp.Or(cmp.Compare(a.chart, b.chart), cmp.Compare(a.repoURL, b.repoURL))
 	})
-	charts := map[string]*chartPin{}
-	chartName := map[chartPin]string{}
-	envPins := map[string]*object.Map{} // environment -> chart -> {version}
+	b.charts = map[string]*chartPin{}
+	b.chartName = map[chartPin]string{}
+	b.envPins = map[string]*object.Map{} // environment -> chart -> {version}
 	for _, e := range envs {
-		envPins[e] = object.NewMap()
+		b.envPins[e] = object.NewMap()
 	}
 	free := func(name string) string {
 		base := name
-		for i := 2; charts[name] != nil; i++ {
+		for i := 2; b.charts[name] != nil; i++ {
 			name = chartLabel(fmt.Sprintf("%s-%d", base, i))
 		}
 		return name
@@ -373,27 +431,32 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 			slices.Sort(all)
 			for _, v := range slices.Compact(all) {
 				name := free(chartLabel(k.chart + "-" + v))
-				charts[name] = &chartPin{k.repoURL, k.chart, v}
-				chartName[chartPin{k.repoURL, k.chart, v}] = name
+				b.charts[name] = &chartPin{k.repoURL, k.chart, v}
+				b.chartName[chartPin{k.repoURL, k.chart, v}] = name
 			}
 			continue
 		}
 		name := free(chartLabel(k.chart))
-		charts[name] = &chartPin{k.repoURL, k.chart, first}
+		b.charts[name] = &chartPin{k.repoURL, k.chart, first}
 		for _, e := range envs {
 			for _, v := range versions[k][e] {
-				chartName[chartPin{k.repoURL, k.chart, v}] = name
+				b.chartName[chartPin{k.repoURL, k.chart, v}] = name
 				if v != first {
-					envPins[e].Set(name, object.NewMap().Set("version", v))
+					b.envPins[e].Set(name, object.NewMap().Set("version", v))
 				}
 			}
 		}
 	}
 
-	// Modules: each Application name, from the first environment that has
-	// it, and what the others say otherwise as their settings.
-	modules := object.NewMap()
-	settings := map[string]*object.Map{} // environment -> module -> settings
+}
+
+// modules makes each Application name a module, from the first
+// environment that has it, and what the others say otherwise their
+// settings.
+func (b *builder) modules() (modules *object.Map, settings map[string]*object.Map) {
+	envs, apps := b.envs, b.apps
+	modules = object.NewMap()
+	settings = map[string]*object.Map{} // environment -> module -> settings
 	for _, e := range envs {
 		settings[e] = object.NewMap()
 	}
@@ -416,7 +479,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		}
 		m := base.fields
 		if base.chart != nil {
-			m.Set("chart", chartName[*base.chart])
+			m.Set("chart", b.chartName[*base.chart])
 		}
 		// A field that differs between environments goes to each
 		// environment's settings where the settings can say it.
@@ -441,7 +504,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 					set.Set(f, v)
 				}
 			}
-			if a.project != defaults[e].project {
+			if a.project != b.defaults[e].project {
 				set.Set("project", a.project)
 			}
 			if p := a.fields.Get("path"); p != nil && base.fields.Get("path") != nil && p != base.fields.Get("path") {
@@ -450,7 +513,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 			if a.rev != "" && a.chart == nil {
 				def := "HEAD"
 				if a.ownRepo {
-					def = defaults[e].revision
+					def = b.defaults[e].revision
 				}
 				if baseRev := base.fields.Get("revision"); baseRev != nil {
 					def = baseRev.(string)
@@ -459,7 +522,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 					set.Set("revision", a.rev)
 				}
 			}
-			if destKeyOf(a.dest) != destKeyOf(defaults[e].dest) {
+			if destKeyOf(a.dest) != destKeyOf(b.defaults[e].dest) {
 				set.Set("destination", a.dest)
 			}
 			if set.Len() > 0 {
@@ -468,7 +531,13 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		}
 		modules.Set(name, orderModule(m, moved))
 	}
+	return modules, settings
+}
 
+// write writes the spec's files: the platform and its charts, the
+// modules, the environments.
+func (b *builder) write(modules *object.Map, settings map[string]*object.Map) {
+	s, opts := b.s, b.opts
 	// The platform, its charts and environments.
 	platform := object.NewMap().
 		Set("name", chartLabel(opts.Name)).
@@ -477,17 +546,17 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	if s.ArgoCDNamespace != "argocd" {
 		platform.Set("argocdNamespace", s.ArgoCDNamespace)
 	}
-	if len(envs) > 0 {
-		platform.Set("defaultEnvironment", envs[0])
+	if len(b.envs) > 0 {
+		platform.Set("defaultEnvironment", b.envs[0])
 	}
 	chartsMap := object.NewMap()
-	for _, n := range slices.Sorted(maps.Keys(charts)) {
-		c := charts[n]
+	for _, n := range slices.Sorted(maps.Keys(b.charts)) {
+		c := b.charts[n]
 		chartsMap.Set(n, object.NewMap().Set("repoURL", c.repoURL).Set("chart", c.chart).Set("version", c.version))
 	}
 	environments := object.NewMap()
-	for _, e := range envs {
-		d := defaults[e]
+	for _, e := range b.envs {
+		d := b.defaults[e]
 		env := object.NewMap().Set("revision", d.revision)
 		if d.dest != nil && destKeyOf(d.dest) != "server="+argocd.InClusterServer {
 			env.Set("destination", d.dest)
@@ -495,15 +564,15 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		if d.project != argocd.DefaultProjectName {
 			env.Set("project", d.project)
 		}
-		if len(projects[e]) > 0 {
+		if len(b.projects[e]) > 0 {
 			pm := object.NewMap()
-			for _, n := range slices.Sorted(maps.Keys(projects[e])) {
-				pm.Set(n, projectFields(projects[e][n]))
+			for _, n := range slices.Sorted(maps.Keys(b.projects[e])) {
+				pm.Set(n, projectFields(b.projects[e][n]))
 			}
 			env.Set("projects", pm)
 		}
-		if envPins[e].Len() > 0 {
-			env.Set("charts", envPins[e])
+		if b.envPins[e].Len() > 0 {
+			env.Set("charts", b.envPins[e])
 		}
 		if settings[e].Len() > 0 {
 			env.Set("modules", settings[e])
@@ -513,7 +582,6 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	s.Files["platform.cue"] = writeCUE("platform", object.NewMap().Set("platform", platform).Set("charts", chartsMap))
 	s.Files["modules.cue"] = writeCUE("platform", object.NewMap().Set("modules", modules))
 	s.Files["environments.cue"] = writeCUE("platform", object.NewMap().Set("environments", environments))
-	return s
 }
 
 func (s *Spec) skip(o *Object, reason string) {
@@ -558,10 +626,12 @@ func sameRepo(url string) string {
 	return strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(url, "/"), ".git"))
 }
 
+var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
+
 // chartLabel makes a name a DNS-1123 label.
 func chartLabel(s string) string {
 	s = strings.ToLower(s)
-	s = regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(s, "-")
+	s = notLabel.ReplaceAllString(s, "-")
 	s = strings.Trim(s, "-")
 	if len(s) > 63 {
 		s = strings.TrimRight(s[:63], "-")
@@ -937,8 +1007,6 @@ func lookup(m map[string]any, keys ...string) any {
 	return v
 }
 
-func destKey(d *object.Map) string { return destKeyOf(d) }
-
 func destKeyOf(d *object.Map) string {
 	if d == nil {
 		return ""
@@ -950,12 +1018,8 @@ func destKeyOf(d *object.Map) string {
 	return "server=" + sv
 }
 
-// mostCommon is the value of key most objects have (the smallest of
+// mostCommonOf is the value of key most of list have (the smallest of
 // those most have), ignoring "".
-func mostCommon(objs []*Object, key func(*Object) string) string {
-	return mostCommonOf(objs, key)
-}
-
 func mostCommonOf[T any](list []T, key func(T) string) string {
 	counts := map[string]int{}
 	for _, x := range list {
