@@ -263,6 +263,10 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 				fmt.Fprintf(w, " (it has no finalizer: its Applications stay):\n")
 			}
 			fmt.Fprintf(w, "       kubectl -n %s delete application %s\n", spec.ArgoCDNamespace, a.Name)
+			if len(a.Manifests) > 0 {
+				fmt.Fprintf(w, "     Its folder also holds %s, which platc's root does not sync: first move %s into a module of its own (a path module of a folder), or nothing delivers %s after the switch.\n",
+					plural(len(a.Manifests), "object that is not an Application ("+diag.List(a.Manifests)+")", "objects that are not Applications ("+diag.List(a.Manifests)+")"), map[bool]string{true: "it", false: "them"}[len(a.Manifests) == 1], map[bool]string{true: "it", false: "them"}[len(a.Manifests) == 1])
+			}
 			step++
 		}
 		fmt.Fprintf(w, "  %d. Create platc's root Application, %s, which takes over the Applications by name:\n", step, check.RootName(env))

@@ -150,9 +150,15 @@ func TestReadSaysWhatItDoesNotImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The ApplicationSet is read, for Build to expand.
-	if len(objs) != 2 || objs[0].Name != "web" || objs[0].Where() != "apps/app.yaml:1" || objs[1].Kind != "ApplicationSet" {
-		t.Fatalf("objects: %v", objs)
+	// The ApplicationSet is read, for Build to expand, and so is the
+	// ConfigMap, for the app-of-apps of its folder.
+	var read []string
+	for _, o := range objs {
+		read = append(read, fmt.Sprintf("%s %s %s manifest=%v", o.Where(), o.Kind, o.Name, o.Manifest))
+	}
+	wantRead := []string{"apps/app.yaml:1 Application web manifest=false", "apps/cm.yaml:1 ConfigMap c manifest=true", "apps/set.yaml:1 ApplicationSet s manifest=false"}
+	if !slices.Equal(read, wantRead) {
+		t.Fatalf("objects:\n%q\nwant:\n%q", read, wantRead)
 	}
 	var got []string
 	for _, s := range skips {

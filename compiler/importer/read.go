@@ -40,6 +40,9 @@ type Object struct {
 	// GeneratedBy names the ApplicationSet that generates it, expanded
 	// offline; "" for an object written in the repository.
 	GeneratedBy string
+	// Manifest: it is not an Argo CD object but another a folder holds
+	// (a Namespace beside the Applications), with no Body.
+	Manifest bool
 }
 
 // Where is the object's file and line.
@@ -189,6 +192,12 @@ func argoObject(body map[string]any, file string, line int, env string) (*Object
 			Reason: "a kro ResourceGraphDefinition: import writes Argo CD's objects; write it as a stack of the spec (platc renders its RGD)"}
 	}
 	if !strings.HasPrefix(apiVersion, "argoproj.io/") {
+		meta, _ := body["metadata"].(map[string]any)
+		if name, _ := meta["name"].(string); apiVersion != "" && kind != "" && name != "" {
+			// Another object, which only an app-of-apps of its folder
+			// delivers.
+			return &Object{Kind: kind, Name: name, File: file, Line: line, Env: env, Manifest: true}, nil
+		}
 		return nil, nil
 	}
 	meta, _ := body["metadata"].(map[string]any)
@@ -201,6 +210,9 @@ func argoObject(body map[string]any, file string, line int, env string) (*Object
 		// Expanded by Build, where the repository is known.
 		return &Object{Kind: kind, Name: objName, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
 	default:
+		if objName != "" {
+			return &Object{Kind: kind, Name: objName, File: file, Line: line, Env: env, Manifest: true}, nil
+		}
 		return nil, nil
 	}
 	if reason := partial(kind, body); reason != "" {
@@ -232,9 +244,9 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 	if len(data) > MaxFileSize {
 		return nil, []Skip{{File: name, Reason: fmt.Sprintf("larger than %d MiB: not read", MaxFileSize>>20)}}
 	}
-	if !bytes.Contains(data, []byte("argoproj.io")) && !bytes.Contains(data, []byte("kro.run")) {
-		return nil, nil // no Argo CD or kro object in it
-	}
+	// A file without an Argo CD or kro object is read for the other
+	// objects of a folder an app-of-apps syncs, and is not reported.
+	quiet := !bytes.Contains(data, []byte("argoproj.io")) && !bytes.Contains(data, []byte("kro.run"))
 	var objs []*Object
 	var skips []Skip
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -243,6 +255,9 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 		err := dec.Decode(&doc)
 		if err == io.EOF {
 			break
+		}
+		if err != nil && quiet {
+			return objs, nil
 		}
 		if err != nil {
 			reason := "not YAML: " + oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
@@ -257,6 +272,9 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 		node := doc.Content[0]
 		var body map[string]any
 		if err := node.Decode(&body); err != nil {
+			if quiet {
+				continue
+			}
 			reason := "not an object: " + oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
 			if bytes.Contains(data, []byte("{{")) {
 				reason = "a template ({{ }}), not plain YAML: import the objects it renders"

@@ -46,6 +46,9 @@ type AppOfApps struct {
 	Depth int
 	// Set: it is an ApplicationSet, which generates its Children.
 	Set bool
+	// Manifests are the other objects its folder holds ("Kind name"),
+	// which platc's root does not deliver.
+	Manifests []string
 }
 
 // Spec is the spec Build writes, and what it could not say.
@@ -99,6 +102,16 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	for _, e := range envs {
 		b.apps[e], b.projects[e] = map[string]*app{}, map[string]*Object{}
 	}
+	// The other objects of the folders read matter only to the
+	// app-of-apps that deliver them.
+	var manifests []*Object
+	objs = slices.DeleteFunc(slices.Clone(objs), func(o *Object) bool {
+		if o.Manifest {
+			manifests = append(manifests, o)
+		}
+		return o.Manifest
+	})
+	b.manifests = manifests
 	b.platform(objs)
 	objs = b.expandSets(objs)
 	objs, named := b.attachProjects(objs)
@@ -118,6 +131,8 @@ type builder struct {
 	opts Options
 	// home is the repository the objects live in.
 	home string
+	// manifests are the other objects of the folders read.
+	manifests []*Object
 	// Each environment's Applications and AppProjects, by name.
 	apps     map[string]map[string]*app
 	projects map[string]map[string]*Object
@@ -272,7 +287,7 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 		}
 		switch o.Kind {
 		case "Application":
-			if a, ok := appOfApps(o, objs, b.opts.Roots, b.home); ok {
+			if a, ok := appOfApps(o, objs, b.manifests, b.opts.Roots, b.home); ok {
 				s.AppsOfApps = append(s.AppsOfApps, a)
 				s.skip(o, fmt.Sprintf("an app-of-apps over %s, which this import read: platc's root Application of environment %s delivers its Applications instead (see how to switch, below)", a.Folder, o.Env))
 				continue
@@ -593,7 +608,7 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 // appOfApps says whether o syncs a folder of its environment that the
 // import read, of the repository the objects live in (home), and what it
 // creates there.
-func appOfApps(o *Object, objs []*Object, roots []Root, home string) (AppOfApps, bool) {
+func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) (AppOfApps, bool) {
 	src, _ := lookup(o.Body, "spec", "source").(map[string]any)
 	if src == nil {
 		if l := anyList(lookup(o.Body, "spec", "sources")); len(l) == 1 {
@@ -617,6 +632,12 @@ func appOfApps(o *Object, objs []*Object, roots []Root, home string) (AppOfApps,
 		}
 	}
 	slices.Sort(a.Children)
+	for _, m := range manifests {
+		if m.Env == o.Env && m.Root == p {
+			a.Manifests = append(a.Manifests, m.Kind+" "+m.Name)
+		}
+	}
+	slices.Sort(a.Manifests)
 	return a, true
 }
 
