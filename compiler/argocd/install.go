@@ -48,12 +48,14 @@ type Install struct {
 	// controller, as before; verify requires every Application of a
 	// project that names some to match one.
 	Impersonation bool
+	// KustomizeBuildOptions is argocd-cm's kustomize.buildOptions.
+	KustomizeBuildOptions string
 }
 
 // Empty reports whether the installation needs nothing beyond Argo CD's
 // defaults.
 func (in Install) Empty() bool {
-	return len(in.ApplicationNamespaces) == 0 && !in.ApplicationHealth && !in.Impersonation
+	return len(in.ApplicationNamespaces) == 0 && !in.ApplicationHealth && !in.Impersonation && in.KustomizeBuildOptions == ""
 }
 
 // ApplicationNamespacesValue is the value of application.namespaces: the
@@ -64,6 +66,10 @@ func (in Install) ApplicationNamespacesValue() string {
 	return strings.Join(slices.Compact(ns), ",")
 }
 
+// KustomizeBuildOptionsKey is argocd-cm's key of the options Argo CD
+// passes to kustomize build.
+const KustomizeBuildOptionsKey = "kustomize.buildOptions"
+
 // HelmValues are the values of Argo CD's Helm chart (argo-cd, from
 // argo-helm) that configure it: configs.params is argocd-cmd-params-cm,
 // configs.cm is argocd-cm.
@@ -72,8 +78,11 @@ func (in Install) HelmValues() *object.Map {
 	if len(in.ApplicationNamespaces) > 0 {
 		configs.Set("params", object.NewMap().Set(ApplicationNamespacesKey, in.ApplicationNamespacesValue()))
 	}
-	if in.ApplicationHealth || in.Impersonation {
+	if in.ApplicationHealth || in.Impersonation || in.KustomizeBuildOptions != "" {
 		cm := object.NewMap()
+		if in.KustomizeBuildOptions != "" {
+			cm.Set(KustomizeBuildOptionsKey, in.KustomizeBuildOptions)
+		}
 		if in.ApplicationHealth {
 			cm.Set(ApplicationHealthKey, ApplicationHealthLua)
 		}

@@ -348,9 +348,13 @@ func (c *checker) module(m *model.Module) {
 		panic(fmt.Sprintf("check: module kind %v has no checks", m.Kind))
 	}
 	if m.Kind.Namespaced() {
-		if !m.Has("namespace") {
+		switch {
+		case !m.Has("namespace") && m.Kind.Info().Syncs == model.SyncsRepoFolder:
+			// Argo CD takes an Application without a destination
+			// namespace: the folder's objects name their own.
+		case !m.Has("namespace"):
 			c.log.Reportf(diag.RequiredField, m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
-		} else {
+		default:
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
 	}

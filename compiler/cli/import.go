@@ -108,7 +108,14 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 		}
 	}
 	opts.Roots = roots
-	spec := importer.Build(repo, objs, envs, opts)
+	spec, files, res := importCompile(repo, objs, envs, opts, specDir)
+	if needsHelm(res) {
+		// Its folders inflate Helm charts, which Argo CD builds only with
+		// --enable-helm: the repository's Argo CD has it.
+		opts.KustomizeBuildOptions = "--enable-helm"
+		spec, files, res = importCompile(repo, objs, envs, opts, specDir)
+		fmt.Fprintf(c.stderr, "platc import: kustomizations inflate Helm charts, which Argo CD builds only with kustomize.buildOptions --enable-helm, so the spec says so (platform.kustomizeBuildOptions)\n")
+	}
 	unread := 0 // files, or folders, whose objects could not be read
 	for _, s := range skips {
 		if s.Kind != "" {
@@ -119,13 +126,6 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 		}
 	}
 
-	// The spec, rendered in memory over the repository as it is, its
-	// own files in place of the spec folder's .cue files.
-	files := map[string][]byte{}
-	for name, b := range spec.Files {
-		files[path.Join(specDir, name)] = b
-	}
-	res := compiler.Compile(overlayFS{base: repo, dir: specDir, files: files}, compiler.Options{SpecDir: specDir, KeepFiles: true})
 	for _, p := range res.Log.Problems() {
 		fmt.Fprintf(c.stderr, "%s\n", p)
 	}
@@ -225,6 +225,27 @@ func printImport(w io.Writer, results []importer.Result) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Env, r.Kind, r.Name, what)
 	}
 	tw.Flush()
+}
+
+// importCompile builds the spec of the objects and compiles it in
+// memory over the repository as it is, its files (by path) in place of
+// the spec folder's .cue files.
+func importCompile(repo fs.FS, objs []*importer.Object, envs []string, opts importer.Options, specDir string) (*importer.Spec, map[string][]byte, *compiler.Result) {
+	spec := importer.Build(repo, objs, envs, opts)
+	files := map[string][]byte{}
+	for name, b := range spec.Files {
+		files[path.Join(specDir, name)] = b
+	}
+	res := compiler.Compile(overlayFS{base: repo, dir: specDir, files: files}, compiler.Options{SpecDir: specDir, KeepFiles: true})
+	return spec, files, res
+}
+
+// needsHelm reports whether a folder of the spec res compiled does not
+// build without --enable-helm.
+func needsHelm(res *compiler.Result) bool {
+	return slices.ContainsFunc(res.Log.Problems(), func(p diag.Problem) bool {
+		return p.ID == diag.Kustomize && strings.Contains(p.Msg, "must specify --enable-helm")
+	})
 }
 
 // printSwitch says how to move each environment's cluster to platc,

@@ -150,6 +150,10 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 				sp = maps.Clone(sp)
 				if o := anyList(sp["syncOptions"]); len(o) > 0 {
 					o = slices.Clone(o)
+					if len(anyList(spec["ignoreDifferences"])) == 0 {
+						// Without fields to ignore, it does nothing.
+						o = slices.DeleteFunc(o, func(x any) bool { return x == argocd.RespectIgnoreDifferences })
+					}
 					slices.SortFunc(o, func(a, b any) int { return cmp.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
 					sp["syncOptions"] = o
 				}

@@ -68,6 +68,11 @@ func TestNormalizeReadsAsArgoCD(t *testing.T) {
 			b:    "spec:\n  syncPolicy:\n    syncOptions: [A=true, B=true]\n",
 		},
 		{
+			name: "RespectIgnoreDifferences without fields to ignore does nothing",
+			a:    "spec:\n  syncPolicy:\n    syncOptions: [RespectIgnoreDifferences=true, A=true]\n",
+			b:    "spec:\n  syncPolicy:\n    syncOptions: [A=true]\n",
+		},
+		{
 			name: "another wave",
 			a:    "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n",
 			b:    "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"0\"}\n",

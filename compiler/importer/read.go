@@ -164,7 +164,11 @@ func isKustomization(fsys fs.FS, dir string) bool {
 func readKustomization(fsys fs.FS, r Root) ([]*Object, []Skip) {
 	built, problem := manifests.Kustomize(fsys, r.Path)
 	if problem != nil {
-		return nil, []Skip{{Env: r.Env, File: problem.File, Line: problem.Line, Reason: problem.Msg}}
+		// As it does not build offline (a Helm chart it inflates, a
+		// remote base), its own files are read instead.
+		skip := Skip{Env: r.Env, File: problem.File, Line: problem.Line, Reason: problem.Msg + "; its own files are read instead"}
+		objs, skips := readFolderFiles(fsys, r)
+		return objs, append([]Skip{skip}, skips...)
 	}
 	var objs []*Object
 	var skips []Skip
@@ -175,6 +179,38 @@ func readKustomization(fsys fs.FS, r Root) ([]*Object, []Skip) {
 		} else if skip != nil {
 			skips = append(skips, *skip)
 		}
+	}
+	return objs, skips
+}
+
+// readFolderFiles reads the files of a root's folder, not of its
+// sub-folders.
+func readFolderFiles(fsys fs.FS, r Root) ([]*Object, []Skip) {
+	entries, err := fs.ReadDir(fsys, r.Path)
+	if err != nil {
+		return nil, []Skip{{Env: r.Env, File: r.Path, Reason: "cannot be read: " + unwrap(err)}}
+	}
+	var objs []*Object
+	var skips []Skip
+	for _, e := range entries {
+		p := path.Join(r.Path, e.Name())
+		switch {
+		case e.IsDir(), manifests.IsKustomization(e.Name()):
+			continue
+		case path.Ext(p) != ".yaml" && path.Ext(p) != ".yml" && path.Ext(p) != ".json":
+			continue
+		case !e.Type().IsRegular():
+			skips = append(skips, Skip{Env: r.Env, File: p, Reason: "not a regular file (a link, or a device): import reads only regular files"})
+			continue
+		}
+		o, s := readFile(fsys, p, r.Env)
+		for i := range s {
+			s[i].Env = r.Env
+		}
+		for _, x := range o {
+			x.Root = r.Path
+		}
+		objs, skips = append(objs, o...), append(skips, s...)
 	}
 	return objs, skips
 }

@@ -22,6 +22,8 @@ type Options struct {
 	// RepoURL of the repository being imported; default the Git
 	// repository most Applications read a folder of.
 	RepoURL string
+	// KustomizeBuildOptions are the platform's Argo CD's.
+	KustomizeBuildOptions string
 	// Roots are the folders the objects were read from (Read's): an
 	// Application that syncs one of its environment's is an app-of-apps
 	// that platc's root Application replaces.
@@ -191,7 +193,9 @@ func (b *builder) platform(objs []*Object) {
 		return ""
 	}
 	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == b.home }) {
-		b.home = mostCommonOf(objs, gitRepo)
+		if other := mostCommonOf(objs, gitRepo); other != "" {
+			b.home = other
+		}
 	}
 }
 
@@ -561,6 +565,9 @@ func (b *builder) write(modules *object.Map, settings map[string]*object.Map) {
 	if s.ArgoCDNamespace != "argocd" {
 		platform.Set("argocdNamespace", s.ArgoCDNamespace)
 	}
+	if opts.KustomizeBuildOptions != "" {
+		platform.Set("kustomizeBuildOptions", opts.KustomizeBuildOptions)
+	}
 	if len(b.envs) > 0 {
 		platform.Set("defaultEnvironment", b.envs[0])
 	}
@@ -756,10 +763,12 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		a.dest.Set("server", cmp.Or(str(dest["server"]), argocd.InClusterServer))
 	}
 	ns := str(dest["namespace"])
-	if ns == "" {
-		return nil, "its destination has no namespace: platc's modules name the namespace their resources go to"
+	if ns == "" && a.chart != nil {
+		return nil, "its destination has no namespace: platc's chart modules name the namespace their release goes to"
 	}
-	f.Set("namespace", ns)
+	if ns != "" {
+		f.Set("namespace", ns)
+	}
 
 	// The sync wave, labels and annotations, finalizers.
 	ann := map[string]any{}

@@ -157,8 +157,10 @@ func decodePlatform(e entry) Platform {
 		DefaultEnvironment: e.str("defaultEnvironment"),
 		ResourceTracking:   e.strOr("resourceTracking", "annotation"),
 		ApplicationHealth:  e.boolOr("applicationHealth", false),
-		GeneratePaths:      e.boolOr("manifestGeneratePaths", true),
-		Kro:                decodeKro(e.sub("kro")),
+
+		KustomizeBuildOptions: e.str("kustomizeBuildOptions"),
+		GeneratePaths:         e.boolOr("manifestGeneratePaths", true),
+		Kro:                   decodeKro(e.sub("kro")),
 	}
 }
 

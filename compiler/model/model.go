@@ -83,7 +83,10 @@ type Platform struct {
 	DefaultEnvironment string
 	ResourceTracking   string // default "annotation"
 	ApplicationHealth  bool   // default false
-	GeneratePaths      bool   // manifestGeneratePaths; default true
+	// KustomizeBuildOptions is Argo CD's kustomize.buildOptions; "" for
+	// none.
+	KustomizeBuildOptions string
+	GeneratePaths         bool // manifestGeneratePaths; default true
 	// Kro is the platform's kro installation as the spec states it.
 	Kro Kro
 }

@@ -81,7 +81,7 @@ func (r *renderer) instances(env *model.Environment, m *model.Module) []*rgd.Ins
 // Applications kro creates (application.namespaces), and the health check
 // of Applications where the platform asks for it.
 func (r *renderer) install(env *model.Environment, children map[string][]*model.Module) argocd.Install {
-	in := argocd.Install{ApplicationHealth: r.spec.Platform.ApplicationHealth}
+	in := argocd.Install{ApplicationHealth: r.spec.Platform.ApplicationHealth, KustomizeBuildOptions: r.spec.Platform.KustomizeBuildOptions}
 	for _, p := range env.Projects {
 		in.Impersonation = in.Impersonation || len(p.DestinationServiceAccounts) > 0
 	}

@@ -333,7 +333,9 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
 	case model.DestNamespace:
 		setDestination(dest, m.DestinationIn(env))
-		dest.Set("namespace", m.Namespace)
+		if m.Namespace != "" {
+			dest.Set("namespace", m.Namespace)
+		}
 		if m.CreateNamespace {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
 		}
