@@ -50,15 +50,7 @@ func resetSchema() {
 // name) and reads the objects it yields.
 func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 	kfile := path.Join(dir, kustomization)
-	rfs := &repoFS{fsys: fsys, originsIn: dir}
-	resources, err := runKustomize(rfs, dir)
-	if err != nil && len(rfs.remote) == 0 {
-		// The origin annotations can be what fails, on an object whose
-		// metadata kustomize cannot annotate: build again exactly as Argo
-		// CD would, for its outcome and its message.
-		rfs = &repoFS{fsys: fsys}
-		resources, err = runKustomize(rfs, dir)
-	}
+	resources, rfs, err := kustomizeWithOrigins(fsys, dir)
 	if len(rfs.remote) > 0 || len(rfs.links) > 0 {
 		b.problems = append(append(b.problems, rfs.remote...), rfs.links...)
 		return
@@ -86,6 +78,21 @@ func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 		}
 		b.objects = append(b.objects, o)
 	}
+}
+
+// kustomizeWithOrigins builds dir with the origin annotations that say
+// which file each object came from, and what the build read (rfs).
+func kustomizeWithOrigins(fsys fs.FS, dir string) ([]*resource.Resource, *repoFS, error) {
+	rfs := &repoFS{fsys: fsys, originsIn: dir}
+	resources, err := runKustomize(rfs, dir)
+	if err != nil && len(rfs.remote) == 0 {
+		// The origin annotations can be what fails, on an object whose
+		// metadata kustomize cannot annotate: build again exactly as Argo
+		// CD would, for its outcome and its message.
+		rfs = &repoFS{fsys: fsys}
+		resources, err = runKustomize(rfs, dir)
+	}
+	return resources, rfs, err
 }
 
 // runKustomize runs krusty on dir with kustomize's default options, which
@@ -267,12 +274,7 @@ func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {
 	}
 	var b builder
 	kfile := path.Join(dir, kustomization)
-	rfs := &repoFS{fsys: fsys, originsIn: dir}
-	resources, err := runKustomize(rfs, dir)
-	if err != nil && len(rfs.remote) == 0 {
-		rfs = &repoFS{fsys: fsys}
-		resources, err = runKustomize(rfs, dir)
-	}
+	resources, rfs, err := kustomizeWithOrigins(fsys, dir)
 	switch {
 	case len(rfs.remote) > 0:
 		return nil, &rfs.remote[0]
