@@ -168,8 +168,16 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 			fmt.Fprintf(c.stderr, "platc import: %v\n", err)
 			return ExitUsage
 		}
+		// Each file is written whole or not at all: beside it, then
+		// renamed over its name.
 		for _, name := range slices.Sorted(mapKeys(files)) {
-			if err := root.WriteFile(name, files[name], 0o666); err != nil {
+			tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
+			err := root.WriteFile(tmp, files[name], 0o666)
+			if err == nil {
+				err = root.Rename(tmp, name)
+			}
+			if err != nil {
+				root.Remove(tmp)
 				fmt.Fprintf(c.stderr, "platc import: %v\n", err)
 				return ExitUsage
 			}
