@@ -686,15 +686,21 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	// The source: a chart of a Helm repository, or a folder of a Git
 	// repository.
 	if _, multi := spec["sources"]; multi {
-		src, valuesRev, reason := s.multiSource(spec["sources"])
+		src, manifests, rev, reason := s.multiSource(spec["sources"])
 		if reason != "" {
 			return nil, reason
 		}
 		spec = shallowWith(spec, "source", src)
-		if valuesRev != "" {
-			// Its values files are this repository's, at the
-			// environment's revision.
-			a.rev, a.ownRepo = valuesRev, true
+		if rev != "" {
+			// Its values files, or its folder, are this repository's,
+			// at the environment's revision.
+			a.rev, a.ownRepo = rev, true
+		}
+		if manifests != "" {
+			if st, err := fs.Stat(fsys, manifests); err != nil || !st.IsDir() {
+				return nil, fmt.Sprintf("folder %s is not in the repository, so Argo CD cannot sync it: create it, or fix the path", manifests)
+			}
+			f.Set("manifests", manifests)
 		}
 	}
 	src, _ := spec["source"].(map[string]any)
@@ -866,37 +872,50 @@ var exactVersion = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9
 
 // multiSource reads the sources platc's chart modules render: a chart and
 // this repository as ref "values" for its values files.
-func (s *Spec) multiSource(v any) (src map[string]any, valuesRev, reason string) {
+func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason string) {
 	list := anyList(v)
 	if len(list) == 1 {
 		src, _ := list[0].(map[string]any)
-		return src, "", ""
+		return src, "", "", ""
 	}
-	// A chart, and this repository as ref "values" for its values
-	// files: a chart module with helm.valueFiles.
-	if len(list) == 2 {
-		var chart, values map[string]any
-		for _, x := range list {
-			m, _ := x.(map[string]any)
-			switch {
-			case str(m["chart"]) != "":
-				chart = m
-			case str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && sameRepo(str(m["repoURL"])) == sameRepo(s.RepoURL):
-				values = m
-			}
-		}
-		helm, _ := chart["helm"].(map[string]any)
-		files := anyList(helm["valueFiles"])
-		prefix := "$" + argocd.ValuesRef + "/"
-		if chart != nil && values != nil && len(files) > 0 && !slices.ContainsFunc(files, func(f any) bool { return !strings.HasPrefix(str(f), prefix) }) {
-			paths := make([]any, len(files))
-			for i, f := range files {
-				paths[i] = strings.TrimPrefix(str(f), prefix)
-			}
-			return shallowWith(chart, "helm", shallowWith(helm, "valueFiles", paths)), cmp.Or(str(values["targetRevision"]), "HEAD"), ""
+	// A chart, with this repository as ref "values" for its values
+	// files, a folder of this repository beside it, or both: a chart
+	// module with helm.valueFiles and manifests, as platc renders it.
+	var chart, values, folder map[string]any
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		ours := sameRepo(str(m["repoURL"])) == sameRepo(s.RepoURL)
+		switch {
+		case str(m["chart"]) != "" && chart == nil:
+			chart = m
+		case ours && str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && values == nil:
+			values = m
+		case ours && str(m["ref"]) == "" && str(m["path"]) != "" && folder == nil:
+			folder = m
+		default:
+			return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
 		}
 	}
-	return nil, "", fmt.Sprintf("%d sources: the spec says a chart with its values files of this repository, or a chart and a folder, not yet these", len(list))
+	helm, _ := chart["helm"].(map[string]any)
+	files := anyList(helm["valueFiles"])
+	prefix := "$" + argocd.ValuesRef + "/"
+	refsOnly := !slices.ContainsFunc(files, func(f any) bool { return !strings.HasPrefix(str(f), prefix) })
+	if chart == nil || values != nil && (len(files) == 0 || !refsOnly) || values == nil && len(files) > 0 {
+		return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
+	}
+	if values != nil {
+		paths := make([]any, len(files))
+		for i, f := range files {
+			paths[i] = strings.TrimPrefix(str(f), prefix)
+		}
+		chart = shallowWith(chart, "helm", shallowWith(helm, "valueFiles", paths))
+		rev = cmp.Or(str(values["targetRevision"]), "HEAD")
+	}
+	if folder != nil {
+		manifests = path.Clean(str(folder["path"]))
+		rev = cmp.Or(rev, str(folder["targetRevision"]), "HEAD")
+	}
+	return chart, manifests, rev, ""
 }
 
 // helmValues are a source's values: values (YAML text) and valuesObject,
@@ -958,7 +977,7 @@ func projectFields(o *Object) *object.Map {
 }
 
 // moduleOrder is the order of a module's fields in the spec written.
-var moduleOrder = []string{"description", "chart", "path", "repoURL", "revision", "namespace", "wave", "values", "helm",
+var moduleOrder = []string{"description", "chart", "path", "repoURL", "revision", "namespace", "wave", "values", "helm", "manifests",
 	"directory", "kustomize", "plugin", "createNamespace", "syncOptions", "cascadeDelete", "labels", "annotations", "syncPolicy",
 	"managedNamespaceMetadata", "ignoreDifferences", "respectIgnoreDifferences", "revisionHistoryLimit"}
 
