@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -434,7 +435,7 @@ var templated = regexp.MustCompile(`{{.*}}`)
 // know as written.
 func (x *expander) replace(s string, params map[string]any) (string, error) {
 	if x.goTemplate {
-		t := template.New("").Funcs(funcs)
+		t := template.New("").Funcs(funcs())
 		for _, o := range x.options {
 			t = t.Option(o)
 		}
@@ -476,8 +477,8 @@ func (x *expander) replace(s string, params map[string]any) (string, error) {
 
 // funcs are the template functions of Argo CD's ApplicationSet
 // controller: sprig's, less those that read the environment, and
-// normalize.
-var funcs = func() template.FuncMap {
+// normalize; made on first use, not at every platc's start.
+var funcs = sync.OnceValue(func() template.FuncMap {
 	m := sprig.GenericFuncMap()
 	delete(m, "env")
 	delete(m, "expandenv")
@@ -488,7 +489,7 @@ var funcs = func() template.FuncMap {
 		return strings.TrimSuffix(string(b), "\n"), err
 	}
 	return m
-}()
+})
 
 var invalidDNSNameChars = regexp.MustCompile(`[^-a-z0-9.]`)
 

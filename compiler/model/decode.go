@@ -264,6 +264,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		env.Projects = append(env.Projects, proj)
 	})
 	e.eachField("modules", func(mname string, s entry) {
+		env.sources = env.sources || s.Has("path") || s.Has("revision") || s.Has("destination")
 		env.Settings[mname] = &ModuleSettings{
 			Node:     s.node,
 			Module:   mname,

@@ -334,13 +334,25 @@ func (m *Module) RepoFolder() string {
 	return ""
 }
 
+// SetsSources reports whether some module settings of env set a path,
+// a revision or a destination: where none does, every module's are its
+// own.
+func (env *Environment) SetsSources() bool { return env.sources }
+
+// sourceSettings are m's settings in env where the settings of env set
+// a module's source anywhere (path, revision, destination), else nil:
+// most environments set none, and most modules are looked up for them.
+func (env *Environment) sourceSettings(m *Module) *ModuleSettings {
+	if env == nil || !env.sources {
+		return nil
+	}
+	return env.Settings[m.Name]
+}
+
 // DirIn is the folder a path module syncs in env: the environment's
 // setting, or the module's path (also where env is nil).
 func (m *Module) DirIn(env *Environment) string {
-	if env == nil {
-		return m.Dir
-	}
-	if s := env.Settings[m.Name]; s != nil && s.Dir != "" {
+	if s := env.sourceSettings(m); s != nil && s.Dir != "" {
 		return s.Dir
 	}
 	return m.Dir
@@ -374,7 +386,7 @@ func (m *Module) RepoFolders(spec *Spec) []string {
 // at in env: the environment's setting, the module's, or the default (the
 // environment's revision for this repository, HEAD for another).
 func (m *Module) RevisionIn(env *Environment) string {
-	if s := env.Settings[m.Name]; s != nil && s.Revision != "" {
+	if s := env.sourceSettings(m); s != nil && s.Revision != "" {
 		return s.Revision
 	}
 	switch {
@@ -389,7 +401,7 @@ func (m *Module) RevisionIn(env *Environment) string {
 // DestinationIn is the cluster m deploys to in env: the environment's
 // setting for it, the module's own, or the environment's.
 func (m *Module) DestinationIn(env *Environment) Destination {
-	if s := env.Settings[m.Name]; s != nil && s.Destination != nil {
+	if s := env.sourceSettings(m); s != nil && s.Destination != nil {
 		return *s.Destination
 	}
 	if m.Destination != nil {
@@ -597,6 +609,10 @@ type Environment struct {
 	// nil where it runs the platform's.
 	Charts []*ChartPin // sorted by chart name
 	charts map[string]*Chart
+	// sources: some module settings set a path, revision or
+	// destination (DirIn, RevisionIn, DestinationIn look them up only
+	// then).
+	sources bool
 }
 
 // DefaultKubeVersion is the Kubernetes version charts are rendered for

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"maps"
 	"path"
 	"slices"
@@ -57,11 +58,10 @@ var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 // setFolderSource sets the source of a module that syncs its folder of
 // this repository.
 func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
-	src := r.gitSource(env, m.DirIn(env))
-	if m.RepoURL != "" {
-		src.Set("repoURL", m.RepoURL)
-	}
-	src.Set("targetRevision", m.RevisionIn(env))
+	src := object.NewMap().
+		Set("repoURL", cmp.Or(m.RepoURL, r.spec.Platform.RepoURL)).
+		Set("targetRevision", m.RevisionIn(env)).
+		Set("path", m.DirIn(env))
 	if d := m.Directory; d != nil {
 		dir := object.NewMap()
 		if d.Recurse {

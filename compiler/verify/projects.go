@@ -62,7 +62,7 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	}
 	known(env.Destination)
 	for _, m := range spec.Modules { // the modules' own clusters
-		if m.Destination != nil || env.Settings[m.Name] != nil {
+		if m.Destination != nil || env.SetsSources() {
 			known(m.DestinationIn(env))
 		}
 	}

@@ -414,11 +414,15 @@ func (v *verifier) folders() {
 		// the module's, or an environment's own.
 		var dirs []string
 		in := map[string][]*model.Environment{}
+		own := v.manifestsFolder(m, nil)
 		for _, env := range v.in.Spec.Environments {
 			if s, ok := env.Settings[m.Name]; ok && !s.Enabled {
 				continue
 			}
-			dir := v.manifestsFolder(m, env)
+			dir := own
+			if env.SetsSources() {
+				dir = v.manifestsFolder(m, env)
+			}
 			if dir == "" {
 				continue // not a folder of manifests; a chart is rendered and checked with the charts
 			}
@@ -427,11 +431,9 @@ func (v *verifier) folders() {
 			}
 			in[dir] = append(in[dir], env)
 		}
-		if len(dirs) == 0 {
+		if len(dirs) == 0 && own != "" {
 			// Delivered nowhere: its own folder is checked all the same.
-			if dir := v.manifestsFolder(m, nil); dir != "" {
-				dirs = append(dirs, dir)
-			}
+			dirs = append(dirs, own)
 		}
 		for _, dir := range dirs {
 			v.folder(m, dir, in[dir], kinds, verdicts)
