@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -151,7 +152,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 	written := "nothing written (-n)"
 	if !dry {
 		var inTheWay []string
-		for _, name := range slices.Sorted(mapKeys(files)) {
+		for _, name := range slices.Sorted(maps.Keys(files)) {
 			if _, err := root.Lstat(name); !errors.Is(err, fs.ErrNotExist) && !force {
 				inTheWay = append(inTheWay, name)
 			}
@@ -170,7 +171,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 		}
 		// Each file is written whole or not at all: beside it, then
 		// renamed over its name.
-		for _, name := range slices.Sorted(mapKeys(files)) {
+		for _, name := range slices.Sorted(maps.Keys(files)) {
 			tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
 			err := root.WriteFile(tmp, files[name], 0o666)
 			if err == nil {
@@ -197,7 +198,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 	}
 	if n > 0 && res.Files != nil {
 		// The render's own findings, in the objects as they are.
-		problems = fmt.Sprintf("; %s (above), which Argo CD would refuse too", plural(n, "problem", "problems"))
+		problems = fmt.Sprintf("; %s (above) in what the original objects say", plural(n, "problem", "problems"))
 	}
 	fmt.Fprintf(c.stdout, "import: %d objects, %d equal, %d differ, %d not imported%s; %s\n",
 		len(results), counts[importer.Equal], counts[importer.Differs], counts[importer.NotImported], problems, written)
@@ -205,16 +206,6 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 		return ExitOK
 	}
 	return ExitProblems
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // printImport writes the table of results: each object, and how it came
