@@ -111,7 +111,7 @@ precommit:
 browser:
 	cd browser && $(GO) test -count=1 ./...
 
-## report-screenshot: regenerate docs/report.png, the README's picture of the report (needs Chromium)
+## report-screenshot: regenerate docs/report.png, the guide's picture of the report (needs Chromium)
 report-screenshot: browser
 	@test -f browser/.out/report.png || { echo "no screenshot: make browser skipped, Chromium is missing (apt-get install chromium)"; exit 1; }
 	cp browser/.out/report.png docs/report.png

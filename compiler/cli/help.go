@@ -13,7 +13,7 @@ import (
 
 // The help texts, made from the table of commands: the list of commands
 // (platc help), a command's help (platc help <command>, platc <command>
-// -h) and the CLI reference of the README.
+// -h) and the CLI reference of docs/guide.md.
 
 const intro = "platc compiles a CUE platform spec into the Argo CD manifests of a GitOps repository."
 
@@ -165,9 +165,9 @@ func printMessages(w io.Writer) {
 	fmt.Fprintln(w, "\nplatc help <id> says more of one; docs/messages.md lists them all.")
 }
 
-// reference is the CLI section of the README: every command's usage line
+// reference is the CLI section of docs/guide.md: every command's usage line
 // and summary, the compile flags and the exit codes. A test compares it
-// with the README (go test ./compiler/cli -update rewrites the README's
+// with docs/guide.md (go test ./compiler/cli -update rewrites its
 // block).
 func reference(cmds []*command) string {
 	var b strings.Builder

@@ -10,15 +10,15 @@ import (
 	"github.com/platc/platc/compiler/cli"
 )
 
-// readme is the README, whose CLI section is made from the table of
+// readme is docs/guide.md, whose CLI section is made from the table of
 // commands.
-const readme = "../../README.md"
+const readme = "../../docs/guide.md"
 
-// TestREADMECLISection fails when the first code block of the README's
+// TestGuideCLISection fails when the first code block of the guide's
 // CLI section is not what the table of commands says (the usage line and
 // summary of every command, the compile flags, the exit codes); go test
 // ./compiler/cli -update rewrites it.
-func TestREADMECLISection(t *testing.T) {
+func TestGuideCLISection(t *testing.T) {
 	data, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
