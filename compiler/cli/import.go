@@ -13,12 +13,12 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/importer"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
@@ -95,7 +95,7 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 	}
 	// The AppProjects elsewhere in the repository, for Applications whose
 	// folders do not hold theirs.
-	if all, _, err := importer.Read(repo, []importer.Root{{Path: "."}}); err == nil {
+	if all, _, err := importer.Read(repo, []importer.Root{{Path: ".", Projects: true}}); err == nil {
 		for _, o := range all {
 			if o.Kind == "AppProject" {
 				objs = append(objs, o)
@@ -235,7 +235,7 @@ func importCompile(repo fs.FS, objs []*importer.Object, envs []string, opts impo
 	for name, b := range spec.Files {
 		files[path.Join(specDir, name)] = b
 	}
-	res := compiler.Compile(overlayFS{base: repo, dir: specDir, files: files}, compiler.Options{SpecDir: specDir, KeepFiles: true})
+	res := compiler.Compile(overlay{FS: repo, files: files, specDir: specDir}, compiler.Options{SpecDir: specDir, KeepFiles: true})
 	return spec, files, res
 }
 
@@ -243,7 +243,7 @@ func importCompile(repo fs.FS, objs []*importer.Object, envs []string, opts impo
 // build without --enable-helm.
 func needsHelm(res *compiler.Result) bool {
 	return slices.ContainsFunc(res.Log.Problems(), func(p diag.Problem) bool {
-		return p.ID == diag.Kustomize && strings.Contains(p.Msg, "must specify --enable-helm")
+		return manifests.NeedsHelm(manifests.Problem{ID: p.ID, Msg: p.Msg})
 	})
 }
 
@@ -295,102 +295,6 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 			fmt.Fprintf(w, "  %s (above): after the switch, Argo CD runs %s as the spec renders %[2]s, not as %s.\n", plural(differ, "object differs", "objects differ"), map[bool]string{true: "it", false: "them"}[differ == 1], map[bool]string{true: "it was", false: "they were"}[differ == 1])
 		}
 	}
-}
-
-// overlayFS is the repository with the spec folder's .cue files replaced
-// by files.
-type overlayFS struct {
-	base  fs.FS
-	dir   string
-	files map[string][]byte
-}
-
-func (o overlayFS) Open(name string) (fs.File, error) {
-	if b, ok := o.files[name]; ok {
-		return &memFile{name: path.Base(name), r: strings.NewReader(string(b)), size: int64(len(b))}, nil
-	}
-	if path.Dir(name) == o.dir && strings.HasSuffix(name, ".cue") {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	if name == o.dir {
-		return o.openDir(name)
-	}
-	return o.base.Open(name)
-}
-
-// openDir lists the spec folder: its files less the .cue ones, and the
-// spec's.
-func (o overlayFS) openDir(name string) (fs.File, error) {
-	var entries []fs.DirEntry
-	if list, err := fs.ReadDir(o.base, name); err == nil {
-		for _, e := range list {
-			if !strings.HasSuffix(e.Name(), ".cue") {
-				entries = append(entries, e)
-			}
-		}
-	}
-	for f, b := range o.files {
-		if path.Dir(f) == name {
-			entries = append(entries, fs.FileInfoToDirEntry(memInfo{name: path.Base(f), size: int64(len(b))}))
-		}
-	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return &memDir{name: path.Base(name), entries: entries}, nil
-}
-
-type memInfo struct {
-	name string
-	size int64
-	dir  bool
-}
-
-func (i memInfo) Name() string { return i.name }
-func (i memInfo) Size() int64  { return i.size }
-func (i memInfo) Mode() fs.FileMode {
-	if i.dir {
-		return fs.ModeDir | 0o555
-	}
-	return 0o444
-}
-func (i memInfo) ModTime() time.Time { return time.Time{} }
-func (i memInfo) IsDir() bool        { return i.dir }
-func (i memInfo) Sys() any           { return nil }
-
-type memFile struct {
-	name string
-	r    *strings.Reader
-	size int64
-}
-
-func (f *memFile) Stat() (fs.FileInfo, error) { return memInfo{name: f.name, size: f.size}, nil }
-func (f *memFile) Read(b []byte) (int, error) { return f.r.Read(b) }
-func (f *memFile) Close() error               { return nil }
-
-type memDir struct {
-	name    string
-	entries []fs.DirEntry
-	off     int
-}
-
-func (d *memDir) Stat() (fs.FileInfo, error) { return memInfo{name: d.name, dir: true}, nil }
-func (d *memDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a directory")}
-}
-func (d *memDir) Close() error { return nil }
-func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.entries[d.off:]
-	if n <= 0 {
-		d.off = len(d.entries)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > len(rest) {
-		n = len(rest)
-	}
-	d.off += n
-	return rest[:n], nil
 }
 
 // originURL is the URL of the repository's Git remote origin, as

@@ -98,7 +98,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 		c.rep.summary("nothing to change: " + nothing)
 		return ExitOK
 	}
-	next := compiler.Compile(overlay{repo.root.FS(), v.Files}, repo.opts)
+	next := compiler.Compile(overlay{FS: repo.root.FS(), files: v.Files}, repo.opts)
 	c.rep.log(next.Log)
 	if next.Log.HasErrors() {
 		return ExitProblems

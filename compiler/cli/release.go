@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io/fs"
+	"path"
 	"testing/fstest"
 
 	"github.com/platc/platc/compiler"
@@ -47,7 +48,7 @@ func runRelease(c *call, envs []string) int {
 	}
 	// The release as it will be: the edited spec, compiled and checked
 	// before anything is written.
-	next := compiler.Compile(overlay{root.FS(), edits}, repo.opts)
+	next := compiler.Compile(overlay{FS: root.FS(), files: edits}, repo.opts)
 	c.rep.log(next.Log)
 	if next.Log.HasErrors() {
 		return ExitProblems
@@ -71,15 +72,44 @@ func runRelease(c *call, envs []string) int {
 }
 
 // overlay is a repository with some files replaced: the spec as a release
-// will leave it.
+// will leave it, or as import writes it. With specDir, the .cue files of
+// that folder are only those of files (which may be new), as a spec
+// written anew leaves it.
 type overlay struct {
 	fs.FS
-	files map[string][]byte
+	files   map[string][]byte
+	specDir string
 }
 
 func (o overlay) Open(name string) (fs.File, error) {
 	if data, ok := o.files[name]; ok {
 		return fstest.MapFS{name: &fstest.MapFile{Data: data, Mode: 0o644}}.Open(name)
 	}
-	return o.FS.Open(name)
+	if o.specDir == "" {
+		return o.FS.Open(name)
+	}
+	if path.Dir(name) == o.specDir && path.Ext(name) == ".cue" {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	if name != o.specDir {
+		return o.FS.Open(name)
+	}
+	// The folder lists what the repository has there, less its .cue
+	// files, and the files written.
+	dir := fstest.MapFS{}
+	entries, _ := fs.ReadDir(o.FS, name)
+	for _, e := range entries {
+		if path.Ext(e.Name()) != ".cue" {
+			dir[path.Join(name, e.Name())] = &fstest.MapFile{Mode: e.Type()}
+		}
+	}
+	for f, data := range o.files {
+		if path.Dir(f) == name {
+			dir[f] = &fstest.MapFile{Data: data, Mode: 0o644}
+		}
+	}
+	if len(dir) == 0 {
+		dir[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+	}
+	return dir.Open(name)
 }

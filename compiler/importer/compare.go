@@ -96,9 +96,8 @@ const projectWave = "-1"
 // false, empty and null fields dropped outside Helm values (Argo CD's
 // defaults). Status and operation are not compared.
 func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
-	var v map[string]any
-	b, err := json.Marshal(object.Plain(obj))
-	if err != nil || json.Unmarshal(b, &v) != nil {
+	v, _ := plainJSON(obj).(map[string]any)
+	if v == nil {
 		return nil
 	}
 	out := map[string]any{"apiVersion": v["apiVersion"], "kind": v["kind"]}

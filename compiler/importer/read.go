@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
 )
 
@@ -76,6 +77,9 @@ func (s Skip) Where() string {
 type Root struct {
 	Env  string // the environment's name
 	Path string // slash path from the repository root
+	// Projects reads the AppProjects of the folder alone: its files
+	// that name none are not parsed.
+	Projects bool
 }
 
 // Read reads the Argo CD Applications and AppProjects under each root of
@@ -126,15 +130,8 @@ func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
 			if files++; files > MaxFiles {
 				return fmt.Errorf("more than %d files under %s: import a smaller folder", MaxFiles, r.Path)
 			}
-			o, s := readFile(fsys, p, r.Env)
-			for i := range s {
-				s[i].Env = r.Env
-			}
-			for _, x := range o {
-				x.Root = r.Path
-			}
-			objs = append(objs, o...)
-			skips = append(skips, s...)
+			o, s := readFile(fsys, p, r)
+			objs, skips = append(objs, o...), append(skips, s...)
 			return nil
 		})
 		if err != nil {
@@ -203,13 +200,7 @@ func readFolderFiles(fsys fs.FS, r Root) ([]*Object, []Skip) {
 			skips = append(skips, Skip{Env: r.Env, File: p, Reason: "not a regular file (a link, or a device): import reads only regular files"})
 			continue
 		}
-		o, s := readFile(fsys, p, r.Env)
-		for i := range s {
-			s[i].Env = r.Env
-		}
-		for _, x := range o {
-			x.Root = r.Path
-		}
+		o, s := readFile(fsys, p, r)
 		objs, skips = append(objs, o...), append(skips, s...)
 	}
 	return objs, skips
@@ -266,8 +257,17 @@ func unwrap(err error) string {
 	return err.Error()
 }
 
-// readFile reads the documents of one file.
-func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
+// readFile reads the documents of one file of the root r.
+func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
+	defer func() {
+		for i := range skips {
+			skips[i].Env = r.Env
+		}
+		for _, o := range objs {
+			o.Root = r.Path
+		}
+	}()
+	env := r.Env
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, []Skip{{File: name, Reason: "cannot be read: " + unwrap(err)}}
@@ -280,11 +280,12 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 	if len(data) > MaxFileSize {
 		return nil, []Skip{{File: name, Reason: fmt.Sprintf("larger than %d MiB: not read", MaxFileSize>>20)}}
 	}
+	if r.Projects && !bytes.Contains(data, []byte("AppProject")) {
+		return nil, nil
+	}
 	// A file without an Argo CD or kro object is read for the other
 	// objects of a folder an app-of-apps syncs, and is not reported.
 	quiet := !bytes.Contains(data, []byte("argoproj.io")) && !bytes.Contains(data, []byte("kro.run"))
-	var objs []*Object
-	var skips []Skip
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -296,11 +297,12 @@ func readFile(fsys fs.FS, name, env string) ([]*Object, []Skip) {
 			return objs, nil
 		}
 		if err != nil {
-			reason := "not YAML: " + oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
+			line, msg := diag.YAMLError(err)
+			reason := "not YAML: " + msg
 			if bytes.Contains(data, []byte("{{")) {
-				reason = "a template ({{ }}), not plain YAML: import the objects it renders"
+				line, reason = 0, "a template ({{ }}), not plain YAML: import the objects it renders"
 			}
-			return objs, append(skips, Skip{File: name, Reason: reason})
+			return objs, append(skips, Skip{File: name, Line: line, Reason: reason})
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 			continue

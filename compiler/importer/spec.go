@@ -74,7 +74,6 @@ type Spec struct {
 
 // app is one Application as a module of one environment.
 type app struct {
-	obj     *Object
 	fields  *object.Map // the module's fields, in the spec's order
 	project string
 	dest    *object.Map // {server} or {name}
@@ -671,7 +670,7 @@ func chartLabel(s string) string {
 func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	spec, _ := o.Body["spec"].(map[string]any)
 	meta, _ := o.Body["metadata"].(map[string]any)
-	a := &app{obj: o, fields: object.NewMap()}
+	a := &app{fields: object.NewMap()}
 	a.project = cmp.Or(str(spec["project"]), argocd.DefaultProjectName)
 	f := a.fields
 

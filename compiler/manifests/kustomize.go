@@ -253,6 +253,13 @@ func quoteAll(paths []string) string {
 	return strings.Join(q, ", ")
 }
 
+// NeedsHelm reports whether p is a kustomization that does not build
+// without --enable-helm (it inflates Helm charts), which Argo CD builds
+// where its kustomize.buildOptions say so.
+func NeedsHelm(p Problem) bool {
+	return p.ID == diag.Kustomize && strings.Contains(p.Msg, "must specify --enable-helm")
+}
+
 // Kustomized is an object a kustomization yields, whole.
 type Kustomized struct {
 	Body map[string]any

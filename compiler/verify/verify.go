@@ -446,7 +446,7 @@ func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment
 	objs, problems := v.in.Folders.build(dir)
 	// Folders keeps the folder's problems: add to a copy.
 	for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
-		if p.ID == diag.Kustomize && strings.Contains(p.Msg, "must specify --enable-helm") && slices.Contains(strings.Fields(v.in.Spec.Platform.KustomizeBuildOptions), "--enable-helm") {
+		if manifests.NeedsHelm(p) && slices.Contains(strings.Fields(v.in.Spec.Platform.KustomizeBuildOptions), "--enable-helm") {
 			// Argo CD inflates the charts; platc, offline, does not.
 			v.log.Reportf(diag.NotChecked, diag.Pos{File: p.File, Line: p.Line}, m.Path, "folder %s inflates Helm charts (helmCharts), as Argo CD's kustomize does with --enable-helm (platform.kustomizeBuildOptions) and platc, offline, does not: its objects are not checked", dir)
 			continue
