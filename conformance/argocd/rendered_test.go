@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -160,7 +161,16 @@ func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *mode
 		}
 	}
 	db := clusterDB{clusters: []argocd.Cluster{argocd.InCluster}}
-	if d := env.Destination; d.Server != argocd.InClusterServer || d.Name != "" {
+	// The environment's cluster and its modules' own: Argo CD's own
+	// in-cluster aside, each is one Argo CD has registered.
+	dests := []model.Destination{env.Destination}
+	for _, m := range res.Spec.Modules {
+		dests = append(dests, m.DestinationIn(env))
+	}
+	for i, d := range dests {
+		if argocd.IsInCluster(argocd.Destination{Server: d.Server, Name: d.Name}) {
+			continue
+		}
 		// A cluster Argo CD has registered has both; platc's spec gives
 		// one, the other is made up.
 		c := argocd.Cluster{Server: d.Server, Name: d.Name}
@@ -168,9 +178,11 @@ func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *mode
 			c.Server = "https://" + c.Name + ".cluster.invalid"
 		}
 		if c.Name == "" {
-			c.Name = env.Name + "-cluster"
+			c.Name = fmt.Sprintf("%s-cluster-%d", env.Name, i)
 		}
-		db.clusters = append(db.clusters, c)
+		if !slices.ContainsFunc(db.clusters, func(k argocd.Cluster) bool { return k.Server == c.Server || k.Name == c.Name }) {
+			db.clusters = append(db.clusters, c)
+		}
 	}
 	ctx := context.Background()
 	for i, app := range apps {
