@@ -13,7 +13,7 @@ PLATC = bin/platc
 # larger binary.
 export GOFLAGS += -tags=kustomize_disable_go_plugin_support
 
-.PHONY: render check vet test race conformance realworld e2e rehearse bench bench-compare golden help quickstart upstream-diff bootstrap-argocd sync hooks install precommit browser report-screenshot
+.PHONY: render check vet test race conformance realworld realcharts e2e rehearse bench bench-compare golden help quickstart upstream-diff bootstrap-argocd sync hooks install precommit browser report-screenshot
 
 # The Argo CD platc checks by, and the argo-cd chart that installs it, as
 # compiler/upstream names them (its tests keep these two lines the same).
@@ -78,6 +78,12 @@ conformance:
 ## "import: N objects, E equal, D differ, U not imported" (-update rewrites realworld/testdata)
 realworld:
 	cd realworld && $(GO) test -count=1 -v .
+
+## realcharts: the sample checked with the real charts it pins (../shared/charts), served on
+## loopback at their repositories' URLs and locked with platc charts pull, in a module of its own;
+## ends with a line "realcharts: N charts rendered, P problems"
+realcharts:
+	cd realcharts && $(GO) test -count=1 -v .
 
 ## e2e: deliver the sample and the golden cases to the real controllers: a control
 ## plane built from Go modules (Kubernetes, kwok, Argo CD, kro; the first build takes

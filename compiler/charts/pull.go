@@ -3,11 +3,14 @@ package charts
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/Masterminds/semver/v3"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -151,7 +154,13 @@ func pullOCI(ctx context.Context, client *http.Client, ref, version string) ([]b
 		return nil, "", fmt.Errorf("oci://%s names no repository", ref)
 	}
 	reg := &registry{client: client, base: "https://" + host + "/v2/" + name}
-	manifest, err := reg.get(ctx, "/manifests/"+version, maxManifest, ociManifestType)
+	// The version as written, '+' as '_', as Helm's registry client
+	// pulls it (pkg/registry): a version is never matched to another tag.
+	tag := strings.ReplaceAll(version, "+", "_")
+	manifest, err := reg.get(ctx, "/manifests/"+tag, maxManifest, ociManifestType)
+	if errors.Is(err, errNotFound) {
+		err = reg.missing(ctx, version, tag)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -178,6 +187,88 @@ func pullOCI(ctx context.Context, client *http.Client, ref, version string) ([]b
 	return nil, "", fmt.Errorf("%s:%s is not a Helm chart: its manifest has no layer of type %s", ref, version, chartLayerType)
 }
 
+// missing says why the registry has no tag for a chart version: where
+// it has one of the same semantic version (kro's chart 0.9.3 is tagged
+// v0.9.3), the error names the version to pin, since Helm, and so Argo
+// CD, would not find the version as written either.
+func (r *registry) missing(ctx context.Context, version, tag string) error {
+	tags, err := r.tags(ctx)
+	if err != nil {
+		return err
+	}
+	if want, err := semver.NewVersion(version); err == nil {
+		for _, t := range tags {
+			v, err := semver.NewVersion(strings.ReplaceAll(t, "_", "+"))
+			if err == nil && v.Equal(want) && v.Metadata() == want.Metadata() {
+				return fmt.Errorf("%s has no tag %s, but has %s, the same version: Helm, and so Argo CD, pulls the tag as written: pin version %q", r.ref(), tag, t, strings.ReplaceAll(t, "_", "+"))
+			}
+		}
+	}
+	return fmt.Errorf("%s has no version %s (it has %d others)", r.ref(), version, len(tags))
+}
+
+// ref is the registry's repository, host/path.
+func (r *registry) ref() string {
+	return strings.Replace(strings.TrimPrefix(r.base, "https://"), "/v2/", "/", 1)
+}
+
+// maxTagPages bounds the pages of a tag list a registry may answer with.
+const maxTagPages = 100
+
+// tags lists the repository's tags, following the Link header of a
+// paginated answer (the distribution spec's tag listing).
+func (r *registry) tags(ctx context.Context) ([]string, error) {
+	var all []string
+	next := "/tags/list"
+	for page := 0; next != ""; page++ {
+		if page == maxTagPages {
+			return nil, fmt.Errorf("%s/tags/list: more than %d pages", r.base, maxTagPages)
+		}
+		data, header, err := r.getHeader(ctx, next, maxManifest, "")
+		if err != nil {
+			return nil, err
+		}
+		var list struct {
+			Tags []string `json:"tags"`
+		}
+		if err := json.Unmarshal(data, &list); err != nil {
+			return nil, fmt.Errorf("%s/tags/list: %v", r.base, err)
+		}
+		all = append(all, list.Tags...)
+		next = nextPage(header.Get("Link"), r.base)
+	}
+	return all, nil
+}
+
+// nextPage is the path, relative to base, of the rel="next" link of a
+// Link header ("</v2/name/tags/list?last=x&n=100>; rel=\"next\""), or "".
+func nextPage(link, base string) string {
+	target, rest, ok := strings.Cut(link, ">")
+	if !ok || !strings.Contains(rest, `rel="next"`) {
+		return ""
+	}
+	target = strings.TrimPrefix(strings.TrimSpace(target), "<")
+	u, err := url.Parse(target)
+	if err != nil {
+		return ""
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	p, ok := strings.CutPrefix(u.Path, b.Path)
+	if !ok {
+		return ""
+	}
+	if u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+// errNotFound is a registry's 404.
+var errNotFound = errors.New("404 Not Found")
+
 type registry struct {
 	client *http.Client
 	base   string
@@ -185,6 +276,11 @@ type registry struct {
 }
 
 func (r *registry) get(ctx context.Context, p string, limit int64, accept string) ([]byte, error) {
+	data, _, err := r.getHeader(ctx, p, limit, accept)
+	return data, err
+}
+
+func (r *registry) getHeader(ctx context.Context, p string, limit int64, accept string) ([]byte, http.Header, error) {
 	for try := 0; ; try++ {
 		h := http.Header{}
 		if accept != "" {
@@ -195,18 +291,21 @@ func (r *registry) get(ctx context.Context, p string, limit int64, accept string
 		}
 		data, header, status, err := get(ctx, r.client, r.base+p, limit, h)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch {
 		case status == http.StatusOK:
-			return data, nil
+			return data, header, nil
 		case status == http.StatusUnauthorized && try == 0:
 			if err := r.authorize(ctx, header.Get("WWW-Authenticate")); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			continue
 		}
-		return nil, fmt.Errorf("%s: %d %s", r.base+p, status, http.StatusText(status))
+		if status == http.StatusNotFound {
+			return nil, nil, fmt.Errorf("%s: %w", r.base+p, errNotFound)
+		}
+		return nil, nil, fmt.Errorf("%s: %d %s", r.base+p, status, http.StatusText(status))
 	}
 }
 

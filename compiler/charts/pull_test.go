@@ -65,3 +65,30 @@ func TestLockRoundTrip(t *testing.T) {
 		t.Error("an unknown field is accepted")
 	}
 }
+
+// TestPullOCITagAsWritten: Helm pulls an OCI chart by its version as
+// written ('+' as '_'), never another tag of the same version; where the
+// registry has one (kro's v0.9.3 for 0.9.3), the error names the pin.
+func TestPullOCITagAsWritten(t *testing.T) {
+	v := archive("v0.9.3", "1")
+	build := archive("1.0.0+build.7", "1")
+	reg := chartstest.NewRegistry(chartstest.Chart{Name: "web", Version: "v0.9.3", Archive: v}, chartstest.Chart{Name: "web", Version: "1.0.0+build.7", Archive: build})
+	defer reg.Close()
+	ctx := context.Background()
+	if e, _, err := charts.Pull(ctx, reg.Client(), "web", reg.RepoURL(), "web", "v0.9.3"); err != nil || e.Digest != charts.Digest(v) {
+		t.Errorf("v0.9.3: %+v %v", e, err)
+	}
+	if e, _, err := charts.Pull(ctx, reg.Client(), "web", reg.RepoURL(), "web", "1.0.0+build.7"); err != nil || e.Digest != charts.Digest(build) {
+		t.Errorf("1.0.0+build.7: %+v %v", e, err)
+	}
+	host := strings.TrimPrefix(reg.URL, "https://")
+	_, _, err := charts.Pull(ctx, reg.Client(), "web", reg.RepoURL(), "web", "0.9.3")
+	want := host + `/charts/web has no tag 0.9.3, but has v0.9.3, the same version: Helm, and so Argo CD, pulls the tag as written: pin version "v0.9.3"`
+	if err == nil || err.Error() != want {
+		t.Errorf("0.9.3:\n got %v\nwant %s", err, want)
+	}
+	_, _, err = charts.Pull(ctx, reg.Client(), "web", reg.RepoURL(), "web", "2.0.0")
+	if want := host + "/charts/web has no version 2.0.0 (it has 2 others)"; err == nil || err.Error() != want {
+		t.Errorf("2.0.0:\n got %v\nwant %s", err, want)
+	}
+}

@@ -198,3 +198,59 @@ func TestUnknownKeysOfSubcharts(t *testing.T) {
 		t.Errorf("unknown = %s, want %s", g, want)
 	}
 }
+
+// TestUnknownKeysAsRealChartsReadThem: what real charts read without
+// naming .Values.a.b in a template is known: a dependency's condition
+// (tempo's minio.enabled), a value a string value reads through tpl
+// (tempo's config), a key reached by index (grafana's "grafana.ini"),
+// and the top-level tags of tagged dependencies. Below a map handed to a
+// helper as a whole (loki's singleBinary), a key no template names,
+// next to a default it misspells, is a typo; a new key is not judged.
+func TestUnknownKeysAsRealChartsReadThem(t *testing.T) {
+	sub := BuildArchive("minio", map[string][]byte{
+		"Chart.yaml":  []byte("apiVersion: v2\nname: minio\nversion: 4.1.0\n"),
+		"values.yaml": []byte("mode: standalone\n"),
+	})
+	parent := map[string][]byte{
+		"Chart.yaml":             []byte("apiVersion: v2\nname: tempo\nversion: 2.1.2\ndependencies:\n  - name: minio\n    version: 4.1.0\n    condition: minio.enabled\n    tags: [storage]\n"),
+		"values.yaml":            []byte("storage:\n  trace:\n    backend: local\nconfig: |\n  backend: {{ .Values.storage.trace.backend }}\n  {{- toYaml .Values.storage.trace.s3 | nindent 2 }}\ngrafana.ini:\n  server:\n    port: 3000\nsingleBinary:\n  replicas: 1\n  resources: {}\n"),
+		"charts/minio-4.1.0.tgz": sub,
+		"templates/cm.yaml": []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}
+data:
+  config: {{ tpl .Values.config . | quote }}
+  {{- range $k, $v := index .Values "grafana.ini" }}
+  {{ $k }}: {{ $v | toJson | quote }}
+  {{- end }}
+  {{- include "pod" .Values.singleBinary }}
+`),
+		"templates/_pod.tpl": []byte(`{{- define "pod" }}
+  replicas: {{ .replicas | quote }}
+  extra: {{ .extraEnv | toJson | quote }}
+{{- end }}
+`),
+	}
+	ch, err := LoadArchive(BuildArchive("tempo", parent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Render(ch, Request{Release: "r", Namespace: "ns", ValuesObject: []byte(`{
+		"tags": {"storage": true},
+		"minio": {"enabled": false},
+		"storage": {"trace": {"s3": {"bucket": "b"}}},
+		"grafana.ini": {"database": {"type": "postgres"}},
+		"singleBinary": {"replcas": 2, "extraEnv": [], "newThing": 1}
+	}`)})
+	if out.Error != "" {
+		t.Fatal(out.Error)
+	}
+	var got []string
+	for _, u := range out.Unknown {
+		got = append(got, strings.Join(u.Path, ".")+"~"+u.Suggest)
+	}
+	if g, want := strings.Join(got, " "), "singleBinary.replcas~replicas"; g != want {
+		t.Errorf("unknown = %s, want %s", g, want)
+	}
+}

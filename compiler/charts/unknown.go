@@ -30,14 +30,18 @@ func unknownKeys(ch *chart.Chart, user map[string]any) []UnknownKey {
 func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, reads *pathSet, out *[]UnknownKey) {
 	for _, k := range slices.Sorted(maps.Keys(user)) {
 		p := append(append([]string(nil), at...), k)
-		if len(at) == 0 && k == "global" {
+		if len(at) == 0 && (k == "global" || k == "tags" && hasTags(ch)) {
 			continue
 		}
 		if len(at) == 0 {
 			if sub := dependency(ch, k); sub != nil {
 				if m, ok := user[k].(map[string]any); ok {
 					var subOut []UnknownKey
-					walkUnknown(sub, m, sub.Values, nil, readPaths(sub), &subOut)
+					// What the parent reads below the subchart's name
+					// (its condition, minio.enabled) is read too.
+					subReads := readPaths(sub)
+					subReads.addBelow(reads, k)
+					walkUnknown(sub, m, sub.Values, nil, subReads, &subOut)
 					for _, u := range subOut {
 						*out = append(*out, UnknownKey{Path: append([]string{k}, u.Path...), Suggest: u.Suggest})
 					}
@@ -48,6 +52,16 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 		def, inDefaults := defaults[k]
 		if !inDefaults {
 			if reads.reads(p) {
+				// A map read as a whole is often handed to a helper
+				// (loki's singleBinary, to its pod template), which
+				// reads its keys by name: a key no template names
+				// anywhere, next to a default key it misspells, is
+				// a typo (replcas).
+				if len(defaults) > 0 && !reads.fields[k] {
+					if s := diag.Suggest(k, slices.Sorted(maps.Keys(defaults))); s != "" {
+						*out = append(*out, UnknownKey{Path: p, Suggest: s})
+					}
+				}
 				continue
 			}
 			if reads.extends(p) {
@@ -98,23 +112,106 @@ func suggest(k string, defaults map[string]any, read []string, ch *chart.Chart, 
 	return diag.Suggest(k, candidates)
 }
 
+// hasTags reports whether a dependency of ch is enabled by tags, which
+// Helm reads from the top-level tags of the values.
+func hasTags(ch *chart.Chart) bool {
+	for _, d := range ch.Metadata.Dependencies {
+		if len(d.Tags) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // valuesRef is a chain of fields after .Values in a template: .Values.a.b,
 // $.Values.a, (.Values).a is not seen.
 var valuesRef = regexp.MustCompile(`\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)`)
 
+// valuesIndex is an index of .Values by keys, which a key with a dot
+// needs: index .Values "grafana.ini" "server".
+var valuesIndex = regexp.MustCompile(`index\s+\$?\.Values((?:\s+"[^"\\]+")+)`)
+
+var indexKey = regexp.MustCompile(`"([^"\\]+)"`)
+
 // pathSet is the .Values paths a chart's templates name.
 type pathSet struct {
 	paths map[string]bool // joined with "\x00"
+	// fields are the names templates read as a field of anything
+	// ($component.replicas, .Values.image.tag).
+	fields map[string]bool
 }
 
+// fieldRef is a field read in a template: .name after anything.
+var fieldRef = regexp.MustCompile(`\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// readPaths are the paths the chart's templates read, those its string
+// values read (templates rendered with tpl: tempo's config), and its
+// dependencies' conditions.
 func readPaths(ch *chart.Chart) *pathSet {
-	s := &pathSet{paths: map[string]bool{}}
+	s := &pathSet{paths: map[string]bool{}, fields: map[string]bool{}}
 	for _, t := range ch.Templates {
-		for _, m := range valuesRef.FindAllStringSubmatch(string(t.Data), -1) {
-			s.paths[strings.Join(strings.Split(m[1][1:], "."), "\x00")] = true
+		s.scan(string(t.Data))
+		for _, m := range fieldRef.FindAllStringSubmatch(string(t.Data), -1) {
+			s.fields[m[1]] = true
+		}
+	}
+	s.scanValues(ch.Values, 0)
+	for _, d := range ch.Metadata.Dependencies {
+		for _, c := range strings.Split(d.Condition, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				s.paths[strings.ReplaceAll(c, ".", "\x00")] = true
+			}
 		}
 	}
 	return s
+}
+
+// scan adds the paths a template's text names.
+func (s *pathSet) scan(text string) {
+	if !strings.Contains(text, ".Values") {
+		return
+	}
+	for _, m := range valuesRef.FindAllStringSubmatch(text, -1) {
+		s.paths[strings.Join(strings.Split(m[1][1:], "."), "\x00")] = true
+	}
+	for _, m := range valuesIndex.FindAllStringSubmatch(text, -1) {
+		var keys []string
+		for _, k := range indexKey.FindAllStringSubmatch(m[1], -1) {
+			keys = append(keys, k[1])
+		}
+		s.paths[strings.Join(keys, "\x00")] = true
+	}
+}
+
+// maxValuesDepth bounds the walk of a chart's values.
+const maxValuesDepth = 64
+
+func (s *pathSet) scanValues(v any, depth int) {
+	if depth > maxValuesDepth {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		s.scan(v)
+	case map[string]any:
+		for _, x := range v {
+			s.scanValues(x, depth+1)
+		}
+	case []any:
+		for _, x := range v {
+			s.scanValues(x, depth+1)
+		}
+	}
+}
+
+// addBelow adds the paths of parent below key k, without k.
+func (s *pathSet) addBelow(parent *pathSet, k string) {
+	prefix := k + "\x00"
+	for p := range parent.paths {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			s.paths[rest] = true
+		}
+	}
 }
 
 // reads reports whether a template names p, or one of its parents as a

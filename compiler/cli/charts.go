@@ -14,6 +14,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/charts"
+	"github.com/platc/platc/compiler/model"
 )
 
 // chartStore is platc's chart cache: archives by digest, shared by every
@@ -96,7 +97,7 @@ func runChartsVendor(c *call, specDir string) int {
 	return chartsVendor(root, strings.TrimSuffix(specDir, "/"), store, c.stdout, c.stderr)
 }
 
-func runChartsPull(c *call, specDir string, update bool) int {
+func runChartsPull(c *call, specDir string, only []string, update bool) int {
 	store, root, code := chartsIn(c)
 	if root == nil {
 		return code
@@ -110,7 +111,7 @@ func runChartsPull(c *call, specDir string, update bool) int {
 	}
 	ctx, stop := proc.interrupts()
 	defer stop()
-	return chartsPull(ctx, root, specDir, store, client, update, stdout, stderr)
+	return chartsPull(ctx, root, specDir, store, client, only, update, stdout, stderr)
 }
 
 // readLock reads the spec's lock file; a missing one is empty.
@@ -125,7 +126,9 @@ func readLock(root *os.Root, specDir string) (*charts.Lock, error) {
 	return charts.ParseLock(data)
 }
 
-func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chartStore, client *http.Client, update bool, stdout, stderr io.Writer) int {
+// chartsPull locks every pin, or, with only, the pins of those charts
+// (the spec's names), keeping the lock's entries of the others.
+func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chartStore, client *http.Client, only []string, update bool, stdout, stderr io.Writer) int {
 	pins, log := compiler.Pins(newRepoFS(root), specDir)
 	fmt.Fprint(stderr, log.String())
 	if log.HasErrors() {
@@ -138,7 +141,22 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 	}
 	lock := &charts.Lock{}
 	failed := false
+	for _, name := range only {
+		if !slices.ContainsFunc(pins, func(c *model.Chart) bool { return c.Name == name }) {
+			fmt.Fprintf(stderr, "platc charts pull: -chart %s: the spec pins no chart %q (charts.<name>)\n", name, name)
+			failed = true
+		}
+	}
+	if failed {
+		return ExitUsage
+	}
 	for _, c := range pins {
+		if len(only) > 0 && !slices.Contains(only, c.Name) {
+			if prev := old.Find(c.RepoURL, c.Chart, c.Version); prev != nil {
+				lock.Charts = append(lock.Charts, *prev)
+			}
+			continue
+		}
 		e, data, err := charts.Pull(ctx, client, c.Name, c.RepoURL, c.Chart, c.Version)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %s: pulling %s %s: %v\n", c.Pos, c.Path, c.Chart, c.Version, err)

@@ -245,3 +245,54 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 		t.Errorf("a tampered vendor archive: stderr:\n%s", stderr)
 	}
 }
+
+// TestChartsPullOnly: -chart pulls the charts named and keeps the lock's
+// other entries as they are, even where the repository now serves another
+// archive; a name the spec does not pin is a usage error.
+func TestChartsPullOnly(t *testing.T) {
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	web, kro := chartArchive("web", "1.0.0", 1, false), chartArchive("kro", "0.9.3", 1, false)
+	ops := chartArchive("ops", "2.0.0", 1, true)
+	repo := chartstest.NewRepo(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
+	defer repo.Close()
+	reg := chartstest.NewRegistry(chartstest.Chart{Name: "ops", Version: "2.0.0", Archive: ops})
+	defer reg.Close()
+	dir := chartsRepo(t, repo, reg)
+	p := cli.Process{HTTPClient: trusting(repo, reg)}
+	if code, _, stderr := run(t, p, "charts", "pull", "-C", dir, "-chart", "web"); code != cli.ExitOK {
+		t.Fatalf("charts pull -chart web: exit %d\n%s", code, stderr)
+	}
+	lock := func() *charts.Lock {
+		data, err := os.ReadFile(filepath.Join(dir, "sources/charts.lock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := charts.ParseLock(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := lock(); len(l.Charts) != 1 || l.Charts[0].Chart != "web" {
+		t.Fatalf("after -chart web the lock is %+v", l.Charts)
+	}
+
+	// web is re-published: pulling ops alone keeps web's entry.
+	repo.Set(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: chartArchive("web", "1.0.0", 5, false)}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
+	code, stdout, stderr := run(t, p, "charts", "pull", "-C", dir, "-chart", "ops")
+	if code != cli.ExitOK || !strings.Contains(stdout, "platc: sources/charts.lock: 2 charts locked") {
+		t.Fatalf("charts pull -chart ops: exit %d\n%s%s", code, stdout, stderr)
+	}
+	l := lock()
+	if e := l.Find(repo.URL, "web", "1.0.0"); e == nil || e.Digest != charts.Digest(web) {
+		t.Errorf("web's entry changed: %+v", e)
+	}
+	if e := l.Find(reg.RepoURL(), "ops", "2.0.0"); e == nil || e.Digest != charts.Digest(ops) {
+		t.Errorf("ops is not locked: %+v", e)
+	}
+
+	code, _, stderr = run(t, p, "charts", "pull", "-C", dir, "-chart", "nginx")
+	if want := "platc charts pull: -chart nginx: the spec pins no chart \"nginx\" (charts.<name>)\n"; code != cli.ExitUsage || stderr != want {
+		t.Errorf("-chart nginx: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}

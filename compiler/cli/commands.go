@@ -367,12 +367,15 @@ the repository for CI without network (vendor).`,
 the spec with the sha256 digest of each archive (and its OCI manifest digest).
 It is the one platc command that uses the network. A chart whose archive is not
 the one locked (a re-published version) is an error naming both digests;
--update accepts the new one.`,
+-update accepts the new one. With -chart, it pulls only the charts named and
+keeps the lock's entries of the others.`,
 					dir: true,
 					flags: func(fs *flag.FlagSet) func(*call) int {
 						spec := specFlag(fs)
 						update := fs.Bool("update", false, "accept an archive whose digest differs from the lock's (a re-published version)")
-						return func(c *call) int { return runChartsPull(c, *spec, *update) }
+						var only stringList
+						fs.Var(&only, "chart", "pull only this `chart`, the spec's name (repeatable); the lock keeps the others' entries")
+						return func(c *call) int { return runChartsPull(c, *spec, only, *update) }
 					},
 				},
 				{

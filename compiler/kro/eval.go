@@ -13,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/openapi"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/cel/conversion"
 	"github.com/kubernetes-sigs/kro/pkg/cel/sentinels"
@@ -79,10 +80,17 @@ type Program struct {
 	refs []string
 	prg  cel.Program
 	err  error
+	kind types.Kind
 }
 
 // Refs are the variables the expression reads: schema and resource ids.
 func (p *Program) Refs() []string { return p.refs }
+
+// IsList and IsMap report whether the expression's checked type is a list
+// or a map (a literal's, [{"name": x}]); a value read from a dynamic
+// variable is neither until it is evaluated.
+func (p *Program) IsList() bool { return p.kind == types.ListKind }
+func (p *Program) IsMap() bool  { return p.kind == types.MapKind }
 
 // Program compiles expr (the CEL inside ${...}), once. kro's builder has
 // type-checked every expression of the graph against the schemas; this
@@ -141,6 +149,7 @@ func (r *Result) Program(expr string) (*Program, error) {
 		p.err = err
 		return p, err
 	}
+	p.kind = ast.OutputType().Kind()
 	for _, ref := range ast.NativeRep().ReferenceMap() {
 		if e.ids[ref.Name] && ref.Value == nil && !slices.Contains(p.refs, ref.Name) {
 			p.refs = append(p.refs, ref.Name)

@@ -37,6 +37,14 @@ func evalTemplate(r *kro.Result, s string, vars map[string]any, pending func(ref
 		}
 		if pending != nil && pending(p.Refs()) {
 			if standalone {
+				// A list or a map stays one, empty, so that a chart
+				// that ranges over it renders (loki's extraEnvFrom).
+				switch {
+				case p.IsList():
+					return []any{}, nil
+				case p.IsMap():
+					return map[string]any{}, nil
+				}
 				return Placeholder(seg.Text), nil
 			}
 			b.WriteString(Placeholder(seg.Text))

@@ -63,6 +63,10 @@ func TestEvalTemplate(t *testing.T) {
 		// A resource's status is the cluster's.
 		{"${db.status.endpoint}", "<from the cluster: db.status.endpoint>"},
 		{"url-${db.status.endpoint}", "url-<from the cluster: db.status.endpoint>"},
+		// A list or a map the cluster fills stays one, empty, for a
+		// chart that ranges over it (loki's extraEnvFrom).
+		{`${[{"secretRef": {"name": db.status.secret}}]}`, []any{}},
+		{`${{"name": db.status.secret}}`, map[string]any{}},
 		// kro's own functions and the Kubernetes libraries evaluate
 		// offline, in kro's environment.
 		{"${json.marshal(schema.spec.items)}", `["a","b"]`},

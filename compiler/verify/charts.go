@@ -343,12 +343,68 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		if u.Suggest != "" {
 			hint = fmt.Sprintf("did you mean %q?", layers.ValuesPath(append(slices.Clone(u.Path[:len(u.Path)-1]), u.Suggest)))
 		}
-		msg := fmt.Sprintf("%s has no value %s (%s), which Application %q (%s) sets: not in its values.yaml, and no template reads it, so Helm ignores it; %s", what, layers.ValuesPath(u.Path), layer, a.name(), where(a, env), hint)
-		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, pos, specPath, "%s", msg)
+		c := unknownCause{pos: pos, specPath: specPath, what: what, key: layers.ValuesPath(u.Path), layer: layer, hint: hint}
+		v.unknownMu.Lock()
+		if v.unknown == nil {
+			v.unknown = map[unknownCause][]string{}
+		}
+		v.unknown[c] = append(v.unknown[c], a.name()+"\x00"+where(a, env))
+		v.unknownMu.Unlock()
 	}
 	if out.Len() > 0 {
 		v.renderedObjects(env, a, what, out, e)
 	}
+}
+
+// unknownCause is one key a chart does not have, where it is set.
+type unknownCause struct {
+	pos                              diag.Pos
+	specPath, what, key, layer, hint string
+}
+
+// noteUnknownKeys reports each key a chart does not have once, at the
+// place it is set, naming every Application that sets it there.
+func (v *verifier) noteUnknownKeys() {
+	for c, apps := range v.unknown {
+		slices.Sort(apps)
+		apps = slices.Compact(apps)
+		var names []string
+		wheres := map[string][]string{}
+		for _, a := range apps {
+			name, where, _ := strings.Cut(a, "\x00")
+			if len(wheres[name]) == 0 {
+				names = append(names, name)
+			}
+			wheres[name] = append(wheres[name], where)
+		}
+		var each []string
+		for _, n := range names {
+			each = append(each, fmt.Sprintf("%q (%s)", n, joinWheres(wheres[n])))
+		}
+		who := "Application " + each[0] + " sets"
+		if len(each) > 1 {
+			who = "Applications " + strings.Join(each[:len(each)-1], ", ") + " and " + each[len(each)-1] + " set"
+		}
+		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, c.pos, c.specPath, "%s has no value %s (%s), which %s: not in its values.yaml, and no template reads it, so Helm ignores it; %s", c.what, c.key, c.layer, who, c.hint)
+	}
+}
+
+// joinWheres joins where an Application is: its files, or the
+// environments kro creates it in ("created by kro in customer and local").
+func joinWheres(ws []string) string {
+	const kro = "created by kro in "
+	var envs []string
+	for _, w := range ws {
+		env, ok := strings.CutPrefix(w, kro)
+		if !ok {
+			return strings.Join(ws, ", ")
+		}
+		envs = append(envs, env)
+	}
+	if len(envs) == 1 {
+		return kro + envs[0]
+	}
+	return kro + strings.Join(envs[:len(envs)-1], ", ") + " and " + envs[len(envs)-1]
 }
 
 var group = manifests.Group

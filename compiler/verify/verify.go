@@ -119,6 +119,10 @@ type verifier struct {
 	// values are the JSON of the valuesObject maps of Helm sources
 	// (valuesJSON).
 	values sync.Map // unsafe.Pointer of a map[string]any -> encodedValues
+	// unknown are the values keys charts do not have, one entry per
+	// cause with the Applications that set it (noteUnknownKeys).
+	unknownMu sync.Mutex
+	unknown   map[unknownCause][]string
 }
 
 // isHelmFolder reports whether Argo CD renders the repository's folder dir
@@ -177,6 +181,7 @@ func Verify(in Input, log *diag.Log) {
 			v.environment(env, byEnv[env.Name])
 		})
 		v.noteEmptyFolders()
+		v.noteUnknownKeys()
 		v.folders()
 		v.secrets()
 	})

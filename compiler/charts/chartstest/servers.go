@@ -83,7 +83,8 @@ func (r *Repo) serve(w http.ResponseWriter, req *http.Request) {
 	http.NotFound(w, req)
 }
 
-// Registry is an OCI registry holding charts under /v2/charts/<name>.
+// Registry is an OCI registry holding charts under /v2/charts/<name>,
+// each version tagged as Helm pushes it ('+' as '_'), with its tag list.
 type Registry struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -136,9 +137,19 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
+	if name, ok := strings.CutSuffix(strings.TrimPrefix(req.URL.Path, "/v2/charts/"), "/tags/list"); ok {
+		tags := []string{}
+		for _, c := range r.charts {
+			if c.Name == name {
+				tags = append(tags, strings.ReplaceAll(c.Version, "+", "_"))
+			}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"name": "charts/" + name, "tags": tags})
+		return
+	}
 	for _, c := range r.charts {
 		switch req.URL.Path {
-		case "/v2/charts/" + c.Name + "/manifests/" + c.Version:
+		case "/v2/charts/" + c.Name + "/manifests/" + strings.ReplaceAll(c.Version, "+", "_"):
 			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
 			w.Write(r.manifest(c))
 			return
