@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +34,7 @@ func TestRendersKeptWhenAsked(t *testing.T) {
 // TestSampleRendersItsChart: the sample's RAG service is a chart of this
 // repository, which platc renders offline in every environment, as Argo
 // CD's repo server would; the upstream charts, which the sample does not
-// lock, are named in a note.
+// lock, are named in a gap.
 func TestSampleRendersItsChart(t *testing.T) {
 	res := compiler.Compile(os.DirFS(".."), compiler.Options{KeepRenders: true})
 	if res.Log.HasErrors() {
@@ -59,8 +60,11 @@ func TestSampleRendersItsChart(t *testing.T) {
 	if !envs["local"] || !envs["customer"] {
 		t.Errorf("rag-service is rendered in %v, want local and customer", envs)
 	}
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "qdrant") || !strings.Contains(res.Notes[0], "platc charts pull") {
-		t.Errorf("notes = %q", res.Notes)
+	// What was not checked: the charts without a lock, and the values
+	// of the client whose repository is another (search).
+	if len(res.Gaps) != 2 || res.Gaps[0].Kind != compiler.GapUnlockedCharts || !slices.Contains(res.Gaps[0].Names, "qdrant") || !strings.Contains(res.Gaps[0].Note, "platc charts pull") ||
+		res.Gaps[1].Kind != compiler.GapClientValues || !slices.Equal(res.Gaps[1].Names, []string{"search"}) || !strings.Contains(res.Gaps[1].Note, "-client-repo search=DIR") {
+		t.Errorf("gaps = %+v", res.Gaps)
 	}
 }
 

@@ -5,7 +5,6 @@
 package compiler
 
 import (
-	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -126,9 +125,10 @@ type Result struct {
 	// Charts are the renders of the Applications' Helm sources; nil when
 	// the spec could not be read far enough.
 	Charts *charts.Renderer
-	// Notes say what was not checked, and how to check it (charts not
-	// rendered offline): not problems.
-	Notes []string
+	// Gaps say what was not checked, and how to check it (charts not
+	// rendered offline, clients' values repositories not read): not
+	// problems.
+	Gaps []Gap
 }
 
 // Compile loads, checks and renders the spec of the repository fsys.
@@ -215,15 +215,8 @@ func Compile(fsys fs.FS, opts Options) *Result {
 		res.Log.Fold(later)
 	}
 	res.OutDir = out.outDir
-	if note := unreadNote(spec); note != "" {
-		res.Notes = append(res.Notes, note)
-	}
-	if out.charts != nil {
-		res.Charts = out.charts
-		if note := out.charts.NotRenderedNote(opts.SpecDir); note != "" {
-			res.Notes = append(res.Notes, note)
-		}
-	}
+	res.Charts = out.charts
+	res.Gaps = gaps(spec, opts, out.charts, res.Log)
 	res.Files = out.files
 	if res.Log.HasErrors() {
 		return res
@@ -297,31 +290,6 @@ func compileSpec(spec *model.Spec, fsys fs.FS, opts Options, folders *verify.Fol
 	out.spec, out.info, out.stacks, out.layers, out.outputs = spec, info, stacks, files, outputs
 	out.objects = countObjects(rendered)
 	return out
-}
-
-// unreadNote says which path modules' folders platc does not read, so
-// that their objects are not checked: another repository's, or one a
-// config management plugin renders; "" where there is none.
-func unreadNote(spec *model.Spec) string {
-	var unread []string
-	for _, m := range spec.Modules {
-		if m.Kind.Info().Syncs != model.SyncsRepoFolder {
-			continue
-		}
-		switch {
-		case m.RepoURL != "":
-			unread = append(unread, fmt.Sprintf("%s (of %s)", m.Name, m.RepoURL))
-		case m.Plugin != nil:
-			unread = append(unread, m.Name+" (a plugin renders it)")
-		}
-	}
-	switch len(unread) {
-	case 0:
-		return ""
-	case 1:
-		return "the folder of module " + unread[0] + " is not read, so its objects are not checked"
-	}
-	return fmt.Sprintf("the folders of %d modules are not read, so their objects are not checked: %s", len(unread), diag.List(unread))
 }
 
 // countObjects counts the objects of files by kind; Helm values files

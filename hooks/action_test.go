@@ -90,7 +90,7 @@ func TestActionChecksThePlatform(t *testing.T) {
 		t.Fatalf("the action failed on a rendered platform: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	want := "::notice title=platc not-checked::1 chart is not rendered, since sources has no charts.lock: podinfo; run platc charts pull (it uses the network) to lock, fetch and render them\n" +
-		"platc: sources/ checked: 1 environment, 2 Applications, 0 AppProjects, 0 stacks; out/ is up to date\n"
+		"platc: sources/ checked in part: 1 environment, 2 Applications, 0 AppProjects, 0 stacks; out/ is up to date; not checked: 1 chart without a lock (run platc charts pull)\n"
 	if got := afterBuild(t, stdout); got != want {
 		t.Errorf("the check printed:\n%s\nwant:\n%s", got, want)
 	}

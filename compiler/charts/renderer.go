@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -55,7 +54,7 @@ type Renderer struct {
 	outcomes map[string]*rendered // by key
 	unpacked bool                 // an outcome this run was not in the pack
 	apps     []App
-	missing  map[string]Status // chart name -> NoLock or Missing
+	missing  map[string]Status // chart name -> NoLock, NotLocked or Missing
 	partial  map[string]bool   // env/Application rendered without a value file
 }
 
@@ -323,8 +322,9 @@ func NewApp(env, name, namespace, source string, out *Outcome, chart func() (*Ch
 	return App{Env: env, Name: name, Namespace: namespace, Source: source, Outcome: out, chart: chart}
 }
 
-// NotRendered records that the pinned chart name is not rendered, with why
-// (NoLock or Missing), for NotRenderedNote.
+// NotRendered records that the pinned chart name (with its version, where
+// that matters) is not rendered, with why (NoLock, NotLocked or Missing),
+// for Unrendered.
 func (r *Renderer) NotRendered(name string, why Status) {
 	r.mu.Lock()
 	if r.missing == nil {
@@ -335,7 +335,7 @@ func (r *Renderer) NotRendered(name string, why Status) {
 }
 
 // Partial records that an Application's chart was rendered without a value
-// file out of reach, for NotRenderedNote.
+// file out of reach, for PartialApps.
 func (r *Renderer) Partial(app string) {
 	r.mu.Lock()
 	if r.partial == nil {
@@ -345,42 +345,25 @@ func (r *Renderer) Partial(app string) {
 	r.mu.Unlock()
 }
 
-// NotRenderedNote says which pinned charts were not rendered, and the
-// command that fetches them; "" when every one was.
-func (r *Renderer) NotRenderedNote(specDir string) string {
+// Unrendered returns the names of the pinned charts that were not
+// rendered, sorted, by why (NoLock, NotLocked or Missing); none when every
+// one was.
+func (r *Renderer) Unrendered() map[Status][]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var unlocked, missing []string
+	out := map[Status][]string{}
 	for _, name := range slices.Sorted(maps.Keys(r.missing)) {
-		if r.missing[name] == NoLock {
-			unlocked = append(unlocked, name)
-		} else {
-			missing = append(missing, name)
-		}
+		out[r.missing[name]] = append(out[r.missing[name]], name)
 	}
-	var notes []string
-	if len(unlocked) > 0 {
-		notes = append(notes, fmt.Sprintf("%s not rendered, since %s has no %s: %s; run platc charts pull (it uses the network) to lock, fetch and render them", count(len(unlocked), "chart is", "charts are"), specDir, LockFile, strings.Join(unlocked, ", ")))
-	}
-	if len(missing) > 0 {
-		notes = append(notes, fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached", count(len(missing), "locked chart is", "locked charts are"), path.Join(specDir, VendorDir), strings.Join(missing, ", ")))
-	}
-	if n := len(r.partial); n > 0 {
-		apps := slices.Sorted(maps.Keys(r.partial))
-		more := ""
-		if n > 3 {
-			apps, more = apps[:3], fmt.Sprintf(" and %d more", n-3)
-		}
-		notes = append(notes, fmt.Sprintf("%s rendered without a value file out of reach, so Helm's errors and the schema are not judged there: %s%s; give the client's checkout with -client-repo", count(n, "Application's chart is", "Applications' charts are"), strings.Join(apps, ", "), more))
-	}
-	return strings.Join(notes, "\n")
+	return out
 }
 
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+// PartialApps returns the Applications (environment/name) whose chart
+// was rendered without a value file out of reach, sorted.
+func (r *Renderer) PartialApps() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Sorted(maps.Keys(r.partial))
 }
 
 // Record keeps the render of an Application's source, for the commands

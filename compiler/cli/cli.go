@@ -176,16 +176,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		repo.close()
 		return nil, ExitUsage
 	}
-	if c.saysNotChecked {
-		// What was not checked (charts not at hand) is said by the
-		// commands that check (the command table's checks): a render, a
-		// drift check or a release that passes says it too, since it
-		// passed without those charts. The other commands compile to do
-		// something else, and stay quiet.
-		for _, n := range repo.res.Notes {
-			repo.res.Log.Reportf(diag.NotChecked, diag.Pos{}, "", "%s", n)
-		}
-	}
+	c.noteGaps(repo.res)
 	rep.log(repo.res.Log)
 	if repo.res.Log.HasErrors() {
 		repo.close()
@@ -204,9 +195,27 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	return repo, ExitOK
 }
 
-// counts says what the compilation checked.
-func (repo *compiled) counts() *counts {
-	res := repo.res
+// noteGaps adds to res's log a note (not-checked) for each thing the
+// compilation did not check that no problem says already. What was not
+// checked (charts not at hand, clients' values not read) is said by the
+// commands that check (the command table's checks), in these notes and
+// in their summary: a render, a drift check or a release that passes
+// says it too, since it passed without them. The other commands compile
+// to do something else, and stay quiet.
+func (c *common) noteGaps(res *compiler.Result) {
+	if !c.saysNotChecked {
+		return
+	}
+	for _, g := range res.Gaps {
+		if g.Note != "" {
+			res.Log.Reportf(diag.NotChecked, diag.Pos{}, "", "%s", g.Note)
+		}
+	}
+}
+
+// counts says what res, a compilation of the repository's spec, checked,
+// and whether it checked everything.
+func (repo *compiled) counts(res *compiler.Result) *counts {
 	warnings := 0
 	for _, p := range res.Log.Problems() {
 		if p.Severity == diag.Warning {
@@ -214,6 +223,7 @@ func (repo *compiled) counts() *counts {
 		}
 	}
 	return &counts{
+		Complete:     len(res.Gaps) == 0,
 		SpecDir:      repo.opts.SpecDir,
 		Environments: len(res.Spec.Environments),
 		Applications: res.Objects["Application"],
@@ -282,7 +292,7 @@ func runRender(c *call) int {
 	if w == nil {
 		return code
 	}
-	c.rep.wrote(res.OutDir, len(res.Outputs), w)
+	c.rep.wrote(repo.counts(res), res.Gaps, res.OutDir, len(res.Outputs), w)
 	if interrupted(repo.ctx, c.rep, res.OutDir+"/ was committed: the render was finished") {
 		return ExitUsage
 	}
@@ -302,7 +312,7 @@ func runCheck(c *call) int {
 		c.rep.drifted(res.OutDir, drifts)
 		return ExitProblems
 	}
-	c.rep.checked(repo.counts(), res.OutDir+"/ is up to date")
+	c.rep.checked(repo.counts(res), res.Gaps, res.OutDir+"/ is up to date")
 	return ExitOK
 }
 
@@ -325,7 +335,7 @@ func runVet(c *call, tag string) int {
 		}
 		then = "every pinned environment pins " + tag
 	}
-	c.rep.checked(repo.counts(), then)
+	c.rep.checked(repo.counts(repo.res), repo.res.Gaps, then)
 	return ExitOK
 }
 

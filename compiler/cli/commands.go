@@ -30,7 +30,8 @@ type command struct {
 	compile bool   // takes the compile flags: -spec, -strict, -client-repo, -crds
 	format  bool   // takes -format text|github|json
 	// checks: the command passes on what it checked, and says what it
-	// could not (charts not rendered, without a lock), as a note.
+	// could not (charts not rendered, without a lock; clients' values
+	// not read), in a note each and at the end of its summary.
 	checks bool
 	// minArgs and maxArgs bound the number of positional arguments
 	// (maxArgs -1: any number);
@@ -120,7 +121,8 @@ command completes it or undoes it. SIGINT and SIGTERM stop a render cleanly.`,
 			doc: `Check renders the spec in memory and compares it with the output folder, for a
 pre-commit hook or CI. It exits 1 when they differ, with a line per file saying
 how (stale, missing, extra, or edited by hand), a summary, and a unified diff
-per file on stdout. When they agree, it prints one line: what it checked.
+per file on stdout. When they agree, it prints one line: what it checked, and
+what it did not (a chart without a lock, a client's values not read).
 With -format github, it writes GitHub Actions annotations that point at the
 files instead of the plain lines; with -format json, one JSON document.`,
 			dir: true, compile: true, format: true, checks: true,
@@ -130,8 +132,9 @@ files instead of the plain lines; with -format json, one JSON document.`,
 			name:    "vet",
 			summary: "run every check on the spec; write nothing",
 			doc: `Vet runs every check on the spec and writes nothing; on success it prints one
-line: what it checked. With -tag, it also requires every pinned environment to
-pin that tag (for CI on a tag push).`,
+line: what it checked, and what it did not (a chart without a lock, a client's
+values not read). With -tag, it also requires every pinned environment to pin
+that tag (for CI on a tag push).`,
 			dir: true, compile: true, format: true, checks: true,
 			flags: func(fs *flag.FlagSet) func(*call) int {
 				tag := fs.String("tag", "", "require every pinned environment to pin `vX.Y.Z`")

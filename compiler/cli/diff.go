@@ -139,8 +139,10 @@ func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error
 		fmt.Fprint(stderr, res.Log.String())
 		return nil, fmt.Errorf("the spec does not compile")
 	}
-	for _, n := range res.Notes {
-		fmt.Fprintf(stderr, "platc: note: %s: %s\n", side, n)
+	for _, g := range res.Gaps {
+		if g.Note != "" {
+			fmt.Fprintf(stderr, "platc: note: %s: %s\n", side, g.Note)
+		}
 	}
 	var out []diff.Object
 	for _, a := range res.Charts.Apps() {

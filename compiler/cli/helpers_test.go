@@ -20,6 +20,11 @@ import (
 // repository of testdata/repo.txtar, whose chart has no lock.
 const unlocked = "platc: note: 1 chart is not rendered, since sources has no charts.lock: redis; run platc charts pull (it uses the network) to lock, fetch and render them [not-checked]\n"
 
+// rerendered is the summary of a render of the platform of rendered (a
+// folder rendered, then its spec changed): what it checked, wrote, and
+// did not check (its chart).
+const rerendered = "platc: sources/ checked in part: 2 environments, 6 Applications, 0 AppProjects, 0 stacks; out/: 4 files, 2 written, 2 unchanged, 2 removed; not checked: 1 chart without a lock (run platc charts pull)\n"
+
 // repo writes testdata/repo.txtar to a new folder and returns its path.
 func repo(t *testing.T) string {
 	t.Helper()

@@ -99,6 +99,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 		return ExitOK
 	}
 	next := compiler.Compile(overlay{FS: repo.root.FS(), files: v.Files}, repo.opts)
+	c.noteGaps(next)
 	c.rep.log(next.Log)
 	if next.Log.HasErrors() {
 		return ExitProblems
@@ -126,7 +127,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 	}
 	c.rep.versionChanges(v.Changes)
 	c.rep.moved(v.Moves)
-	c.rep.wrote(next.OutDir, len(next.Outputs), w)
+	c.rep.wrote(repo.counts(next), next.Gaps, next.OutDir, len(next.Outputs), w)
 	if interrupted(repo.ctx, c.rep, "the edit was committed: it was finished") {
 		return ExitUsage
 	}

@@ -49,6 +49,7 @@ func runRelease(c *call, envs []string) int {
 	// The release as it will be: the edited spec, compiled and checked
 	// before anything is written.
 	next := compiler.Compile(overlay{FS: root.FS(), files: edits}, repo.opts)
+	c.noteGaps(next)
 	c.rep.log(next.Log)
 	if next.Log.HasErrors() {
 		return ExitProblems
@@ -64,7 +65,7 @@ func runRelease(c *call, envs []string) int {
 		return code
 	}
 	c.rep.moved(moves)
-	c.rep.wrote(next.OutDir, len(next.Outputs), w)
+	c.rep.wrote(repo.counts(next), next.Gaps, next.OutDir, len(next.Outputs), w)
 	if interrupted(repo.ctx, c.rep, "the release was committed: it was finished") {
 		return ExitUsage
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/release"
@@ -87,8 +88,11 @@ type jsonReport struct {
 	// (outdated.go).
 	Versions []jsonVersion  `json:"versions,omitempty"`
 	Outdated []jsonOutdated `json:"outdated,omitempty"`
-	// Checked counts what was checked (check, vet).
-	Checked *counts `json:"checked,omitempty"`
+	// Checked counts what was checked (render, check, vet, and the
+	// commands that edit the spec and render); NotChecked says what was
+	// not, and how to check it: none when Checked.Complete.
+	Checked    *counts   `json:"checked,omitempty"`
+	NotChecked []jsonGap `json:"notChecked,omitempty"`
 	// Written is what a render wrote (render, release).
 	Written *written `json:"written,omitempty"`
 	// Summary is the one line text prints last on success, or the
@@ -124,8 +128,17 @@ type jsonMove struct {
 	Column      int    `json:"column"`
 }
 
-// counts are what a compilation checked, for the summary of check and
-// vet.
+// jsonGap is what a compilation did not check (compiler.Gap): its kind,
+// what it names (charts, Applications, clients, modules) and how to
+// check it, where platc can.
+type jsonGap struct {
+	Kind  string   `json:"kind"`
+	Names []string `json:"names"`
+	Fix   string   `json:"fix,omitempty"`
+}
+
+// counts are what a compilation checked, for the summary of the commands
+// that check.
 type counts struct {
 	SpecDir      string `json:"specDir"`
 	Environments int    `json:"environments"`
@@ -134,10 +147,16 @@ type counts struct {
 	Stacks       int    `json:"stacks"`
 	Instances    int    `json:"instances"`
 	Warnings     int    `json:"warnings"`
+	// Complete: nothing was left unchecked (no compiler.Gap).
+	Complete bool `json:"complete"`
 }
 
 func (n *counts) String() string {
-	s := fmt.Sprintf("%s/ checked: %s, %s, %s, %s", n.SpecDir,
+	how := "in part"
+	if n.Complete {
+		how = "in full"
+	}
+	s := fmt.Sprintf("%s/ checked %s: %s, %s, %s, %s", n.SpecDir, how,
 		plural(n.Environments, "environment", "environments"), plural(n.Applications, "Application", "Applications"),
 		plural(n.AppProjects, "AppProject", "AppProjects"), plural(n.Stacks, "stack", "stacks"))
 	if n.Stacks > 0 {
@@ -310,17 +329,32 @@ func (r *report) summary(line string) {
 	}
 }
 
-// checked reports the summary of a successful check or vet: what was
-// checked, then what else holds (then).
-func (r *report) checked(n *counts, then string) {
+// checked reports the summary of a command that checked the spec and
+// passed: what was checked (n), what the command did or found (did),
+// and last what was not checked (gaps), with how to check it. It is the
+// last line the command prints.
+func (r *report) checked(n *counts, gaps []compiler.Gap, did string) {
 	r.doc.Checked = n
-	r.summary(n.String() + "; " + then)
+	line := n.String() + "; " + did
+	var items []string
+	for _, g := range gaps {
+		r.doc.NotChecked = append(r.doc.NotChecked, jsonGap{Kind: string(g.Kind), Names: g.Names, Fix: g.Fix()})
+		item := g.What()
+		if fix := g.Fix(); fix != "" {
+			item += " (" + fix + ")"
+		}
+		items = append(items, item)
+	}
+	if len(items) > 0 {
+		line += "; not checked: " + strings.Join(items, ", ")
+	}
+	r.summary(line)
 }
 
-// wrote reports what a render wrote.
-func (r *report) wrote(outDir string, files int, w *emit.Result) {
+// wrote reports what a render wrote, after what it checked (checked).
+func (r *report) wrote(n *counts, gaps []compiler.Gap, outDir string, files int, w *emit.Result) {
 	r.doc.Written = &written{OutDir: outDir, Files: files, Written: len(w.Written), Unchanged: len(w.Unchanged), Removed: len(w.Removed)}
-	r.summary(fmt.Sprintf("%s/: %d files, %d written, %d unchanged, %d removed", outDir, files, len(w.Written), len(w.Unchanged), len(w.Removed)))
+	r.checked(n, gaps, fmt.Sprintf("%s/: %d files, %d written, %d unchanged, %d removed", outDir, files, len(w.Written), len(w.Unchanged), len(w.Removed)))
 }
 
 // moved reports the pins a release moved.

@@ -350,8 +350,8 @@ var Messages = [idCount]Message{
 		Summary: "a kustomization that reads a remote base or file, which platc does not fetch",
 		Text:    "Argo CD's kustomize fetches a remote resource (a Git repository with ?ref=, an https URL) at every sync. platc builds offline and reads nothing outside the repository, so the folder's objects are not checked. Pin the remote to a tag or a commit, so that a sync means the same tomorrow, or vendor it into the repository to have it checked."},
 	NotChecked: {Name: "not-checked", Severity: Note, Source: FromPlatc,
-		Summary: "what platc could not check offline",
-		Text:    "A chart that is not rendered (no lock) is checked by its pin only: platc charts pull fetches it."},
+		Summary: "what platc could not check offline, or without a checkout",
+		Text:    "A chart that is not rendered (no lock, or neither cached nor vendored) is checked by its pin only: platc charts pull fetches it. A client's values repository that is neither this one nor a checkout given with -client-repo is not read: its values files are not checked. A folder of another repository, or one a plugin renders, is not read. The summary of render, check and vet names each after \"not checked:\", and says \"checked in full\" where there is none."},
 
 	ValuesFile: {Name: "values-file", Source: FromPlatc,
 		Summary: "a client's values file that does not read",

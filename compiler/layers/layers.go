@@ -119,6 +119,19 @@ func clientRepo(spec *model.Spec, cl *model.Client, repo fs.FS, opts Options) (f
 	return nil, "", false
 }
 
+// OutOfReach returns the clients of spec with a stack whose values
+// repository is neither the platform's nor a checkout of opts: Read reads
+// none of their files.
+func OutOfReach(spec *model.Spec, opts Options) []*model.Client {
+	var out []*model.Client
+	for _, cl := range spec.Clients {
+		if _, _, ok := clientRepo(spec, cl, nil, opts); !ok && len(cl.Stacks) > 0 {
+			out = append(out, cl)
+		}
+	}
+	return out
+}
+
 // readClient reads the values files of the client cl, in dir of fsys,
 // into files.
 func readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.Client, fsys fs.FS, dir string, files map[fileKey]*File, log *diag.Log) {

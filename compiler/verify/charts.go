@@ -98,6 +98,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 					r.NotRendered(c.Name, status)
 					continue
 				case charts.NotLocked:
+					r.NotRendered(c.Name+" "+c.Version, status)
 					v.log.Reportf(diag.ChartUnlocked, c.Pos, c.Path, "chart %s %s of %s has no entry in %s: it is neither verified nor rendered; run platc charts pull", c.Chart, c.Version, c.RepoURL, path.Join(v.in.SpecDir, charts.LockFile))
 					continue
 				case charts.Mismatch:
@@ -121,7 +122,9 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				source = hs.pin.RepoURL + " " + hs.pin.Chart + " " + hs.pin.Version
 			}
 			r.Record(charts.NewApp(env.Name, a.name(), a.namespace(), source, out, chart))
-			if partial {
+			// An Application of a client whose values repository is
+			// out of reach is said with the client (compiler.Gap).
+			if partial && (a.client == nil || v.in.Layers == nil || v.in.Layers.InReach(a.client.Name)) {
 				r.Partial(env.Name + "/" + a.name())
 			}
 			v.chartOutcome(env, a, hs, what, out, partial, e)

@@ -32,8 +32,8 @@ func TestPlatformsWithChartsRender(t *testing.T) {
 			t.Errorf("%v: %s", s, p)
 		}
 	}
-	if len(res.Notes) > 0 {
-		t.Errorf("notes: %q", res.Notes)
+	if len(res.Gaps) > 0 {
+		t.Errorf("gaps: %+v", res.Gaps)
 	}
 	apps, objects := 0, 0
 	for _, a := range res.Charts.Apps() {
