@@ -705,6 +705,12 @@ func (c *checker) environment(env *model.Environment) {
 		if s.Dir != "" {
 			c.envPath(m, s)
 		}
+		if s.Namespace != "" {
+			c.name(&s.Node, "namespace", s.Namespace)
+			if m.Kind.Valid() && m.Kind.Info().Deploys == model.DestArgoCD {
+				c.reportf(diag.ModuleKind, &s.Node, "namespace", "namespace is for modules that deploy to a cluster; module %s's Application creates Applications, in Argo CD's namespace: remove it", name)
+			}
+		}
 		if s.Revision != "" && m.Kind.Valid() && m.Kind.Info().Syncs != model.SyncsRepoFolder {
 			c.reportf(diag.ModuleKind, &s.Node, "revision", "revision is for path modules, which read a folder of a Git repository: remove it")
 		}

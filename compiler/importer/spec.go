@@ -528,6 +528,9 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 			if p := a.fields.Get("path"); p != nil && base.fields.Get("path") != nil && p != base.fields.Get("path") {
 				set.Set("path", p)
 			}
+			if ns := a.fields.Get("namespace"); ns != nil && base.fields.Get("namespace") != nil && ns != base.fields.Get("namespace") {
+				set.Set("namespace", ns)
+			}
 			if a.rev != "" && a.chart == nil {
 				def := "HEAD"
 				if a.ownRepo {

@@ -264,7 +264,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		env.Projects = append(env.Projects, proj)
 	})
 	e.eachField("modules", func(mname string, s entry) {
-		env.sources = env.sources || s.Has("path") || s.Has("revision") || s.Has("destination")
+		env.sources = env.sources || s.Has("path") || s.Has("revision") || s.Has("destination") || s.Has("namespace")
 		env.Settings[mname] = &ModuleSettings{
 			Node:     s.node,
 			Module:   mname,
@@ -276,6 +276,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 			Dir:         s.str("path"),
 			Revision:    s.str("revision"),
 			Destination: s.destination("destination"),
+			Namespace:   s.str("namespace"),
 
 			SyncPolicy:        s.syncPolicy("syncPolicy"),
 			IgnoreDifferences: s.ignoreDifferences("ignoreDifferences"),

@@ -340,7 +340,7 @@ func (m *Module) RepoFolder() string {
 func (env *Environment) SetsSources() bool { return env.sources }
 
 // sourceSettings are m's settings in env where the settings of env set
-// a module's source anywhere (path, revision, destination), else nil:
+// a module's source anywhere (path, revision, destination, namespace), else nil:
 // most environments set none, and most modules are looked up for them.
 func (env *Environment) sourceSettings(m *Module) *ModuleSettings {
 	if env == nil || !env.sources {
@@ -408,6 +408,15 @@ func (m *Module) DestinationIn(env *Environment) Destination {
 		return *m.Destination
 	}
 	return env.Destination
+}
+
+// NamespaceIn is the namespace m deploys to in env: the environment's
+// setting for it, or the module's.
+func (m *Module) NamespaceIn(env *Environment) string {
+	if s := env.sourceSettings(m); s != nil && s.Namespace != "" {
+		return s.Namespace
+	}
+	return m.Namespace
 }
 
 // Allow holds exceptions to the security lints: the reason, by lint name.
@@ -647,11 +656,12 @@ type ModuleSettings struct {
 	External *Endpoint
 	Values   map[string]any
 	Project  string
-	// Dir (its path), Revision and Destination override the module's; ""
-	// and nil where the environment does not set them.
+	// Dir (its path), Revision, Destination and Namespace override the
+	// module's; "" and nil where the environment does not set them.
 	Dir         string
 	Revision    string
 	Destination *Destination
+	Namespace   string
 	// SyncPolicy, IgnoreDifferences, Labels and Annotations override
 	// the module's (fields.go).
 	SyncPolicy        *SyncPolicy

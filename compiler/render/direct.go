@@ -48,7 +48,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				} else {
 					helm.arg(c.Chart, "--repo", c.RepoURL)
 				}
-				helm.arg("--version", c.Version, "--namespace", m.Namespace)
+				helm.arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
 				if m.CreateNamespace {
 					helm.arg("--create-namespace")
 				}
@@ -60,13 +60,13 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					if r.info.KustomizationDirs[m.Manifests] {
 						flag = "-k"
 					}
-					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace, flag, m.Manifests).String() + "\n")
+					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.NamespaceIn(env), flag, m.Manifests).String() + "\n")
 				}
 			case model.DirectKubectl:
 				if r.info.Charts[m.Name] {
 					// A chart of this repository, with its defaults,
 					// as Argo CD renders the folder.
-					helm := shellCommand("helm", "upgrade", "--install", releaseName(m), m.DirIn(env), "--namespace", m.Namespace)
+					helm := shellCommand("helm", "upgrade", "--install", releaseName(m), m.DirIn(env), "--namespace", m.NamespaceIn(env))
 					if m.CreateNamespace {
 						helm.arg("--create-namespace")
 					}
@@ -75,11 +75,11 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					continue
 				}
 				if m.CreateNamespace {
-					create := shellCommand("kubectl", "create", "namespace", m.Namespace, "--dry-run=client", "-o", "yaml")
+					create := shellCommand("kubectl", "create", "namespace", m.NamespaceIn(env), "--dry-run=client", "-o", "yaml")
 					apply := shellCommand("kubectl", "apply", "-f", "-")
 					b.WriteString(create.String() + " | " + apply.String() + "\n")
 				}
-				apply := shellCommand("kubectl", "apply", "--server-side", "--namespace", m.Namespace)
+				apply := shellCommand("kubectl", "apply", "--server-side", "--namespace", m.NamespaceIn(env))
 				switch {
 				case m.Kustomize != nil:
 					// Argo CD edits the kustomization; the plan builds

@@ -333,8 +333,8 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
 	case model.DestNamespace:
 		setDestination(dest, m.DestinationIn(env))
-		if m.Namespace != "" {
-			dest.Set("namespace", m.Namespace)
+		if ns := m.NamespaceIn(env); ns != "" {
+			dest.Set("namespace", ns)
 		}
 		if m.CreateNamespace {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
@@ -343,8 +343,8 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		// Cluster-scoped objects: a namespace, if any, is only for the
 		// project's destinations to permit.
 		setDestination(dest, m.DestinationIn(env))
-		if m.Namespace != "" {
-			dest.Set("namespace", m.Namespace)
+		if ns := m.NamespaceIn(env); ns != "" {
+			dest.Set("namespace", ns)
 		}
 	default:
 		panic(fmt.Sprintf("render: module kind %v deploys nowhere platc knows", m.Kind))
