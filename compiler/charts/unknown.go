@@ -36,8 +36,23 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 		if len(at) == 0 {
 			if sub := dependency(ch, k); sub != nil {
 				if m, ok := user[k].(map[string]any); ok {
+					// The subchart's values are its values.yaml under
+					// the parent's for it, and Helm reads the
+					// conditions of the parent's dependencies.
+					known := sub.Values
+					if pm, ok := defaults[k].(map[string]any); ok && len(pm) > 0 {
+						known = unionValues(sub.Values, pm)
+					}
+					subReads := readPaths(sub)
+					for _, d := range ch.Metadata.Dependencies {
+						for _, c := range strings.Split(d.Condition, ",") {
+							if rest, ok := strings.CutPrefix(strings.TrimSpace(c), k+"."); ok {
+								subReads.paths[strings.ReplaceAll(rest, ".", "\x00")] = true
+							}
+						}
+					}
 					var subOut []UnknownKey
-					walkUnknown(sub, m, sub.Values, nil, readPaths(sub), &subOut)
+					walkUnknown(sub, m, known, nil, subReads, &subOut)
 					for _, u := range subOut {
 						*out = append(*out, UnknownKey{Path: append([]string{k}, u.Path...), Suggest: u.Suggest})
 					}
@@ -67,6 +82,25 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 			walkUnknown(ch, um, dm, p, reads, out)
 		}
 	}
+}
+
+// unionValues has the keys of a and b (b's value where both have one
+// that is not a map of both).
+func unionValues(a, b map[string]any) map[string]any {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for k, bv := range b {
+		am, aok := out[k].(map[string]any)
+		bm, bok := bv.(map[string]any)
+		if aok && bok {
+			out[k] = unionValues(am, bm)
+			continue
+		}
+		out[k] = bv
+	}
+	return out
 }
 
 // dependency is the subchart of ch named (or aliased) name, or nil.
