@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/platc/platc/compiler/charts"
@@ -17,6 +18,7 @@ import (
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/layers"
 	"github.com/platc/platc/compiler/load"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
@@ -379,19 +381,35 @@ func startScan(fsys fs.FS, dir string, opts Options) <-chan scanned {
 	return ch
 }
 
-// Pins reads the spec of fsys and returns its chart pins (each chart at
-// every version it runs somewhere), for `platc
-// charts pull`: the spec must fit the schema, and nothing else is checked.
-func Pins(fsys fs.FS, specDir string) ([]*model.Chart, *diag.Log) {
+// Pins reads the spec of fsys and returns what `platc charts pull` locks:
+// its chart pins (each chart at every version it runs somewhere), and
+// the folders of this repository that hold a chart an Application
+// syncs (whose Chart.lock may name dependencies Argo CD downloads),
+// sorted. The spec must fit the schema, and nothing else is checked.
+func Pins(fsys fs.FS, specDir string) ([]*model.Chart, []string, *diag.Log) {
 	if specDir == "" {
 		specDir = DefaultSpecDir
 	}
 	log := &diag.Log{}
 	loaded := load.Begin(fsys, specDir, log)
 	if loaded == nil || !loaded.Checked() {
-		return nil, log
+		return nil, nil, log
 	}
+	spec := model.Decode(loaded)
+	// The folders verify renders with Helm: a module's folder of this
+	// repository, in any environment, that holds a chart, outside the
+	// output root.
+	var folders []string
+	out := spec.Platform.OutDir
+	for _, m := range spec.Modules {
+		for _, dir := range m.RepoFolders(spec) {
+			if dir != out && !strings.HasPrefix(dir, out+"/") && !slices.Contains(folders, dir) && manifests.IsHelmFolder(fsys, dir) {
+				folders = append(folders, dir)
+			}
+		}
+	}
+	slices.Sort(folders)
 	// Every version the spec runs: the platform's pins and the
 	// environments' own, one per chart and version.
-	return model.Decode(loaded).PinnedVersions(), log
+	return spec.PinnedVersions(), folders, log
 }

@@ -21,7 +21,8 @@ type Gap struct {
 	// Names are what was not checked, sorted: charts, Applications
 	// (environment/name), clients or modules, as Kind says.
 	Names []string
-	// Note says it at length, with the names and what to do; "" where a
+	// Note says it at length, with the names and what to do, a line per
+	// note (one per chart folder for unbuilt charts); "" where a
 	// problem of the log says it already.
 	Note string
 }
@@ -56,6 +57,10 @@ const (
 	// GapInflatedCharts: path modules whose kustomization inflates Helm
 	// charts, which platc does not. Names: the modules.
 	GapInflatedCharts GapKind = "inflated-charts"
+	// GapUnbuiltCharts: charts of the repository's folders whose
+	// dependencies are not at hand (not locked, not fetched, no
+	// Chart.lock). Names: the folders.
+	GapUnbuiltCharts GapKind = "unbuilt-charts"
 )
 
 // What says in a few words what was not checked, for a summary: a count
@@ -77,6 +82,8 @@ func (g Gap) What() string {
 		return "the remote bases of " + g.names("module", "modules")
 	case GapInflatedCharts:
 		return "the Helm charts inflated by the " + pick(n, "folder", "folders") + " of " + g.names("module", "modules")
+	case GapUnbuiltCharts:
+		return "the " + pick(n, "chart", "charts") + " in " + g.names("folder", "folders") + " without " + pick(n, "its", "their") + " dependencies"
 	}
 	panic("compiler: a gap of unknown kind " + string(g.Kind))
 }
@@ -85,7 +92,7 @@ func (g Gap) What() string {
 // pass; "" where platc cannot, offline.
 func (g Gap) Fix() string {
 	switch g.Kind {
-	case GapUnlockedCharts, GapUncachedCharts:
+	case GapUnlockedCharts, GapUncachedCharts, GapUnbuiltCharts:
 		return "run platc charts pull"
 	case GapValuesOutOfReach:
 		return "pass -client-repo"
@@ -141,6 +148,9 @@ func gaps(spec *model.Spec, opts Options, r *charts.Renderer, log *diag.Log) []G
 		if names := unrendered[charts.Missing]; len(names) > 0 {
 			add(Gap{Kind: GapUncachedCharts, Names: names, Note: fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached",
 				plural(len(names), "locked chart is", "locked charts are"), path.Join(opts.SpecDir, charts.VendorDir), strings.Join(names, ", "))})
+		}
+		if dirs, notes := r.UnbuiltFolders(opts.SpecDir); len(dirs) > 0 {
+			add(Gap{Kind: GapUnbuiltCharts, Names: dirs, Note: strings.Join(notes, "\n")})
 		}
 		if apps := r.PartialApps(); len(apps) > 0 {
 			shown, more := apps, ""

@@ -25,6 +25,8 @@ func TestGapWords(t *testing.T) {
 		{compiler.Gap{Kind: compiler.GapUnreadFolders, Names: []string{"tenants"}}, "the unread folder of module tenants", ""},
 		{compiler.Gap{Kind: compiler.GapRemoteBases, Names: []string{"remote"}}, "the remote bases of module remote", ""},
 		{compiler.Gap{Kind: compiler.GapInflatedCharts, Names: []string{"a", "b"}}, "the Helm charts inflated by the folders of modules a and b", ""},
+		{compiler.Gap{Kind: compiler.GapUnbuiltCharts, Names: []string{"sources/charts/web"}}, "the chart in folder sources/charts/web without its dependencies", "run platc charts pull"},
+		{compiler.Gap{Kind: compiler.GapUnbuiltCharts, Names: []string{"a", "b"}}, "the charts in folders a and b without their dependencies", "run platc charts pull"},
 	} {
 		if got := tc.gap.What(); got != tc.what {
 			t.Errorf("%s %v: What() = %q, want %q", tc.gap.Kind, tc.gap.Names, got, tc.what)

@@ -77,7 +77,7 @@ func LoadArchive(data []byte) (*Chart, error) {
 // .helmignore and Helm's defaults do not ignore, a UTF-8 byte order mark
 // dropped. Its digest is FolderDigest's.
 func LoadFolder(fsys fs.FS, dir string) (*Chart, error) {
-	files, err := folderFiles(fsys, dir)
+	files, _, err := folderFiles(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func FolderDigest(files []*archive.BufferedFile) string {
 // FolderDigestOf reads a chart folder and returns its digest, without
 // loading the chart.
 func FolderDigestOf(fsys fs.FS, dir string) (string, error) {
-	files, err := folderFiles(fsys, dir)
+	files, _, err := folderFiles(fsys, dir)
 	if err != nil {
 		return "", err
 	}
@@ -113,12 +113,14 @@ func FolderDigestOf(fsys fs.FS, dir string) (string, error) {
 
 var utf8bom = []byte{0xEF, 0xBB, 0xBF}
 
-func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, error) {
+// folderFiles are the files of the chart folder dir that Helm's loader
+// reads, and the rules of its .helmignore.
+func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, *ignore.Rules, error) {
 	rules := ignore.Empty()
 	if data, err := fs.ReadFile(fsys, path.Join(dir, ignore.HelmIgnore)); err == nil {
 		r, err := ignore.Parse(bytes.NewReader(data))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rules = r
 	}
@@ -158,7 +160,7 @@ func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, error) {
 		files = append(files, &archive.BufferedFile{Name: n, Data: bytes.TrimPrefix(data, utf8bom)})
 		return nil
 	})
-	return files, err
+	return files, rules, err
 }
 
 // Request is what Argo CD's repo server passes to `helm template` for one
@@ -348,7 +350,11 @@ func Render(ch *Chart, req Request) *Outcome {
 		return out
 	}
 	out.Unknown = unknownKeys(ch.helm, vals)
-	if err := render(ch.helm, req, vals, out); err != nil {
+	// Helm processes the dependencies of the chart it loaded for this
+	// one render, in place (a disabled subchart removed, an alias
+	// renamed): here a copy, since the chart loaded is rendered for
+	// every request.
+	if err := render(cloneChart(ch.helm), req, vals, out); err != nil {
 		out.Error = err.Error()
 		out.objects, out.heads = nil, nil
 	}
@@ -507,6 +513,33 @@ func splitDocuments(s string) []string {
 		cur.WriteString(line)
 	}
 	return append(docs, cur.String())
+}
+
+// cloneChart copies what chartutil.ProcessDependencies changes in a chart
+// and its subcharts (their lists of dependencies, the dependencies of
+// their metadata, their values); the files are shared.
+func cloneChart(c *chart.Chart) *chart.Chart {
+	n := *c
+	if c.Metadata != nil {
+		md := *c.Metadata
+		md.Dependencies = make([]*chart.Dependency, len(c.Metadata.Dependencies))
+		for i, d := range c.Metadata.Dependencies {
+			if d != nil {
+				dc := *d
+				md.Dependencies[i] = &dc
+			}
+		}
+		if c.Metadata.Dependencies == nil {
+			md.Dependencies = nil
+		}
+		n.Metadata = &md
+	}
+	deps := make([]*chart.Chart, len(c.Dependencies()))
+	for i, d := range c.Dependencies() {
+		deps[i] = cloneChart(d)
+	}
+	n.SetDependencies(deps...)
+	return &n
 }
 
 // checkDependencies is pkg/action/install.go's CheckDependencies (Helm

@@ -162,8 +162,9 @@ func TestRenderErrors(t *testing.T) {
 }
 
 // TestUnknownKeysOfSubcharts: a subchart's keys are checked against the
-// subchart's values.yaml, below its name (or alias); global is Helm's; a
-// free-form default ({}) and a key a template reads are known.
+// subchart's values.yaml and the parent's values below its name (or
+// alias); global is Helm's; a free-form default ({}), a key a template
+// reads and the path of a dependency's condition are known.
 func TestUnknownKeysOfSubcharts(t *testing.T) {
 	sub := BuildArchive("redis", map[string][]byte{
 		"Chart.yaml":          []byte("apiVersion: v2\nname: redis\nversion: 1.0.0\n"),
@@ -172,8 +173,8 @@ func TestUnknownKeysOfSubcharts(t *testing.T) {
 		"templates/note.yaml": []byte("{{/* reads .Values.extra.port */}}\n"),
 	})
 	parent := map[string][]byte{
-		"Chart.yaml":             []byte("apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n    alias: cache\n"),
-		"values.yaml":            []byte("replicaCount: 1\nannotations: {}\n"),
+		"Chart.yaml":             []byte("apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n    alias: cache\n    condition: cache.on,other.enabled\n"),
+		"values.yaml":            []byte("replicaCount: 1\nannotations: {}\ncache:\n  auth:\n    password: \"\"\n"),
 		"charts/redis-1.0.0.tgz": sub,
 		"templates/cm.yaml":      []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"),
 	}
@@ -185,7 +186,7 @@ func TestUnknownKeysOfSubcharts(t *testing.T) {
 		"global": {"anything": 1},
 		"annotations": {"free": "form"},
 		"replicaCont": 2,
-		"cache": {"auth": {"enabld": false}, "labels": {"a": "b"}, "extra": {"port": 1}}
+		"cache": {"auth": {"enabld": false, "password": "x"}, "labels": {"a": "b"}, "extra": {"port": 1}, "on": true, "of": true}
 	}`)})
 	if out.Error != "" {
 		t.Fatal(out.Error)
@@ -194,7 +195,7 @@ func TestUnknownKeysOfSubcharts(t *testing.T) {
 	for _, u := range out.Unknown {
 		got = append(got, strings.Join(u.Path, ".")+"~"+u.Suggest)
 	}
-	if g, want := strings.Join(got, " "), "cache.auth.enabld~enabled replicaCont~replicaCount"; g != want {
+	if g, want := strings.Join(got, " "), "cache.auth.enabld~enabled cache.of~on replicaCont~replicaCount"; g != want {
 		t.Errorf("unknown = %s, want %s", g, want)
 	}
 }

@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"sync"
+
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
 
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/internal/cache"
@@ -68,6 +72,10 @@ type loaded struct {
 	// loadErr is loading the chart's files: set in load, apart from err,
 	// which others read while a chart loads.
 	loadErr error
+	// build is a folder's dependency build, planned once where Helm
+	// finds a dependency missing (RenderFolder).
+	buildOnce sync.Once
+	build     *folderBuild
 }
 
 type rendered struct {
@@ -253,24 +261,29 @@ func (r *Renderer) load(e *Entry) *loaded {
 	l.once.Do(func() {
 		// The archive is found and its digest checked here; it is loaded
 		// only when a render is not in the cache (chart).
-		l.err = errMissing
-		if r.Vendor != nil {
-			if data, err := fs.ReadFile(r.Vendor, e.File()); err == nil {
-				if d := Digest(data); d != e.Digest {
-					l.err = fmt.Errorf("%s/%s is not the archive locked for %s %s: its digest is %s, the lock's %s: run platc charts vendor again (or platc charts pull, if the chart was re-published)", r.VendorName, e.File(), e.Chart, e.Version, d, e.Digest)
-					return
-				}
-				l.data, l.err = data, nil
-				return
-			}
-		}
-		if r.Archives != nil {
-			if data, ok := r.Archives.Archive(e.Digest); ok && Digest(data) == e.Digest {
-				l.data, l.err = data, nil
-			}
-		}
+		l.data, l.err = r.findArchive(e)
 	})
 	return l
+}
+
+// findArchive reads the locked archive of e from the vendor folder, or
+// else from the chart cache, and checks its digest: errMissing where
+// neither has it.
+func (r *Renderer) findArchive(e *Entry) ([]byte, error) {
+	if r.Vendor != nil {
+		if data, err := fs.ReadFile(r.Vendor, e.File()); err == nil {
+			if d := Digest(data); d != e.Digest {
+				return nil, fmt.Errorf("%s/%s is not the archive locked for %s %s: its digest is %s, the lock's %s: run platc charts vendor again (or platc charts pull, if the chart was re-published)", r.VendorName, e.File(), e.Chart, e.Version, d, e.Digest)
+			}
+			return data, nil
+		}
+	}
+	if r.Archives != nil {
+		if data, ok := r.Archives.Archive(e.Digest); ok && Digest(data) == e.Digest {
+			return data, nil
+		}
+	}
+	return nil, errMissing
 }
 
 // archiveChart loads the archive l found, once.
@@ -292,8 +305,13 @@ func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, e
 }
 
 // RenderFolder renders the chart in a folder of the repository for req,
-// and returns what loads the chart.
-func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Chart, error)) {
+// as Argo CD's repo server does: where Helm finds a dependency of
+// Chart.yaml missing in the folder's charts/, the repo server builds them
+// (helm dependency build, deps.go) and renders again. It returns the
+// outcome and what loads the chart; no outcome where the build needs what
+// platc does not have (FolderNotes says what), and an error where the
+// vendor folder's archive of a dependency is not the locked one.
+func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Chart, error), error) {
 	r.mu.Lock()
 	if r.folders == nil {
 		r.folders = map[string]*loaded{}
@@ -308,13 +326,189 @@ func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Cha
 	// when an outcome is not cached.
 	l.once.Do(func() { l.digest, l.err = FolderDigestOf(r.Repo, dir) })
 	if l.err != nil {
-		return &Outcome{Error: l.err.Error()}, func() (*Chart, error) { return nil, l.err }
+		return &Outcome{Error: l.err.Error()}, func() (*Chart, error) { return nil, l.err }, nil
 	}
 	chart := func() (*Chart, error) {
 		l.load.Do(func() { l.chart, l.loadErr = LoadFolder(r.Repo, dir) })
 		return l.chart, l.loadErr
 	}
-	return r.render(l.digest, chart, req), chart
+	out := r.render(l.digest, chart, req)
+	if !isMissingDependency(out.Error) {
+		return out, chart, nil
+	}
+	l.buildOnce.Do(func() { l.build = r.buildFolder(dir, l.digest) })
+	b := l.build
+	switch {
+	case b.failed != nil:
+		return b.failed, chart, nil
+	case b.lockErr != nil:
+		return nil, nil, b.lockErr
+	case b.skip != "" || len(b.notLocked) > 0 || len(b.missing) > 0:
+		return nil, nil, nil
+	}
+	return r.render(b.digest, b.chart, req), b.chart, nil
+}
+
+// folderBuild is a chart folder as `helm dependency build` leaves it:
+// Helm's error, what keeps platc from rendering it, or its digest and
+// what loads it.
+type folderBuild struct {
+	failed  *Outcome // the build fails: Helm's error
+	lockErr error    // a vendored archive is not the locked one
+	// skip says why platc cannot tell what the build does; notLocked and
+	// missing are the dependencies charts.lock does not lock, and those
+	// neither the cache nor the vendor folder holds.
+	skip               string
+	notLocked, missing []string
+	digest             string
+	chart              func() (*Chart, error)
+}
+
+// buildFolder plans the build of the chart folder dir, whose files'
+// digest is digest, and finds the archives it downloads in the lock.
+func (r *Renderer) buildFolder(dir, digest string) *folderBuild {
+	b := &folderBuild{}
+	files, rules, err := folderFiles(r.Repo, dir)
+	if err != nil {
+		b.failed = &Outcome{Error: err.Error()}
+		return b
+	}
+	p := planBuild(r.Repo, dir, files, rules)
+	switch {
+	case p.err != nil:
+		// As Argo CD's repo server words it (runHelmBuild), with
+		// Helm's message.
+		b.failed = &Outcome{Error: "error building helm chart dependencies: " + p.err.Error()}
+		return b
+	case p.skip != "":
+		b.skip = p.skip
+		return b
+	}
+	entries := make([]*Entry, len(p.remote))
+	for i, d := range p.remote {
+		e := r.Lock.Find(d.Repository, d.Name, d.Version)
+		if e == nil {
+			b.notLocked = append(b.notLocked, d.String())
+			continue
+		}
+		switch _, err := r.findArchive(e); {
+		case err == errMissing:
+			b.missing = append(b.missing, d.String())
+		case err != nil:
+			b.lockErr = fmt.Errorf("dependency %s of the chart in %s: %v", d, dir, err)
+			return b
+		}
+		entries[i] = e
+	}
+	if len(b.notLocked) > 0 || len(b.missing) > 0 {
+		return b
+	}
+	// The build's digest: the folder's, the files it deletes, and what it
+	// adds (each archive by its digest; what Helm's loader then ignores
+	// is not added).
+	h := sha256.New()
+	fmt.Fprintf(h, "platc chart build 1\n%s\n", digest)
+	for _, f := range p.removed {
+		fmt.Fprintf(h, "-%s\n", f)
+	}
+	var locals []localDep
+	for _, l := range p.local {
+		if !p.ignored("charts/" + l.file) {
+			locals = append(locals, l)
+			fmt.Fprintf(h, "+%s %s\n", l.file, l.digest)
+		}
+	}
+	var remotes []*Entry
+	for i, d := range p.remote {
+		if !p.ignored("charts/" + d.file()) {
+			remotes = append(remotes, entries[i])
+			fmt.Fprintf(h, "+%s %s\n", d.file(), entries[i].Digest)
+		}
+	}
+	b.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	var once sync.Once
+	var ch *Chart
+	var loadErr error
+	b.chart = func() (*Chart, error) {
+		once.Do(func() {
+			built := slices.Clone(p.keep)
+			for _, l := range locals {
+				packed := map[string][]byte{}
+				for _, f := range l.files {
+					packed[f.Name] = f.Data
+				}
+				built = append(built, &archive.BufferedFile{Name: "charts/" + l.file, Data: BuildArchive(l.name, packed)})
+			}
+			for _, e := range remotes {
+				data, err := r.findArchive(e)
+				if err != nil {
+					loadErr = fmt.Errorf("reading the archive of %s %s: %v", e.Chart, e.Version, err)
+					return
+				}
+				built = append(built, &archive.BufferedFile{Name: "charts/" + e.Chart + "-" + e.Version + ".tgz", Data: data})
+			}
+			hc, err := loader.LoadFiles(built)
+			if err != nil {
+				loadErr = err
+				return
+			}
+			ch = &Chart{Digest: b.digest, helm: hc}
+		})
+		return ch, loadErr
+	}
+	return b
+}
+
+// FolderNotes say which chart folders are not rendered, since their
+// dependencies are not at hand, why, and what to run; sorted by folder.
+func (r *Renderer) FolderNotes(specDir string) []string {
+	_, notes := r.UnbuiltFolders(specDir)
+	return notes
+}
+
+// UnbuiltFolders are the chart folders FolderNotes names, and its notes.
+func (r *Renderer) UnbuiltFolders(specDir string) (dirs, notes []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, dir := range slices.Sorted(maps.Keys(r.folders)) {
+		b := r.folders[dir].build
+		if b == nil || b.failed != nil || b.lockErr != nil {
+			continue
+		}
+		var why string
+		switch {
+		case b.skip != "":
+			why = b.skip
+		case len(b.notLocked) > 0:
+			since := " in " + path.Join(specDir, LockFile)
+			if r.Lock == nil {
+				since = ", since " + specDir + " has no " + LockFile
+			}
+			why = fmt.Sprintf("%s not locked%s; run platc charts pull (it uses the network) to lock and fetch %s", deps(b.notLocked, "is", "are"), since, them(len(b.notLocked)))
+		case len(b.missing) > 0:
+			why = fmt.Sprintf("%s locked, but neither platc's cache nor %s holds %s; run platc charts pull (it uses the network), or platc charts vendor where %s cached", deps(b.missing, "is", "are"), path.Join(specDir, VendorDir), them(len(b.missing)), map[bool]string{true: "it is", false: "they are"}[len(b.missing) == 1])
+		default:
+			continue
+		}
+		dirs = append(dirs, dir)
+		notes = append(notes, fmt.Sprintf("the chart in %s is not rendered: %s", dir, why))
+	}
+	return dirs, notes
+}
+
+// deps says "its dependency X is" or "its dependencies X, Y are".
+func deps(list []string, one, many string) string {
+	if len(list) == 1 {
+		return "its dependency " + list[0] + " " + one
+	}
+	return "its dependencies " + strings.Join(list, ", ") + " " + many
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // NewApp is the record of an Application's source, for Record.
@@ -392,7 +586,7 @@ func (r *Renderer) Apps() []App {
 
 // outcomeFormat names the layout of a cached outcome and what makes it:
 // change it whenever Render or Outcome changes.
-const outcomeFormat = "platc chart render 5 helm " + HelmVersion
+const outcomeFormat = "platc chart render 6 helm " + HelmVersion
 
 // A cached outcome is a line naming what it describes (outcomeFormat, the
 // chart's digest and the request's) and the outcome in binary form

@@ -36,12 +36,19 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 		if len(at) == 0 {
 			if sub := dependency(ch, k); sub != nil {
 				if m, ok := user[k].(map[string]any); ok {
-					var subOut []UnknownKey
+					// The subchart's values are its values.yaml under
+					// the parent's for it, and Helm reads the
+					// conditions of the parent's dependencies.
+					known := sub.Values
+					if pm, ok := defaults[k].(map[string]any); ok && len(pm) > 0 {
+						known = unionValues(sub.Values, pm)
+					}
 					// What the parent reads below the subchart's name
 					// (its condition, minio.enabled) is read too.
 					subReads := readPaths(sub)
 					subReads.addBelow(reads, k)
-					walkUnknown(sub, m, sub.Values, nil, subReads, &subOut)
+					var subOut []UnknownKey
+					walkUnknown(sub, m, known, nil, subReads, &subOut)
 					for _, u := range subOut {
 						*out = append(*out, UnknownKey{Path: append([]string{k}, u.Path...), Suggest: u.Suggest})
 					}
@@ -81,6 +88,25 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 			walkUnknown(ch, um, dm, p, reads, out)
 		}
 	}
+}
+
+// unionValues has the keys of a and b (b's value where both have one
+// that is not a map of both).
+func unionValues(a, b map[string]any) map[string]any {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for k, bv := range b {
+		am, aok := out[k].(map[string]any)
+		bm, bok := bv.(map[string]any)
+		if aok && bok {
+			out[k] = unionValues(am, bm)
+			continue
+		}
+		out[k] = bv
+	}
+	return out
 }
 
 // dependency is the subchart of ch named (or aliased) name, or nil.

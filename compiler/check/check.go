@@ -51,6 +51,11 @@ type Info struct {
 	// Charts are the path modules whose folder Argo CD renders with Helm
 	// (it holds a Chart.yaml).
 	Charts map[string]bool
+	// ChartDependencies are the folders of this repository that the
+	// chart in a module's folder names as file:// dependencies, by that
+	// folder (manifests.ChartLocalDependencies): what Argo CD renders of
+	// the chart, beside its folder.
+	ChartDependencies map[string][]string
 	// StackOrder is every stack, each after the stacks it wires from: the
 	// order in which an instance's wired fields can be filled.
 	StackOrder []string
@@ -60,7 +65,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}, charts: map[string]bool{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}, charts: map[string]bool{}, chartDeps: map[string][]string{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -69,7 +74,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles, Charts: c.charts}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles, Charts: c.charts, ChartDependencies: c.chartDeps}
 	info.Definitions, info.Instances = c.stacks()
 	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
@@ -90,6 +95,7 @@ type checker struct {
 	kustomizationDirs map[string]bool
 	directoryFiles    map[string][]string
 	charts            map[string]bool
+	chartDeps         map[string][]string // by chart folder
 }
 
 // reportf records a problem of kind id with field of n.
@@ -509,6 +515,11 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 			c.kustomizationDirs[dir] = true
 		}
 		chart = manifests.IsHelmFolder(c.fsys, dir)
+		if chart {
+			if deps := manifests.ChartLocalDependencies(c.fsys, dir); len(deps) > 0 {
+				c.chartDeps[dir] = deps
+			}
+		}
 		if m.Directory == nil && m.Plugin == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 			switch ok, env := c.allowsEmpty(m); {
 			case ok:

@@ -129,7 +129,8 @@ func readLock(root *os.Root, specDir string) (*charts.Lock, error) {
 // chartsPull locks every pin, or, with only, the pins of those charts
 // (the spec's names), keeping the lock's entries of the others.
 func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chartStore, client *http.Client, only []string, update bool, stdout, stderr io.Writer) int {
-	pins, log := compiler.Pins(newRepoFS(root), specDir)
+	fsys := newRepoFS(root)
+	pins, folders, log := compiler.Pins(fsys, specDir)
 	fmt.Fprint(stderr, log.String())
 	if log.HasErrors() {
 		return ExitProblems
@@ -175,6 +176,47 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 		}
 		lock.Charts = append(lock.Charts, e)
 		fmt.Fprintf(stdout, "%s %s %s %s\n", c.Name, c.Chart, c.Version, e.Digest)
+	}
+	// The dependencies Argo CD's repo server downloads for the charts of
+	// the repository's folders (helm dependency build, from their
+	// Chart.lock), each locked once: by repository, chart and version,
+	// as a pin is.
+	for _, dir := range folders {
+		deps, why := charts.FolderDependencies(fsys, dir)
+		if why != "" {
+			fmt.Fprintf(stderr, "platc charts pull: the dependencies of the chart in %s are not locked: %s\n", dir, why)
+		}
+		for _, d := range deps {
+			if lock.Find(d.Repository, d.Name, d.Version) != nil {
+				continue
+			}
+			if len(only) > 0 {
+				// -chart names pins: the dependencies keep their entries.
+				if prev := old.Find(d.Repository, d.Name, d.Version); prev != nil {
+					lock.Charts = append(lock.Charts, *prev)
+				}
+				continue
+			}
+			where := path.Join(dir, "Chart.lock")
+			e, data, err := charts.Pull(ctx, client, d.Name+" ("+dir+")", d.Repository, d.Name, d.Version)
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: pulling %s %s of %s: %v\n", where, d.Name, d.Version, d.Repository, err)
+				failed = true
+				continue
+			}
+			if prev := old.Find(d.Repository, d.Name, d.Version); prev != nil && prev.Digest != e.Digest && !update {
+				fmt.Fprintf(stderr, "%s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", where, d.Name, d.Version, d.Repository, e.Digest, prev.Digest)
+				failed = true
+				lock.Charts = append(lock.Charts, *prev)
+				continue
+			}
+			if err := store.put(data); err != nil {
+				fmt.Fprintf(stderr, "platc charts pull: writing the chart cache: %v\n", err)
+				return ExitUsage
+			}
+			lock.Charts = append(lock.Charts, e)
+			fmt.Fprintf(stdout, "%s %s %s %s\n", e.Name, d.Name, d.Version, e.Digest)
+		}
 	}
 	if failed {
 		return ExitProblems

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -294,5 +295,152 @@ func TestChartsPullOnly(t *testing.T) {
 	code, _, stderr = run(t, p, "charts", "pull", "-C", dir, "-chart", "nginx")
 	if want := "platc charts pull: -chart nginx: the spec pins no chart \"nginx\" (charts.<name>)\n"; code != cli.ExitUsage || stderr != want {
 		t.Errorf("-chart nginx: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+}
+
+// helmLockDigest is the digest Helm writes in a Chart.lock whose
+// dependencies are those of Chart.yaml, each {name, version, repository}
+// (internal/resolver.HashReq of Helm: the JSON of both lists).
+func helmLockDigest(deps ...[3]string) string {
+	type dep struct {
+		Name       string `json:"name"`
+		Version    string `json:"version,omitempty"`
+		Repository string `json:"repository"`
+	}
+	var list []dep
+	for _, d := range deps {
+		list = append(list, dep{d[0], d[1], d[2]})
+	}
+	data, _ := json.Marshal([2][]dep{list, list})
+	return charts.Digest(data)
+}
+
+// chartFolder writes a chart folder of the repository with the given
+// dependencies ({name, version, repository}) in Chart.yaml and a
+// Chart.lock as Helm writes it.
+func chartFolder(t *testing.T, dir, folder, name string, deps ...[3]string) {
+	chartYAML := "apiVersion: v2\nname: " + name + "\nversion: 1.0.0\n"
+	lock := "dependencies:\n"
+	if len(deps) > 0 {
+		chartYAML += "dependencies:\n"
+	}
+	for _, d := range deps {
+		chartYAML += fmt.Sprintf("  - name: %s\n    version: %s\n    repository: %s\n", d[0], d[1], d[2])
+		lock += fmt.Sprintf("- name: %s\n  repository: %s\n  version: %s\n", d[0], d[2], d[1])
+	}
+	lock += "digest: " + helmLockDigest(deps...) + "\ngenerated: \"2026-01-01T00:00:00Z\"\n"
+	writeFile(t, dir, folder+"/Chart.yaml", chartYAML)
+	writeFile(t, dir, folder+"/Chart.lock", lock)
+	writeFile(t, dir, folder+"/templates/configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-"+name+"\n")
+}
+
+// TestChartsPullLocksFolderDependencies is item 4 of issue 42 end to
+// end, on loopback servers: a chart folder of the repository whose
+// charts/ lacks its dependencies is not rendered before the pull, and
+// vet says which and what to run; charts pull locks and fetches them by
+// their Chart.lock (a chart repository's and an OCI registry's), but not
+// those a folder keeps in charts/; vet then builds the chart as Argo CD's
+// repo server does (its file:// dependency too), offline, and checks
+// values against the dependencies; vendor makes the cache unnecessary; a
+// re-published dependency is refused.
+func TestChartsPullLocksFolderDependencies(t *testing.T) {
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	db := chartArchive("db", "1.0.0", 1, false)
+	repo := chartstest.NewRepo(chartstest.Chart{Name: "db", Version: "1.0.0", Archive: db})
+	defer repo.Close()
+	cache := chartArchive("cache", "2.0.0", 1, false)
+	reg := chartstest.NewRegistry(chartstest.Chart{Name: "cache", Version: "2.0.0", Archive: cache})
+	defer reg.Close()
+	p := cli.Process{HTTPClient: trusting(repo, reg)}
+
+	dir := t.TempDir()
+	writeFile(t, dir, "sources/platform.cue", `package platform
+
+platform: {name: "shop", repoURL: "https://git.example.com/shop.git", defaultEnvironment: "dev"}
+
+modules: {
+	web: {path: "sources/charts/web", namespace: "web", values: db: replicaCont: 2}
+	site: {path: "sources/charts/site", namespace: "site", values: db: replicaCont: 3}
+}
+
+environments: dev: revision: "HEAD"
+`)
+	chartFolder(t, dir, "sources/charts/common", "common")
+	chartFolder(t, dir, "sources/charts/web", "web",
+		[3]string{"common", "1.0.0", "file://../common"},
+		[3]string{"db", "1.0.0", repo.URL},
+		[3]string{"cache", "2.0.0", reg.RepoURL()})
+	// site keeps its dependency in charts/, at a version no server has:
+	// Argo CD builds nothing there, and nothing is pulled for it.
+	chartFolder(t, dir, "sources/charts/site", "site", [3]string{"db", "0.9.0", repo.URL})
+	writeFile(t, dir, "sources/charts/site/charts/db-0.9.0.tgz", string(chartArchive("db", "0.9.0", 1, false)))
+
+	webWarning := `sources/platform.cue:6:66: warning: modules.web.values.db.replicaCont: the chart in sources/charts/web has no value db.replicaCont (set at modules.web.values.db.replicaCont), which Application "web" (out/deploy/clusters/dev/apps.yaml) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "db.replicaCount"?`
+	siteWarning := `modules.site.values.db.replicaCont: the chart in sources/charts/site has no value db.replicaCont`
+
+	// Before the pull: web is not rendered, and vet says why; site is.
+	code, _, stderr := run(t, p, "vet", "-C", dir)
+	note := "platc: note: the chart in sources/charts/web is not rendered: its dependencies db 1.0.0 of " + repo.URL + ", cache 2.0.0 of " + reg.RepoURL() + " are not locked, since sources has no charts.lock; run platc charts pull (it uses the network) to lock and fetch them [not-checked]"
+	if code != cli.ExitOK || !strings.Contains(stderr, note) || strings.Contains(stderr, webWarning) || !strings.Contains(stderr, siteWarning) {
+		t.Fatalf("vet before pull: exit %d, stderr:\n%s", code, stderr)
+	}
+
+	code, stdout, stderr := run(t, p, "charts", "pull", "-C", dir)
+	if code != cli.ExitOK || stderr != "" {
+		t.Fatalf("charts pull: exit %d, stderr:\n%s", code, stderr)
+	}
+	for _, w := range []string{
+		"db (sources/charts/web) db 1.0.0 " + charts.Digest(db) + "\n",
+		"cache (sources/charts/web) cache 2.0.0 " + charts.Digest(cache) + "\n",
+		"platc: sources/charts.lock: 2 charts locked\n",
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("charts pull: stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	lockData, err := os.ReadFile(filepath.Join(dir, "sources/charts.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := charts.ParseLock(lockData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := lock.Find(reg.RepoURL(), "cache", "2.0.0"); e == nil || e.Digest != charts.Digest(cache) || e.ManifestDigest == "" {
+		t.Errorf("the lock of cache: %+v", e)
+	}
+	if lock.Find(repo.URL, "db", "0.9.0") != nil {
+		t.Errorf("a dependency kept in charts/ is locked")
+	}
+
+	// vet builds web offline: no server is asked.
+	before := repo.Requests
+	code, _, stderr = run(t, p, "vet", "-C", dir)
+	if code != cli.ExitOK || !strings.Contains(stderr, webWarning) || !strings.Contains(stderr, siteWarning) || strings.Contains(stderr, "note:") {
+		t.Errorf("vet after pull: exit %d, stderr:\n%s", code, stderr)
+	}
+	if repo.Requests != before {
+		t.Errorf("vet asked the chart repository %d times", repo.Requests-before)
+	}
+
+	// Vendored, the dependencies need no cache.
+	if code, stdout, stderr := run(t, p, "charts", "vendor", "-C", dir); code != cli.ExitOK || !strings.Contains(stdout, "2 charts (cache-2.0.0.tgz, db-1.0.0.tgz)") {
+		t.Fatalf("charts vendor: exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Setenv(cli.CacheEnv, "off")
+	if code, _, stderr = run(t, p, "vet", "-C", dir); code != cli.ExitOK || !strings.Contains(stderr, webWarning) || strings.Contains(stderr, "note:") {
+		t.Errorf("vet from the vendor folder: exit %d, stderr:\n%s", code, stderr)
+	}
+
+	// A re-published dependency: pull refuses it, naming both digests.
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	db2 := chartArchive("db", "1.0.0", 5, false)
+	repo.Set(chartstest.Chart{Name: "db", Version: "1.0.0", Archive: db2})
+	code, _, stderr = run(t, p, "charts", "pull", "-C", dir)
+	if w := "sources/charts/web/Chart.lock: db 1.0.0 of " + repo.URL + " was re-published: its archive's digest is " + charts.Digest(db2) + ", the lock's " + charts.Digest(db); code != cli.ExitProblems || !strings.Contains(stderr, w) {
+		t.Errorf("pull of a re-published dependency: exit %d, stderr:\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "sources/charts.lock")); !bytes.Equal(after, lockData) {
+		t.Errorf("a failed pull changed the lock")
 	}
 }

@@ -364,10 +364,14 @@ the repository for CI without network (vendor).`,
 			subs: []*command{
 				{
 					name:    "charts pull",
-					summary: "fetch every pinned chart into platc's cache and lock its digest (the one command that uses the network)",
+					summary: "fetch every pinned chart, and the dependencies of the repository's charts, into platc's cache and lock their digests (the one command that uses the network)",
 					doc: `Charts pull fetches every chart the spec pins, from its HTTP chart repository
 (index.yaml) or OCI registry, into platc's cache, and writes ` + charts.LockFile + ` beside
 the spec with the sha256 digest of each archive (and its OCI manifest digest).
+It does the same for the dependencies Argo CD downloads for a chart folder of
+the repository that a module syncs (helm dependency build, where the folder's
+charts/ lacks one): those of its Chart.lock, at its versions, and says why
+where it cannot (no Chart.lock, a repository named by an alias).
 It is the one platc command that uses the network. A chart whose archive is not
 the one locked (a re-published version) is an error naming both digests;
 -update accepts the new one. With -chart, it pulls only the charts named and

@@ -309,6 +309,41 @@ func IsHelmFolder(fsys fs.FS, dir string) bool {
 	return chart != ""
 }
 
+// ChartLocalDependencies are the folders of the repository that the
+// chart in folder dir names as dependencies (a file:// repository in
+// its Chart.yaml or requirements.yaml, relative to dir), sorted: Argo
+// CD's repo server packs them into the chart's charts/ when it builds
+// its dependencies (helm dependency build), so they are part of what it
+// renders. A folder outside the repository is left out.
+func ChartLocalDependencies(fsys fs.FS, dir string) []string {
+	var dirs []string
+	for _, name := range []string{"Chart.yaml", "requirements.yaml"} {
+		data, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var deps struct {
+			Dependencies []struct {
+				Repository string `yaml:"repository"`
+			} `yaml:"dependencies"`
+		}
+		if yaml.Unmarshal(data, &deps) != nil {
+			continue
+		}
+		for _, d := range deps.Dependencies {
+			p, ok := strings.CutPrefix(d.Repository, "file://")
+			if !ok || strings.HasPrefix(p, "/") {
+				continue
+			}
+			if full := path.Join(dir, p); fs.ValidPath(full) && full != "." && !slices.Contains(dirs, full) {
+				dirs = append(dirs, full)
+			}
+		}
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
 // directory reads the folder as Argo CD's directory source does: regular
 // files at the top level whose names end in .yaml, .yml or .json (case
 // matters), in lexical order.

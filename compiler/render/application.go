@@ -398,6 +398,11 @@ func (r *renderer) setGeneratePaths(meta, spec *object.Map) {
 				continue
 			}
 			paths = append(paths, "/"+p)
+			// A chart's file:// dependencies, which Argo CD's repo
+			// server packs into it before it renders it.
+			for _, d := range r.info.ChartDependencies[p] {
+				paths = append(paths, "/"+d)
+			}
 		}
 	}
 	for _, s := range sources {

@@ -114,7 +114,15 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 			} else {
 				what = "the chart in " + hs.folder
 				req, p := v.request(env, a, hs)
-				out, chart = r.RenderFolder(hs.folder, req)
+				var err error
+				out, chart, err = r.RenderFolder(hs.folder, req)
+				if err != nil {
+					v.reportf(diag.ChartLock, a.origin, "%v", err)
+					continue
+				}
+				if out == nil {
+					continue // its dependencies are not at hand: FolderNotes says so
+				}
 				partial = p
 			}
 			source := hs.folder
