@@ -783,15 +783,19 @@ func Enabled(env *model.Environment, module string) bool {
 // Application's name.
 func (c *checker) applicationNames() {
 	for _, env := range c.spec.Environments {
-		root := RootName(env.Name)
+		root := env.RootName()
+		if env.Root != nil && env.Root.Name != "" {
+			c.name(&env.Root.Node, "name", root)
+		}
 		if m := c.spec.Module(root); m != nil {
+			if env.Root != nil && env.Root.Name != "" {
+				c.reportf(diag.Name, &env.Root.Node, "name", "root Application name %q is the name of module %s's Application: rename one of them", root, m.Name)
+				continue
+			}
 			c.log.Reportf(diag.Name, m.Pos, m.Path, "module name %q is the name of environment %s's root Application: rename the module", root, env.Name)
 		}
 	}
 }
-
-// RootName is the name of an environment's root Application.
-func RootName(env string) string { return "root-" + env }
 
 func moduleNames(s *model.Spec) []string {
 	return names(s.Modules, func(m *model.Module) string { return m.Name })

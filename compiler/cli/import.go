@@ -15,7 +15,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/platc/platc/compiler"
-	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/importer"
 	"github.com/platc/platc/compiler/manifests"
@@ -289,7 +288,7 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 			}
 			step++
 		}
-		fmt.Fprintf(w, "  %d. Create platc's root Application, %s, which takes over the Applications by name:\n", step, check.RootName(env))
+		fmt.Fprintf(w, "  %d. Create platc's root Application, %s, which takes over the Applications by name:\n", step, model.DefaultRootName(env))
 		fmt.Fprintf(w, "       kubectl apply -f %s\n", path.Join(outDir, render.RootFile(platform, env)))
 		if differ > 0 {
 			fmt.Fprintf(w, "  %s (above): after the switch, Argo CD runs %s as the spec renders %[2]s, not as %s.\n", plural(differ, "object differs", "objects differ"), map[bool]string{true: "it", false: "them"}[differ == 1], map[bool]string{true: "it was", false: "they were"}[differ == 1])

@@ -285,6 +285,10 @@ func decodeEnvironment(name string, e entry) *Environment {
 		}
 	})
 	env.SyncPolicy = e.syncPolicy("syncPolicy")
+	if e.Has("root") {
+		r := e.sub("root")
+		env.Root = &Root{Node: r.node, Name: r.str("name"), CascadeDelete: r.boolOr("cascadeDelete", false), SyncPolicy: r.syncPolicy("syncPolicy")}
+	}
 	e.eachField("charts", func(chart string, c entry) {
 		env.Charts = append(env.Charts, &ChartPin{Node: c.node, Env: name, Chart: chart, Version: c.str("version")})
 	})

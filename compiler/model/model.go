@@ -410,6 +410,36 @@ func (m *Module) DestinationIn(env *Environment) Destination {
 	return env.Destination
 }
 
+// Root adjusts an environment's root Application.
+type Root struct {
+	Node
+	Name          string // "" for the default
+	CascadeDelete bool
+	SyncPolicy    *SyncPolicy
+}
+
+// RootName is the name of env's root Application: its root's name, or
+// root-<environment>.
+func (env *Environment) RootName() string {
+	if env.Root != nil && env.Root.Name != "" {
+		return env.Root.Name
+	}
+	return DefaultRootName(env.Name)
+}
+
+// DefaultRootName is the name of an environment's root Application where
+// the spec names none.
+func DefaultRootName(env string) string { return "root-" + env }
+
+// RootSync is the sync policy of env's root Application: its root's, or
+// the default (never the environment's, which is its modules').
+func (env *Environment) RootSync() Sync {
+	if env.Root == nil {
+		return DefaultSync
+	}
+	return syncOf(env.Root.SyncPolicy)
+}
+
 // NamespaceIn is the namespace m deploys to in env: the environment's
 // setting for it, or the module's.
 func (m *Module) NamespaceIn(env *Environment) string {
@@ -600,7 +630,10 @@ type Wire struct {
 // Environment is one cluster the platform is delivered to.
 type Environment struct {
 	Node
-	Name        string
+	Name string
+	// Root is the root Application's settings; nil where the spec sets
+	// none (RootName, RootSync).
+	Root        *Root
 	Description string
 	Revision    string
 	Pinned      bool

@@ -281,8 +281,11 @@ func (r *renderer) ordered(ms []*model.Module) []*model.Module {
 func (r *renderer) root(env *model.Environment, include string) *object.Map {
 	p := &r.spec.Platform
 	meta := object.NewMap().
-		Set("name", check.RootName(env.Name)).
+		Set("name", env.RootName()).
 		Set("namespace", p.ArgoCDNamespace)
+	if env.Root != nil && env.Root.CascadeDelete {
+		meta.Set("finalizers", cascadeFinalizers)
+	}
 	spec := object.NewMap().
 		Set("project", argocd.DefaultProjectName).
 		Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name))).
@@ -290,7 +293,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 		Set("destination", object.NewMap().
 			Set("server", argocd.InClusterServer).
 			Set("namespace", p.ArgoCDNamespace)).
-		Set("syncPolicy", argocd.SyncPolicy(nil))
+		Set("syncPolicy", argocd.SyncPolicyFor(env.RootSync(), nil, nil))
 	r.setGeneratePaths(meta, spec)
 	return argocd.Application(meta, spec)
 }
