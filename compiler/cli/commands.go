@@ -357,6 +357,21 @@ other unless -force.`,
 			}},
 		},
 		{
+			name:    "fmt",
+			summary: "format the spec's .cue files as cue fmt does",
+			doc: `Fmt formats the .cue files of the spec folder with CUE's own formatter, as
+cue fmt does: layout only, never a value. It prints the files it changed. With
+-check it writes nothing, prints the files that are not formatted, and exits 1
+where there is one (for CI and the pre-commit hook). A file that does not parse
+is an error at its line and column, and nothing is written.`,
+			dir: true,
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				spec := specFlag(fs)
+				check := fs.Bool("check", false, "write nothing; list the files that are not formatted, and exit 1 where there is one")
+				return func(c *call) int { return runFmt(c, *spec, *check) }
+			},
+		},
+		{
 			name:    "charts",
 			summary: "lock and fetch the pinned charts (pull: the one command that uses the network), or vendor them",
 			doc: `Charts locks and fetches the charts the spec pins (pull), or copies them into

@@ -76,7 +76,8 @@ need-platc:
 	@command -v $(PLATC) >/dev/null 2>&1 || { echo "$(PLATC) is not on PATH: install it with go install github.com/platc/platc/cmd/platc@{{version}} (or, from a clone of platc, go install ./cmd/platc), or name it with make PLATC=path" >&2; exit 1; }
 `},
 	{".pre-commit-config.yaml", `# The pre-commit framework's configuration (https://pre-commit.com): the
-# commit is refused when out/ is not what the spec renders. pre-commit
+# commit is refused when out/ is not what the spec renders, or when a spec
+# file is not formatted (platc fmt formats them). pre-commit
 # install turns it on (instead of platc hooks install); pre-commit builds
 # platc with Go from the hooks of platc's repository (.pre-commit-hooks.yaml).
 repos:
@@ -84,6 +85,7 @@ repos:
     rev: {{version}}
     hooks:
       - id: platc-check
+      - id: platc-fmt
 `},
 	{".github/workflows/platc.yaml", `# The drift check: fails when out/ is not what the spec renders, with an
 # annotation on each stale file. platc's action (action.yml of

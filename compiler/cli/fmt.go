@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"cuelang.org/go/cue/errors"
+	cueformat "cuelang.org/go/cue/format"
+	"cuelang.org/go/cue/parser"
+)
+
+// maxSpecFile bounds a .cue file fmt reads.
+const maxSpecFile = 16 << 20
+
+// runFmt formats the spec's .cue files as cue fmt does (CUE's own
+// formatter: what it changes is layout, never a value). With check, it
+// writes nothing and names the files that are not formatted.
+func runFmt(c *call, specDir string, check bool) int {
+	root, err := os.OpenRoot(c.dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "platc: opening the repository: %v\n", err)
+		return ExitUsage
+	}
+	defer root.Close()
+	specDir = strings.TrimSuffix(specDir, "/")
+	entries, err := fs.ReadDir(root.FS(), specDir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "platc fmt: %v\n", err)
+		return ExitUsage
+	}
+	var changed []string
+	want := map[string][]byte{}
+	failed := false
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".cue") {
+			continue
+		}
+		name := path.Join(specDir, e.Name())
+		if info, err := e.Info(); err == nil && info.Size() > maxSpecFile {
+			fmt.Fprintf(c.stderr, "%s: larger than %d bytes: platc fmt does not read it\n", name, maxSpecFile)
+			failed = true
+			continue
+		}
+		src, err := root.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "platc fmt: %v\n", err)
+			failed = true
+			continue
+		}
+		// As cue fmt: parsed with its comments, then formatted.
+		f, err := parser.ParseFile(name, src, parser.ParseComments)
+		var out []byte
+		if err == nil {
+			out, err = cueformat.Node(f)
+		}
+		if err != nil {
+			// A syntax error: the parser's, at its place.
+			for _, e := range errors.Errors(err) {
+				pos := e.Position()
+				msg, args := e.Msg()
+				fmt.Fprintf(c.stderr, "%s:%d:%d: %s: fix it, then run platc fmt again\n", name, pos.Line(), pos.Column(), fmt.Sprintf(msg, args...))
+			}
+			failed = true
+			continue
+		}
+		if !bytes.Equal(src, out) {
+			changed = append(changed, name)
+			want[name] = out
+		}
+	}
+	slices.Sort(changed)
+	if failed {
+		return ExitProblems
+	}
+	if check {
+		for _, name := range changed {
+			fmt.Fprintf(c.stdout, "%s\n", name)
+		}
+		if len(changed) > 0 {
+			fmt.Fprintf(c.stderr, "platc fmt: %s not formatted: run platc fmt\n", plural(len(changed), "file is", "files are"))
+			return ExitProblems
+		}
+		return ExitOK
+	}
+	for _, name := range changed {
+		if err := writeFileAtomic(root, name, want[name]); err != nil {
+			fmt.Fprintf(c.stderr, "platc fmt: writing %s: %v\n", name, err)
+			return ExitUsage
+		}
+		fmt.Fprintf(c.stdout, "%s\n", name)
+	}
+	return ExitOK
+}
