@@ -84,6 +84,11 @@ func ParseLock(data []byte) (*Lock, error) {
 		if e.RepoURL == "" || e.Chart == "" || e.Version == "" {
 			return nil, fmt.Errorf("entry %d: repoURL, chart and version are required", i+1)
 		}
+		// The vendor folder names an archive by chart and version: a
+		// name that is not one file name would write elsewhere.
+		if f := e.File(); strings.ContainsAny(f, "/\\\x00") || strings.HasPrefix(f, ".") || strings.Contains(f, "..") {
+			return nil, fmt.Errorf("entry %d: chart %q version %q is not a chart's name and version (a file name, %s, without a folder or ..)", i+1, e.Chart, e.Version, f)
+		}
 		if !ValidDigest(e.Digest) || (e.ManifestDigest != "" && !ValidDigest(e.ManifestDigest)) {
 			return nil, fmt.Errorf("entry %d (%s %s): a digest is sha256: and 64 lower-case hexadecimal digits", i+1, e.Chart, e.Version)
 		}

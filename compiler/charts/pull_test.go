@@ -2,6 +2,7 @@ package charts_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,5 +91,27 @@ func TestPullOCITagAsWritten(t *testing.T) {
 	_, _, err = charts.Pull(ctx, reg.Client(), "web", reg.RepoURL(), "web", "2.0.0")
 	if want := host + "/charts/web has no version 2.0.0 (it has 2 others)"; err == nil || err.Error() != want {
 		t.Errorf("2.0.0:\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestLockRefusesPathsInNames: a lock entry whose chart or version would
+// make the vendor folder's file name a path is refused.
+func TestLockRefusesPathsInNames(t *testing.T) {
+	d := charts.Digest([]byte("a"))
+	for _, tc := range []struct{ chart, version string }{
+		{"../../.git/hooks/pre-commit", "1.0.0"},
+		{"web", "1.0.0/../../../x"},
+		{"..", "1"},
+		{".web", "1.0.0"},
+		{`web\x`, "1.0.0"},
+	} {
+		data := fmt.Sprintf("charts:\n  - name: web\n    repoURL: https://r\n    chart: %q\n    version: %q\n    digest: %s\n", tc.chart, tc.version, d)
+		_, err := charts.ParseLock([]byte(data))
+		if err == nil || !strings.Contains(err.Error(), "is not a chart's name and version") {
+			t.Errorf("chart %q version %q: %v", tc.chart, tc.version, err)
+		}
+	}
+	if _, err := charts.ParseLock([]byte("charts:\n  - name: web\n    repoURL: https://r\n    chart: web\n    version: 1.0.0+build.1\n    digest: " + d + "\n")); err != nil {
+		t.Errorf("a plain entry: %v", err)
 	}
 }
