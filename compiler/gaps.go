@@ -21,10 +21,10 @@ type Gap struct {
 	// Names are what was not checked, sorted: charts, Applications
 	// (environment/name), clients or modules, as Kind says.
 	Names []string
-	// Note says it at length, with the names and what to do, a line per
-	// note (one per chart folder for unbuilt charts); "" where a
-	// problem of the log says it already.
-	Note string
+	// Notes say it at length, with the names and what to do: one, or
+	// one per chart folder for unbuilt charts; none where a problem of
+	// the log says it already.
+	Notes []string
 }
 
 // GapKind is what a Gap leaves unchecked; the words are the JSON
@@ -139,26 +139,26 @@ func gaps(spec *model.Spec, opts Options, r *charts.Renderer, log *diag.Log) []G
 	if r != nil {
 		unrendered := r.Unrendered()
 		if names := unrendered[charts.NoLock]; len(names) > 0 {
-			add(Gap{Kind: GapUnlockedCharts, Names: names, Note: fmt.Sprintf("%s not rendered, since %s has no %s: %s; run platc charts pull (it uses the network) to lock, fetch and render them",
-				plural(len(names), "chart is", "charts are"), opts.SpecDir, charts.LockFile, strings.Join(names, ", "))})
+			add(Gap{Kind: GapUnlockedCharts, Names: names, Notes: []string{fmt.Sprintf("%s not rendered, since %s has no %s: %s; run platc charts pull (it uses the network) to lock, fetch and render them",
+				plural(len(names), "chart is", "charts are"), opts.SpecDir, charts.LockFile, strings.Join(names, ", "))}})
 		} else {
 			// Each pin missing from the lock is a warning (chart-unlocked).
 			add(Gap{Kind: GapUnlockedCharts, Names: unrendered[charts.NotLocked]})
 		}
 		if names := unrendered[charts.Missing]; len(names) > 0 {
-			add(Gap{Kind: GapUncachedCharts, Names: names, Note: fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached",
-				plural(len(names), "locked chart is", "locked charts are"), path.Join(opts.SpecDir, charts.VendorDir), strings.Join(names, ", "))})
+			add(Gap{Kind: GapUncachedCharts, Names: names, Notes: []string{fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached",
+				plural(len(names), "locked chart is", "locked charts are"), path.Join(opts.SpecDir, charts.VendorDir), strings.Join(names, ", "))}})
 		}
 		if dirs, notes := r.UnbuiltFolders(opts.SpecDir); len(dirs) > 0 {
-			add(Gap{Kind: GapUnbuiltCharts, Names: dirs, Note: strings.Join(notes, "\n")})
+			add(Gap{Kind: GapUnbuiltCharts, Names: dirs, Notes: notes})
 		}
 		if apps := r.PartialApps(); len(apps) > 0 {
 			shown, more := apps, ""
 			if len(apps) > 3 {
 				shown, more = apps[:3], fmt.Sprintf(" and %d more", len(apps)-3)
 			}
-			add(Gap{Kind: GapValuesOutOfReach, Names: apps, Note: fmt.Sprintf("%s rendered without a value file out of reach, so Helm's errors and the schema are not judged there: %s%s; give the client's checkout with -client-repo",
-				plural(len(apps), "Application's chart is", "Applications' charts are"), strings.Join(shown, ", "), more)})
+			add(Gap{Kind: GapValuesOutOfReach, Names: apps, Notes: []string{fmt.Sprintf("%s rendered without a value file out of reach, so Helm's errors and the schema are not judged there: %s%s; give the client's checkout with -client-repo",
+				plural(len(apps), "Application's chart is", "Applications' charts are"), strings.Join(shown, ", "), more)}})
 		}
 	}
 	add(clientGap(spec, opts))
@@ -181,9 +181,9 @@ func clientGap(spec *model.Spec, opts Options) Gap {
 	switch len(names) {
 	case 0:
 	case 1:
-		g.Note = fmt.Sprintf("the values repository of client %s is not read: its values files are not checked, and its Applications' charts are rendered without them; pass -client-repo %s=DIR, DIR a checkout of it", repos[0], names[0])
+		g.Notes = []string{fmt.Sprintf("the values repository of client %s is not read: its values files are not checked, and its Applications' charts are rendered without them; pass -client-repo %s=DIR, DIR a checkout of it", repos[0], names[0])}
 	default:
-		g.Note = fmt.Sprintf("the values repositories of %d clients are not read: their values files are not checked, and their Applications' charts are rendered without them: %s; pass -client-repo CLIENT=DIR for each, DIR a checkout of it", len(names), diag.List(repos))
+		g.Notes = []string{fmt.Sprintf("the values repositories of %d clients are not read: their values files are not checked, and their Applications' charts are rendered without them: %s; pass -client-repo CLIENT=DIR for each, DIR a checkout of it", len(names), diag.List(repos))}
 	}
 	return g
 }
@@ -211,9 +211,9 @@ func unreadGap(spec *model.Spec) Gap {
 	switch len(unread) {
 	case 0:
 	case 1:
-		g.Note = "the folder of module " + unread[0] + " is not read, so its objects are not checked"
+		g.Notes = []string{"the folder of module " + unread[0] + " is not read, so its objects are not checked"}
 	default:
-		g.Note = fmt.Sprintf("the folders of %d modules are not read, so their objects are not checked: %s", len(unread), diag.List(unread))
+		g.Notes = []string{fmt.Sprintf("the folders of %d modules are not read, so their objects are not checked: %s", len(unread), diag.List(unread))}
 	}
 	return g
 }

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/cli"
 )
 
@@ -53,7 +54,7 @@ func readCorpus(t *testing.T) []*archive {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := digest(a.data); d != "sha256:"+a.SHA256 {
+		if d := charts.Digest(a.data); d != "sha256:"+a.SHA256 {
 			t.Fatalf("%s: digest %s, index.json says %s", a.File, d, a.SHA256)
 		}
 	}

@@ -5,11 +5,9 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -20,7 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/platc/platc/compiler/charts"
+	"github.com/platc/platc/compiler/charts/chartstest"
 )
 
 // archive is one entry of ../shared/charts/index.json with its bytes.
@@ -36,16 +35,16 @@ type archive struct {
 	data         []byte
 }
 
+// chart is the archive as its repository serves it, at its tag.
+func (a *archive) chart() chartstest.Chart {
+	return chartstest.Chart{Name: a.Name, Version: a.tag(), Archive: a.data}
+}
+
 func (a *archive) tag() string {
 	if a.ChartVersion != "" {
 		return a.ChartVersion
 	}
 	return a.Version
-}
-
-func digest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // upstream serves the archives at the URLs their users pull them from
@@ -58,8 +57,6 @@ type upstream struct {
 	srv       *httptest.Server
 	Transport *http.Transport
 	archives  []*archive
-	// Requests are the URLs served, for the report.
-	requests int
 }
 
 func newUpstream(archives []*archive) (*upstream, error) {
@@ -148,7 +145,6 @@ func certificates(hosts []string) (*x509.Certificate, tls.Certificate, error) {
 // registry's tag list, manifests and blobs for oci:// ones, behind the
 // anonymous bearer token public registries ask for.
 func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
-	u.requests++
 	at := r.Host + r.URL.Path
 	if r.URL.Path == "/token" {
 		json.NewEncoder(w).Encode(map[string]string{"token": "anonymous"})
@@ -164,13 +160,17 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		switch at {
 		case base + "index.yaml":
 			index = append(index, a)
-		case base + "charts/" + a.File:
+		case base + "charts/" + a.Name + "-" + a.tag() + ".tgz":
 			w.Write(a.data)
 			return
 		}
 	}
 	if len(index) > 0 {
-		w.Write(indexYAML(index))
+		var cs []chartstest.Chart
+		for _, a := range index {
+			cs = append(cs, a.chart())
+		}
+		w.Write(chartstest.Index(cs...))
 		return
 	}
 	// OCI registries.
@@ -203,9 +203,9 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 			continue
 		case prefix + "manifests/" + a.tag():
 			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
-			w.Write(manifest(a))
+			w.Write(chartstest.Manifest(a.chart()))
 			return
-		case prefix + "blobs/" + digest(a.data):
+		case prefix + "blobs/" + charts.Digest(a.data):
 			w.Write(a.data)
 			return
 		}
@@ -215,36 +215,4 @@ func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.NotFound(w, r)
-}
-
-func indexYAML(archives []*archive) []byte {
-	type version struct {
-		Name    string   `yaml:"name"`
-		Version string   `yaml:"version"`
-		URLs    []string `yaml:"urls"`
-		Digest  string   `yaml:"digest"`
-	}
-	idx := struct {
-		APIVersion string               `yaml:"apiVersion"`
-		Entries    map[string][]version `yaml:"entries"`
-	}{APIVersion: "v1", Entries: map[string][]version{}}
-	for _, a := range archives {
-		idx.Entries[a.Name] = append(idx.Entries[a.Name], version{a.Name, a.tag(), []string{"charts/" + a.File}, strings.TrimPrefix(digest(a.data), "sha256:")})
-	}
-	data, _ := yaml.Marshal(idx)
-	return data
-}
-
-// manifest is the OCI manifest Helm pushes for a chart: its Chart.yaml
-// as config, the archive as the one layer.
-func manifest(a *archive) []byte {
-	config := []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, a.Name, a.tag()))
-	m := map[string]any{
-		"schemaVersion": 2,
-		"mediaType":     "application/vnd.oci.image.manifest.v1+json",
-		"config":        map[string]any{"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": digest(config), "size": len(config)},
-		"layers":        []any{map[string]any{"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest(a.data), "size": len(a.data)}},
-	}
-	data, _ := json.Marshal(m)
-	return data
 }

@@ -87,7 +87,7 @@ func TestBuildRendersAsHelm(t *testing.T) {
 	r := depsRenderer(t, depsFS(t, nil))
 	out, chart, err := r.RenderFolder("web", depsRequest)
 	if err != nil || out == nil {
-		t.Fatalf("RenderFolder: %v, %v, notes %q", out, err, r.FolderNotes("sources"))
+		t.Fatalf("RenderFolder: %v, %v, notes %q", out, err, folderNotes(r))
 	}
 	if out.Error != "" {
 		t.Fatal(out.Error)
@@ -133,8 +133,8 @@ func TestBuildRendersAsHelm(t *testing.T) {
 	if n := len(ch.helm.Dependencies()); n != 2 {
 		t.Errorf("the built chart has %d dependencies, want 2", n)
 	}
-	if r.FolderNotes("sources") != nil {
-		t.Errorf("notes of a built chart: %q", r.FolderNotes("sources"))
+	if folderNotes(r) != nil {
+		t.Errorf("notes of a built chart: %q", folderNotes(r))
 	}
 }
 
@@ -178,7 +178,7 @@ func TestBuildAsHelmBuilds(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		edits map[string]*string
-		// err is Helm's error; note what FolderNotes says; neither
+		// err is Helm's error; note what UnbuiltFolders says; neither
 		// where the chart renders.
 		err, note string
 	}{
@@ -209,7 +209,7 @@ func TestBuildAsHelmBuilds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			notes := strings.Join(r.FolderNotes("sources"), "\n")
+			notes := strings.Join(folderNotes(r), "\n")
 			if notes != c.note {
 				t.Errorf("notes:\n%s\nwant\n%s", notes, c.note)
 			}
@@ -269,19 +269,19 @@ func TestBuildNotes(t *testing.T) {
 	if out, _, err := r.RenderFolder("web", depsRequest); out != nil || err != nil {
 		t.Fatalf("rendered without a lock: %+v %v", out, err)
 	}
-	if got, want := strings.Join(r.FolderNotes("sources"), "\n"), "the chart in web is not rendered: its dependency podinfo 6.4.0 of https://127.0.0.1:18443 is not locked, since sources has no charts.lock; run platc charts pull (it uses the network) to lock and fetch it"; got != want {
+	if got, want := strings.Join(folderNotes(r), "\n"), "the chart in web is not rendered: its dependency podinfo 6.4.0 of https://127.0.0.1:18443 is not locked, since sources has no charts.lock; run platc charts pull (it uses the network) to lock and fetch it"; got != want {
 		t.Errorf("no lock:\n%s\nwant\n%s", got, want)
 	}
 	r = depsRenderer(t, repo)
 	r.Lock.Charts[0].Version = "6.3.0"
 	r.RenderFolder("web", depsRequest)
-	if got, want := strings.Join(r.FolderNotes("sources"), "\n"), "the chart in web is not rendered: its dependency podinfo 6.4.0 of https://127.0.0.1:18443 is not locked in sources/charts.lock; run platc charts pull (it uses the network) to lock and fetch it"; got != want {
+	if got, want := strings.Join(folderNotes(r), "\n"), "the chart in web is not rendered: its dependency podinfo 6.4.0 of https://127.0.0.1:18443 is not locked in sources/charts.lock; run platc charts pull (it uses the network) to lock and fetch it"; got != want {
 		t.Errorf("not locked:\n%s\nwant\n%s", got, want)
 	}
 	r = depsRenderer(t, repo)
 	r.Archives = nil
 	r.RenderFolder("web", depsRequest)
-	if got, want := strings.Join(r.FolderNotes("sources"), "\n"), "the chart in web is not rendered: its dependency podinfo 6.4.0 of https://127.0.0.1:18443 is locked, but neither platc's cache nor sources/charts/vendor holds it; run platc charts pull (it uses the network), or platc charts vendor where it is cached"; got != want {
+	if got, want := strings.Join(folderNotes(r), "\n"), "the chart in web is not rendered: its dependency podinfo 6.4.0 of https://127.0.0.1:18443 is locked, but neither platc's cache nor sources/charts/vendor holds it; run platc charts pull (it uses the network), or platc charts vendor where it is cached"; got != want {
 		t.Errorf("missing:\n%s\nwant\n%s", got, want)
 	}
 	r = depsRenderer(t, repo)
@@ -341,4 +341,10 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// folderNotes are r's notes of the chart folders it could not build.
+func folderNotes(r *Renderer) []string {
+	_, notes := r.UnbuiltFolders("sources")
+	return notes
 }

@@ -39,6 +39,9 @@ type Chart struct {
 	// chart folder (FolderDigest).
 	Digest string
 	helm   *chart.Chart
+	// reads are the .Values paths of the chart and its subcharts, by
+	// chart (readsOf).
+	reads sync.Map
 }
 
 // Name is the chart's name, from its Chart.yaml.
@@ -349,7 +352,7 @@ func Render(ch *Chart, req Request) *Outcome {
 		out.Error = err.Error()
 		return out
 	}
-	out.Unknown = unknownKeys(ch.helm, vals)
+	out.Unknown = unknownKeys(ch, vals)
 	// Helm processes the dependencies of the chart it loaded for this
 	// one render, in place (a disabled subchart removed, an alias
 	// renamed): here a copy, since the chart loaded is rendered for

@@ -125,11 +125,7 @@ func TestRenderValues(t *testing.T) {
 	if spec["replicas"] != float64(3) {
 		t.Errorf("replicas = %v, want 3 (valuesObject after the files)", spec["replicas"])
 	}
-	var unknown []string
-	for _, u := range out.Unknown {
-		unknown = append(unknown, strings.Join(u.Path, ".")+"~"+u.Suggest)
-	}
-	if got, want := strings.Join(unknown, " "), "image.tagg~tag servce~service"; got != want {
+	if got, want := unknownKeysOf(out), "image.tagg~tag servce~service"; got != want {
 		t.Errorf("unknown = %s, want %s", got, want)
 	}
 }
@@ -191,11 +187,7 @@ func TestUnknownKeysOfSubcharts(t *testing.T) {
 	if out.Error != "" {
 		t.Fatal(out.Error)
 	}
-	var got []string
-	for _, u := range out.Unknown {
-		got = append(got, strings.Join(u.Path, ".")+"~"+u.Suggest)
-	}
-	if g, want := strings.Join(got, " "), "cache.auth.enabld~enabled cache.of~on replicaCont~replicaCount"; g != want {
+	if g, want := unknownKeysOf(out), "cache.auth.enabld~enabled cache.of~on replicaCont~replicaCount"; g != want {
 		t.Errorf("unknown = %s, want %s", g, want)
 	}
 }
@@ -247,11 +239,16 @@ data:
 	if out.Error != "" {
 		t.Fatal(out.Error)
 	}
-	var got []string
-	for _, u := range out.Unknown {
-		got = append(got, strings.Join(u.Path, ".")+"~"+u.Suggest)
-	}
-	if g, want := strings.Join(got, " "), "singleBinary.replcas~replicas"; g != want {
+	if g, want := unknownKeysOf(out), "singleBinary.replcas~replicas"; g != want {
 		t.Errorf("unknown = %s, want %s", g, want)
 	}
+}
+
+// unknownKeysOf lists out's unknown keys as "path~suggestion".
+func unknownKeysOf(out *Outcome) string {
+	var keys []string
+	for _, u := range out.Unknown {
+		keys = append(keys, strings.Join(u.Path, ".")+"~"+u.Suggest)
+	}
+	return strings.Join(keys, " ")
 }

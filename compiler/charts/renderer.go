@@ -309,7 +309,7 @@ func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, e
 // Chart.yaml missing in the folder's charts/, the repo server builds them
 // (helm dependency build, deps.go) and renders again. It returns the
 // outcome and what loads the chart; no outcome where the build needs what
-// platc does not have (FolderNotes says what), and an error where the
+// platc does not have (UnbuiltFolders says what), and an error where the
 // vendor folder's archive of a dependency is not the locked one.
 func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Chart, error), error) {
 	r.mu.Lock()
@@ -459,14 +459,9 @@ func (r *Renderer) buildFolder(dir, digest string) *folderBuild {
 	return b
 }
 
-// FolderNotes say which chart folders are not rendered, since their
-// dependencies are not at hand, why, and what to run; sorted by folder.
-func (r *Renderer) FolderNotes(specDir string) []string {
-	_, notes := r.UnbuiltFolders(specDir)
-	return notes
-}
-
-// UnbuiltFolders are the chart folders FolderNotes names, and its notes.
+// UnbuiltFolders are the chart folders not rendered, since their
+// dependencies are not at hand, sorted, and a note for each: why, and
+// what to run.
 func (r *Renderer) UnbuiltFolders(specDir string) (dirs, notes []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

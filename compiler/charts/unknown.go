@@ -21,13 +21,23 @@ import (
 // below is read. A key templates read below (.Values.extra.port) is known,
 // and its keys are judged by what they read. global is Helm's, shared by every chart. Only the first
 // unknown key of a path is listed.
-func unknownKeys(ch *chart.Chart, user map[string]any) []UnknownKey {
+func unknownKeys(c *Chart, user map[string]any) []UnknownKey {
 	var out []UnknownKey
-	walkUnknown(ch, user, ch.Values, nil, readPaths(ch), &out)
+	walkUnknown(c, c.helm, user, c.helm.Values, nil, c.readsOf(c.helm), &out)
 	return out
 }
 
-func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, reads *pathSet, out *[]UnknownKey) {
+// readsOf is readPaths of ch, a chart or a subchart of c, read once for
+// every render of c: its templates do not change.
+func (c *Chart) readsOf(ch *chart.Chart) *pathSet {
+	if s, ok := c.reads.Load(ch); ok {
+		return s.(*pathSet)
+	}
+	s, _ := c.reads.LoadOrStore(ch, readPaths(ch))
+	return s.(*pathSet)
+}
+
+func walkUnknown(c *Chart, ch *chart.Chart, user, defaults map[string]any, at []string, reads *pathSet, out *[]UnknownKey) {
 	for _, k := range slices.Sorted(maps.Keys(user)) {
 		p := append(append([]string(nil), at...), k)
 		if len(at) == 0 && (k == "global" || k == "tags" && hasTags(ch)) {
@@ -45,10 +55,9 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 					}
 					// What the parent reads below the subchart's name
 					// (its condition, minio.enabled) is read too.
-					subReads := readPaths(sub)
-					subReads.addBelow(reads, k)
+					subReads := c.readsOf(sub).withBelow(reads, k)
 					var subOut []UnknownKey
-					walkUnknown(sub, m, known, nil, subReads, &subOut)
+					walkUnknown(c, sub, m, known, nil, subReads, &subOut)
 					for _, u := range subOut {
 						*out = append(*out, UnknownKey{Path: append([]string{k}, u.Path...), Suggest: u.Suggest})
 					}
@@ -75,7 +84,7 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 				// Templates read below it: its keys are judged by
 				// what they read.
 				if um, ok := user[k].(map[string]any); ok {
-					walkUnknown(ch, um, nil, p, reads, out)
+					walkUnknown(c, ch, um, nil, p, reads, out)
 				}
 				continue
 			}
@@ -85,7 +94,7 @@ func walkUnknown(ch *chart.Chart, user, defaults map[string]any, at []string, re
 		um, userMap := user[k].(map[string]any)
 		dm, defMap := def.(map[string]any)
 		if userMap && defMap && len(dm) > 0 {
-			walkUnknown(ch, um, dm, p, reads, out)
+			walkUnknown(c, ch, um, dm, p, reads, out)
 		}
 	}
 }
@@ -230,14 +239,24 @@ func (s *pathSet) scanValues(v any, depth int) {
 	}
 }
 
-// addBelow adds the paths of parent below key k, without k.
-func (s *pathSet) addBelow(parent *pathSet, k string) {
+// withBelow is s with the paths of parent below key k, without k: a
+// new set where there are any, s itself (shared, not changed) otherwise.
+func (s *pathSet) withBelow(parent *pathSet, k string) *pathSet {
 	prefix := k + "\x00"
+	var below []string
 	for p := range parent.paths {
-		if rest, ok := strings.CutPrefix(p, prefix); ok {
-			s.paths[rest] = true
+		if rest, ok := strings.CutPrefix(p, prefix); ok && !s.paths[rest] {
+			below = append(below, rest)
 		}
 	}
+	if len(below) == 0 {
+		return s
+	}
+	out := &pathSet{paths: maps.Clone(s.paths), fields: s.fields}
+	for _, p := range below {
+		out.paths[p] = true
+	}
+	return out
 }
 
 // reads reports whether a template names p, or one of its parents as a

@@ -784,14 +784,14 @@ func Enabled(env *model.Environment, module string) bool {
 func (c *checker) applicationNames() {
 	for _, env := range c.spec.Environments {
 		root := env.RootName()
-		if env.Root != nil && env.Root.Name != "" {
+		named := env.Root != nil && env.Root.Name != ""
+		if named {
 			c.name(&env.Root.Node, "name", root)
 		}
-		if m := c.spec.Module(root); m != nil {
-			if env.Root != nil && env.Root.Name != "" {
-				c.reportf(diag.Name, &env.Root.Node, "name", "root Application name %q is the name of module %s's Application: rename one of them", root, m.Name)
-				continue
-			}
+		switch m := c.spec.Module(root); {
+		case m != nil && named:
+			c.reportf(diag.Name, &env.Root.Node, "name", "root Application name %q is the name of module %s's Application: rename one of them", root, m.Name)
+		case m != nil:
 			c.log.Reportf(diag.Name, m.Pos, m.Path, "module name %q is the name of environment %s's root Application: rename the module", root, env.Name)
 		}
 	}

@@ -151,71 +151,61 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 	if failed {
 		return ExitUsage
 	}
-	for _, c := range pins {
-		if len(only) > 0 && !slices.Contains(only, c.Name) {
-			if prev := old.Find(c.RepoURL, c.Chart, c.Version); prev != nil {
+	// lockOne locks one chart version: the lock's entry where keep (a
+	// chart -chart does not name), else the archive pulled, into the
+	// cache. at places a message; what names the chart in one. It is
+	// false where writing the cache failed, which ends the pull.
+	lockOne := func(at, what, name, repo, chart, version string, keep bool) bool {
+		if lock.Find(repo, chart, version) != nil {
+			return true
+		}
+		prev := old.Find(repo, chart, version)
+		if keep {
+			if prev != nil {
 				lock.Charts = append(lock.Charts, *prev)
 			}
-			continue
+			return true
 		}
-		e, data, err := charts.Pull(ctx, client, c.Name, c.RepoURL, c.Chart, c.Version)
+		e, data, err := charts.Pull(ctx, client, name, repo, chart, version)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %s: pulling %s %s: %v\n", c.Pos, c.Path, c.Chart, c.Version, err)
+			fmt.Fprintf(stderr, "%s: pulling %s: %v\n", at, what, err)
 			failed = true
-			continue
+			return true
 		}
-		if prev := old.Find(c.RepoURL, c.Chart, c.Version); prev != nil && prev.Digest != e.Digest && !update {
-			fmt.Fprintf(stderr, "%s: %s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", c.Pos, c.Path, c.Chart, c.Version, c.RepoURL, e.Digest, prev.Digest)
+		if prev != nil && prev.Digest != e.Digest && !update {
+			fmt.Fprintf(stderr, "%s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", at, chart, version, repo, e.Digest, prev.Digest)
 			failed = true
 			lock.Charts = append(lock.Charts, *prev)
-			continue
+			return true
 		}
 		if err := store.put(data); err != nil {
 			fmt.Fprintf(stderr, "platc charts pull: writing the chart cache: %v\n", err)
-			return ExitUsage
+			return false
 		}
 		lock.Charts = append(lock.Charts, e)
-		fmt.Fprintf(stdout, "%s %s %s %s\n", c.Name, c.Chart, c.Version, e.Digest)
+		fmt.Fprintf(stdout, "%s %s %s %s\n", e.Name, chart, version, e.Digest)
+		return true
+	}
+	for _, c := range pins {
+		keep := len(only) > 0 && !slices.Contains(only, c.Name)
+		if !lockOne(fmt.Sprintf("%s: %s", c.Pos, c.Path), c.Chart+" "+c.Version, c.Name, c.RepoURL, c.Chart, c.Version, keep) {
+			return ExitUsage
+		}
 	}
 	// The dependencies Argo CD's repo server downloads for the charts of
 	// the repository's folders (helm dependency build, from their
 	// Chart.lock), each locked once: by repository, chart and version,
-	// as a pin is.
+	// as a pin is. -chart names pins: the dependencies keep their
+	// entries.
 	for _, dir := range folders {
 		deps, why := charts.FolderDependencies(fsys, dir)
 		if why != "" {
 			fmt.Fprintf(stderr, "platc charts pull: the dependencies of the chart in %s are not locked: %s\n", dir, why)
 		}
 		for _, d := range deps {
-			if lock.Find(d.Repository, d.Name, d.Version) != nil {
-				continue
-			}
-			if len(only) > 0 {
-				// -chart names pins: the dependencies keep their entries.
-				if prev := old.Find(d.Repository, d.Name, d.Version); prev != nil {
-					lock.Charts = append(lock.Charts, *prev)
-				}
-				continue
-			}
-			where := path.Join(dir, "Chart.lock")
-			e, data, err := charts.Pull(ctx, client, d.Name+" ("+dir+")", d.Repository, d.Name, d.Version)
-			if err != nil {
-				fmt.Fprintf(stderr, "%s: pulling %s %s of %s: %v\n", where, d.Name, d.Version, d.Repository, err)
-				failed = true
-				continue
-			}
-			if prev := old.Find(d.Repository, d.Name, d.Version); prev != nil && prev.Digest != e.Digest && !update {
-				fmt.Fprintf(stderr, "%s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", where, d.Name, d.Version, d.Repository, e.Digest, prev.Digest)
-				failed = true
-				lock.Charts = append(lock.Charts, *prev)
-				continue
-			}
-			if err := store.put(data); err != nil {
-				fmt.Fprintf(stderr, "platc charts pull: writing the chart cache: %v\n", err)
+			if !lockOne(path.Join(dir, "Chart.lock"), d.Name+" "+d.Version+" of "+d.Repository, d.Name+" ("+dir+")", d.Repository, d.Name, d.Version, len(only) > 0) {
 				return ExitUsage
 			}
-			lock.Charts = append(lock.Charts, e)
-			fmt.Fprintf(stdout, "%s %s %s %s\n", e.Name, d.Name, d.Version, e.Digest)
 		}
 	}
 	if failed {

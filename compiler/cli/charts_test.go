@@ -100,6 +100,44 @@ func trusting(servers ...interface{ Certificate() *x509.Certificate }) *http.Cli
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }
 
+// chartsFixture is chartsRepo's platform with its charts served: web
+// and kro from an HTTP repository, ops from an OCI registry, in a fresh
+// chart cache.
+type chartsFixture struct {
+	web, kro, ops []byte
+	repo          *chartstest.Repo
+	reg           *chartstest.Registry
+	dir           string
+	p             cli.Process
+}
+
+func newChartsFixture(t *testing.T) *chartsFixture {
+	t.Helper()
+	t.Setenv(cli.CacheEnv, t.TempDir())
+	f := &chartsFixture{web: chartArchive("web", "1.0.0", 1, false), kro: chartArchive("kro", "0.9.3", 1, false), ops: chartArchive("ops", "2.0.0", 1, true)}
+	f.repo = chartstest.NewRepo(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: f.web}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: f.kro})
+	t.Cleanup(f.repo.Close)
+	f.reg = chartstest.NewRegistry(chartstest.Chart{Name: "ops", Version: "2.0.0", Archive: f.ops})
+	t.Cleanup(f.reg.Close)
+	f.dir = chartsRepo(t, f.repo, f.reg)
+	f.p = cli.Process{HTTPClient: trusting(f.repo, f.reg)}
+	return f
+}
+
+// readLockFile reads and parses dir's sources/charts.lock.
+func readLockFile(t *testing.T, dir string) (*charts.Lock, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "sources/charts.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := charts.ParseLock(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, data
+}
+
 func run(t *testing.T, p cli.Process, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -115,15 +153,8 @@ func run(t *testing.T, p cli.Process, args ...string) (int, string, string) {
 // version is an error naming both digests; vendor makes the cache
 // unnecessary.
 func TestChartsPullLocksAndRenders(t *testing.T) {
-	t.Setenv(cli.CacheEnv, t.TempDir())
-	web, kro := chartArchive("web", "1.0.0", 1, false), chartArchive("kro", "0.9.3", 1, false)
-	ops := chartArchive("ops", "2.0.0", 1, true)
-	repo := chartstest.NewRepo(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
-	defer repo.Close()
-	reg := chartstest.NewRegistry(chartstest.Chart{Name: "ops", Version: "2.0.0", Archive: ops})
-	defer reg.Close()
-	dir := chartsRepo(t, repo, reg)
-	p := cli.Process{HTTPClient: trusting(repo, reg)}
+	f := newChartsFixture(t)
+	web, kro, ops, repo, reg, dir, p := f.web, f.kro, f.ops, f.repo, f.reg, f.dir, f.p
 
 	// Before the pull: nothing is rendered, vet says which and how.
 	code, _, stderr := run(t, p, "vet", "-C", dir)
@@ -138,14 +169,7 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 	if !strings.Contains(stdout, "platc: sources/charts.lock: 3 charts locked") {
 		t.Errorf("charts pull: stdout:\n%s", stdout)
 	}
-	lockData, err := os.ReadFile(filepath.Join(dir, "sources/charts.lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, err := charts.ParseLock(lockData)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock, lockData := readLockFile(t, dir)
 	if e := lock.Find(reg.RepoURL(), "ops", "2.0.0"); e == nil || e.Digest != charts.Digest(ops) || e.ManifestDigest == "" {
 		t.Errorf("the lock of ops: %+v", e)
 	}
@@ -251,30 +275,12 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 // other entries as they are, even where the repository now serves another
 // archive; a name the spec does not pin is a usage error.
 func TestChartsPullOnly(t *testing.T) {
-	t.Setenv(cli.CacheEnv, t.TempDir())
-	web, kro := chartArchive("web", "1.0.0", 1, false), chartArchive("kro", "0.9.3", 1, false)
-	ops := chartArchive("ops", "2.0.0", 1, true)
-	repo := chartstest.NewRepo(chartstest.Chart{Name: "web", Version: "1.0.0", Archive: web}, chartstest.Chart{Name: "kro", Version: "0.9.3", Archive: kro})
-	defer repo.Close()
-	reg := chartstest.NewRegistry(chartstest.Chart{Name: "ops", Version: "2.0.0", Archive: ops})
-	defer reg.Close()
-	dir := chartsRepo(t, repo, reg)
-	p := cli.Process{HTTPClient: trusting(repo, reg)}
+	f := newChartsFixture(t)
+	web, kro, ops, repo, reg, dir, p := f.web, f.kro, f.ops, f.repo, f.reg, f.dir, f.p
 	if code, _, stderr := run(t, p, "charts", "pull", "-C", dir, "-chart", "web"); code != cli.ExitOK {
 		t.Fatalf("charts pull -chart web: exit %d\n%s", code, stderr)
 	}
-	lock := func() *charts.Lock {
-		data, err := os.ReadFile(filepath.Join(dir, "sources/charts.lock"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := charts.ParseLock(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	if l := lock(); len(l.Charts) != 1 || l.Charts[0].Chart != "web" {
+	if l, _ := readLockFile(t, dir); len(l.Charts) != 1 || l.Charts[0].Chart != "web" {
 		t.Fatalf("after -chart web the lock is %+v", l.Charts)
 	}
 
@@ -284,7 +290,7 @@ func TestChartsPullOnly(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(stdout, "platc: sources/charts.lock: 2 charts locked") {
 		t.Fatalf("charts pull -chart ops: exit %d\n%s%s", code, stdout, stderr)
 	}
-	l := lock()
+	l, _ := readLockFile(t, dir)
 	if e := l.Find(repo.URL, "web", "1.0.0"); e == nil || e.Digest != charts.Digest(web) {
 		t.Errorf("web's entry changed: %+v", e)
 	}
@@ -398,14 +404,7 @@ environments: dev: revision: "HEAD"
 			t.Errorf("charts pull: stdout lacks %q:\n%s", w, stdout)
 		}
 	}
-	lockData, err := os.ReadFile(filepath.Join(dir, "sources/charts.lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, err := charts.ParseLock(lockData)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock, lockData := readLockFile(t, dir)
 	if e := lock.Find(reg.RepoURL(), "cache", "2.0.0"); e == nil || e.Digest != charts.Digest(cache) || e.ManifestDigest == "" {
 		t.Errorf("the lock of cache: %+v", e)
 	}

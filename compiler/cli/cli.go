@@ -207,8 +207,8 @@ func (c *common) noteGaps(res *compiler.Result) {
 		return
 	}
 	for _, g := range res.Gaps {
-		for note := range strings.Lines(g.Note) {
-			res.Log.Reportf(diag.NotChecked, diag.Pos{}, "", "%s", strings.TrimSuffix(note, "\n"))
+		for _, note := range g.Notes {
+			res.Log.Reportf(diag.NotChecked, diag.Pos{}, "", "%s", note)
 		}
 	}
 }

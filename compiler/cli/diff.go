@@ -140,8 +140,8 @@ func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error
 		return nil, fmt.Errorf("the spec does not compile")
 	}
 	for _, g := range res.Gaps {
-		for note := range strings.Lines(g.Note) {
-			fmt.Fprintf(stderr, "platc: note: %s: %s\n", side, strings.TrimSuffix(note, "\n"))
+		for _, note := range g.Notes {
+			fmt.Fprintf(stderr, "platc: note: %s: %s\n", side, note)
 		}
 	}
 	var out []diff.Object

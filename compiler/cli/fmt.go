@@ -6,16 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"slices"
 	"strings"
 
 	"cuelang.org/go/cue/errors"
 	cueformat "cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/parser"
-)
 
-// maxSpecFile bounds a .cue file fmt reads.
-const maxSpecFile = 16 << 20
+	"github.com/platc/platc/compiler/load"
+)
 
 // runFmt formats the spec's .cue files as cue fmt does (CUE's own
 // formatter: what it changes is layout, never a value). With check, it
@@ -33,16 +31,20 @@ func runFmt(c *call, specDir string, check bool) int {
 		fmt.Fprintf(c.stderr, "platc fmt: %v\n", err)
 		return ExitUsage
 	}
-	var changed []string
-	want := map[string][]byte{}
+	// The files to rewrite, in ReadDir's order (by name).
+	type file struct {
+		name string
+		data []byte
+	}
+	var changed []file
 	failed := false
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".cue") {
 			continue
 		}
 		name := path.Join(specDir, e.Name())
-		if info, err := e.Info(); err == nil && info.Size() > maxSpecFile {
-			fmt.Fprintf(c.stderr, "%s: larger than %d bytes: platc fmt does not read it\n", name, maxSpecFile)
+		if info, err := e.Info(); err == nil && info.Size() > load.MaxFileSize {
+			fmt.Fprintf(c.stderr, "%s: larger than %d bytes: platc fmt does not read it\n", name, load.MaxFileSize)
 			failed = true
 			continue
 		}
@@ -69,17 +71,15 @@ func runFmt(c *call, specDir string, check bool) int {
 			continue
 		}
 		if !bytes.Equal(src, out) {
-			changed = append(changed, name)
-			want[name] = out
+			changed = append(changed, file{name, out})
 		}
 	}
-	slices.Sort(changed)
 	if failed {
 		return ExitProblems
 	}
 	if check {
-		for _, name := range changed {
-			fmt.Fprintf(c.stdout, "%s\n", name)
+		for _, f := range changed {
+			fmt.Fprintf(c.stdout, "%s\n", f.name)
 		}
 		if len(changed) > 0 {
 			fmt.Fprintf(c.stderr, "platc fmt: %s not formatted: run platc fmt\n", plural(len(changed), "file is", "files are"))
@@ -87,12 +87,12 @@ func runFmt(c *call, specDir string, check bool) int {
 		}
 		return ExitOK
 	}
-	for _, name := range changed {
-		if err := writeFileAtomic(root, name, want[name]); err != nil {
-			fmt.Fprintf(c.stderr, "platc fmt: writing %s: %v\n", name, err)
+	for _, f := range changed {
+		if err := writeFileAtomic(root, f.name, f.data); err != nil {
+			fmt.Fprintf(c.stderr, "platc fmt: writing %s: %v\n", f.name, err)
 			return ExitUsage
 		}
-		fmt.Fprintf(c.stdout, "%s\n", name)
+		fmt.Fprintf(c.stdout, "%s\n", f.name)
 	}
 	return ExitOK
 }

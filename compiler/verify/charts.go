@@ -121,7 +121,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 					continue
 				}
 				if out == nil {
-					continue // its dependencies are not at hand: FolderNotes says so
+					continue // its dependencies are not at hand: UnbuiltFolders says so
 				}
 				partial = p
 			}
@@ -357,9 +357,9 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		c := unknownCause{pos: pos, specPath: specPath, what: what, key: layers.ValuesPath(u.Path), layer: layer, hint: hint}
 		v.unknownMu.Lock()
 		if v.unknown == nil {
-			v.unknown = map[unknownCause][]string{}
+			v.unknown = map[unknownCause][]unknownSetter{}
 		}
-		v.unknown[c] = append(v.unknown[c], a.name()+"\x00"+where(a, env))
+		v.unknown[c] = append(v.unknown[c], unknownSetter{a.name(), a.file == "kro", where(a, env), env.Name})
 		v.unknownMu.Unlock()
 	}
 	if out.Len() > 0 {
@@ -373,49 +373,47 @@ type unknownCause struct {
 	specPath, what, key, layer, hint string
 }
 
+// unknownSetter is an Application that sets an unknownCause's key: its
+// file, or the environment kro creates it in.
+type unknownSetter struct {
+	name       string
+	kro        bool
+	where, env string
+}
+
 // noteUnknownKeys reports each key a chart does not have once, at the
-// place it is set, naming every Application that sets it there.
+// place it is set, naming every Application that sets it there: its
+// files ("out/.../dev/apps.yaml, out/.../prod/apps.yaml"), or the
+// environments kro creates it in ("created by kro in customer and local").
 func (v *verifier) noteUnknownKeys() {
-	for c, apps := range v.unknown {
-		slices.Sort(apps)
-		apps = slices.Compact(apps)
-		var names []string
-		wheres := map[string][]string{}
-		for _, a := range apps {
-			name, where, _ := strings.Cut(a, "\x00")
-			if len(wheres[name]) == 0 {
-				names = append(names, name)
-			}
-			wheres[name] = append(wheres[name], where)
-		}
+	for c, setters := range v.unknown {
+		slices.SortFunc(setters, func(a, b unknownSetter) int { return strings.Compare(a.name+"\x00"+a.where, b.name+"\x00"+b.where) })
+		setters = slices.Compact(setters)
 		var each []string
-		for _, n := range names {
-			each = append(each, fmt.Sprintf("%q (%s)", n, joinWheres(wheres[n])))
+		for i := 0; i < len(setters); {
+			j := i + 1
+			for j < len(setters) && setters[j].name == setters[i].name {
+				j++
+			}
+			var wheres, envs []string
+			kro := true
+			for _, s := range setters[i:j] {
+				wheres, envs = append(wheres, s.where), append(envs, s.env)
+				kro = kro && s.kro
+			}
+			at := strings.Join(wheres, ", ")
+			if kro {
+				at = "created by kro in " + diag.List(envs)
+			}
+			each = append(each, fmt.Sprintf("%q (%s)", setters[i].name, at))
+			i = j
 		}
 		who := "Application " + each[0] + " sets"
 		if len(each) > 1 {
-			who = "Applications " + strings.Join(each[:len(each)-1], ", ") + " and " + each[len(each)-1] + " set"
+			who = "Applications " + diag.List(each) + " set"
 		}
 		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, c.pos, c.specPath, "%s has no value %s (%s), which %s: not in its values.yaml, and no template reads it, so Helm ignores it; %s", c.what, c.key, c.layer, who, c.hint)
 	}
-}
-
-// joinWheres joins where an Application is: its files, or the
-// environments kro creates it in ("created by kro in customer and local").
-func joinWheres(ws []string) string {
-	const kro = "created by kro in "
-	var envs []string
-	for _, w := range ws {
-		env, ok := strings.CutPrefix(w, kro)
-		if !ok {
-			return strings.Join(ws, ", ")
-		}
-		envs = append(envs, env)
-	}
-	if len(envs) == 1 {
-		return kro + envs[0]
-	}
-	return kro + strings.Join(envs[:len(envs)-1], ", ") + " and " + envs[len(envs)-1]
 }
 
 var group = manifests.Group

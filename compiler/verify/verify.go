@@ -122,7 +122,7 @@ type verifier struct {
 	// unknown are the values keys charts do not have, one entry per
 	// cause with the Applications that set it (noteUnknownKeys).
 	unknownMu sync.Mutex
-	unknown   map[unknownCause][]string
+	unknown   map[unknownCause][]unknownSetter
 }
 
 // isHelmFolder reports whether Argo CD renders the repository's folder dir

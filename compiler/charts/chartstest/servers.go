@@ -57,21 +57,7 @@ func (r *Repo) serve(w http.ResponseWriter, req *http.Request) {
 	defer r.mu.Unlock()
 	r.Requests++
 	if req.URL.Path == "/index.yaml" {
-		type version struct {
-			Name    string   `yaml:"name"`
-			Version string   `yaml:"version"`
-			URLs    []string `yaml:"urls"`
-			Digest  string   `yaml:"digest"`
-		}
-		idx := struct {
-			APIVersion string               `yaml:"apiVersion"`
-			Entries    map[string][]version `yaml:"entries"`
-		}{APIVersion: "v1", Entries: map[string][]version{}}
-		for _, c := range r.charts {
-			idx.Entries[c.Name] = append(idx.Entries[c.Name], version{c.Name, c.Version, []string{"charts/" + c.Name + "-" + c.Version + ".tgz"}, strings.TrimPrefix(digest(c.Archive), "sha256:")})
-		}
-		data, _ := yaml.Marshal(idx)
-		w.Write(data)
+		w.Write(Index(r.charts...))
 		return
 	}
 	for _, c := range r.charts {
@@ -81,6 +67,40 @@ func (r *Repo) serve(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	http.NotFound(w, req)
+}
+
+// Index is the index.yaml of a chart repository that serves each chart
+// at charts/<name>-<version>.tgz, with its digest.
+func Index(charts ...Chart) []byte {
+	type version struct {
+		Name    string   `yaml:"name"`
+		Version string   `yaml:"version"`
+		URLs    []string `yaml:"urls"`
+		Digest  string   `yaml:"digest"`
+	}
+	idx := struct {
+		APIVersion string               `yaml:"apiVersion"`
+		Entries    map[string][]version `yaml:"entries"`
+	}{APIVersion: "v1", Entries: map[string][]version{}}
+	for _, c := range charts {
+		idx.Entries[c.Name] = append(idx.Entries[c.Name], version{c.Name, c.Version, []string{"charts/" + c.Name + "-" + c.Version + ".tgz"}, strings.TrimPrefix(digest(c.Archive), "sha256:")})
+	}
+	data, _ := yaml.Marshal(idx)
+	return data
+}
+
+// Manifest is the OCI manifest Helm pushes for a chart: its name and
+// version as config, the archive as the one layer.
+func Manifest(c Chart) []byte {
+	config := []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, c.Name, c.Version))
+	m := map[string]any{
+		"schemaVersion": 2,
+		"mediaType":     "application/vnd.oci.image.manifest.v1+json",
+		"config":        map[string]any{"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": digest(config), "size": len(config)},
+		"layers":        []any{map[string]any{"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest(c.Archive), "size": len(c.Archive)}},
+	}
+	data, _ := json.Marshal(m)
+	return data
 }
 
 // Registry is an OCI registry holding charts under /v2/charts/<name>,
@@ -113,18 +133,6 @@ func (r *Registry) Set(charts ...Chart) {
 	r.mu.Unlock()
 }
 
-func (r *Registry) manifest(c Chart) []byte {
-	config := []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, c.Name, c.Version))
-	m := map[string]any{
-		"schemaVersion": 2,
-		"mediaType":     "application/vnd.oci.image.manifest.v1+json",
-		"config":        map[string]any{"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": digest(config), "size": len(config)},
-		"layers":        []any{map[string]any{"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest(c.Archive), "size": len(c.Archive)}},
-	}
-	data, _ := json.Marshal(m)
-	return data
-}
-
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -151,7 +159,7 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 		switch req.URL.Path {
 		case "/v2/charts/" + c.Name + "/manifests/" + strings.ReplaceAll(c.Version, "+", "_"):
 			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
-			w.Write(r.manifest(c))
+			w.Write(Manifest(c))
 			return
 		case "/v2/charts/" + c.Name + "/blobs/" + digest(c.Archive):
 			w.Write(c.Archive)
