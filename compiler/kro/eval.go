@@ -13,6 +13,8 @@ import (
 	"k8s.io/apiserver/pkg/cel/openapi"
 
 	"github.com/google/cel-go/cel"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/cel/conversion"
 	"github.com/kubernetes-sigs/kro/pkg/cel/sentinels"
@@ -77,6 +79,7 @@ type evalEnv struct {
 type Program struct {
 	env  *evalEnv
 	refs []string
+	ast  *cel.Ast
 	prg  cel.Program
 	err  error
 }
@@ -147,8 +150,62 @@ func (r *Result) Program(expr string) (*Program, error) {
 		}
 	}
 	slices.Sort(p.refs)
+	p.ast = ast
 	p.prg, p.err = e.env.Program(ast)
 	return p, p.err
+}
+
+// Aggregate reports whether the expression's value is a list or a map,
+// as CEL's checker types it (the variables are dynamic: a field of one is
+// of no known kind).
+func (p *Program) Aggregate() bool {
+	if p.ast == nil {
+		return false
+	}
+	k := p.ast.OutputType().Kind()
+	return k == types.ListKind || k == types.MapKind
+}
+
+// Selections are the field paths the expression reads of the variable
+// ref (ref.a.b as [a b]), and whether it reads ref only so: not whole,
+// not by index, not in a presence test, no path a prefix of another.
+func (p *Program) Selections(ref string) ([][]string, bool) {
+	if p.ast == nil {
+		return nil, false
+	}
+	native := p.ast.NativeRep()
+	refs := native.ReferenceMap()
+	var paths [][]string
+	for _, id := range celast.MatchDescendants(celast.NavigateAST(native), celast.KindMatcher(celast.IdentKind)) {
+		if r := refs[id.ID()]; r == nil || r.Name != ref || r.Value != nil {
+			continue
+		}
+		var path []string
+		var e celast.NavigableExpr = id
+		for {
+			parent, ok := e.Parent()
+			if !ok || parent.Kind() != celast.SelectKind || parent.AsSelect().Operand().ID() != e.ID() {
+				break
+			}
+			if parent.AsSelect().IsTestOnly() {
+				return nil, false
+			}
+			path = append(path, parent.AsSelect().FieldName())
+			e = parent
+		}
+		if len(path) == 0 {
+			return nil, false
+		}
+		paths = append(paths, path)
+	}
+	for i, a := range paths {
+		for j, b := range paths {
+			if i != j && len(a) < len(b) && slices.Equal(a, b[:len(a)]) {
+				return nil, false
+			}
+		}
+	}
+	return paths, len(paths) > 0
 }
 
 // Eval evaluates the program with vars (plain data by variable name:
