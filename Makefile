@@ -87,7 +87,8 @@ realcharts:
 
 ## e2e: deliver the sample and the golden cases to the real controllers: a control
 ## plane built from Go modules (Kubernetes, kwok, Argo CD, kro; the first build takes
-## 8 to 13 minutes on two cores), on loopback; needs git and Debian's redis-server.
+## 8 to 13 minutes on two cores), on loopback; needs git, Debian's redis-server and the
+## real charts the sample pins, ../shared/charts beside the repository (about 15 minutes warm).
 ## E2E_REPORT=file writes the report as JSON
 E2E_BIN = $(CURDIR)/e2e/.bin
 e2e:

@@ -19,6 +19,10 @@ import (
 // a control plane of its own: the charts a case vendors and locks are
 // served on loopback, others meet their real repository's URL.
 func TestGolden(t *testing.T) {
+	// Beside the sample, which takes its slots first (TestSample), so
+	// that the longest delivery starts at once and the golden cases
+	// share what is left.
+	t.Parallel()
 	cases, err := filepath.Glob("../golden/*")
 	if err != nil {
 		t.Fatal(err)
@@ -44,15 +48,17 @@ func TestGolden(t *testing.T) {
 				t.Run(envName, func(t *testing.T) {
 					t.Parallel()
 					acquire(t, 1)
-					ctx, cancel := context.WithTimeout(t.Context(), 6*time.Minute)
+					ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 					defer cancel()
-					env, err := rig.Deliver(ctx, envName, envOptions(t, envName))
+					opts := envOptions(t, envName)
+					opts.Nice = besideSample
+					env, err := rig.Deliver(ctx, envName, opts)
 					if err != nil {
 						report.Fail("golden/%s/%s: %v", name, envName, err)
 						t.Fatal(err)
 					}
 					defer env.Stop()
-					st, err := env.Wait(ctx, 3*time.Minute)
+					st, err := env.Wait(ctx, 5*time.Minute)
 					if st != nil {
 						report.AddState("golden/"+name, st)
 						check(t, "golden/"+name, env.WaveOrder(st))

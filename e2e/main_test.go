@@ -69,6 +69,12 @@ func clusters() int {
 	return 4
 }
 
+// besideSample is the scheduling priority (nice) of the control planes
+// that run beside the sample's: its delivery, with the real charts, is
+// the longest, and CPU-bound on a small machine; the others use what it
+// leaves.
+const besideSample = 5
+
 // acquire takes n slots until the test ends.
 func acquire(t *testing.T, n int) {
 	for range n {

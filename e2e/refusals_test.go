@@ -30,7 +30,7 @@ func TestRefusals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	opts := envOptions(t, "refusals")
-	c, err := cluster.Start(ctx, cluster.Options{Name: "refusals", Dir: opts.Dir, Binaries: opts.Binaries, ProgramsDir: opts.ProgramsDir, Log: os.Stderr})
+	c, err := cluster.Start(ctx, cluster.Options{Name: "refusals", Dir: opts.Dir, Binaries: opts.Binaries, ProgramsDir: opts.ProgramsDir, Log: os.Stderr, Nice: besideSample})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,11 @@ import (
 	"github.com/platc/platc/e2e/deliver"
 )
 
+// realCharts is the corpus of the real charts the sample pins: Helm chart
+// archives, ../shared/charts beside the repository (from this folder,
+// ../../shared/charts), read-only.
+var realCharts = filepath.Join("..", "..", "shared", "charts")
+
 // TestSample delivers the sample platform (sources/ and its committed
 // out/) to two clusters, one per environment: local follows HEAD,
 // customer is pinned to the release tag. Then the lifecycle: a module
@@ -21,12 +26,17 @@ func TestSample(t *testing.T) {
 	// cases' (acquired after t.Parallel, once the tests resume).
 	acquire(t, 2)
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Minute)
 	defer cancel()
-	rig, err := deliver.NewRig(deliver.Source{Dir: "..", Name: "sample"}, testDir(t, "rig"), os.Stderr)
+	// With the real charts it pins, from the corpus beside the
+	// repository (../shared/charts): a run without it fails.
+	rig, err := deliver.NewRig(deliver.Source{Dir: "..", Name: "sample", Corpus: realCharts}, testDir(t, "rig"), os.Stderr)
 	if err != nil {
+		report.Fail("sample: %v", err)
 		t.Fatal(err)
 	}
+	defer rig.Close()
+	report.AddPins(rig.Pins)
 	// The two control planes start together; each is then waited for.
 	envs := map[string]*deliver.Env{}
 	errs := map[string]error{}
@@ -52,14 +62,28 @@ func TestSample(t *testing.T) {
 			report.Fail("sample/%s: %v", name, errs[name])
 			t.Fatal(errs[name])
 		}
-		st, err := envs[name].Wait(ctx, 5*time.Minute)
-		if st != nil {
+	}
+	// Each is waited for at once: a person syncs what a window holds in
+	// one while the other settles.
+	states := map[string]*deliver.State{}
+	for _, name := range []string{"local", "customer"} {
+		wg.Go(func() {
+			st, err := envs[name].Wait(ctx, 12*time.Minute)
+			mu.Lock()
+			states[name], errs[name] = st, err
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for _, name := range []string{"local", "customer"} {
+		if st := states[name]; st != nil {
 			report.AddState("sample", st)
 			check(t, "sample", envs[name].WaveOrder(st))
+			check(t, "sample", envs[name].OCIPulled(st))
 		}
-		if err != nil {
-			report.Fail("sample/%s: %v", name, err)
-			t.Fatal(err)
+		if errs[name] != nil {
+			report.Fail("sample/%s: %v", name, errs[name])
+			t.Fatal(errs[name])
 		}
 	}
 	local, customer := envs["local"], envs["customer"]

@@ -20,6 +20,7 @@
 package argocd
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/platc/platc/compiler/model"
@@ -69,6 +70,37 @@ func SetDescription(spec *object.Map, description string) {
 	if description != "" {
 		spec.Set("info", []any{object.NewMap().Set("name", "Description").Set("value", description)})
 	}
+}
+
+// ChildHookFinalizers is the jq path expression of the finalizers Argo
+// CD's application controller (3.3 and later) adds to an Application
+// whose sources have PreDelete or PostDelete hooks (a Helm chart's
+// pre-delete and post-delete hooks are, Kyverno's for one):
+// pre-delete-finalizer.argocd.argoproj.io and post-delete-finalizer... ,
+// each with its "/cleanup" stage. They are the controller's, not Git's:
+// an Application that syncs Applications would find each such child
+// OutOfSync for ever (its finalizers are not those of its manifest), and
+// with selfHeal sync it again and again, removing them, which the
+// controller adds back (argoproj/argo-cd#27533).
+const ChildHookFinalizers = `.metadata.finalizers[]? | select(startswith("pre-delete-finalizer.argocd.argoproj.io") or startswith("post-delete-finalizer.argocd.argoproj.io"))`
+
+// childHookFinalizers is the ignoreDifferences entry of ChildHookFinalizers:
+// one value, which all share (a rendered object is not changed once made).
+var childHookFinalizers = object.NewMap().
+	Set("group", "argoproj.io").
+	Set("kind", "Application").
+	Set("jqPathExpressions", []string{ChildHookFinalizers})
+
+// IgnoreChildHookFinalizers adds to the spec of an Application that syncs
+// Applications (a root, a group) the ignoreDifferences entry of
+// ChildHookFinalizers, after those it has. Its sync does not respect it
+// (RespectIgnoreDifferences would keep a child's finalizers as they are
+// whenever it has such a one, and so never apply a change platc renders
+// to them): a sync of the parent replaces a child's finalizers, and the
+// controller adds its own back on its next comparison of the child.
+func IgnoreChildHookFinalizers(spec *object.Map) {
+	ids, _ := spec.Get("ignoreDifferences").([]any)
+	spec.Set("ignoreDifferences", append(slices.Clip(ids), childHookFinalizers))
 }
 
 // SyncPolicy returns the automated sync policy every child Application has

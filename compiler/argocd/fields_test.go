@@ -1,11 +1,13 @@
 package argocd
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/itchyny/gojq"
 )
 
 func TestParseJSONPointer(t *testing.T) {
@@ -78,6 +80,44 @@ func TestDirectoryFiles(t *testing.T) {
 	} {
 		if diff := cmp.Diff(tt.want, DirectoryFiles(fsys, "m", tt.recurse, tt.include, tt.exclude)); diff != "" {
 			t.Errorf("recurse %v include %q exclude %q (-want +got):\n%s", tt.recurse, tt.include, tt.exclude, diff)
+		}
+	}
+}
+
+// TestChildHookFinalizers: the expression removes, as Argo CD's diff
+// normalizer does (del of the path expression, with gojq), the
+// finalizers the controller adds for PreDelete and PostDelete hooks, and
+// no other; a child without finalizers is left as it is.
+func TestChildHookFinalizers(t *testing.T) {
+	if err := JQProblem(ChildHookFinalizers); err != nil {
+		t.Fatalf("Argo CD refuses the expression: %v", err)
+	}
+	q, err := gojq.Parse("del(" + ChildHookFinalizers + ")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ live, want []any }{
+		{
+			[]any{ResourcesFinalizer, "pre-delete-finalizer.argocd.argoproj.io", "pre-delete-finalizer.argocd.argoproj.io/cleanup", "post-delete-finalizer.argocd.argoproj.io", "post-delete-finalizer.argocd.argoproj.io/cleanup", "example.com/keep"},
+			[]any{ResourcesFinalizer, "example.com/keep"},
+		},
+		{[]any{ResourcesFinalizer}, []any{ResourcesFinalizer}},
+		{nil, nil},
+	} {
+		app := map[string]any{"metadata": map[string]any{"name": "kyverno"}}
+		if tc.live != nil {
+			app["metadata"].(map[string]any)["finalizers"] = tc.live
+		}
+		v, ok := q.Run(app).Next()
+		if !ok {
+			t.Fatal("no result")
+		}
+		if err, isErr := v.(error); isErr {
+			t.Fatalf("%v: %v", tc.live, err)
+		}
+		got, _ := v.(map[string]any)["metadata"].(map[string]any)["finalizers"].([]any)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("finalizers %v: normalized to %v, want %v", tc.live, got, tc.want)
 		}
 	}
 }

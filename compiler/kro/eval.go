@@ -13,6 +13,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/openapi"
 
 	"github.com/google/cel-go/cel"
+	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/cel/conversion"
@@ -78,19 +79,13 @@ type evalEnv struct {
 type Program struct {
 	env  *evalEnv
 	refs []string
+	ast  *cel.Ast
 	prg  cel.Program
 	err  error
-	kind types.Kind
 }
 
 // Refs are the variables the expression reads: schema and resource ids.
 func (p *Program) Refs() []string { return p.refs }
-
-// IsList and IsMap report whether the expression's checked type is a list
-// or a map (a literal's, [{"name": x}]); a value read from a dynamic
-// variable is neither until it is evaluated.
-func (p *Program) IsList() bool { return p.kind == types.ListKind }
-func (p *Program) IsMap() bool  { return p.kind == types.MapKind }
 
 // Program compiles expr (the CEL inside ${...}), once. kro's builder has
 // type-checked every expression of the graph against the schemas; this
@@ -149,15 +144,68 @@ func (r *Result) Program(expr string) (*Program, error) {
 		p.err = err
 		return p, err
 	}
-	p.kind = ast.OutputType().Kind()
 	for _, ref := range ast.NativeRep().ReferenceMap() {
 		if e.ids[ref.Name] && ref.Value == nil && !slices.Contains(p.refs, ref.Name) {
 			p.refs = append(p.refs, ref.Name)
 		}
 	}
 	slices.Sort(p.refs)
+	p.ast = ast
 	p.prg, p.err = e.env.Program(ast)
 	return p, p.err
+}
+
+// Aggregate reports whether the expression's value is a list or a map,
+// as CEL's checker types it (the variables are dynamic: a field of one is
+// of no known kind).
+func (p *Program) Aggregate() bool {
+	if p.ast == nil {
+		return false
+	}
+	k := p.ast.OutputType().Kind()
+	return k == types.ListKind || k == types.MapKind
+}
+
+// Selections are the field paths the expression reads of the variable
+// ref (ref.a.b as [a b]), and whether it reads ref only so: not whole,
+// not by index, not in a presence test, no path a prefix of another.
+func (p *Program) Selections(ref string) ([][]string, bool) {
+	if p.ast == nil {
+		return nil, false
+	}
+	native := p.ast.NativeRep()
+	refs := native.ReferenceMap()
+	var paths [][]string
+	for _, id := range celast.MatchDescendants(celast.NavigateAST(native), celast.KindMatcher(celast.IdentKind)) {
+		if r := refs[id.ID()]; r == nil || r.Name != ref || r.Value != nil {
+			continue
+		}
+		var path []string
+		var e celast.NavigableExpr = id
+		for {
+			parent, ok := e.Parent()
+			if !ok || parent.Kind() != celast.SelectKind || parent.AsSelect().Operand().ID() != e.ID() {
+				break
+			}
+			if parent.AsSelect().IsTestOnly() {
+				return nil, false
+			}
+			path = append(path, parent.AsSelect().FieldName())
+			e = parent
+		}
+		if len(path) == 0 {
+			return nil, false
+		}
+		paths = append(paths, path)
+	}
+	for i, a := range paths {
+		for j, b := range paths {
+			if i != j && len(a) < len(b) && slices.Equal(a, b[:len(a)]) {
+				return nil, false
+			}
+		}
+	}
+	return paths, len(paths) > 0
 }
 
 // Eval evaluates the program with vars (plain data by variable name:

@@ -294,6 +294,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 			Set("server", argocd.InClusterServer).
 			Set("namespace", p.ArgoCDNamespace)).
 		Set("syncPolicy", argocd.SyncPolicyFor(env.RootSync(), nil, nil))
+	argocd.IgnoreChildHookFinalizers(spec)
 	r.setGeneratePaths(meta, spec)
 	return argocd.Application(meta, spec)
 }
@@ -355,6 +356,9 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	syncOptions = append(syncOptions, m.SyncOptions...)
 	spec.Set("destination", dest)
 	r.setSync(env, m, spec, syncOptions)
+	if kind.Syncs == model.SyncsMembers {
+		argocd.IgnoreChildHookFinalizers(spec)
+	}
 	r.setGeneratePaths(meta, spec)
 	return argocd.Application(meta, spec)
 }

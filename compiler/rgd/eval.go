@@ -2,6 +2,7 @@ package rgd
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/platc/platc/compiler/kro"
@@ -18,7 +19,10 @@ func evalOutput(r *kro.Result, template string, schemaVar map[string]any) (any, 
 // value; otherwise every expression must give a string, and the parts are
 // joined. pending, when set, decides which expressions cannot be evaluated
 // offline (they read what only the cluster knows); they are written as
-// placeholders instead.
+// placeholders instead, but for one that makes a list or a map (kro sets
+// the field to that list or map, and a chart's templates read it as one):
+// it is evaluated with a placeholder for each field it reads that only
+// the cluster knows (standIn), where it can be.
 func evalTemplate(r *kro.Result, s string, vars map[string]any, pending func(refs []string) bool) (any, error) {
 	segs, err := kro.Segments(s)
 	if err != nil {
@@ -37,13 +41,8 @@ func evalTemplate(r *kro.Result, s string, vars map[string]any, pending func(ref
 		}
 		if pending != nil && pending(p.Refs()) {
 			if standalone {
-				// A list or a map stays one, empty, so that a chart
-				// that ranges over it renders (loki's extraEnvFrom).
-				switch {
-				case p.IsList():
-					return []any{}, nil
-				case p.IsMap():
-					return map[string]any{}, nil
+				if v, ok := standIn(p, vars, pending); ok {
+					return v, nil
 				}
 				return Placeholder(seg.Text), nil
 			}
@@ -64,6 +63,49 @@ func evalTemplate(r *kro.Result, s string, vars map[string]any, pending func(ref
 		b.WriteString(str)
 	}
 	return b.String(), nil
+}
+
+// standIn evaluates an expression that makes a list or a map and reads
+// what only the cluster knows, with each field it reads of a resource the
+// cluster knows a placeholder naming that field
+// (lokiBucket.status.credentialsSecretRef.name): the list or map kro will
+// make, its values from the cluster marked. It does not where the
+// expression reads such a resource otherwise than by plain field paths,
+// or fails on the placeholders (it computes with them: a number, a
+// comparison); the whole expression is then the placeholder.
+func standIn(p *kro.Program, vars map[string]any, pending func(refs []string) bool) (any, bool) {
+	if !p.Aggregate() {
+		return nil, false
+	}
+	with := maps.Clone(vars)
+	for _, ref := range p.Refs() {
+		if !pending([]string{ref}) {
+			continue
+		}
+		paths, ok := p.Selections(ref)
+		if !ok {
+			return nil, false
+		}
+		obj := map[string]any{}
+		for _, path := range paths {
+			m := obj
+			for _, k := range path[:len(path)-1] {
+				next, _ := m[k].(map[string]any)
+				if next == nil {
+					next = map[string]any{}
+					m[k] = next
+				}
+				m = next
+			}
+			m[path[len(path)-1]] = Placeholder(ref + "." + strings.Join(path, "."))
+		}
+		with[ref] = obj
+	}
+	v, err := p.Eval(with)
+	if err != nil || v == kro.Omit {
+		return nil, false
+	}
+	return v, true
 }
 
 // Placeholder marks a value only the cluster knows.

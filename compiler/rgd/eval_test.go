@@ -63,10 +63,16 @@ func TestEvalTemplate(t *testing.T) {
 		// A resource's status is the cluster's.
 		{"${db.status.endpoint}", "<from the cluster: db.status.endpoint>"},
 		{"url-${db.status.endpoint}", "url-<from the cluster: db.status.endpoint>"},
-		// A list or a map the cluster fills stays one, empty, for a
-		// chart that ranges over it (loki's extraEnvFrom).
-		{`${[{"secretRef": {"name": db.status.secret}}]}`, []any{}},
-		{`${{"name": db.status.secret}}`, map[string]any{}},
+		// A list or a map is one, its values from the cluster marked:
+		// a chart's templates read it as kro will set it.
+		{`${[{"secretRef": {"name": db.status.credentialsSecretRef.name}}]}`, []any{map[string]any{"secretRef": map[string]any{"name": "<from the cluster: db.status.credentialsSecretRef.name>"}}}},
+		{`${{"host": db.status.endpoint, "name": schema.spec.name, "db": db.status.databaseName}}`, map[string]any{"host": "<from the cluster: db.status.endpoint>", "name": "shop", "db": "<from the cluster: db.status.databaseName>"}},
+		// One that computes with what the cluster knows, or reads a
+		// resource whole, is a placeholder whole.
+		{"${[db.status.port + 1]}", "<from the cluster: [db.status.port + 1]>"},
+		{"${[db.status, db.status.endpoint]}", "<from the cluster: [db.status, db.status.endpoint]>"},
+		{"${[has(db.status.endpoint)]}", "<from the cluster: [has(db.status.endpoint)]>"},
+		{"${[db]}", "<from the cluster: [db]>"},
 		// kro's own functions and the Kubernetes libraries evaluate
 		// offline, in kro's environment.
 		{"${json.marshal(schema.spec.items)}", `["a","b"]`},

@@ -179,7 +179,7 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 	if _, err := c.procs.start(c.Dir, "argocd-application-controller", c.opts.Binaries.Path("cmd"), []string{
 		"--redis", redisAddr, "--repo-server", "127.0.0.1:" + strconv.Itoa(repoPort),
 		"--metrics-port", strconv.Itoa(controllerMetrics), "--loglevel", "info",
-	}, append(append(common, controllerEnv...), "ARGOCD_BINARY_NAME=argocd-application-controller")); err != nil {
+	}, append(append(common, persistHealth(controllerEnv)...), "ARGOCD_BINARY_NAME=argocd-application-controller")); err != nil {
 		return err
 	}
 	if err := c.waitHTTP(ctx, "argocd-repo-server", "http://127.0.0.1:"+strconv.Itoa(repoMetrics)+"/metrics", nil, 60*time.Second); err != nil {
@@ -190,6 +190,23 @@ func (c *Cluster) StartArgoCD(ctx context.Context, cfg ArgoCD) error {
 	}
 	fmt.Fprintf(c.opts.Log, "e2e: %s: Argo CD %s (application controller, repo server, redis) ready in %s\n", c.Name, upstream.ArgoCD, time.Since(start).Round(100*time.Millisecond))
 	return nil
+}
+
+// persistHealthEnv makes the application controller keep each resource's
+// health in its Application's status (argocd-cmd-params-cm's
+// controller.resource.health.persist; off by default since Argo CD 3.0),
+// so that the report can say which resources keep an Application from
+// being Healthy. It changes where health is kept, not how it is judged
+// nor what is synced; where platc's values set it, theirs stands.
+const persistHealthEnv = "ARGOCD_APPLICATION_CONTROLLER_PERSIST_RESOURCE_HEALTH"
+
+func persistHealth(env []string) []string {
+	for _, e := range env {
+		if strings.HasPrefix(e, persistHealthEnv+"=") {
+			return env
+		}
+	}
+	return append(env, persistHealthEnv+"=true")
 }
 
 // imagePath makes dir the folder of the programs Argo CD's image puts in

@@ -48,6 +48,10 @@ type Options struct {
 	ArgoCDNamespace string
 	// Log receives progress lines.
 	Log io.Writer
+	// Nice is the scheduling priority of the cluster's programs (0, as
+	// this process; 1 to 19, lower): control planes that share the
+	// machine with a longer delivery leave it the CPU it needs.
+	Nice int
 }
 
 // A Cluster is a running control plane on loopback: etcd, kube-apiserver,
@@ -89,6 +93,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{Name: opts.Name, Dir: dir, opts: opts}
+	c.procs.nice = opts.Nice
 	if err := c.start(ctx); err != nil {
 		// Every return above names no cluster: stop what was started
 		// here, not through the result.

@@ -36,6 +36,13 @@ const kwokStorageClass = "kustomize/stage/volume/fast/storage-class.yaml"
 // nodeName is the cluster's one node, which kwok plays.
 const nodeName = "kwok-node-0"
 
+// nodeResources are the capacity and allocatable resources of the node
+// (kwok's node-initialize stage keeps what the node says).
+var nodeResources = map[string]any{
+	"cpu": "1k", "memory": "1Ti", "pods": "1M",
+	"ephemeral-storage": "10Ti", "nvidia.com/gpu": "64",
+}
+
 var nodeGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 
 // startKwok starts kwok with its stages and creates the node it manages.
@@ -76,6 +83,11 @@ func (c *Cluster) startKwok(ctx context.Context) error {
 				"kubernetes.io/hostname": nodeName, "type": "kwok",
 			},
 		},
+		// What it offers pods: kwok's own defaults (cpu, memory, pods),
+		// and what a kubelet reports beside them that kwok's leave out,
+		// ephemeral storage, and GPUs, as a cluster that runs models has
+		// (a workload that asks for either is otherwise never scheduled).
+		"status": map[string]any{"capacity": nodeResources, "allocatable": nodeResources},
 	}}
 	if _, err := c.Dynamic.Resource(nodeGVR).Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create the node: %w", err)

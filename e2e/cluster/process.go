@@ -31,6 +31,8 @@ type processes struct {
 	mu    sync.Mutex
 	list  []*process
 	ended bool
+	// nice is the scheduling priority they run at (Options.Nice).
+	nice int
 }
 
 // start runs bin with args and env (added to this process's), its
@@ -58,6 +60,13 @@ func (ps *processes) start(dir, name, bin string, args, env []string) (*process,
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	if ps.nice != 0 {
+		// Every thread of its process group (its own), those it makes
+		// later inheriting it.
+		if err := syscall.Setpriority(syscall.PRIO_PGRP, cmd.Process.Pid, ps.nice); err != nil {
+			fmt.Fprintf(log, "e2e: %s: nice %d: %v\n", name, ps.nice, err)
+		}
 	}
 	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
 	go func() {

@@ -22,6 +22,7 @@ type chartServer struct {
 	oci      bool
 	close    func()
 	Charts   []string // chart-version, sorted
+	served   []chartstest.Chart
 }
 
 // serveCharts starts a loopback server for each repository of the lock
@@ -59,7 +60,7 @@ func serveCharts(specDir string) ([]*chartServer, error) {
 	var servers []*chartServer
 	for _, url := range slices.Sorted(maps.Keys(byRepo)) {
 		cs := byRepo[url]
-		s := &chartServer{From: url}
+		s := &chartServer{From: url, served: cs}
 		for _, c := range cs {
 			s.Charts = append(s.Charts, c.Name+"-"+c.Version)
 		}
@@ -76,25 +77,83 @@ func serveCharts(specDir string) ([]*chartServer, error) {
 	return servers, nil
 }
 
-// repositorySecret is the Argo CD repository that lets it read a
+// manifestDigest is the digest of the manifest an OCI registry serves
+// for a chart version's tag, or "".
+func (s *chartServer) manifestDigest(chart, version string) string {
+	if !s.oci {
+		return ""
+	}
+	for _, c := range s.served {
+		if c.Name == chart && c.Version == version {
+			return chartstest.ManifestDigest(c)
+		}
+	}
+	return ""
+}
+
+// OCIPulled checks that Argo CD pulled every chart the rig serves from an
+// OCI registry by its tag, as the spec pins it: each Application with
+// such a source is Synced at the digest of the manifest the registry
+// serves for that tag (the revision Argo CD resolves the tag to), and
+// there is one at least.
+func (e *Env) OCIPulled(s *State) *Check {
+	c := &Check{Name: "charts of OCI registries pulled by Argo CD by their tag", Env: e.Name, Pass: true}
+	var notes []string
+	for _, a := range s.Apps {
+		for _, src := range a.oci {
+			what := fmt.Sprintf("%s/%s: %s %s (%s/%s)", a.Namespace, a.Name, src.pin.Chart, src.pin.Version, src.pin.RepoURL, src.pin.Chart)
+			if a.Sync != "Synced" || !strings.Contains(a.Revision, src.digest) {
+				c.Pass = false
+				notes = append(notes, fmt.Sprintf("%s: %s at %q, want Synced at %s, the manifest of tag %s", what, or(a.Sync, "not compared"), a.Revision, src.digest, src.pin.Version))
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("%s: tag %s pulled, Synced at %s", what, src.pin.Version, src.digest))
+		}
+	}
+	if len(notes) == 0 {
+		c.Pass, notes = false, []string{"no Application has a chart of an OCI registry the rig serves"}
+	}
+	c.Detail = strings.Join(notes, "; ")
+	return c
+}
+
+// serves reports whether the server has an archive of a chart version.
+func (s *chartServer) serves(chart, version string) bool {
+	return slices.Contains(s.Charts, chart+"-"+version)
+}
+
+// repositorySecrets are the Argo CD repositories that let it read a
 // loopback server: its certificate is the test server's own, so TLS is
 // not verified (insecure), as for any repository with a self-signed
-// certificate.
-func (s *chartServer) repositorySecret(namespace string, i int) *unstructured.Unstructured {
-	data := map[string]any{
-		"name": fmt.Sprintf("loopback-charts-%d", i), "type": "helm",
-		"url": s.To, "insecure": "true",
+// certificate. An HTTP chart repository is one Helm repository; an OCI
+// registry is one OCI repository per chart, for platc renders a chart of
+// a registry as an OCI source (repoURL oci://host/path/chart, path "."),
+// which Argo CD reads with its own OCI client, and a repository's
+// insecure flag is not inherited from credentials for a prefix.
+func (s *chartServer) repositorySecrets(namespace string, i int) []*unstructured.Unstructured {
+	secret := func(name string, data map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{
+				"name": name, "namespace": namespace,
+				"labels": map[string]any{"argocd.argoproj.io/secret-type": "repository"},
+			},
+			"stringData": data,
+		}}
 	}
-	if s.oci {
-		data["url"] = strings.TrimPrefix(s.To, "oci://")
-		data["enableOCI"] = "true"
+	name := fmt.Sprintf("loopback-charts-%d", i)
+	if !s.oci {
+		return []*unstructured.Unstructured{secret(name, map[string]any{"name": name, "type": "helm", "url": s.To, "insecure": "true"})}
 	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]any{
-			"name": fmt.Sprintf("loopback-charts-%d", i), "namespace": namespace,
-			"labels": map[string]any{"argocd.argoproj.io/secret-type": "repository"},
-		},
-		"stringData": data,
-	}}
+	var out []*unstructured.Unstructured
+	seen := map[string]bool{}
+	for _, c := range s.served {
+		if seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		n := fmt.Sprintf("%s-%d", name, len(out))
+		out = append(out, secret(n, map[string]any{"name": n, "type": "oci", "url": s.To + "/" + c.Name, "insecure": "true"}))
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -105,5 +106,85 @@ func TestStuckBelow(t *testing.T) {
 		if tc.app.Verdict != tc.verdict || tc.app.Cause != tc.cause {
 			t.Errorf("%s: %s (cause %q), want %s (cause %q)", tc.app.Name, tc.app.Verdict, tc.app.Cause, tc.verdict, tc.cause)
 		}
+	}
+}
+
+// TestKwokReason: what kwok cannot make Healthy, and what it can.
+func TestKwokReason(t *testing.T) {
+	apiService := liveResource{syncedResource: syncedResource{group: "apiregistration.k8s.io", kind: "APIService", name: "v1beta1.external.metrics.k8s.io"}}
+	unavailable := map[string]any{
+		"spec":   map[string]any{"service": map[string]any{"name": "keda-operator-metrics-apiserver", "namespace": "keda"}},
+		"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck"}}},
+	}
+	schedule := liveResource{syncedResource: syncedResource{group: "velero.io", kind: "Schedule", namespace: "velero", name: "daily"}}
+	for _, tc := range []struct {
+		name  string
+		r     liveResource
+		obj   map[string]any
+		owner string
+		want  string // a substring; "" for no reason
+	}{
+		{"an APIService the API server cannot reach", apiService, unavailable, "", "Service keda/keda-operator-metrics-apiserver, whose pods kwok fakes"},
+		{"an APIService unavailable for another reason", apiService, map[string]any{"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "False", "reason": "ServiceNotFound"}}}}, "", ""},
+		{"a custom resource its operator never wrote", schedule, map[string]any{"spec": map[string]any{}}, "argocd/velero", "argocd/velero's controller"},
+		{"a custom resource with a status", schedule, map[string]any{"status": map[string]any{"phase": "FailedValidation"}}, "argocd/velero", ""},
+		{"a custom resource no Application installs", schedule, map[string]any{}, "", ""},
+		{"a resource that is not there", schedule, nil, "argocd/velero", ""},
+	} {
+		got := kwokReason(tc.r, tc.obj, tc.owner)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestStuckBelowKwok: an Application Progressing only because what it
+// syncs waits on Applications not healthy on kwok is not healthy on kwok
+// too; one that also waits on an unreachable one is blocked.
+func TestStuckBelowKwok(t *testing.T) {
+	keda := &App{Namespace: "argocd", Name: "keda", Parent: "platform-operators", Sync: "Synced", Health: "Progressing", Verdict: VerdictKwok}
+	mimir := &App{Namespace: "obs", Name: "mimir", Parent: "Stack/b", Verdict: VerdictUnreachable}
+	ops := &App{Namespace: "argocd", Name: "platform-operators", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
+		syncs: []syncedResource{{"argoproj.io", "Application", "argocd", "keda"}}}
+	stacks := &App{Namespace: "argocd", Name: "stacks", Sync: "Synced", Health: "Progressing", Verdict: VerdictWaiting,
+		syncs: []syncedResource{{"argoproj.io", "Application", "argocd", "keda"}, {"argoproj.io", "Application", "obs", "mimir"}}}
+	stuckBelow([]*App{keda, mimir, ops, stacks}, nil)
+	if ops.Verdict != VerdictKwok || len(ops.Kwok) == 0 || !strings.Contains(ops.Kwok[0], "argocd/keda") {
+		t.Errorf("platform-operators: %s %v", ops.Verdict, ops.Kwok)
+	}
+	if stacks.Verdict != VerdictBlocked {
+		t.Errorf("stacks: %s, want blocked", stacks.Verdict)
+	}
+}
+
+// TestRealChartsSummary: the e2e line counts the real charts served,
+// names those not served and why, and counts the Applications delivered
+// with one by verdict.
+func TestRealChartsSummary(t *testing.T) {
+	r := &Report{}
+	r.AddPins([]*ChartPin{
+		{Name: "kro", Chart: "kro", Version: "v0.9.3", Served: true, Real: true, Corpus: "../shared/charts"},
+		{Name: "keda", Chart: "keda", Version: "2.20.2", Served: true, Real: true, Corpus: "../shared/charts"},
+		{Name: "mimir", Chart: "mimir-distributed", Version: "6.0.5", Why: "not in ../shared/charts", Corpus: "../shared/charts"},
+		{Name: "web", Chart: "web", Version: "1.0.0", Served: true},
+	})
+	r.Apps = []*App{
+		{Name: "kro", RealChart: true, Verdict: VerdictOK},
+		{Name: "keda", RealChart: true, Verdict: VerdictKwok},
+		{Name: "mimir", Verdict: VerdictUnreachable},
+		{Name: "web", Verdict: VerdictOK},
+	}
+	got := r.Summary()
+	for _, want := range []string{
+		"2 synced and healthy", "1 synced and not healthy only on kwok", "1 chart unreachable",
+		"real charts: 2 chart versions served from ../shared/charts, 1 not: mimir-distributed 6.0.5 (not in ../shared/charts)",
+		"2 Applications delivered with a real chart: 1 synced and healthy, 1 synced and not healthy only on kwok, 0 blocked, 0 failed",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary %q lacks %q", got, want)
+		}
+	}
+	if !r.OK() {
+		t.Error("a report whose Applications are ok, on kwok or unreachable is not OK")
 	}
 }

@@ -6,7 +6,9 @@
 // place of the platform's and its clients' (Publish copies the work copy
 // there with every repository URL rewritten to its file:// stand-in, and
 // moves the branches environments follow). The charts the spec vendors and
-// locks are served on loopback by platc's test chart servers.
+// locks are served on loopback by platc's test chart servers; with
+// Source.Corpus (a folder of real chart archives, ../shared/charts), the
+// rig first locks and vendors in its work copy every pin the folder holds.
 //
 // Rig.Deliver starts a cluster for one environment: Argo CD configured by
 // the values platc renders for it, kro, the orchestrator's primitives with
@@ -14,8 +16,9 @@
 // every Application until each is settled: ok (Synced and Healthy),
 // unreachable (its chart repository is out of this machine's reach, and
 // nothing else is wrong), blocked (it needs the kinds of an unreachable
-// one), unsigned (its project requires signed commits), or denied by a
-// sync window. It syncs by hand, once per revision, what a person would
+// one), not healthy on kwok (Synced, and not Healthy only because kwok
+// fakes pods: VerdictKwok), unsigned (its project requires signed
+// commits), or denied by a sync window. It syncs by hand, once per revision, what a person would
 // sync (a manual sync policy, an automated sync a window holds). The
 // lifecycle steps (Prune, SelfHeal, Release, ClientChange) change the
 // platform or the cluster and wait for Argo CD to converge. A Report is the

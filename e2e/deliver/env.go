@@ -53,6 +53,9 @@ type EnvOptions struct {
 	// Dir is the cluster's data folder.
 	Dir string
 	Log io.Writer
+	// Nice is the scheduling priority of the cluster's programs
+	// (cluster.Options.Nice).
+	Nice int
 }
 
 // Deliver starts a cluster for the environment env, installs Argo CD as
@@ -71,7 +74,7 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env,
 	}
 	c, err := cluster.Start(ctx, cluster.Options{
 		Name: label, Dir: opts.Dir, Binaries: opts.Binaries, ProgramsDir: opts.ProgramsDir, Log: opts.Log,
-		ArgoCDNamespace: r.Spec.Platform.ArgoCDNamespace,
+		ArgoCDNamespace: r.Spec.Platform.ArgoCDNamespace, Nice: opts.Nice,
 	})
 	if err != nil {
 		return nil, err
@@ -113,7 +116,7 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env,
 		}
 	}
 	for i, s := range r.Charts {
-		if err := c.Apply(ctx, c.ArgoCDNamespace(), s.repositorySecret(c.ArgoCDNamespace(), i)); err != nil {
+		if err := c.Apply(ctx, c.ArgoCDNamespace(), s.repositorySecrets(c.ArgoCDNamespace(), i)...); err != nil {
 			return nil, err
 		}
 	}
@@ -233,14 +236,23 @@ type App struct {
 	Error string `json:"error,omitempty"`
 	// Verdict is one of the Verdict constants.
 	Verdict string `json:"verdict"`
-	// Cause is the unreachable module a blocked one needs.
+	// Cause is the unreachable module a blocked one needs, or the
+	// Application not healthy on kwok that one of VerdictKwok waits on.
 	Cause string `json:"cause,omitempty"`
+	// Charts are the chart versions it is delivered with, served on
+	// loopback; RealChart says they are all real charts (Source.Corpus).
+	Charts    []string `json:"charts,omitempty"`
+	RealChart bool     `json:"realChart,omitempty"`
+	// NotServed are its chart versions this machine does not serve, and
+	// why (its verdict is then unreachable).
+	NotServed []string `json:"notServed,omitempty"`
 	// ByHand says why the harness synced it by hand, as a person would:
 	// its sync policy is manual, or a sync window held its automated
 	// sync.
 	ByHand       string `json:"syncedByHand,omitempty"`
 	handRevision string // the revision synced by hand
 	automated    bool
+	project      string
 	seen         time.Time
 	seq          int
 	hosts        []string // hosts of its chart sources
@@ -249,6 +261,21 @@ type App struct {
 	// status.resources; Argo CD 3 keeps their health out of the
 	// Application, so the harness reads it from them).
 	syncs []syncedResource
+	// oci are its chart sources a loopback OCI registry serves.
+	oci []chartSource
+	// resources are all it syncs, with their health (which the
+	// controller keeps in the Application: persistHealth).
+	resources []liveResource
+	// Kwok says why it is Synced and not Healthy, where that is only
+	// what kwok cannot play (VerdictKwok).
+	Kwok []string `json:"kwok,omitempty"`
+}
+
+// liveResource is a resource an Application syncs, with its health as
+// Argo CD judges it.
+type liveResource struct {
+	syncedResource
+	version, health, message string
 }
 
 // syncedResource is a resource an Application syncs, as its status lists it.
@@ -290,6 +317,7 @@ func (e *Env) apps() []*App {
 		u := obj.(*unstructured.Unstructured)
 		key := u.GetNamespace() + "/" + u.GetName()
 		a := &App{Env: e.Name, Namespace: u.GetNamespace(), Name: u.GetName(), seq: e.watch.seq[key], seen: e.watch.seen[key], ByHand: e.watch.byHand[key].why, handRevision: e.watch.byHand[key].revision}
+		a.project, _, _ = unstructured.NestedString(u.Object, "spec", "project")
 		if auto, ok, _ := unstructured.NestedMap(u.Object, "spec", "syncPolicy", "automated"); ok {
 			enabled, set, _ := unstructured.NestedBool(auto, "enabled")
 			a.automated = !set || enabled
@@ -321,7 +349,23 @@ func (e *Env) apps() []*App {
 		if msg, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "message"); a.Error == "" && a.phase != "Succeeded" {
 			a.Error = msg
 		}
-		a.hosts = e.unservedHosts(u)
+		for _, src := range e.chartSources(u) {
+			if src.host != "" {
+				a.hosts = append(a.hosts, src.host)
+				if src.pin != nil && src.pin.Why != "" {
+					a.NotServed = append(a.NotServed, src.pin.String()+": "+src.pin.Why)
+				}
+			} else if src.pin != nil {
+				a.Charts = append(a.Charts, src.pin.Chart+" "+src.pin.Version)
+				a.RealChart = src.pin.Real && (a.RealChart || len(a.Charts) == 1)
+				if src.digest != "" {
+					a.oci = append(a.oci, src)
+				}
+			}
+		}
+		if len(a.NotServed) > 0 {
+			a.RealChart = false
+		}
 		resources, _, _ := unstructured.NestedSlice(u.Object, "status", "resources")
 		for _, raw := range resources {
 			m, _ := raw.(map[string]any)
@@ -333,6 +377,11 @@ func (e *Env) apps() []*App {
 			if r.group == "kro.run" && r.kind != "ResourceGraphDefinition" || r.group == "argoproj.io" && r.kind == "Application" {
 				a.syncs = append(a.syncs, r)
 			}
+			lr := liveResource{syncedResource: r}
+			lr.version, _ = m["version"].(string)
+			lr.health, _, _ = unstructured.NestedString(m, "health", "status")
+			lr.message, _, _ = unstructured.NestedString(m, "health", "message")
+			a.resources = append(a.resources, lr)
 		}
 		a.Verdict = verdict(a)
 		apps = append(apps, a)
@@ -349,18 +398,31 @@ func (e *Env) apps() []*App {
 // this machine cannot reach it.
 const notVendored = "(not vendored)"
 
-// unservedHosts are the hosts of an Application's chart sources that this
-// machine does not serve the chart from: another host, or one of the
-// rig's loopback servers that has no archive of that chart version (it is
-// not vendored), named by the URL the spec pins.
-func (e *Env) unservedHosts(u *unstructured.Unstructured) []string {
+// chartSource is one chart source of an Application as the rig serves it.
+type chartSource struct {
+	// host is the host Argo CD must reach for it where the rig does not
+	// serve it (notVendored where a loopback server lacks the version);
+	// empty where it is served.
+	host string
+	// pin is the spec's pin of the chart version, where one is known.
+	pin *ChartPin
+	// digest is, for a chart a loopback OCI registry serves, the digest
+	// of the manifest it serves for the version's tag: the revision Argo
+	// CD resolves the tag to.
+	digest string
+}
+
+// chartSources are an Application's chart sources (and Git repositories
+// the rig does not stand in for, by host): for each, whether this machine
+// serves it and the pin it is.
+func (e *Env) chartSources(u *unstructured.Unstructured) []chartSource {
 	var sources []any
 	if s, ok, _ := unstructured.NestedMap(u.Object, "spec", "source"); ok {
 		sources = append(sources, s)
 	}
 	ss, _, _ := unstructured.NestedSlice(u.Object, "spec", "sources")
 	sources = append(sources, ss...)
-	var hosts []string
+	var out []chartSource
 	for _, s := range sources {
 		m, _ := s.(map[string]any)
 		url, _ := m["repoURL"].(string)
@@ -370,26 +432,39 @@ func (e *Env) unservedHosts(u *unstructured.Unstructured) []string {
 			// (Rewrite made those file:// URLs): another host.
 			if _, rest, ok := strings.Cut(url, "://"); ok && !strings.HasPrefix(url, "file://") {
 				host, _, _ := strings.Cut(rest, "/")
-				hosts = append(hosts, host)
+				out = append(out, chartSource{host: host})
 			}
 			continue
+		}
+		repo := url
+		if !isChart {
+			// An OCI source: the repository's last element is the
+			// chart.
+			i := strings.LastIndex(url, "/")
+			repo, chart = url[:i], url[i+1:]
 		}
 		version, _ := m["targetRevision"].(string)
 		_, rest, _ := strings.Cut(url, "://")
 		host, _, _ := strings.Cut(rest, "/")
+		from, digest := repo, ""
 		for _, cs := range e.Rig.Charts {
-			if strings.HasPrefix(url, cs.To) {
-				host = ""
-				if !slices.Contains(cs.Charts, chart+"-"+version) {
+			if sameRepo(repo, cs.To) {
+				from, host = cs.From, ""
+				if !cs.serves(chart, version) {
 					host = notVendored
 				}
+				digest = cs.manifestDigest(chart, version)
 			}
 		}
-		if host != "" {
-			hosts = append(hosts, host)
+		src := chartSource{host: host, digest: digest}
+		for _, p := range e.Rig.Pins {
+			if sameRepo(p.RepoURL, from) && p.Chart == chart && p.Version == version {
+				src.pin = p
+			}
 		}
+		out = append(out, src)
 	}
-	return hosts
+	return out
 }
 
 // missingKind is how Argo CD says that a kind an Application syncs is
@@ -465,13 +540,17 @@ func stuckBelow(apps []*App, instances []*Instance) {
 	for changed := true; changed; {
 		changed = false
 		stuck := map[string]string{} // Application ns/name, or instance Kind/name: the Application that cannot be delivered
+		onKwok := map[string]bool{}  // causes that are only kwok's
 		for _, a := range apps {
-			if a.Verdict != VerdictUnreachable && a.Verdict != VerdictBlocked {
+			if a.Verdict != VerdictUnreachable && a.Verdict != VerdictBlocked && a.Verdict != VerdictKwok {
 				continue
 			}
 			cause := a.Namespace + "/" + a.Name
-			if a.Cause != "" && a.Verdict == VerdictBlocked {
+			if a.Cause != "" && (a.Verdict == VerdictBlocked || a.Verdict == VerdictKwok) {
 				cause = a.Cause
+			}
+			if a.Verdict == VerdictKwok {
+				onKwok[cause] = true
 			}
 			stuck[a.Namespace+"/"+a.Name] = cause
 			if _, ok := stuck[a.Parent]; !ok && strings.Contains(a.Parent, "/") {
@@ -500,6 +579,11 @@ func stuckBelow(apps []*App, instances []*Instance) {
 			if len(causes) > 0 {
 				slices.Sort(causes)
 				a.Verdict, a.Cause, changed = VerdictBlocked, causes[0], true
+				// Where all it waits on is only kwok's, so is it.
+				if !slices.ContainsFunc(causes, func(c string) bool { return !onKwok[c] }) {
+					a.Verdict = VerdictKwok
+					a.Kwok = []string{"what it syncs waits on " + strings.Join(slices.Compact(causes), ", ") + ", not healthy on kwok"}
+				}
 			}
 		}
 	}
@@ -586,6 +670,12 @@ func (e *Env) syncByHand(ctx context.Context, apps []*App) error {
 			if a.ByHand == "" && (a.phase != "" || time.Since(a.seen) < heldFor) {
 				continue
 			}
+			// Only a project's sync window holds an automated sync:
+			// where its project has none, the controller has not come
+			// to it yet (a large chart takes a while to compare).
+			if windows, err := e.projectWindows(ctx, a.project); err != nil || !windows {
+				continue
+			}
 			why = fmt.Sprintf("its automated sync did not run in %s: a sync window holds it", heldFor)
 		}
 		patch, err := e.syncOperation(ctx, a)
@@ -601,6 +691,20 @@ func (e *Env) syncByHand(ctx context.Context, apps []*App) error {
 		fmt.Fprintf(e.log, "e2e: %s: %s/%s synced by hand (%s)\n", e.label, a.Namespace, a.Name, why)
 	}
 	return nil
+}
+
+// projectWindows reports whether an Application's project (in Argo CD's
+// namespace; "default" where it names none) has sync windows.
+func (e *Env) projectWindows(ctx context.Context, project string) (bool, error) {
+	if project == "" {
+		project = "default"
+	}
+	p, err := e.Cluster.Dynamic.Resource(projectGVR).Namespace(e.Cluster.ArgoCDNamespace()).Get(ctx, project, metav1.GetOptions{})
+	if err != nil {
+		return false, err
+	}
+	windows, _, _ := unstructured.NestedSlice(p.Object, "spec", "syncWindows")
+	return len(windows) > 0, nil
 }
 
 // clusterSecret registers the cluster's own API server in Argo CD under

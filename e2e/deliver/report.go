@@ -29,6 +29,9 @@ type Report struct {
 	RGDs      []*RGD      `json:"resourceGraphDefinitions"`
 	Instances []*Instance `json:"instances"`
 	Checks    []*Check    `json:"checks"`
+	// Charts are the chart versions the platforms pin, and how each was
+	// served.
+	Charts []*ChartPin `json:"charts,omitempty"`
 	// Failures are what stopped a delivery before it settled.
 	Failures []string `json:"failures,omitempty"`
 }
@@ -59,6 +62,13 @@ func (r *Report) AddState(platform string, s *State) {
 		i.Env = name(i.Env)
 		r.Instances = append(r.Instances, &i)
 	}
+}
+
+// AddPins records the chart versions a platform pins (Rig.Pins).
+func (r *Report) AddPins(pins []*ChartPin) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Charts = append(r.Charts, pins...)
 }
 
 // AddCheck records a check.
@@ -145,11 +155,53 @@ func (r *Report) Summary() string {
 			byHand++
 		}
 	}
-	line := fmt.Sprintf("e2e: %d environments, %d Applications: %d synced and healthy (%d by hand), %d chart unreachable, %d blocked by an unreachable chart, %d unsigned, %d denied by a sync window, %d failed; %d/%d RGDs active; %d/%d checks passed",
-		len(envs), len(r.Apps), n[VerdictOK], byHand, n[VerdictUnreachable], n[VerdictBlocked], n[VerdictUnsigned], n[VerdictWindow], n[VerdictWaiting]+n[VerdictFailed], active, len(r.RGDs), passed, len(r.Checks))
+	line := fmt.Sprintf("e2e: %d environments, %d Applications: %d synced and healthy (%d by hand), %d synced and not healthy only on kwok, %d chart unreachable, %d blocked by an unreachable chart, %d unsigned, %d denied by a sync window, %d failed; %d/%d RGDs active; %d/%d checks passed",
+		len(envs), len(r.Apps), n[VerdictOK], byHand, n[VerdictKwok], n[VerdictUnreachable], n[VerdictBlocked], n[VerdictUnsigned], n[VerdictWindow], n[VerdictWaiting]+n[VerdictFailed], active, len(r.RGDs), passed, len(r.Checks))
+	if real := r.realCharts(); real != "" {
+		line += "; " + real
+	}
 	if len(r.Failures) > 0 {
 		line += fmt.Sprintf("; %d deliveries failed", len(r.Failures))
 	}
+	return line
+}
+
+// realCharts counts the real charts (ChartPin.Real) the platforms pin:
+// how many chart versions were served, which were not and why, and the
+// Applications delivered with them by verdict. Empty where no platform
+// was delivered with a corpus.
+func (r *Report) realCharts() string {
+	served, corpus := 0, ""
+	var missing []string
+	for _, p := range r.Charts {
+		if p.Corpus == "" {
+			continue
+		}
+		corpus = p.Corpus
+		switch {
+		case p.Served && p.Real:
+			served++
+		case !p.Served:
+			missing = append(missing, fmt.Sprintf("%s %s (%s)", p.Chart, p.Version, p.Why))
+		}
+	}
+	if corpus == "" {
+		return ""
+	}
+	line := fmt.Sprintf("real charts: %d chart versions served from %s", served, corpus)
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		line += fmt.Sprintf(", %d not: %s", len(slices.Compact(missing)), strings.Join(slices.Compact(missing), ", "))
+	}
+	n := map[string]int{}
+	total := 0
+	for _, a := range r.Apps {
+		if a.RealChart {
+			n[a.Verdict]++
+			total++
+		}
+	}
+	line += fmt.Sprintf("; %d Applications delivered with a real chart: %d synced and healthy, %d synced and not healthy only on kwok, %d blocked, %d failed", total, n[VerdictOK], n[VerdictKwok], n[VerdictBlocked], total-n[VerdictOK]-n[VerdictKwok]-n[VerdictBlocked])
 	return line
 }
 

@@ -30,6 +30,12 @@ type Source struct {
 	// Name names the platform in progress lines (golden/stacks): several
 	// may be delivered at once.
 	Name string
+	// Corpus is a folder of real chart archives (index.json lists each:
+	// name, version, repoURL, file, sha256): the rig locks and vendors,
+	// in its work copy, every chart version the spec pins that the
+	// corpus holds, so that it is served, and delivered, with its real
+	// chart. A corpus that is not there fails the rig.
+	Corpus string
 }
 
 // A Rig holds what a delivery reads: a work copy of the platform, where
@@ -51,6 +57,9 @@ type Rig struct {
 
 	// Charts are the loopback servers of the vendored charts.
 	Charts []*chartServer
+	// Pins are the chart versions the spec pins, and whether each is
+	// served (and why not).
+	Pins []*ChartPin
 
 	name string // Source.Name
 	// checkouts are the copies of Source.ClientRepos, by client, until
@@ -88,10 +97,25 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 		}
 		r.checkouts[client] = work
 	}
+	var err error
+	if r.Pins, err = readPins(r.Work, r.SpecDir); err != nil {
+		return nil, err
+	}
+	if src.Corpus != "" {
+		// Named as from the repository, as a person finds it.
+		label := src.Corpus
+		if rel, err := filepath.Rel(src.Dir, src.Corpus); err == nil {
+			label = rel
+		}
+		if err := vendorCorpus(r.Work, r.SpecDir, src.Corpus, label, r.Pins); err != nil {
+			return nil, err
+		}
+	}
+	// With the charts locked and vendored, the compilation renders and
+	// checks each as Argo CD's repo server will.
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
-	var err error
 	if r.Platform, err = NewRepo(filepath.Join(dir, "git", "platform"), r.Spec.Platform.RepoURL); err != nil {
 		return nil, err
 	}
@@ -125,9 +149,18 @@ func NewRig(src Source, dir string, log io.Writer) (*Rig, error) {
 	if r.Charts, err = serveCharts(filepath.Join(r.Work, r.SpecDir)); err != nil {
 		return nil, err
 	}
+	servedPins(r.Pins, r.Charts)
+	for _, p := range r.Pins {
+		p.Platform = src.Name
+	}
 	for _, s := range r.Charts {
 		r.urls[s.From] = s.To
 		fmt.Fprintf(log, "e2e: serving %s (%s) on %s\n", s.From, strings.Join(s.Charts, ", "), s.To)
+	}
+	for _, p := range r.Pins {
+		if !p.Served {
+			fmt.Fprintf(log, "e2e: %s: not served: %s\n", p, p.Why)
+		}
 	}
 	if _, err := r.Publish("platform: the render under test"); err != nil {
 		return nil, err

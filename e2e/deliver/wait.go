@@ -61,7 +61,7 @@ func (s *State) Settled() bool {
 // denied by a window).
 func (a *App) Settled() bool {
 	switch a.Verdict {
-	case VerdictOK, VerdictUnreachable, VerdictBlocked, VerdictUnsigned, VerdictWindow:
+	case VerdictOK, VerdictUnreachable, VerdictBlocked, VerdictUnsigned, VerdictWindow, VerdictKwok:
 		return true
 	}
 	return false
@@ -79,6 +79,9 @@ func (s *State) Count() map[string]int {
 // Read reads the environment's state now.
 func (e *Env) Read(ctx context.Context) (*State, error) {
 	s := &State{Apps: e.apps()}
+	if err := e.kwokVerdicts(ctx, s.Apps); err != nil {
+		return nil, err
+	}
 	rgds, err := e.Cluster.Dynamic.Resource(rgdGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -181,7 +184,7 @@ func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 func summary(s *State) string {
 	n := s.Count()
 	var parts []string
-	parts = append(parts, fmt.Sprintf("%d Applications: %d ok, %d unreachable, %d blocked, %d unsigned, %d waiting", len(s.Apps), n[VerdictOK], n[VerdictUnreachable], n[VerdictBlocked], n[VerdictUnsigned], n[VerdictWaiting]))
+	parts = append(parts, fmt.Sprintf("%d Applications: %d ok, %d not healthy on kwok, %d unreachable, %d blocked, %d unsigned, %d waiting", len(s.Apps), n[VerdictOK], n[VerdictKwok], n[VerdictUnreachable], n[VerdictBlocked], n[VerdictUnsigned], n[VerdictWaiting]))
 	active := 0
 	for _, r := range s.RGDs {
 		if r.State == "Active" && r.Established {
@@ -210,6 +213,12 @@ func (s *State) Table() string {
 		}
 		if a.Cause != "" {
 			msg = "needs " + a.Cause + ", unreachable: " + msg
+		}
+		if a.Verdict == VerdictKwok {
+			msg = "not healthy on kwok: " + strings.Join(a.Kwok, "; ")
+		}
+		if a.Verdict == VerdictUnreachable && len(a.NotServed) > 0 {
+			msg = "not served: " + strings.Join(a.NotServed, "; ") + ": " + msg
 		}
 		if a.ByHand != "" {
 			msg = "synced by hand (" + a.ByHand + ") " + msg

@@ -332,6 +332,10 @@ _app: {
 			source: {repoURL: platform.repoURL, targetRevision: _env.revision, path: "out/deploy/clusters/\(_envName)/\(_name)"}
 			destination: {server: "https://kubernetes.default.svc", namespace: "argocd"}
 			syncPolicy: automated: {prune: true, selfHeal: true}
+			ignoreDifferences: [{
+				group: "argoproj.io", kind: "Application"
+				jqPathExpressions: [".metadata.finalizers[]? | select(startswith(\"pre-delete-finalizer.argocd.argoproj.io\") or startswith(\"post-delete-finalizer.argocd.argoproj.io\"))"]
+			}]
 		}
 	}
 }

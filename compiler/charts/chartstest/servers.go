@@ -89,22 +89,15 @@ func Index(charts ...Chart) []byte {
 	return data
 }
 
-// Manifest is the OCI manifest Helm pushes for a chart: its name and
-// version as config, the archive as the one layer.
-func Manifest(c Chart) []byte {
-	config := []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, c.Name, c.Version))
-	m := map[string]any{
-		"schemaVersion": 2,
-		"mediaType":     "application/vnd.oci.image.manifest.v1+json",
-		"config":        map[string]any{"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": digest(config), "size": len(config)},
-		"layers":        []any{map[string]any{"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest(c.Archive), "size": len(c.Archive)}},
-	}
-	data, _ := json.Marshal(m)
-	return data
-}
-
 // Registry is an OCI registry holding charts under /v2/charts/<name>,
-// each version tagged as Helm pushes it ('+' as '_'), with its tag list.
+// as Helm pushes them (`helm push`: a manifest whose config is the chart's
+// metadata and whose one layer is its archive), readable by Helm's and
+// Argo CD's clients (oras-go) as by platc's: each chart version is the tag
+// of its version as written (Helm's tag, "+" as "_"); manifests are read
+// by tag or by digest, with GET or HEAD, and say their digest
+// (Docker-Content-Digest), as oras-go requires; the config and the
+// archive are blobs; the tags of a repository are listed
+// (/tags/list); /v2/ answers the API's ping.
 type Registry struct {
 	*httptest.Server
 	mu     sync.Mutex
@@ -133,6 +126,34 @@ func (r *Registry) Set(charts ...Chart) {
 	r.mu.Unlock()
 }
 
+// tag is the tag a chart version is pushed under: its version, with "+"
+// (not allowed in a tag) as "_", as Helm's registry client writes it.
+func tag(version string) string { return strings.ReplaceAll(version, "+", "_") }
+
+const manifestType = "application/vnd.oci.image.manifest.v1+json"
+
+func (c Chart) config() []byte {
+	return []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, c.Name, c.Version))
+}
+
+// ManifestDigest is the digest of the manifest the registry serves for
+// a chart version: what a client resolves its tag to.
+func ManifestDigest(c Chart) string { return digest(Manifest(c)) }
+
+// Manifest is the OCI manifest Helm pushes for a chart: its name and
+// version as config, the archive as the one layer.
+func Manifest(c Chart) []byte {
+	config := c.config()
+	m := map[string]any{
+		"schemaVersion": 2,
+		"mediaType":     manifestType,
+		"config":        map[string]any{"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": digest(config), "size": len(config)},
+		"layers":        []any{map[string]any{"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": digest(c.Archive), "size": len(c.Archive)}},
+	}
+	data, _ := json.Marshal(m)
+	return data
+}
+
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -145,26 +166,48 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	if name, ok := strings.CutSuffix(strings.TrimPrefix(req.URL.Path, "/v2/charts/"), "/tags/list"); ok {
-		tags := []string{}
-		for _, c := range r.charts {
-			if c.Name == name {
-				tags = append(tags, strings.ReplaceAll(c.Version, "+", "_"))
-			}
-		}
-		json.NewEncoder(w).Encode(map[string]any{"name": "charts/" + name, "tags": tags})
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
+	if req.URL.Path == "/v2/" || req.URL.Path == "/v2" {
+		w.Header().Set("Docker-Distribution-API-Version", "registry/2.0")
+		return
+	}
+	send := func(mediaType string, data []byte) {
+		w.Header().Set("Content-Type", mediaType)
+		w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+		w.Header().Set("Docker-Content-Digest", digest(data))
+		if req.Method == http.MethodGet {
+			w.Write(data)
+		}
+	}
+	var tags []string
+	repo := ""
 	for _, c := range r.charts {
+		base := "/v2/charts/" + c.Name
+		if !strings.HasPrefix(req.URL.Path, base+"/") {
+			continue
+		}
+		repo = "charts/" + c.Name
+		tags = append(tags, tag(c.Version))
+		m := Manifest(c)
 		switch req.URL.Path {
-		case "/v2/charts/" + c.Name + "/manifests/" + strings.ReplaceAll(c.Version, "+", "_"):
-			w.Header().Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
-			w.Write(Manifest(c))
+		case base + "/manifests/" + tag(c.Version), base + "/manifests/" + digest(m):
+			send(manifestType, m)
 			return
-		case "/v2/charts/" + c.Name + "/blobs/" + digest(c.Archive):
-			w.Write(c.Archive)
+		case base + "/blobs/" + digest(c.Archive):
+			send("application/octet-stream", c.Archive)
+			return
+		case base + "/blobs/" + digest(c.config()):
+			send("application/octet-stream", c.config())
 			return
 		}
+	}
+	if repo != "" && strings.HasSuffix(req.URL.Path, "/tags/list") {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"name": repo, "tags": tags})
+		return
 	}
 	http.NotFound(w, req)
 }

@@ -53,6 +53,7 @@ func run(args []string) int {
 	keep := fs.String("keep", "", "keep the clusters' data and logs in `folder` (default: a temporary one, removed)")
 	hold := fs.Bool("hold", false, "keep the clusters running once delivered, until interrupted, to look at them with kubectl")
 	timeout := fs.Duration("timeout", 10*time.Minute, "how long each environment may take to settle")
+	corpus := fs.String("charts", "", "a `folder` of real chart archives (index.json: name, version, repoURL, file, sha256) to lock, vendor and serve for the pins it holds, in the rig's copy")
 	_, self, _, _ := runtime.Caller(0)
 	programs := fs.String("programs", filepath.Join(filepath.Dir(self), "..", "..", "programs"), "`folder` of the control plane's programs module (platc's e2e/programs)")
 	repos := clientRepos{}
@@ -82,17 +83,18 @@ func run(args []string) int {
 		}
 		defer os.RemoveAll(work)
 	}
-	rig, err := deliver.NewRig(deliver.Source{Dir: *dir, SpecDir: *spec, ClientRepos: repos}, filepath.Join(work, "rig"), os.Stderr)
+	rig, err := deliver.NewRig(deliver.Source{Dir: *dir, SpecDir: *spec, ClientRepos: repos, Corpus: *corpus}, filepath.Join(work, "rig"), os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rehearse:", err)
 		return 1
 	}
 	defer rig.Close()
+	rep := &deliver.Report{}
+	rep.AddPins(rig.Pins)
 	names := rig.Environments()
 	if *envs != "" {
 		names = strings.Split(*envs, ",")
 	}
-	rep := &deliver.Report{}
 	var running []*deliver.Env
 	defer func() {
 		for _, e := range running {
