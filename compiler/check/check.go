@@ -360,6 +360,11 @@ func (c *checker) module(m *model.Module) {
 			// namespace: the folder's objects name their own.
 		case !m.Has("namespace"):
 			c.log.Reportf(diag.RequiredField, m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
+		case m.Namespace == anyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder:
+			c.anyNamespace(&m.Node)
+			if m.Has("createNamespace") && m.CreateNamespace {
+				c.reportf(diag.ModuleKind, &m.Node, "createNamespace", "namespace \"*\" is no namespace to create: remove createNamespace")
+			}
 		default:
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
@@ -716,7 +721,9 @@ func (c *checker) environment(env *model.Environment) {
 		if s.Dir != "" {
 			c.envPath(m, s)
 		}
-		if s.Namespace != "" {
+		if s.Namespace == anyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder {
+			c.anyNamespace(&s.Node)
+		} else if s.Namespace != "" {
 			c.name(&s.Node, "namespace", s.Namespace)
 			if m.Kind.Valid() && m.Kind.Info().Deploys == model.DestArgoCD {
 				c.reportf(diag.ModuleKind, &s.Node, "namespace", "namespace is for modules that deploy to a cluster; module %s's Application creates Applications, in Argo CD's namespace: remove it", name)
@@ -742,12 +749,18 @@ func (c *checker) environment(env *model.Environment) {
 		// The plan applies folders of this repository's checkout.
 		var remote []string
 		for _, m := range c.spec.Modules {
-			if (m.RepoURL != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder && Enabled(env, m.Name) {
+			otherValues := m.Helm != nil && m.Helm.ValuesRepo != nil
+			if ((m.RepoURL != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
 				remote = append(remote, m.Name)
 			}
 		}
+		for _, m := range c.spec.Modules {
+			if m.NamespaceIn(env) == anyNamespace && Enabled(env, m.Name) {
+				c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan applies module %s into one namespace, and its namespace is \"*\": name one, or disable the module in this environment", m.Name)
+			}
+		}
 		if len(remote) > 0 {
-			c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver %s %s, whose folders are another repository's or a plugin's to render, which the plan does not do: keep them in this repository as manifests, or disable them in this environment", map[bool]string{false: "module", true: "modules"}[len(remote) > 1], diag.List(remote))
+			c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver %s %s, whose folders or values files are another repository's, or a plugin's to render, which the plan does not do: keep them in this repository as manifests, or disable them in this environment", map[bool]string{false: "module", true: "modules"}[len(remote) > 1], diag.List(remote))
 		}
 	}
 	c.environmentFields(env)
@@ -771,6 +784,14 @@ func (c *checker) environment(env *model.Environment) {
 		s := env.Settings[name]
 		c.log.Reportf(diag.Wiring, s.Pos, s.Path, "disables %q, whose endpoint is wired into %s: give external: {host, port}, the endpoint of the service that replaces it", name, strings.Join(wiredBy[name], ", "))
 	}
+}
+
+// anyNamespace is the destination namespace "*", which Argo CD takes for
+// a folder whose objects name their own namespaces.
+const anyNamespace = "*"
+
+func (c *checker) anyNamespace(n *model.Node) {
+	c.reportf(diag.AnyNamespace, n, "namespace", "namespace \"*\" is none: Argo CD applies each object in the namespace it names, and a namespaced object that names none fails to sync; give every object its namespace, or name one here")
 }
 
 // Enabled reports whether the module is enabled in env.

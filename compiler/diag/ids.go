@@ -55,6 +55,7 @@ const (
 	StackDelivery
 	Allow
 	NoEffect
+	AnyNamespace
 
 	// Argo CD's rules, ported.
 	SyncOption
@@ -252,6 +253,10 @@ var Messages = [idCount]Message{
 	NoEffect: {Name: "no-effect", Severity: Warning, Source: FromArgoCD,
 		Summary: "a field that does nothing as written",
 		Text:    "Argo CD ignores the field in this combination (respectIgnoreDifferences without ignoreDifferences): add what it needs, or remove it."},
+
+	AnyNamespace: {Name: "any-namespace", Severity: Warning, Source: FromArgoCD,
+		Summary: "a folder's Application whose destination namespace is \"*\"",
+		Text:    "Argo CD takes \"*\" as an Application's destination namespace and applies each object in the namespace it names; an object that names none goes to namespace \"*\", which Kubernetes refuses at sync. Give every namespaced object its namespace, or name one namespace."},
 
 	SyncOption: {Name: "sync-option", Source: FromArgoCD,
 		Summary: "a sync option Argo CD does not read, or one platc sets from a field",

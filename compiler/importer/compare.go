@@ -42,7 +42,8 @@ const maxFields = 8
 // name the spec renders in its environment (rendered: each environment's
 // objects), as Argo CD reads both: its defaults filled, equivalent
 // spellings made one (values text and valuesObject, the order of sync
-// options and finalizers, a sync wave of 0, false and empty fields). The
+// options and finalizers, a sync wave of 0, false and empty fields, the
+// place of a source that only names a ref). The
 // objects not imported are results too. Results are sorted by
 // environment, kind and name.
 func Compare(s *Spec, rendered map[string][]map[string]any) []Result {
@@ -143,6 +144,16 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 					src, _ := x.(map[string]any)
 					srcs[i] = normalSource(src)
 				}
+				// A source that only names a ref (values files' repository)
+				// renders nothing: where it stands changes no manifest.
+				refOnly := func(x any) int {
+					src, _ := x.(map[string]any)
+					if str(src["ref"]) != "" && str(src["path"]) == "" && str(src["chart"]) == "" {
+						return 1
+					}
+					return 0
+				}
+				slices.SortStableFunc(srcs, func(a, b any) int { return refOnly(a) - refOnly(b) })
 				spec["sources"] = srcs
 			}
 			if sp, ok := spec["syncPolicy"].(map[string]any); ok {

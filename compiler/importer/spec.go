@@ -28,6 +28,10 @@ type Options struct {
 	// Application that syncs one of its environment's is an app-of-apps
 	// that platc's root Application replaces.
 	Roots []Root
+	// Clusters are the cluster Secrets of each environment's Argo CD, by
+	// environment, which ApplicationSets' clusters generators read; nil
+	// where they were not given.
+	Clusters map[string][]Cluster
 }
 
 // AppOfApps is an Application of the repository that creates imported
@@ -211,7 +215,7 @@ func (b *builder) expandSets(objs []*Object) []*Object {
 		if o.Env == "" {
 			continue
 		}
-		apps, reason := expandSet(b.fsys, o, b.home)
+		apps, reason := expandSet(b.fsys, o, b.home, b.opts.Clusters[o.Env])
 		if reason != "" {
 			s.skip(o, "an ApplicationSet that is not expanded offline: "+reason+"; import the Applications it makes (argocd appset generate) instead")
 			continue
@@ -221,7 +225,11 @@ func (b *builder) expandSets(objs []*Object) []*Object {
 			set.Children = append(set.Children, a.Name)
 		}
 		s.AppsOfApps = append(s.AppsOfApps, set)
-		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %d Applications, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", len(apps), o.Env))
+		generated := fmt.Sprintf("%d Applications", len(apps))
+		if len(apps) == 1 {
+			generated = "1 Application"
+		}
+		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %s, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", generated, o.Env))
 		expanded = append(expanded, apps...)
 	}
 	return expanded
@@ -759,7 +767,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		if len(values) > 0 {
 			f.Set("values", values)
 		}
-		if h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles"); h.Len() > 0 {
+		if h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles", "ignoreMissingValueFiles", "valuesRepo"); h.Len() > 0 {
 			f.Set("helm", h)
 		}
 	}
@@ -890,7 +898,7 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 		switch {
 		case str(m["chart"]) != "" && chart == nil:
 			chart = m
-		case ours && str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && values == nil:
+		case str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
 			values = m
 		case ours && str(m["ref"]) == "" && str(m["path"]) != "" && folder == nil:
 			folder = m
@@ -910,8 +918,14 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 		for i, f := range files {
 			paths[i] = strings.TrimPrefix(str(f), prefix)
 		}
-		chart = shallowWith(chart, "helm", shallowWith(helm, "valueFiles", paths))
-		rev = cmp.Or(str(values["targetRevision"]), "HEAD")
+		helm = shallowWith(helm, "valueFiles", paths)
+		if sameRepo(str(values["repoURL"])) == sameRepo(s.RepoURL) {
+			rev = cmp.Or(str(values["targetRevision"]), "HEAD")
+		} else {
+			// Another repository's values files: the chart's own.
+			helm = shallowWith(helm, "valuesRepo", map[string]any{"repoURL": str(values["repoURL"]), "targetRevision": cmp.Or(str(values["targetRevision"]), "HEAD")})
+		}
+		chart = shallowWith(chart, "helm", helm)
 	}
 	if folder != nil {
 		manifests = path.Clean(str(folder["path"]))

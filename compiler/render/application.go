@@ -99,9 +99,13 @@ func (r *renderer) setChartSources(env *model.Environment, m *model.Module, spec
 	}
 	sources := []any{chart}
 	if len(ValueFiles(m)) > 0 {
+		repo, rev := r.spec.Platform.RepoURL, env.Revision
+		if vr := m.Helm.ValuesRepo; vr != nil {
+			repo, rev = vr.RepoURL, vr.TargetRevision
+		}
 		sources = append(sources, object.NewMap().
-			Set("repoURL", r.spec.Platform.RepoURL).
-			Set("targetRevision", env.Revision).
+			Set("repoURL", repo).
+			Set("targetRevision", rev).
 			Set("ref", argocd.ValuesRef))
 	}
 	if m.Manifests != "" {
@@ -154,6 +158,9 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 		}
 		if vf := ValueFiles(m); len(vf) > 0 {
 			h.Set("valueFiles", vf)
+		}
+		if hs.IgnoreMissingValueFiles {
+			h.Set("ignoreMissingValueFiles", true)
 		}
 		if len(hs.Parameters) > 0 {
 			params := make([]any, len(hs.Parameters))

@@ -340,7 +340,8 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		if ns := m.NamespaceIn(env); ns != "" {
 			dest.Set("namespace", ns)
 		}
-		if m.CreateNamespace {
+		// Namespace "*" is no namespace to create: the objects name theirs.
+		if m.CreateNamespace && m.NamespaceIn(env) != "*" {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
 		}
 	case model.DestCluster:
