@@ -218,6 +218,16 @@ func repoPathProblem(p string) string {
 	return ""
 }
 
+// otherRepoPathProblem is repoPathProblem for a folder of another
+// repository, whose root a module may sync ("."): platc's own output is
+// not there.
+func otherRepoPathProblem(p string) string {
+	if p == "." {
+		return ""
+	}
+	return repoPathProblem(p)
+}
+
 // urlProblem says why u, which already has the shape of a URL, cannot be
 // one, or returns "": RFC 3986 allows only its unreserved and reserved
 // characters and percent-encodings. A space, a quote, a backtick, a brace
@@ -449,7 +459,7 @@ func (c *checker) modulePath(m *model.Module) {
 	if m.RepoURL != "" {
 		// Another repository's folder: platc does not read it, and
 		// takes it for a chart where the module renders it as one.
-		if msg := repoPathProblem(m.Dir); msg != "" {
+		if msg := otherRepoPathProblem(m.Dir); msg != "" {
 			c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
 		}
 		if m.Helm != nil || len(m.Values) > 0 || len(m.Wiring) > 0 {
@@ -474,7 +484,7 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 	case m.Kind.Info().Syncs != model.SyncsRepoFolder:
 		c.reportf(diag.ModuleKind, &s.Node, "path", "path is for path modules, which read a folder of a Git repository: remove it")
 	case m.RepoURL != "":
-		if msg := repoPathProblem(s.Dir); msg != "" {
+		if msg := otherRepoPathProblem(s.Dir); msg != "" {
 			c.reportf(diag.Path, &s.Node, "path", "%q %s: name a folder inside the repository", s.Dir, msg)
 		}
 	default:

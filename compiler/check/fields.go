@@ -234,6 +234,9 @@ func (c *checker) helm(m *model.Module) {
 			c.log.Reportf(diag.Path, h.At("valueFiles"), p, "%q %s: name a values file of this repository, by its path from the root", f, msg)
 			continue
 		}
+		if m.RepoURL != "" {
+			continue // another repository's file, which platc does not read
+		}
 		if info, err := fs.Stat(c.fsys, f); (err != nil || info.IsDir()) && !h.IgnoreMissingValueFiles {
 			c.log.Reportf(diag.ValueFile, h.At("valueFiles"), p, "values file %q does not exist in this repository: create it or fix the path (Argo CD reads it from this repository at the environment's revision)", f)
 		}

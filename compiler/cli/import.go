@@ -341,7 +341,10 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 				continue
 			}
 			fmt.Fprintf(w, "  %d. Application %s (%s) creates %s, which platc's root takes over: delete it", step, a.Name, a.Where, children)
-			if a.Cascades {
+			if apps := slices.ContainsFunc(a.Children, func(c string) bool { return !strings.HasPrefix(c, "AppProject ") }); a.Cascades && !apps && len(a.Children) > 0 {
+				fmt.Fprintf(w, " without cascading, for its finalizer would delete %s with it:\n", map[bool]string{true: "the AppProject", false: "the AppProjects"}[len(a.Children) == 1])
+				fmt.Fprintf(w, "       kubectl -n %s patch application %s --type json -p '[{\"op\": \"remove\", \"path\": \"/metadata/finalizers\"}]'\n", spec.ArgoCDNamespace, a.Name)
+			} else if a.Cascades {
 				fmt.Fprintf(w, " without cascading, for its finalizer would delete them, and what they deployed, with it:\n")
 				fmt.Fprintf(w, "       kubectl -n %s patch application %s --type json -p '[{\"op\": \"remove\", \"path\": \"/metadata/finalizers\"}]'\n", spec.ArgoCDNamespace, a.Name)
 			} else {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -193,6 +194,22 @@ func normalSource(src map[string]any) map[string]any {
 	src = maps.Clone(src)
 	if str(src["targetRevision"]) == "" {
 		src["targetRevision"] = "HEAD"
+	}
+	if str(src["chart"]) == "" && !strings.HasPrefix(str(src["repoURL"]), "oci://") {
+		// A Git source: its repository as Argo CD matches repositories
+		// (git.SameURL: case, .git), and its folder as the repo server
+		// joins it to the clone ("./apps/", "apps/" and "apps" are one
+		// folder; "", "." and "./" the root).
+		if u := argocd.NormalizeGitURL(str(src["repoURL"])); u != "" {
+			src["repoURL"] = u
+		}
+		if p, ok := src["path"].(string); ok {
+			if p = path.Clean(p); p == "." {
+				delete(src, "path")
+			} else {
+				src["path"] = p
+			}
+		}
 	}
 	if h, ok := src["helm"].(map[string]any); ok {
 		h = maps.Clone(h)

@@ -46,7 +46,8 @@ type AppOfApps struct {
 	// deletes the Applications it created, and with their own
 	// finalizers what they deployed.
 	Cascades bool
-	// Children are the Applications it creates, by name.
+	// Children are the Applications it creates, by name, or where it
+	// creates none, the AppProjects it creates ("AppProject name").
 	Children []string
 	// Depth is how many app-of-apps create it: the outermost goes first.
 	Depth int
@@ -121,6 +122,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	objs = b.expandSets(objs)
 	objs, named := b.attachProjects(objs)
 	b.sort(objs, named)
+	b.dropUnnamed()
 	b.orderAppsOfApps()
 	b.findDefaults()
 	b.pinCharts()
@@ -138,6 +140,9 @@ type builder struct {
 	home string
 	// manifests are the other objects of the folders read.
 	manifests []*Object
+	// attached are the AppProjects read elsewhere that an environment
+	// got for an Application that names it (attachProjects).
+	attached map[*Object]bool
 	// Each environment's Applications and AppProjects, by name.
 	apps     map[string]map[string]*app
 	projects map[string]map[string]*Object
@@ -178,6 +183,21 @@ func (b *builder) platform(objs []*Object) {
 	}
 	if s.RepoURL == "" {
 		s.RepoURL = "https://git.example.com/platform.git"
+	}
+	// The repository as its Applications spell it: the origin remote
+	// may end in .git, or be an SSH URL, where they name it otherwise.
+	// Written as they write it, the render is theirs, and their folders
+	// are this repository's.
+	key := repoKey(s.RepoURL)
+	if spelled := mostCommonOf(objs, func(o *Object) string {
+		for _, u := range gitURLs(o) {
+			if repoKey(u) == key {
+				return u
+			}
+		}
+		return ""
+	}); spelled != "" {
+		s.RepoURL = spelled
 	}
 	s.ArgoCDNamespace = mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") })
 	if s.ArgoCDNamespace == "" {
@@ -268,6 +288,10 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 				c := *p
 				c.Env = o.Env
 				withProjects = append(withProjects, &c)
+				if b.attached == nil {
+					b.attached = map[*Object]bool{}
+				}
+				b.attached[&c] = true
 				named[o.Env+"/"+proj] = true
 				break
 			}
@@ -324,6 +348,25 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 	}
 }
 
+// dropUnnamed drops the AppProjects read elsewhere whose Applications
+// were not imported after all: nothing of the spec names them, and the
+// folder that holds them (that another Application may sync) keeps them.
+func (b *builder) dropUnnamed() {
+	s := b.s
+	s.Imported = slices.DeleteFunc(s.Imported, func(o *Object) bool {
+		if o.Kind != "AppProject" || !b.attached[o] {
+			return false
+		}
+		for _, a := range b.apps[o.Env] {
+			if a.project == o.Name {
+				return false
+			}
+		}
+		delete(b.projects[o.Env], o.Name)
+		return true
+	})
+}
+
 // orderAppsOfApps sorts them outermost first: one left in place would
 // create again what is deleted under it.
 func (b *builder) orderAppsOfApps() {
@@ -335,7 +378,9 @@ func (b *builder) orderAppsOfApps() {
 			continue
 		}
 		for _, c := range a.Children {
-			parent[[2]string{a.Env, "Application/" + c}] = "Application/" + a.Name
+			if c != a.Name { // one that syncs its own file manages itself
+				parent[[2]string{a.Env, "Application/" + c}] = "Application/" + a.Name
+			}
 		}
 		// The ApplicationSets of its folder are its too.
 		for _, set := range s.AppsOfApps {
@@ -632,8 +677,27 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 			src, _ = l[0].(map[string]any)
 		}
 	}
-	p := path.Clean(str(src["path"]))
-	if str(src["path"]) == "" || sameRepo(str(src["repoURL"])) != home || !slices.ContainsFunc(roots, func(r Root) bool { return r.Env == o.Env && r.Path == p }) {
+	if src == nil || str(src["chart"]) != "" || sameRepo(str(src["repoURL"])) != home {
+		return AppOfApps{}, false
+	}
+	p := path.Clean(str(src["path"])) // "" is the repository's root, as "."
+	// The folder is one the import read, or one inside such a folder
+	// (walked with its sub-folders) that holds what the import read:
+	// Argo CD syncs the files of the folder, and with recurse those of
+	// its sub-folders.
+	exact := slices.ContainsFunc(roots, func(r Root) bool { return r.Env == o.Env && r.Path == p })
+	recurse := lookup(src, "directory", "recurse") == true
+	inFolder := func(c *Object) bool {
+		if c.Env != o.Env || !slices.ContainsFunc(roots, func(r Root) bool { return r.Env == o.Env && r.Path == c.Root && within(p, r.Path) }) {
+			return false
+		}
+		d := path.Dir(c.File)
+		if exact && c.Root == p && c.Line == 0 {
+			return true // built by kustomize, as Argo CD builds the folder
+		}
+		return d == p || recurse && within(d, p)
+	}
+	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) {
 		return AppOfApps{}, false
 	}
 	finalizers := anyList(lookup(o.Body, "metadata", "finalizers"))
@@ -643,19 +707,72 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 	}
 	a := AppOfApps{Env: o.Env, Name: o.Name, Where: where, Folder: p,
 		Cascades: slices.ContainsFunc(finalizers, func(f any) bool { return strings.HasPrefix(str(f), argocd.ResourcesFinalizer) })}
+	var projects []string
 	for _, c := range objs {
-		if c.Env == o.Env && c.Root == p && c.Kind == "Application" {
+		switch {
+		case c.Kind == "Application" && inFolder(c) && (exact || c.GeneratedBy == ""):
 			a.Children = append(a.Children, c.Name)
+		case c.Kind == "AppProject" && inFolder(c):
+			projects = append(projects, "AppProject "+c.Name)
 		}
 	}
 	slices.Sort(a.Children)
+	if len(a.Children) == 0 {
+		// It creates AppProjects alone: say which.
+		slices.Sort(projects)
+		a.Children = projects
+	}
 	for _, m := range manifests {
-		if m.Env == o.Env && m.Root == p {
+		if inFolder(m) {
 			a.Manifests = append(a.Manifests, m.Kind+" "+m.Name)
 		}
 	}
 	slices.Sort(a.Manifests)
 	return a, true
+}
+
+// within reports whether the slash path p is dir or inside it; every
+// path is within ".".
+func within(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// repoKey is the host and path of a Git repository's URL, however it is
+// spelled: HTTPS or SSH, with or without .git, a user or a trailing
+// slash. Two URLs of one key are one repository, where its clone is:
+// Argo CD takes them for two (credentials are by URL), so only the
+// spelling of this repository's own URL is chosen by it.
+func repoKey(url string) string {
+	n := argocd.NormalizeGitURL(url)
+	if n == "" {
+		return ""
+	}
+	if _, rest, ok := strings.Cut(n, "://"); ok {
+		n = rest
+	}
+	if at := strings.Index(n, "@"); at >= 0 && at < strings.Index(n+"/", "/") {
+		n = n[at+1:]
+	}
+	return strings.TrimSuffix(n, "/")
+}
+
+// gitURLs are the repositories of an Application's Git sources (not its
+// charts), as written.
+func gitURLs(o *Object) []string {
+	if o.Kind != "Application" {
+		return nil
+	}
+	var out []string
+	srcs := anyList(lookup(o.Body, "spec", "sources"))
+	if src, ok := lookup(o.Body, "spec", "source").(map[string]any); ok {
+		srcs = append([]any{src}, srcs...)
+	}
+	for _, x := range srcs {
+		if src, _ := x.(map[string]any); src != nil && str(src["chart"]) == "" && str(src["repoURL"]) != "" {
+			out = append(out, str(src["repoURL"]))
+		}
+	}
+	return out
 }
 
 // sameRepo is a Git repository URL as Argo CD matches repositories: no
@@ -730,12 +847,13 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		a.chart = &chartPin{repoURL: repo, chart: str(src["chart"]), version: rev}
 	case p != "" || repo != "":
 		dir := path.Clean(cmp.Or(p, "."))
-		if dir == "." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
+		own := repoKey(repo) == repoKey(s.RepoURL)
+		if dir == "." && own || dir == ".." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
 			return nil, fmt.Sprintf("syncs the repository's root folder (path %q): platc syncs a folder inside it", p)
 		}
 		f.Set("path", dir)
 		a.rev = cmp.Or(rev, "HEAD")
-		if repo == s.RepoURL {
+		if own {
 			if st, err := fs.Stat(fsys, dir); err != nil || !st.IsDir() {
 				return nil, fmt.Sprintf("folder %s is not in the repository, so Argo CD cannot sync it: create it, or fix the path (or, if this is not the repository %s, name it with -repo)", dir, repo)
 			}
@@ -767,7 +885,23 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		if len(values) > 0 {
 			f.Set("values", values)
 		}
-		if h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles", "ignoreMissingValueFiles", "valuesRepo"); h.Len() > 0 {
+		h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles", "ignoreMissingValueFiles", "valuesRepo")
+		if files := anyList(helm["valueFiles"]); a.chart == nil && len(files) > 0 {
+			// A chart kept in Git names its values files from its
+			// folder, as Argo CD resolves them; the spec names them
+			// from the repository's root.
+			dir := path.Clean(cmp.Or(p, "."))
+			fromRoot := make([]any, len(files))
+			for i, x := range files {
+				name := str(x)
+				if strings.HasPrefix(name, "$") || strings.Contains(name, "://") || path.IsAbs(name) {
+					return nil, fmt.Sprintf("values file %q: the spec says values files of the chart's repository, by path, not yet this", name)
+				}
+				fromRoot[i] = path.Join(dir, name)
+			}
+			h.Set("valueFiles", fromRoot)
+		}
+		if h.Len() > 0 {
 			f.Set("helm", h)
 		}
 	}
@@ -894,7 +1028,7 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 	var chart, values, folder map[string]any
 	for _, x := range list {
 		m, _ := x.(map[string]any)
-		ours := sameRepo(str(m["repoURL"])) == sameRepo(s.RepoURL)
+		ours := repoKey(str(m["repoURL"])) == repoKey(s.RepoURL)
 		switch {
 		case str(m["chart"]) != "" && chart == nil:
 			chart = m
@@ -978,6 +1112,9 @@ func projectFields(o *Object) *object.Map {
 			out[i] = copyKeys(m, "name", "description", "policies", "groups")
 		}
 		p.Set("roles", out)
+	}
+	if slices.ContainsFunc(anyList(meta["finalizers"]), func(f any) bool { return f == argocd.ResourcesFinalizer }) {
+		p.Set("keepWhileUsed", true)
 	}
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
 		p.Set("labels", stringMap(l))

@@ -138,6 +138,9 @@ type ProjectFields struct {
 	DestinationServiceAccounts []*DestinationServiceAccount
 	// Labels and Annotations of the AppProject object.
 	Labels, Annotations map[string]string
+	// KeepWhileUsed: the AppProject has Argo CD's resources finalizer,
+	// so that deleting it waits until no Application names it.
+	KeepWhileUsed bool
 }
 
 // ProjectRole is an RBAC role of an AppProject.
@@ -361,6 +364,7 @@ func decodeProjectFields(p entry) ProjectFields {
 		SignatureKeys:              p.strings("signatureKeys"),
 		Labels:                     p.strMap("labels"),
 		Annotations:                p.strMap("annotations"),
+		KeepWhileUsed:              p.boolOr("keepWhileUsed", false),
 	}
 	p.eachElem("roles", func(r entry) {
 		f.Roles = append(f.Roles, &ProjectRole{Node: r.node, Name: r.str("name"), Description: r.str("description"),

@@ -507,7 +507,13 @@ func (r *renderer) project(p *model.Project) *object.Map {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
 	projectFields(spec, p)
-	return r.appProject(p.Name, spec, p.Labels, p.Annotations)
+	proj := r.appProject(p.Name, spec, p.Labels, p.Annotations)
+	if p.KeepWhileUsed {
+		// Argo CD's controller removes it once no Application names
+		// the project (finalizeProjectDeletion).
+		proj.Get("metadata").(*object.Map).Set("finalizers", []any{argocd.ResourcesFinalizer})
+	}
+	return proj
 }
 
 // appProject is an AppProject in Argo CD's namespace, synced before the
