@@ -483,7 +483,7 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 	case !m.Kind.Valid():
 	case m.Kind.Info().Syncs != model.SyncsRepoFolder:
 		c.reportf(diag.ModuleKind, &s.Node, "path", "path is for path modules, which read a folder of a Git repository: remove it")
-	case m.RepoURL != "":
+	case m.RepoURL != "" || s.RepoURL != "":
 		if msg := otherRepoPathProblem(s.Dir); msg != "" {
 			c.reportf(diag.Path, &s.Node, "path", "%q %s: name a folder inside the repository", s.Dir, msg)
 		}
@@ -742,6 +742,16 @@ func (c *checker) environment(env *model.Environment) {
 		if s.Revision != "" && m.Kind.Valid() && m.Kind.Info().Syncs != model.SyncsRepoFolder {
 			c.reportf(diag.ModuleKind, &s.Node, "revision", "revision is for path modules, which read a folder of a Git repository: remove it")
 		}
+		if s.RepoURL != "" {
+			switch {
+			case m.Kind.Valid() && m.Kind.Info().Syncs != model.SyncsRepoFolder:
+				c.reportf(diag.ModuleKind, &s.Node, "repoURL", "repoURL is for path modules, which read a folder of a Git repository: remove it")
+			case m.Plugin != nil:
+				c.reportf(diag.ModuleKind, &s.Node, "repoURL", "a plugin renders the module's folder of this repository: remove repoURL, or the plugin")
+			default:
+				c.gitRepoURL(&s.Node, s.RepoURL)
+			}
+		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {
 			c.reportf(diag.UnknownName, &s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), diag.DidYouMean(s.Project, projects))
 		}
@@ -760,7 +770,7 @@ func (c *checker) environment(env *model.Environment) {
 		var remote []string
 		for _, m := range c.spec.Modules {
 			otherValues := m.Helm != nil && m.Helm.ValuesRepo != nil
-			if ((m.RepoURL != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
+			if ((m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
 				remote = append(remote, m.Name)
 			}
 		}

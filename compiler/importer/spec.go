@@ -581,6 +581,11 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 			if p := a.fields.Get("path"); p != nil && base.fields.Get("path") != nil && p != base.fields.Get("path") {
 				set.Set("path", p)
 			}
+			if a.chart == nil && base.chart == nil && a.fields.Get("path") != nil && !equalValues(a.fields.Get("repoURL"), base.fields.Get("repoURL")) {
+				// Another repository here: this one written out where
+				// the module's own is another.
+				set.Set("repoURL", cmp.Or(str(a.fields.Get("repoURL")), b.s.RepoURL))
+			}
 			if ns := a.fields.Get("namespace"); ns != nil && base.fields.Get("namespace") != nil && ns != base.fields.Get("namespace") {
 				set.Set("namespace", ns)
 			}

@@ -59,7 +59,7 @@ var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 // this repository.
 func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
 	src := object.NewMap().
-		Set("repoURL", cmp.Or(m.RepoURL, r.spec.Platform.RepoURL)).
+		Set("repoURL", cmp.Or(m.RepoURLIn(env), r.spec.Platform.RepoURL)).
 		Set("targetRevision", m.RevisionIn(env)).
 		Set("path", m.DirIn(env))
 	if d := m.Directory; d != nil {
