@@ -539,9 +539,9 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 			switch ok, env := c.allowsEmpty(m); {
 			case ok:
 			case env != nil:
-				c.reportf(diag.SyncsNothing, n, "path", "folder %q holds no manifests (.yaml, .yml or .json), and environment %s sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty", dir, env.Name)
+				c.reportf(diag.EmptyFolder, n, "path", "folder %q holds no manifests (.yaml, .yml or .json), and environment %s sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty", dir, env.Name)
 			default:
-				c.reportf(diag.SyncsNothing, n, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set %s.allowEmpty: true where the folder is empty on purpose", dir, m.FieldPath("syncPolicy"))
+				c.reportf(diag.EmptyFolder, n, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set %s.allowEmpty: true where the folder is empty on purpose", dir, m.FieldPath("syncPolicy"))
 			}
 		}
 	}

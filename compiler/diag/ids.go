@@ -56,6 +56,7 @@ const (
 	Allow
 	NoEffect
 	AnyNamespace
+	EmptyFolder
 
 	// Argo CD's rules, ported.
 	SyncOption
@@ -264,6 +265,10 @@ var Messages = [idCount]Message{
 	AnyNamespace: {Name: "any-namespace", Severity: Warning, Source: FromArgoCD,
 		Summary: "a folder's Application whose destination namespace is \"*\"",
 		Text:    "Argo CD takes \"*\" as an Application's destination namespace and applies each object in the namespace it names; an object that names none goes to namespace \"*\", which Kubernetes refuses at sync. Give every namespaced object its namespace, or name one namespace."},
+
+	EmptyFolder: {Name: "empty-folder", Severity: Warning, Source: FromArgoCD,
+		Summary: "a folder an Application syncs that holds no manifest",
+		Text:    "Argo CD syncs an empty folder as an Application with no resources; an automated sync with prune refuses to delete everything it deployed unless allowEmpty is set. Likely a wrong path or a folder not yet filled: add manifests, or set allowEmpty where it is empty on purpose."},
 
 	SyncOption: {Name: "sync-option", Source: FromArgoCD,
 		Summary: "a sync option Argo CD does not read, or one platc sets from a field",
