@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -101,13 +102,13 @@ func ReadFile(name string, data []byte) (*Node, error) {
 		if errors.Is(err, io.EOF) {
 			return &Node{Pos: diag.Pos{File: name, Line: 1, Col: 1}, Kind: Map}, nil
 		}
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, data, err)
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
 		return nil, &FileError{diag.Pos{File: name, Line: second.Line, Col: second.Column}, "a second YAML document: Helm reads the first one only, so keep one"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, data, err)
 	}
 	r := &reader{name: name}
 	top := &doc
@@ -261,11 +262,11 @@ func scalar(n *yaml.Node) any {
 }
 
 // yamlError turns a YAML syntax error into a FileError with its line.
-func yamlError(name string, err error) error {
+func yamlError(name string, data []byte, err error) error {
 	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
+	if errors.As(err, &te) && len(te.Errors) > 0 && !strings.Contains(te.Errors[0], "already defined at line") {
 		return &FileError{diag.Pos{File: name}, te.Errors[0]}
 	}
-	line, msg := diag.YAMLError(err)
-	return &FileError{diag.Pos{File: name, Line: line}, msg}
+	line, col, msg := diag.YAMLSyntax(err, data)
+	return &FileError{diag.Pos{File: name, Line: line, Col: col}, msg}
 }

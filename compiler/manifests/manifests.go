@@ -528,8 +528,8 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 			break
 		}
 		if err != nil {
-			line, msg := diag.YAMLError(err)
-			b.problem(diag.Manifest, file, line, "invalid YAML: %s: fix the syntax", msg)
+			line, _, msg := diag.YAMLSyntax(err, data)
+			b.problem(diag.Manifest, file, line, "invalid YAML: %s", msg)
 			break
 		}
 		root := &doc

@@ -1,0 +1,133 @@
+package diag
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// YAMLSyntax explains a YAML syntax error of data (go.yaml.in/yaml's) in
+// plain words: the line and column of its cause, what the cause is (a
+// tab, a quote never closed, a key set twice, a ':' inside a value, an
+// indentation out of line) and what to do, with the parser's own words
+// after. The parser names a line only, often the one after the cause;
+// the column is found in the text.
+func YAMLSyntax(err error, data []byte) (line, col int, msg string) {
+	line, parser := YAMLError(err)
+	if rest, ok := strings.CutPrefix(parser, "unmarshal errors:\n"); ok {
+		// A decoding error (a key set twice): its first line.
+		first, _, _ := strings.Cut(strings.TrimSpace(rest), "\n")
+		line, parser = YAMLError(errorText("yaml: " + first))
+	}
+	lines := strings.Split(string(data), "\n")
+	text := func(n int) string {
+		if n < 1 || n > len(lines) {
+			return ""
+		}
+		return strings.TrimRight(lines[n-1], "\r")
+	}
+	indentEnd := func(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) + 1 }
+	col = 1
+	if line > 0 {
+		col = indentEnd(text(line))
+	}
+	cause := ""
+	switch {
+	case strings.Contains(parser, "cannot start any token") || strings.Contains(parser, "found a tab character"):
+		// A tab: find it on the line named or the one before.
+		for _, n := range []int{line, line - 1} {
+			if i := strings.IndexByte(text(n), '\t'); i >= 0 {
+				line, col = n, i+1
+				cause = "a tab character: YAML indents with spaces only; replace the tab with spaces"
+				break
+			}
+		}
+		if cause == "" {
+			cause = "a character that cannot start a value (such as @ or `): quote the value"
+		}
+	case strings.Contains(parser, "already defined at line"):
+		key, first := "", ""
+		if m := duplicateKey.FindStringSubmatch(parser); m != nil {
+			key, first = m[1], m[2]
+		}
+		cause = "key " + strconv.Quote(key) + " is set twice (first at line " + first + "): remove one of them"
+	case strings.Contains(parser, "mapping values are not allowed"):
+		// The second ': ' of a line, on the line named or, where the
+		// parser names none, the first line that has one.
+		inValue := false
+		for n := range lines {
+			if line > 0 && n+1 != line {
+				continue
+			}
+			s := text(n + 1)
+			if i := strings.Index(s, ": "); i >= 0 {
+				if j := strings.Index(s[i+2:], ": "); j >= 0 {
+					line, col, inValue = n+1, i+2+j+1, true
+					break
+				}
+			}
+		}
+		cause = "a ': ' inside a value: quote the value"
+		if !inValue && line > 1 {
+			cause = "this key is indented under the value of line " + strconv.Itoa(line-1) + ": align it with the keys above it, or quote that value"
+		}
+	case strings.Contains(parser, "end of stream") && strings.Contains(parser, "quoted scalar"),
+		strings.Contains(parser, "found unexpected end of stream"):
+		// The parser reports the end; the quote opened before it.
+		for n := line; n >= 1; n-- {
+			s := text(n)
+			if strings.Count(s, `"`)%2 == 1 {
+				line, col = n, strings.LastIndex(s, `"`)+1
+				break
+			}
+			if strings.Count(s, `'`)%2 == 1 {
+				line, col = n, strings.LastIndex(s, `'`)+1
+				break
+			}
+		}
+		cause = "a quote that is never closed: close it on the same line"
+	case strings.Contains(parser, "did not find expected key"), strings.Contains(parser, "did not find expected '-' indicator"):
+		// The parser names the mapping; the cause is the first line
+		// after it indented as no line before it.
+		seen := map[int]bool{}
+		for n := 1; n <= len(lines); n++ {
+			s := text(n)
+			if strings.TrimSpace(s) == "" || strings.HasPrefix(strings.TrimSpace(s), "#") {
+				continue
+			}
+			in := indentEnd(s)
+			if n > line && line > 0 && !seen[in] {
+				line, col = n, in
+				break
+			}
+			seen[in] = true
+		}
+		cause = "this line is not indented as the keys (or list entries) around it: align it with its siblings"
+	case strings.Contains(parser, "could not find expected ':'"):
+		// Reported at the line after the key that lacks its colon.
+		if line > 1 && !strings.Contains(text(line-1), ":") {
+			line--
+			col = indentEnd(text(line))
+		}
+		cause = "a key without ':': write it as key: value"
+	case strings.Contains(parser, "did not find expected ',' or ']'"), strings.Contains(parser, "did not find expected ',' or '}'"):
+		if i := strings.LastIndexAny(text(line), "[{"); i >= 0 {
+			col = i + 1
+		}
+		cause = "a [list] or {map} written on one line that is not closed: close it, or separate its items with ','"
+	case strings.Contains(parser, "block sequence entries are not allowed"):
+		cause = "a list entry ('- ') where a value goes: put the list on the lines after its key, indented"
+	case strings.Contains(parser, "unknown anchor"):
+		cause = "an alias (*name) whose anchor (&name) is not defined before it: define the anchor first, or write the value out"
+	default:
+		cause = "the YAML cannot be read: fix the syntax"
+	}
+	return line, col, cause + " (YAML: " + parser + ")"
+}
+
+var duplicateKey = regexp.MustCompile(`mapping key "((?:[^"\\]|\\.)*)" already defined at line (\d+)`)
+
+// errorText is an error of a given text.
+type errorText string
+
+func (e errorText) Error() string { return string(e) }

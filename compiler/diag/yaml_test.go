@@ -1,0 +1,43 @@
+package diag
+
+import (
+	"fmt"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// TestYAMLSyntax gives each cause its place and its plain words, with
+// the parser's after.
+func TestYAMLSyntax(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"tab", "a:\n\tb: 1\n", "2:1: a tab character: YAML indents with spaces only; replace the tab with spaces (YAML: found character that cannot start any token)"},
+		{"tab after a key", "a: 1\nb:\t\n  - x\n", ""},
+		{"unterminated quote", "a: 1\nb: \"open\nc: 2\n", "2:4: a quote that is never closed: close it on the same line (YAML: found unexpected end of stream)"},
+		{"duplicate key", "a: 1\nb: 2\na: 3\n", `3:1: key "a" is set twice (first at line 1): remove one of them (YAML: mapping key "a" already defined at line 1)`},
+		{"colon in a value", "image: repo: tag\n", "1:12: a ': ' inside a value: quote the value (YAML: mapping values are not allowed in this context)"},
+		{"key under a value", "replicas: 2\n  image: x\n", "2:3: this key is indented under the value of line 1: align it with the keys above it, or quote that value (YAML: mapping values are not allowed in this context)"},
+		{"indentation", "a:\n  b: 1\n c: 2\n", "3:2: this line is not indented as the keys (or list entries) around it: align it with its siblings (YAML: did not find expected key)"},
+		{"key without colon", "a: 1\nb\nc: 2\n", "2:1: a key without ':': write it as key: value (YAML: could not find expected ':')"},
+		{"flow list", "a: [1, 2\n", "1:4: a [list] or {map} written on one line that is not closed: close it, or separate its items with ',' (YAML: did not find expected ',' or ']')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v any
+			err := yaml.Unmarshal([]byte(tt.in), &v)
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("%q is YAML, and the parser says %v", tt.in, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("%q parsed", tt.in)
+			}
+			line, col, msg := YAMLSyntax(err, []byte(tt.in))
+			if got := fmt.Sprintf("%d:%d: %s", line, col, msg); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
