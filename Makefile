@@ -20,7 +20,7 @@ export GOFLAGS += -tags=kustomize_disable_go_plugin_support
 # No chart whose appVersion is ARGOCD_VERSION could be checked offline (the
 # newest checked, 10.1.1, is Argo CD v3.4.4): bootstrap-argocd runs the
 # chart with its image at ARGOCD_VERSION and Argo CD's own CRDs of it.
-ARGOCD_VERSION ?= v3.6.1
+ARGOCD_VERSION ?= v3.6.2
 ARGOCD_CHART_VERSION ?= 10.1.1
 
 # platc, built into bin/ by the commands that run it, when a file it is

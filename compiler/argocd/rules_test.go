@@ -94,6 +94,23 @@ func TestIsDestinationPermitted(t *testing.T) {
 		{[]ProjectDestination{d("*", "", "web")}, Cluster{Name: "prod"}, "web", true, true},
 		{[]ProjectDestination{d("", "prod", "web")}, Cluster{Name: "prod"}, "web", true, true},
 		{[]ProjectDestination{d("", "prod", "web")}, Cluster{Server: "https://prod.example.com"}, "web", false, false},
+		// v3.6.2: a denied name or server that matches the cluster vetoes
+		// it in the destination's namespaces, even where the
+		// destination's other field matches (v3.6.1 permitted these).
+		{[]ProjectDestination{d("*", "!prod", "*")}, prod, "web", false, true},
+		{[]ProjectDestination{d("https://prod.example.com", "!prod", "*")}, prod, "web", false, true},
+		{[]ProjectDestination{d("!https://prod.*", "prod", "web")}, prod, "web", false, true},
+		{[]ProjectDestination{d("*", "", "*"), d("*", "!prod", "web")}, prod, "web", false, true},
+		// ... in its namespaces only, and only where the denial matches.
+		{[]ProjectDestination{d("*", "", "*"), d("*", "!prod", "web")}, prod, "db", true, true},
+		{[]ProjectDestination{d("*", "!prod", "*")}, Cluster{Server: "https://stage.example.com", Name: "stage"}, "web", true, true},
+		// A pattern after "!" that does not compile matches nothing:
+		// nothing to veto.
+		{[]ProjectDestination{d("*", "![", "*")}, prod, "web", true, true},
+		// With the name unknown, the veto may or may not apply.
+		{[]ProjectDestination{d("*", "!prod", "*")}, Cluster{Server: "https://prod.example.com"}, "web", false, false},
+		// With the server unknown, a denied name that matches vetoes.
+		{[]ProjectDestination{d("*", "!prod", "*")}, Cluster{Name: "prod"}, "web", false, true},
 	} {
 		got, known := project(ProjectSpec{Destinations: tt.dests}).IsDestinationPermitted(tt.cluster, tt.ns)
 		if got != tt.want || known != tt.known {
@@ -169,6 +186,17 @@ func TestIsAppNamespacePermitted(t *testing.T) {
 		{[]string{"/^((?!kube-).)*$/"}, "team-a", true},
 		{[]string{"/^((?!kube-).)*$/"}, "kube-system", false},
 		{[]string{"/^[[:alpha:]]+$/"}, "team", false},
+		// regexp2 v2 (Argo CD since v3.6.2): possessive quantifiers, \Q...\E
+		// and \pL compile (with v1 they did not, and matched nothing).
+		{[]string{"/^team-[a-z]++$/"}, "team-a", true},
+		{[]string{"/^team-[a-z]++a$/"}, "team-a", false}, // possessive: gives nothing back
+		{[]string{`/^\Qteam.a\E$/`}, "team.a", true},
+		{[]string{`/^\Qteam.a\E$/`}, "team-a", false},
+		{[]string{`/^\pL+-\pL$/`}, "team-a", true},
+		// A match past v2's backtracking stack limit is an error, so no
+		// match (v1 matched, after allocating about 1 GiB).
+		{[]string{"/(){5000000}/"}, "team-a", false},
+		{[]string{"/(?:){5000000}/"}, "team-a", true},
 		// "/" and "//" are globs since 3.6 (before, "/" panicked and "//"
 		// matched everything).
 		{[]string{"/", "team"}, "team", true},
