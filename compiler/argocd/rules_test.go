@@ -3,6 +3,8 @@ package argocd
 import (
 	"slices"
 	"testing"
+
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // These tables pin Argo CD's semantics; conformance/argocd checks
@@ -356,5 +358,30 @@ func TestPolicyActions(t *testing.T) {
 		if got := PolicyProblem("shop", "ci", policy); got != want {
 			t.Errorf("PolicyProblem(%q) = %q, want %q", policy, got, want)
 		}
+	}
+}
+
+// TestChangesAfter: a release lacks the changes of the later releases,
+// patch releases included, up to the target; a minor release is its
+// first release.
+func TestChangesAfter(t *testing.T) {
+	since := func(release string) []string {
+		var out []string
+		for _, c := range ChangesAfter(release) {
+			out = append(out, c.Since+" "+c.Upstream)
+		}
+		return out
+	}
+	if got := since(upstream.ArgoCD); len(got) != 0 {
+		t.Errorf("the target %s lacks %q", upstream.ArgoCD, got)
+	}
+	if got, want := since("v3.6.1"), []string{"v3.6.2 isDestinationMatched", "v3.6.2 util/regex"}; len(got) < 2 || !slices.Equal(got[:2], want) {
+		t.Errorf("v3.6.1 lacks %q, want %q first", got, want)
+	}
+	if got, want := since("v3.6"), since("v3.6.0"); !slices.Equal(got, want) {
+		t.Errorf("v3.6 lacks %q, v3.6.0 %q", got, want)
+	}
+	if got := since("v3.5.7"); len(got) != len(RuleChanges) {
+		t.Errorf("v3.5.7 lacks %d changes, want all %d", len(got), len(RuleChanges))
 	}
 }

@@ -95,9 +95,10 @@ func Minor(version string) string {
 }
 
 // ArgoCDPorted are the files of Argo CD's module (at ArgoCD) whose rules
-// compiler/argocd, check, verify and charts port, or whose facts they
-// use (the bundled tools, the CRDs): what make upstream-diff compares
-// between two releases when ArgoCD moves. Read-only.
+// compiler/argocd, check, verify, render and charts port, or whose facts
+// they use (the bundled tools, the CRDs): what make upstream-diff compares
+// between two releases when ArgoCD moves, and between ArgoCD and every
+// newer release the module proxy serves (CI). Read-only.
 var ArgoCDPorted = []string{
 	"go.mod", // gobwas/glob, regexp2, robfig/cron, gojq: the libraries the rules run on
 	"hack/tool-versions.sh",
@@ -126,7 +127,8 @@ var ArgoCDPorted = []string{
 }
 
 // KroPorted are the files of kro's module (at Kro) that compiler/kro
-// ports beside the code it links. Read-only.
+// ports beside the code it links, compared as ArgoCDPorted are.
+// Read-only.
 var KroPorted = []string{
 	"go.mod",
 	"pkg/features/features.go",
