@@ -17,9 +17,10 @@ export GOFLAGS += -tags=kustomize_disable_go_plugin_support
 
 # The Argo CD platc checks by, and the argo-cd chart that installs it, as
 # compiler/upstream names them (its tests keep these two lines the same).
-# No chart whose appVersion is ARGOCD_VERSION could be checked offline (the
-# newest checked, 10.1.1, is Argo CD v3.4.4): bootstrap-argocd runs the
-# chart with its image at ARGOCD_VERSION and Argo CD's own CRDs of it.
+# No chart release carries the minor of ARGOCD_VERSION yet (argo-helm's
+# history here ends at 10.1.1, appVersion v3.4.4; the releases after it seen
+# in public, to 10.9.1, carry v3.5: docs/upstream.md): bootstrap-argocd runs
+# the chart with its image at ARGOCD_VERSION and Argo CD's own CRDs of it.
 ARGOCD_VERSION ?= v3.6.2
 ARGOCD_CHART_VERSION ?= 10.1.1
 

@@ -208,7 +208,7 @@ func TestMisspelledValues(t *testing.T) {
 	_, errs, code := platc(t, repo, "vet")
 	want := []string{
 		`clients/payments/observability/loki.yaml:9:3: warning: clients.payments: chart loki 12.0.0 has no value singleBinary.resorces (in clients/payments/observability/loki.yaml), which Application "payments-loki" (created by kro in customer and local) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "singleBinary.resources"? [chart-value]`,
-		`sources/stacks.cue:142:19: warning: stacks.observability.modules.loki.values.singleBinary.replcas: chart loki 12.0.0 has no value singleBinary.replcas (set at stacks.observability.modules.loki.values.singleBinary.replcas), which Applications "payments-loki" (created by kro in customer and local) and "search-loki" (created by kro in local) set: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "singleBinary.replicas"? [chart-value]`,
+		`sources/stacks.cue:140:19: warning: stacks.observability.modules.loki.values.singleBinary.replcas: chart loki 12.0.0 has no value singleBinary.replcas (set at stacks.observability.modules.loki.values.singleBinary.replcas), which Applications "payments-loki" (created by kro in customer and local) and "search-loki" (created by kro in local) set: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "singleBinary.replicas"? [chart-value]`,
 	}
 	var got []string
 	for _, m := range problem.FindAllStringSubmatch(errs, -1) {

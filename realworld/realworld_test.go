@@ -38,7 +38,9 @@ const platform = "https://git.example.com/platform.git"
 
 // repos are the corpus' repositories, each imported as a new user would:
 // the folders that hold its Applications and AppProjects (a kustomize
-// overlay is built as Argo CD builds it), and the environment each is.
+// overlay is built as Argo CD builds it), and the environment each is;
+// where ApplicationSets read cluster Secrets, a file of them that this
+// suite writes (testdata/clusters), as a user gives their Argo CD's.
 var repos = []struct {
 	dir  string
 	args []string
@@ -54,9 +56,21 @@ var repos = []struct {
 		"federation-z=deployments/hybrid/federations/federation-Z/mip-infrastructure",
 	}},
 	{"aws-samples-appmod-blueprints", []string{"hub=gitops", "hub=platform", "dev=applications/node/deployment/dev-statestore", "solutions=solutions"}},
-	{"Azure-Samples-aks-platform-engineering", []string{"control-plane=gitops", "control-plane=terraform"}},
-	{"gitops-bridge-dev-gitops-bridge-argocd-control-plane-template", []string{"hub=bootstrap", "hub=hack"}},
+	{"Azure-Samples-aks-platform-engineering", []string{"-clusters", "testdata/clusters/azure.yaml", "control-plane=gitops", "control-plane=terraform"}},
+	{"gitops-bridge-dev-gitops-bridge-argocd-control-plane-template", []string{"-clusters", "testdata/clusters/gitops-bridge.yaml", "hub=bootstrap", "hub=hack"}},
 	{"kubernetes-sigs-kro", []string{"examples=examples"}},
+}
+
+// ownFile makes an argument naming a file of testdata/ (the cluster
+// Secrets this suite writes for a repository's clusters generators)
+// absolute, since import runs in the repository's folder.
+func ownFile(arg string) string {
+	if strings.HasPrefix(arg, "testdata/") {
+		if abs, err := filepath.Abs(arg); err == nil {
+			return abs
+		}
+	}
+	return arg
 }
 
 // overlays are ENV=base/<folder>/overlays/<env> for each folder and
@@ -100,7 +114,11 @@ func TestImport(t *testing.T) {
 			dir := filepath.Join(corpus, r.dir, "original")
 			args := append([]string{"import", "-n", "-repo", platform}, r.args...)
 			var stdout, stderr bytes.Buffer
-			code := cli.Main(append([]string{args[0], "-C", dir}, args[1:]...), &stdout, &stderr)
+			run := []string{args[0], "-C", dir}
+			for _, a := range args[1:] {
+				run = append(run, ownFile(a))
+			}
+			code := cli.Main(run, &stdout, &stderr)
 			got := "$ platc " + strings.Join(args, " ") + "\n" + stdout.String()
 			if stderr.Len() > 0 {
 				got += "-- stderr --\n" + stderr.String()

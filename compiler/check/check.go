@@ -218,6 +218,16 @@ func repoPathProblem(p string) string {
 	return ""
 }
 
+// otherRepoPathProblem is repoPathProblem for a folder of another
+// repository, whose root a module may sync ("."): platc's own output is
+// not there.
+func otherRepoPathProblem(p string) string {
+	if p == "." {
+		return ""
+	}
+	return repoPathProblem(p)
+}
+
 // urlProblem says why u, which already has the shape of a URL, cannot be
 // one, or returns "": RFC 3986 allows only its unreserved and reserved
 // characters and percent-encodings. A space, a quote, a backtick, a brace
@@ -360,6 +370,11 @@ func (c *checker) module(m *model.Module) {
 			// namespace: the folder's objects name their own.
 		case !m.Has("namespace"):
 			c.log.Reportf(diag.RequiredField, m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
+		case m.Namespace == anyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder:
+			c.anyNamespace(&m.Node)
+			if m.Has("createNamespace") && m.CreateNamespace {
+				c.reportf(diag.ModuleKind, &m.Node, "createNamespace", "namespace \"*\" is no namespace to create: remove createNamespace")
+			}
 		default:
 			c.name(&m.Node, "namespace", m.Namespace)
 		}
@@ -444,7 +459,7 @@ func (c *checker) modulePath(m *model.Module) {
 	if m.RepoURL != "" {
 		// Another repository's folder: platc does not read it, and
 		// takes it for a chart where the module renders it as one.
-		if msg := repoPathProblem(m.Dir); msg != "" {
+		if msg := otherRepoPathProblem(m.Dir); msg != "" {
 			c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
 		}
 		if m.Helm != nil || len(m.Values) > 0 || len(m.Wiring) > 0 {
@@ -468,8 +483,8 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 	case !m.Kind.Valid():
 	case m.Kind.Info().Syncs != model.SyncsRepoFolder:
 		c.reportf(diag.ModuleKind, &s.Node, "path", "path is for path modules, which read a folder of a Git repository: remove it")
-	case m.RepoURL != "":
-		if msg := repoPathProblem(s.Dir); msg != "" {
+	case m.RepoURL != "" || s.RepoURL != "":
+		if msg := otherRepoPathProblem(s.Dir); msg != "" {
 			c.reportf(diag.Path, &s.Node, "path", "%q %s: name a folder inside the repository", s.Dir, msg)
 		}
 	default:
@@ -524,9 +539,9 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 			switch ok, env := c.allowsEmpty(m); {
 			case ok:
 			case env != nil:
-				c.reportf(diag.SyncsNothing, n, "path", "folder %q holds no manifests (.yaml, .yml or .json), and environment %s sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty", dir, env.Name)
+				c.reportf(diag.EmptyFolder, n, "path", "folder %q holds no manifests (.yaml, .yml or .json), and environment %s sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty", dir, env.Name)
 			default:
-				c.reportf(diag.SyncsNothing, n, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set %s.allowEmpty: true where the folder is empty on purpose", dir, m.FieldPath("syncPolicy"))
+				c.reportf(diag.EmptyFolder, n, "path", "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set %s.allowEmpty: true where the folder is empty on purpose", dir, m.FieldPath("syncPolicy"))
 			}
 		}
 	}
@@ -716,7 +731,9 @@ func (c *checker) environment(env *model.Environment) {
 		if s.Dir != "" {
 			c.envPath(m, s)
 		}
-		if s.Namespace != "" {
+		if s.Namespace == anyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder {
+			c.anyNamespace(&s.Node)
+		} else if s.Namespace != "" {
 			c.name(&s.Node, "namespace", s.Namespace)
 			if m.Kind.Valid() && m.Kind.Info().Deploys == model.DestArgoCD {
 				c.reportf(diag.ModuleKind, &s.Node, "namespace", "namespace is for modules that deploy to a cluster; module %s's Application creates Applications, in Argo CD's namespace: remove it", name)
@@ -724,6 +741,16 @@ func (c *checker) environment(env *model.Environment) {
 		}
 		if s.Revision != "" && m.Kind.Valid() && m.Kind.Info().Syncs != model.SyncsRepoFolder {
 			c.reportf(diag.ModuleKind, &s.Node, "revision", "revision is for path modules, which read a folder of a Git repository: remove it")
+		}
+		if s.RepoURL != "" {
+			switch {
+			case m.Kind.Valid() && m.Kind.Info().Syncs != model.SyncsRepoFolder:
+				c.reportf(diag.ModuleKind, &s.Node, "repoURL", "repoURL is for path modules, which read a folder of a Git repository: remove it")
+			case m.Plugin != nil:
+				c.reportf(diag.ModuleKind, &s.Node, "repoURL", "a plugin renders the module's folder of this repository: remove repoURL, or the plugin")
+			default:
+				c.gitRepoURL(&s.Node, s.RepoURL)
+			}
 		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {
 			c.reportf(diag.UnknownName, &s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), diag.DidYouMean(s.Project, projects))
@@ -742,12 +769,18 @@ func (c *checker) environment(env *model.Environment) {
 		// The plan applies folders of this repository's checkout.
 		var remote []string
 		for _, m := range c.spec.Modules {
-			if (m.RepoURL != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder && Enabled(env, m.Name) {
+			otherValues := m.Helm != nil && m.Helm.ValuesRepo != nil
+			if ((m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
 				remote = append(remote, m.Name)
 			}
 		}
+		for _, m := range c.spec.Modules {
+			if m.NamespaceIn(env) == anyNamespace && Enabled(env, m.Name) {
+				c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan applies module %s into one namespace, and its namespace is \"*\": name one, or disable the module in this environment", m.Name)
+			}
+		}
 		if len(remote) > 0 {
-			c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver %s %s, whose folders are another repository's or a plugin's to render, which the plan does not do: keep them in this repository as manifests, or disable them in this environment", map[bool]string{false: "module", true: "modules"}[len(remote) > 1], diag.List(remote))
+			c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan cannot deliver %s %s, whose folders or values files are another repository's, or a plugin's to render, which the plan does not do: keep them in this repository as manifests, or disable them in this environment", map[bool]string{false: "module", true: "modules"}[len(remote) > 1], diag.List(remote))
 		}
 	}
 	c.environmentFields(env)
@@ -771,6 +804,14 @@ func (c *checker) environment(env *model.Environment) {
 		s := env.Settings[name]
 		c.log.Reportf(diag.Wiring, s.Pos, s.Path, "disables %q, whose endpoint is wired into %s: give external: {host, port}, the endpoint of the service that replaces it", name, strings.Join(wiredBy[name], ", "))
 	}
+}
+
+// anyNamespace is the destination namespace "*", which Argo CD takes for
+// a folder whose objects name their own namespaces.
+const anyNamespace = "*"
+
+func (c *checker) anyNamespace(n *model.Node) {
+	c.reportf(diag.AnyNamespace, n, "namespace", "namespace \"*\" is none: Argo CD applies each object in the namespace it names, and a namespaced object that names none fails to sync; give every object its namespace, or name one here")
 }
 
 // Enabled reports whether the module is enabled in env.

@@ -13,9 +13,10 @@ import (
 // TestEmptyFolderWithAllowEmpty: a path module's folder that holds no
 // manifests is what the spec means where the module's Application has
 // allowEmpty in every environment that deploys it (Argo CD syncs an empty
-// folder); elsewhere it is refused, with allowEmpty as a way out.
+// folder); elsewhere it is a warning (Argo CD accepts it, and it is
+// likely a mistake), with allowEmpty as a way out.
 func TestEmptyFolderWithAllowEmpty(t *testing.T) {
-	const refused = `sources/platform.cue:3:24: modules.later.path: folder "manifests/later" holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set modules.later.syncPolicy.allowEmpty: true where the folder is empty on purpose [syncs-nothing]`
+	const refused = `sources/platform.cue:3:24: warning: modules.later.path: folder "manifests/later" holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing; add them, or set modules.later.syncPolicy.allowEmpty: true where the folder is empty on purpose [empty-folder]`
 	tests := []struct {
 		name, module, environments string
 		want                       string
@@ -24,7 +25,7 @@ func TestEmptyFolderWithAllowEmpty(t *testing.T) {
 		{"the module's", `, syncPolicy: allowEmpty: true`, `dev: revision: "HEAD"`, ""},
 		{"every environment's", ``, `dev: {revision: "HEAD", syncPolicy: allowEmpty: true}, prod: {revision: "HEAD", modules: later: syncPolicy: allowEmpty: true}`, ""},
 		{"one environment takes it back", `, syncPolicy: allowEmpty: true`, `dev: revision: "HEAD", prod: {revision: "HEAD", modules: later: syncPolicy: allowEmpty: false}`,
-			`sources/platform.cue:3:24: modules.later.path: folder "manifests/later" holds no manifests (.yaml, .yml or .json), and environment prod sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty [syncs-nothing]`},
+			`sources/platform.cue:3:24: warning: modules.later.path: folder "manifests/later" holds no manifests (.yaml, .yml or .json), and environment prod sets allowEmpty: false for it: Argo CD would sync nothing there; add them, or remove that allowEmpty [empty-folder]`},
 		{"disabled where it is not set", ``, `dev: {revision: "HEAD", syncPolicy: allowEmpty: true}, prod: {revision: "HEAD", modules: later: enabled: false}`, ""},
 		{"deployed nowhere", `, syncPolicy: allowEmpty: true`, `dev: {revision: "HEAD", modules: later: enabled: false}`, ""},
 	}
@@ -47,7 +48,7 @@ environments: {` + tt.environments + `}
 			Check(model.Decode(loaded), fsys, log)
 			var got []string
 			for _, p := range log.Problems() {
-				if p.ID == diag.SyncsNothing {
+				if p.ID == diag.EmptyFolder {
 					got = append(got, p.String())
 				}
 			}

@@ -214,13 +214,30 @@ func (c *checker) helm(m *model.Module) {
 			c.reportf(diag.HelmOptions, &p.Node, "value", "Argo CD expands $%s in a parameter's value with its build environment (an unknown variable is empty): write $$ for a literal $, or set the value in values", vars[0])
 		}
 	}
+	if vr := h.ValuesRepo; vr != nil {
+		switch {
+		case m.Kind.Info().Syncs == model.SyncsRepoFolder:
+			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "a chart of this repository reads its values files from this repository: remove valuesRepo, or make the module a chart module")
+		case len(h.ValueFiles) == 0:
+			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "valuesRepo names the repository of valueFiles, and there are none: add valueFiles, or remove it")
+		case strings.TrimSpace(vr.RepoURL) == "":
+			c.reportf(diag.HelmOptions, &vr.Node, "repoURL", "empty repoURL: give the Git repository the values files are in")
+		case strings.TrimSpace(vr.TargetRevision) == "":
+			c.reportf(diag.HelmOptions, &vr.Node, "targetRevision", "empty targetRevision: give the branch, tag or commit to read the values files at")
+		}
+		// Its files are another repository's: not read here.
+		return
+	}
 	for i, f := range h.ValueFiles {
 		p := fmt.Sprintf("%s[%d]", h.FieldPath("valueFiles"), i)
 		if msg := repoPathProblem(f); msg != "" {
 			c.log.Reportf(diag.Path, h.At("valueFiles"), p, "%q %s: name a values file of this repository, by its path from the root", f, msg)
 			continue
 		}
-		if info, err := fs.Stat(c.fsys, f); err != nil || info.IsDir() {
+		if m.RepoURL != "" {
+			continue // another repository's file, which platc does not read
+		}
+		if info, err := fs.Stat(c.fsys, f); (err != nil || info.IsDir()) && !h.IgnoreMissingValueFiles {
 			c.log.Reportf(diag.ValueFile, h.At("valueFiles"), p, "values file %q does not exist in this repository: create it or fix the path (Argo CD reads it from this repository at the environment's revision)", f)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -29,9 +30,70 @@ func importFlags(flags *flag.FlagSet) func(*call) int {
 	repo := flags.String("repo", "", "the imported repository's Git `URL` (default its remote origin, else the one most Applications sync a folder of that is here)")
 	name := flags.String("name", "", "the platform's `name` (default imported)")
 	dry := flags.Bool("n", false, "compare only: write nothing")
+	var clusters clusterFiles
+	flags.Var(&clusters, "clusters", "a YAML `[ENV=]FILE` of Argo CD's cluster Secrets (kubectl get secrets -n argocd -l argocd.argoproj.io/secret-type=cluster -o yaml), which ApplicationSets' clusters generators read: of environment ENV, or of every one; repeatable; their credentials are not read")
 	return func(c *call) int {
-		return runImport(c, importer.Options{Name: *name, RepoURL: *repo}, *out, *force, *dry)
+		return runImport(c, importer.Options{Name: *name, RepoURL: *repo}, clusters, *out, *force, *dry)
 	}
+}
+
+// clusterFiles is the repeatable -clusters [ENV=]FILE flag.
+type clusterFiles []string
+
+func (f *clusterFiles) String() string     { return strings.Join(*f, ",") }
+func (f *clusterFiles) Set(v string) error { *f = append(*f, v); return nil }
+
+// readClusters reads each -clusters file, by environment: a file named
+// for no environment is every environment's.
+func readClusters(dir string, files clusterFiles, envs []string) (map[string][]importer.Cluster, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	byEnv := map[string][]importer.Cluster{}
+	for _, f := range files {
+		env, name, named := strings.Cut(f, "=")
+		if !named {
+			env, name = "", f
+		} else if !slices.Contains(envs, env) {
+			return nil, fmt.Errorf("-clusters %s: no folder imported is environment %q (they are: %s): name one of them", f, env, strings.Join(envs, ", "))
+		}
+		file := name
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		data, err := readBounded(file, importer.MaxFileSize)
+		if err != nil {
+			return nil, fmt.Errorf("-clusters %s: %v", f, err)
+		}
+		clusters, err := importer.ReadClusters(name, data)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range envs {
+			if !named || e == env {
+				byEnv[e] = append(byEnv[e], clusters...)
+			}
+		}
+	}
+	return byEnv, nil
+}
+
+// readBounded reads a file of at most max bytes: one more is read, so a
+// larger one is said to be, not cut.
+func readBounded(name string, max int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > max {
+		return nil, fmt.Errorf("larger than %d MiB: not read", max>>20)
+	}
+	return data, nil
 }
 
 // importRoots reads the positional arguments, [ENV=]PATH, as the folders
@@ -68,7 +130,7 @@ func importLabel(s string) string {
 	return strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
 
-func runImport(c *call, opts importer.Options, specDir string, force, dry bool) int {
+func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDir string, force, dry bool) int {
 	specDir = path.Clean(strings.TrimSuffix(specDir, "/"))
 	if !fs.ValidPath(specDir) || specDir == "." {
 		return c.usagef("-o %q is not a folder inside the repository", specDir)
@@ -108,6 +170,10 @@ func runImport(c *call, opts importer.Options, specDir string, force, dry bool) 
 		}
 	}
 	opts.Roots = roots
+	if opts.Clusters, err = readClusters(c.dir, clusterFiles, envs); err != nil {
+		fmt.Fprintf(c.stderr, "platc import: %v\n", err)
+		return ExitUsage
+	}
 	spec, files, res := importCompile(repo, objs, envs, opts, specDir)
 	if needsHelm(res) {
 		// Its folders inflate Helm charts, which Argo CD builds only with
@@ -275,7 +341,10 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 				continue
 			}
 			fmt.Fprintf(w, "  %d. Application %s (%s) creates %s, which platc's root takes over: delete it", step, a.Name, a.Where, children)
-			if a.Cascades {
+			if apps := slices.ContainsFunc(a.Children, func(c string) bool { return !strings.HasPrefix(c, "AppProject ") }); a.Cascades && !apps && len(a.Children) > 0 {
+				fmt.Fprintf(w, " without cascading, for its finalizer would delete %s with it:\n", map[bool]string{true: "the AppProject", false: "the AppProjects"}[len(a.Children) == 1])
+				fmt.Fprintf(w, "       kubectl -n %s patch application %s --type json -p '[{\"op\": \"remove\", \"path\": \"/metadata/finalizers\"}]'\n", spec.ArgoCDNamespace, a.Name)
+			} else if a.Cascades {
 				fmt.Fprintf(w, " without cascading, for its finalizer would delete them, and what they deployed, with it:\n")
 				fmt.Fprintf(w, "       kubectl -n %s patch application %s --type json -p '[{\"op\": \"remove\", \"path\": \"/metadata/finalizers\"}]'\n", spec.ArgoCDNamespace, a.Name)
 			} else {

@@ -143,6 +143,17 @@ func (l *Log) ReportStrictf(strict bool, id ID, pos Pos, path, format string, ar
 	l.Add(p)
 }
 
+// ReportFromf is Reportf of a warning of a rule a newer release brings
+// (Messages' ErrorFrom): an error when declared is set, where an
+// environment declares that release.
+func (l *Log) ReportFromf(declared bool, id ID, pos Pos, path, format string, args ...any) {
+	p := Problem{ID: id, Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: id.Info().Severity}
+	if declared && id.Info().ErrorFrom != "" {
+		p.Severity = Error
+	}
+	l.Add(p)
+}
+
 // Add records p.
 func (l *Log) Add(p Problem) {
 	l.mu.Lock()

@@ -55,6 +55,8 @@ const (
 	StackDelivery
 	Allow
 	NoEffect
+	AnyNamespace
+	EmptyFolder
 
 	// Argo CD's rules, ported.
 	SyncOption
@@ -113,6 +115,9 @@ const (
 	KroDefault
 	KroCRD
 	KroAPI
+	KroUnterminated
+	KroReservedID
+	KroStatusRBAC
 
 	// Releases and edits of the spec.
 	Release
@@ -147,6 +152,10 @@ type Message struct {
 	// Allow: an allow field of the spec (allow: {name: "reason"}) may
 	// make an exception to it; only the security lints may.
 	Allow bool
+	// ErrorFrom, for a warning of a rule that a release platc does not
+	// target yet brings ("kro v0.10"), names that release: the warning
+	// is an error where an environment declares it, or a later one.
+	ErrorFrom string
 	// Summary is one line: what the problem is.
 	Summary string
 	// Text says why it matters and what to do, for platc help <name>.
@@ -252,6 +261,14 @@ var Messages = [idCount]Message{
 	NoEffect: {Name: "no-effect", Severity: Warning, Source: FromArgoCD,
 		Summary: "a field that does nothing as written",
 		Text:    "Argo CD ignores the field in this combination (respectIgnoreDifferences without ignoreDifferences): add what it needs, or remove it."},
+
+	AnyNamespace: {Name: "any-namespace", Severity: Warning, Source: FromArgoCD,
+		Summary: "a folder's Application whose destination namespace is \"*\"",
+		Text:    "Argo CD takes \"*\" as an Application's destination namespace and applies each object in the namespace it names; an object that names none goes to namespace \"*\", which Kubernetes refuses at sync. Give every namespaced object its namespace, or name one namespace."},
+
+	EmptyFolder: {Name: "empty-folder", Severity: Warning, Source: FromArgoCD,
+		Summary: "a folder an Application syncs that holds no manifest",
+		Text:    "Argo CD syncs an empty folder as an Application with no resources; an automated sync with prune refuses to delete everything it deployed unless allowEmpty is set. Likely a wrong path or a folder not yet filled: add manifests, or set allowEmpty where it is empty on purpose."},
 
 	SyncOption: {Name: "sync-option", Source: FromArgoCD,
 		Summary: "a sync option Argo CD does not read, or one platc sets from a field",
@@ -396,6 +413,15 @@ var Messages = [idCount]Message{
 	KroAPI: {Name: "kro-api", Source: FromKubernetes,
 		Summary: "a ResourceGraphDefinition the API server refuses",
 		Text:    "platc validates the ResourceGraphDefinition against kro's CRD as the API server would."},
+	KroUnterminated: {Name: "kro-unterminated", Severity: Warning, Source: FromKro, ErrorFrom: "kro v0.10",
+		Summary: "a ${ that no } closes, which kro v0.10 refuses",
+		Text:    "kro v0.9 passes a ${ that is never closed through as text; kro v0.10 refuses the ResourceGraphDefinition, which stays Inactive. platc checks every string of a stack's templates, status and externalRefs (a module's values and wiring included) by kro v0.10's reading, which also takes '...' for a CEL string literal. Close the expression with }, or write a literal ${ as ${\"${\"}."},
+	KroReservedID: {Name: "kro-reserved-id", Severity: Warning, Source: FromKro, ErrorFrom: "kro v0.10",
+		Summary: "a stack resource id or forEach iterator that kro v0.10 reserves",
+		Text:    "kro v0.10 adds graphengine to the words it reserves (pkg/graph/validation.go) and refuses a ResourceGraphDefinition whose resource id or forEach iterator is one: rename it."},
+	KroStatusRBAC: {Name: "kro-status-rbac", Severity: Warning, Source: FromKro,
+		Summary: "a kro installation whose RBAC does not let it patch its instances' status, as kro v0.10 does",
+		Text:    "kro v0.10 writes the status of every instance with server-side apply, which needs patch on <plural>/status of the kind kro generates for each stack; kro v0.9 updates it, which needs update. platc reads the ClusterRoles that the kro chart the platform installs renders, binds to kro's service account and aggregates (rbac.mode: aggregation aggregates those labelled rbac.kro.run/aggregate-to-controller: \"true\", from every chart of the environment), and says which instance kinds they leave out. Grant get, update and patch on each <plural>/status in such a ClusterRole, or run kro with rbac.mode: unrestricted. A ClusterRole of a folder module is not read: where one could be aggregated, platc says nothing, nor where the chart binds no ClusterRole to kro."},
 
 	Release: {Name: "release", Source: FromPlatc,
 		Summary: "a release or promotion that cannot be made",
@@ -478,6 +504,9 @@ func Help(id ID) string {
 	if m.Allow {
 		fmt.Fprintf(&b, "; allow: {%q: \"<reason>\"} excepts it", m.Name)
 	}
+	if m.ErrorFrom != "" {
+		fmt.Fprintf(&b, "; an error for an environment that declares %s or later", m.ErrorFrom)
+	}
 	b.WriteString(".\n\n")
 	b.WriteString(m.Text)
 	b.WriteString("\n")
@@ -497,7 +526,8 @@ func Markdown() string {
 	b.WriteString("Every problem platc reports carries one of these ids: after the message in text\n")
 	b.WriteString("(`[unknown-name]`), in the title of a GitHub annotation, and as `id` in `-format json`.\n")
 	b.WriteString("`platc help <id>` prints an id's text. Only the ids marked *allow* may be excepted,\n")
-	b.WriteString("by an `allow` field of the spec with a reason; *strict* warnings are errors under `-strict`.\n\n")
+	b.WriteString("by an `allow` field of the spec with a reason; *strict* warnings are errors under `-strict`;\n")
+	b.WriteString("a warning marked with a release (*kro v0.10: error*) is an error for an environment that declares it.\n\n")
 	b.WriteString("| id | severity | from | what |\n|---|---|---|---|\n")
 	for _, id := range IDs() {
 		m := id.Info()
@@ -507,6 +537,9 @@ func Markdown() string {
 		}
 		if m.Allow {
 			sev += " (allow)"
+		}
+		if m.ErrorFrom != "" {
+			sev += " (" + m.ErrorFrom + ": error)"
 		}
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", m.Name, m.Name, sev, m.Source, m.Summary)
 	}

@@ -39,6 +39,9 @@ func TestEveryIDIsDescribed(t *testing.T) {
 		if m.Strict && m.Severity != Warning {
 			t.Errorf("%s: strict, and not a warning", m.Name)
 		}
+		if m.ErrorFrom != "" && m.Severity != Warning {
+			t.Errorf("%s: an error from %s, and not a warning", m.Name, m.ErrorFrom)
+		}
 		if m.Allow && m.Severity != Error {
 			t.Errorf("%s: allowed, and not an error", m.Name)
 		}

@@ -22,10 +22,11 @@ import (
 // The ApplicationSets of a repository are expanded offline, as Argo CD's
 // ApplicationSet controller expands them (applicationset/generators and
 // applicationset/utils, ported), where every input of their generators is
-// in the repository: list elements, and Git directories and files of the
-// repository the objects live in. A generator whose input is elsewhere
-// (the clusters generator reads Argo CD's cluster Secrets; an SCM
-// provider, a pull request or a plugin an API) is reported.
+// in the repository (list elements, and Git directories and files of the
+// repository the objects live in) or given (the cluster Secrets of Argo
+// CD, which the clusters generator reads). A generator whose input is
+// elsewhere (an SCM provider, a pull request or a plugin an API) is
+// reported.
 
 // maxGenerated bounds the Applications one ApplicationSet may generate.
 const maxGenerated = 10000
@@ -33,7 +34,7 @@ const maxGenerated = 10000
 // expandSet returns the Applications the ApplicationSet set generates,
 // each an Object of the set's environment and file, or why it cannot be
 // expanded offline. home is the repository the objects live in.
-func expandSet(fsys fs.FS, set *Object, home string) ([]*Object, string) {
+func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Object, string) {
 	spec, _ := set.Body["spec"].(map[string]any)
 	if spec["templatePatch"] != nil {
 		return nil, "its templatePatch is not applied offline yet"
@@ -47,7 +48,7 @@ func expandSet(fsys fs.FS, set *Object, home string) ([]*Object, string) {
 	if tmpl == nil {
 		return nil, "it has no template"
 	}
-	x := &expander{fsys: fsys, home: home, goTemplate: goTemplate, options: options}
+	x := &expander{fsys: fsys, home: home, goTemplate: goTemplate, options: options, clusterList: clusters}
 	var out []*Object
 	names := map[string]bool{}
 	for i, g := range anyList(spec["generators"]) {
@@ -101,6 +102,9 @@ type expander struct {
 	home       string
 	goTemplate bool
 	options    []string
+	// clusterList are the cluster Secrets of the environment's Argo CD,
+	// nil where none were given.
+	clusterList []Cluster
 }
 
 // params are the parameter sets of one generator; outer are a matrix's
@@ -113,14 +117,36 @@ func (x *expander) params(gen map[string]any, outer map[string]any) ([]map[strin
 		}
 		gen, _ = rendered.(map[string]any)
 	}
-	if sel, ok := gen["selector"]; ok && sel != nil {
-		return nil, "a generator's selector is not applied offline yet"
+	params, reason := x.generate(gen)
+	sel, _ := gen["selector"].(map[string]any)
+	if reason != "" || sel == nil {
+		return params, reason
+	}
+	// The generator's own selector keeps the parameter sets it matches.
+	var kept []map[string]any
+	for _, p := range params {
+		ok, err := paramsMatch(sel, p)
+		if err != nil {
+			return nil, "a generator's selector is not one: " + err.Error()
+		}
+		if ok {
+			kept = append(kept, p)
+		}
+	}
+	return kept, ""
+}
+
+// generate is the parameter sets of the one generator gen names.
+func (x *expander) generate(gen map[string]any) ([]map[string]any, string) {
+	body := func(kind string) map[string]any {
+		m, _ := gen[kind].(map[string]any)
+		return m
 	}
 	switch {
 	case gen["list"] != nil:
-		return x.list(gen["list"].(map[string]any))
+		return x.list(body("list"))
 	case gen["git"] != nil:
-		return x.git(gen["git"].(map[string]any))
+		return x.git(body("git"))
 	case gen["matrix"] != nil:
 		gens := anyList(lookup(gen, "matrix", "generators"))
 		if len(gens) != 2 {
@@ -151,24 +177,18 @@ func (x *expander) params(gen map[string]any, outer map[string]any) ([]map[strin
 	}
 	var kinds []string
 	for k := range gen {
-		kinds = append(kinds, k)
+		if k != "selector" {
+			kinds = append(kinds, k)
+		}
 	}
 	slices.Sort(kinds)
 	switch kind := strings.Join(kinds, ", "); kind {
 	case "clusters":
-		return nil, "its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository"
+		return x.clusters(body("clusters"))
 	case "clusterDecisionResource", "scmProvider", "pullRequest", "plugin":
 		return nil, fmt.Sprintf("its %s generator reads what is not in the repository", kind)
 	case "merge":
-		// Where one of its generators reads what is not here, that is
-		// the reason.
-		for _, g := range anyList(lookup(gen, "merge", "generators")) {
-			child, _ := g.(map[string]any)
-			if _, reason := x.params(child, nil); reason != "" {
-				return nil, reason
-			}
-		}
-		return nil, "its merge generator is not expanded offline yet"
+		return x.merge(body("merge"))
 	default:
 		return nil, fmt.Sprintf("its %s generator is not expanded offline yet", kind)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -42,7 +43,8 @@ const maxFields = 8
 // name the spec renders in its environment (rendered: each environment's
 // objects), as Argo CD reads both: its defaults filled, equivalent
 // spellings made one (values text and valuesObject, the order of sync
-// options and finalizers, a sync wave of 0, false and empty fields). The
+// options and finalizers, a sync wave of 0, false and empty fields, the
+// place of a source that only names a ref). The
 // objects not imported are results too. Results are sorted by
 // environment, kind and name.
 func Compare(s *Spec, rendered map[string][]map[string]any) []Result {
@@ -143,6 +145,16 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 					src, _ := x.(map[string]any)
 					srcs[i] = normalSource(src)
 				}
+				// A source that only names a ref (values files' repository)
+				// renders nothing: where it stands changes no manifest.
+				refOnly := func(x any) int {
+					src, _ := x.(map[string]any)
+					if str(src["ref"]) != "" && str(src["path"]) == "" && str(src["chart"]) == "" {
+						return 1
+					}
+					return 0
+				}
+				slices.SortStableFunc(srcs, func(a, b any) int { return refOnly(a) - refOnly(b) })
 				spec["sources"] = srcs
 			}
 			if sp, ok := spec["syncPolicy"].(map[string]any); ok {
@@ -182,6 +194,22 @@ func normalSource(src map[string]any) map[string]any {
 	src = maps.Clone(src)
 	if str(src["targetRevision"]) == "" {
 		src["targetRevision"] = "HEAD"
+	}
+	if str(src["chart"]) == "" && !strings.HasPrefix(str(src["repoURL"]), "oci://") {
+		// A Git source: its repository as Argo CD matches repositories
+		// (git.SameURL: case, .git), and its folder as the repo server
+		// joins it to the clone ("./apps/", "apps/" and "apps" are one
+		// folder; "", "." and "./" the root).
+		if u := argocd.NormalizeGitURL(str(src["repoURL"])); u != "" {
+			src["repoURL"] = u
+		}
+		if p, ok := src["path"].(string); ok {
+			if p = path.Clean(p); p == "." {
+				delete(src, "path")
+			} else {
+				src["path"] = p
+			}
+		}
 	}
 	if h, ok := src["helm"].(map[string]any); ok {
 		h = maps.Clone(h)

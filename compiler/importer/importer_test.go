@@ -255,9 +255,9 @@ func TestExpandSet(t *testing.T) {
 			want: []string{"eu-a-7 clusters/A HEAD <nil>", "eu-b-7 clusters/B HEAD <nil>"},
 		},
 		{
-			name: "clusters",
+			name: "clusters, none given",
 			spec: "  generators: [{clusters: {}}]\n  template: {metadata: {name: x}, spec: {}}\n",
-			want: []string{"its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository"},
+			want: []string{"its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository (give them with -clusters FILE)"},
 		},
 		{
 			name: "another repository",
@@ -269,7 +269,7 @@ func TestExpandSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := parse(t, head+tt.spec)
 			set := &Object{Kind: "ApplicationSet", Name: "s", Namespace: "argocd", Env: "dev", Body: body}
-			apps, reason := expandSet(fsys, set, sameRepo("https://git.example.com/home.git"))
+			apps, reason := expandSet(fsys, set, sameRepo("https://git.example.com/home.git"), nil)
 			var got []string
 			if reason != "" {
 				got = []string{reason}
@@ -281,6 +281,153 @@ func TestExpandSet(t *testing.T) {
 			slices.Sort(got)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExpandClusters expands clusters generators over the cluster Secrets
+// given, as Argo CD's controller does over those it lists: selectors,
+// values, the in-cluster, Go templates, flat lists, and the merge
+// generator that overrides one cluster's values with another's.
+func TestExpandClusters(t *testing.T) {
+	secrets := `apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Secret
+    metadata:
+      name: cluster-eu
+      labels: {argocd.argoproj.io/secret-type: cluster, env: prod, enable_dns: "true"}
+      annotations: {repo: https://git.example.com/addons.git, kubectl.kubernetes.io/last-applied-configuration: "{}"}
+    data: {name: ZXU=, server: aHR0cHM6Ly9ldS5leGFtcGxlLmNvbQ==}
+  - apiVersion: v1
+    kind: Secret
+    metadata:
+      name: cluster-us
+      labels: {argocd.argoproj.io/secret-type: cluster, env: staging}
+      annotations: {repo: https://git.example.com/addons.git}
+    stringData: {name: US West, server: https://us.example.com, project: edge, config: "{}"}
+`
+	clusters, err := ReadClusters("clusters.yaml", []byte(secrets))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: s, namespace: argocd}\nspec:\n"
+	tests := []struct {
+		name, spec string
+		want       []string // name, server, path; or the reason
+	}{
+		{
+			name: "every cluster, and the in-cluster where no Secret is of it",
+			spec: `  generators: [{clusters: {values: {chart: dns}}}]
+  template:
+    metadata: {name: "{{nameNormalized}}-{{values.chart}}"}
+    spec: {destination: {server: "{{server}}"}, source: {path: "{{metadata.labels.env}}/{{metadata.annotations.repo}}{{metadata.annotations.kubectl.kubernetes.io/last-applied-configuration}}"}}
+`,
+			want: []string{
+				"eu-dns https://eu.example.com prod/https://git.example.com/addons.git{{metadata.annotations.kubectl.kubernetes.io/last-applied-configuration}}",
+				"in-cluster-dns https://kubernetes.default.svc {{metadata.labels.env}}/{{metadata.annotations.repo}}{{metadata.annotations.kubectl.kubernetes.io/last-applied-configuration}}",
+				"us-west-dns https://us.example.com staging/https://git.example.com/addons.git{{metadata.annotations.kubectl.kubernetes.io/last-applied-configuration}}",
+			},
+		},
+		{
+			name: "a selector leaves the in-cluster out",
+			spec: `  generators: [{clusters: {selector: {matchExpressions: [{key: enable_dns, operator: In, values: ["true"]}]}}}]
+  template: {metadata: {name: "{{name}}"}, spec: {destination: {server: "{{server}}"}, source: {path: x}}}
+`,
+			want: []string{"eu https://eu.example.com x"},
+		},
+		{
+			name: "NotIn matches a cluster without the label",
+			spec: `  generators: [{clusters: {selector: {matchExpressions: [{key: env, operator: NotIn, values: [prod]}, {key: other, operator: DoesNotExist}]}}}]
+  template: {metadata: {name: "{{nameNormalized}}"}, spec: {destination: {server: "{{server}}"}, source: {path: "{{project}}"}}}
+`,
+			want: []string{"us-west https://us.example.com edge"},
+		},
+		{
+			name: "Go templates, nested metadata, a generator's own selector",
+			spec: `  goTemplate: true
+  generators:
+    - clusters: {values: {tier: "{{ .metadata.labels.env | upper }}"}, selector: {matchExpressions: [{key: env, operator: Exists}]}}
+      selector: {matchLabels: {metadata.labels.env: staging}}
+  template: {metadata: {name: "{{ .nameNormalized }}"}, spec: {destination: {server: "{{ .server }}"}, source: {path: "{{ .values.tier }}/{{ index .metadata.annotations \"repo\" }}"}}}
+`,
+			want: []string{"us-west https://us.example.com STAGING/https://git.example.com/addons.git"},
+		},
+		{
+			name: "flat list",
+			spec: `  goTemplate: true
+  generators: [{clusters: {flatList: true, selector: {matchLabels: {env: prod}}}}]
+  template: {metadata: {name: all}, spec: {destination: {server: x}, source: {path: "{{ range .clusters }}{{ .name }};{{ end }}"}}}
+`,
+			want: []string{"all x eu;"},
+		},
+		{
+			name: "merge: a later generator's values win for its clusters",
+			spec: `  generators:
+    - merge:
+        mergeKeys: [server]
+        generators:
+          - clusters: {values: {version: "1.0"}, selector: {matchLabels: {argocd.argoproj.io/secret-type: cluster}}}
+          - clusters: {values: {version: "2.0"}, selector: {matchLabels: {env: prod}}}
+  template: {metadata: {name: "{{nameNormalized}}"}, spec: {destination: {server: "{{server}}"}, source: {path: "{{values.version}}"}}}
+`,
+			want: []string{"eu https://eu.example.com 2.0", "us-west https://us.example.com 1.0"},
+		},
+		{
+			name: "merge without keys",
+			spec: `  generators: [{merge: {generators: [{clusters: {}}, {clusters: {}}]}}]
+  template: {metadata: {name: x}, spec: {}}
+`,
+			want: []string{"its merge generator has no mergeKeys"},
+		},
+		{
+			name: "a selector's unknown operator",
+			spec: `  generators: [{clusters: {selector: {matchExpressions: [{key: env, operator: Like}]}}}]
+  template: {metadata: {name: x}, spec: {}}
+`,
+			want: []string{`its clusters generator's selector is not one: operator "Like" is not In, NotIn, Exists or DoesNotExist`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := &Object{Kind: "ApplicationSet", Name: "s", Namespace: "argocd", Env: "dev", Body: parse(t, head+tt.spec)}
+			apps, reason := expandSet(fstest.MapFS{}, set, "", clusters)
+			var got []string
+			if reason != "" {
+				got = []string{reason}
+			}
+			for _, a := range apps {
+				got = append(got, fmt.Sprintf("%s %s %s", a.Name, lookup(a.Body, "spec", "destination", "server"), lookup(a.Body, "spec", "source", "path")))
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReadClusters refuses what is not a cluster Secret Argo CD would
+// read, with the file and line, and reads no credentials.
+func TestReadClusters(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"no label", "kind: Secret\nmetadata: {name: a}\nstringData: {server: s}\n",
+			"c.yaml:1:1: Secret a has no label argocd.argoproj.io/secret-type: cluster, so Argo CD's clusters generator does not read it: add the label, or leave the Secret out"},
+		{"not a Secret", "kind: ConfigMap\nmetadata: {name: a}\n", `c.yaml:1:1: not a Secret (kind "ConfigMap"): give Argo CD's cluster Secrets only`},
+		{"bad base64", "kind: Secret\nmetadata: {name: a, labels: {argocd.argoproj.io/secret-type: cluster}}\ndata: {server: '%%'}\n",
+			"c.yaml:1:1: Secret a: data.server is not base64: write it as stringData.server, or encode it"},
+		{"no server", "kind: Secret\nmetadata: {name: a, labels: {argocd.argoproj.io/secret-type: cluster}}\nstringData: {name: a}\n",
+			"c.yaml:1:1: Secret a has no server: Argo CD needs data.server of a cluster"},
+		{"empty", "# nothing\n", "c.yaml: no cluster Secret: write them as kubectl get secrets -n argocd -l argocd.argoproj.io/secret-type=cluster -o yaml does"},
+		{"not YAML", "kind: [\n", "c.yaml:1:1: not YAML: did not find expected node content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadClusters("c.yaml", []byte(tt.in))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got  %v\nwant %s", err, tt.want)
 			}
 		})
 	}

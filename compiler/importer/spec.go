@@ -28,6 +28,10 @@ type Options struct {
 	// Application that syncs one of its environment's is an app-of-apps
 	// that platc's root Application replaces.
 	Roots []Root
+	// Clusters are the cluster Secrets of each environment's Argo CD, by
+	// environment, which ApplicationSets' clusters generators read; nil
+	// where they were not given.
+	Clusters map[string][]Cluster
 }
 
 // AppOfApps is an Application of the repository that creates imported
@@ -42,7 +46,8 @@ type AppOfApps struct {
 	// deletes the Applications it created, and with their own
 	// finalizers what they deployed.
 	Cascades bool
-	// Children are the Applications it creates, by name.
+	// Children are the Applications it creates, by name, or where it
+	// creates none, the AppProjects it creates ("AppProject name").
 	Children []string
 	// Depth is how many app-of-apps create it: the outermost goes first.
 	Depth int
@@ -117,6 +122,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	objs = b.expandSets(objs)
 	objs, named := b.attachProjects(objs)
 	b.sort(objs, named)
+	b.dropUnnamed()
 	b.orderAppsOfApps()
 	b.findDefaults()
 	b.pinCharts()
@@ -134,6 +140,9 @@ type builder struct {
 	home string
 	// manifests are the other objects of the folders read.
 	manifests []*Object
+	// attached are the AppProjects read elsewhere that an environment
+	// got for an Application that names it (attachProjects).
+	attached map[*Object]bool
 	// Each environment's Applications and AppProjects, by name.
 	apps     map[string]map[string]*app
 	projects map[string]map[string]*Object
@@ -175,6 +184,21 @@ func (b *builder) platform(objs []*Object) {
 	if s.RepoURL == "" {
 		s.RepoURL = "https://git.example.com/platform.git"
 	}
+	// The repository as its Applications spell it: the origin remote
+	// may end in .git, or be an SSH URL, where they name it otherwise.
+	// Written as they write it, the render is theirs, and their folders
+	// are this repository's.
+	key := repoKey(s.RepoURL)
+	if spelled := mostCommonOf(objs, func(o *Object) string {
+		for _, u := range gitURLs(o) {
+			if repoKey(u) == key {
+				return u
+			}
+		}
+		return ""
+	}); spelled != "" {
+		s.RepoURL = spelled
+	}
 	s.ArgoCDNamespace = mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") })
 	if s.ArgoCDNamespace == "" {
 		s.ArgoCDNamespace = "argocd"
@@ -211,7 +235,7 @@ func (b *builder) expandSets(objs []*Object) []*Object {
 		if o.Env == "" {
 			continue
 		}
-		apps, reason := expandSet(b.fsys, o, b.home)
+		apps, reason := expandSet(b.fsys, o, b.home, b.opts.Clusters[o.Env])
 		if reason != "" {
 			s.skip(o, "an ApplicationSet that is not expanded offline: "+reason+"; import the Applications it makes (argocd appset generate) instead")
 			continue
@@ -221,7 +245,11 @@ func (b *builder) expandSets(objs []*Object) []*Object {
 			set.Children = append(set.Children, a.Name)
 		}
 		s.AppsOfApps = append(s.AppsOfApps, set)
-		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %d Applications, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", len(apps), o.Env))
+		generated := fmt.Sprintf("%d Applications", len(apps))
+		if len(apps) == 1 {
+			generated = "1 Application"
+		}
+		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %s, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", generated, o.Env))
 		expanded = append(expanded, apps...)
 	}
 	return expanded
@@ -260,6 +288,10 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 				c := *p
 				c.Env = o.Env
 				withProjects = append(withProjects, &c)
+				if b.attached == nil {
+					b.attached = map[*Object]bool{}
+				}
+				b.attached[&c] = true
 				named[o.Env+"/"+proj] = true
 				break
 			}
@@ -316,6 +348,25 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 	}
 }
 
+// dropUnnamed drops the AppProjects read elsewhere whose Applications
+// were not imported after all: nothing of the spec names them, and the
+// folder that holds them (that another Application may sync) keeps them.
+func (b *builder) dropUnnamed() {
+	s := b.s
+	s.Imported = slices.DeleteFunc(s.Imported, func(o *Object) bool {
+		if o.Kind != "AppProject" || !b.attached[o] {
+			return false
+		}
+		for _, a := range b.apps[o.Env] {
+			if a.project == o.Name {
+				return false
+			}
+		}
+		delete(b.projects[o.Env], o.Name)
+		return true
+	})
+}
+
 // orderAppsOfApps sorts them outermost first: one left in place would
 // create again what is deleted under it.
 func (b *builder) orderAppsOfApps() {
@@ -327,7 +378,9 @@ func (b *builder) orderAppsOfApps() {
 			continue
 		}
 		for _, c := range a.Children {
-			parent[[2]string{a.Env, "Application/" + c}] = "Application/" + a.Name
+			if c != a.Name { // one that syncs its own file manages itself
+				parent[[2]string{a.Env, "Application/" + c}] = "Application/" + a.Name
+			}
 		}
 		// The ApplicationSets of its folder are its too.
 		for _, set := range s.AppsOfApps {
@@ -528,6 +581,11 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 			if p := a.fields.Get("path"); p != nil && base.fields.Get("path") != nil && p != base.fields.Get("path") {
 				set.Set("path", p)
 			}
+			if a.chart == nil && base.chart == nil && a.fields.Get("path") != nil && !equalValues(a.fields.Get("repoURL"), base.fields.Get("repoURL")) {
+				// Another repository here: this one written out where
+				// the module's own is another.
+				set.Set("repoURL", cmp.Or(str(a.fields.Get("repoURL")), b.s.RepoURL))
+			}
 			if ns := a.fields.Get("namespace"); ns != nil && base.fields.Get("namespace") != nil && ns != base.fields.Get("namespace") {
 				set.Set("namespace", ns)
 			}
@@ -624,8 +682,27 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 			src, _ = l[0].(map[string]any)
 		}
 	}
-	p := path.Clean(str(src["path"]))
-	if str(src["path"]) == "" || sameRepo(str(src["repoURL"])) != home || !slices.ContainsFunc(roots, func(r Root) bool { return r.Env == o.Env && r.Path == p }) {
+	if src == nil || str(src["chart"]) != "" || sameRepo(str(src["repoURL"])) != home {
+		return AppOfApps{}, false
+	}
+	p := path.Clean(str(src["path"])) // "" is the repository's root, as "."
+	// The folder is one the import read, or one inside such a folder
+	// (walked with its sub-folders) that holds what the import read:
+	// Argo CD syncs the files of the folder, and with recurse those of
+	// its sub-folders.
+	exact := slices.ContainsFunc(roots, func(r Root) bool { return r.Env == o.Env && r.Path == p })
+	recurse := lookup(src, "directory", "recurse") == true
+	inFolder := func(c *Object) bool {
+		if c.Env != o.Env || !slices.ContainsFunc(roots, func(r Root) bool { return r.Env == o.Env && r.Path == c.Root && within(p, r.Path) }) {
+			return false
+		}
+		d := path.Dir(c.File)
+		if exact && c.Root == p && c.Line == 0 {
+			return true // built by kustomize, as Argo CD builds the folder
+		}
+		return d == p || recurse && within(d, p)
+	}
+	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) {
 		return AppOfApps{}, false
 	}
 	finalizers := anyList(lookup(o.Body, "metadata", "finalizers"))
@@ -635,19 +712,72 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 	}
 	a := AppOfApps{Env: o.Env, Name: o.Name, Where: where, Folder: p,
 		Cascades: slices.ContainsFunc(finalizers, func(f any) bool { return strings.HasPrefix(str(f), argocd.ResourcesFinalizer) })}
+	var projects []string
 	for _, c := range objs {
-		if c.Env == o.Env && c.Root == p && c.Kind == "Application" {
+		switch {
+		case c.Kind == "Application" && inFolder(c) && (exact || c.GeneratedBy == ""):
 			a.Children = append(a.Children, c.Name)
+		case c.Kind == "AppProject" && inFolder(c):
+			projects = append(projects, "AppProject "+c.Name)
 		}
 	}
 	slices.Sort(a.Children)
+	if len(a.Children) == 0 {
+		// It creates AppProjects alone: say which.
+		slices.Sort(projects)
+		a.Children = projects
+	}
 	for _, m := range manifests {
-		if m.Env == o.Env && m.Root == p {
+		if inFolder(m) {
 			a.Manifests = append(a.Manifests, m.Kind+" "+m.Name)
 		}
 	}
 	slices.Sort(a.Manifests)
 	return a, true
+}
+
+// within reports whether the slash path p is dir or inside it; every
+// path is within ".".
+func within(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// repoKey is the host and path of a Git repository's URL, however it is
+// spelled: HTTPS or SSH, with or without .git, a user or a trailing
+// slash. Two URLs of one key are one repository, where its clone is:
+// Argo CD takes them for two (credentials are by URL), so only the
+// spelling of this repository's own URL is chosen by it.
+func repoKey(url string) string {
+	n := argocd.NormalizeGitURL(url)
+	if n == "" {
+		return ""
+	}
+	if _, rest, ok := strings.Cut(n, "://"); ok {
+		n = rest
+	}
+	if at := strings.Index(n, "@"); at >= 0 && at < strings.Index(n+"/", "/") {
+		n = n[at+1:]
+	}
+	return strings.TrimSuffix(n, "/")
+}
+
+// gitURLs are the repositories of an Application's Git sources (not its
+// charts), as written.
+func gitURLs(o *Object) []string {
+	if o.Kind != "Application" {
+		return nil
+	}
+	var out []string
+	srcs := anyList(lookup(o.Body, "spec", "sources"))
+	if src, ok := lookup(o.Body, "spec", "source").(map[string]any); ok {
+		srcs = append([]any{src}, srcs...)
+	}
+	for _, x := range srcs {
+		if src, _ := x.(map[string]any); src != nil && str(src["chart"]) == "" && str(src["repoURL"]) != "" {
+			out = append(out, str(src["repoURL"]))
+		}
+	}
+	return out
 }
 
 // sameRepo is a Git repository URL as Argo CD matches repositories: no
@@ -722,12 +852,13 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		a.chart = &chartPin{repoURL: repo, chart: str(src["chart"]), version: rev}
 	case p != "" || repo != "":
 		dir := path.Clean(cmp.Or(p, "."))
-		if dir == "." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
+		own := repoKey(repo) == repoKey(s.RepoURL)
+		if dir == "." && own || dir == ".." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
 			return nil, fmt.Sprintf("syncs the repository's root folder (path %q): platc syncs a folder inside it", p)
 		}
 		f.Set("path", dir)
 		a.rev = cmp.Or(rev, "HEAD")
-		if repo == s.RepoURL {
+		if own {
 			if st, err := fs.Stat(fsys, dir); err != nil || !st.IsDir() {
 				return nil, fmt.Sprintf("folder %s is not in the repository, so Argo CD cannot sync it: create it, or fix the path (or, if this is not the repository %s, name it with -repo)", dir, repo)
 			}
@@ -759,7 +890,23 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		if len(values) > 0 {
 			f.Set("values", values)
 		}
-		if h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles"); h.Len() > 0 {
+		h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles", "ignoreMissingValueFiles", "valuesRepo")
+		if files := anyList(helm["valueFiles"]); a.chart == nil && len(files) > 0 {
+			// A chart kept in Git names its values files from its
+			// folder, as Argo CD resolves them; the spec names them
+			// from the repository's root.
+			dir := path.Clean(cmp.Or(p, "."))
+			fromRoot := make([]any, len(files))
+			for i, x := range files {
+				name := str(x)
+				if strings.HasPrefix(name, "$") || strings.Contains(name, "://") || path.IsAbs(name) {
+					return nil, fmt.Sprintf("values file %q: the spec says values files of the chart's repository, by path, not yet this", name)
+				}
+				fromRoot[i] = path.Join(dir, name)
+			}
+			h.Set("valueFiles", fromRoot)
+		}
+		if h.Len() > 0 {
 			f.Set("helm", h)
 		}
 	}
@@ -886,11 +1033,11 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 	var chart, values, folder map[string]any
 	for _, x := range list {
 		m, _ := x.(map[string]any)
-		ours := sameRepo(str(m["repoURL"])) == sameRepo(s.RepoURL)
+		ours := repoKey(str(m["repoURL"])) == repoKey(s.RepoURL)
 		switch {
 		case str(m["chart"]) != "" && chart == nil:
 			chart = m
-		case ours && str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && values == nil:
+		case str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
 			values = m
 		case ours && str(m["ref"]) == "" && str(m["path"]) != "" && folder == nil:
 			folder = m
@@ -910,8 +1057,14 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 		for i, f := range files {
 			paths[i] = strings.TrimPrefix(str(f), prefix)
 		}
-		chart = shallowWith(chart, "helm", shallowWith(helm, "valueFiles", paths))
-		rev = cmp.Or(str(values["targetRevision"]), "HEAD")
+		helm = shallowWith(helm, "valueFiles", paths)
+		if sameRepo(str(values["repoURL"])) == sameRepo(s.RepoURL) {
+			rev = cmp.Or(str(values["targetRevision"]), "HEAD")
+		} else {
+			// Another repository's values files: the chart's own.
+			helm = shallowWith(helm, "valuesRepo", map[string]any{"repoURL": str(values["repoURL"]), "targetRevision": cmp.Or(str(values["targetRevision"]), "HEAD")})
+		}
+		chart = shallowWith(chart, "helm", helm)
 	}
 	if folder != nil {
 		manifests = path.Clean(str(folder["path"]))
@@ -964,6 +1117,9 @@ func projectFields(o *Object) *object.Map {
 			out[i] = copyKeys(m, "name", "description", "policies", "groups")
 		}
 		p.Set("roles", out)
+	}
+	if slices.ContainsFunc(anyList(meta["finalizers"]), func(f any) bool { return f == argocd.ResourcesFinalizer }) {
+		p.Set("keepWhileUsed", true)
 	}
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
 		p.Set("labels", stringMap(l))

@@ -264,7 +264,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		env.Projects = append(env.Projects, proj)
 	})
 	e.eachField("modules", func(mname string, s entry) {
-		env.sources = env.sources || s.Has("path") || s.Has("revision") || s.Has("destination") || s.Has("namespace")
+		env.sources = env.sources || s.Has("repoURL") || s.Has("path") || s.Has("revision") || s.Has("destination") || s.Has("namespace")
 		env.Settings[mname] = &ModuleSettings{
 			Node:     s.node,
 			Module:   mname,
@@ -273,6 +273,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 			Values:   s.values("values"),
 			Project:  s.str("project"),
 
+			RepoURL:     s.str("repoURL"),
 			Dir:         s.str("path"),
 			Revision:    s.str("revision"),
 			Destination: s.destination("destination"),

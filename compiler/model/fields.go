@@ -74,6 +74,19 @@ type Helm struct {
 	PassCredentials bool
 	Parameters      []*HelmParameter
 	ValueFiles      []string // paths of this repository
+	// IgnoreMissingValueFiles: a values file that does not exist is
+	// skipped, as Argo CD skips it.
+	IgnoreMissingValueFiles bool
+	// ValuesRepo is the Git repository ValueFiles are in, where it is
+	// not the platform's; nil for the platform's.
+	ValuesRepo *ValuesRepo
+}
+
+// ValuesRepo is another Git repository a chart module's values files are
+// read from, at a revision.
+type ValuesRepo struct {
+	Node
+	RepoURL, TargetRevision string
 }
 
 // HelmParameter is one Helm --set (--set-string with ForceString).
@@ -125,6 +138,9 @@ type ProjectFields struct {
 	DestinationServiceAccounts []*DestinationServiceAccount
 	// Labels and Annotations of the AppProject object.
 	Labels, Annotations map[string]string
+	// KeepWhileUsed: the AppProject has Argo CD's resources finalizer,
+	// so that deleting it waits until no Application names it.
+	KeepWhileUsed bool
 }
 
 // ProjectRole is an RBAC role of an AppProject.
@@ -301,7 +317,12 @@ func decodeAppFields(e entry) AppFields {
 	if e.Has("helm") {
 		s := e.sub("helm")
 		h := &Helm{Node: s.node, ReleaseName: s.str("releaseName"), SkipCrds: s.boolOr("skipCrds", false),
-			PassCredentials: s.boolOr("passCredentials", false), ValueFiles: s.strings("valueFiles")}
+			PassCredentials: s.boolOr("passCredentials", false), ValueFiles: s.strings("valueFiles"),
+			IgnoreMissingValueFiles: s.boolOr("ignoreMissingValueFiles", false)}
+		if s.Has("valuesRepo") {
+			vr := s.sub("valuesRepo")
+			h.ValuesRepo = &ValuesRepo{Node: vr.node, RepoURL: vr.str("repoURL"), TargetRevision: vr.str("targetRevision")}
+		}
 		s.eachElem("parameters", func(p entry) {
 			h.Parameters = append(h.Parameters, &HelmParameter{Node: p.node, Name: p.str("name"), Value: p.str("value"), ForceString: p.boolOr("forceString", false)})
 		})
@@ -343,6 +364,7 @@ func decodeProjectFields(p entry) ProjectFields {
 		SignatureKeys:              p.strings("signatureKeys"),
 		Labels:                     p.strMap("labels"),
 		Annotations:                p.strMap("annotations"),
+		KeepWhileUsed:              p.boolOr("keepWhileUsed", false),
 	}
 	p.eachElem("roles", func(r entry) {
 		f.Roles = append(f.Roles, &ProjectRole{Node: r.node, Name: r.str("name"), Description: r.str("description"),

@@ -358,10 +358,22 @@ func (m *Module) DirIn(env *Environment) string {
 	return m.Dir
 }
 
+// RepoURLIn is the Git repository a path module's folder is in, in env:
+// the environment's setting, or the module's; "" for this repository.
+func (m *Module) RepoURLIn(env *Environment) string {
+	if s := env.sourceSettings(m); s != nil && s.RepoURL != "" {
+		return s.RepoURL
+	}
+	return m.RepoURL
+}
+
 // RepoFolderIn is RepoFolder in env, where a path module's folder may be
-// the environment's own (DirIn).
+// the environment's own (DirIn), or another repository's (RepoURLIn).
 func (m *Module) RepoFolderIn(env *Environment) string {
-	if m.Kind.Info().Syncs == SyncsRepoFolder && m.RepoURL == "" && m.Plugin == nil {
+	if m.Kind.Info().Syncs == SyncsRepoFolder && m.Plugin == nil {
+		if m.RepoURLIn(env) != "" {
+			return ""
+		}
 		return m.DirIn(env)
 	}
 	return m.RepoFolder()
@@ -392,7 +404,7 @@ func (m *Module) RevisionIn(env *Environment) string {
 	switch {
 	case m.Revision != "":
 		return m.Revision
-	case m.RepoURL != "":
+	case m.RepoURLIn(env) != "":
 		return "HEAD"
 	}
 	return env.Revision
@@ -689,8 +701,10 @@ type ModuleSettings struct {
 	External *Endpoint
 	Values   map[string]any
 	Project  string
-	// Dir (its path), Revision, Destination and Namespace override the
-	// module's; "" and nil where the environment does not set them.
+	// RepoURL, Dir (its path), Revision, Destination and Namespace
+	// override the module's; "" and nil where the environment does not
+	// set them.
+	RepoURL     string
 	Dir         string
 	Revision    string
 	Destination *Destination

@@ -59,7 +59,7 @@ var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 // this repository.
 func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
 	src := object.NewMap().
-		Set("repoURL", cmp.Or(m.RepoURL, r.spec.Platform.RepoURL)).
+		Set("repoURL", cmp.Or(m.RepoURLIn(env), r.spec.Platform.RepoURL)).
 		Set("targetRevision", m.RevisionIn(env)).
 		Set("path", m.DirIn(env))
 	if d := m.Directory; d != nil {
@@ -99,9 +99,13 @@ func (r *renderer) setChartSources(env *model.Environment, m *model.Module, spec
 	}
 	sources := []any{chart}
 	if len(ValueFiles(m)) > 0 {
+		repo, rev := r.spec.Platform.RepoURL, env.Revision
+		if vr := m.Helm.ValuesRepo; vr != nil {
+			repo, rev = vr.RepoURL, vr.TargetRevision
+		}
 		sources = append(sources, object.NewMap().
-			Set("repoURL", r.spec.Platform.RepoURL).
-			Set("targetRevision", env.Revision).
+			Set("repoURL", repo).
+			Set("targetRevision", rev).
 			Set("ref", argocd.ValuesRef))
 	}
 	if m.Manifests != "" {
@@ -154,6 +158,9 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 		}
 		if vf := ValueFiles(m); len(vf) > 0 {
 			h.Set("valueFiles", vf)
+		}
+		if hs.IgnoreMissingValueFiles {
+			h.Set("ignoreMissingValueFiles", true)
 		}
 		if len(hs.Parameters) > 0 {
 			params := make([]any, len(hs.Parameters))

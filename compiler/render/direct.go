@@ -212,6 +212,11 @@ func helmOptions(helm *shellWords, m *model.Module) {
 		helm.arg("--pass-credentials")
 	}
 	for _, f := range h.ValueFiles {
+		if h.IgnoreMissingValueFiles && ShellQuote(f) == f {
+			// Passed where it exists, as Argo CD skips a missing one.
+			helm.raw("$(test -f " + f + " && echo --values " + f + ")")
+			continue
+		}
 		helm.arg("--values", f)
 	}
 }

@@ -340,7 +340,8 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		if ns := m.NamespaceIn(env); ns != "" {
 			dest.Set("namespace", ns)
 		}
-		if m.CreateNamespace {
+		// Namespace "*" is no namespace to create: the objects name theirs.
+		if m.CreateNamespace && m.NamespaceIn(env) != "*" {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
 		}
 	case model.DestCluster:
@@ -506,7 +507,13 @@ func (r *renderer) project(p *model.Project) *object.Map {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
 	projectFields(spec, p)
-	return r.appProject(p.Name, spec, p.Labels, p.Annotations)
+	proj := r.appProject(p.Name, spec, p.Labels, p.Annotations)
+	if p.KeepWhileUsed {
+		// Argo CD's controller removes it once no Application names
+		// the project (finalizeProjectDeletion).
+		proj.Get("metadata").(*object.Map).Set("finalizers", []any{argocd.ResourcesFinalizer})
+	}
+	return proj
 }
 
 // appProject is an AppProject in Argo CD's namespace, synced before the

@@ -122,7 +122,7 @@ func Compile(spec *model.Spec, info *check.Info, cache cache.Cache, parses *kro.
 				r = with
 			}
 		}
-		b := &builder{spec: spec, stack: st, kinds: kinds, resolver: r, cache: cache, parses: parses, gates: gates, log: log, origins: map[string]string{}, reported: map[string]bool{}}
+		b := &builder{spec: spec, info: info, stack: st, kinds: kinds, resolver: r, cache: cache, parses: parses, gates: gates, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
 	crdConflicts(spec, out, log)
@@ -180,6 +180,7 @@ func stackOrder(stacks []*model.Stack, used map[string][]string) []*model.Stack 
 // from in the spec, to place kro's problems.
 type builder struct {
 	spec     *model.Spec
+	info     *check.Info
 	stack    *model.Stack
 	kinds    map[string]kind
 	resolver *kro.Kinds
@@ -235,7 +236,46 @@ func (b *builder) build() *Stack {
 		}
 		b.log.Reportf(p.ID, pos, specPath, "%s", p.Msg)
 	}
+	b.ahead(rgd)
 	return &Stack{Model: st, Result: result, Object: b.object(rgd, resources), Resources: resources}
+}
+
+// ahead reports what kro's next minor release (kro.Next) will refuse in
+// the stack's RGD: a warning, and an error where an environment that
+// the stack's definitions go to declares that release.
+func (b *builder) ahead(rgd *kro.RGD) {
+	problems := kro.Ahead(rgd)
+	if len(problems) == 0 {
+		return
+	}
+	var declaring []string
+	var defs *model.Module
+	if b.info != nil {
+		defs = b.info.Definitions[b.stack.Name]
+	}
+	if defs != nil {
+		for _, env := range b.spec.Environments {
+			if check.Enabled(env, defs.Name) && env.Kro.Version != "" && kro.Enforces(env.Kro.Version) {
+				declaring = append(declaring, env.Name)
+			}
+		}
+	}
+	for _, p := range problems {
+		specPath := b.origin(p.Resource, p.Path)
+		pos := b.spec.PosOf(specPath)
+		if p.Str != "" {
+			pos = b.spec.PosIn(specPath, p.Str, p.Offset)
+		}
+		msg := p.Msg
+		switch len(declaring) {
+		case 0:
+		case 1:
+			msg = fmt.Sprintf("%s (environment %s declares kro %s, and module %s delivers the stack's definition there)", msg, declaring[0], kro.Next, defs.Name)
+		default:
+			msg = fmt.Sprintf("%s (environments %s declare kro %s, and module %s delivers the stack's definition there)", msg, diag.List(declaring), kro.Next, defs.Name)
+		}
+		b.log.ReportFromf(len(declaring) > 0, p.ID, pos, specPath, "%s", msg)
+	}
 }
 
 // instanceSpec is the stack's SimpleSchema with the fields platc fills.

@@ -131,9 +131,11 @@ var ArgoCDPorted = []string{
 // Read-only.
 var KroPorted = []string{
 	"go.mod",
+	"helm/templates/cluster-role.yaml", // the RBAC verify reads (krorbac.go)
 	"pkg/features/features.go",
 	"pkg/graph/build_context.go",
 	"pkg/graph/builder.go",
+	"pkg/graph/parser/cel.go", // extractExpressions, which kro.Unterminated ports
 	"pkg/graph/validation.go",
 	"pkg/runtime/collection.go",
 	"pkg/simpleschema/markers.go",

@@ -140,6 +140,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 		}
 	}
 	v.renderedKindsExist(env, rendered)
+	v.kroStatusRBAC(env, apps, rendered)
 }
 
 // renderedApp is one Helm source rendered for an Application.

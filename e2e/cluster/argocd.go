@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"github.com/platc/platc/compiler/upstream"
 	"maps"
@@ -27,15 +28,60 @@ type ArgoCD struct {
 	CM map[string]string
 }
 
+// chartDefaults are the argo-cd chart's own configs.cm and configs.params
+// (argo-cd-chart.yaml: those of upstream.ArgoCDChart, which make
+// bootstrap-argocd installs).
+//
+//go:embed argo-cd-chart.yaml
+var chartDefaults []byte
+
+// ChartDefaults are the values of the argo-cd chart that make
+// bootstrap-argocd installs (upstream.ArgoCDChart) for the ConfigMaps an
+// installation here honours, as its templates write them into argocd-cm
+// and argocd-cmd-params-cm (templates/_helpers.tpl, argo-cd.config.cm
+// and argo-cd.config.params: an empty value is left out, the others
+// written as strings). The presets its templates add (the URL of
+// global.domain, the addresses of the repo server and redis, the log
+// format and level) name the chart's Services, which the processes here
+// do not use: they are left out.
+func ChartDefaults() (ArgoCD, error) {
+	a, err := chartConfigs(chartDefaults, true)
+	if err != nil {
+		return ArgoCD{}, fmt.Errorf("argo-cd-chart.yaml: %w", err)
+	}
+	return a, nil
+}
+
 // ChartValues reads the values of Argo CD's chart that an installation
-// here can honour: configs.params and configs.cm. Any other value is an
-// error, so that nothing platc renders for Argo CD is silently dropped.
+// here can honour, configs.params and configs.cm, over the chart's own
+// (ChartDefaults), as helm lays a release's values over its chart's.
+// Any other value is an error, so that nothing platc renders for Argo CD
+// is silently dropped.
 func ChartValues(data []byte) (ArgoCD, error) {
+	a, err := ChartDefaults()
+	if err != nil {
+		return ArgoCD{}, err
+	}
+	over, err := chartConfigs(data, false)
+	if err != nil {
+		return ArgoCD{}, err
+	}
+	maps.Copy(a.Params, over.Params)
+	maps.Copy(a.CM, over.CM)
+	// The chart writes no key of argocd-cm whose value is empty.
+	maps.DeleteFunc(a.CM, func(_, v string) bool { return v == "" })
+	return a, nil
+}
+
+// chartConfigs reads configs.params and configs.cm of a chart's values;
+// chart says they are the chart's own, whose create and annotations are
+// its switches, not data.
+func chartConfigs(data []byte, chart bool) (ArgoCD, error) {
 	var values map[string]any
 	if err := yaml.Unmarshal(data, &values); err != nil {
 		return ArgoCD{}, err
 	}
-	var a ArgoCD
+	a := ArgoCD{Params: map[string]string{}, CM: map[string]string{}}
 	for key, v := range values {
 		if key != "configs" {
 			return ArgoCD{}, fmt.Errorf("argo-cd chart value %s: the harness installs only configs.params and configs.cm", key)
@@ -48,8 +94,14 @@ func ChartValues(data []byte) (ArgoCD, error) {
 			}
 			data := map[string]string{}
 			for k, v := range m {
+				if chart && (k == "create" || k == "annotations") {
+					continue
+				}
 				switch v := v.(type) {
 				case string:
+					if v == "" && chart {
+						continue // the chart's template leaves it out
+					}
 					data[k] = v
 				case bool, int, int64, float64:
 					data[k] = fmt.Sprint(v)
@@ -59,9 +111,9 @@ func ChartValues(data []byte) (ArgoCD, error) {
 			}
 			switch ckey {
 			case "params":
-				a.Params = data
+				maps.Copy(a.Params, data)
 			case "cm":
-				a.CM = data
+				maps.Copy(a.CM, data)
 			default:
 				return ArgoCD{}, fmt.Errorf("argo-cd chart value configs.%s: the harness installs only configs.params and configs.cm", ckey)
 			}

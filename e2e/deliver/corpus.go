@@ -116,7 +116,7 @@ func vendorCorpus(work, specDir, corpus, label string, pins []*ChartPin) error {
 // readPins reads the chart versions the work copy's spec pins: the
 // platform's and each environment's own.
 func readPins(work, specDir string) ([]*ChartPin, error) {
-	specs, log := compiler.Pins(os.DirFS(work), specDir)
+	specs, _, log := compiler.Pins(os.DirFS(work), specDir)
 	if log.HasErrors() {
 		return nil, fmt.Errorf("the platform's chart pins:\n%s", log.String())
 	}

@@ -19,7 +19,12 @@
 // one), not healthy on kwok (Synced, and not Healthy only because kwok
 // fakes pods: VerdictKwok), unsigned (its project requires signed
 // commits), or denied by a sync window. It syncs by hand, once per revision, what a person would
-// sync (a manual sync policy, an automated sync a window holds). The
+// sync (a manual sync policy, an automated sync a window holds). Where at
+// its timeout all that waits waits only on Argo CD's cluster cache (what
+// it syncs is in the cluster and the cache has not seen it: a CRD, which
+// Argo CD does not track, applied while the cache's CRD watch is behind),
+// it waits on until Argo CD has corrected that by itself, and says so
+// (cachelag.go). The
 // lifecycle steps (Prune, SelfHeal, Release, ClientChange) change the
 // platform or the cluster and wait for Argo CD to converge. A Report is the
 // table, the e2e: line and the JSON of a run.

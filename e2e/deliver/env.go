@@ -43,6 +43,9 @@ type Env struct {
 	stop    context.CancelFunc
 	log     io.Writer
 	started time.Time
+	// resync and jitter are the controller's application resync period
+	// and its jitter (resyncOf).
+	resync, jitter time.Duration
 }
 
 // EnvOptions say how to deliver an environment.
@@ -97,6 +100,7 @@ func (r *Rig) Deliver(ctx context.Context, env string, opts EnvOptions) (_ *Env,
 	if err := c.StartArgoCD(ctx, cfg); err != nil {
 		return nil, err
 	}
+	e.resync, e.jitter = resyncOf(cfg)
 	// A destination is a cluster Argo CD knows by name: its operator
 	// registered it (argocd cluster add); here each name, the
 	// environment's and its modules' own, is the environment's own API
@@ -269,6 +273,13 @@ type App struct {
 	// Kwok says why it is Synced and not Healthy, where that is only
 	// what kwok cannot play (VerdictKwok).
 	Kwok []string `json:"kwok,omitempty"`
+	// conditions are the types of its conditions.
+	conditions []string
+	// lagged are the resources Argo CD's cluster cache has not seen yet,
+	// where it waits only on them, and lagSince when the last of them was
+	// created (cacheLagged).
+	lagged   []string
+	lagSince time.Time
 }
 
 // liveResource is a resource an Application syncs, with its health as
@@ -276,6 +287,8 @@ type App struct {
 type liveResource struct {
 	syncedResource
 	version, health, message string
+	// sync is its sync status: Synced, OutOfSync.
+	sync string
 }
 
 // syncedResource is a resource an Application syncs, as its status lists it.
@@ -341,9 +354,11 @@ func (e *Env) apps() []*App {
 		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 		for _, c := range conds {
 			m, _ := c.(map[string]any)
-			if msg, _ := m["message"].(string); msg != "" {
+			if t, _ := m["type"].(string); t != "" {
+				a.conditions = append(a.conditions, t)
+			}
+			if msg, _ := m["message"].(string); msg != "" && a.Error == "" {
 				a.Error = fmt.Sprintf("%s: %s", m["type"], msg)
-				break
 			}
 		}
 		if msg, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "message"); a.Error == "" && a.phase != "Succeeded" {
@@ -381,6 +396,7 @@ func (e *Env) apps() []*App {
 			lr.version, _ = m["version"].(string)
 			lr.health, _, _ = unstructured.NestedString(m, "health", "status")
 			lr.message, _, _ = unstructured.NestedString(m, "health", "message")
+			lr.sync, _ = m["status"].(string)
 			a.resources = append(a.resources, lr)
 		}
 		a.Verdict = verdict(a)

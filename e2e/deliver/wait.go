@@ -133,15 +133,23 @@ func (e *Env) Read(ctx context.Context) (*State, error) {
 		s.RGDs = append(s.RGDs, r)
 	}
 	stuckBelow(s.Apps, s.Instances)
+	if err := e.cacheLags(ctx, s.Apps); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // Wait waits until the environment settles (Settled, and the same for
 // two reads in a row) or timeout passes, printing a line whenever the
-// counts change, and returns the last state.
+// counts change, and returns the last state. Where at the timeout every
+// Application that waits waits only on Argo CD's cluster cache (its
+// resources are in the cluster, and the cache has not seen them:
+// cacheLagged), it waits on until Argo CD has corrected its cache by
+// itself (lagBound), and says so.
 func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 	deadline := time.Now().Add(timeout)
 	var last string
+	var lagUntil time.Time // the deadline moved for the cache's lag
 	stable := 0
 	for {
 		s, err := e.Read(ctx)
@@ -165,11 +173,27 @@ func (e *Env) Wait(ctx context.Context, timeout time.Duration) (*State, error) {
 		if err := e.Cluster.Exited(); err != nil {
 			return s, err
 		}
+		if now := time.Now(); now.After(deadline) && lagUntil.IsZero() {
+			if until := lagBound(s.Apps, e.resync, e.jitter); now.Before(until) {
+				lagUntil, deadline = until, until
+				var lagged []string
+				for _, a := range s.Apps {
+					if a.Verdict == VerdictWaiting {
+						lagged = append(lagged, fmt.Sprintf("%s/%s (%d resources)", a.Namespace, a.Name, len(a.lagged)))
+					}
+				}
+				fmt.Fprintf(e.log, "e2e: %s: after %s, %s wait only on Argo CD's cluster cache, which has not seen resources that are in the cluster: waiting until %s, by when it has listed them again and compared the Applications (%s)\n",
+					e.label, timeout, strings.Join(lagged, ", "), until.UTC().Format("15:04:05"), time.Since(e.started).Round(time.Second))
+			}
+		}
 		if time.Now().After(deadline) {
 			for _, a := range s.Apps {
 				if a.Verdict == VerdictWaiting {
 					a.Verdict = VerdictFailed
 				}
+			}
+			if !lagUntil.IsZero() {
+				return s, fmt.Errorf("%s: not settled after %s, nor by %s, when Argo CD's cluster cache should have caught up: %s", e.label, timeout, lagUntil.UTC().Format("15:04:05"), line)
 			}
 			return s, fmt.Errorf("%s: not settled after %s: %s", e.label, timeout, line)
 		}
