@@ -21,7 +21,7 @@ export GOFLAGS += -tags=kustomize_disable_go_plugin_support
 # history here ends at 10.1.1, appVersion v3.4.4; the releases after it seen
 # in public, to 10.9.1, carry v3.5: docs/upstream.md): bootstrap-argocd runs
 # the chart with its image at ARGOCD_VERSION and Argo CD's own CRDs of it.
-ARGOCD_VERSION ?= v3.6.1
+ARGOCD_VERSION ?= v3.6.2
 ARGOCD_CHART_VERSION ?= 10.1.1
 
 # platc, built into bin/ by the commands that run it, when a file it is
@@ -152,12 +152,18 @@ endif
 # for it), as platc renders it; absent where it needs nothing.
 ARGOCD_VALUES = $(wildcard out/deploy/gitops/argocd/argocd-values.yaml)
 
-## upstream-diff: what changed in the files platc ports between two releases
-## (FROM=v3.6.1 TO=v3.7.0, PROJECT=argocd or kro; TO defaults to the target):
-## the first step of a bump (docs/upstream.md)
+## upstream-diff: the files platc ports (compiler/upstream), compared with upstream's releases
+## (docs/upstream.md). Without FROM: every release of Argo CD and kro newer than the targets
+## that the module proxy serves, patch releases included; it fails, naming the release and the
+## file, where one changed a file platc ports (CI runs it; the zips stay in the module cache).
+## With FROM=v3.6.1 [TO=v3.6.2] [PROJECT=kro]: the diff between two releases, the first step of a bump
 PROJECT ?= argocd
 upstream-diff:
+ifdef FROM
 	$(GO) run ./internal/upstreamdiff -project $(PROJECT) -from $(FROM) $(if $(TO),-to $(TO))
+else
+	$(GO) run ./internal/upstreamdiff -newer
+endif
 
 ## bootstrap-argocd: install the Argo CD platc checks by into namespace argocd:
 ## its CRDs, then its chart with the values platc renders for it

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dlclark/regexp2"
+	"github.com/dlclark/regexp2/v2"
 	"github.com/gobwas/glob"
 )
 
@@ -60,18 +60,31 @@ func (g projectGlob) match(s string) bool {
 // isDenyPattern is app_project_types.go's isDenyPattern (Argo CD).
 func isDenyPattern(p string) bool { return strings.HasPrefix(p, "!") }
 
-// regexpTimeout bounds the match of one /regexp/ entry. Argo CD sets none
-// (regexp2 would run forever on a catastrophic pattern); platc counts a
-// match that takes longer as none, so that a check always ends. Namespaces
-// are at most 63 characters: only a pathological pattern comes near it.
+// regexpTimeout bounds the match of one /regexp/ entry. Argo CD sets none:
+// regexp2 v2 bounds a match's backtracking stack (100,000 entries by
+// default, ErrBacktrackingStackLimit past it), not its time, and a pattern
+// can backtrack for long within that stack. platc counts a match that
+// takes longer as none, so that a check always ends; namespaces are at
+// most 63 characters, so only a pathological pattern comes near it.
 const regexpTimeout = 2 * time.Second
 
 // namespaceList is a list of namespace patterns as
 // util/glob.MatchStringInList(list, item, glob.REGEXP) of Argo CD
-// reads it: an entry written /like this/ is a regular expression of
-// github.com/dlclark/regexp2 (.NET syntax, unanchored), tried first; every
-// entry, that one too, is also a glob without separators. The list is
-// compiled once.
+// reads it: an entry written /like this/ is a regular expression, tried
+// first, matched by util/regex.Match; every entry, that one too, is also a
+// glob without separators. The list is compiled once.
+//
+// util/regex.Match of Argo CD (since v3.6.2) compiles with
+// github.com/dlclark/regexp2/v2 and its default options: .NET syntax,
+// unanchored, with v2's additions (possessive quantifiers such as a++,
+// \Q...\E, \R, \X, \pL), Go's simple case folding under (?i), the
+// Unicode tables of the Go that builds it, and the default backtracking
+// stack limit. (Argo CD's Go 1.27 has Unicode 17, platc's Go 1.26 Unicode
+// 15: a namespace is a DNS label, ASCII, whose classes and case folding
+// are the same in both.) A pattern that does not compile, and a
+// match that fails with an error (that limit, such as (){5000000} makes
+// it, or platc's timeout), match nothing: Argo CD logs a warning and
+// returns false.
 type namespaceList struct {
 	entries []namespaceEntry
 }
@@ -89,7 +102,7 @@ func compileNamespaceList(list []string) namespaceList {
 		// "/" and "//" are globs only (util/glob/list.go: len(ll) > 2).
 		if len(ll) > 2 && strings.HasPrefix(ll, "/") && strings.HasSuffix(ll, "/") {
 			e.regexp = true
-			if re, err := regexp2.Compile(ll[1:len(ll)-1], 0); err == nil {
+			if re, err := regexp2.Compile(ll[1 : len(ll)-1]); err == nil {
 				re.MatchTimeout = regexpTimeout
 				e.re = re
 			}

@@ -166,10 +166,19 @@ func (p *Project) IsDestinationPermitted(c Cluster, namespace string) (permitted
 	return permitted, known
 }
 
-// isDestinationMatched is AppProject.isDestinationMatched of Argo CD.
+// isDestinationMatched is AppProject.isDestinationMatched of Argo CD
+// (pkg/apis/application/v1alpha1/app_project_types.go, v3.6.2).
 // Where a field of the cluster is unknown, each destination's match
 // of it may go either way: the answer is known when every way gives the
 // same one.
+//
+// Since v3.6.2, a deny pattern of a destination's name or server that
+// matches the cluster (its pattern after "!" matches the cluster's name
+// or server) refuses it wherever the destination's namespace matches,
+// even where the destination's other field matches the cluster: before,
+// {server: "*", name: "!prod"} permitted prod, its server matching.
+// Argo CD tests the veto only for a cluster field that is not empty, as
+// a registered cluster's are; platc's unknown field stands for one.
 func (p *Project) isDestinationMatched(c Cluster, namespace string) (permitted, known bool) {
 	// Per destination, the outcomes its unknown match can give: a match,
 	// a refusal (Argo CD returns false at once), or neither.
@@ -179,11 +188,17 @@ func (p *Project) isDestinationMatched(c Cluster, namespace string) (permitted, 
 		canMatch, canRefuse, canNeither := false, false, false
 		for _, nameMatched := range fieldMatches(d.name, d.Name, c.Name) {
 			for _, serverMatched := range fieldMatches(d.server, d.Server, c.Server) {
+				// The deny pattern's own glob matches the field exactly
+				// where the denial (d.name, d.server) does not. Argo CD's
+				// case after the match, a denial that does not match
+				// in a matching namespace, is this veto where the
+				// cluster's fields are not empty.
+				veto := nsMatched && (isDenyPattern(d.Name) && !nameMatched || isDenyPattern(d.Server) && !serverMatched)
 				switch {
+				case veto:
+					canRefuse = true
 				case (serverMatched || nameMatched) && nsMatched:
 					canMatch = true
-				case ((!nameMatched && isDenyPattern(d.Name)) || (!serverMatched && isDenyPattern(d.Server))) && nsMatched:
-					canRefuse = true
 				case !nsMatched && isDenyPattern(d.Namespace) && serverMatched:
 					canRefuse = true
 				default:
@@ -204,6 +219,55 @@ func (p *Project) isDestinationMatched(c Cluster, namespace string) (permitted, 
 		return false, false
 	}
 	return canTrue, true
+}
+
+// Denial is how a destination of a project refuses a cluster and a
+// namespace, whatever its other destinations permit: isDestinationMatched
+// of Argo CD returns false at it.
+type Denial int
+
+const (
+	// NotDenied: no destination refuses the cluster by a denial, for
+	// certain.
+	NotDenied Denial = iota
+	// DeniedCluster: the destination's name or server denies the cluster
+	// ("!prod") and its namespace matches: the veto Argo CD has since v3.6.2,
+	// which holds even where the destination's other field matches.
+	DeniedCluster
+	// DeniedNamespace: the destination's namespace denies the namespace
+	// ("!kube-system") and its server matches the cluster.
+	DeniedNamespace
+)
+
+// DenyingDestination is the first destination of the project that
+// refuses the cluster in namespace by a denial (Argo CD returns false at
+// it), with how it does; -1 and NotDenied where none does for certain.
+// It says why IsDestinationPermitted refuses: adding a destination does
+// not help where one denies.
+func (p *Project) DenyingDestination(c Cluster, namespace string) (int, Denial) {
+	for i, d := range p.dests {
+		nsMatched := d.namespace.match(namespace)
+		how := NotDenied
+		every := true
+		for _, nameMatched := range fieldMatches(d.name, d.Name, c.Name) {
+			for _, serverMatched := range fieldMatches(d.server, d.Server, c.Server) {
+				switch {
+				case nsMatched && (isDenyPattern(d.Name) && !nameMatched || isDenyPattern(d.Server) && !serverMatched):
+					how = DeniedCluster
+				case (serverMatched || nameMatched) && nsMatched:
+					every = false
+				case !nsMatched && isDenyPattern(d.Namespace) && serverMatched:
+					how = DeniedNamespace
+				default:
+					every = false
+				}
+			}
+		}
+		if every && how != NotDenied {
+			return i, how
+		}
+	}
+	return -1, NotDenied
 }
 
 // fieldMatches is what matching a destination pattern against a field of

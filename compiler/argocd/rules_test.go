@@ -3,6 +3,8 @@ package argocd
 import (
 	"slices"
 	"testing"
+
+	"github.com/platc/platc/compiler/upstream"
 )
 
 // These tables pin Argo CD's semantics; conformance/argocd checks
@@ -94,6 +96,23 @@ func TestIsDestinationPermitted(t *testing.T) {
 		{[]ProjectDestination{d("*", "", "web")}, Cluster{Name: "prod"}, "web", true, true},
 		{[]ProjectDestination{d("", "prod", "web")}, Cluster{Name: "prod"}, "web", true, true},
 		{[]ProjectDestination{d("", "prod", "web")}, Cluster{Server: "https://prod.example.com"}, "web", false, false},
+		// v3.6.2: a denied name or server that matches the cluster vetoes
+		// it in the destination's namespaces, even where the
+		// destination's other field matches (v3.6.1 permitted these).
+		{[]ProjectDestination{d("*", "!prod", "*")}, prod, "web", false, true},
+		{[]ProjectDestination{d("https://prod.example.com", "!prod", "*")}, prod, "web", false, true},
+		{[]ProjectDestination{d("!https://prod.*", "prod", "web")}, prod, "web", false, true},
+		{[]ProjectDestination{d("*", "", "*"), d("*", "!prod", "web")}, prod, "web", false, true},
+		// ... in its namespaces only, and only where the denial matches.
+		{[]ProjectDestination{d("*", "", "*"), d("*", "!prod", "web")}, prod, "db", true, true},
+		{[]ProjectDestination{d("*", "!prod", "*")}, Cluster{Server: "https://stage.example.com", Name: "stage"}, "web", true, true},
+		// A pattern after "!" that does not compile matches nothing:
+		// nothing to veto.
+		{[]ProjectDestination{d("*", "![", "*")}, prod, "web", true, true},
+		// With the name unknown, the veto may or may not apply.
+		{[]ProjectDestination{d("*", "!prod", "*")}, Cluster{Server: "https://prod.example.com"}, "web", false, false},
+		// With the server unknown, a denied name that matches vetoes.
+		{[]ProjectDestination{d("*", "!prod", "*")}, Cluster{Name: "prod"}, "web", false, true},
 	} {
 		got, known := project(ProjectSpec{Destinations: tt.dests}).IsDestinationPermitted(tt.cluster, tt.ns)
 		if got != tt.want || known != tt.known {
@@ -169,6 +188,17 @@ func TestIsAppNamespacePermitted(t *testing.T) {
 		{[]string{"/^((?!kube-).)*$/"}, "team-a", true},
 		{[]string{"/^((?!kube-).)*$/"}, "kube-system", false},
 		{[]string{"/^[[:alpha:]]+$/"}, "team", false},
+		// regexp2 v2 (Argo CD since v3.6.2): possessive quantifiers, \Q...\E
+		// and \pL compile (with v1 they did not, and matched nothing).
+		{[]string{"/^team-[a-z]++$/"}, "team-a", true},
+		{[]string{"/^team-[a-z]++a$/"}, "team-a", false}, // possessive: gives nothing back
+		{[]string{`/^\Qteam.a\E$/`}, "team.a", true},
+		{[]string{`/^\Qteam.a\E$/`}, "team-a", false},
+		{[]string{`/^\pL+-\pL$/`}, "team-a", true},
+		// A match past v2's backtracking stack limit is an error, so no
+		// match (v1 matched, after allocating about 1 GiB).
+		{[]string{"/(){5000000}/"}, "team-a", false},
+		{[]string{"/(?:){5000000}/"}, "team-a", true},
 		// "/" and "//" are globs since 3.6 (before, "/" panicked and "//"
 		// matched everything).
 		{[]string{"/", "team"}, "team", true},
@@ -328,5 +358,30 @@ func TestPolicyActions(t *testing.T) {
 		if got := PolicyProblem("shop", "ci", policy); got != want {
 			t.Errorf("PolicyProblem(%q) = %q, want %q", policy, got, want)
 		}
+	}
+}
+
+// TestChangesAfter: a release lacks the changes of the later releases,
+// patch releases included, up to the target; a minor release is its
+// first release.
+func TestChangesAfter(t *testing.T) {
+	since := func(release string) []string {
+		var out []string
+		for _, c := range ChangesAfter(release) {
+			out = append(out, c.Since+" "+c.Upstream)
+		}
+		return out
+	}
+	if got := since(upstream.ArgoCD); len(got) != 0 {
+		t.Errorf("the target %s lacks %q", upstream.ArgoCD, got)
+	}
+	if got, want := since("v3.6.1"), []string{"v3.6.2 isDestinationMatched", "v3.6.2 util/regex"}; len(got) < 2 || !slices.Equal(got[:2], want) {
+		t.Errorf("v3.6.1 lacks %q, want %q first", got, want)
+	}
+	if got, want := since("v3.6"), since("v3.6.0"); !slices.Equal(got, want) {
+		t.Errorf("v3.6 lacks %q, v3.6.0 %q", got, want)
+	}
+	if got := since("v3.5.7"); len(got) != len(RuleChanges) {
+		t.Errorf("v3.5.7 lacks %d changes, want all %d", len(got), len(RuleChanges))
 	}
 }

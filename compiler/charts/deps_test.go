@@ -13,8 +13,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// testdata/deps was written by Helm v4.3.1 (the Helm platc renders with)
-// and is read here as a repository: web names lib (file://../lib) and
+// testdata/deps was written by Helm's command at v4.3.1 (v4.3.2, the
+// Helm platc renders with, changed nothing of it: its changes are the
+// registry client's transport and help texts) and is read here as a repository: web names lib (file://../lib) and
 // podinfo (a chart repository on loopback, over https), with a version
 // range, a condition, tags, an alias and import-values. Helm wrote
 // web/Chart.lock (helm dependency update web), and

@@ -299,7 +299,7 @@ var Messages = [idCount]Message{
 		Text:    "Argo CD refuses to sync an Application whose source its AppProject's sourceRepos does not match: add the repository to the project, or use another project."},
 	ProjectDestination: {Name: "project-destination", Source: FromArgoCD,
 		Summary: "an Application's destination its project does not permit",
-		Text:    "Argo CD refuses an Application whose cluster and namespace its AppProject's destinations do not match, and the sync of an object whose own namespace they do not. A project destination without a namespace matches only an Application that names none."},
+		Text:    "Argo CD refuses an Application whose cluster and namespace its AppProject's destinations do not match, and the sync of an object whose own namespace they do not. A project destination without a namespace matches only an Application that names none. A destination that denies (\"!prod\") refuses what it denies whatever the other destinations permit: a denied name or server refuses the cluster wherever that destination's namespace matches, even where its other field matches (since v3.6.2), and a denied namespace refuses it on the destination's server."},
 	ProjectKind: {Name: "project-kind", Source: FromArgoCD,
 		Summary: "an object whose kind its Application's project does not allow",
 		Text:    "Argo CD refuses at sync an object of a kind its AppProject's resource whitelists (or blacklists) do not allow, a Namespace it creates included: add the kind, or move the object."},

@@ -19,7 +19,7 @@ const (
 	// ArgoCD is the Argo CD whose rules compiler/argocd ports and whose
 	// application controller and repo server the delivery test runs.
 	// renovate: datasource=go depName=github.com/argoproj/argo-cd/v3
-	ArgoCD = "v3.6.1"
+	ArgoCD = "v3.6.2"
 	// Kro is the kro whose graph builder and CEL environment check
 	// stacks, and whose controller the delivery test runs.
 	// renovate: datasource=go depName=github.com/kubernetes-sigs/kro
@@ -28,11 +28,22 @@ const (
 	// bundles (hack/tool-versions.sh), so that platc renders a chart as
 	// Argo CD's repo server does.
 	// renovate: datasource=go depName=helm.sh/helm/v4
-	Helm = "v4.3.1"
+	Helm = "v4.3.2"
 	// Kustomize is the kustomize whose API builds kustomizations, and the
-	// binary the delivery test's repo server runs. Argo CD v3.6.1's image
-	// bundles v5.8.3, whose API needs Go 1.27 (platc's module builds with
-	// Go 1.26): v5.8.2 is the newest that platc's Go builds.
+	// binary the delivery test's repo server runs. Argo CD v3.6.2's image
+	// bundles v5.8.3 (ArgoCDKustomize), whose modules platc cannot link:
+	// sigs.k8s.io/kustomize/api and kyaml v0.21.3 require
+	// k8s.io/kube-openapi v0.0.0-20261001230523-97fa35140926, which moved
+	// to sigs.k8s.io/structured-merge-diff/v7, while the k8s.io/* modules
+	// of Kubernetes v1.37.2 (k8s.io/apimachinery v0.37.2, which Helm's
+	// SDK and kro's code bring through client-go) are built on v6: their
+	// pkg/util/managedfields/internal no longer compiles. A replace of
+	// kube-openapi would break go install ...@latest, and the k8s.io/*
+	// modules that use v7 (v0.38) are not released yet. v5.8.2 builds as
+	// v5.8.3 does: API v0.21.3 changed no behaviour (loops replaced by
+	// slices.Contains, kyaml's built-in OpenAPI bundle stored unzipped,
+	// the same schemas), and it needs Go 1.27, which platc's module
+	// therefore does not require yet (it builds with Go 1.26).
 	// renovate: datasource=go depName=sigs.k8s.io/kustomize/kustomize/v5
 	Kustomize = "v5.8.2"
 	// KustomizeAPI is the sigs.k8s.io/kustomize/api module of Kustomize,
@@ -72,7 +83,7 @@ func KubernetesModules() string {
 	return "v0" + strings.TrimPrefix(Kubernetes, "v1")
 }
 
-// Minor is the minor release of a version: "v3.6" of "v3.6.1" or "3.6".
+// Minor is the minor release of a version: "v3.6" of "v3.6.2" or "3.6".
 // A version that is not major.minor[.patch] is returned as it is.
 func Minor(version string) string {
 	v := "v" + strings.TrimPrefix(version, "v")
@@ -84,9 +95,10 @@ func Minor(version string) string {
 }
 
 // ArgoCDPorted are the files of Argo CD's module (at ArgoCD) whose rules
-// compiler/argocd, check, verify and charts port, or whose facts they
-// use (the bundled tools, the CRDs): what make upstream-diff compares
-// between two releases when ArgoCD moves. Read-only.
+// compiler/argocd, check, verify, render and charts port, or whose facts
+// they use (the bundled tools, the CRDs): what make upstream-diff compares
+// between two releases when ArgoCD moves, and between ArgoCD and every
+// newer release the module proxy serves (CI). Read-only.
 var ArgoCDPorted = []string{
 	"go.mod", // gobwas/glob, regexp2, robfig/cron, gojq: the libraries the rules run on
 	"hack/tool-versions.sh",
@@ -105,7 +117,9 @@ var ArgoCDPorted = []string{
 	"util/glob/glob.go",
 	"util/glob/list.go",
 	"util/helm/cmd.go",
+	"util/kustomize/kustomize.go",
 	"util/rbac/rbac.go",
+	"util/regex/regex.go",
 	"util/security/application_namespaces.go",
 	"util/settings/impersonation.go",
 	"util/settings/settings.go",
@@ -113,7 +127,8 @@ var ArgoCDPorted = []string{
 }
 
 // KroPorted are the files of kro's module (at Kro) that compiler/kro
-// ports beside the code it links. Read-only.
+// ports beside the code it links, compared as ArgoCDPorted are.
+// Read-only.
 var KroPorted = []string{
 	"go.mod",
 	"helm/templates/cluster-role.yaml", // the RBAC verify reads (krorbac.go)
@@ -129,7 +144,7 @@ var KroPorted = []string{
 // Target is one release platc targets, as platc version lists it.
 type Target struct {
 	Name    string // "Argo CD"
-	Version string // "v3.6.1"
+	Version string // "v3.6.2"
 	Module  string // its Go module, "" where platc builds none of it
 	Use     string // what platc does with it
 }

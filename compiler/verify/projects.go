@@ -171,7 +171,13 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 			if d.Name != "" {
 				target = d.Name
 			}
-			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s%s", proj.Name, target, d.Namespace, a.name(), where(a, env), proj.fix("destinations"), noNamespaceHint(proj.Spec().Destinations, d.Namespace))
+			fix := proj.fix("destinations") + noNamespaceHint(proj.Spec().Destinations, d.Namespace)
+			if cluster, err := argocd.DestinationCluster(d, e.permissions.Clusters); err == nil {
+				if denial, ok := proj.denialFix(cluster, d.Namespace); ok {
+					fix = denial
+				}
+			}
+			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), fix)
 		case argocd.InvalidSource:
 			v.reportf(diag.ArgoCDApplication, v.sourceOrigin(a, c.Source), "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
 		case argocd.InvalidDestination:
@@ -233,8 +239,38 @@ func (v *verifier) syncedNamespaces(env *model.Environment, a app, proj *project
 		if d.Name != "" || target == "" {
 			field, target = "name", cluster.Name
 		}
-		v.reportf(diag.ProjectDestination, a.origin, "Application %q (%s) syncs %s (%s), but project %s does not permit namespace %s: Argo CD refuses the sync; add {%s: %q, namespace: %q} to %s, or remove the object's metadata.namespace", a.name(), where(a, env), o, o.from(), proj.Name, o.namespace, field, target, o.namespace, proj.fixPath("destinations"))
+		fix := fmt.Sprintf("add {%s: %q, namespace: %q} to %s, or remove the object's metadata.namespace", field, target, o.namespace, proj.fixPath("destinations"))
+		if denial, ok := proj.denialFix(cluster, o.namespace); ok {
+			fix = denial
+		}
+		v.reportf(diag.ProjectDestination, a.origin, "Application %q (%s) syncs %s (%s), but project %s does not permit namespace %s: Argo CD refuses the sync; %s", a.name(), where(a, env), o, o.from(), proj.Name, o.namespace, fix)
 	}
+}
+
+// denialFix says which destination of the project refuses the cluster in
+// namespace by a denial, and what to do, where one does: adding a
+// destination does not help there, as Argo CD stops at the denial.
+func (p *project) denialFix(c argocd.Cluster, namespace string) (string, bool) {
+	i, how := p.DenyingDestination(c, namespace)
+	if how == argocd.NotDenied {
+		return "", false
+	}
+	at := fmt.Sprintf("%s[%d] %s", p.fixPath("destinations"), i, destinationText(p.Spec().Destinations[i]))
+	if how == argocd.DeniedCluster {
+		return fmt.Sprintf("%s denies the cluster in namespace %s, whatever the other destinations permit (Argo CD's rule since v3.6.2: a denied name or server refuses the cluster wherever the destination's namespace matches, even where its other field matches); remove that denial, or narrow its namespace", at, namespace), true
+	}
+	return fmt.Sprintf("%s denies namespace %s on the cluster, whatever the other destinations permit; remove that denial, or deploy to another namespace", at, namespace), true
+}
+
+// destinationText is a project destination as the spec writes it.
+func destinationText(d argocd.ProjectDestination) string {
+	var fields []string
+	for _, f := range []struct{ name, value string }{{"server", d.Server}, {"name", d.Name}, {"namespace", d.Namespace}} {
+		if f.value != "" {
+			fields = append(fields, fmt.Sprintf("%s: %q", f.name, f.value))
+		}
+	}
+	return "{" + strings.Join(fields, ", ") + "}"
 }
 
 // fixPath is the spec path of a field of the project, or its name where

@@ -148,6 +148,9 @@ func genNamespacePattern(r *rand.Rand) string {
 		"/^team-.*$/", "/team/", "/^((?!kube-).)*$/", "/^[[:alpha:]-]+$/", "/(?<=obs-)pay/", `/^\p{L}+-\w$/`,
 		`/^team-\d$/`, "/[/", "/", "//", "/(?i)TEAM-A/", `/\Ateam\z/`, "/^(?<t>team)-(\\k<t>|a)$/", "/a{,2}/", `/^\x74eam-a$/`,
 		"/^obs-(payments|search)$/", "/.*/", "/^$/", "/^(?>team)-a$/",
+		// regexp2 v2's syntax (Argo CD since v3.6.2): possessive quantifiers,
+		// \Q...\E, \pL, \X, and a match past its backtracking limit.
+		"/^team-[a-z]++$/", "/^[a-z]*+-a$/", `/^\Qteam-a\E$/`, `/^\pL+-\pL$/`, `/^(?i)TEAM-\X$/`, "/(){5000000}/", "/(?:){5000000}team/",
 	)
 }
 
