@@ -370,7 +370,7 @@ func (c *checker) module(m *model.Module) {
 			// namespace: the folder's objects name their own.
 		case !m.Has("namespace"):
 			c.log.Reportf(diag.RequiredField, m.Pos, m.FieldPath("namespace"), "required field \"namespace\" is missing: say where the module's resources go")
-		case m.Namespace == anyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder:
+		case m.Namespace == model.AnyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder:
 			c.anyNamespace(&m.Node)
 			if m.Has("createNamespace") && m.CreateNamespace {
 				c.reportf(diag.ModuleKind, &m.Node, "createNamespace", "namespace \"*\" is no namespace to create: remove createNamespace")
@@ -731,7 +731,7 @@ func (c *checker) environment(env *model.Environment) {
 		if s.Dir != "" {
 			c.envPath(m, s)
 		}
-		if s.Namespace == anyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder {
+		if s.Namespace == model.AnyNamespace && m.Kind.Info().Syncs == model.SyncsRepoFolder {
 			c.anyNamespace(&s.Node)
 		} else if s.Namespace != "" {
 			c.name(&s.Node, "namespace", s.Namespace)
@@ -775,7 +775,7 @@ func (c *checker) environment(env *model.Environment) {
 			}
 		}
 		for _, m := range c.spec.Modules {
-			if m.NamespaceIn(env) == anyNamespace && Enabled(env, m.Name) {
+			if m.NamespaceIn(env) == model.AnyNamespace && Enabled(env, m.Name) {
 				c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan applies module %s into one namespace, and its namespace is \"*\": name one, or disable the module in this environment", m.Name)
 			}
 		}
@@ -805,10 +805,6 @@ func (c *checker) environment(env *model.Environment) {
 		c.log.Reportf(diag.Wiring, s.Pos, s.Path, "disables %q, whose endpoint is wired into %s: give external: {host, port}, the endpoint of the service that replaces it", name, strings.Join(wiredBy[name], ", "))
 	}
 }
-
-// anyNamespace is the destination namespace "*", which Argo CD takes for
-// a folder whose objects name their own namespaces.
-const anyNamespace = "*"
 
 func (c *checker) anyNamespace(n *model.Node) {
 	c.reportf(diag.AnyNamespace, n, "namespace", "namespace \"*\" is none: Argo CD applies each object in the namespace it names, and a namespaced object that names none fails to sync; give every object its namespace, or name one here")

@@ -54,15 +54,18 @@ func YAMLSyntax(err error, data []byte) (line, col int, msg string) {
 	case strings.Contains(parser, "mapping values are not allowed"):
 		// The second ': ' of a line, on the line named or, where the
 		// parser names none, the first line that has one.
-		inValue := false
-		for n := range lines {
-			if line > 0 && n+1 != line {
-				continue
+		candidates := []int{line}
+		if line == 0 {
+			for n := range lines {
+				candidates = append(candidates, n+1)
 			}
-			s := text(n + 1)
+		}
+		inValue := false
+		for _, n := range candidates {
+			s := text(n)
 			if i := strings.Index(s, ": "); i >= 0 {
 				if j := strings.Index(s[i+2:], ": "); j >= 0 {
-					line, col, inValue = n+1, i+2+j+1, true
+					line, col, inValue = n, i+2+j+1, true
 					break
 				}
 			}

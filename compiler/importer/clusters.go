@@ -184,7 +184,7 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, x.clusterParams(byName[name]))
 	}
-	if len(lookupList(sel, "matchExpressions")) == 0 && len(lookupMap(sel, "matchLabels")) == 0 && !inCluster {
+	if len(anyList(sel["matchExpressions"])) == 0 && len(matchLabels(sel)) == 0 && !inCluster {
 		out = append(out, map[string]any{"name": inClusterName, "nameNormalized": inClusterName, "server": inClusterServer, "project": ""})
 	}
 	for _, p := range out {
@@ -239,12 +239,12 @@ func (x *expander) clusterParams(c Cluster) map[string]any {
 // selectorMatches is a Kubernetes label selector (matchLabels,
 // matchExpressions) over labels; nil matches everything.
 func selectorMatches(sel map[string]any, labels map[string]string) (bool, error) {
-	for k, v := range lookupMap(sel, "matchLabels") {
+	for k, v := range matchLabels(sel) {
 		if got, ok := labels[k]; !ok || got != fmt.Sprint(v) {
 			return false, nil
 		}
 	}
-	for _, e := range lookupList(sel, "matchExpressions") {
+	for _, e := range anyList(sel["matchExpressions"]) {
 		m, _ := e.(map[string]any)
 		key, op := str(m["key"]), str(m["operator"])
 		var vals []string
@@ -286,10 +286,10 @@ func selectorMatches(sel map[string]any, labels map[string]string) (bool, error)
 // values flattened to text, as Argo CD's Transform filters them.
 func paramsMatch(sel map[string]any, params map[string]any) (bool, error) {
 	flat := map[string]any{}
-	flatten("", params, flat)
+	flatten("", params, flat) // values as text, as Argo CD's flattenParameters
 	labels := make(map[string]string, len(flat))
 	for k, v := range flat {
-		labels[k] = fmt.Sprint(v)
+		labels[k] = v.(string)
 	}
 	return selectorMatches(sel, labels)
 }
@@ -311,7 +311,6 @@ func (x *expander) merge(g map[string]any) ([]map[string]any, string) {
 	if len(keys) == 0 {
 		return nil, "its merge generator has no mergeKeys"
 	}
-	slices.Sort(keys)
 	keyOf := func(p map[string]any) string {
 		m := map[string]any{}
 		for _, k := range keys {
@@ -382,11 +381,7 @@ func mergeOverride(dst, src map[string]any) map[string]any {
 	return out
 }
 
-func lookupMap(m map[string]any, key string) map[string]any {
-	v, _ := m[key].(map[string]any)
-	return v
-}
-
-func lookupList(m map[string]any, key string) []any {
-	return anyList(m[key])
+func matchLabels(sel map[string]any) map[string]any {
+	m, _ := sel["matchLabels"].(map[string]any)
+	return m
 }

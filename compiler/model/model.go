@@ -452,6 +452,10 @@ func (env *Environment) RootSync() Sync {
 	return syncOf(env.Root.SyncPolicy)
 }
 
+// AnyNamespace is the destination namespace "*", which Argo CD takes for
+// a folder whose objects name their own namespaces.
+const AnyNamespace = "*"
+
 // NamespaceIn is the namespace m deploys to in env: the environment's
 // setting for it, or the module's.
 func (m *Module) NamespaceIn(env *Environment) string {
