@@ -73,16 +73,16 @@ hooks: need-platc
 # need-platc says how to install platc where it is missing, which make
 # would report as "No such file or directory".
 need-platc:
-	@command -v $(PLATC) >/dev/null 2>&1 || { echo "$(PLATC) is not on PATH: install it with go install github.com/platc/platc/cmd/platc@{{version}} (or, from a clone of platc, go install ./cmd/platc), or name it with make PLATC=path" >&2; exit 1; }
+	@command -v $(PLATC) >/dev/null 2>&1 || { echo "$(PLATC) is not on PATH: {{install}}, or name it with make PLATC=path" >&2; exit 1; }
 `},
 	{".pre-commit-config.yaml", `# The pre-commit framework's configuration (https://pre-commit.com): the
 # commit is refused when out/ is not what the spec renders, or when a spec
 # file is not formatted (platc fmt formats them). pre-commit
 # install turns it on (instead of platc hooks install); pre-commit builds
-# platc with Go from the hooks of platc's repository (.pre-commit-hooks.yaml).
+# platc with Go from the hooks of platc's repository (.pre-commit-hooks.yaml).{{pin}}
 repos:
   - repo: https://github.com/platc/platc
-    rev: {{version}}
+    rev: {{rev}}
     hooks:
       - id: platc-check
       - id: platc-fmt
@@ -91,7 +91,7 @@ repos:
 # annotation on each stale file. platc's action (action.yml of
 # github.com/platc/platc) builds platc at the ref it is used at, with Go,
 # and runs platc check -format github; its inputs: version,
-# working-directory, args.
+# working-directory, args.{{pin}}
 name: platc
 on: [push, pull_request]
 jobs:
@@ -99,8 +99,31 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
-      - uses: platc/platc@{{version}}
+      - uses: platc/platc@{{rev}}
 `},
+}
+
+// releasesURL is where platc's release archives are.
+const releasesURL = "https://github.com/platc/platc/releases"
+
+// pins are the starter files' words for the platc they run, as
+// replacements: a release pins itself; a development build, which no
+// tag names, pins nothing that does not exist: the hooks and the
+// workflow follow platc's main branch, with a comment to pin a release,
+// and platc is installed from a clone.
+func pins(v buildVersion) []string {
+	if r := v.release(); r != "" {
+		return []string{
+			"{{install}}", fmt.Sprintf("install it from %s/tag/%s, or with go install %s/cmd/platc@%s", releasesURL, r, modulePath, r),
+			"{{rev}}", r,
+			"{{pin}}", "",
+		}
+	}
+	return []string{
+		"{{install}}", "build it from a clone of " + modulePath + " with go install ./cmd/platc, or install a release from " + releasesURL,
+		"{{rev}}", "main",
+		"{{pin}}", "\n# A development build of platc wrote this, so it follows platc's main\n# branch: pin a release of " + releasesURL + " instead.",
+	}
 }
 
 // notLabel finds what a DNS-1123 label cannot hold, to make a label of a
@@ -136,11 +159,7 @@ func runInit(c *call, name, repo string) int {
 	if !repoGiven {
 		repo = "https://git.example.com/" + name + ".git"
 	}
-	version := readBuildVersion().release()
-	if version == "" {
-		version = "main" // a development build: pin a release instead
-	}
-	replacer := strings.NewReplacer("{{name}}", name, "{{repo}}", repo, "{{version}}", version)
+	replacer := strings.NewReplacer(append([]string{"{{name}}", name, "{{repo}}", repo}, pins(readBuildVersion())...)...)
 
 	var inTheWay []string
 	for _, f := range starterFiles {

@@ -3,7 +3,11 @@ package cli
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"text/tabwriter"
+
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 
 	"github.com/platc/platc/compiler/upstream"
 )
@@ -11,11 +15,18 @@ import (
 // modulePath is platc's Go module, what `go install` names.
 const modulePath = "github.com/platc/platc"
 
-// buildVersion says which platc this is, from what the Go toolchain
-// recorded in the binary: the module version (a release tag when built by
-// `go install github.com/platc/platc/cmd/platc@vX.Y.Z`, "(devel)" when
-// built from a checkout) and, for a checkout, the VCS revision and whether
-// the tree had uncommitted changes.
+// stampedVersion is the version a release build stamps into the binary
+// (go build -ldflags "-X github.com/platc/platc/compiler/cli.stampedVersion=v1.2.0",
+// as tools/release does): the tag of a release archive, or a snapshot's
+// version. Empty otherwise.
+var stampedVersion string
+
+// buildVersion says which platc this is: the version stamped by a release
+// build, else what the Go toolchain recorded in the binary: the module
+// version (a release tag when built by `go install
+// github.com/platc/platc/cmd/platc@vX.Y.Z`, a pseudo-version or "(devel)"
+// when built from a checkout) and, for a checkout, the VCS revision and
+// whether the tree had uncommitted changes.
 type buildVersion struct {
 	Module   string // module version, or "(devel)"
 	Revision string // VCS revision, or ""
@@ -33,6 +44,9 @@ func readBuildVersion() buildVersion {
 	if info.Main.Version != "" {
 		v.Module = info.Main.Version
 	}
+	if stampedVersion != "" {
+		v.Module = stampedVersion
+	}
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -45,12 +59,20 @@ func readBuildVersion() buildVersion {
 }
 
 // release returns the module version when it names a release that `go
-// install` and pre-commit can fetch, and "" for a development build.
+// install`, pre-commit and a workflow can fetch, and "" for a development
+// build: "(devel)", the pseudo-version Go stamps on a build from a
+// checkout (v0.0.0-20261206…-abcdef, a commit no tag names, +dirty when
+// modified) and a release snapshot's version (-snapshot).
 func (v buildVersion) release() string {
-	if v.Module == "(devel)" || v.Module == "" {
+	return releaseOf(v.Module)
+}
+
+func releaseOf(version string) string {
+	if !semver.IsValid(version) || semver.Build(version) != "" || module.IsPseudoVersion(version) ||
+		strings.Contains(semver.Prerelease(version), "snapshot") {
 		return ""
 	}
-	return v.Module
+	return version
 }
 
 func (v buildVersion) String() string {
