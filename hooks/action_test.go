@@ -1,6 +1,14 @@
 package hooks_test
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,18 +136,84 @@ func TestActionChecksThePlatform(t *testing.T) {
 }
 
 // TestActionInstallsARelease runs the action's script with the input
-// version: it installs that release with go install, and where that fails
-// (here, offline) it says so in an annotation.
+// version of a release that has no archive: it installs that release with
+// go install, and where that fails (here, offline) it says so in an
+// annotation.
 func TestActionInstallsARelease(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not found: the action's step runs it, as GitHub's runners have it")
-	}
-	stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), "PLATC_VERSION=v9.9.9", "GOPROXY=off")
-	want := "::group::installing platc v9.9.9\n::endgroup::\n" +
-		"::error title=platc action::installing platc v9.9.9 failed: the log of this step says why; the input version is a platc release (v1.2.0), latest, or empty to build the action's own ref\n"
+	needTools(t, "bash", "curl")
+	releases := httptest.NewServer(http.NotFoundHandler())
+	defer releases.Close()
+	stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), "PLATC_VERSION=v9.9.9", "GOPROXY=off", "PLATC_RELEASES_URL="+releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=X64")
+	want := "::group::installing platc v9.9.9\n" +
+		"platc v9.9.9 has no release archive platc_9.9.9_linux_amd64.tar.gz at " + releases.URL + ": building it with go install\n" +
+		"::endgroup::\n" +
+		"::error title=platc action::installing platc v9.9.9 failed: the log of this step says why; the input version is a platc release (v1.2.0), latest, or empty to use the action's own ref\n"
 	if code != 1 || stdout != want || !strings.Contains(stderr, "github.com/platc/platc/cmd/platc@v9.9.9: module lookup disabled by GOPROXY=off") {
 		t.Errorf("the action with version v9.9.9, offline: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 1, stdout:\n%s", code, stdout, stderr, want)
 	}
+}
+
+// TestActionDownloadsARelease runs the action's script against releases
+// served here: it installs the archive for the runner after checking its
+// checksum (for the input version, latest, or the action's own tag), and
+// refuses an archive that is not the one its checksum names. The platc in
+// the archives is a script that says what it was asked.
+func TestActionDownloadsARelease(t *testing.T) {
+	needTools(t, "bash", "curl", "tar")
+	platc := "#!/bin/sh\nif [ \"$1\" = version ]; then echo 'platc v1.2.0 (0123456) go1.26.8'; else echo \"platc $*\"; fi\n"
+	archive := tarGz(t, "platc", platc)
+	sums := fmt.Sprintf("%x  platc_1.2.0_linux_arm64.tar.gz\n", sha256.Sum256(archive))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/latest", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/tag/v1.2.0", http.StatusFound)
+	})
+	mux.HandleFunc("/tag/v1.2.0", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("/download/v1.2.0/platc_1.2.0_linux_arm64.tar.gz", func(w http.ResponseWriter, _ *http.Request) { w.Write(archive) })
+	mux.HandleFunc("/download/v1.2.0/platc_1.2.0_checksums.txt", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, sums) })
+	releases := httptest.NewServer(mux)
+	defer releases.Close()
+
+	want := "::group::installing platc v1.2.0\nplatc v1.2.0 (0123456) go1.26.8\n::endgroup::\nplatc check -C . -format github\n"
+	for _, env := range [][]string{{"PLATC_VERSION=v1.2.0"}, {"PLATC_VERSION=latest"}, {"GITHUB_ACTION_REF=v1.2.0"}} {
+		env = append(env, "PLATC_RELEASES_URL="+releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=ARM64", "GOPROXY=off")
+		stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), env...)
+		if code != 0 || stdout != want {
+			t.Errorf("the action with %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0, stdout:\n%s", env[0], code, stdout, stderr, want)
+		}
+	}
+
+	sums = strings.Repeat("0", 64) + "  platc_1.2.0_linux_arm64.tar.gz\n"
+	stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), "PLATC_VERSION=v1.2.0", "PLATC_RELEASES_URL="+releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=ARM64")
+	wantErr := fmt.Sprintf("::group::installing platc v1.2.0\n::endgroup::\n::error title=platc action::platc_1.2.0_linux_arm64.tar.gz of %s/download/v1.2.0 is not the archive its checksums file names (sha256 %x, want %s): download it again, or report it to platc\n", releases.URL, sha256.Sum256(archive), strings.Repeat("0", 64))
+	if code != 1 || stdout != wantErr {
+		t.Errorf("the action with a wrong checksum: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 1, stdout:\n%s", code, stdout, stderr, wantErr)
+	}
+}
+
+// needTools skips a test without the programs the action's step runs,
+// as GitHub's runners have them.
+func needTools(t *testing.T, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if _, err := exec.LookPath(name); err != nil {
+			t.Skipf("%s not found: the action's step runs it, as GitHub's runners have it", name)
+		}
+	}
+}
+
+// tarGz is a gzipped tar of one executable file.
+func tarGz(t *testing.T, name, text string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(text))}); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(tw, text)
+	tw.Close()
+	gz.Close()
+	return b.Bytes()
 }
 
 // TestActionOutsideGitHub: the script run by hand says what it is.
