@@ -1,0 +1,3 @@
+module github.com/platc/platc/tools
+
+go 1.26.0
