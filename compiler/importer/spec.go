@@ -1037,13 +1037,29 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 		switch {
 		case str(m["chart"]) != "" && chart == nil:
 			chart = m
-		case str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
+		case str(m["ref"]) != "" && str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
 			values = m
 		case ours && str(m["ref"]) == "" && str(m["path"]) != "" && folder == nil:
 			folder = m
 		default:
 			return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
 		}
+	}
+	if chart == nil && len(list) == 2 && values != nil && folder != nil {
+		// A chart kept in a folder of this repository, its values files
+		// named by a ref to this repository at the same revision: the
+		// repo server reads the same files as from the folder, as a
+		// path module names them.
+		if src, ok := refValuesFromFolder(folder, values); ok {
+			return src, "", "", ""
+		}
+		if repoKey(str(values["repoURL"])) == repoKey(str(folder["repoURL"])) {
+			return nil, "", "", fmt.Sprintf("a chart of folder %s at %s with values files of ref %s at %s: the spec reads a chart kept here and its values files at one revision; give both sources one targetRevision",
+				path.Clean(str(folder["path"])), cmp.Or(str(folder["targetRevision"]), "HEAD"), str(values["ref"]), cmp.Or(str(values["targetRevision"]), "HEAD"))
+		}
+	}
+	if values != nil && str(values["ref"]) != argocd.ValuesRef {
+		return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
 	}
 	helm, _ := chart["helm"].(map[string]any)
 	files := anyList(helm["valueFiles"])
@@ -1071,6 +1087,46 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 		rev = cmp.Or(rev, str(folder["targetRevision"]), "HEAD")
 	}
 	return chart, manifests, rev, ""
+}
+
+// refValuesFromFolder reads a Git source whose values files name, by the
+// ref source values, its own repository at its own revision
+// ($ref/path/from/root.yaml) as the one source that names them from its
+// folder; ok is false where another file, repository or revision is
+// named.
+func refValuesFromFolder(folder, values map[string]any) (map[string]any, bool) {
+	if repoKey(str(values["repoURL"])) != repoKey(str(folder["repoURL"])) ||
+		cmp.Or(str(values["targetRevision"]), "HEAD") != cmp.Or(str(folder["targetRevision"]), "HEAD") {
+		return nil, false
+	}
+	helm, _ := folder["helm"].(map[string]any)
+	files := anyList(helm["valueFiles"])
+	if len(files) == 0 {
+		return nil, false
+	}
+	dir := path.Clean(str(folder["path"]))
+	prefix := "$" + str(values["ref"]) + "/"
+	fromFolder := make([]any, len(files))
+	for i, f := range files {
+		name, ok := strings.CutPrefix(str(f), prefix)
+		if !ok || !fs.ValidPath(path.Clean(name)) {
+			return nil, false
+		}
+		fromFolder[i] = relativePath(dir, path.Clean(name))
+	}
+	return shallowWith(folder, "helm", shallowWith(helm, "valueFiles", fromFolder)), true
+}
+
+// relativePath is the path of file from folder dir, both clean slash
+// paths from the repository root, as platc names a path module's values
+// files.
+func relativePath(dir, file string) string {
+	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
+	n := 0
+	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
+		n++
+	}
+	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
 }
 
 // helmValues are a source's values: values (YAML text) and valuesObject,
