@@ -46,8 +46,9 @@ type AppOfApps struct {
 	// deletes the Applications it created, and with their own
 	// finalizers what they deployed.
 	Cascades bool
-	// Children are the Applications it creates, by name, or where it
-	// creates none, the AppProjects it creates ("AppProject name").
+	// Children are the Applications it creates, by name, and the
+	// ApplicationSets expanded ("ApplicationSet name"), or where it
+	// creates neither, the AppProjects it creates ("AppProject name").
 	Children []string
 	// Depth is how many app-of-apps create it: the outermost goes first.
 	Depth int
@@ -140,6 +141,9 @@ type builder struct {
 	home string
 	// manifests are the other objects of the folders read.
 	manifests []*Object
+	// sets are the ApplicationSets expanded, which platc's root
+	// replaces: an Application that syncs their folder creates them.
+	sets []*Object
 	// attached are the AppProjects read elsewhere that an environment
 	// got for an Application that names it (attachProjects).
 	attached map[*Object]bool
@@ -251,6 +255,7 @@ func (b *builder) expandSets(objs []*Object) []*Object {
 		}
 		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %s, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", generated, o.Env))
 		expanded = append(expanded, apps...)
+		b.sets = append(b.sets, o)
 	}
 	return expanded
 }
@@ -322,7 +327,7 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 		}
 		switch o.Kind {
 		case "Application":
-			if a, ok := appOfApps(o, objs, b.manifests, b.opts.Roots, b.home); ok {
+			if a, ok := appOfApps(o, objs, b.sets, b.manifests, b.opts.Roots, b.home); ok {
 				s.AppsOfApps = append(s.AppsOfApps, a)
 				s.skip(o, fmt.Sprintf("an app-of-apps over %s, which this import read: platc's root Application of environment %s delivers its Applications instead (see how to switch, below)", a.Folder, o.Env))
 				continue
@@ -378,7 +383,9 @@ func (b *builder) orderAppsOfApps() {
 			continue
 		}
 		for _, c := range a.Children {
-			if c != a.Name { // one that syncs its own file manages itself
+			if set, ok := strings.CutPrefix(c, "ApplicationSet "); ok {
+				parent[[2]string{a.Env, "ApplicationSet/" + set}] = "Application/" + a.Name
+			} else if c != a.Name { // one that syncs its own file manages itself
 				parent[[2]string{a.Env, "Application/" + c}] = "Application/" + a.Name
 			}
 		}
@@ -674,8 +681,9 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // appOfApps says whether o syncs a folder of its environment that the
 // import read, of the repository the objects live in (home), and what it
-// creates there.
-func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) (AppOfApps, bool) {
+// creates there: Applications, the ApplicationSets of sets (expanded, so
+// that platc's root delivers their Applications) or AppProjects.
+func appOfApps(o *Object, objs, sets, manifests []*Object, roots []Root, home string) (AppOfApps, bool) {
 	src, _ := lookup(o.Body, "spec", "source").(map[string]any)
 	if src == nil {
 		if l := anyList(lookup(o.Body, "spec", "sources")); len(l) == 1 {
@@ -702,7 +710,7 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 		}
 		return d == p || recurse && within(d, p)
 	}
-	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) {
+	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) && !slices.ContainsFunc(sets, inFolder) {
 		return AppOfApps{}, false
 	}
 	finalizers := anyList(lookup(o.Body, "metadata", "finalizers"))
@@ -719,6 +727,11 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 			a.Children = append(a.Children, c.Name)
 		case c.Kind == "AppProject" && inFolder(c):
 			projects = append(projects, "AppProject "+c.Name)
+		}
+	}
+	for _, c := range sets {
+		if inFolder(c) {
+			a.Children = append(a.Children, "ApplicationSet "+c.Name)
 		}
 	}
 	slices.Sort(a.Children)
