@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
 )
 
@@ -147,6 +149,10 @@ type builder struct {
 	// attached are the AppProjects read elsewhere that an environment
 	// got for an Application that names it (attachProjects).
 	attached map[*Object]bool
+	// ambiguous are the AppProjects, by "environment/name", that an
+	// Application names and that are found elsewhere in several
+	// versions, where each is: which Argo CD runs, import cannot tell.
+	ambiguous map[string][]string
 	// Each environment's Applications and AppProjects, by name.
 	apps     map[string]map[string]*app
 	projects map[string]map[string]*Object
@@ -288,18 +294,39 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 		if proj == argocd.DefaultProjectName || named[o.Env+"/"+proj] {
 			continue
 		}
+		if b.ambiguous[o.Env+"/"+proj] != nil {
+			continue
+		}
+		// The AppProject of that name, where the repository holds one
+		// (or several that are the same).
+		var found *Object
+		var where []string
 		for _, p := range elsewhere {
-			if p.Name == proj {
-				c := *p
-				c.Env = o.Env
-				withProjects = append(withProjects, &c)
-				if b.attached == nil {
-					b.attached = map[*Object]bool{}
-				}
-				b.attached[&c] = true
-				named[o.Env+"/"+proj] = true
-				break
+			if p.Name != proj {
+				continue
 			}
+			if found == nil {
+				found = p
+			} else if !reflect.DeepEqual(Normalize(p.Body, ""), Normalize(found.Body, "")) {
+				where = append(where, p.Where())
+			}
+		}
+		if len(where) > 0 {
+			if b.ambiguous == nil {
+				b.ambiguous = map[string][]string{}
+			}
+			b.ambiguous[o.Env+"/"+proj] = append([]string{found.Where()}, where...)
+			continue
+		}
+		if found != nil {
+			c := *found
+			c.Env = o.Env
+			withProjects = append(withProjects, &c)
+			if b.attached == nil {
+				b.attached = map[*Object]bool{}
+			}
+			b.attached[&c] = true
+			named[o.Env+"/"+proj] = true
 		}
 	}
 	return withProjects, named
@@ -333,6 +360,10 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 				continue
 			}
 			if proj := cmp.Or(str(lookup(o.Body, "spec", "project")), argocd.DefaultProjectName); proj != argocd.DefaultProjectName && !named[o.Env+"/"+proj] {
+				if where := b.ambiguous[o.Env+"/"+proj]; where != nil {
+					s.skip(o, fmt.Sprintf("its project %s is in the repository in %d versions that differ (%s): import the file of the one Argo CD runs with it (%s=FILE)", proj, len(where), diag.List(where), o.Env))
+					continue
+				}
 				s.skip(o, fmt.Sprintf("its project %s is not in the repository: import the folder that holds its AppProject too", proj))
 				continue
 			}
