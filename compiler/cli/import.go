@@ -348,7 +348,17 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 				fmt.Fprintf(w, " without cascading, for its finalizer would delete them, and what they deployed, with it:\n")
 				fmt.Fprintf(w, "       kubectl -n %s patch application %s --type json -p '[{\"op\": \"remove\", \"path\": \"/metadata/finalizers\"}]'\n", spec.ArgoCDNamespace, a.Name)
 			} else {
-				fmt.Fprintf(w, " (it has no finalizer: its Applications stay):\n")
+				stay := "its Applications stay"
+				sets := 0
+				for _, c := range a.Children {
+					if strings.HasPrefix(c, "ApplicationSet ") {
+						sets++
+					}
+				}
+				if sets > 0 && !slices.ContainsFunc(a.Children, func(c string) bool { return !strings.Contains(c, " ") }) {
+					stay = map[bool]string{true: "the ApplicationSet stays", false: "the ApplicationSets stay"}[sets == 1]
+				}
+				fmt.Fprintf(w, " (it has no finalizer: %s):\n", stay)
 			}
 			fmt.Fprintf(w, "       kubectl -n %s delete application %s\n", spec.ArgoCDNamespace, a.Name)
 			if len(a.Manifests) > 0 {

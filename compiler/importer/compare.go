@@ -128,6 +128,26 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 			if str(spec["project"]) == "" {
 				spec["project"] = argocd.DefaultProjectName
 			}
+			if l := anyList(spec["sources"]); len(l) == 2 {
+				// A chart kept in Git whose values files name its own
+				// repository and revision by a ref reads the files it
+				// would read from its folder: the one source.
+				var folder, values map[string]any
+				for _, x := range l {
+					m, _ := x.(map[string]any)
+					switch {
+					case str(m["ref"]) != "" && str(m["path"]) == "" && str(m["chart"]) == "":
+						values = m
+					case str(m["ref"]) == "" && str(m["chart"]) == "" && str(m["path"]) != "":
+						folder = m
+					}
+				}
+				if folder != nil && values != nil {
+					if src, ok := refValuesFromFolder(folder, values); ok {
+						spec["sources"] = []any{src}
+					}
+				}
+			}
 			if l := anyList(spec["sources"]); len(l) == 1 {
 				// One source without a ref is read as source is (the
 				// Application's GetSource): the same manifests.

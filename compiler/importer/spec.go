@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
 )
 
@@ -46,8 +48,9 @@ type AppOfApps struct {
 	// deletes the Applications it created, and with their own
 	// finalizers what they deployed.
 	Cascades bool
-	// Children are the Applications it creates, by name, or where it
-	// creates none, the AppProjects it creates ("AppProject name").
+	// Children are the Applications it creates, by name, and the
+	// ApplicationSets expanded ("ApplicationSet name"), or where it
+	// creates neither, the AppProjects it creates ("AppProject name").
 	Children []string
 	// Depth is how many app-of-apps create it: the outermost goes first.
 	Depth int
@@ -140,9 +143,16 @@ type builder struct {
 	home string
 	// manifests are the other objects of the folders read.
 	manifests []*Object
+	// sets are the ApplicationSets expanded, which platc's root
+	// replaces: an Application that syncs their folder creates them.
+	sets []*Object
 	// attached are the AppProjects read elsewhere that an environment
 	// got for an Application that names it (attachProjects).
 	attached map[*Object]bool
+	// ambiguous are the AppProjects, by "environment/name", that an
+	// Application names and that are found elsewhere in several
+	// versions, where each is: which Argo CD runs, import cannot tell.
+	ambiguous map[string][]string
 	// Each environment's Applications and AppProjects, by name.
 	apps     map[string]map[string]*app
 	projects map[string]map[string]*Object
@@ -251,6 +261,7 @@ func (b *builder) expandSets(objs []*Object) []*Object {
 		}
 		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %s, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", generated, o.Env))
 		expanded = append(expanded, apps...)
+		b.sets = append(b.sets, o)
 	}
 	return expanded
 }
@@ -283,18 +294,39 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 		if proj == argocd.DefaultProjectName || named[o.Env+"/"+proj] {
 			continue
 		}
+		if b.ambiguous[o.Env+"/"+proj] != nil {
+			continue
+		}
+		// The AppProject of that name, where the repository holds one
+		// (or several that are the same).
+		var found *Object
+		var where []string
 		for _, p := range elsewhere {
-			if p.Name == proj {
-				c := *p
-				c.Env = o.Env
-				withProjects = append(withProjects, &c)
-				if b.attached == nil {
-					b.attached = map[*Object]bool{}
-				}
-				b.attached[&c] = true
-				named[o.Env+"/"+proj] = true
-				break
+			if p.Name != proj {
+				continue
 			}
+			if found == nil {
+				found = p
+			} else if !reflect.DeepEqual(Normalize(p.Body, ""), Normalize(found.Body, "")) {
+				where = append(where, p.Where())
+			}
+		}
+		if len(where) > 0 {
+			if b.ambiguous == nil {
+				b.ambiguous = map[string][]string{}
+			}
+			b.ambiguous[o.Env+"/"+proj] = append([]string{found.Where()}, where...)
+			continue
+		}
+		if found != nil {
+			c := *found
+			c.Env = o.Env
+			withProjects = append(withProjects, &c)
+			if b.attached == nil {
+				b.attached = map[*Object]bool{}
+			}
+			b.attached[&c] = true
+			named[o.Env+"/"+proj] = true
 		}
 	}
 	return withProjects, named
@@ -322,12 +354,16 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 		}
 		switch o.Kind {
 		case "Application":
-			if a, ok := appOfApps(o, objs, b.manifests, b.opts.Roots, b.home); ok {
+			if a, ok := appOfApps(o, objs, b.sets, b.manifests, b.opts.Roots, b.home); ok {
 				s.AppsOfApps = append(s.AppsOfApps, a)
 				s.skip(o, fmt.Sprintf("an app-of-apps over %s, which this import read: platc's root Application of environment %s delivers its Applications instead (see how to switch, below)", a.Folder, o.Env))
 				continue
 			}
 			if proj := cmp.Or(str(lookup(o.Body, "spec", "project")), argocd.DefaultProjectName); proj != argocd.DefaultProjectName && !named[o.Env+"/"+proj] {
+				if where := b.ambiguous[o.Env+"/"+proj]; where != nil {
+					s.skip(o, fmt.Sprintf("its project %s is in the repository in %d versions that differ (%s): import the file of the one Argo CD runs with it (%s=FILE)", proj, len(where), diag.List(where), o.Env))
+					continue
+				}
 				s.skip(o, fmt.Sprintf("its project %s is not in the repository: import the folder that holds its AppProject too", proj))
 				continue
 			}
@@ -378,7 +414,9 @@ func (b *builder) orderAppsOfApps() {
 			continue
 		}
 		for _, c := range a.Children {
-			if c != a.Name { // one that syncs its own file manages itself
+			if set, ok := strings.CutPrefix(c, "ApplicationSet "); ok {
+				parent[[2]string{a.Env, "ApplicationSet/" + set}] = "Application/" + a.Name
+			} else if c != a.Name { // one that syncs its own file manages itself
 				parent[[2]string{a.Env, "Application/" + c}] = "Application/" + a.Name
 			}
 		}
@@ -674,8 +712,9 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // appOfApps says whether o syncs a folder of its environment that the
 // import read, of the repository the objects live in (home), and what it
-// creates there.
-func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) (AppOfApps, bool) {
+// creates there: Applications, the ApplicationSets of sets (expanded, so
+// that platc's root delivers their Applications) or AppProjects.
+func appOfApps(o *Object, objs, sets, manifests []*Object, roots []Root, home string) (AppOfApps, bool) {
 	src, _ := lookup(o.Body, "spec", "source").(map[string]any)
 	if src == nil {
 		if l := anyList(lookup(o.Body, "spec", "sources")); len(l) == 1 {
@@ -702,7 +741,7 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 		}
 		return d == p || recurse && within(d, p)
 	}
-	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) {
+	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) && !slices.ContainsFunc(sets, inFolder) {
 		return AppOfApps{}, false
 	}
 	finalizers := anyList(lookup(o.Body, "metadata", "finalizers"))
@@ -719,6 +758,11 @@ func appOfApps(o *Object, objs, manifests []*Object, roots []Root, home string) 
 			a.Children = append(a.Children, c.Name)
 		case c.Kind == "AppProject" && inFolder(c):
 			projects = append(projects, "AppProject "+c.Name)
+		}
+	}
+	for _, c := range sets {
+		if inFolder(c) {
+			a.Children = append(a.Children, "ApplicationSet "+c.Name)
 		}
 	}
 	slices.Sort(a.Children)
@@ -1037,13 +1081,29 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 		switch {
 		case str(m["chart"]) != "" && chart == nil:
 			chart = m
-		case str(m["ref"]) == argocd.ValuesRef && str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
+		case str(m["ref"]) != "" && str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
 			values = m
 		case ours && str(m["ref"]) == "" && str(m["path"]) != "" && folder == nil:
 			folder = m
 		default:
 			return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
 		}
+	}
+	if chart == nil && len(list) == 2 && values != nil && folder != nil {
+		// A chart kept in a folder of this repository, its values files
+		// named by a ref to this repository at the same revision: the
+		// repo server reads the same files as from the folder, as a
+		// path module names them.
+		if src, ok := refValuesFromFolder(folder, values); ok {
+			return src, "", "", ""
+		}
+		if repoKey(str(values["repoURL"])) == repoKey(str(folder["repoURL"])) {
+			return nil, "", "", fmt.Sprintf("a chart of folder %s at %s with values files of ref %s at %s: the spec reads a chart kept here and its values files at one revision; give both sources one targetRevision",
+				path.Clean(str(folder["path"])), cmp.Or(str(folder["targetRevision"]), "HEAD"), str(values["ref"]), cmp.Or(str(values["targetRevision"]), "HEAD"))
+		}
+	}
+	if values != nil && str(values["ref"]) != argocd.ValuesRef {
+		return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
 	}
 	helm, _ := chart["helm"].(map[string]any)
 	files := anyList(helm["valueFiles"])
@@ -1071,6 +1131,46 @@ func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason st
 		rev = cmp.Or(rev, str(folder["targetRevision"]), "HEAD")
 	}
 	return chart, manifests, rev, ""
+}
+
+// refValuesFromFolder reads a Git source whose values files name, by the
+// ref source values, its own repository at its own revision
+// ($ref/path/from/root.yaml) as the one source that names them from its
+// folder; ok is false where another file, repository or revision is
+// named.
+func refValuesFromFolder(folder, values map[string]any) (map[string]any, bool) {
+	if repoKey(str(values["repoURL"])) != repoKey(str(folder["repoURL"])) ||
+		cmp.Or(str(values["targetRevision"]), "HEAD") != cmp.Or(str(folder["targetRevision"]), "HEAD") {
+		return nil, false
+	}
+	helm, _ := folder["helm"].(map[string]any)
+	files := anyList(helm["valueFiles"])
+	if len(files) == 0 {
+		return nil, false
+	}
+	dir := path.Clean(str(folder["path"]))
+	prefix := "$" + str(values["ref"]) + "/"
+	fromFolder := make([]any, len(files))
+	for i, f := range files {
+		name, ok := strings.CutPrefix(str(f), prefix)
+		if !ok || !fs.ValidPath(path.Clean(name)) {
+			return nil, false
+		}
+		fromFolder[i] = relativePath(dir, path.Clean(name))
+	}
+	return shallowWith(folder, "helm", shallowWith(helm, "valueFiles", fromFolder)), true
+}
+
+// relativePath is the path of file from folder dir, both clean slash
+// paths from the repository root, as platc names a path module's values
+// files.
+func relativePath(dir, file string) string {
+	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
+	n := 0
+	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
+		n++
+	}
+	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
 }
 
 // helmValues are a source's values: values (YAML text) and valuesObject,
