@@ -182,71 +182,71 @@ func TestConversionRules(t *testing.T) {
 		{
 			name: "int-or-string refuses a boolean",
 			doc:  head + "spec:\n  size: 1\n  port: true\n",
-			want: []Problem{{"/spec/port", "got boolean, want integer or string or null"}},
+			want: []Problem{{"/spec/port", "got boolean, want integer or string or null", false}},
 		},
 		{
 			name: "required field without default",
 			doc:  head + "spec:\n  mode: fast\n",
-			want: []Problem{{"/spec", `missing required field "size"`}},
+			want: []Problem{{"/spec", `missing required field "size"`, false}},
 		},
 		{
 			name: "exclusive minimum and enum",
 			doc:  head + "spec:\n  size: 0\n  mode: medium\n",
 			want: []Problem{
-				{"/spec/mode", `got "medium", want one of "fast", "slow"`},
-				{"/spec/size", "got 0, want more than 0"},
+				{"/spec/mode", `got "medium", want one of "fast", "slow"`, false},
+				{"/spec/size", "got 0, want more than 0", false},
 			},
 		},
 		{
 			name: "maximum, maxItems, type with null",
 			doc:  head + "spec:\n  size: 11\n  tags: [a, b, c]\n  port: 1.5\n  comment: 3\n",
 			want: []Problem{
-				{"/spec/comment", "got number, want string or null"},
-				{"/spec/port", "got number, want integer or string or null"},
-				{"/spec/size", "got 11, want at most 10"},
-				{"/spec/tags", "got 3 items, want at most 2"},
+				{"/spec/comment", "got number, want string or null", false},
+				{"/spec/port", "got number, want integer or string or null", false},
+				{"/spec/size", "got 11, want at most 10", false},
+				{"/spec/tags", "got 3 items, want at most 2", false},
 			},
 		},
 		{
 			name: "preserve-unknown-fields still checks declared properties",
 			doc:  head + "spec:\n  size: 1\n  extra: {known: maybe, unknown: 1}\n",
-			want: []Problem{{"/spec/extra/known", "got string, want boolean"}},
+			want: []Problem{{"/spec/extra/known", "got string, want boolean", false}},
 		},
 		{
 			name: "map values",
 			doc:  head + "spec:\n  size: 1\n  labels: {a: 1}\n",
-			want: []Problem{{"/spec/labels/a", "got number, want string"}},
+			want: []Problem{{"/spec/labels/a", "got number, want string", false}},
 		},
 		{
 			name: "embedded resource is strict below its declared fields",
 			doc:  head + "spec:\n  size: 1\n  embedded: {kind: X, spec: {b: c}, status: {}}\n",
 			want: []Problem{
-				{"/spec/embedded/spec/b", `unknown field "b"`},
-				{"/spec/embedded/status", `unknown field "status"`},
+				{"/spec/embedded/spec/b", `unknown field "b"`, true},
+				{"/spec/embedded/status", `unknown field "status"`, true},
 			},
 		},
 		{
 			name: "allOf checks values, not unknown fields",
 			doc:  head + "spec:\n  size: 1\n  choice: {a: abcd, b: x}\n",
-			want: []Problem{{"/spec/choice/a", "got 4 characters, want at most 3"}},
+			want: []Problem{{"/spec/choice/a", "got 4 characters, want at most 3", false}},
 		},
 		{
 			name: "CRD metadata constraints add to the built-in schema",
 			doc:  "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a-very-long-name\n  generation: 2\nspec:\n  size: 1\n",
 			want: []Problem{
-				{"/metadata/generation", `unknown field "generation"`},
-				{"/metadata/name", "got 16 characters, want at most 10"},
+				{"/metadata/generation", `unknown field "generation"`, true},
+				{"/metadata/name", "got 16 characters, want at most 10", false},
 			},
 		},
 		{
 			name: "field names with / and ~ are escaped in pointers",
 			doc:  head + "spec:\n  size: 1\n  a/b~c: 1\n",
-			want: []Problem{{"/spec/a~1b~0c", `unknown field "a/b~c"`}},
+			want: []Problem{{"/spec/a~1b~0c", `unknown field "a/b~c"`, true}},
 		},
 		{
 			name: "other served version has its own schema",
 			doc:  "apiVersion: example.com/v2\nkind: Widget\nspec:\n  size: 1\n",
-			want: []Problem{{"/spec/size", "got number, want string"}},
+			want: []Problem{{"/spec/size", "got number, want string", false}},
 		},
 	}
 	for _, tt := range tests {
@@ -273,7 +273,7 @@ func TestValidateGoValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Problem{{"/spec/tags", "got Go value of type []string, want a JSON value"}}
+	want := []Problem{{"/spec/tags", "got Go value of type []string, want a JSON value", false}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems mismatch (-want +got):\n%s", diff)
 	}

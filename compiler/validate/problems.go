@@ -56,7 +56,7 @@ func collect(e *jsonschema.ValidationError, out *[]Problem) {
 	case *kind.AdditionalProperties:
 		// The library reports these at the object; point at each field.
 		for _, p := range k.Properties {
-			add(ptr+"/"+escape(p), "unknown field %q", p)
+			*out = append(*out, Problem{Pointer: ptr + "/" + escape(p), Message: fmt.Sprintf("unknown field %q", p), Unknown: true})
 		}
 	case *kind.Required:
 		// The field is absent: point at the object that should hold it.

@@ -281,6 +281,7 @@ func (m *Memo) Write() (data []byte, changed bool) {
 		for _, p := range r.problems {
 			e.Str(p.Pointer)
 			e.Str(p.Message)
+			e.Bool(p.Unknown)
 		}
 		msg := ""
 		if r.err != nil {
@@ -293,9 +294,9 @@ func (m *Memo) Write() (data []byte, changed bool) {
 
 // memoFormat starts what Write writes: change it whenever the encoding
 // changes. After it come, in object's binary form, the count of verdicts
-// and each one's key, problems (count, then pointer and message of each)
-// and error message ("" for none).
-const memoFormat = "platc-memo-2\n"
+// and each one's key, problems (count, then pointer, message and
+// unknown of each) and error message ("" for none).
+const memoFormat = "platc-memo-3\n"
 
 // Read gives m the verdicts data holds (Write's encoding), before m
 // validates anything. It returns false, and gives none, if data is not
@@ -310,7 +311,7 @@ func (m *Memo) Read(data []byte) bool {
 		if np, isNil := d.Count(); !isNil {
 			r.problems = make([]Problem, 0, np)
 			for range np {
-				r.problems = append(r.problems, Problem{Pointer: d.Str(), Message: d.Str()})
+				r.problems = append(r.problems, Problem{Pointer: d.Str(), Message: d.Str(), Unknown: d.Bool()})
 			}
 		}
 		if msg := d.Str(); msg != "" {

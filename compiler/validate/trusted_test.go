@@ -196,7 +196,7 @@ func TestFromTrustedSkipsMetaSchema(t *testing.T) {
 		t.Fatalf("FromTrusted: %v", err)
 	}
 	gadget := decode(t, "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\nspec: 1\n")
-	want := []Problem{{"/spec", "got number, want string"}}
+	want := []Problem{{"/spec", "got number, want string", false}}
 	got, err := lazy.Validate(gadget)
 	if err != nil {
 		t.Fatalf("a Gadget: %v: the schema was checked against the meta-schema", err)

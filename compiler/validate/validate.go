@@ -93,6 +93,9 @@ func (k *kindSchema) schema() (*jsonschema.Schema, error) {
 type Problem struct {
 	Pointer string // JSON pointer into the object, e.g. /spec/source/helm/valuesObjekt
 	Message string // lower-case, no trailing period, says what is wrong
+	// Unknown says that the problem is a field the schema does not
+	// declare, which Pointer names.
+	Unknown bool
 }
 
 func (p Problem) String() string { return p.Pointer + ": " + p.Message }

@@ -255,35 +255,35 @@ func TestValidateCRDs(t *testing.T) {
 			doc: func(t *testing.T) string {
 				return edit(t, multiSourceApp, "      prune: true", "      prun: true")
 			},
-			want: []Problem{{"/spec/syncPolicy/automated/prun", `unknown field "prun"`}},
+			want: []Problem{{"/spec/syncPolicy/automated/prun", `unknown field "prun"`, true}},
 		},
 		{
 			name: "misspelled field under a helm source",
 			doc: func(t *testing.T) string {
 				return edit(t, multiSourceApp, "      valuesObject:", "      valuesObjekt:")
 			},
-			want: []Problem{{"/spec/sources/0/helm/valuesObjekt", `unknown field "valuesObjekt"`}},
+			want: []Problem{{"/spec/sources/0/helm/valuesObjekt", `unknown field "valuesObjekt"`, true}},
 		},
 		{
 			name: "unknown metadata field",
 			doc: func(t *testing.T) string {
 				return edit(t, multiSourceApp, "  namespace: argocd\n", "  namespace: argocd\n  uid: 1234\n")
 			},
-			want: []Problem{{"/metadata/uid", `unknown field "uid"`}},
+			want: []Problem{{"/metadata/uid", `unknown field "uid"`, true}},
 		},
 		{
 			name: "label value is not a string",
 			doc: func(t *testing.T) string {
 				return edit(t, appProject, "  namespace: argocd\n", "  namespace: argocd\n  labels:\n    replicas: 3\n")
 			},
-			want: []Problem{{"/metadata/labels/replicas", "got number, want string"}},
+			want: []Problem{{"/metadata/labels/replicas", "got number, want string", false}},
 		},
 		{
 			name: "wrong type",
 			doc: func(t *testing.T) string {
 				return edit(t, multiSourceApp, "      prune: true", `      prune: "yes"`)
 			},
-			want: []Problem{{"/spec/syncPolicy/automated/prune", "got string, want boolean"}},
+			want: []Problem{{"/spec/syncPolicy/automated/prune", "got string, want boolean", false}},
 		},
 		{
 			name: "missing required field",
@@ -293,7 +293,7 @@ func TestValidateCRDs(t *testing.T) {
     namespace: guestbook
 `, "")
 			},
-			want: []Problem{{"/spec", `missing required field "destination"`}},
+			want: []Problem{{"/spec", `missing required field "destination"`, false}},
 		},
 		{
 			name: "several problems sorted by pointer",
@@ -304,10 +304,10 @@ func TestValidateCRDs(t *testing.T) {
 				return edit(t, doc, "  finalizers:", "  finalizerz:")
 			},
 			want: []Problem{
-				{"/metadata/finalizerz", `unknown field "finalizerz"`},
-				{"/spec", `missing required field "project"`},
-				{"/spec/sources/1/reff", `unknown field "reff"`},
-				{"/spec/syncPolicy/automated/prune", "got number, want boolean"},
+				{"/metadata/finalizerz", `unknown field "finalizerz"`, true},
+				{"/spec", `missing required field "project"`, false},
+				{"/spec/sources/1/reff", `unknown field "reff"`, true},
+				{"/spec/syncPolicy/automated/prune", "got number, want boolean", false},
 			},
 		},
 		{
@@ -316,8 +316,8 @@ func TestValidateCRDs(t *testing.T) {
 				return edit(t, multiSourceApp, "\nspec:\n", "\nspecs:\n")
 			},
 			want: []Problem{
-				{"", `missing required field "spec"`},
-				{"/specs", `unknown field "specs"`},
+				{"", `missing required field "spec"`, false},
+				{"/specs", `unknown field "specs"`, true},
 			},
 		},
 		{
@@ -325,7 +325,7 @@ func TestValidateCRDs(t *testing.T) {
 			doc: func(t *testing.T) string {
 				return edit(t, appProject, "  - name: ci\n    policies:", "  - policies:")
 			},
-			want: []Problem{{"/spec/roles/0", `missing required field "name"`}},
+			want: []Problem{{"/spec/roles/0", `missing required field "name"`, false}},
 		},
 		{
 			name: "kro template and schema spec are open, resources are not",
@@ -334,7 +334,7 @@ func TestValidateCRDs(t *testing.T) {
 				doc = edit(t, doc, "      name: string", "      nmae: string")
 				return edit(t, doc, "  - id: ingress\n", "  - id: ingress\n    includeWhn: []\n")
 			},
-			want: []Problem{{"/spec/resources/1/includeWhn", `unknown field "includeWhn"`}},
+			want: []Problem{{"/spec/resources/1/includeWhn", `unknown field "includeWhn"`, true}},
 		},
 		{
 			name: "kro enum, pattern and missing id",
@@ -343,9 +343,9 @@ func TestValidateCRDs(t *testing.T) {
 				return edit(t, doc, "  - id: deployment\n", "  - readyWhen: []\n")
 			},
 			want: []Problem{
-				{"/spec/resources/0", `missing required field "id"`},
-				{"/spec/schema/apiVersion", `"kro.run/v1alpha1" does not match pattern "^v[0-9]+(alpha[0-9]+|beta[0-9]+)?$"`},
-				{"/spec/schema/scope", `got "Global", want one of "Namespaced", "Cluster"`},
+				{"/spec/resources/0", `missing required field "id"`, false},
+				{"/spec/schema/apiVersion", `"kro.run/v1alpha1" does not match pattern "^v[0-9]+(alpha[0-9]+|beta[0-9]+)?$"`, false},
+				{"/spec/schema/scope", `got "Global", want one of "Namespaced", "Cluster"`, false},
 			},
 		},
 		{
@@ -353,7 +353,7 @@ func TestValidateCRDs(t *testing.T) {
 			doc: func(t *testing.T) string {
 				return edit(t, rgd, "    kind: WebApp\n", "")
 			},
-			want: []Problem{{"/spec/schema", `missing required field "kind"`}},
+			want: []Problem{{"/spec/schema", `missing required field "kind"`, false}},
 		},
 	}
 	for _, tt := range tests {
@@ -426,7 +426,7 @@ func TestMultiDocumentFile(t *testing.T) {
 func TestConcurrentValidate(t *testing.T) {
 	v := crdValidator(t)
 	bad := decode(t, edit(t, multiSourceApp, "      prune: true", "      prun: true"))
-	want := []Problem{{"/spec/syncPolicy/automated/prun", `unknown field "prun"`}}
+	want := []Problem{{"/spec/syncPolicy/automated/prun", `unknown field "prun"`, true}}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {

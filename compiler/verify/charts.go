@@ -23,6 +23,7 @@ import (
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/validate"
+	"github.com/platc/platc/schemas"
 )
 
 // helmSource is one Helm source of an Application, and what renders it.
@@ -737,6 +738,12 @@ func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 			}
 			if problems, err := val.Validate(obj); err == nil && len(problems) > 0 {
 				for _, p := range problems {
+					// platc's own CRDs bound what platc renders: a field
+					// they lack that Argo CD's CRD declares is the chart's
+					// to set (a cluster's CRDs, with -crds, are whole).
+					if p.Unknown && val == platform && v.in.CRDs == nil && schemas.UpstreamDeclares(h.APIVersion, h.Kind, p.Pointer) {
+						continue
+					}
 					r.crdProblems = append(r.crdProblems, p.String())
 				}
 			}

@@ -53,6 +53,13 @@ func TestRenderedObjectsJudgedOnce(t *testing.T) {
 		{Source: "web/templates/d.yaml", Object: map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "1web", "namespace": "Web"}}},
 		{Source: "web/templates/e.yaml", Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "web", "namespace": "web"}}},
 		{Source: "web/templates/f.yaml", Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject", "metadata": map[string]any{"name": "team"}, "spec": map[string]any{"sourceRepo": "x"}}},
+		// A field platc's CRD lacks and Argo CD's declares (helm.values)
+		// passes; one neither declares does not.
+		{Source: "web/templates/h.yaml", Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": map[string]any{"name": "child"}, "spec": map[string]any{
+			"project":     "default",
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "web"},
+			"source":      map[string]any{"repoURL": "https://charts.example.com", "chart": "web", "targetRevision": "1.0.0", "helm": map[string]any{"values": "a: 1", "version": "v3", "valuez": "b: 2"}},
+		}}},
 		{Source: "web/crds/g.yaml", CRD: true, Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject", "metadata": map[string]any{"name": "Team"}, "spec": map[string]any{"sourceRepo": "x"}}},
 	}...)
 	log := &diag.Log{}
@@ -75,6 +82,7 @@ func TestRenderedObjectsJudgedOnce(t *testing.T) {
 			`chart web 1.0.0 renders Service "1web" (web/templates/d.yaml) for ` + app + ", a name Kubernetes refuses: " + strings.Join(validation.IsDNS1035Label("1web"), "; ") + " [resource-name]",
 			`chart web 1.0.0 renders Service "1web" (web/templates/d.yaml) in namespace "Web" for ` + app + ", which Kubernetes refuses: " + strings.Join(validation.IsDNS1123Label("Web"), "; ") + " [resource-name]",
 			`chart web 1.0.0 renders AppProject "team" (web/templates/f.yaml) for ` + app + `, which its CRD refuses: /spec/sourceRepo: unknown field "sourceRepo" [object-schema]`,
+			`chart web 1.0.0 renders Application "child" (web/templates/h.yaml) for ` + app + `, which its CRD refuses: /spec/source/helm/valuez: unknown field "valuez" [object-schema]`,
 			// A file of crds/ is not validated, but its name is judged.
 			`chart web 1.0.0 renders AppProject "Team" (web/crds/g.yaml) for ` + app + ", a name Kubernetes refuses: " + strings.Join(validation.IsDNS1123Subdomain("Team"), "; ") + " [resource-name]",
 		} {

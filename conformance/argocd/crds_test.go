@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -112,4 +113,52 @@ func TestRenderedMatchesCRDs(t *testing.T) {
 		t.Errorf("validated %d objects; the sample and the golden cases render more", objects)
 	}
 	t.Logf("Argo CD's CRDs admit all %d Applications and AppProjects", objects)
+}
+
+// updateFields makes TestUpstreamFieldsAreArgoCDs write the list instead.
+var updateFields = flag.Bool("update-fields", false, "rewrite schemas/upstream-fields.txt from Argo CD's CRDs")
+
+// TestUpstreamFieldsAreArgoCDs checks that the fields platc knows Argo
+// CD's CRDs declare (schemas/upstream-fields.txt, with which platc
+// accepts a field its smaller CRDs lack in an Application or AppProject
+// that a chart renders) are those of Argo CD's own CRDs at the version
+// platc targets; -update-fields rewrites the file.
+func TestUpstreamFieldsAreArgoCDs(t *testing.T) {
+	up, err := argoCDCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := crdsubset.Fields(up, "argoproj.io/Application", "argoproj.io/AppProject")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An Application's status and operation Argo CD writes itself: what
+	// is below them is not judged (**), and the list keeps the fields
+	// users write.
+	var kept []string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case f[2] == ".status" || f[2] == ".operation":
+			kept = append(kept, l, l+".**")
+		case strings.HasPrefix(f[2], ".status.") || strings.HasPrefix(f[2], ".operation."):
+		default:
+			kept = append(kept, l)
+		}
+	}
+	want := schemas.UpstreamFieldsHeader(upstream.ArgoCD) + strings.Join(kept, "\n") + "\n"
+	const file = "../../schemas/upstream-fields.txt"
+	if *updateFields {
+		if err := os.WriteFile(file, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is not the fields of Argo CD %s's CRDs: go test ./conformance/argocd -run TestUpstreamFieldsAreArgoCDs -update-fields (in conformance/argocd: go test -run TestUpstreamFieldsAreArgoCDs -update-fields) rewrites it", file, upstream.ArgoCD)
+	}
 }

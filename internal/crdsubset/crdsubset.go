@@ -404,3 +404,52 @@ func join(path, name string) string {
 	}
 	return path + "." + name
 }
+
+// Fields lists the fields the CRDs of kinds (group/kind) in files declare,
+// one line per field: "group/Kind version path", sorted. A path is
+// property names each after a dot (".spec.source"); "[]" stands for a list's items, "*" for any
+// key of a map (additionalProperties), and a last "**" for anything
+// below a field that keeps unknown fields
+// (x-kubernetes-preserve-unknown-fields). platc embeds these lines of
+// upstream's CRDs (schemas/upstream-fields.txt) to tell a field its
+// own, smaller CRDs lack from one no CRD declares.
+func Fields(files map[string][]byte, kinds ...string) ([]string, error) {
+	byKind, err := byID(files)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, k := range kinds {
+		c := byKind[k]
+		if c == nil {
+			return nil, fmt.Errorf("%s: no CRD", k)
+		}
+		for _, v := range c.Spec.Versions {
+			var walk func(path string, s map[string]any)
+			walk = func(path string, s map[string]any) {
+				if path != "." {
+					out = append(out, k+" "+v.Name+" "+path)
+				}
+				if isTrue(s, "x-kubernetes-preserve-unknown-fields") {
+					out = append(out, k+" "+v.Name+" "+join(path, "**"))
+				}
+				if props, ok := s["properties"].(map[string]any); ok {
+					for _, name := range slices.Sorted(maps.Keys(props)) {
+						if p, ok := props[name].(map[string]any); ok {
+							walk(join(path, name), p)
+						}
+					}
+				}
+				if items, ok := s["items"].(map[string]any); ok {
+					walk(join(path, "[]"), items)
+				}
+				if ap, ok := s["additionalProperties"].(map[string]any); ok {
+					walk(join(path, "*"), ap)
+				}
+			}
+			walk(".", v.Schema.OpenAPIV3Schema)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}

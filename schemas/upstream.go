@@ -1,0 +1,114 @@
+package schemas
+
+import (
+	_ "embed"
+	"strings"
+	"sync"
+)
+
+// upstreamFields lists the fields upstream's CRDs of the kinds platc
+// embeds a smaller CRD of declare (internal/crdsubset.Fields). platc's
+// CRDs bound what platc renders; an Application or AppProject that a
+// chart renders may set any field Argo CD's CRD declares, which these
+// lines tell from a field no CRD declares. conformance/argocd's
+// TestUpstreamFieldsAreArgoCDs makes them from Argo CD's CRDs at the
+// version platc targets.
+//
+//go:embed upstream-fields.txt
+var upstreamFields string
+
+// UpstreamFieldsHeader is the comment upstream-fields.txt starts with,
+// naming the Argo CD release its fields are of.
+func UpstreamFieldsHeader(argoCD string) string {
+	return "# The fields Argo CD " + argoCD + "'s CRDs of the Application and the AppProject declare,\n" +
+		"# one per line: group/Kind version path, with [] for a list's items, * for a map's\n" +
+		"# keys and ** for anything below. Made by conformance/argocd (go test\n" +
+		"# -run TestUpstreamFieldsAreArgoCDs -update-fields there); do not edit.\n"
+}
+
+// fieldNode is a field of upstreamFields and the fields below it.
+type fieldNode struct {
+	below    map[string]*fieldNode
+	anything bool // x-kubernetes-preserve-unknown-fields: ** below
+}
+
+var upstreamTree = sync.OnceValue(func() map[string]*fieldNode {
+	kinds := map[string]*fieldNode{}
+	for line := range strings.Lines(upstreamFields) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) != 3 {
+			continue
+		}
+		key := fields[0] + " " + fields[1]
+		n := kinds[key]
+		if n == nil {
+			n = &fieldNode{}
+			kinds[key] = n
+		}
+		for _, name := range strings.Split(strings.TrimPrefix(fields[2], "."), ".") {
+			if name == "**" {
+				n.anything = true
+				break
+			}
+			next := n.below[name]
+			if next == nil {
+				next = &fieldNode{}
+				if n.below == nil {
+					n.below = map[string]*fieldNode{}
+				}
+				n.below[name] = next
+			}
+			n = next
+		}
+	}
+	return kinds
+})
+
+// UpstreamDeclares reports whether upstream's CRD of apiVersion and kind
+// declares the field that pointer (a JSON pointer into an object, such as
+// "/spec/source/helm/values") names. It is false for a kind
+// upstream-fields.txt does not list.
+func UpstreamDeclares(apiVersion, kind, pointer string) bool {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		return false
+	}
+	n := upstreamTree()[group+"/"+kind+" "+version]
+	if n == nil {
+		return false
+	}
+	for seg := range strings.SplitSeq(strings.TrimPrefix(pointer, "/"), "/") {
+		if n.anything {
+			return true
+		}
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		next := n.below[seg]
+		if next == nil && isIndex(seg) {
+			next = n.below["[]"]
+		}
+		if next == nil {
+			next = n.below["*"]
+		}
+		if next == nil {
+			return false
+		}
+		n = next
+	}
+	return true
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
