@@ -14,6 +14,7 @@ import (
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/manifests"
 	"github.com/platc/platc/compiler/object"
 )
 
@@ -126,6 +127,7 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	objs, named := b.attachProjects(objs)
 	b.sort(objs, named)
 	b.dropUnnamed()
+	b.keepWithModules()
 	b.orderAppsOfApps()
 	b.findDefaults()
 	b.pinCharts()
@@ -354,7 +356,7 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 		}
 		switch o.Kind {
 		case "Application":
-			if a, ok := appOfApps(o, objs, b.sets, b.manifests, b.opts.Roots, b.home); ok {
+			if a, ok := appOfApps(b.fsys, o, objs, b.sets, b.manifests, b.opts.Roots, b.home); ok {
 				s.AppsOfApps = append(s.AppsOfApps, a)
 				s.skip(o, fmt.Sprintf("an app-of-apps over %s, which this import read: platc's root Application of environment %s delivers its Applications instead (see how to switch, below)", a.Folder, o.Env))
 				continue
@@ -399,6 +401,51 @@ func (b *builder) dropUnnamed() {
 			}
 		}
 		delete(b.projects[o.Env], o.Name)
+		return true
+	})
+}
+
+// keepWithModules leaves an AppProject that a module's folder of this
+// repository delivers to that module where no imported Application names
+// it: the module goes on syncing it after the switch, and the spec
+// writing it too would make platc's root sync it beside the module.
+func (b *builder) keepWithModules() {
+	s := b.s
+	yields := map[string]map[string]bool{} // folder: the AppProjects it delivers
+	delivers := func(dir string, o *Object) bool {
+		if isKustomization(b.fsys, dir) {
+			if yields[dir] == nil {
+				yields[dir] = map[string]bool{}
+				built, _ := manifests.Kustomize(b.fsys, dir)
+				for _, k := range built {
+					if str(k.Body["kind"]) == "AppProject" {
+						yields[dir][str(lookup(k.Body, "metadata", "name"))] = true
+					}
+				}
+			}
+			return yields[dir][o.Name]
+		}
+		return o.Line > 0 && path.Dir(o.File) == dir
+	}
+	s.Imported = slices.DeleteFunc(s.Imported, func(o *Object) bool {
+		if o.Kind != "AppProject" {
+			return false
+		}
+		var module string
+		for _, name := range slices.Sorted(maps.Keys(b.apps[o.Env])) {
+			a := b.apps[o.Env][name]
+			if a.project == o.Name {
+				return false
+			}
+			if dir, ok := a.fields.Get("path").(string); ok && a.ownRepo && module == "" && delivers(dir, o) {
+				module = name
+			}
+		}
+		if module == "" {
+			return false
+		}
+		delete(b.projects[o.Env], o.Name)
+		s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", module))
 		return true
 	})
 }
@@ -713,8 +760,12 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 // appOfApps says whether o syncs a folder of its environment that the
 // import read, of the repository the objects live in (home), and what it
 // creates there: Applications, the ApplicationSets of sets (expanded, so
-// that platc's root delivers their Applications) or AppProjects.
-func appOfApps(o *Object, objs, sets, manifests []*Object, roots []Root, home string) (AppOfApps, bool) {
+// that platc's root delivers their Applications) or AppProjects. A
+// folder that delivers AppProjects beside other objects, and no
+// Application, is a module's: deleted as an app-of-apps, it would leave
+// those objects to nothing. A folder inside the folders read that holds a
+// kustomization is judged by what its build yields, as Argo CD syncs it.
+func appOfApps(fsys fs.FS, o *Object, objs, sets, held []*Object, roots []Root, home string) (AppOfApps, bool) {
 	src, _ := lookup(o.Body, "spec", "source").(map[string]any)
 	if src == nil {
 		if l := anyList(lookup(o.Body, "spec", "sources")); len(l) == 1 {
@@ -744,6 +795,23 @@ func appOfApps(o *Object, objs, sets, manifests []*Object, roots []Root, home st
 	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) && !slices.ContainsFunc(sets, inFolder) {
 		return AppOfApps{}, false
 	}
+	if !exact && isKustomization(fsys, p) {
+		// What the build yields, by kind and name: the folder's files
+		// and those of its bases, not its own files alone.
+		if built, problem := manifests.Kustomize(fsys, p); problem == nil {
+			yields := map[string]bool{}
+			var others []*Object
+			for _, k := range built {
+				apiVersion, kind, name := str(k.Body["apiVersion"]), str(k.Body["kind"]), str(lookup(k.Body, "metadata", "name"))
+				yields[kind+" "+name] = true
+				if apiVersion != "" && kind != "" && name != "" && !(strings.HasPrefix(apiVersion, "argoproj.io/") && argoKinds[kind]) {
+					others = append(others, &Object{Kind: kind, Name: name, Env: o.Env})
+				}
+			}
+			inFolder = func(c *Object) bool { return c.Env == o.Env && yields[c.Kind+" "+c.Name] }
+			held = others
+		}
+	}
 	finalizers := anyList(lookup(o.Body, "metadata", "finalizers"))
 	where := o.Where()
 	if o.GeneratedBy != "" {
@@ -765,20 +833,26 @@ func appOfApps(o *Object, objs, sets, manifests []*Object, roots []Root, home st
 			a.Children = append(a.Children, "ApplicationSet "+c.Name)
 		}
 	}
-	slices.Sort(a.Children)
-	if len(a.Children) == 0 {
-		// It creates AppProjects alone: say which.
-		slices.Sort(projects)
-		a.Children = projects
-	}
-	for _, m := range manifests {
+	for _, m := range held {
 		if inFolder(m) {
 			a.Manifests = append(a.Manifests, m.Kind+" "+m.Name)
 		}
 	}
 	slices.Sort(a.Manifests)
+	slices.Sort(a.Children)
+	if len(a.Children) == 0 {
+		if len(a.Manifests) > 0 {
+			return AppOfApps{}, false // AppProjects beside other objects: a module
+		}
+		// It creates AppProjects alone: say which.
+		slices.Sort(projects)
+		a.Children = projects
+	}
 	return a, true
 }
+
+// argoKinds are the kinds of Argo CD's an app-of-apps creates.
+var argoKinds = map[string]bool{"Application": true, "ApplicationSet": true, "AppProject": true}
 
 // within reports whether the slash path p is dir or inside it; every
 // path is within ".".
