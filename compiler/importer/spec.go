@@ -411,19 +411,27 @@ func (b *builder) dropUnnamed() {
 // writing it too would make platc's root sync it beside the module.
 func (b *builder) keepWithModules() {
 	s := b.s
-	yields := map[string]map[string]bool{} // folder: the AppProjects it delivers
+	// yields are the AppProjects a folder's kustomization builds, by
+	// folder; nil where it does not build offline, where the folder's own
+	// files stand for it.
+	yields := map[string]map[string]bool{}
 	delivers := func(dir string, o *Object) bool {
 		if isKustomization(b.fsys, dir) {
-			if yields[dir] == nil {
-				yields[dir] = map[string]bool{}
-				built, _ := manifests.Kustomize(b.fsys, dir)
-				for _, k := range built {
-					if str(k.Body["kind"]) == "AppProject" {
-						yields[dir][str(lookup(k.Body, "metadata", "name"))] = true
+			y, seen := yields[dir]
+			if !seen {
+				if built, problem := manifests.Kustomize(b.fsys, dir); problem == nil {
+					y = map[string]bool{}
+					for _, k := range built {
+						if str(k.Body["kind"]) == "AppProject" {
+							y[str(lookup(k.Body, "metadata", "name"))] = true
+						}
 					}
 				}
+				yields[dir] = y
 			}
-			return yields[dir][o.Name]
+			if y != nil {
+				return y[o.Name]
+			}
 		}
 		return o.Line > 0 && path.Dir(o.File) == dir
 	}
@@ -795,10 +803,13 @@ func appOfApps(fsys fs.FS, o *Object, objs, sets, held []*Object, roots []Root, 
 	if !exact && !slices.ContainsFunc(objs, func(c *Object) bool { return c.GeneratedBy == "" && inFolder(c) }) && !slices.ContainsFunc(sets, inFolder) {
 		return AppOfApps{}, false
 	}
+	unbuilt := false // a kustomization that does not build offline
 	if !exact && isKustomization(fsys, p) {
 		// What the build yields, by kind and name: the folder's files
 		// and those of its bases, not its own files alone.
-		if built, problem := manifests.Kustomize(fsys, p); problem == nil {
+		built, problem := manifests.Kustomize(fsys, p)
+		unbuilt = problem != nil
+		if problem == nil {
 			yields := map[string]bool{}
 			var others []*Object
 			for _, k := range built {
@@ -841,8 +852,11 @@ func appOfApps(fsys fs.FS, o *Object, objs, sets, held []*Object, roots []Root, 
 	slices.Sort(a.Manifests)
 	slices.Sort(a.Children)
 	if len(a.Children) == 0 {
-		if len(a.Manifests) > 0 {
-			return AppOfApps{}, false // AppProjects beside other objects: a module
+		if len(a.Manifests) > 0 || unbuilt {
+			// AppProjects beside other objects, or beside what a
+			// kustomization builds that import cannot see (a Helm
+			// chart it inflates, a remote base): a module.
+			return AppOfApps{}, false
 		}
 		// It creates AppProjects alone: say which.
 		slices.Sort(projects)
