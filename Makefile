@@ -58,7 +58,7 @@ install:
 test: bin/platc
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt -l lists:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -json ./... | $(GO) run ./internal/testsummary
+	$(GO) test -json ./... | (cd tools && $(GO) run ./testsummary)
 	cd tools && $(GO) vet ./... && $(GO) test ./...
 	$(PLATC) check
 
@@ -145,7 +145,7 @@ bench:
 ## bench-compare: time cue export, the pure-CUE way and platc render on the same
 ## generated platforms; prints medians, peak memory and ratios (docs/performance.md)
 bench-compare:
-	$(GO) run ./internal/benchcompare $(BENCH_COMPARE_FLAGS)
+	cd tools && $(GO) run ./benchcompare $(BENCH_COMPARE_FLAGS)
 
 ## quickstart: deliver the local environment to the current kube context;
 ## QUICKSTART_DIRECT_APPLY=1 installs it with helm and kubectl, without Argo CD
@@ -169,9 +169,9 @@ ARGOCD_VALUES = $(wildcard out/deploy/gitops/argocd/argocd-values.yaml)
 PROJECT ?= argocd
 upstream-diff:
 ifdef FROM
-	$(GO) run ./internal/upstreamdiff -project $(PROJECT) -from $(FROM) $(if $(TO),-to $(TO))
+	cd tools && $(GO) run ./upstreamdiff -project $(PROJECT) -from $(FROM) $(if $(TO),-to $(TO))
 else
-	$(GO) run ./internal/upstreamdiff -newer
+	cd tools && $(GO) run ./upstreamdiff -newer
 endif
 
 ## bootstrap-argocd: install the Argo CD platc checks by into namespace argocd:

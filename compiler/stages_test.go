@@ -22,6 +22,7 @@ var helpers = map[string]string{
 	"argocd":            "model",
 	"charts":            "",
 	"charts/chartstest": "",
+	"synth":             "",
 	"diag":              "",
 	"kro":               "",
 	"manifests":         "",

@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/internal/synth"
+	"github.com/platc/platc/compiler/synth"
 	"github.com/platc/platc/schemas"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/internal/synth"
+	"github.com/platc/platc/compiler/synth"
 )
 
 // parsedReading is what Begin reads from files it parses with CUE: the

@@ -4,7 +4,7 @@
 // with its reason, and last one line of counts (tests and subtests passed,
 // failed and skipped): `make test` runs
 //
-//	go test -json ./... | go run ./internal/testsummary
+//	go test -json ./... | (cd tools && go run ./testsummary)
 //
 // so that a test skipped for want of something (git, bash, symbolic
 // links) is seen without -v. It exits 1 when a test or a build failed,

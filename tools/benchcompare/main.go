@@ -48,12 +48,12 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/platc/platc/internal/synth"
+	"github.com/platc/platc/compiler/synth"
 )
 
 var (
 	runs     = flag.Int("runs", 5, "runs of each command; the median is reported")
-	sizes    = flag.String("sizes", "sample,50x200x20,100x500x40", "comma-separated sizes: sample, or one of internal/synth's")
+	sizes    = flag.String("sizes", "sample,50x200x20,100x500x40", "comma-separated sizes: sample, or one of compiler/synth's")
 	skipPure = flag.String("skip-pure", "100x500x40", "sizes at which (b) is not run (it is the slow one)")
 )
 
@@ -67,7 +67,11 @@ func main() {
 		runRequests()
 		return
 	}
+	root := flag.String("C", "..", "platc's repository `folder` (the default is tools/'s parent)")
 	flag.Parse()
+	// It builds ./cmd/platc, cue at go.mod's version, and copies the
+	// sample, from the repository's root.
+	check(os.Chdir(*root))
 	startRunner()
 	tmp, err := os.MkdirTemp("", "platc-bench-")
 	check(err)
