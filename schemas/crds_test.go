@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/validate"
-	"github.com/platc/platc/internal/crdsubset"
 	"github.com/platc/platc/schemas"
+	"github.com/platc/platc/schemas/crdsubset"
 )
 
 // TestEmbeddedCRDsAreValid checks every CRD in crds/: an

@@ -17,8 +17,8 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/upstream"
 	"github.com/platc/platc/compiler/validate"
-	"github.com/platc/platc/internal/crdsubset"
 	"github.com/platc/platc/schemas"
+	"github.com/platc/platc/schemas/crdsubset"
 )
 
 // argoCDCRDs are the CRDs of the Application and the AppProject as Argo CD

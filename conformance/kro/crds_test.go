@@ -3,7 +3,7 @@ package conformance
 import (
 	"testing"
 
-	"github.com/platc/platc/internal/crdsubset"
+	"github.com/platc/platc/schemas/crdsubset"
 )
 
 // TestEmbeddedCRDsAreSubsets checks that the ResourceGraphDefinition CRD
