@@ -80,6 +80,10 @@ func chartsIn(c *call) (*chartStore, *os.Root, int) {
 		fmt.Fprintf(c.stderr, "platc %s: there is no chart cache (%s=off, or no cache directory): set %s to a folder\n", c.cmd.name, CacheEnv, CacheEnv)
 		return nil, nil, ExitUsage
 	}
+	if msg := cacheInOutput(c.dir, model.DefaultOutDir); msg != "" {
+		fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, msg)
+		return nil, nil, ExitUsage
+	}
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "platc: opening the repository: %v\n", err)
@@ -157,6 +161,11 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 	// false where writing the cache failed, which ends the pull.
 	lockOne := func(at, what, name, repo, chart, version string, keep bool) bool {
 		if lock.Find(repo, chart, version) != nil {
+			return true
+		}
+		if err := charts.CheckFileName(chart, version); err != nil {
+			fmt.Fprintf(stderr, "%s: %v: fix the dependency\n", at, err)
+			failed = true
 			return true
 		}
 		prev := old.Find(repo, chart, version)
