@@ -87,8 +87,10 @@ func ParseLock(data []byte) (*Lock, error) {
 		if err := CheckFileName(e.Chart, e.Version); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i+1, err)
 		}
-		if !ValidDigest(e.Digest) || (e.ManifestDigest != "" && !ValidDigest(e.ManifestDigest)) {
-			return nil, fmt.Errorf("entry %d (%s %s): a digest is sha256: and 64 lower-case hexadecimal digits", i+1, e.Chart, e.Version)
+		for _, d := range []struct{ field, value string }{{"digest", e.Digest}, {"manifestDigest", e.ManifestDigest}} {
+			if (d.value != "" || d.field == "digest") && !ValidDigest(d.value) {
+				return nil, fmt.Errorf("entry %d (%s %s): %s %q is malformed: a digest is sha256: and 64 lower-case hexadecimal digits", i+1, e.Chart, e.Version, d.field, d.value)
+			}
 		}
 		k := [3]string{e.RepoURL, e.Chart, e.Version}
 		if seen[k] {

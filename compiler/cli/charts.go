@@ -49,6 +49,22 @@ func (s *chartStore) Archive(digest string) ([]byte, bool) {
 	return data, true
 }
 
+// Damaged implements charts.DamagedArchives: the cache's file for digest
+// holds other bytes.
+func (s *chartStore) Damaged(digest string) (file, got string, ok bool) {
+	if s == nil || !charts.ValidDigest(digest) {
+		return "", "", false
+	}
+	data, err := os.ReadFile(s.file(digest))
+	if err != nil {
+		return "", "", false
+	}
+	if got = charts.Digest(data); got == digest {
+		return "", "", false
+	}
+	return s.file(digest), got, true
+}
+
 // put stores an archive under its digest, beside its place then renamed.
 func (s *chartStore) put(data []byte) error {
 	if err := os.MkdirAll(s.dir, 0o777); err != nil {
