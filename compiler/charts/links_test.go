@@ -16,20 +16,20 @@ func TestFolderLinks(t *testing.T) {
 		return fstest.MapFS{
 			"web/Chart.yaml":             {Data: []byte("apiVersion: v2\nname: web\nversion: 1.0.0\n")},
 			"web/values.yaml":            {Data: []byte("replicas: 1\n")},
-			"shared/cm.yaml":             {Data: []byte("kind: ConfigMap\n")},
+			"common/cm.yaml":             {Data: []byte("kind: ConfigMap\n")},
 			"web/templates/" + link:      {Data: []byte(target), Mode: fs.ModeSymlink},
-			"shared/dir/x.yaml":          {Data: []byte("x: 1\n")},
+			"common/dir/x.yaml":          {Data: []byte("x: 1\n")},
 			"web/templates/.keep":        {Data: nil},
 			"web/templates/service.yaml": {Data: []byte("kind: Service\n")},
 		}
 	}
-	if _, err := charts.LoadFolder(chart("cm.yaml", "../../shared/cm.yaml"), "web"); err != nil {
+	if _, err := charts.LoadFolder(chart("cm.yaml", "../../common/cm.yaml"), "web"); err != nil {
 		t.Errorf("a link inside the repository: %v", err)
 	}
 	for _, c := range []struct{ target, want string }{
 		{"../../../etc/passwd", `web/templates/cm.yaml is a symbolic link to "../../../etc/passwd", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
 		{"/etc/passwd", `web/templates/cm.yaml is a symbolic link to "/etc/passwd", outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it`},
-		{"../../shared/dir", `web/templates/cm.yaml is a symbolic link to a folder ("../../shared/dir"), which platc does not follow in a chart: copy the folder into the chart, or link its files one by one`},
+		{"../../common/dir", `web/templates/cm.yaml is a symbolic link to a folder ("../../common/dir"), which platc does not follow in a chart: copy the folder into the chart, or link its files one by one`},
 		{"nowhere.yaml", `web/templates/cm.yaml is a symbolic link to "nowhere.yaml", which does not exist: fix the link, or remove it`},
 	} {
 		_, err := charts.LoadFolder(chart("cm.yaml", c.target), "web")
