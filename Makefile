@@ -103,8 +103,12 @@ e2e:
 ## rehearse: deliver a platform's committed render to the real controllers on this
 ## machine, one control plane per environment: make rehearse DIR=../my-platform ENV=customer
 ## (default: this repository's sample, every environment); REHEARSE_FLAGS=-hold keeps them running
+# DIR and ENV reach it as one argument each, as written (make's $(value),
+# single-quoted for the shell: quote); REHEARSE_FLAGS is flags, split at
+# spaces.
+quote = '$(subst ','\'',$(1))'
 rehearse:
-	cd e2e && $(GO) run ./cmd/rehearse -programs $(CURDIR)/e2e/programs -C $(abspath $(or $(DIR),.)) $(if $(ENV),-env $(ENV)) $(REHEARSE_FLAGS)
+	dir="$$(cd $(call quote,$(or $(value DIR),.)) && pwd)" && cd e2e && $(GO) run ./cmd/rehearse -programs $(call quote,$(CURDIR)/e2e/programs) -C "$$dir" $(if $(value ENV),-env $(call quote,$(value ENV))) $(REHEARSE_FLAGS)
 
 ## hooks: install the Git pre-commit hook that refuses a commit whose staged out/ is stale
 hooks:

@@ -323,6 +323,7 @@ func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer 
 		lock, err := charts.ParseLock(data)
 		if err != nil {
 			log.Reportf(diag.ChartLock, diag.Pos{File: lockFile}, "", "%v: fix the file, or remove it and run platc charts pull", err)
+			r.LockBroken = true
 		}
 		r.Lock = lock
 	}

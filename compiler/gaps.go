@@ -138,7 +138,10 @@ func gaps(spec *model.Spec, opts Options, r *charts.Renderer, log *diag.Log) []G
 	}
 	if r != nil {
 		unrendered := r.Unrendered()
-		if names := unrendered[charts.NoLock]; len(names) > 0 {
+		if names := unrendered[charts.NoLock]; len(names) > 0 && r.LockBroken {
+			add(Gap{Kind: GapUnlockedCharts, Names: names, Notes: []string{fmt.Sprintf("%s not rendered, since %s cannot be read (its error says why): %s",
+				plural(len(names), "chart is", "charts are"), path.Join(opts.SpecDir, charts.LockFile), strings.Join(names, ", "))}})
+		} else if len(names) > 0 {
 			add(Gap{Kind: GapUnlockedCharts, Names: names, Notes: []string{fmt.Sprintf("%s not rendered, since %s has no %s: %s; run platc charts pull (it uses the network) to lock, fetch and render them",
 				plural(len(names), "chart is", "charts are"), opts.SpecDir, charts.LockFile, strings.Join(names, ", "))}})
 		} else {

@@ -24,21 +24,46 @@ bin=${RUNNER_TEMP:-$(mktemp -d)}/platc-action
 # same).
 tags=-tags=kustomize_disable_go_plugin_support
 
-# The release to install: the input version, else the action's own ref
-# when it is a release's tag (uses: platc/platc@v1.2.0).
-version=${PLATC_VERSION:-}
-if [ -z "$version" ] && [[ "${GITHUB_ACTION_REF:-}" =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]]; then
-	version=$GITHUB_ACTION_REF
-fi
-releases=${PLATC_RELEASES_URL:-https://github.com/platc/platc/releases}
+
+# escape escapes $1 as the message of a workflow command, as GitHub's
+# toolkit does (%, CR and LF), so that an input holding a line break and
+# :: starts no command of its own.
+escape() {
+	local s=${1//%/%25}
+	s=${s//$'\r'/%0D}
+	printf '%s' "${s//$'\n'/%0A}"
+}
 
 # fail ends the step with an annotation, which the run's summary shows,
-# closing the group the log shows as one line.
+# closing the group the log shows as one line, if one is open.
+group=""
 fail() {
-	echo "::endgroup::"
-	echo "::error title=platc action::$1"
+	[ -z "$group" ] || echo "::endgroup::"
+	echo "::error title=platc action::$(escape "$1")"
 	exit 1
 }
+
+# The inputs are checked before anything is installed. The version is a
+# release's tag, latest, or empty.
+semver='^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$'
+if [ -n "${PLATC_VERSION:-}" ] && [ "$PLATC_VERSION" != latest ] && ! [[ "$PLATC_VERSION" =~ $semver ]]; then
+	fail "the input version $PLATC_VERSION is not a release of platc: write a release's tag (v1.2.0), latest, or nothing to use the action's own ref"
+fi
+# args is split at spaces, tabs and line breaks, every line of it (the
+# form args: | gives), and not globbed: each word is an argument as it
+# is. A word the shell would have read otherwise (a quote, an escape, a
+# variable) is refused, not passed as written.
+args=()
+while IFS=$' \t\r' read -r -a words; do
+	args+=(${words[@]+"${words[@]}"})
+done <<<"${PLATC_ARGS:-}"
+for word in ${args[@]+"${args[@]}"}; do
+	case $word in
+	*[\'\"\\\`\$]*)
+		fail "the input args holds the word $word, which the action cannot pass as written: it splits args at spaces and line breaks and passes each word as it is, with no quotes, escapes or variables; write each argument without them (a folder whose name holds a space goes in working-directory)"
+		;;
+	esac
+done
 
 # download installs release $1's archive for this runner into $bin, after
 # checking it against the release's checksums. It fails (status 1) when
@@ -84,14 +109,25 @@ download() {
 	rm -rf "$dir"
 }
 
+# The release to install: the input version, else the action's own ref
+# when it is a release's tag (uses: platc/platc@v1.2.0).
+version=${PLATC_VERSION:-}
+if [ -z "$version" ] && [[ "${GITHUB_ACTION_REF:-}" =~ $semver ]]; then
+	version=$GITHUB_ACTION_REF
+fi
+releases=${PLATC_RELEASES_URL:-https://github.com/platc/platc/releases}
+
 # The build's output is grouped: the log shows one line for it unless
 # opened, and the check's annotations stand out.
 if [ -n "$version" ]; then
 	if [ "$version" = latest ]; then
 		# The latest release's page redirects to its tag's.
 		url=$(curl -fsSLI -o /dev/null -w '%{url_effective}' "$releases/latest") || url=""
-		[[ "$url" =~ /tag/(v[^/]+)$ ]] && version=${BASH_REMATCH[1]}
+		if [[ "$url" =~ /tag/(v[^/]+)$ ]] && tag=${BASH_REMATCH[1]} && [[ "$tag" =~ $semver ]]; then
+			version=$tag
+		fi
 	fi
+	group=1
 	echo "::group::installing platc $version"
 	if ! download "$version"; then
 		if ! GOBIN=$bin go install "$tags" "github.com/platc/platc/cmd/platc@$version"; then
@@ -99,7 +135,8 @@ if [ -n "$version" ]; then
 		fi
 	fi
 else
-	echo "::group::building platc from $GITHUB_ACTION_PATH"
+	group=1
+	echo "::group::building platc from $(escape "$GITHUB_ACTION_PATH")"
 	if ! (cd "$GITHUB_ACTION_PATH" && go build "$tags" -o "$bin/platc" ./cmd/platc); then
 		fail "building platc from $GITHUB_ACTION_PATH failed: the log of this step says why"
 	fi
@@ -107,6 +144,4 @@ fi
 "$bin/platc" version
 echo "::endgroup::"
 
-# args is split at spaces, and not globbed: an input is one string.
-read -r -a args <<<"${PLATC_ARGS:-}"
-"$bin/platc" check -C "${PLATC_WORKING_DIRECTORY:-.}" -format github "${args[@]}"
+"$bin/platc" check -C "${PLATC_WORKING_DIRECTORY:-.}" -format github ${args[@]+"${args[@]}"}

@@ -160,6 +160,30 @@ func TestActionInstallsARelease(t *testing.T) {
 // the archives is a script that says what it was asked.
 func TestActionDownloadsARelease(t *testing.T) {
 	needTools(t, "bash", "curl", "tar")
+	releases, archive, sums := serveRelease(t)
+
+	want := "::group::installing platc v1.2.0\nplatc v1.2.0 (0123456) go1.26.8\n::endgroup::\nplatc check -C . -format github\n"
+	for _, env := range [][]string{{"PLATC_VERSION=v1.2.0"}, {"PLATC_VERSION=latest"}, {"GITHUB_ACTION_REF=v1.2.0"}} {
+		env = append(env, "PLATC_RELEASES_URL="+releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=ARM64", "GOPROXY=off")
+		stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), env...)
+		if code != 0 || stdout != want {
+			t.Errorf("the action with %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0, stdout:\n%s", env[0], code, stdout, stderr, want)
+		}
+	}
+
+	*sums = strings.Repeat("0", 64) + "  platc_1.2.0_linux_arm64.tar.gz\n"
+	stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), "PLATC_VERSION=v1.2.0", "PLATC_RELEASES_URL="+releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=ARM64")
+	wantErr := fmt.Sprintf("::group::installing platc v1.2.0\n::endgroup::\n::error title=platc action::platc_1.2.0_linux_arm64.tar.gz of %s/download/v1.2.0 is not the archive its checksums file names (sha256 %x, want %s): download it again, or report it to platc\n", releases.URL, sha256.Sum256(archive), strings.Repeat("0", 64))
+	if code != 1 || stdout != wantErr {
+		t.Errorf("the action with a wrong checksum: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 1, stdout:\n%s", code, stdout, stderr, wantErr)
+	}
+}
+
+// serveRelease serves the releases of platc v1.2.0 for linux on arm64,
+// whose platc is a script that says what it was asked; it returns the
+// server, the archive, and its checksums file, which a test may change.
+func serveRelease(t *testing.T) (*httptest.Server, []byte, *string) {
+	t.Helper()
 	platc := "#!/bin/sh\nif [ \"$1\" = version ]; then echo 'platc v1.2.0 (0123456) go1.26.8'; else echo \"platc $*\"; fi\n"
 	archive := tarGz(t, "platc", platc)
 	sums := fmt.Sprintf("%x  platc_1.2.0_linux_arm64.tar.gz\n", sha256.Sum256(archive))
@@ -171,22 +195,40 @@ func TestActionDownloadsARelease(t *testing.T) {
 	mux.HandleFunc("/download/v1.2.0/platc_1.2.0_linux_arm64.tar.gz", func(w http.ResponseWriter, _ *http.Request) { w.Write(archive) })
 	mux.HandleFunc("/download/v1.2.0/platc_1.2.0_checksums.txt", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, sums) })
 	releases := httptest.NewServer(mux)
-	defer releases.Close()
+	t.Cleanup(releases.Close)
+	return releases, archive, &sums
+}
 
-	want := "::group::installing platc v1.2.0\nplatc v1.2.0 (0123456) go1.26.8\n::endgroup::\nplatc check -C . -format github\n"
-	for _, env := range [][]string{{"PLATC_VERSION=v1.2.0"}, {"PLATC_VERSION=latest"}, {"GITHUB_ACTION_REF=v1.2.0"}} {
-		env = append(env, "PLATC_RELEASES_URL="+releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=ARM64", "GOPROXY=off")
-		stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), env...)
-		if code != 0 || stdout != want {
-			t.Errorf("the action with %s: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0, stdout:\n%s", env[0], code, stdout, stderr, want)
+// TestActionInputs feeds the action's inputs what a workflow may hold:
+// args over several lines (the form args: | gives) reach platc check
+// word by word, every line; a word the action cannot pass as written (a
+// quote, an escape, a variable) is refused, and so is a version that is
+// no release, before anything is installed; and no input, line breaks
+// and :: in it, starts a workflow command of its own.
+func TestActionInputs(t *testing.T) {
+	needTools(t, "bash", "curl", "tar")
+	releases, _, _ := serveRelease(t)
+	env := []string{"PLATC_RELEASES_URL=" + releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=ARM64", "GOPROXY=off", "PLATC_VERSION=v1.2.0"}
+	for _, c := range []struct {
+		name, input, value string
+		code               int
+		stdout             string
+	}{
+		{"args over lines", "PLATC_ARGS", "-strict\n  -spec platform/sources \r\n\n-out\tdeploy/\n", 0,
+			"::group::installing platc v1.2.0\nplatc v1.2.0 (0123456) go1.26.8\n::endgroup::\nplatc check -C . -format github -strict -spec platform/sources -out deploy/\n"},
+		{"args with a quote", "PLATC_ARGS", "-strict\n-spec 'my platform/sources'", 1,
+			"::error title=platc action::the input args holds the word 'my, which the action cannot pass as written: it splits args at spaces and line breaks and passes each word as it is, with no quotes, escapes or variables; write each argument without them (a folder whose name holds a space goes in working-directory)\n"},
+		{"args with a variable", "PLATC_ARGS", "-spec $HOME/x", 1,
+			"::error title=platc action::the input args holds the word $HOME/x, which the action cannot pass as written: it splits args at spaces and line breaks and passes each word as it is, with no quotes, escapes or variables; write each argument without them (a folder whose name holds a space goes in working-directory)\n"},
+		{"args with a command", "PLATC_ARGS", "-strict\n::warning::x%\\", 1,
+			"::error title=platc action::the input args holds the word ::warning::x%25\\, which the action cannot pass as written: it splits args at spaces and line breaks and passes each word as it is, with no quotes, escapes or variables; write each argument without them (a folder whose name holds a space goes in working-directory)\n"},
+		{"version over lines", "PLATC_VERSION", "v1.2.0\n::warning::injected\r", 1,
+			"::error title=platc action::the input version v1.2.0%0A::warning::injected%0D is not a release of platc: write a release's tag (v1.2.0), latest, or nothing to use the action's own ref\n"},
+	} {
+		stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), append(env, c.input+"="+c.value)...)
+		if code != c.code || stdout != c.stdout {
+			t.Errorf("the action with %s (%s=%q): exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s", c.name, c.input, c.value, code, stdout, stderr, c.code, c.stdout)
 		}
-	}
-
-	sums = strings.Repeat("0", 64) + "  platc_1.2.0_linux_arm64.tar.gz\n"
-	stdout, stderr, code := action(t, t.TempDir(), t.TempDir(), "PLATC_VERSION=v1.2.0", "PLATC_RELEASES_URL="+releases.URL, "RUNNER_OS=Linux", "RUNNER_ARCH=ARM64")
-	wantErr := fmt.Sprintf("::group::installing platc v1.2.0\n::endgroup::\n::error title=platc action::platc_1.2.0_linux_arm64.tar.gz of %s/download/v1.2.0 is not the archive its checksums file names (sha256 %x, want %s): download it again, or report it to platc\n", releases.URL, sha256.Sum256(archive), strings.Repeat("0", 64))
-	if code != 1 || stdout != wantErr {
-		t.Errorf("the action with a wrong checksum: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 1, stdout:\n%s", code, stdout, stderr, wantErr)
 	}
 }
 

@@ -48,3 +48,42 @@ func TestMakefileSources(t *testing.T) {
 		}
 	}
 }
+
+// TestMakeRehearseQuotes runs make rehearse with a go that prints its
+// arguments, one a line: DIR and ENV reach the rehearsal as one argument
+// each, whatever they hold (a space, a quote, a command of the shell).
+func TestMakeRehearseQuotes(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not found")
+	}
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "my platform's $(touch pwned)")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	goArgs := filepath.Join(tmp, "go")
+	if err := os.WriteFile(goArgs, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := "it's; touch pwned; echo \"$HOME\" `touch pwned`"
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-s", "--no-print-directory", "-C", root, "rehearse", "GO="+goArgs, "DIR="+dir, "ENV="+env)
+	cmd.Dir = tmp
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make rehearse: %v\n%s", err, out)
+	}
+	want := strings.Join([]string{"run", "./cmd/rehearse", "-programs", root + "/e2e/programs", "-C", dir, "-env", env}, "\n") + "\n"
+	if string(out) != want {
+		t.Errorf("make rehearse ran go with:\n%s\nwant:\n%s", out, want)
+	}
+	for _, d := range []string{tmp, root, filepath.Join(root, "e2e")} {
+		if _, err := os.Lstat(filepath.Join(d, "pwned")); err == nil {
+			os.Remove(filepath.Join(d, "pwned"))
+			t.Errorf("make rehearse ran a command of ENV or DIR: %s/pwned exists", d)
+		}
+	}
+}

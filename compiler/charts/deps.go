@@ -191,7 +191,7 @@ func resolveRepoNames(fsys fs.FS, dir string, req []*chart.Dependency, added []s
 		switch {
 		case d.Repository == "":
 		case strings.HasPrefix(d.Repository, "file://"):
-			if _, err := localPath(fsys, dir, d.Repository); err != nil {
+			if _, err := localPath(fsys, dir, d.Name, d.Repository); err != nil {
 				return err
 			}
 		case isOCI(d.Repository):
@@ -280,14 +280,16 @@ func hashV2Req(req []*chart.Dependency) (string, error) {
 // file:// repository names, relative to the chart's folder, which must
 // exist in the repository (Argo CD's repo server has the repository
 // alone).
-func localPath(fsys fs.FS, dir, repo string) (string, error) {
+// A folder outside the repository is platc's message, which names the
+// Chart.yaml and the dependency.
+func localPath(fsys fs.FS, dir, name, repo string) (string, error) {
 	p := strings.TrimPrefix(repo, "file://")
-	if strings.HasPrefix(p, "/") {
-		return "", fmt.Errorf("directory %s not found: it is outside the repository", p)
-	}
 	full := path.Join(dir, p)
-	if full == ".." || strings.HasPrefix(full, "../") {
-		return "", fmt.Errorf("directory %s not found: it is outside the repository", full)
+	if strings.HasPrefix(p, "/") || full == ".." || strings.HasPrefix(full, "../") {
+		if strings.HasPrefix(p, "/") {
+			full = p
+		}
+		return "", fmt.Errorf("%s: dependency %s names %s, the folder %s, which is outside the repository: Argo CD's repo server has the repository alone; move the chart into the repository and name its folder from %s", path.Join(dir, "Chart.yaml"), name, repo, full, dir)
 	}
 	if _, err := fs.Stat(fsys, full); errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("directory %s not found", full)
@@ -339,7 +341,7 @@ func (p *depPlan) downloadAll(fsys fs.FS, dir string, files []*archive.BufferedF
 			}
 		case strings.HasPrefix(d.Repository, "file://"):
 			// tarFromLocalDir.
-			folder, err := localPath(fsys, dir, d.Repository)
+			folder, err := localPath(fsys, dir, d.Name, d.Repository)
 			if err != nil {
 				return err
 			}

@@ -176,6 +176,7 @@ func TestBuildAsHelmBuilds(t *testing.T) {
 	libYAML := "apiVersion: v2\nname: lib\nversion: 0.1.0\n"
 	libArchive := string(BuildArchive("lib", map[string][]byte{"Chart.yaml": []byte(libYAML)}))
 	str := func(s string) *string { return &s }
+	outChart := *replace(ch, "file://../lib", "file://../../lib")
 	for _, c := range []struct {
 		name  string
 		edits map[string]*string
@@ -192,6 +193,8 @@ func TestBuildAsHelmBuilds(t *testing.T) {
 			err: "error building helm chart dependencies: can't get a valid version for dependency lib"},
 		{name: "a file:// folder that is not there", edits: map[string]*string{"lib/Chart.yaml": nil, "lib/templates/cm.yaml": nil},
 			err: "error building helm chart dependencies: directory lib not found"},
+		{name: "a file:// folder outside the repository", edits: map[string]*string{"web/Chart.yaml": &outChart, "web/Chart.lock": relock(outChart, *replace(lock, "file://../lib", "file://../../lib"))},
+			err: "error building helm chart dependencies: web/Chart.yaml: dependency lib names file://../../lib, the folder ../lib, which is outside the repository: Argo CD's repo server has the repository alone; move the chart into the repository and name its folder from web"},
 		{name: "no Chart.lock", edits: map[string]*string{"web/Chart.lock": nil},
 			note: "the chart in web is not rendered: it has no Chart.lock, so Argo CD resolves the versions of its dependencies when it renders it (helm dependency update, online); run helm dependency update in web and commit Chart.lock, then platc charts pull"},
 		{name: "a repository alias", edits: map[string]*string{"web/Chart.yaml": replace(ch, depsRepo, `"@local"`)},

@@ -84,13 +84,13 @@ func ParseLock(data []byte) (*Lock, error) {
 		if e.RepoURL == "" || e.Chart == "" || e.Version == "" {
 			return nil, fmt.Errorf("entry %d: repoURL, chart and version are required", i+1)
 		}
-		// The vendor folder names an archive by chart and version: a
-		// name that is not one file name would write elsewhere.
-		if f := e.File(); strings.ContainsAny(f, "/\\\x00") || strings.HasPrefix(f, ".") || strings.Contains(f, "..") {
-			return nil, fmt.Errorf("entry %d: chart %q version %q is not a chart's name and version (a file name, %s, without a folder or ..)", i+1, e.Chart, e.Version, f)
+		if err := CheckFileName(e.Chart, e.Version); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i+1, err)
 		}
-		if !ValidDigest(e.Digest) || (e.ManifestDigest != "" && !ValidDigest(e.ManifestDigest)) {
-			return nil, fmt.Errorf("entry %d (%s %s): a digest is sha256: and 64 lower-case hexadecimal digits", i+1, e.Chart, e.Version)
+		for _, d := range []struct{ field, value string }{{"digest", e.Digest}, {"manifestDigest", e.ManifestDigest}} {
+			if (d.value != "" || d.field == "digest") && !ValidDigest(d.value) {
+				return nil, fmt.Errorf("entry %d (%s %s): %s %q is malformed: a digest is sha256: and 64 lower-case hexadecimal digits", i+1, e.Chart, e.Version, d.field, d.value)
+			}
 		}
 		k := [3]string{e.RepoURL, e.Chart, e.Version}
 		if seen[k] {
@@ -99,6 +99,18 @@ func ParseLock(data []byte) (*Lock, error) {
 		seen[k] = true
 	}
 	return &l, nil
+}
+
+// CheckFileName says why a chart's name and version cannot name its
+// archive in the vendor folder (Entry.File), or nil: a name that is not
+// one file name (a folder, .., a name that starts with a dot) would write
+// elsewhere.
+func CheckFileName(chart, version string) error {
+	e := Entry{Chart: chart, Version: version}
+	if f := e.File(); strings.ContainsAny(f, "/\\\x00") || strings.HasPrefix(f, ".") || strings.Contains(f, "..") {
+		return fmt.Errorf("chart %q version %q is not a chart's name and version: its archive would be %s, which is no file name of the vendor folder (a name without /, \\ or ..)", chart, version, f)
+	}
+	return nil
 }
 
 // Marshal writes the lock file, entries sorted by name then repository,

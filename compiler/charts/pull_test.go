@@ -111,6 +111,10 @@ func TestLockRefusesPathsInNames(t *testing.T) {
 			t.Errorf("chart %q version %q: %v", tc.chart, tc.version, err)
 		}
 	}
+	bad := "charts:\n  - name: web\n    repoURL: https://r\n    chart: web\n    version: 1.0.0\n    digest: sha256:ABC\n"
+	if _, err := charts.ParseLock([]byte(bad)); err == nil || err.Error() != `entry 1 (web 1.0.0): digest "sha256:ABC" is malformed: a digest is sha256: and 64 lower-case hexadecimal digits` {
+		t.Errorf("a malformed digest: %v", err)
+	}
 	if _, err := charts.ParseLock([]byte("charts:\n  - name: web\n    repoURL: https://r\n    chart: web\n    version: 1.0.0+build.1\n    digest: " + d + "\n")); err != nil {
 		t.Errorf("a plain entry: %v", err)
 	}

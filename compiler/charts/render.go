@@ -150,8 +150,16 @@ func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, *ignore.Rules
 		if rules.Ignore(n, fi) {
 			return nil
 		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			// Helm follows a link; Argo CD refuses a repository with one
+			// that leaves it. platc follows one that stays inside, to a
+			// file.
+			if fi, err = followLink(fsys, name); err != nil {
+				return err
+			}
+		}
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("cannot load irregular file %s as it has file mode type bits set", name)
+			return fmt.Errorf("%s is not a regular file (of type %s): a chart holds files and folders; remove it", name, fi.Mode().Type())
 		}
 		if fi.Size() > archive.MaxDecompressedFileSize {
 			return fmt.Errorf("chart file %q is larger than the maximum file size %d", fi.Name(), archive.MaxDecompressedFileSize)
@@ -164,6 +172,30 @@ func folderFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, *ignore.Rules
 		return nil
 	})
 	return files, rules, err
+}
+
+// followLink returns the file the symbolic link name of fsys leads to,
+// or why it does not lead to one inside the repository.
+func followLink(fsys fs.FS, name string) (fs.FileInfo, error) {
+	target, err := fs.ReadLink(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s is a symbolic link that cannot be read: %v", name, err)
+	}
+	// As compiler/manifests.OutsideMsg says it (a link further on that
+	// leaves is refused by the repository's file system, below).
+	if to := path.Join(path.Dir(name), target); path.IsAbs(target) || strings.HasPrefix(target, `\`) || to == ".." || strings.HasPrefix(to, "../") {
+		return nil, fmt.Errorf("%s is a symbolic link to %q, outside the repository: Argo CD refuses a repository with a link that leaves it, and platc reads nothing outside it; copy what it points to into the repository, or link to a path inside it", name, target)
+	}
+	fi, err := fs.Stat(fsys, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s is a symbolic link to %q, which does not exist: fix the link, or remove it", name, target)
+	case err != nil:
+		return nil, fmt.Errorf("%s is a symbolic link to %q, which cannot be read: %v", name, target, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a symbolic link to a folder (%q), which platc does not follow in a chart: copy the folder into the chart, or link its files one by one", name, target)
+	}
+	return fi, nil
 }
 
 // Request is what Argo CD's repo server passes to `helm template` for one

@@ -26,6 +26,13 @@ type Archives interface {
 	Archive(digest string) ([]byte, bool)
 }
 
+// DamagedArchives is what an Archives may also do: say that it holds a
+// file for digest whose bytes have another digest (got), and which file,
+// so that a message says the archive is damaged, not missing.
+type DamagedArchives interface {
+	Damaged(digest string) (file, got string, ok bool)
+}
+
 // Renderer renders the charts of one compilation: each distinct request
 // of each chart once, its outcome kept in the cache under a key made of
 // everything the render read (the chart's digest, the request, Helm's
@@ -33,8 +40,10 @@ type Archives interface {
 // used from several goroutines.
 type Renderer struct {
 	// Lock is the spec's lock file; nil when the spec has none (then
-	// pinned charts are not rendered).
-	Lock *Lock
+	// pinned charts are not rendered), or LockBroken, when it cannot be
+	// read (an error says why).
+	Lock       *Lock
+	LockBroken bool
 	// Vendor is the repository's vendor folder (VendorDir), and Archives
 	// platc's chart cache; either may be nil.
 	Vendor   fs.FS
@@ -281,6 +290,11 @@ func (r *Renderer) findArchive(e *Entry) ([]byte, error) {
 	if r.Archives != nil {
 		if data, ok := r.Archives.Archive(e.Digest); ok && Digest(data) == e.Digest {
 			return data, nil
+		}
+		if d, ok := r.Archives.(DamagedArchives); ok {
+			if file, got, bad := d.Damaged(e.Digest); bad {
+				return nil, fmt.Errorf("the chart cache's archive of %s %s (%s) is damaged: its digest is %s, the lock's %s: run platc charts pull to fetch it again", e.Chart, e.Version, file, got, e.Digest)
+			}
 		}
 	}
 	return nil, errMissing

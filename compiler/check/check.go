@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/mod/semver"
 	k8sversion "k8s.io/apimachinery/pkg/util/version"
@@ -181,6 +182,16 @@ func pinProblem(version string) string {
 		return fmt.Sprintf("%q is not a version: pin an exact release such as \"1.2.3\"", version)
 	case isSemVer(strings.TrimPrefix(version, "v")):
 		return ""
+	}
+	// A character neither a version nor a range holds (a shell's, a line
+	// break) says what it is, before it is taken for a range.
+	if i := strings.IndexFunc(version, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || strings.ContainsRune(".-+^~<>=*| ,", r))
+	}); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(version[i:])
+		return fmt.Sprintf("%q holds %q, which a semantic version does not allow (only letters, digits, '.', '-' and '+'): pin an exact release such as \"1.2.3\"", version, r)
+	}
+	switch {
 	case rangeOps().MatchString(version):
 		return fmt.Sprintf("%q is a version range, not a pin: pin an exact release such as \"1.2.3\", so that a render means the same thing tomorrow", version)
 	}

@@ -57,6 +57,10 @@ func TestPinProblemRejects(t *testing.T) {
 		{"V1.2.3", `"V1.2.3" is not a semantic version: ` + pinExample},
 		{"stable", `"stable" is not a semantic version: ` + pinExample},
 		{"1.2.3-", `"1.2.3-" is not a semantic version: ` + pinExample},
+		{"1.0.0;rm -rf /", `"1.0.0;rm -rf /" holds ';', which a semantic version does not allow (only letters, digits, '.', '-' and '+'): ` + pinExample},
+		{"1.0.0 && rm x", `"1.0.0 && rm x" holds '&', which a semantic version does not allow (only letters, digits, '.', '-' and '+'): ` + pinExample},
+		{"1.0.0$(id)", `"1.0.0$(id)" holds '$', which a semantic version does not allow (only letters, digits, '.', '-' and '+'): ` + pinExample},
+		{"1.0.0\n", `"1.0.0\n" holds '\n', which a semantic version does not allow (only letters, digits, '.', '-' and '+'): ` + pinExample},
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {

@@ -45,6 +45,17 @@ func cacheBase() (string, bool) {
 	return base, true
 }
 
+// cacheInOutput says why platc's cache may not be where it is, inside the
+// output folder outDir of the repository at dir (which platc rewrites
+// whole, and whose files are the review), or "".
+func cacheInOutput(dir, outDir string) string {
+	base, ok := cacheBase()
+	if !ok || !inside(base, filepath.Join(dir, outDir)) {
+		return ""
+	}
+	return fmt.Sprintf("the cache (%s=%s) is inside the output folder %s/, which holds only what platc renders: set %s to a folder outside it", CacheEnv, base, outDir, CacheEnv)
+}
+
 // openCache returns the cache of the repository at dir (or at
 // CacheRepoEnv's folder, when it names one), or nil when there is none:
 // turned off, or no cache directory or executable to key it by. Each

@@ -49,6 +49,22 @@ func (s *chartStore) Archive(digest string) ([]byte, bool) {
 	return data, true
 }
 
+// Damaged implements charts.DamagedArchives: the cache's file for digest
+// holds other bytes.
+func (s *chartStore) Damaged(digest string) (file, got string, ok bool) {
+	if s == nil || !charts.ValidDigest(digest) {
+		return "", "", false
+	}
+	data, err := os.ReadFile(s.file(digest))
+	if err != nil {
+		return "", "", false
+	}
+	if got = charts.Digest(data); got == digest {
+		return "", "", false
+	}
+	return s.file(digest), got, true
+}
+
 // put stores an archive under its digest, beside its place then renamed.
 func (s *chartStore) put(data []byte) error {
 	if err := os.MkdirAll(s.dir, 0o777); err != nil {
@@ -78,6 +94,10 @@ func chartsIn(c *call) (*chartStore, *os.Root, int) {
 	store := openChartStore()
 	if store == nil {
 		fmt.Fprintf(c.stderr, "platc %s: there is no chart cache (%s=off, or no cache directory): set %s to a folder\n", c.cmd.name, CacheEnv, CacheEnv)
+		return nil, nil, ExitUsage
+	}
+	if msg := cacheInOutput(c.dir, model.DefaultOutDir); msg != "" {
+		fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, msg)
 		return nil, nil, ExitUsage
 	}
 	root, err := os.OpenRoot(c.dir)
@@ -157,6 +177,11 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 	// false where writing the cache failed, which ends the pull.
 	lockOne := func(at, what, name, repo, chart, version string, keep bool) bool {
 		if lock.Find(repo, chart, version) != nil {
+			return true
+		}
+		if err := charts.CheckFileName(chart, version); err != nil {
+			fmt.Fprintf(stderr, "%s: %v: fix the dependency\n", at, err)
+			failed = true
 			return true
 		}
 		prev := old.Find(repo, chart, version)

@@ -443,3 +443,35 @@ environments: dev: revision: "HEAD"
 		t.Errorf("a failed pull changed the lock")
 	}
 }
+
+// TestChartMessagesSayWhatIsWrong: a malformed digest in the lock is an
+// error of the lock alone (not also "no charts.lock"), and an archive of
+// the chart cache that is not the one its digest names is said to be
+// damaged (not "not in the cache").
+func TestChartMessagesSayWhatIsWrong(t *testing.T) {
+	f := newChartsFixture(t)
+	if code, _, stderr := run(t, f.p, "charts", "pull", "-C", f.dir); code != cli.ExitOK {
+		t.Fatalf("charts pull: exit %d, stderr:\n%s", code, stderr)
+	}
+	_, lockData := readLockFile(t, f.dir)
+	webDigest := charts.Digest(f.web)
+
+	// A damaged archive in the cache.
+	cached := filepath.Join(os.Getenv(cli.CacheEnv), "charts", strings.Replace(webDigest, ":", "-", 1)+".tgz")
+	if err := os.WriteFile(cached, []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, stderr := run(t, f.p, "vet", "-C", f.dir)
+	want := "the chart cache's archive of web 1.0.0 (" + cached + ") is damaged: its digest is " + charts.Digest([]byte("damaged")) + ", the lock's " + webDigest + ": run platc charts pull to fetch it again"
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "neither platc's cache") {
+		t.Errorf("a damaged cached archive: stderr:\n%s\nwant it to hold\n%s", stderr, want)
+	}
+
+	// A malformed digest in the lock.
+	writeFile(t, f.dir, "sources/charts.lock", strings.Replace(string(lockData), webDigest, "sha256:abc", 1))
+	code, _, stderr := run(t, f.p, "vet", "-C", f.dir)
+	want = `sources/charts.lock: entry 3 (web 1.0.0): digest "sha256:abc" is malformed: a digest is sha256: and 64 lower-case hexadecimal digits: fix the file, or remove it and run platc charts pull [chart-lock]`
+	if code != cli.ExitProblems || !strings.Contains(stderr, want+"\n") || strings.Contains(stderr, "no charts.lock") {
+		t.Errorf("a malformed digest: exit %d, stderr:\n%s\nwant exit %d, and a line\n%s\nand no \"no charts.lock\"", code, stderr, cli.ExitProblems, want)
+	}
+}

@@ -141,7 +141,12 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		rep.failf(diag.IO, "opening the repository: %v", err)
 		return nil, ExitUsage
 	}
-	repo := &compiled{root: root, cache: openCache(c.dir)}
+	// A cache inside the output folder is refused once the output folder
+	// is known; inside the usual one, it is not used until then.
+	repo := &compiled{root: root}
+	if cacheInOutput(c.dir, model.DefaultOutDir) == "" {
+		repo.cache = openCache(c.dir)
+	}
 	repo.ctx, repo.stop = c.proc.interrupts()
 	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
 	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: repo.cache, PrepareOutput: repo.out.prepare}
@@ -173,6 +178,11 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		for _, msg := range msgs {
 			rep.failf(diag.Usage, "%s", msg)
 		}
+		repo.close()
+		return nil, ExitUsage
+	}
+	if msg := cacheInOutput(c.dir, repo.res.OutDir); repo.res.OutDir != "" && msg != "" {
+		rep.failf(diag.OutDir, "%s", msg)
 		repo.close()
 		return nil, ExitUsage
 	}

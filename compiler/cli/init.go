@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"cuelang.org/go/cue/literal"
 )
 
 // starterFiles are what platc init writes: a minimal platform that renders
@@ -25,8 +28,8 @@ var starterFiles = []struct{ path, text string }{
 // out/; platc check fails when out/ is not what this spec renders.
 
 platform: {
-	name:               "{{name}}"
-	repoURL:            "{{repo}}"
+	name:               {{name}}
+	repoURL:            {{repo}}
 	defaultEnvironment: "local"
 }
 
@@ -130,6 +133,33 @@ func pins(v buildVersion) []string {
 // folder's name for a platform's name.
 var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
 
+// dnsLabel is a DNS-1123 label, which a platform's name is (platc check's
+// rule); scpURL a Git repository URL written as scp writes one
+// (git@host:org/repo.git).
+var (
+	dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	scpURL   = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/].*$`)
+)
+
+// initArgProblem says what is wrong with init's name and repository, or
+// "": it runs before init writes anything.
+func initArgProblem(name, repo string) string {
+	if !dnsLabel.MatchString(name) {
+		return fmt.Sprintf("-name %q is not a DNS-1123 label: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit", name)
+	}
+	const example = "give one such as https://git.example.com/org/repo.git or git@git.example.com:org/repo.git"
+	if strings.ContainsFunc(repo, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '"' || r == '\'' || r == '\\' || r == '`' }) {
+		return fmt.Sprintf("-repo %q is not a Git repository URL: it holds a quote, a backslash, a space or a control character; %s", repo, example)
+	}
+	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.Host != "" && u.Opaque == "" {
+		return ""
+	}
+	if scpURL.MatchString(repo) {
+		return ""
+	}
+	return fmt.Sprintf("-repo %q is not a Git repository URL: %s", repo, example)
+}
+
 // initFlags are init's flags, and what runs it.
 func initFlags(flags *flag.FlagSet) func(*call) int {
 	name := flags.String("name", "", "the platform's `name` (default the folder's name)")
@@ -151,6 +181,9 @@ func runInit(c *call, name, repo string) int {
 			return ExitUsage
 		}
 		name = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+		if len(name) > 63 {
+			name = strings.TrimRight(name[:63], "-")
+		}
 		if name == "" {
 			name = "platform"
 		}
@@ -159,7 +192,12 @@ func runInit(c *call, name, repo string) int {
 	if !repoGiven {
 		repo = "https://git.example.com/" + name + ".git"
 	}
-	replacer := strings.NewReplacer(append([]string{"{{name}}", name, "{{repo}}", repo}, pins(readBuildVersion())...)...)
+	if msg := initArgProblem(name, repo); msg != "" {
+		fmt.Fprintf(stderr, "platc init: %s\n", msg)
+		return ExitUsage
+	}
+	// The spec gets them as CUE string literals, quoted as CUE quotes.
+	replacer := strings.NewReplacer(append([]string{"{{name}}", literal.String.Quote(name), "{{repo}}", literal.String.Quote(repo)}, pins(readBuildVersion())...)...)
 
 	var inTheWay []string
 	for _, f := range starterFiles {

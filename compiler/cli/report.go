@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -321,11 +322,41 @@ func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
+// verbatim returns text (lines that end in a line break, such as a diff)
+// to be printed as it is into a log that GitHub reads workflow commands
+// from, with commands stopped while it is printed: text is untrusted (a
+// diff shows the lines of a file in out/, and its name, which may begin
+// with ::), and none of its lines may act as a command. GitHub resumes
+// commands at the line ::TOKEN::. The token is the SHA-256 of the text:
+// text that holds the line ::TOKEN:: would have to hold its own digest,
+// which is infeasible to make, and the same text is printed the same way
+// every time.
+func verbatim(text string) string {
+	if text == "" {
+		return ""
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	token := fmt.Sprintf("%x", sha256.Sum256([]byte(text)))
+	return "::stop-commands::" + token + "\n" + text + "::" + token + "::\n"
+}
+
+// logLine is a line that is no workflow command, written into a log that
+// GitHub reads them from: its line breaks are escaped as a command's
+// message escapes them, so that it stays one line.
+func logLine(s string) string {
+	return strings.NewReplacer("\r", "%0D", "\n", "%0A").Replace(s)
+}
+
 // summary reports the one line that says what a command did, on stdout.
 func (r *report) summary(line string) {
 	r.doc.Summary = line
-	if r.format != jsonFormat {
+	switch r.format {
+	case textFormat:
 		fmt.Fprintf(r.stdout, "platc: %s\n", line)
+	case githubFormat:
+		fmt.Fprintf(r.stdout, "platc: %s\n", logLine(line))
 	}
 }
 
@@ -397,7 +428,7 @@ func (r *report) drifted(outDir string, drifts []emit.Drift) {
 			fmt.Fprintf(r.stdout, "::error file=%s,line=%d,title=platc check::%s\n", escapeProperty(r.repoPath(d.Path)), d.Line, escapeData(d.Why()+": "+fix))
 		}
 		for _, d := range drifts {
-			fmt.Fprintf(r.stdout, "::group::diff of %s\n%s::endgroup::\n", r.repoPath(d.Path), d.Diff)
+			fmt.Fprintf(r.stdout, "::group::diff of %s\n%s::endgroup::\n", escapeData(r.repoPath(d.Path)), verbatim(d.Diff))
 		}
 		fmt.Fprintf(r.stdout, "::error title=platc check::%s\n", escapeData(summary+": "+fix))
 	case jsonFormat:

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/diff"
@@ -89,6 +93,14 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 		}
 		return ExitOK
 	}
+	if inside(out, filepath.Join(c.dir, res.OutDir)) {
+		c.rep.failf(diag.OutDir, "-o %s is inside the output folder %s/ of the repository, which holds only what platc renders: write the page elsewhere", out, res.OutDir)
+		return ExitUsage
+	}
+	if msg := notAPage(out); msg != "" {
+		c.rep.failf(diag.IO, "-o %s %s", out, msg)
+		return ExitUsage
+	}
 	if err := writeOutside(out, page.Bytes()); err != nil {
 		c.rep.failf(diag.IO, "writing the page: %v", err)
 		return ExitUsage
@@ -121,14 +133,106 @@ func sinceRender(dir, rev, outDir string, outputs []emit.Output) (*reportpage.Si
 	return &reportpage.Since{Rev: rev, Objects: diff.Diff(old, now, diff.Filter{}), Versions: diff.Versions(old, now, diff.Filter{})}, nil
 }
 
+// notAPage says why the page may not be written to the file name, or "":
+// it makes a new file, or replaces one that platc report wrote (a regular
+// file that names platc report its generator near its start), and
+// nothing else: not a link (whose target the page would replace), not a
+// device or a pipe, not someone's file.
+func notAPage(name string) string {
+	fi, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	switch {
+	case err != nil:
+		return fmt.Sprintf("cannot be read: %v", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "is a symbolic link: name the file itself, or remove the link"
+	case !fi.Mode().IsRegular():
+		return fmt.Sprintf("is not a regular file (%s): name a file", modeWord(fi.Mode()))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Sprintf("cannot be read: %v", err)
+	}
+	defer f.Close()
+	head := make([]byte, 1024)
+	n, _ := io.ReadFull(f, head)
+	if !bytes.Contains(head[:n], []byte(`<meta name="generator" content="platc report">`)) {
+		return "is a file platc report did not write: name a new file, or remove it first"
+	}
+	return ""
+}
+
+// modeWord names a file's type, for a message.
+func modeWord(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "of mode " + m.Type().String()
+}
+
+// inside reports whether the path name lies in the folder dir (or is
+// it), links resolved as far as both exist, so that out/../out, ./out
+// and a link to out/ are out/.
+func inside(name, dir string) bool {
+	n, d := resolved(name), resolved(dir)
+	rel, err := filepath.Rel(d, n)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolved is the absolute, clean form of p, with the links of its
+// longest part that exists resolved.
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for cur := abs; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
 // writeOutside writes data to the file name, which may lie outside the
-// repository (-o is from the current folder), whole or not at all, as
-// writeFileAtomic writes a file of the repository.
+// repository (-o is from the current folder), whole or not at all: a new
+// file of its folder (made by platc alone: O_EXCL), renamed over name.
 func writeOutside(name string, data []byte) error {
-	root, err := os.OpenRoot(filepath.Dir(name))
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.platc-tmp")
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	return writeFileAtomic(root, filepath.Base(name), data)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

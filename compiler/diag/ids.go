@@ -227,7 +227,7 @@ var Messages = [idCount]Message{
 		Text:    "Its Application syncs an empty folder in that environment: give a client the stack there, or disable the module."},
 	OutDir: {Name: "out-dir", Source: FromPlatc,
 		Summary: "the output folder overlaps the sources, or holds files platc did not write",
-		Text:    "platc rewrites its output folder whole: it must be a folder of its own, no source may lie inside it, and a file platc did not write is never overwritten; move it out."},
+		Text:    "platc rewrites its output folder whole: it must be a folder of its own, no source, cache (PLATC_CACHE) or report page (platc report -o) may lie inside it, and a file platc did not write is never overwritten; move it out."},
 	Source: {Name: "source", Source: FromArgoCD,
 		Summary: "a repository URL or chart name Argo CD cannot fetch",
 		Text:    "A Helm repository is https://... or oci://..., a Git repository https://host/org/repo.git or git@host:org/repo.git, and a chart is named alone, without its repository."},
