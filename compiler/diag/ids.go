@@ -30,6 +30,8 @@ const (
 	RequiredField
 	SpecType
 	Usage
+	SelfComprehension
+	ClosedDefinition
 
 	// platc's own checks of the spec.
 	UnknownName
@@ -48,6 +50,7 @@ const (
 	Version
 	UpstreamVersion
 	ValuesPath
+	IndexKey
 	Wiring
 	Revision
 	Pinned
@@ -182,6 +185,12 @@ var Messages = [idCount]Message{
 	UnknownField: {Name: "unknown-field", Source: FromCUE,
 		Summary: "a field the spec language does not have",
 		Text:    "The spec language (platc schema prints it) is closed: a field it does not declare is refused rather than ignored, since a misspelled field would otherwise change nothing. The message suggests the field meant, when one is close."},
+	SelfComprehension: {Name: "self-comprehension", Severity: Warning, Source: FromCUE,
+		Summary: "a comprehension that runs over the struct it is written in",
+		Text:    "CUE resolves a name in the innermost struct that declares it: written inside environments.lab.modules, `for name, m in modules` runs over environments.lab.modules itself, not the platform's modules, and adds nothing to the modules it was meant for. Bind the top-level field with a let at the top of the file and run over that."},
+	ClosedDefinition: {Name: "closed-definition", Source: FromCUE,
+		Summary: "a field a definition's closed struct does not take",
+		Text:    "A value unified with a definition (#web & {...}) is closed: it takes only the fields the definition declares, so a field written beside it elsewhere is refused even where the spec language has it. Write the field inside the definition, add ... to the definition to open it, or use a hidden field (_web), which does not close."},
 	RequiredField: {Name: "required-field", Source: FromCUE,
 		Summary: "a field the spec language requires is missing",
 		Text:    "Add the field. When a misspelled field stands beside it, platc reports that one and folds this one under it."},
@@ -237,6 +246,9 @@ var Messages = [idCount]Message{
 	UpstreamVersion: {Name: "upstream-version", Severity: Warning, Source: FromPlatc,
 		Summary: "an environment runs another Argo CD or kro than platc checks by",
 		Text:    "platc checks by the releases it targets (platc version lists them). Where an environment declares an older or a newer minor release, the rules that changed between the two are named, and what changed is not checked."},
+	IndexKey: {Name: "index-key", Severity: Warning, Source: FromPlatc,
+		Summary: "a wiring key with a part that looks like a list index",
+		Text:    "A wiring key is a dotted path of map keys: in datasources[0].url, \"datasources[0]\" is one key of a map, not the first element of a list, and Helm's chart never reads it. Wire the whole list instead, or set the element in values."},
 	ValuesPath: {Name: "values-path", Source: FromPlatc,
 		Summary: "a values path or instance spec path that cannot be read",
 		Text:    "Wiring keys are dotted paths such as config.redis.host (\\. for a dot inside a key)."},
