@@ -207,8 +207,8 @@ func TestMisspelledValues(t *testing.T) {
 	edit(t, filepath.Join(repo, "sources/stacks.cue"), "singleBinary: replicas: 1", "singleBinary: replcas: 1")
 	_, errs, code := platc(t, repo, "vet")
 	want := []string{
-		`clients/payments/observability/loki.yaml:9:3: warning: clients.payments: chart loki 12.0.0 has no value singleBinary.resorces (in clients/payments/observability/loki.yaml), which Application "payments-loki" (created by kro in customer and local) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "singleBinary.resources"? [chart-value]`,
-		`sources/stacks.cue:140:19: warning: stacks.observability.modules.loki.values.singleBinary.replcas: chart loki 12.0.0 has no value singleBinary.replcas (set at stacks.observability.modules.loki.values.singleBinary.replcas), which Applications "payments-loki" (created by kro in customer and local) and "search-loki" (created by kro in local) set: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "singleBinary.replicas"? [chart-value]`,
+		`clients/payments/observability/loki.yaml:9:3: warning: clients.payments: chart loki 12.0.0 has no value singleBinary.resorces (in clients/payments/observability/loki.yaml), which Application "payments-loki", created by kro, sets in environments customer and local: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "singleBinary.resources"? [chart-value]`,
+		`sources/stacks.cue:140:19: warning: stacks.observability.modules.loki.values.singleBinary.replcas: chart loki 12.0.0 has no value singleBinary.replcas (set at stacks.observability.modules.loki.values.singleBinary.replcas), which 2 Applications, created by kro, set: "payments-loki" (in environments customer and local) and "search-loki" (in environment local): not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "singleBinary.replicas"? [chart-value]`,
 	}
 	var got []string
 	for _, m := range problem.FindAllStringSubmatch(errs, -1) {

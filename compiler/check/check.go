@@ -621,9 +621,29 @@ func (c *checker) badValuesPath(w *model.Node, key string) {
 	c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
 }
 
+// indexKey warns of a wiring key with a part that looks like a list
+// index (datasources[0].url): a values path names map keys only, so
+// platc sets the key "datasources[0]" of a map, which no chart reads.
+func (c *checker) indexKey(w *model.Node, key string, p []string, fix string) {
+	for _, part := range p {
+		open := strings.IndexByte(part, '[')
+		if open <= 0 || !strings.HasSuffix(part, "]") {
+			continue
+		}
+		index := part[open+1 : len(part)-1]
+		if index == "" || strings.Trim(index, "0123456789") != "" {
+			continue
+		}
+		c.log.Reportf(diag.IndexKey, w.Pos, w.Path, "%q in wiring key %q looks like element %s of list %s, but a values path names map keys only: platc sets the key %q of a map, which the chart does not read; %s", part, key, index, part[:open], part, fmt.Sprintf(fix, part[:open]))
+		return
+	}
+}
+
 func (c *checker) wire(m *model.Module, w *model.Wire) {
 	if w.ValuesPath == nil {
 		c.badValuesPath(&w.Node, w.Key)
+	} else {
+		c.indexKey(&w.Node, w.Key, w.ValuesPath, "a module's wiring sets one value: write the list %s in values, with the address")
 	}
 	if !slices.Contains(wireFields, w.Field) {
 		c.reportf(diag.UnknownName, &w.Node, "field", "unknown endpoint field %q: use one of %s", w.Field, strings.Join(wireFields, ", "))

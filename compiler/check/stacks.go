@@ -62,6 +62,8 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 			for _, w := range m.Wiring {
 				if w.ValuesPath == nil {
 					c.badValuesPath(&w.Node, w.Key)
+				} else {
+					c.indexKey(&w.Node, w.Key, w.ValuesPath, "wire the whole list %s with one expression (\"${[{...}]}\")")
 				}
 			}
 			c.syncOptions(&m.Node, m.SyncOptions, true)

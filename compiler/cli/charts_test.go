@@ -181,8 +181,8 @@ func TestChartsPullLocksAndRenders(t *testing.T) {
 	before := repo.Requests
 	code, _, stderr = run(t, p, "vet", "-C", dir)
 	want := []string{
-		`sources/platform.cue:15:3: warning: modules.web.values.imag: chart web 1.0.0 has no value imag (set at modules.web.values.imag), which Application "web" (out/deploy/clusters/dev/apps.yaml) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "image"?`,
-		`clients/blue/site/web.yaml:3:1: warning: clients.blue: chart web 1.0.0 has no value replicaCont (in clients/blue/site/web.yaml), which Application "blue-web" (created by kro in dev) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "replicaCount"?`,
+		`sources/platform.cue:15:3: warning: modules.web.values.imag: chart web 1.0.0 has no value imag (set at modules.web.values.imag), which Application "web" sets in environment dev: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "image"?`,
+		`clients/blue/site/web.yaml:3:1: warning: clients.blue: chart web 1.0.0 has no value replicaCont (in clients/blue/site/web.yaml), which Application "blue-web", created by kro, sets in environment dev: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "replicaCount"?`,
 		`modules.ops: chart ops 2.0.0 creates the cluster-scoped kind ClusterRole (ops/templates/clusterrole.yaml) for Application "ops" (out/deploy/clusters/dev/apps.yaml), which project team does not allow: add {group: "rbac.authorization.k8s.io", kind: "ClusterRole"} to environments.dev.projects.team.clusterResourceWhitelist, or turn it off in the chart's values`,
 	}
 	for _, w := range want {
@@ -381,7 +381,7 @@ environments: dev: revision: "HEAD"
 	chartFolder(t, dir, "sources/charts/site", "site", [3]string{"db", "0.9.0", repo.URL})
 	writeFile(t, dir, "sources/charts/site/charts/db-0.9.0.tgz", string(chartArchive("db", "0.9.0", 1, false)))
 
-	webWarning := `sources/platform.cue:6:66: warning: modules.web.values.db.replicaCont: the chart in sources/charts/web has no value db.replicaCont (set at modules.web.values.db.replicaCont), which Application "web" (out/deploy/clusters/dev/apps.yaml) sets: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "db.replicaCount"?`
+	webWarning := `sources/platform.cue:6:66: warning: modules.web.values.db.replicaCont: the chart in sources/charts/web has no value db.replicaCont (set at modules.web.values.db.replicaCont), which Application "web" sets in environment dev: not in its values.yaml, and no template reads it, so Helm ignores it; did you mean "db.replicaCount"?`
 	siteWarning := `modules.site.values.db.replicaCont: the chart in sources/charts/site has no value db.replicaCont`
 
 	// Before the pull: web is not rendered, and vet says why; site is.

@@ -30,6 +30,8 @@ const (
 	RequiredField
 	SpecType
 	Usage
+	SelfComprehension
+	ClosedDefinition
 
 	// platc's own checks of the spec.
 	UnknownName
@@ -48,6 +50,7 @@ const (
 	Version
 	UpstreamVersion
 	ValuesPath
+	IndexKey
 	Wiring
 	Revision
 	Pinned
@@ -182,6 +185,12 @@ var Messages = [idCount]Message{
 	UnknownField: {Name: "unknown-field", Source: FromCUE,
 		Summary: "a field the spec language does not have",
 		Text:    "The spec language (platc schema prints it) is closed: a field it does not declare is refused rather than ignored, since a misspelled field would otherwise change nothing. The message suggests the field meant, when one is close."},
+	SelfComprehension: {Name: "self-comprehension", Severity: Warning, Source: FromCUE,
+		Summary: "a comprehension that runs over the struct it is written in",
+		Text:    "CUE resolves a name in the innermost struct that declares it: written inside environments.lab.modules, `for name, m in modules` runs over environments.lab.modules itself, not the platform's modules, and adds nothing to the modules it was meant for. Bind the top-level field with a let at the top of the file and run over that."},
+	ClosedDefinition: {Name: "closed-definition", Source: FromCUE,
+		Summary: "a field a definition's closed struct does not take",
+		Text:    "A value unified with a definition (#web & {...}) is closed: it takes only the fields the definition declares, so a field written beside it elsewhere is refused even where the spec language has it. Write the field inside the definition, add ... to the definition to open it, or use a hidden field (_web), which does not close."},
 	RequiredField: {Name: "required-field", Source: FromCUE,
 		Summary: "a field the spec language requires is missing",
 		Text:    "Add the field. When a misspelled field stands beside it, platc reports that one and folds this one under it."},
@@ -237,6 +246,9 @@ var Messages = [idCount]Message{
 	UpstreamVersion: {Name: "upstream-version", Severity: Warning, Source: FromPlatc,
 		Summary: "an environment runs another Argo CD or kro than platc checks by",
 		Text:    "platc checks by the releases it targets (platc version lists them). Where an environment declares an older or a newer minor release, the rules that changed between the two are named, and what changed is not checked."},
+	IndexKey: {Name: "index-key", Severity: Warning, Source: FromPlatc,
+		Summary: "a wiring key with a part that looks like a list index",
+		Text:    "A wiring key is a dotted path of map keys: in datasources[0].url, \"datasources[0]\" is one key of a map, not the first element of a list, and Helm's chart never reads it. Wire the whole list instead, or set the element in values."},
 	ValuesPath: {Name: "values-path", Source: FromPlatc,
 		Summary: "a values path or instance spec path that cannot be read",
 		Text:    "Wiring keys are dotted paths such as config.redis.host (\\. for a dot inside a key)."},
@@ -296,13 +308,13 @@ var Messages = [idCount]Message{
 		Text:    "With impersonation on, Argo CD syncs as the service account its project names for the destination; without one it refuses the sync."},
 	ProjectSource: {Name: "project-source", Source: FromArgoCD,
 		Summary: "an Application's source repository its project does not permit",
-		Text:    "Argo CD refuses to sync an Application whose source its AppProject's sourceRepos does not match: add the repository to the project, or use another project."},
+		Text:    "Argo CD refuses to sync an Application whose source its AppProject's sourceRepos does not match: add the repository to the project, or use another project. A repository a declared project lacks is one problem, at the project's sourceRepos, naming the Applications it affects (the first five, and how many more)."},
 	ProjectDestination: {Name: "project-destination", Source: FromArgoCD,
 		Summary: "an Application's destination its project does not permit",
 		Text:    "Argo CD refuses an Application whose cluster and namespace its AppProject's destinations do not match, and the sync of an object whose own namespace they do not. A project destination without a namespace matches only an Application that names none. A destination that denies (\"!prod\") refuses what it denies whatever the other destinations permit: a denied name or server refuses the cluster wherever that destination's namespace matches, even where its other field matches (since v3.6.2), and a denied namespace refuses it on the destination's server."},
 	ProjectKind: {Name: "project-kind", Source: FromArgoCD,
 		Summary: "an object whose kind its Application's project does not allow",
-		Text:    "Argo CD refuses at sync an object of a kind its AppProject's resource whitelists (or blacklists) do not allow, a Namespace it creates included: add the kind, or move the object."},
+		Text:    "Argo CD refuses at sync an object of a kind its AppProject's resource whitelists (or blacklists) do not allow, a Namespace it creates included: add the kind, or move the object. Where a declared project refuses it, the problem is placed at the project's list, once for all the Applications it affects."},
 	SourceNamespace: {Name: "source-namespace", Source: FromArgoCD,
 		Summary: "an Application outside Argo CD's namespace that is not enabled there",
 		Text:    "An Application in another namespace needs the namespace in its project's sourceNamespaces and in Argo CD's application.namespaces."},
@@ -356,7 +368,7 @@ var Messages = [idCount]Message{
 		Text:    "Helm refuses an install whose values its chart's schema does not accept: fix the value, or the schema."},
 	ChartValue: {Name: "chart-value", Severity: Warning, Source: FromHelm, Strict: true,
 		Summary: "a value the chart does not have",
-		Text:    "The key is not in the chart's values.yaml and no template reads it, so Helm ignores it: a misspelled key changes nothing. -strict makes it an error."},
+		Text:    "The key is not in the chart's values.yaml and no template reads it, so Helm ignores it: a misspelled key changes nothing. -strict makes it an error. A key is reported once where it is set, naming the Applications that set it and the environments it holds in."},
 	UnknownKind: {Name: "unknown-kind", Source: FromArgoCD,
 		Summary: "an object whose kind the cluster would not have",
 		Text:    "A rendered object whose kind no CRD at hand declares, or that Argo CD would refuse: the message says which. In an API group several projects share, only a kind spelled like a known one is reported (shared-group-kind)."},

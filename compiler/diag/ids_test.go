@@ -76,7 +76,7 @@ func TestHelp(t *testing.T) {
 
 A warning, from Helm; -strict makes it an error.
 
-The key is not in the chart's values.yaml and no template reads it, so Helm ignores it: a misspelled key changes nothing. -strict makes it an error.
+The key is not in the chart's values.yaml and no template reads it, so Helm ignores it: a misspelled key changes nothing. -strict makes it an error. A key is reported once where it is set, naming the Applications that set it and the environments it holds in.
 `
 	if got := Help(ChartValue); got != want {
 		t.Errorf("Help(ChartValue) =\n%s\nwant\n%s", got, want)

@@ -43,8 +43,9 @@ func loadWith(fsys fs.FS, cache cache.Cache) loaded {
 // cache, with an empty one, and with the one the second run filled. The
 // three say the same (the spec read, positions, declarations and
 // literals included, the verdict, every problem), and the third uses the
-// cache exactly where the spec fits; its reading is kept exactly where
-// the spec fits, whether readPlain, the parser or CUE read it.
+// cache exactly where the spec fits (and has no trap of CUE, whose
+// warning comes from the syntax); its reading is kept exactly there,
+// whether readPlain, the parser or CUE read it.
 func TestCachedFitReadsAsUncached(t *testing.T) {
 	repos := specRepos(t)
 	repos["synth/10x100"] = synth.Platform(synth.Sizes["10x100"])
@@ -64,20 +65,23 @@ func TestCachedFitReadsAsUncached(t *testing.T) {
 				t.Fatalf("from the cache (+), the spec loads otherwise than without (-):\n%s", diff)
 			}
 			used := cache.Hits() > hits
+			// A spec with a trap of CUE (a warning load finds in the
+			// syntax, which a cached reading skips) is not kept.
+			keeps := want.Fits && !strings.Contains(want.Log, "[self-comprehension]")
 			if want.Fits {
 				fitting++
 			} else if want.Data != nil {
 				failing++
 			}
-			if used != want.Fits {
-				t.Errorf("the second load used the cache: %v; the spec fits the schema: %v", used, want.Fits)
+			if used != keeps {
+				t.Errorf("the second load used the cache: %v; the spec fits the schema: %v, and has no trap: %v", used, want.Fits, keeps)
 			}
 			reading := slices.ContainsFunc(cache.Keys(), func(k string) bool { return strings.HasPrefix(k, "spec-reading-") })
 			if reading {
 				kept++
 			}
-			if reading != want.Fits {
-				t.Errorf("the spec's reading is kept: %v; the spec fits: %v", reading, want.Fits)
+			if reading != keeps {
+				t.Errorf("the spec's reading is kept: %v; the spec fits: %v, and has no trap: %v", reading, want.Fits, keeps)
 			}
 		})
 	}

@@ -151,6 +151,11 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			return nil
 		}
 		decls, lits = indexDecls(files)
+		if traps(files, log).found > 0 {
+			// Its warnings come from the syntax, which a cached
+			// reading skips: a spec with a trap is not kept.
+			cache = nil
+		}
 		data, long, plain = readSyntax(files)
 	}
 	evaluated := !plain
@@ -600,6 +605,9 @@ type reporter struct {
 
 	memo    map[string]schemaInfo // by schemaKey
 	written map[diag.Pos]written  // see writtenAt
+	// closedBy are the fields a definition closes (traps), read from
+	// files when a field is refused.
+	closedBy map[string]string
 }
 
 // report turns CUE errors into problems. Positions in the embedded schema
@@ -625,8 +633,37 @@ func (r *reporter) report(err error) {
 		if !p.IsValid() {
 			p = diag.Nearest(r.decls, path)
 		}
+		if msg == "field not allowed" && len(labels) > 0 {
+			if closed, ok := r.closedDefinition(labels); ok {
+				r.log.Reportf(diag.ClosedDefinition, p, path, "%s", closed)
+				continue
+			}
+		}
 		r.log.Add(diag.Problem{ID: cueID(msg), Pos: p, Path: path, Msg: r.explain(msg, labels)})
 	}
+}
+
+// closedDefinition explains a field CUE refuses that the schema has
+// there, in a struct a definition of the spec closes (#web & {...}, then
+// modules.docs: path: "docs" elsewhere): the definition refused it, and
+// CUE's "field not allowed" does not say so.
+func (r *reporter) closedDefinition(labels []string) (string, bool) {
+	field := labels[len(labels)-1]
+	if u, err := strconv.Unquote(field); err == nil {
+		field = u
+	}
+	if !slices.Contains(r.schemaInfo(labels[:len(labels)-1]).allowed, field) {
+		return "", false // the schema refuses it too: a misspelling
+	}
+	if r.closedBy == nil {
+		r.closedBy = traps(r.files, nil).closedBy
+	}
+	for at := specPath(labels[:len(labels)-1]); at != ""; at = diag.ParentPath(at) {
+		if def, ok := r.closedBy[at]; ok {
+			return fmt.Sprintf("unknown field %q: %s closes %s (a definition takes only the fields it declares, even from a struct unified with it, and %s declares no %s): add ... to %s to open it, or declare it as a hidden field, _%s, which does not close", field, def, at, def, field, def, strings.TrimPrefix(def, "#")), true
+		}
+	}
+	return "", false
 }
 
 // cueID is the kind of problem of CUE's message msg.

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -356,12 +357,12 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		if u.Suggest != "" {
 			hint = fmt.Sprintf("did you mean %q?", layers.ValuesPath(append(slices.Clone(u.Path[:len(u.Path)-1]), u.Suggest)))
 		}
-		c := unknownCause{pos: pos, specPath: specPath, what: what, key: layers.ValuesPath(u.Path), layer: layer, hint: hint}
+		c := unknownCause{pos: pos, specPath: specPath, key: layers.ValuesPath(u.Path), layer: layer, hint: hint}
 		v.unknownMu.Lock()
 		if v.unknown == nil {
 			v.unknown = map[unknownCause][]unknownSetter{}
 		}
-		v.unknown[c] = append(v.unknown[c], unknownSetter{a.name(), a.file == "kro", where(a, env), env.Name})
+		v.unknown[c] = append(v.unknown[c], unknownSetter{what, a.name(), a.file == "kro", env.Name})
 		v.unknownMu.Unlock()
 	}
 	if out.Len() > 0 {
@@ -371,51 +372,95 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 
 // unknownCause is one key a chart does not have, where it is set.
 type unknownCause struct {
-	pos                              diag.Pos
-	specPath, what, key, layer, hint string
+	pos                        diag.Pos
+	specPath, key, layer, hint string
 }
 
-// unknownSetter is an Application that sets an unknownCause's key: its
-// file, or the environment kro creates it in.
+// unknownSetter is an Application that sets an unknownCause's key: the
+// chart it sets it for, its name, whether kro creates it, and its
+// environment.
 type unknownSetter struct {
-	name       string
+	what, name string
 	kro        bool
-	where, env string
+	env        string
 }
 
 // noteUnknownKeys reports each key a chart does not have once, at the
-// place it is set, naming every Application that sets it there: its
-// files ("out/.../dev/apps.yaml, out/.../prod/apps.yaml"), or the
-// environments kro creates it in ("created by kro in customer and local").
+// place it is set, naming the charts (one chart at several versions is
+// one problem), every Application that sets it there, and the
+// environments it holds in, once: `Application "web" sets in
+// environments dev and prod`, `3 Applications, created by kro, set in
+// environments customer and local: "a", "b" and "c"`, `2 Applications
+// set: "a" (in environment dev) and "b" (in environments dev and prod)`.
 func (v *verifier) noteUnknownKeys() {
 	for c, setters := range v.unknown {
-		slices.SortFunc(setters, func(a, b unknownSetter) int { return strings.Compare(a.name+"\x00"+a.where, b.name+"\x00"+b.where) })
+		slices.SortFunc(setters, func(a, b unknownSetter) int {
+			return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.env, b.env), strings.Compare(a.what, b.what))
+		})
 		setters = slices.Compact(setters)
-		var each []string
+		var whats []string
+		kro := true
+		type named struct{ name, envs string }
+		var apps []named
 		for i := 0; i < len(setters); {
 			j := i + 1
 			for j < len(setters) && setters[j].name == setters[i].name {
 				j++
 			}
-			var wheres, envs []string
-			kro := true
+			var envs []string
 			for _, s := range setters[i:j] {
-				wheres, envs = append(wheres, s.where), append(envs, s.env)
+				envs = append(envs, s.env)
+				whats = append(whats, s.what)
 				kro = kro && s.kro
 			}
-			at := strings.Join(wheres, ", ")
-			if kro {
-				at = "created by kro in " + diag.List(envs)
-			}
-			each = append(each, fmt.Sprintf("%q (%s)", setters[i].name, at))
+			apps = append(apps, named{setters[i].name, inEnvironments(slices.Compact(envs))})
 			i = j
 		}
-		who := "Application " + each[0] + " sets"
-		if len(each) > 1 {
-			who = "Applications " + diag.List(each) + " set"
+		slices.Sort(whats)
+		whats = slices.Compact(whats)
+		has := "has"
+		if len(whats) > 1 {
+			has = "have"
 		}
-		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, c.pos, c.specPath, "%s has no value %s (%s), which %s: not in its values.yaml, and no template reads it, so Helm ignores it; %s", c.what, c.key, c.layer, who, c.hint)
+		by := ""
+		if kro {
+			by = ", created by kro,"
+		}
+		sameEnvs := true
+		for _, a := range apps[1:] {
+			sameEnvs = sameEnvs && a.envs == apps[0].envs
+		}
+		var who string
+		switch {
+		case len(apps) == 1:
+			who = fmt.Sprintf("Application %q%s sets %s", apps[0].name, by, apps[0].envs)
+		case sameEnvs:
+			items := make([]diag.Item, len(apps))
+			for i, a := range apps {
+				items[i] = diag.Item{What: "Application", Name: a.name}
+			}
+			// "3 Applications: ...", the environments before the names.
+			count, names, _ := strings.Cut(diag.Affects(items), ": ")
+			who = fmt.Sprintf("%s%s set %s: %s", count, by, apps[0].envs, names)
+		default:
+			items := make([]diag.Item, len(apps))
+			for i, a := range apps {
+				items[i] = diag.Item{What: "Application", Name: a.name, Where: a.envs}
+			}
+			count, names, _ := strings.Cut(diag.Affects(items), ": ")
+			who = fmt.Sprintf("%s%s set: %s", count, by, names)
+		}
+		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, c.pos, c.specPath, "%s %s no value %s (%s), which %s: not in its values.yaml, and no template reads it, so Helm ignores it; %s", diag.List(whats), has, c.key, c.layer, who, c.hint)
 	}
+}
+
+// inEnvironments says in which environments something holds, for a
+// message: "in environment dev", "in environments dev and prod".
+func inEnvironments(envs []string) string {
+	if len(envs) == 1 {
+		return "in environment " + envs[0]
+	}
+	return "in environments " + diag.List(envs)
 }
 
 var group = manifests.Group

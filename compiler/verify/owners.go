@@ -133,6 +133,20 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, s
 			continue
 		}
 		reported[key] = true
+		if proj.declared != nil {
+			// The project is the place to change: one problem however
+			// many Applications sync the kind from one place.
+			if o.clusterScoped {
+				v.affects(diag.ProjectKind, proj.declared.FieldPath("clusterResourceWhitelist"), a, env, "project %s does not allow the cluster-scoped kind %s (%s), which affects %s, syncing it: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", proj.Name, o.kind, o.from(), diag.Affected, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
+				continue
+			}
+			at := proj.declared.FieldPath("namespaceResourceWhitelist")
+			if _, blacklisted := proj.NamespacedRefusal(o.group, o.kind); blacklisted {
+				at = proj.declared.FieldPath("namespaceResourceBlacklist")
+			}
+			v.affects(diag.ProjectKind, at, a, env, "project %s does not allow kind %s (%s, %s), which affects %s, syncing it: Argo CD refuses it at sync; %s", proj.Name, o.kind, o, o.from(), diag.Affected, proj.namespacedKindFix(o.group, o.kind))
+			continue
+		}
 		if o.clusterScoped {
 			v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) syncs the cluster-scoped kind %s (%s), which project %s does not allow: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", a.name(), where(a, env), o.kind, o.from(), proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
 			continue

@@ -160,7 +160,13 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 		switch c.Kind {
 		case argocd.SourceNotPermitted:
 			if repo := a.spec.Sources[c.Source].RepoURL; !rgd.HasPlaceholder(repo) {
-				v.reportf(diag.ProjectSource, a.origin, "project %s does not permit source repository %s of Application %q (%s): %s%s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
+				if proj.declared == nil {
+					v.reportf(diag.ProjectSource, a.origin, "project %s does not permit source repository %s of Application %q (%s): %s%s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
+					continue
+				}
+				// One repository the project lacks is one problem, at
+				// the project, however many Applications read it.
+				v.affects(diag.ProjectSource, proj.declared.FieldPath("sourceRepos"), a, env, "project %s does not permit source repository %s, which affects %s: %s%s", proj.Name, repo, diag.Affected, proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
 			}
 		case argocd.DestinationNotPermitted:
 			d := a.spec.Destination
@@ -172,12 +178,23 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 				target = d.Name
 			}
 			fix := proj.fix("destinations") + noNamespaceHint(proj.Spec().Destinations, d.Namespace)
+			at := ""
+			if proj.declared != nil {
+				at = proj.declared.FieldPath("destinations")
+			}
 			if cluster, err := argocd.DestinationCluster(d, e.permissions.Clusters); err == nil {
-				if denial, ok := proj.denialFix(cluster, d.Namespace); ok {
+				if denial, i, ok := proj.denialFix(cluster, d.Namespace); ok {
 					fix = denial
+					if at != "" {
+						at = fmt.Sprintf("%s[%d]", at, i)
+					}
 				}
 			}
-			v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), fix)
+			if at == "" {
+				v.reportf(diag.ProjectDestination, a.origin, "project %s does not permit destination %s, namespace %q, of Application %q (%s): %s", proj.Name, target, d.Namespace, a.name(), where(a, env), fix)
+				continue
+			}
+			v.affects(diag.ProjectDestination, at, a, env, "project %s does not permit destination %s, namespace %q, which affects %s: %s", proj.Name, target, d.Namespace, diag.Affected, fix)
 		case argocd.InvalidSource:
 			v.reportf(diag.ArgoCDApplication, v.sourceOrigin(a, c.Source), "Argo CD refuses Application %q (%s): %s", a.name(), where(a, env), c.Message)
 		case argocd.InvalidDestination:
@@ -190,7 +207,11 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 	argoNS := v.in.Spec.Platform.ArgoCDNamespace
 	if ns := a.namespace(); ns != "" && ns != argoNS && !rgd.HasPlaceholder(ns) {
 		if !proj.IsAppNamespacePermitted(ns, argoNS) {
-			v.reportf(diag.SourceNamespace, a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s%s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
+			if proj.declared == nil {
+				v.reportf(diag.SourceNamespace, a.origin, "Application %q (%s) lives in namespace %s, outside Argo CD's %s, and project %s does not list it in sourceNamespaces: %s%s", a.name(), where(a, env), ns, argoNS, proj.Name, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
+			} else {
+				v.affects(diag.SourceNamespace, proj.declared.FieldPath("sourceNamespaces"), a, env, "project %s does not list namespace %s, outside Argo CD's %s, in sourceNamespaces, which affects %s: %s%s", proj.Name, ns, argoNS, diag.Affected, proj.fix("sourceNamespaces"), namespaceHint(proj.Spec().SourceNamespaces))
+			}
 		}
 		if !e.enabled.Enabled(ns, argoNS) {
 			v.reportf(diag.SourceNamespace, a.origin, "Application %q (%s) lives in namespace %s, which the Argo CD values of environment %s do not enable (application.namespaces %q): Argo CD would ignore it; report this as a bug of platc", a.name(), where(a, env), ns, env.Name, strings.Join(e.appNamespaces, ","))
@@ -198,7 +219,11 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 	}
 	if ns := a.spec.Destination.Namespace; a.spec.HasSyncOption(argocd.CreateNamespace) && !rgd.HasPlaceholder(ns) && !proj.IsGroupKindPermitted("", "Namespace", ns, false) {
 		fix := "add {group: \"\", kind: \"Namespace\"} to " + proj.fixPath("clusterResourceWhitelist")
-		v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
+		if proj.declared == nil {
+			v.reportf(diag.ProjectKind, a.origin, "Application %q (%s) creates its namespace (CreateNamespace=true) but project %s does not allow the cluster-scoped kind Namespace: %s, or set createNamespace: false", a.name(), where(a, env), proj.Name, fix)
+		} else {
+			v.affects(diag.ProjectKind, proj.declared.FieldPath("clusterResourceWhitelist"), a, env, "project %s does not allow the cluster-scoped kind Namespace, which an Application that creates its namespace (CreateNamespace=true) needs; this affects %s: %s, or set createNamespace: false", proj.Name, diag.Affected, fix)
+		}
 	}
 	v.renderedKinds(env, a, proj, synced)
 	v.syncedNamespaces(env, a, proj, e, synced)
@@ -240,7 +265,7 @@ func (v *verifier) syncedNamespaces(env *model.Environment, a app, proj *project
 			field, target = "name", cluster.Name
 		}
 		fix := fmt.Sprintf("add {%s: %q, namespace: %q} to %s, or remove the object's metadata.namespace", field, target, o.namespace, proj.fixPath("destinations"))
-		if denial, ok := proj.denialFix(cluster, o.namespace); ok {
+		if denial, _, ok := proj.denialFix(cluster, o.namespace); ok {
 			fix = denial
 		}
 		v.reportf(diag.ProjectDestination, a.origin, "Application %q (%s) syncs %s (%s), but project %s does not permit namespace %s: Argo CD refuses the sync; %s", a.name(), where(a, env), o, o.from(), proj.Name, o.namespace, fix)
@@ -250,16 +275,16 @@ func (v *verifier) syncedNamespaces(env *model.Environment, a app, proj *project
 // denialFix says which destination of the project refuses the cluster in
 // namespace by a denial, and what to do, where one does: adding a
 // destination does not help there, as Argo CD stops at the denial.
-func (p *project) denialFix(c argocd.Cluster, namespace string) (string, bool) {
+func (p *project) denialFix(c argocd.Cluster, namespace string) (string, int, bool) {
 	i, how := p.DenyingDestination(c, namespace)
 	if how == argocd.NotDenied {
-		return "", false
+		return "", 0, false
 	}
 	at := fmt.Sprintf("%s[%d] %s", p.fixPath("destinations"), i, destinationText(p.Spec().Destinations[i]))
 	if how == argocd.DeniedCluster {
-		return fmt.Sprintf("%s denies the cluster in namespace %s, whatever the other destinations permit (Argo CD's rule since v3.6.2: a denied name or server refuses the cluster wherever the destination's namespace matches, even where its other field matches); remove that denial, or narrow its namespace", at, namespace), true
+		return fmt.Sprintf("%s denies the cluster in namespace %s, whatever the other destinations permit (Argo CD's rule since v3.6.2: a denied name or server refuses the cluster wherever the destination's namespace matches, even where its other field matches); remove that denial, or narrow its namespace", at, namespace), i, true
 	}
-	return fmt.Sprintf("%s denies namespace %s on the cluster, whatever the other destinations permit; remove that denial, or deploy to another namespace", at, namespace), true
+	return fmt.Sprintf("%s denies namespace %s on the cluster, whatever the other destinations permit; remove that denial, or deploy to another namespace", at, namespace), i, true
 }
 
 // destinationText is a project destination as the spec writes it.

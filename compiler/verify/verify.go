@@ -123,6 +123,9 @@ type verifier struct {
 	// cause with the Applications that set it (noteUnknownKeys).
 	unknownMu sync.Mutex
 	unknown   map[unknownCause][]unknownSetter
+	// causes are the problems of one cause that affect several
+	// Applications, reported once each (affects).
+	causes diag.Causes
 }
 
 // isHelmFolder reports whether Argo CD renders the repository's folder dir
@@ -182,6 +185,7 @@ func Verify(in Input, log *diag.Log) {
 		})
 		v.noteEmptyFolders()
 		v.noteUnknownKeys()
+		v.causes.Report(v.log)
 		v.folders()
 		v.secrets()
 	})
@@ -190,6 +194,14 @@ func Verify(in Input, log *diag.Log) {
 
 func (v *verifier) reportf(id diag.ID, specPath, format string, args ...any) {
 	v.log.Reportf(id, v.in.Spec.PosOf(specPath), specPath, format, args...)
+}
+
+// affects records a problem whose cause is at specPath, the place to
+// change, and that affects Application a (its message holds
+// diag.Affected where the Applications go): problems of one message at
+// one place are reported once (diag.Causes), naming every Application.
+func (v *verifier) affects(id diag.ID, specPath string, a app, env *model.Environment, format string, args ...any) {
+	v.causes.Reportf(id, v.in.Spec.PosOf(specPath), specPath, diag.Item{What: "Application", Name: a.name(), Where: where(a, env)}, format, args...)
 }
 
 func (v *verifier) environment(env *model.Environment, files []int) {
@@ -318,7 +330,7 @@ func (v *verifier) pinnedSources(env *model.Environment, a app) {
 		case repo == v.in.Spec.Platform.RepoURL && rev != env.Revision:
 			v.reportf(diag.Pinned, a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
 		case !isFixedRevision(rev) && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
-			v.reportf(diag.Pinned, a.client.Values.FieldPath("revision"), "pinned environment %s reads client %s's values at %q of %s (Application %q): a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, a.name())
+			v.affects(diag.Pinned, a.client.Values.FieldPath("revision"), a, env, "pinned environment %s reads client %s's values at %q of %s, which affects %s: a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, diag.Affected)
 		case !isFixedRevision(rev):
 			v.reportf(diag.Pinned, a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
 		}

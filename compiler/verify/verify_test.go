@@ -64,13 +64,14 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 	project.Get("metadata").(*object.Map).Set("uid", "u")
 	otherApp.Get("spec").(*object.Map).Get("destination").(*object.Map).Set("namespace", "elsewhere")
 	out := spec.Platform.OutDir + "/"
-	mod := spec.Module(name(otherApp)).Path
 	otherProject := object.Lookup(otherApp, "spec", "project").(string)
+	// The problem is the project's, placed at its destinations.
+	dests := "environments." + otherEnv + ".projects." + otherProject + ".destinations"
 	want := []string{
 		out + projectFile + ": AppProject " + name(project) + `: /metadata/uid: unknown field "uid": the appproject schema refuses it [object-schema]`,
 		out + appFile + ": Application " + name(app) + `: /spec/bogus: unknown field "bogus": the application schema refuses it [object-schema]`,
-		spec.PosOf(mod).String() + ": " + mod + ": project " + otherProject + " does not permit destination https://kubernetes.default.svc, " +
-			`namespace "elsewhere", of Application "` + name(otherApp) + `" (` + out + otherFile + "): add it to environments." + otherEnv + ".projects." + otherProject + ".destinations [project-destination]",
+		spec.PosOf(dests).String() + ": " + dests + ": project " + otherProject + " does not permit destination https://kubernetes.default.svc, " +
+			`namespace "elsewhere", which affects Application "` + name(otherApp) + `" (` + out + otherFile + "): add it to " + dests + " [project-destination]",
 	}
 
 	// Without a cache, and three times with one: empty, then with the

@@ -97,8 +97,9 @@ func TestDenyVetoGolden(t *testing.T) {
 	for _, p := range res.Log.Problems() {
 		if p.ID == diag.ProjectDestination {
 			// "project apps does not permit destination prod, namespace
-			// "web", of Application "web" (out/deploy/clusters/prod/...
-			_, rest, _ := strings.Cut(p.Msg, "of Application \"")
+			// "web", which affects Application "web"
+			// (out/deploy/clusters/prod/...
+			_, rest, _ := strings.Cut(p.Msg, "affects Application \"")
 			name, rest, _ := strings.Cut(rest, "\"")
 			env := strings.Split(strings.TrimPrefix(rest, " (out/deploy/clusters/"), "/")[0]
 			reported = append(reported, env+"/"+name)
