@@ -340,7 +340,13 @@ func runVet(c *call, tag string) int {
 }
 
 func runSchema(c *call) int {
+	primitives, err := schemas.PrimitivesCUE()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "platc schema: %v\n", err)
+		return ExitUsage
+	}
 	c.stdout.Write(schemas.PlatformCUE)
+	fmt.Fprintf(c.stdout, "\n%s", primitives)
 	return ExitOK
 }
 
