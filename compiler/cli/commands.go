@@ -17,7 +17,7 @@ import (
 
 // command is one platc command, as the table of commands (table)
 // describes it: the dispatch, help, `help <command>`, -h, the completion
-// scripts and the guide's CLI section are all made from it.
+// scripts and the CLI reference (docs/cli.md) are all made from it.
 type command struct {
 	name string
 	// args are the positional arguments on the usage line, after the
