@@ -13,7 +13,7 @@ import (
 
 // The help texts, made from the table of commands: the list of commands
 // (platc help), a command's help (platc help <command>, platc <command>
-// -h) and the CLI reference of docs/guide.md.
+// -h) and the CLI reference, docs/cli.md.
 
 const intro = "platc compiles a CUE platform spec into the Argo CD manifests of a GitOps repository."
 
