@@ -64,7 +64,7 @@ func TestEmbeddedCRDsAreValid(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite crds.json from crds/")
+var update = flag.Bool("update", false, "rewrite crds.json from crds/, and docs/spec.md")
 
 // TestCRDsJSON checks that crds.json is made from the YAML files of crds/
 // (with -update, rewrites it), and that CRDObjects reads from it what

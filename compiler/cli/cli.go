@@ -7,7 +7,7 @@
 //
 // The commands are a table (commands.go): one descriptor per command, from
 // which the dispatch, help, completion scripts (completion.go) and the
-// guide's CLI section (help.go) are made. A command reports what it finds
+// CLI reference of docs/cli.md (help.go) are made. A command reports what it finds
 // through a report (report.go), in the -format asked: text, GitHub Actions
 // workflow commands, or one JSON document. It does not decide what is a
 // problem: the compiler's *diag.Log does.
@@ -350,7 +350,13 @@ func runVet(c *call, tag string) int {
 }
 
 func runSchema(c *call) int {
+	primitives, err := schemas.PrimitivesCUE()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "platc schema: %v\n", err)
+		return ExitUsage
+	}
 	c.stdout.Write(schemas.PlatformCUE)
+	fmt.Fprintf(c.stdout, "\n%s", primitives)
 	return ExitOK
 }
 

@@ -17,7 +17,7 @@ import (
 
 // command is one platc command, as the table of commands (table)
 // describes it: the dispatch, help, `help <command>`, -h, the completion
-// scripts and the guide's CLI section are all made from it.
+// scripts and the CLI reference (docs/cli.md) are all made from it.
 type command struct {
 	name string
 	// args are the positional arguments on the usage line, after the
@@ -302,9 +302,11 @@ edge). -env keeps the modules those environments deliver.`,
 		},
 		{
 			name:    "schema",
-			summary: "print the spec language (the embedded CUE schema)",
-			doc:     "Schema prints the spec language: the CUE schema platc checks sources/ against.",
-			flags:   noFlags(runSchema),
+			summary: "print the spec language (the embedded CUE schema), the primitives' fields last",
+			doc: `Schema prints the spec language: the CUE schema platc checks sources/ against,
+then the primitives a stack's primitives name (ObjectBucket, PostgresInstance),
+as CUE definitions made from their CRDs. docs/spec.md is made from both.`,
+			flags: noFlags(runSchema),
 		},
 		{
 			name:    "init",

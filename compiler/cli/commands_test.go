@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestTable checks what help and docs/guide.md take from each descriptor,
+// TestTable checks what help and docs/cli.md take from each descriptor,
 // subcommands too: a unique name, a summary in the error style (lower
 // case, no period), a doc, and for a command that takes arguments, what
 // to do without them; a group runs nothing and has no flags, and each

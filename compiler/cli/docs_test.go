@@ -49,6 +49,12 @@ import (
 //     clients/, out/), a Git repository whose one commit is tagged v0.11.0
 //     (the release its customer pins).
 //   - in DIR: the context is a copy of DIR, a folder of this repository.
+//   - empty: the context is an empty folder my-platform, for a block that
+//     runs platc init itself.
+//   - series NAME: the blocks of a file with this directive are steps, run
+//     in order in one context, made for the first of them (a tutorial):
+//     each sees what the steps before it wrote. Only the first may name
+//     the context (sample, in, empty).
 //   - before COMMAND: run COMMAND in the context first (what the text
 //     takes as done, such as a release), its output not shown.
 //   - file PATH: a cue block is the file PATH of the context (replacing it
@@ -86,22 +92,54 @@ func TestDocs(t *testing.T) {
 	}
 	var mu sync.Mutex
 	updates := map[string][]docBlock{}
+	keep := func(b docBlock, got string, ok bool) {
+		if !ok && *update {
+			b.body = got
+			mu.Lock()
+			updates[b.file] = append(updates[b.file], b)
+			mu.Unlock()
+		}
+	}
 	run, marked := 0, 0
-	// The blocks run in parallel, in a group that ends before the rewrite.
+	// The blocks run in parallel, in a group that ends before the rewrite;
+	// the steps of a series run in order, in one subtest.
 	t.Run("blocks", func(t *testing.T) {
+		series := map[string][]docBlock{}
+		var order []string
 		for _, b := range blocks {
 			if b.noRun != "" || (b.output && b.outputOf == "") {
 				marked++
 				continue
 			}
 			run++
+			if b.series != "" {
+				key := b.file + " " + b.series
+				if series[key] == nil {
+					order = append(order, key)
+				} else if b.sample || b.in != "" || b.empty {
+					t.Errorf("%s:%d: only the first step of series %s names its context", b.file, b.line, b.series)
+				}
+				series[key] = append(series[key], b)
+				continue
+			}
 			t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 				t.Parallel()
-				if got, ok := runDocBlock(t, root, b); !ok && *update {
-					b.body = got
-					mu.Lock()
-					updates[b.file] = append(updates[b.file], b)
-					mu.Unlock()
+				got, ok := runDocBlock(t, docContext(t, root, b), b)
+				keep(b, got, ok)
+			})
+		}
+		for _, key := range order {
+			steps := series[key]
+			t.Run(fmt.Sprintf("%s:%d", steps[0].file, steps[0].line), func(t *testing.T) {
+				t.Parallel()
+				dir := docContext(t, root, steps[0])
+				for _, b := range steps {
+					if !t.Run(fmt.Sprintf("line%d", b.line), func(t *testing.T) {
+						got, ok := runDocBlock(t, dir, b)
+						keep(b, got, ok)
+					}) && !*update {
+						t.Fatalf("series %s stops at the step that failed", b.series)
+					}
 				}
 			})
 		}
@@ -126,6 +164,8 @@ type docBlock struct {
 	outputOf string
 	sample   bool
 	in       string
+	empty    bool
+	series   string
 	path     string // file PATH
 	then     string
 	before   string
@@ -234,6 +274,13 @@ func (b *docBlock) directives(s string) error {
 			b.sample = true
 		case "in":
 			b.in = arg
+		case "empty":
+			if arg != "" {
+				return fmt.Errorf("doc: empty takes no argument")
+			}
+			b.empty = true
+		case "series":
+			b.series = arg
 		case "file":
 			b.path = arg
 		case "then":
@@ -243,9 +290,9 @@ func (b *docBlock) directives(s string) error {
 		case "error":
 			b.errText = arg
 		default:
-			return fmt.Errorf("doc: unknown directive %q (no-run, output, sample, in, before, file, then, error)", word)
+			return fmt.Errorf("doc: unknown directive %q (no-run, output, sample, in, empty, series, before, file, then, error)", word)
 		}
-		if word != "output" && word != "sample" {
+		if word != "output" && word != "sample" && word != "empty" {
 			if err := needArg(); err != nil {
 				return err
 			}
@@ -254,17 +301,23 @@ func (b *docBlock) directives(s string) error {
 	if b.output && b.outputOf == "" && (b.then != "" || b.errText != "" || b.path != "") {
 		return fmt.Errorf("doc: output without a command is not run: nothing else applies")
 	}
-	if b.sample && b.in != "" {
-		return fmt.Errorf("doc: sample and in are two contexts: say one")
+	if n := btoi(b.sample) + btoi(b.in != "") + btoi(b.empty); n > 1 {
+		return fmt.Errorf("doc: sample, in and empty are contexts: say one")
 	}
 	return nil
 }
 
-// runDocBlock runs a block in its context, and reports a failure. For an
-// output block, it returns what the command printed and whether that is
-// the block.
-func runDocBlock(t *testing.T, root string, b docBlock) (string, bool) {
-	dir := docContext(t, root, b)
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runDocBlock runs a block in its context dir, and reports a failure. For
+// an output block, it returns what the command printed and whether that
+// is the block.
+func runDocBlock(t *testing.T, dir string, b docBlock) (string, bool) {
 	if b.before != "" {
 		if stdout, stderr, err := docRun(t, dir, b.before); err != nil {
 			t.Fatalf("before %s: %v\n%s%s", b.before, err, stdout, stderr)
@@ -329,6 +382,9 @@ func docContext(t *testing.T, root string, b docBlock) string {
 	dir := filepath.Join(t.TempDir(), "my-platform")
 	if err := os.Mkdir(dir, 0o777); err != nil {
 		t.Fatal(err)
+	}
+	if b.empty {
+		return dir
 	}
 	docGit(t, dir, "init", "-q")
 	if _, stderr, err := docRun(t, dir, "platc init -repo https://git.example.com/my-platform.git >/dev/null"); err != nil {
@@ -397,7 +453,10 @@ func TestDocMarkers(t *testing.T) {
 		{"<!-- doc: sample; no-run slow -->\n```sh\nmake e2e\n```\n", "x.md:1: doc: no-run goes first"},
 		{"<!-- doc: skip -->\n```sh\nmake e2e\n```\n", `x.md:1: doc: unknown directive "skip"`},
 		{"<!-- doc: output; error boom -->\n```\nboom\n```\n", "x.md:1: doc: output without a command is not run"},
-		{"<!-- doc: sample; in golden/x -->\n```sh\nls\n```\n", "x.md:1: doc: sample and in are two contexts"},
+		{"<!-- doc: sample; in golden/x -->\n```sh\nls\n```\n", "x.md:1: doc: sample, in and empty are contexts"},
+		{"<!-- doc: empty; in golden/x -->\n```sh\nls\n```\n", "x.md:1: doc: sample, in and empty are contexts"},
+		{"<!-- doc: series tutorial; empty -->\n```sh\ngit init -q\n```\n", ""},
+		{"<!-- doc: series -->\n```sh\nls\n```\n", "x.md:1: doc: series needs an argument"},
 		{"<!-- doc: sample -->\n\n```sh\nls\n```\n", "x.md:1: a doc marker must be on the line before"},
 		{"```sh\nls\n", "x.md:1: a code block that is not closed"},
 	} {

@@ -39,6 +39,6 @@ func MainIn(p Process, args []string, stdout, stderr io.Writer) int {
 	return run(&proc, args, stdout, stderr)
 }
 
-// Reference is the guide's CLI section, as the table of commands makes
-// it.
-func Reference() string { return reference(table()) }
+// ReferencePage is the part of docs/cli.md made from the table of
+// commands.
+func ReferencePage() string { return referencePage(table()) }

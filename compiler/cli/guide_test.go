@@ -10,51 +10,52 @@ import (
 	"github.com/platc/platc/compiler/cli"
 )
 
-// readme is docs/guide.md, whose CLI section is made from the table of
+// cliPage is docs/cli.md, whose reference part is made from the table of
 // commands.
-const readme = "../../docs/guide.md"
+const cliPage = "../../docs/cli.md"
 
-// TestGuideCLISection fails when the first code block of the guide's
-// CLI section is not what the table of commands says (the usage line and
-// summary of every command, the compile flags, the exit codes); go test
-// ./compiler/cli -update rewrites it.
-func TestGuideCLISection(t *testing.T) {
-	data, err := os.ReadFile(readme)
+// The markers of the part of docs/cli.md made from the table of commands.
+const (
+	cliBegin = "<!-- Made by go test ./compiler/cli -update from the table of commands (compiler/cli/commands.go), up to the end marker: edit that, not this part. -->\n"
+	cliEnd   = "<!-- End of the part made from the table of commands. -->\n"
+)
+
+// TestCLIReference fails when the part of docs/cli.md between its markers
+// is not what the table of commands says (the overview of the commands,
+// each command's usage line, what it does and its flags, the compile
+// flags, the exit codes); go test ./compiler/cli -update rewrites it.
+func TestCLIReference(t *testing.T) {
+	data, err := os.ReadFile(cliPage)
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(data)
-	start, end, ok := cliBlock(text)
+	start, end, ok := cliPart(text)
 	if !ok {
-		t.Fatalf("%s has no \"## CLI\" section with a ``` block", readme)
+		t.Fatalf("%s has no part between the lines\n%s%s", cliPage, cliBegin, cliEnd)
 	}
-	want := cli.Reference()
+	want := cli.ReferencePage()
 	if *update {
-		if err := os.WriteFile(readme, []byte(text[:start]+want+text[end:]), 0o666); err != nil {
+		if err := os.WriteFile(cliPage, []byte(text[:start]+want+text[end:]), 0o666); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if diff := cmp.Diff(want, text[start:end]); diff != "" {
-		t.Errorf("the CLI section of %s is not the table of commands (-want +got); go test ./compiler/cli -update rewrites it:\n%s", readme, diff)
+		t.Errorf("the reference part of %s is not the table of commands (-want +got); go test ./compiler/cli -update rewrites it:\n%s", cliPage, diff)
 	}
 }
 
-// cliBlock returns where the body of the first ``` block after "## CLI"
-// starts and ends.
-func cliBlock(text string) (start, end int, ok bool) {
-	section := strings.Index(text, "\n## CLI\n")
-	if section < 0 {
+// cliPart returns where the part between the markers starts and ends.
+func cliPart(text string) (start, end int, ok bool) {
+	begin := strings.Index(text, cliBegin)
+	if begin < 0 {
 		return 0, 0, false
 	}
-	open := strings.Index(text[section:], "\n```\n")
-	if open < 0 {
+	start = begin + len(cliBegin)
+	end = strings.Index(text[start:], cliEnd)
+	if end < 0 {
 		return 0, 0, false
 	}
-	start = section + open + len("\n```\n")
-	close := strings.Index(text[start:], "```\n")
-	if close < 0 {
-		return 0, 0, false
-	}
-	return start, start + close, true
+	return start, start + end, true
 }

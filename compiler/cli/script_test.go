@@ -14,7 +14,7 @@ import (
 	"github.com/platc/platc/compiler/cli"
 )
 
-var update = flag.Bool("update", false, "rewrite the expectations of the scripts in testdata/script, and the guide's CLI section")
+var update = flag.Bool("update", false, "rewrite the expectations of the scripts in testdata/script, and the reference part of docs/cli.md")
 
 // TestScripts runs the CLI's behaviour written as data: each
 // testdata/script/*.txtar is a testscript (the go and cue commands' way),
