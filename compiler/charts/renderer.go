@@ -622,7 +622,7 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 			return
 		}
 		o.out = Render(ch, req)
-		if r.Cache != nil {
+		if r.Cache != nil && !o.out.transient {
 			if body, ok := appendOutcome([]byte(entryHead(digest, reqDigest)), o.out); ok {
 				o.entry = body
 				r.Cache.Put(key, o.entry)
