@@ -42,3 +42,11 @@ func MainIn(p Process, args []string, stdout, stderr io.Writer) int {
 // Reference is the guide's CLI section, as the table of commands makes
 // it.
 func Reference() string { return reference(table()) }
+
+// SetMaxInput sets the most bytes platc reads of a file, until the test
+// ends.
+func SetMaxInput(t interface{ Cleanup(func()) }, n int64) {
+	old := maxInput
+	maxInput = n
+	t.Cleanup(func() { maxInput = old })
+}
