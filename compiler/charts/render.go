@@ -230,7 +230,8 @@ type Outcome struct {
 	// Schema are the values the chart's values.schema.json (or a
 	// subchart's) refuses; when any, Error is Helm's message for them.
 	Schema []SchemaProblem
-	// SchemaNote says why the schema could not be checked offline.
+	// SchemaNote names the references of the schemas platc did not
+	// follow (the rest was checked), or says why a schema was not checked.
 	SchemaNote string
 	// Unknown are the keys the user's values set that the chart's
 	// values.yaml does not have and no template reads.
@@ -259,6 +260,10 @@ type Head struct {
 	// APIVersion, Kind, Name, Namespace and GenerateName are the object's
 	// ("" where it has none, or not a string).
 	APIVersion, Kind, Name, Namespace, GenerateName string
+	// Size is the bytes of the object's YAML document as rendered (0
+	// where not known: an outcome made by NewOutcome), which bounds the
+	// size of what it holds: verify measures a large one.
+	Size int
 }
 
 // NewOutcome is an outcome of the given objects, for tests of what
@@ -358,7 +363,7 @@ type UnknownKey struct {
 // sorted in install order, CRDs first unless skipped, hooks last. No code
 // of the chart runs other than its templates: no post-renderer, no
 // plugin, and a schema's $ref to a file or a URL is not followed (the
-// values are then not checked against that schema: SchemaNote says so).
+// values are checked against the rest of the schema: SchemaNote says so).
 func Render(ch *Chart, req Request) *Outcome {
 	out := &Outcome{}
 	vals, err := mergeValues(req)
@@ -554,6 +559,7 @@ func (out *Outcome) add(source, content string, hook, crd bool) error {
 			continue
 		}
 		out.addObject(Manifest{Source: source, Hook: hook, CRD: crd, Object: obj})
+		out.heads[len(out.heads)-1].Size = len(doc)
 	}
 	return nil
 }

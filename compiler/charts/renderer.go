@@ -581,7 +581,7 @@ func (r *Renderer) Apps() []App {
 
 // outcomeFormat names the layout of a cached outcome and what makes it:
 // change it whenever Render or Outcome changes.
-const outcomeFormat = "platc chart render 6 helm " + HelmVersion
+const outcomeFormat = "platc chart render 7 helm " + HelmVersion
 
 // A cached outcome is a line naming what it describes (outcomeFormat, the
 // chart's digest and the request's) and the outcome in binary form
