@@ -179,7 +179,9 @@ func Compile(fsys fs.FS, opts Options) *Result {
 	if loaded == nil {
 		return res
 	}
-	if outDir := model.OutDir(loaded); scan.first != nil && outDir != model.DefaultOutDir {
+	// An outDir spelled otherwise ("./out", "out/") is the default
+	// folder, locked already (check says to write it clean).
+	if outDir := model.OutDir(loaded); scan.first != nil && path.Clean(outDir) != model.DefaultOutDir {
 		scan.other = startScan(fsys, outDir, opts)
 	}
 	// The spec as written is compiled while the schema check runs on

@@ -77,3 +77,40 @@ func TestObjectLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestChartObjectLimits renders, from an in-house chart, a ConfigMap over
+// the API server's 1 MiB of data and a ConfigMap over its 1.5 MiB of
+// JSON: each is an error.
+func TestChartObjectLimits(t *testing.T) {
+	fsys := fstest.MapFS{
+		"sources/platform.cue": {Data: []byte(`package platform
+
+platform: {name: "p", repoURL: "https://git.example.com/p.git"}
+modules: big: {path: "sources/charts/big", namespace: "big"}
+environments: dev: revision: "HEAD"
+`)},
+		"sources/charts/big/Chart.yaml":  {Data: []byte("apiVersion: v2\nname: big\nversion: 1.0.0\n")},
+		"sources/charts/big/values.yaml": {Data: []byte("dataBytes: 1100000\njsonBytes: 300000\n")},
+		"sources/charts/big/templates/cm.yaml": {Data: []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: data
+data:
+  a: {{ repeat (int .Values.dataBytes) "x" | quote }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: json
+data:
+  a: {{ repeat (int .Values.jsonBytes) "<" | quote }}
+`)},
+	}
+	res := compiler.Compile(fsys, compiler.Options{})
+	want := `sources/platform.cue:4:10: modules.big: the chart in sources/charts/big renders ConfigMap "data" (big/templates/cm.yaml) for Application "big" (out/deploy/clusters/dev/apps.yaml), which the API server refuses: its data are 1100000 bytes (1.0 MiB), more than a ConfigMap may hold (1048576 bytes, 1 MiB): make it smaller in the chart's values, or split it [size-limit]
+sources/platform.cue:4:10: modules.big: the chart in sources/charts/big renders ConfigMap "json" (big/templates/cm.yaml) for Application "big" (out/deploy/clusters/dev/apps.yaml), which the API server refuses: it is 1800081 bytes as JSON (1.7 MiB), more than the API server can store (1572864 bytes, 1.5 MiB, etcd's request limit): make it smaller in the chart's values, or split it [size-limit]
+`
+	if got := res.Log.String(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

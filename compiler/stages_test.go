@@ -19,16 +19,17 @@ var stages = []string{"load", "model", "check", "rgd", "layers", "render", "veri
 // helpers are the packages beside the stages, and the last stage each may
 // import: they serve the stages, so they may not depend on a late one.
 var helpers = map[string]string{
-	"argocd":            "model",
-	"charts":            "",
-	"charts/chartstest": "",
-	"synth":             "",
-	"diag":              "",
-	"kro":               "",
-	"manifests":         "",
-	"object":            "",
-	"upstream":          "",
-	"validate":          "",
+	"argocd":                 "model",
+	"charts":                 "",
+	"charts/chartstest":      "",
+	"charts/internal/engine": "",
+	"synth":                  "",
+	"diag":                   "",
+	"kro":                    "",
+	"manifests":              "",
+	"object":                 "",
+	"upstream":               "",
+	"validate":               "",
 }
 
 // commands are the packages above the pipeline, which a command runs: they

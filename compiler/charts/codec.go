@@ -33,6 +33,7 @@ func appendOutcome(b []byte, o *Outcome) (_ []byte, ok bool) {
 		e.Str(h.Name)
 		e.Str(h.Namespace)
 		e.Str(h.GenerateName)
+		e.Int(h.Size)
 		body.B = body.B[:0]
 		body.Value(objects[i].Object)
 		e.OK = e.OK && body.OK
@@ -64,7 +65,7 @@ func readOutcome(data []byte) (*Outcome, error) {
 		o.bodies = make([][]byte, n)
 		for i := range o.heads {
 			o.heads[i] = Head{Source: d.Str(), Hook: d.Bool(), CRD: d.Bool(),
-				APIVersion: d.Str(), Kind: d.Str(), Name: d.Str(), Namespace: d.Str(), GenerateName: d.Str()}
+				APIVersion: d.Str(), Kind: d.Str(), Name: d.Str(), Namespace: d.Str(), GenerateName: d.Str(), Size: d.Int()}
 			o.bodies[i] = d.Bytes()
 		}
 	}

@@ -2,6 +2,7 @@ package charts
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	commonutil "helm.sh/helm/v4/pkg/chart/common/util"
@@ -18,13 +21,13 @@ import (
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
-	"helm.sh/helm/v4/pkg/engine"
 	"helm.sh/helm/v4/pkg/ignore"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
 
+	"github.com/platc/platc/compiler/charts/internal/engine"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/upstream"
 )
@@ -66,8 +69,13 @@ func Digest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// LoadArchive loads a chart from its archive (.tgz), as Helm loads it.
+// LoadArchive loads a chart from its archive (.tgz), as Helm loads it,
+// within maxChartSize for the chart and its subcharts together.
 func LoadArchive(data []byte) (*Chart, error) {
+	left := maxChartSize
+	if err := checkArchiveSize(data, &left); err != nil {
+		return nil, err
+	}
 	ch, err := loader.LoadArchive(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
@@ -82,6 +90,9 @@ func LoadArchive(data []byte) (*Chart, error) {
 func LoadFolder(fsys fs.FS, dir string) (*Chart, error) {
 	files, _, err := folderFiles(fsys, dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkFolderSize(files); err != nil {
 		return nil, err
 	}
 	ch, err := loader.LoadFiles(files)
@@ -251,7 +262,8 @@ type Outcome struct {
 	// Schema are the values the chart's values.schema.json (or a
 	// subchart's) refuses; when any, Error is Helm's message for them.
 	Schema []SchemaProblem
-	// SchemaNote says why the schema could not be checked offline.
+	// SchemaNote names the references of the schemas platc did not
+	// follow (the rest was checked), or says why a schema was not checked.
 	SchemaNote string
 	// Unknown are the keys the user's values set that the chart's
 	// values.yaml does not have and no template reads.
@@ -266,6 +278,9 @@ type Outcome struct {
 	bodies  [][]byte
 	decode  sync.Once
 	err     error // of decoding bodies
+	// transient is set where the render ran out of time, which depends
+	// on the machine: such an outcome is not cached.
+	transient bool
 }
 
 // Head is what a rendered object is, read without the rest of it: where
@@ -277,6 +292,10 @@ type Head struct {
 	// APIVersion, Kind, Name, Namespace and GenerateName are the object's
 	// ("" where it has none, or not a string).
 	APIVersion, Kind, Name, Namespace, GenerateName string
+	// Size is the bytes of the object's YAML document as rendered (0
+	// where not known: an outcome made by NewOutcome), which bounds the
+	// size of what it holds: verify measures a large one.
+	Size int
 }
 
 // NewOutcome is an outcome of the given objects, for tests of what
@@ -376,7 +395,7 @@ type UnknownKey struct {
 // sorted in install order, CRDs first unless skipped, hooks last. No code
 // of the chart runs other than its templates: no post-renderer, no
 // plugin, and a schema's $ref to a file or a URL is not followed (the
-// values are then not checked against that schema: SchemaNote says so).
+// values are checked against the rest of the schema: SchemaNote says so).
 func Render(ch *Chart, req Request) *Outcome {
 	out := &Outcome{}
 	vals, err := mergeValues(req)
@@ -389,11 +408,47 @@ func Render(ch *Chart, req Request) *Outcome {
 	// one render, in place (a disabled subchart removed, an alias
 	// renamed): here a copy, since the chart loaded is rendered for
 	// every request.
-	if err := render(cloneChart(ch.helm), req, vals, out); err != nil {
-		out.Error = err.Error()
+	if err := render(cloneChart(ch.helm), req, vals, out, renderBudget); err != nil {
+		out.Error = shortMessage(err.Error())
 		out.objects, out.heads = nil, nil
 	}
 	return out
+}
+
+// renderBudget bounds each render (engine.Budget): Helm bounds none of
+// it but one define's include nested 1,000 times.
+var renderBudget = engine.Budget{
+	Depth:  1000,
+	Output: 128 << 20,
+	Time:   2 * time.Minute,
+}
+
+// maxMessage is the most lines, and bytes, of Helm's message an outcome
+// keeps: Helm's message for an include nested 1,000 times repeats each
+// call (186 KB).
+const maxMessageLines, maxMessageBytes = 8, 2000
+
+// shortMessage is msg cut to maxMessageLines lines and maxMessageBytes
+// bytes, saying how much it leaves out.
+func shortMessage(msg string) string {
+	cut := len(msg)
+	lines := 0
+	for i := 0; i < len(msg); i++ {
+		if msg[i] == '\n' {
+			if lines++; lines == maxMessageLines {
+				cut = i
+				break
+			}
+		}
+	}
+	cut = min(cut, maxMessageBytes)
+	if cut == len(msg) {
+		return msg
+	}
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s ... (%d more bytes of Helm's message left out)", strings.TrimRight(msg[:cut], " \n"), len(msg)-cut)
 }
 
 // mergeValues is MergeValues of pkg/cli/values (Helm): every
@@ -434,7 +489,7 @@ func mergeValues(req Request) (map[string]any, error) {
 // notesFileSuffix is Helm's (pkg/action/action.go).
 const notesFileSuffix = "NOTES.txt"
 
-func render(ch *chart.Chart, req Request, vals map[string]any, out *Outcome) error {
+func render(ch *chart.Chart, req Request, vals map[string]any, out *Outcome, budget engine.Budget) error {
 	// pkg/cmd/install.go, runInstall.
 	switch ch.Metadata.Type {
 	case "", "application":
@@ -480,9 +535,14 @@ func render(ch *chart.Chart, req Request, vals map[string]any, out *Outcome) err
 	if ch.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(ch.Metadata.KubeVersion, caps.KubeVersion.String()) {
 		return fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", ch.Metadata.KubeVersion, caps.KubeVersion.Version)
 	}
-	var e engine.Engine // no cluster: lookup returns an empty map
-	files, err := e.Render(ch, values)
+	// Helm's engine with no cluster (lookup returns an empty map),
+	// within the budget.
+	e := engine.Engine{Budget: budget}
+	files, err := e.RenderWithContext(context.Background(), ch, values)
 	if err != nil {
+		if be, ok := errors.AsType[*engine.BudgetError](err); ok {
+			out.transient = be.Transient
+		}
 		return err
 	}
 	for k := range files {
@@ -531,6 +591,7 @@ func (out *Outcome) add(source, content string, hook, crd bool) error {
 			continue
 		}
 		out.addObject(Manifest{Source: source, Hook: hook, CRD: crd, Object: obj})
+		out.heads[len(out.heads)-1].Size = len(doc)
 	}
 	return nil
 }

@@ -252,3 +252,19 @@ func unknownKeysOf(out *Outcome) string {
 	}
 	return strings.Join(keys, " ")
 }
+
+// A schema's $ref to a file or a URL is not followed: the values are
+// checked against the rest of the schema, and the note names what was
+// not followed.
+func TestSchemaRemoteRef(t *testing.T) {
+	ch := testChart(t, map[string]string{
+		"values.schema.json": `{"type":"object","properties":{"replicaCount":{"type":"integer","minimum":0},"image":{"$ref":"https://example.com/image.json#/definitions/image"},"service":{"$ref":"service.json"}}}`,
+	})
+	out := Render(ch, Request{Release: "r", Namespace: "ns", ValuesObject: []byte(`{"replicaCount": -1}`)})
+	if len(out.Schema) != 1 || out.Schema[0].Message != "minimum: got -1, want 0" {
+		t.Errorf("schema problems %+v, want replicaCount's", out.Schema)
+	}
+	if want := "the values.schema.json of web refers to https://example.com/image.json#/definitions/image, service.json, which platc does not fetch: the values are checked against the rest of it"; out.SchemaNote != want {
+		t.Errorf("note %q, want %q", out.SchemaNote, want)
+	}
+}

@@ -595,7 +595,7 @@ func (r *Renderer) Apps() []App {
 
 // outcomeFormat names the layout of a cached outcome and what makes it:
 // change it whenever Render or Outcome changes.
-const outcomeFormat = "platc chart render 6 helm " + HelmVersion
+const outcomeFormat = "platc chart render 7 helm " + HelmVersion
 
 // A cached outcome is a line naming what it describes (outcomeFormat, the
 // chart's digest and the request's) and the outcome in binary form
@@ -636,7 +636,7 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 			return
 		}
 		o.out = Render(ch, req)
-		if r.Cache != nil {
+		if r.Cache != nil && !o.out.transient {
 			if body, ok := appendOutcome([]byte(entryHead(digest, reqDigest)), o.out); ok {
 				o.entry = body
 				r.Cache.Put(key, o.entry)

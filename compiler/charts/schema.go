@@ -3,6 +3,7 @@ package charts
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -18,18 +19,23 @@ var english = message.NewPrinter(language.English)
 // 4.2.1): the chart's values.schema.json against the coalesced values,
 // then each subchart's against its part, recursively; msg is Helm's
 // message (empty when every value fits). Helm's loaders fetch a $ref to
-// a URL and read a file: here none is followed, and a schema that needs
-// one is not checked (note says which).
+// a URL and read a file: here none is followed, the schema it names
+// accepts every value, and note says which were not followed.
 func validateSchemas(ch *chart.Chart, values map[string]any) (problems []SchemaProblem, note, msg string) {
 	var sb strings.Builder
 	var notes []string
 	var walk func(ch *chart.Chart, values map[string]any, at []string)
 	walk = func(ch *chart.Chart, values map[string]any, at []string) {
 		if ch.Schema != nil {
-			ps, err := validateSingle(values, ch.Schema)
+			ps, skipped, err := validateSingle(values, ch.Schema)
+			name := strings.Join(append([]string{ch.Name()}, at...), "/")
+			if slices.Sort(skipped); len(skipped) > 0 {
+				skipped = slices.Compact(skipped)
+				notes = append(notes, fmt.Sprintf("the values.schema.json of %s refers to %s, which platc does not fetch: the values are checked against the rest of it", name, strings.Join(skipped, ", ")))
+			}
 			switch {
 			case err != nil:
-				notes = append(notes, fmt.Sprintf("the schema of %s is not checked offline: %v", strings.Join(append([]string{ch.Name()}, at...), "/"), err))
+				notes = append(notes, fmt.Sprintf("the values.schema.json of %s is not checked: %v", name, err))
 			case len(ps) > 0:
 				fmt.Fprintf(&sb, "%s:\n", ch.Name())
 				for _, p := range ps {
@@ -59,11 +65,36 @@ func validateSchemas(ch *chart.Chart, values map[string]any) (problems []SchemaP
 	return problems, strings.Join(notes, "; "), sb.String()
 }
 
-// offlineLoader refuses every schema platc would have to fetch or read.
-type offlineLoader struct{}
+// offlineLoader stands for every schema platc would have to fetch or
+// read: it accepts every value, so that the values are checked against
+// the rest of the schema, and records what it stood for.
+type offlineLoader struct{ skipped *[]string }
 
-func (offlineLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("it refers to %s, which platc does not fetch", url)
+func (l offlineLoader) Load(url string) (any, error) {
+	*l.skipped = append(*l.skipped, url)
+	return true, nil
+}
+
+// dropRemoteRefs removes from a schema every $ref to another document (a
+// file, a URL), which platc does not read, recording it: the schema it
+// sits in then checks the rest (a loader's stand-in cannot, where the
+// reference names a part of the document).
+func dropRemoteRefs(schema any, skipped *[]string) any {
+	switch v := schema.(type) {
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok && !strings.HasPrefix(ref, "#") && !strings.HasPrefix(ref, "urn:") {
+			*skipped = append(*skipped, ref)
+			delete(v, "$ref")
+		}
+		for k, e := range v {
+			v[k] = dropRemoteRefs(e, skipped)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = dropRemoteRefs(e, skipped)
+		}
+	}
+	return schema
 }
 
 // urnLoader is Helm's for urn: references with no resolver: a permissive
@@ -77,7 +108,7 @@ func (urnLoader) Load(string) (any, error) {
 // validateSingle is ValidateAgainstSingleSchema of Helm, returning
 // each value the schema refuses (the leaves of the validation error), or
 // an error when the schema cannot be compiled offline.
-func validateSingle(values common.Values, schemaJSON []byte) (problems []SchemaProblem, err error) {
+func validateSingle(values common.Values, schemaJSON []byte) (problems []SchemaProblem, skipped []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("unable to validate schema: %s", r)
@@ -85,24 +116,26 @@ func validateSingle(values common.Values, schemaJSON []byte) (problems []SchemaP
 	}()
 	schema, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	schema = dropRemoteRefs(schema, &skipped)
 	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{"file": offlineLoader{}, "http": offlineLoader{}, "https": offlineLoader{}, "urn": urnLoader{}})
+	offline := offlineLoader{&skipped}
+	c.UseLoader(jsonschema.SchemeURLLoader{"file": offline, "http": offline, "https": offline, "urn": urnLoader{}})
 	if err := c.AddResource("file:///values.schema.json", schema); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v, err := c.Compile("file:///values.schema.json")
 	if err != nil {
-		return nil, err
+		return nil, skipped, err
 	}
 	verr := v.Validate(values.AsMap())
 	if verr == nil {
-		return nil, nil
+		return nil, skipped, nil
 	}
 	ve, ok := verr.(*jsonschema.ValidationError)
 	if !ok {
-		return nil, verr
+		return nil, skipped, verr
 	}
 	var leaves func(e *jsonschema.ValidationError)
 	leaves = func(e *jsonschema.ValidationError) {
@@ -115,7 +148,7 @@ func validateSingle(values common.Values, schemaJSON []byte) (problems []SchemaP
 		}
 	}
 	leaves(ve)
-	return problems, nil
+	return problems, skipped, nil
 }
 
 // pointer is a JSON pointer.

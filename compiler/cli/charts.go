@@ -42,7 +42,7 @@ func (s *chartStore) Archive(digest string) ([]byte, bool) {
 	if s == nil || !charts.ValidDigest(digest) {
 		return nil, false
 	}
-	data, err := os.ReadFile(s.file(digest))
+	data, err := readInput(s.file(digest), maxInput)
 	if err != nil || charts.Digest(data) != digest {
 		return nil, false
 	}

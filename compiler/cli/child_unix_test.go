@@ -17,11 +17,22 @@ import (
 // which TestMain runs when PLATC_CHILD_AT is set: it runs platc as
 // PLATC_CHILD_ARGS says and, at the step PLATC_CHILD_AT of the write,
 // sends itself SIGKILL, or SIGTERM (and waits for platc to have seen it).
-// It is no test, so that no test is skipped in every run.
+// With PLATC_CHILD_AT=compile, the compilation blocks instead, after
+// sending SIGTERM. It is no test, so that no test is skipped in every run.
 func platcChild() {
 	at := os.Getenv("PLATC_CHILD_AT")
 	if at == "" {
 		return
+	}
+	if at == "compile" {
+		// The compilation blocks, as a chart that never ends does, once
+		// platc listens for signals: it sends itself SIGTERM.
+		proc := *osProcess
+		proc.compiling = func() {
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			select {}
+		}
+		os.Exit(run(&proc, strings.Split(os.Getenv("PLATC_CHILD_ARGS"), "\x1f"), os.Stdout, os.Stderr))
 	}
 	k, err := strconv.Atoi(at)
 	if err != nil {

@@ -172,7 +172,23 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		repo.opts.CRDs = crds
 	}
 	repo.opts.Charts = openChartStore()
-	repo.res = compiler.Compile(newRepoFS(root), repo.opts)
+	// The compilation runs until it ends or the first SIGINT or SIGTERM:
+	// then platc ends at once, before it writes anything (the
+	// compilation is left to the end of the process; the locks it took
+	// end with it, and a write it was recovering, with the journal).
+	done := make(chan *compiler.Result, 1)
+	go func() {
+		if c.proc.compiling != nil {
+			c.proc.compiling()
+		}
+		done <- compiler.Compile(newRepoFS(root), repo.opts)
+	}()
+	select {
+	case repo.res = <-done:
+	case <-repo.ctx.Done():
+		rep.failf(diag.Interrupted, "interrupted: nothing was written")
+		return nil, ExitUsage
+	}
 	repo.out.printNotes()
 	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
 		for _, msg := range msgs {
@@ -465,7 +481,7 @@ func readCRDs(dir string) (map[string][]byte, error) {
 		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := readInput(filepath.Join(dir, e.Name()), maxInput)
 		if err != nil {
 			return nil, err
 		}

@@ -225,7 +225,7 @@ func readFolder(root, outDir string) (map[string][]byte, error) {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
 			return err
 		}
-		data, err := os.ReadFile(p)
+		data, err := readInput(p, maxInput)
 		if err != nil {
 			return err
 		}

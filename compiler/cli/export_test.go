@@ -42,3 +42,11 @@ func MainIn(p Process, args []string, stdout, stderr io.Writer) int {
 // ReferencePage is the part of docs/cli.md made from the table of
 // commands.
 func ReferencePage() string { return referencePage(table()) }
+
+// SetMaxInput sets the most bytes platc reads of a file, until the test
+// ends.
+func SetMaxInput(t interface{ Cleanup(func()) }, n int64) {
+	old := maxInput
+	maxInput = n
+	t.Cleanup(func() { maxInput = old })
+}

@@ -81,19 +81,7 @@ func readClusters(dir string, files clusterFiles, envs []string) (map[string][]i
 // readBounded reads a file of at most max bytes: one more is read, so a
 // larger one is said to be, not cut.
 func readBounded(name string, max int) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > max {
-		return nil, fmt.Errorf("larger than %d MiB: not read", max>>20)
-	}
-	return data, nil
+	return readInput(name, int64(max))
 }
 
 // importRoots reads the positional arguments, [ENV=]PATH, as the folders

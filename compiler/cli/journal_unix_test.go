@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/platc/platc/compiler/cli"
 	"github.com/platc/platc/compiler/emit"
@@ -102,4 +103,38 @@ func TestRenderTerminatedAtEachKindOfStep(t *testing.T) {
 			assertSame(t, after, tree(t, d), "new")
 		})
 	}
+}
+
+// TestTerminatedWhileCompiling sends SIGTERM to a render whose
+// compilation never ends (a fault injected, as a chart that never ends):
+// the first SIGTERM ends it, and out/ is as it was. The child is killed,
+// and the test fails, if it has not ended after a minute.
+func TestTerminatedWhileCompiling(t *testing.T) {
+	dir := rendered(t)
+	before := tree(t, dir)
+	cmd := exec.Command(os.Args[0]) // TestMain runs the child (platcChild)
+	cmd.Env = append(os.Environ(), "PLATC_CHILD_AT=compile", "PLATC_CHILD_ARGS="+strings.Join([]string{"render", "-C", dir}, "\x1f"))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("platc did not end on SIGTERM\nstderr:\n%s", errOut.String())
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != cli.ExitUsage {
+		t.Errorf("exit %v, want %d", err, cli.ExitUsage)
+	}
+	if want := "platc: interrupted: nothing was written [interrupted]\n"; out.String() != "" || errOut.String() != want {
+		t.Errorf("stdout %q, stderr %q, want %q", out.String(), errOut.String(), want)
+	}
+	assertSame(t, before, tree(t, dir), "old")
 }

@@ -34,6 +34,9 @@ type process struct {
 	lockSleep func(time.Duration)
 	// fault, when set, is emit's fault hook, for writes and recoveries.
 	fault func(emit.Step) error
+	// compiling, when set, is called as a compilation starts, on its
+	// goroutine (tests block it).
+	compiling func()
 	// httpClient, when set, is the client of platc charts pull and
 	// platc outdated (tests trust their loopback servers through it);
 	// else their own.

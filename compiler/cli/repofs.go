@@ -52,11 +52,16 @@ func readOpen(f *os.File, name string) ([]byte, error) {
 }
 
 // readSized reads the open file f, named name, whose information is info
-// (nil when unknown).
+// (nil when unknown): a regular file of at most maxInput bytes.
 func readSized(f *os.File, name string, info fs.FileInfo) ([]byte, error) {
 	size := 512
-	if info != nil && info.Mode().IsRegular() && info.Size() < 1<<30 {
-		size = int(info.Size()) + 1 // one more, to see the end in one read
+	if info != nil {
+		if err := checkInput(info, maxInput); err != nil {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if info.Mode().IsRegular() {
+			size = int(info.Size()) + 1 // one more, to see the end in one read
+		}
 	}
 	data := make([]byte, 0, size)
 	for {
@@ -67,6 +72,9 @@ func readSized(f *os.File, name string, info fs.FileInfo) ([]byte, error) {
 		}
 		if err != nil {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+		if int64(len(data)) > maxInput {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: errTooLarge(maxInput)}
 		}
 		if len(data) == cap(data) {
 			data = slices.Grow(data, len(data))

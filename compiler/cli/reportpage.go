@@ -40,7 +40,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	// fails before the compilation's time is spent.
 	var rehearsed *reportpage.Rehearsal
 	if rehearsal != "" {
-		data, err := os.ReadFile(rehearsal)
+		data, err := readInput(rehearsal, maxInput)
 		if err == nil {
 			rehearsed, err = reportpage.ReadRehearsal(data)
 		}

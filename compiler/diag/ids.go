@@ -96,6 +96,7 @@ const (
 	ChartRender
 	ChartValues
 	ChartValue
+	ChartSchemaRef
 	UnknownKind
 	SharedGroupKind
 	RemoteBase
@@ -369,6 +370,9 @@ var Messages = [idCount]Message{
 	ChartValue: {Name: "chart-value", Severity: Warning, Source: FromHelm, Strict: true,
 		Summary: "a value the chart does not have",
 		Text:    "The key is not in the chart's values.yaml and no template reads it, so Helm ignores it: a misspelled key changes nothing. -strict makes it an error. A key is reported once where it is set, naming the Applications that set it and the environments it holds in."},
+	ChartSchemaRef: {Name: "chart-schema-ref", Severity: Note, Source: FromHelm,
+		Summary: "a chart's values.schema.json that refers to a file or a URL, which platc does not fetch",
+		Text:    "Helm reads a $ref of a chart's values.schema.json to another file, or fetches it from its URL. platc renders offline and follows neither: the values are checked against the rest of the schema, and the part the reference names accepts every value. Put what it names into the schema itself (its $defs) to have it checked."},
 	UnknownKind: {Name: "unknown-kind", Source: FromArgoCD,
 		Summary: "an object whose kind the cluster would not have",
 		Text:    "A rendered object whose kind no CRD at hand declares, or that Argo CD would refuse: the message says which. In an API group several projects share, only a kind spelled like a known one is reported (shared-group-kind)."},

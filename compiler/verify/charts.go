@@ -348,6 +348,11 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		pos, specPath, layer := v.valueLayer(env, a, p.Path)
 		v.log.Reportf(diag.ChartValues, pos, specPath, "%s of Application %q (%s) refuses %s (%s): %s: fix the value, or the chart's values.schema.json", what, a.name(), where(a, env), layers.ValuesPath(p.Path), layer, p.Message)
 	}
+	if out.SchemaNote != "" && !partial {
+		if _, seen := v.schemaNotes.LoadOrStore(what+"\x00"+out.SchemaNote, true); !seen {
+			v.reportf(diag.ChartSchemaRef, a.origin, "%s: %s", what, out.SchemaNote)
+		}
+	}
 	if out.Error != "" && len(out.Schema) == 0 && !partial {
 		v.reportf(diag.ChartRender, a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
 	}
@@ -659,6 +664,9 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 				}
 			}
 		}
+		if len(o.sizeMsgs) > 0 {
+			report(diag.SizeLimit, "size "+desc, "%s renders %s for Application %q (%s), which the API server refuses: %s: make it smaller in the chart's values, or split it", what, desc, a.name(), where(a, env), strings.Join(o.sizeMsgs, "; "))
+		}
 		if len(o.crdProblems) > 0 {
 			report(diag.ObjectSchema, "crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
 		}
@@ -682,6 +690,8 @@ type renderedObject struct {
 	// crdProblems are the problems of the first of the chart's CRDs and
 	// platc's that refuses the object (renderedObjects reports one).
 	crdProblems []string
+	// sizeMsgs say what the API server refuses of the object's size.
+	sizeMsgs []string
 }
 
 // judgedOutcome is the objects of one outcome, judged once.
@@ -792,6 +802,13 @@ func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 					r.crdProblems = append(r.crdProblems, p.String())
 				}
 			}
+		}
+		if h.Size*jsonPerYAMLByte >= MaxObjectSize {
+			obj, err := body(i)
+			if err != nil {
+				return nil, err
+			}
+			r.sizeMsgs = sizeProblems(obj)
 		}
 		objects = append(objects, r)
 	}

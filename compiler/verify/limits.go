@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -30,6 +31,52 @@ import (
 // with metadata of its own added (managedFields, uid...). An object of this
 // size or more cannot be created; one a little smaller may still fail.
 const MaxObjectSize = 1572864
+
+// MaxDataSize is the most bytes a ConfigMap's data and binaryData, or a
+// Secret's data and stringData, may hold together (the values, decoded):
+// k8s.io/api core/v1 MaxSecretSize, 1 MiB, which the API server's
+// ValidateConfigMap and ValidateSecret check (pkg/apis/core/validation).
+const MaxDataSize = 1 << 20
+
+// sizeProblems says what the API server refuses of an object for its
+// size: more than MaxObjectSize of JSON, or a ConfigMap or Secret holding
+// more than MaxDataSize of data.
+func sizeProblems(obj map[string]any) []string {
+	var out []string
+	if size := jsonSize(obj); size >= MaxObjectSize {
+		out = append(out, fmt.Sprintf("it is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit)", size, mib(size), MaxObjectSize))
+	}
+	if n, kind := dataSize(obj); n > MaxDataSize {
+		out = append(out, fmt.Sprintf("its data are %d bytes (%s), more than a %s may hold (%d bytes, 1 MiB)", n, mib(n), kind, MaxDataSize))
+	}
+	return out
+}
+
+// dataSize is the bytes of data a core/v1 ConfigMap or Secret holds, as
+// the API server counts them, and its kind; 0 for another object.
+func dataSize(obj any) (int, string) {
+	if object.Lookup(obj, "apiVersion") != "v1" {
+		return 0, ""
+	}
+	kind, _ := object.Lookup(obj, "kind").(string)
+	var plain, encoded []string // fields of strings, of base64 strings
+	switch kind {
+	case "ConfigMap":
+		plain, encoded = []string{"data"}, []string{"binaryData"}
+	case "Secret":
+		plain, encoded = []string{"stringData"}, []string{"data"}
+	default:
+		return 0, ""
+	}
+	n := 0
+	for _, f := range plain {
+		eachString(object.Lookup(obj, f), func(_, v string) { n += len(v) })
+	}
+	for _, f := range encoded {
+		eachString(object.Lookup(obj, f), func(_, v string) { n += base64.StdEncoding.DecodedLen(len(v)) })
+	}
+	return n, kind
+}
 
 // MaxAnnotationsSize is the most bytes an object's annotations may hold,
 // keys and values together: k8s.io/apimachinery v0.36.1,
@@ -65,6 +112,11 @@ func Size(spec *model.Spec, f render.File, body []byte, log *diag.Log) {
 			where := renderedOrigin(spec, f, obj, "values")
 			log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
 				describe(obj, path.Join(spec.Platform.OutDir, f.Path)), size, mib(size), MaxObjectSize)
+		}
+		if n, kind := dataSize(obj); n > MaxDataSize {
+			where := renderedOrigin(spec, f, obj, "values")
+			log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the spec",
+				describe(obj, path.Join(spec.Platform.OutDir, f.Path)), n, mib(n), kind, MaxDataSize)
 		}
 	}
 }
@@ -230,6 +282,9 @@ func (v *verifier) limits() {
 			if jsonBound(r.Object) >= MaxObjectSize {
 				if size := jsonSize(r.Object); size >= MaxObjectSize {
 					v.reportf(diag.SizeLimit, origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what(), size, mib(size), MaxObjectSize)
+				}
+				if n, kind := dataSize(r.Object); n > MaxDataSize {
+					v.reportf(diag.SizeLimit, origin, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the stack", what(), n, mib(n), kind, MaxDataSize)
 				}
 			}
 		}

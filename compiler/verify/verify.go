@@ -122,7 +122,10 @@ type verifier struct {
 	// unknown are the values keys charts do not have, one entry per
 	// cause with the Applications that set it (noteUnknownKeys).
 	unknownMu sync.Mutex
-	unknown   map[unknownCause][]unknownSetter
+	// schemaNotes are the chart-schema-ref notes reported, by chart and
+	// note, once each.
+	schemaNotes sync.Map
+	unknown     map[unknownCause][]unknownSetter
 	// causes are the problems of one cause that affect several
 	// Applications, reported once each (affects).
 	causes diag.Causes
