@@ -1,7 +1,8 @@
 // Package compiler runs the platc pipeline (load, model, check, rgd, layers,
-// render, emit) on a repository given as an fs.FS, and returns the output files in
-// memory with every problem found. It does no I/O beyond reading fsys: the
-// CLI (package cli) writes or compares the result.
+// render, verify, emit) on a repository given as an fs.FS, and returns the
+// output files in memory with every problem found. It reads fsys, and the
+// cache, chart archives and output folder its Options give; the CLI
+// (package cli) writes or compares the result.
 package compiler
 
 import (

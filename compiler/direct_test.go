@@ -279,7 +279,7 @@ environments: local: {revision: "HEAD", directApply: true}
 }
 
 // TestDirectApplyFields runs the plan of golden/argocd-fields, whose
-// modules set every Helm and folder option of issue 12, with stub tools,
+// modules set every extended Helm and folder option, with stub tools,
 // and requires helm to get the Application's release name, CRD and
 // credential options, values files in Argo CD's order and its parameters
 // as Argo CD passes them, kubectl the files Argo CD reads of a folder with

@@ -1,8 +1,12 @@
 // Package schemas embeds the schemas platc needs at run time: the CUE
-// definition of the spec language, and the CustomResourceDefinitions of the
-// kinds product stacks reference (the orchestrator's primitives, and the part
-// of Argo CD's Application that platc renders). The binary carries them, so a
-// user's spec is checked without copying them into the user's repository.
+// definition of the spec language; the CustomResourceDefinitions of the
+// kinds platc renders or stacks reference (the part of Argo CD's
+// Application and AppProject that platc renders, kro's
+// ResourceGraphDefinition, the orchestrator's primitives); the published
+// schemas of the few Kubernetes kinds stacks may use (builtin.go); and the
+// fields upstream's CRDs declare beyond platc's (upstream.go). The binary
+// carries them, so a user's spec is checked without copying them into the
+// user's repository.
 package schemas
 
 import (

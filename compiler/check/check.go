@@ -1,8 +1,9 @@
 // Package check holds the semantic rules of a platform spec: names, pins,
 // references, paths, pinning of customer environments and the dependency
 // graph of modules. It reports every problem it finds to the log, and derives
-// the facts render needs (sync waves, group membership) so that render does
-// not compute them again.
+// the facts later stages need (Info: sync waves, group membership, the
+// modules that deliver each stack, which folders are kustomizations or
+// charts) so that they do not compute them again.
 //
 // It does not check shapes and types (load has, against the CUE schema) and
 // does not produce output.

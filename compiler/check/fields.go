@@ -17,7 +17,7 @@ import (
 	"github.com/platc/platc/compiler/model"
 )
 
-// The rules of the Argo CD fields of issue 12 (model/fields.go) that the
+// The rules of the extended Argo CD fields (model/fields.go) that the
 // spec alone decides: each field where it belongs, Kubernetes' rules for
 // labels and annotations, Helm's for a release name, and Argo CD's own for
 // what it parses when it compares or syncs (JSON pointers and jq paths,

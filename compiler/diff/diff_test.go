@@ -33,7 +33,7 @@ func TestFields(t *testing.T) {
 			[]Change{{Path: `"example.com/x"`, Old: "1", New: "2", HasOld: true, HasNew: true}}},
 		{"a type change", map[string]any{"a": []any{1.0}}, map[string]any{"a": "x"},
 			[]Change{{Path: "a", Old: []any{1.0}, New: "x", HasOld: true, HasNew: true}}},
-		// The Argo CD fields of issue 12 diff as any field: roles and
+		// The extended Argo CD fields diff as any field: roles and
 		// parameters are matched by name, sync windows by index.
 		{"a project role's policy",
 			map[string]any{"roles": []any{map[string]any{"name": "ops", "policies": []any{"p, proj:c:ops, applications, get, c/*, allow"}}, map[string]any{"name": "release"}}},

@@ -5,7 +5,7 @@
 // resource's kind, includeWhen, readyWhen, status, the dependency graph and
 // the CRD it generates for the instances), run over Kinds, a schema
 // resolver and REST mapper made from CustomResourceDefinitions instead of a
-// cluster's discovery, with kro's feature gates at their defaults. The API
+// cluster's discovery, under the feature gates the spec gives (Gates). The API
 // server's checks of that CRD (names, group, structural schema, defaults,
 // x-kubernetes-validations rules and their cost, list types) are ported
 // from k8s.io/apiextensions-apiserver, and objects are validated against a

@@ -1,9 +1,9 @@
-// Package layers makes Helm's layering of values visible. It reads the
-// values files clients keep for the modules of their stacks (ADR 010's fast
-// lane), strictly; checks that each file is where a module reads it; reports
-// every key a client sets that the platform also sets, since the platform's
-// valuesObject silently wins; and explains, for any value of any rendered
-// Application, which layer it comes from (see Explain).
+// Package layers reads the values files clients keep for the modules of
+// their stacks (ADR 010's fast lane, docs/decisions.md), strictly; checks
+// that each file is where a module reads it; and reports every key a client
+// sets that the platform also sets, since the platform's valuesObject
+// silently wins. Which layer a value of a rendered Application comes from
+// is package explain's, which reads the Result.
 //
 // It reads only files: the client's repository when it is this one, or a
 // local checkout given by the caller. It renders nothing.

@@ -2,8 +2,10 @@
 // folder as plain data (straight from their bytes, or from their syntax
 // as CUE parses it, where they are written as plain data, as most specs
 // are, and through a CUE evaluation otherwise), and checks them against
-// the embedded schema (schemas/platform.cue) by unifying them with it,
-// reporting every syntax and schema problem with its file position.
+// the embedded schema (schemas/platform.cue): first against the schema's
+// shape (shape.go), which says only what CUE would, then, where that is
+// not sure, by unifying them with it, reporting every syntax and schema
+// problem with its file position.
 //
 // It does not interpret the spec: names, versions and references are checked
 // by later stages on plain Go types. CUE values do not leave this package.

@@ -1,10 +1,12 @@
 package model
 
-// The Argo CD fields of Applications and AppProjects that issue 12 added
-// to the spec: how a module's Application syncs, what it leaves out of the
-// diff, how it renders its chart or folder, and a project's roles, sync
-// windows and further lists. Each is zero where the spec does not set it,
-// so that a spec that uses none costs nothing.
+// The extended Argo CD fields (AppFields, ProjectFields): the fields of
+// Applications and AppProjects that the spec passes on beyond a module's
+// source and destination and a project's basic lists: how a module's
+// Application syncs, what it leaves out of the diff, how it renders its
+// chart or folder, and a project's roles, sync windows and further lists.
+// Each is zero where the spec does not set it, so that a spec that uses
+// none costs nothing.
 
 // AppFields are the Application fields of a module.
 type AppFields struct {

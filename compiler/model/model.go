@@ -312,7 +312,7 @@ type Module struct {
 	SyncOptions     []string
 	CascadeDelete   bool // default true
 	Allow           Allow
-	// The Argo CD fields of issue 12 (fields.go); zero where unused.
+	// The extended Argo CD fields (fields.go); zero where unused.
 	AppFields
 }
 
@@ -732,7 +732,7 @@ type Project struct {
 	NamespaceResourceBlacklist []GroupKind
 	SourceNamespaces           []string
 	Allow                      Allow
-	// The AppProject fields of issue 12 (fields.go).
+	// The extended AppProject fields (fields.go).
 	ProjectFields
 }
 

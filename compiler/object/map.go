@@ -1,6 +1,8 @@
 // Package object holds the value model of rendered Kubernetes objects: an
 // ordered mapping, so that objects read apiVersion, kind, metadata, spec, and
-// plain Go data for everything else. It does no I/O and knows no kinds.
+// plain Go data for everything else; Helm's merge of values; the binary
+// codec of cache entries (codec.go); and Parallel, which the stages use to
+// work per environment or per file. It does no I/O and knows no kinds.
 package object
 
 import "slices"

@@ -257,8 +257,8 @@ func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object
 	}
 }
 
-// projectFields sets an AppProject's fields of issue 12, after the lists
-// render sets before them.
+// projectFields sets an AppProject's extended fields (model.ProjectFields),
+// after the lists render sets before them.
 func projectFields(spec *object.Map, p *model.Project) {
 	f := &p.ProjectFields
 	if len(f.ClusterResourceBlacklist) > 0 {

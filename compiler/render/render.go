@@ -1,7 +1,10 @@
 // Package render turns a checked platform spec into the Kubernetes objects
-// Argo CD consumes, arranged in the files of ADR 0001's layout: a root
-// Application per environment, the environment's apps.yaml, a group's own
-// apps file, and the environment's AppProjects.
+// Argo CD consumes, arranged in the files of ADR 0001's layout
+// (docs/decisions.md): a root Application per environment, the
+// environment's apps.yaml, a group's own apps file, the environment's
+// AppProjects, its stacks' instances and the values of its Argo CD; the
+// stacks' ResourceGraphDefinitions; and each environment's direct-apply
+// plan.
 //
 // Render is pure: no I/O, no clock, no map iterated into output unsorted. It
 // trusts check: it is called only on a spec without errors. Encoding the

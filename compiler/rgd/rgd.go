@@ -1,4 +1,5 @@
-// Package rgd compiles the product stacks of a spec (ADR 010) into kro
+// Package rgd compiles the product stacks of a spec (ADR 010,
+// docs/decisions.md) into kro
 // ResourceGraphDefinitions and their instances. It builds each stack's RGD
 // (the objects it reads, externalRefs; the objects it creates, of any kind
 // package kro knows, instances of other stacks included; the primitives it

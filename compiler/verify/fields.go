@@ -10,9 +10,10 @@ import (
 	"github.com/platc/platc/compiler/rgd"
 )
 
-// The checks of the Argo CD fields of issue 12 on the output: where Argo
-// CD's answer on a project's roles, sync windows and service accounts is
-// placed in the spec, and the service account each Application syncs as.
+// The checks of the extended Argo CD fields (model.AppFields,
+// model.ProjectFields) on the output: where Argo CD's answer on a
+// project's roles, sync windows and service accounts is placed in the
+// spec, and the service account each Application syncs as.
 
 // projectProblemAt is the spec path and position of what ValidateProject
 // refuses of a declared project, and what to do about it.

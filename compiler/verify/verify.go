@@ -7,9 +7,11 @@
 // exists), and platc's security lints (wildcards in a customer's projects,
 // secrets written as values). It reads the rendered objects, Applications
 // that kro will create (evaluated offline), and the spec, to place each
-// problem where it can be fixed.
+// problem where it can be fixed; it renders each Helm source and builds
+// each repo-path folder (packages charts and manifests) to check what
+// they yield.
 //
-// It changes nothing and renders nothing.
+// It changes nothing and adds nothing to the output.
 package verify
 
 import (

@@ -25,7 +25,7 @@ import (
 	"github.com/platc/platc/compiler/argocd"
 )
 
-// The rule families of issue 12's fields: an AppProject's roles, sync
+// The rule families of the extended Argo CD fields: a project's roles, sync
 // windows and destination service accounts (ValidateProject), a window's
 // time zone, the service account an Application syncs as, ignoreDifferences
 // (jq paths as the diff normalizer compiles them; JSON pointers as it

@@ -236,7 +236,7 @@ func checkEnvironment(t *testing.T, repo string, res *compiler.Result, env *mode
 	return objects
 }
 
-// checkFields runs Argo CD's code on the fields of issue 12 of a rendered
+// checkFields runs Argo CD's code on the extended fields of a rendered
 // Application: its ignoreDifferences compile in the diff normalizer (and
 // ask RespectIgnoreDifferences, unless the spec said otherwise), its retry
 // backoff reads, and where its project names destination service

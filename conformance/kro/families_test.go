@@ -61,7 +61,7 @@ func TestMeta(t *testing.T) { runFamily(t, "meta", seedMeta, GenMeta) }
 func TestCEL(t *testing.T) { runFamily(t, "cel", seedCEL, GenCEL) }
 
 // TestFields is family 5: resources of Kubernetes' own kinds, forEach
-// collections, externalRefs and readyWhen (issue 12).
+// collections, externalRefs and readyWhen (the extended kro fields).
 func TestFields(t *testing.T) { runFamily(t, "fields", seedFields, GenFields) }
 
 // TestInstances is family 4: instance values against the CRD kro

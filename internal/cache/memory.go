@@ -1,7 +1,8 @@
-// Package cache holds Memory, a store of bytes by key in memory: the
-// compiler.Cache (and the stages' Cache interfaces, which are the same
-// two methods) of tests and benchmarks. The CLI's store between runs is
-// compiler/cli's dirCache; nothing here is process-wide.
+// Package cache declares Cache, the store of bytes by key that
+// compiler.Options.Cache is and every stage that keeps work takes, and
+// holds Memory, the store in memory of tests and benchmarks. The CLI's
+// store between runs is compiler/cli's dirCache; nothing here is
+// process-wide.
 package cache
 
 import (
