@@ -20,7 +20,12 @@ charts: qdrant: {repoURL: "https://qdrant.github.io/qdrant-helm", chart: "qdrant
 environments: dev: revision: "main"
 `)
 	extra(&b, n)
-	return fstest.MapFS{"sources/platform.cue": {Data: []byte(b.String())}}
+	spec, beside, ok := strings.Cut(b.String(), besideMarker)
+	fsys := fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}}
+	if ok {
+		fsys["sources/zz-beside.cue"] = &fstest.MapFile{Data: []byte("package platform\n\n" + beside)}
+	}
+	return fsys
 }
 
 // unknownFields is a module with n fields the schema does not have.
@@ -59,6 +64,19 @@ func modulesList(b *strings.Builder, n int) {
 	b.WriteString("]\n")
 }
 
+// modulesListBeside is modulesList in a file of its own, beside a file
+// that declares modules as a struct: the spec is then no plain data, and
+// CUE evaluates it.
+func modulesListBeside(b *strings.Builder, n int) {
+	b.WriteString("modules: web: {path: \"web\", namespace: \"web\"}\n")
+	b.WriteString(besideMarker)
+	modulesList(b, n)
+}
+
+// besideMarker starts, in what an extra function writes, the part that
+// badSpec puts in a file of its own.
+const besideMarker = "// beside\n"
+
 // nestedLists is a field whose value is n lists, each in the one before,
 // none closed.
 func nestedLists(b *strings.Builder, n int) {
@@ -80,7 +98,8 @@ func longLabel(b *strings.Builder, n int) {
 // Targets (issue 15): 10,000 unknown fields under 1 s, 100,000 unknown
 // names in needs or in a group under 2 s; (issue 25) 100,000 names where
 // modules expects a struct, one problem, under 1 s, and 100,000 lists
-// nested and never closed (CUE refuses more than 10,000), and a label of
+// nested and never closed (CUE refuses more than 10,000), the same names
+// in a file beside one that declares modules (issue 46), and a label of
 // 1 MB over 2,000 fields (each field's path held the label: 2 GB).
 func BenchmarkBadInput(b *testing.B) {
 	cases := []struct {
@@ -94,6 +113,7 @@ func BenchmarkBadInput(b *testing.B) {
 		{"unknown-needs-100000", unknownNeeds, 100000, 100000},
 		{"unknown-members-100000", unknownMembers, 100000, 100000},
 		{"modules-as-a-list-100000", modulesList, 100000, 1},
+		{"modules-list-beside-100000", modulesListBeside, 100000, 1},
 		{"nested-lists-100000", nestedLists, 100000, 1},
 		{"long-label-2000", longLabel, 2000, 1},
 	}

@@ -87,22 +87,108 @@ func fromSyntax(files []*ast.File) (*Value, bool) {
 // readSyntax is fromSyntax, which also returns the long lists of scalars
 // it read (see shrinkLists).
 func readSyntax(files []*ast.File) (*Value, []longList, bool) {
+	root, idx, ok := readIndexed(files)
+	return root, idx.long, ok
+}
+
+// readIndexed is readSyntax, with the index it built: where the spec is
+// not plain data because a field is declared with two kinds, the index
+// holds the long literals of that conflict (cuts).
+func readIndexed(files []*ast.File) (*Value, *index, bool) {
 	root := &Value{Kind: Struct, OK: true}
-	var idx index
+	idx := &index{}
 	for _, f := range files {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.Package, *ast.CommentGroup:
 			case *ast.Field:
 				if !idx.addField(root, d) {
-					return nil, nil, false
+					return nil, idx, false
 				}
 			default:
-				return nil, nil, false
+				return nil, idx, false
 			}
 		}
 	}
-	return root, idx.long, true
+	return root, idx, true
+}
+
+// A field declared with a struct in one place and a list or a scalar in
+// another, or a list and a scalar, is a conflict whatever the elements
+// hold, which CUE reports at both places without quoting them. CUE takes
+// time quadratic in the length of a list, and in the fields of a struct,
+// to evaluate it: 100,000 names where modules is a struct took a minute.
+// The long literal of such a conflict is handed to CUE cut to its first
+// element (cutConflicts): the conflict, and its message, stay.
+
+// cutLen is the most elements or fields a literal of a conflict is handed
+// to CUE with.
+const cutLen = longListLen
+
+// literalKind is the kind of a literal as the conflict rule reads it:
+// Struct, List, or String for any scalar; Bottom for anything else.
+func literalKind(x ast.Expr) Kind {
+	switch x := x.(type) {
+	case *ast.StructLit:
+		return Struct
+	case *ast.ListLit:
+		return List
+	case *ast.BasicLit:
+		return String
+	case *ast.UnaryExpr:
+		if _, ok := x.X.(*ast.BasicLit); ok {
+			return String
+		}
+	}
+	return Bottom
+}
+
+// valueKind is literalKind of a value read.
+func valueKind(v *Value) Kind {
+	switch v.Kind {
+	case Struct, List:
+		return v.Kind
+	}
+	return String
+}
+
+// conflict notes the long literals of a field declared as prev and again
+// as x, where their kinds conflict.
+func (idx *index) conflict(prev *Value, x ast.Expr) {
+	k := literalKind(x)
+	if k == Bottom || k == valueKind(prev) {
+		return
+	}
+	if lit, ok := idx.literals[prev]; ok {
+		idx.cuts = append(idx.cuts, lit)
+	}
+	switch x := x.(type) {
+	case *ast.StructLit:
+		if len(x.Elts) > cutLen {
+			idx.cuts = append(idx.cuts, x)
+		}
+	case *ast.ListLit:
+		if len(x.Elts) > cutLen {
+			idx.cuts = append(idx.cuts, x)
+		}
+	}
+}
+
+// cutConflicts cuts the long literals of conflicts to their first element.
+func cutConflicts(cuts []ast.Expr) {
+	for _, c := range cuts {
+		switch c := c.(type) {
+		case *ast.ListLit:
+			c.Elts = c.Elts[:1]
+		case *ast.StructLit:
+			for i, d := range c.Elts {
+				if _, ok := d.(*ast.Field); ok {
+					c.Elts = c.Elts[i : i+1]
+					break
+				}
+			}
+		}
+	}
 }
 
 // index finds the fields of the structs fromSyntax builds: a struct may be
@@ -113,6 +199,20 @@ func readSyntax(files []*ast.File) (*Value, []longList, bool) {
 type index struct {
 	fields map[*Value]map[string]*Value
 	long   []longList
+	// literals are the syntax of the lists and structs of more than
+	// cutLen elements or fields, by value; cuts are those of a conflict.
+	literals map[*Value]ast.Expr
+	cuts     []ast.Expr
+}
+
+// keep keeps the syntax of a long literal, for conflict.
+func (idx *index) keep(v *Value, x ast.Expr, n int) {
+	if n > cutLen {
+		if idx.literals == nil {
+			idx.literals = map[*Value]ast.Expr{}
+		}
+		idx.literals[v] = x
+	}
 }
 
 // smallStruct is the most fields a struct has for a search field by field.
@@ -163,6 +263,7 @@ func (idx *index) addField(parent *Value, f *ast.Field) bool {
 		// does this.
 		s, isStruct := f.Value.(*ast.StructLit)
 		if !isStruct || prev.Kind != Struct {
+			idx.conflict(prev, f.Value)
 			return false
 		}
 		prev.Pos = position(s.Pos())
@@ -196,6 +297,7 @@ func (idx *index) fromExpr(x ast.Expr) (*Value, bool) {
 	switch x := x.(type) {
 	case *ast.StructLit:
 		v.Kind = Struct
+		idx.keep(v, x, len(x.Elts))
 		return v, idx.addStruct(v, x)
 	case *ast.ListLit:
 		v.Kind = List
@@ -212,6 +314,7 @@ func (idx *index) fromExpr(x ast.Expr) (*Value, bool) {
 		if scalars && len(x.Elts) > longListLen {
 			idx.long = append(idx.long, longList{lit: x, v: v})
 		}
+		idx.keep(v, x, len(x.Elts))
 		return v, true
 	case *ast.BasicLit:
 		return v, scalar(v, x, false)

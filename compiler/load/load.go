@@ -158,7 +158,12 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			// reading skips: a spec with a trap is not kept.
 			cache = nil
 		}
-		data, long, plain = readSyntax(files)
+		var idx *index
+		data, idx, plain = readIndexed(files)
+		long = idx.long
+		if !plain {
+			cutConflicts(idx.cuts)
+		}
 	}
 	evaluated := !plain
 	var ctx *cue.Context
