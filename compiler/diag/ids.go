@@ -28,6 +28,7 @@ const (
 	CUE
 	UnknownField
 	RequiredField
+	Incomplete
 	SpecType
 	Usage
 	SelfComprehension
@@ -195,6 +196,9 @@ var Messages = [idCount]Message{
 	RequiredField: {Name: "required-field", Source: FromCUE,
 		Summary: "a field the spec language requires is missing",
 		Text:    "Add the field. When a misspelled field stands beside it, platc reports that one and folds this one under it."},
+	Incomplete: {Name: "incomplete", Source: FromCUE,
+		Summary: "a field the spec leaves open: a type, a bound, or a choice with no default",
+		Text:    "A platform's spec is data: every field platc reads needs one value. CUE evaluates string, >=1 or \"a\" | \"b\" to a constraint, not a value. Write the value, or, for a choice, mark the default with * (\"a\" | *\"b\")."},
 	SpecType: {Name: "spec-type", Source: FromCUE,
 		Summary: "a value of the wrong type for its field",
 		Text:    "The value is not of the type the spec language gives the field (a list where a struct is expected, a number for a name). platc reports it first: what follows from it is folded into a count."},

@@ -234,7 +234,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		regular := onlyRegularFields(files)
 		go func() {
 			defer collectEvaluation()
-			if regular && value.Validate() == nil && specShape().fits(data) {
+			if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
 				check <- verdict(checked{ok: true})
 				return
 			}
@@ -681,6 +681,9 @@ func cueID(msg string) diag.ID {
 	case "field is required but not present":
 		return diag.RequiredField
 	}
+	if strings.HasPrefix(msg, "incomplete value ") {
+		return diag.Incomplete
+	}
 	return diag.CUE
 }
 
@@ -705,8 +708,21 @@ func (r *reporter) explain(msg string, p []string) string {
 			field = u
 		}
 		return fmt.Sprintf("required field %q is missing: add it", field)
+	case strings.HasPrefix(msg, "incomplete value "):
+		return incomplete(strings.TrimPrefix(msg, "incomplete value "))
 	}
 	return msg
+}
+
+// incomplete says what to write where the spec leaves a value open: a
+// type (string), a bound (>=1), or a choice with no default ("a" | "b"),
+// which a platform's data cannot be.
+func incomplete(v string) string {
+	if strings.Contains(v, " | ") {
+		first, _, _ := strings.Cut(v, " | ")
+		return fmt.Sprintf("%s is a choice of values with no default, not a value: keep the one meant, or mark it the default with * (*%s | ...)", v, first)
+	}
+	return fmt.Sprintf("%s is a constraint, not a value: write a value that meets it", v)
 }
 
 // conflictPlaces says where the values of a conflict are written, when
