@@ -63,27 +63,41 @@ func run(o options, w io.Writer) error {
 		}
 		return strings.TrimSpace(string(out)), nil
 	}
+	// A snapshot of a tree that is no Git checkout (a CI's copy) is
+	// built all the same: its version names no commit, and its files
+	// carry a fixed time.
+	vcs := "-buildvcs=true"
 	rev, err := git("rev-parse", "HEAD")
-	if err != nil {
+	if err != nil && !o.snapshot {
 		return fmt.Errorf("%v: run it in a clone of platc's repository", err)
 	}
-	ct, err := git("log", "-1", "--format=%ct")
-	if err != nil {
-		return err
+	modified := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC) // zip's first day
+	if err == nil {
+		ct, err := git("log", "-1", "--format=%ct")
+		if err != nil {
+			return err
+		}
+		secs, err := strconv.ParseInt(ct, 10, 64)
+		if err != nil {
+			return fmt.Errorf("the commit's time %q: %v", ct, err)
+		}
+		modified = time.Unix(secs, 0).UTC()
+	} else {
+		rev, vcs = "", "-buildvcs=false"
 	}
-	secs, err := strconv.ParseInt(ct, 10, 64)
-	if err != nil {
-		return fmt.Errorf("the commit's time %q: %v", ct, err)
-	}
-	modified := time.Unix(secs, 0).UTC()
 
 	version := o.version
 	if o.snapshot {
-		last, err := git("describe", "--tags", "--abbrev=0", "--match", "v*")
-		if err != nil || !isRelease(last) {
-			last = "v0.0.0"
+		last := "v0.0.0"
+		if rev != "" {
+			if tag, err := git("describe", "--tags", "--abbrev=0", "--match", "v*"); err == nil && isRelease(tag) {
+				last = tag
+			}
 		}
-		version = last + "-snapshot.g" + rev[:7]
+		version = last + "-snapshot"
+		if rev != "" {
+			version += ".g" + rev[:7]
+		}
 	} else {
 		if !isRelease(version) {
 			return fmt.Errorf("version %q is not a release's tag: give one such as v1.2.0, or -snapshot", version)
@@ -130,7 +144,7 @@ func run(o options, w io.Writer) error {
 		}
 		bin := filepath.Join(build, goos+"_"+goarch, exe)
 		fmt.Fprintf(w, "release: building platc %s for %s\n", version, target)
-		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=true", "-tags", buildTags,
+		cmd := exec.Command("go", "build", "-trimpath", vcs, "-tags", buildTags,
 			"-ldflags", "-s -w -X "+versionVar+"="+version, "-o", bin, "./cmd/platc")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch)
