@@ -124,8 +124,8 @@ func (c *checker) platform() {
 }
 
 // The package's patterns are compiled on first use (sync.OnceValue):
-// compiled at package initialization, they cost every process start
-// 180 KB, also a run that checks nothing.
+// compiled at package initialization, every process start would pay for
+// them, also a run that checks nothing.
 var (
 	gitURL = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(https?://[^\s/]+/\S+|ssh://\S+|git@[^\s:]+:\S+|file://\S+)$`)

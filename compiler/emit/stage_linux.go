@@ -10,12 +10,10 @@ import (
 // durable with one syncfs(2) of the output folder's file system before the
 // journal's commit point, instead of one fsync(2) as each is written. A
 // first render writes thousands, for which one flush of the file system is
-// the cheaper (0.83 to 1.12 s against 1.05 to 1.53 s for 1,200 files,
-// BenchmarkWrite/fresh, interleaved); but syncfs also waits for whatever
+// the cheaper (BenchmarkWrite/fresh); but syncfs also waits for whatever
 // else is waiting to be written on that file system, which an everyday
-// render of a few files should not: 100 files written just after 1.5 GB
-// of another program's took 0.91 to 1.24 s with syncfs and 0.24 to 0.49 s
-// with an fsync each.
+// render of a few files should not wait for: there an fsync each is the
+// cheaper.
 const syncfsFrom = 256
 
 // syncAtOnce says whether a write that stages n files syncs them at once,

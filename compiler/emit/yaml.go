@@ -15,8 +15,8 @@ import (
 // This file writes YAML for the small set of values render produces:
 // object.Map, map[string]any, []any, []string, string, int, int64, float64,
 // bool and nil. A general YAML library spends most of a render's time on
-// events and buffers this output does not need (yaml.v3 took 140 µs per
-// Application); this writer appends to one byte slice.
+// events and buffers this output does not need; this writer appends to
+// one byte slice.
 //
 // Strings are written plain only where both YAML 1.1 decoders (Kubernetes,
 // Argo CD: sigs.k8s.io/yaml) and YAML 1.2 decoders read them back as the

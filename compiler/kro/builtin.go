@@ -31,9 +31,8 @@ import (
 // builtinSchemas are the built-in kinds' schemas, each resolved on first
 // use: a read-only table, shared by every Kinds (kro's controller shares
 // them too, through its resolver's cache). The resolver decodes a whole
-// discovery document for each kind it resolves (api/v1's 79 KB for a
-// ConfigMap: 1.4-2.2 ms in BenchmarkBuiltinSchemas), so a run resolves
-// only the kinds its graphs use (all 10: 14-18 ms).
+// discovery document for each kind it resolves (BenchmarkBuiltinSchemas),
+// so a run resolves only the kinds its graphs use.
 var builtinSchemas = sync.OnceValue(newBuiltinSchemas)
 
 func newBuiltinSchemas() map[schema.GroupVersionKind]func() (*spec.Schema, error) {

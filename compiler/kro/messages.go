@@ -27,8 +27,8 @@ import (
 
 // These patterns only shape suggestions ("such as ..."); whether a kind
 // or an id is valid is kro's decision. Like every pattern of the package,
-// they are compiled on first use: compiled at package initialization, the
-// package's cost every process start 240 KB, also a run that checks no
+// they are compiled on first use: compiled at package initialization,
+// every process start would pay for them, also a run that checks no
 // graph.
 var (
 	kindLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][a-zA-Z0-9]{0,62}$`) })
@@ -201,8 +201,8 @@ func (n *node) kindName() string {
 
 // simpleSchemaHints turn kro's SimpleSchema errors into what to change,
 // made on first use: only a refused SimpleSchema reads them, and their
-// nineteen patterns, compiled at package initialization, cost every
-// process start 145 KB.
+// patterns, compiled at package initialization, would cost every process
+// start.
 var simpleSchemaHints = sync.OnceValue(func() []simpleSchemaHint {
 	return []simpleSchemaHint{
 		{regexp.MustCompile(`unexpected type: (.*)$`), func(m []string, field string, def any, _ map[string]any) string {

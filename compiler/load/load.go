@@ -245,9 +245,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 }
 
 // collectEvaluation collects the garbage CUE's evaluation of a spec that
-// is not plain data leaves once its data is read and checked: about 40 MB
-// of the 46 MB a spec of 10,000 Applications had allocated by then. The
-// rest of the run then reuses that memory rather than taking fresh memory
+// is not plain data leaves once its data is read and checked: most of
+// what the run had allocated by then. The rest of the run then reuses
+// that memory rather than taking fresh memory
 // beside it, fresh pages costing more than the collection
 // (docs/performance.md has the figures). Being the run's first
 // collection, it ends the starting heap too: gcpace.Percent paces the
@@ -448,10 +448,10 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 // maxDeclPath bounds the spec paths declarations are kept by: a field
 // whose path is longer, and all below it, has no declaration (its
 // problems are placed at its value, as those of a field a comprehension
-// makes). Each path holds its parent's, so a label of 1 MB over 20,000
-// fields made 20 GB of paths; bounded, the paths of a spec take at most
-// maxDeclPath bytes per field. The longest path of the sample and the
-// golden cases is 137 bytes.
+// makes). Each path holds its parent's, so a long label over many fields
+// made paths of the label's length times the fields (a spec's own paths
+// are short); bounded, the paths of a spec take at most maxDeclPath bytes
+// per field.
 const maxDeclPath = 1024
 
 // undeclared is the path childPath and elemPath give where a path would be

@@ -32,18 +32,16 @@ import (
 // (literal.Unquote each string, literal.ParseNum each number that is not
 // a small integer), and FuzzReadPlain holds it to the parsed reading.
 //
-// CUE's parser reads about 12 MB a second, and what it allocates is the
-// larger cost in a fresh process (docs/performance.md): a spec of 10,000
-// Applications took 25 ms to parse and 26 more to index and read, where
-// this takes a fraction of that.
+// CUE's parser, and what it allocates, is the larger cost of reading a
+// spec in a fresh process (docs/performance.md); this takes a fraction of
+// it.
 func readPlain(names []string, sources [][]byte) (data *Value, decls map[string]diag.Pos, lits map[string]Literal, ok bool) {
 	size := 0
 	for _, src := range sources {
 		// Most declarations are fields, a colon each (a list's elements
-		// have none, a string may hold some): 58,778 colons for 59,975
-		// declarations at 50,000 Applications. Counting commas too made
-		// the map a quarter larger than it needed; Go's maps grow a
-		// table at a time, so the few over the count cost little.
+		// have none, a string may hold some). Counting commas too made
+		// the map larger than it needed; Go's maps grow a table at a
+		// time, so the few over the count cost little.
 		size += bytes.Count(src, []byte{':'})
 	}
 	r := &plainReader{decls: make(map[string]diag.Pos, size), lits: map[string]Literal{}}
@@ -83,11 +81,10 @@ type plainReader struct {
 
 // maxPlainDepth is the deepest readPlain reads: a struct or list nested
 // deeper goes to CUE, whose parser refuses nesting deeper than 10,000,
-// and which readPlain must not be a second judge of. 100,000 unclosed
-// brackets took 20 s and 4 GB before readPlain found no end (each
-// level's path held its parent's, before maxDeclPath bounded them); CUE
-// refuses them in a fraction of a second. A spec nests a few levels (a
-// chart's values a few more).
+// and which readPlain must not be a second judge of: deep unclosed
+// brackets cost readPlain time and memory in their depth before it found
+// no end, where CUE refuses them at once (BenchmarkBadInput). A spec
+// nests a few levels (a chart's values a few more).
 const maxPlainDepth = 100
 
 // nest enters a struct or list, and says whether readPlain reads it.

@@ -19,13 +19,11 @@ import (
 // nor parses nor evaluates them (a spec written with references,
 // comprehensions or pattern constraints, which CUE evaluates, or in a
 // form of plain data readPlain leaves to CUE's parser). Reading the entry
-// is the cheaper even where readPlain reads the spec: at 10,000
-// Applications an up-to-date render took 0.275 s against 0.295 s (medians
-// of 21). It is a pure function of the digest (the files, the folder, the
-// schema and CUE's version), which the entry holds. The cache keeps one
-// reading per spec folder, the last: that is the one the next run meets,
-// and a reading is 0.4 to 1.1 MB at 10,000 Applications, too much to keep
-// one for each edit of a spec.
+// is the cheaper even where readPlain reads the spec. It is a pure
+// function of the digest (the files, the folder, the schema and CUE's
+// version), which the entry holds. The cache keeps one reading per spec
+// folder, the last: that is the one the next run meets, and a reading of
+// a large spec is too large to keep one for each edit of it.
 
 // readingFormat names the layout of an entry; change it whenever the
 // reading of a spec or the layout changes.

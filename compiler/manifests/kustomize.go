@@ -221,7 +221,7 @@ func withOrigins(data []byte) []byte {
 
 // evalSymlinks is the noise kustomize puts before a missing path. Like
 // every pattern of the package, it is compiled on first use, not at every
-// process start (the package's cost 38 KB).
+// process start.
 var evalSymlinks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`evalsymlink failure on '[^']*' : (lstat )?`) })
 
 // notFound matches kustomize's message for a resource that is neither a

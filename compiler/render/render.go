@@ -103,9 +103,9 @@ type renderer struct {
 	// syncPolicies are the syncPolicy maps made so far, shared by the
 	// Applications whose policy is the same: a module's, in every
 	// environment that does not set its own. A rendered object is not
-	// changed once made (TestLaterStagesLeaveRenderedObjects), and at
-	// 10,000 Applications the maps were 2.9 MB of fresh memory, which a
-	// run pays for in page faults.
+	// changed once made (TestLaterStagesLeaveRenderedObjects), and a map
+	// per Application is fresh memory, which a run pays for in page
+	// faults.
 	syncMu       sync.Mutex
 	syncPolicies map[syncKey]*object.Map
 }
@@ -441,9 +441,8 @@ func ValuesLayers(spec *model.Spec, env *model.Environment, m *model.Module) []V
 // eachValuesLayer calls fn with each of ValuesLayers' parts, in order:
 // the node whose values field sets values, or the wire that sets one
 // value (values nil). Render merges them without naming where they are
-// set, and sets a wire's value in place of merging a map made for it: at
-// 10,000 Applications the names and those maps were 1.3 MB of fresh
-// memory a run.
+// set, and sets a wire's value in place of merging a map made for it:
+// the names and those maps were fresh memory of every run.
 func eachValuesLayer(env *model.Environment, m *model.Module, fn func(at *model.Node, w *model.Wire, values map[string]any)) {
 	fn(&m.Node, nil, m.Values)
 	if s := env.Settings[m.Name]; s != nil {

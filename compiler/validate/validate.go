@@ -52,7 +52,7 @@ type kindSchema struct {
 
 // Locations of the schemas for the library. The library checks every
 // schema against the draft 2020-12 meta-schema when it first loads it,
-// which costs more than compiling it (60% of the embedded CRDs' cost),
+// which costs more than compiling it,
 // except a schema located under json-schema.org, where its own
 // meta-schemas are (roots.addRoot in santhosh-tekuri/jsonschema v6.0.3,
 // roots.go; it has no option for this). A trusted schema is put there: a

@@ -36,8 +36,8 @@ var nameKeys = []string{"existingsecret", "fromsecret", "secretname", "secretref
 
 // secretValues are formats of well-known tokens, whatever the key. Like
 // every pattern of the package, it is compiled on first use: compiled at
-// package initialization, the package's cost every process start 130 KB,
-// also a run that verifies nothing.
+// package initialization, every process start would pay for it, also a
+// run that verifies nothing.
 var secretValues = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})$`)
 })

@@ -361,7 +361,7 @@ func runInEnv(dir string, env []string, name string, args ...string) ([]byte, me
 // started it, since os/exec starts a command in the memory of its parent
 // before exec: measured from this process, whose peak grows with what it
 // reads back ((b)'s output, the rendered Applications), every command
-// after the first large size reported the parent's 339 MB.
+// after the first large size reported the parent's peak.
 type runner struct {
 	in  *json.Encoder
 	out *json.Decoder
