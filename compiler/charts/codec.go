@@ -4,9 +4,9 @@ import "github.com/platc/platc/compiler/object"
 
 // An outcome is kept in the cache in object's binary form of plain
 // values rather than as JSON: a warm run reads every distinct render's
-// outcome (1,355 at 10,000 Applications), and encoding/json's decoding of
-// their objects into map[string]any was a quarter of what rendering charts
-// added to platc vet. Each object is written as its head (Head) and its
+// outcome, and encoding/json's decoding of their objects into
+// map[string]any was a large part of what rendering charts added to platc
+// vet. Each object is written as its head (Head) and its
 // body, the object's own binary form, which a read keeps undecoded until
 // Manifests asks for it: the checks of most objects read their heads
 // alone. The form holds exactly what Render makes (plain data as

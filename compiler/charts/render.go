@@ -425,7 +425,7 @@ var renderBudget = engine.Budget{
 
 // maxMessage is the most lines, and bytes, of Helm's message an outcome
 // keeps: Helm's message for an include nested 1,000 times repeats each
-// call (186 KB).
+// call.
 const maxMessageLines, maxMessageBytes = 8, 2000
 
 // shortMessage is msg cut to maxMessageLines lines and maxMessageBytes

@@ -95,8 +95,8 @@ type rendered struct {
 
 // packKey is the cache entry that holds, in one, the entries of the
 // outcomes the last compilation read: a warm run reads it, not one entry
-// per distinct render (1,355 at 10,000 Applications: opening and reading
-// them took 15 ms of a warm vet's 290 ms of CPU, the pack 2.6 ms). The entries of single
+// per distinct render, whose opening and reading cost a warm vet many
+// times what one pack does. The entries of single
 // renders stay: a pack holds one compilation's set, and another set (a
 // branch, -client-repo) finds its renders there.
 const packKey = "chart-renders"
