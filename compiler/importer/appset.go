@@ -271,19 +271,34 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 			}
 		}
 	case g["files"] != nil:
+		var all []string
+		err := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			if d.Type().IsRegular() {
+				all = append(all, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "its git files generator's files cannot be read: " + unwrap(err)
+		}
 		files := map[string]bool{}
 		for _, it := range anyList(g["files"]) {
 			m, _ := it.(map[string]any)
 			pattern := str(m["path"])
-			if strings.Contains(pattern, "**") {
-				return nil, "its git files generator's ** patterns are not matched offline yet"
-			}
-			matches, err := fs.Glob(x.fsys, pattern)
+			match, err := pathspec(pattern)
 			if err != nil {
 				return nil, "its git files generator's pattern " + pattern + " is not one: " + err.Error()
 			}
-			for _, f := range matches {
-				files[f] = m["exclude"] != true
+			for _, f := range all {
+				if match(f) {
+					files[f] = m["exclude"] != true
+				}
 			}
 		}
 		for _, f := range slices.Sorted(maps.Keys(files)) {
@@ -528,4 +543,50 @@ func toAny(l []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// pathspec is how Argo CD's git files generator matches a path pattern
+// by default: git ls-files -- PATTERN (util/git's LsFiles, without
+// applicationsetcontroller.enable.new.git.file.globbing), a pathspec
+// whose wildcards match across '/', so that "apps/*/config.json" also
+// names apps/a/b/config.json and "**" is "*" twice. A pattern without a
+// wildcard names the file, or every file below the folder it names.
+func pathspec(pattern string) (func(string) bool, error) {
+	if !strings.ContainsAny(pattern, "*?[\\") {
+		return func(p string) bool { return p == pattern || strings.HasPrefix(p, pattern+"/") }, nil
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i+1 < len(pattern) {
+				i++
+				b.WriteString(regexp.QuoteMeta(pattern[i : i+1]))
+			}
+		case '[':
+			end := strings.IndexByte(pattern[i+1:], ']')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed [")
+			}
+			class := pattern[i+1 : i+1+end]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\\`, `\\\\`) + "]")
+			i += end + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString, nil
 }
