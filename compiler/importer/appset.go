@@ -36,8 +36,9 @@ const maxGenerated = 10000
 // expanded offline. home is the repository the objects live in.
 func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Object, string) {
 	spec, _ := set.Body["spec"].(map[string]any)
-	if spec["templatePatch"] != nil {
-		return nil, "its templatePatch is not applied offline yet"
+	patch, isText := spec["templatePatch"].(string)
+	if spec["templatePatch"] != nil && !isText {
+		return nil, "its templatePatch is not a string"
 	}
 	goTemplate := spec["goTemplate"] == true
 	var options []string
@@ -51,10 +52,14 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 	x := &expander{fsys: fsys, home: home, goTemplate: goTemplate, options: options, clusterList: clusters}
 	var out []*Object
 	names := map[string]bool{}
-	for i, g := range anyList(spec["generators"]) {
+	for _, g := range anyList(spec["generators"]) {
 		gen, _ := g.(map[string]any)
-		if override, ok := firstGenerator(gen)["template"].(map[string]any); ok && len(override) > 0 {
-			return nil, fmt.Sprintf("generator %d has a template of its own, which is not merged offline yet", i)
+		tmpl := tmpl
+		if own, ok := firstGenerator(gen)["template"].(map[string]any); ok && len(own) > 0 {
+			// The generator's own template, its unset fields taken from
+			// the ApplicationSet's (generators: mergeGeneratorTemplate,
+			// mergo.Merge).
+			tmpl, _ = mergeTemplate(copyValue(own), tmpl).(map[string]any)
 		}
 		params, reason := x.params(gen, nil)
 		if reason != "" {
@@ -66,17 +71,35 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 				return nil, "its template does not render: " + oneLine(err.Error())
 			}
 			meta, _ := app["metadata"].(map[string]any)
+			finalizers := anyList(meta["finalizers"])
+			preserve := lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") == true
+			if len(finalizers) == 0 && !preserve {
+				meta["finalizers"] = []any{argocd.ResourcesFinalizer}
+			}
+			if isText {
+				// Argo CD renders the patch with the parameters and
+				// applies it to the Application rendered, finalizer
+				// and all (controllers/template: renderTemplatePatch).
+				text, err := x.replace(patch, p)
+				if err != nil {
+					return nil, "its templatePatch does not render: " + oneLine(err.Error())
+				}
+				var m map[string]any
+				if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+					return nil, "its templatePatch is not YAML once rendered: " + oneLine(err.Error())
+				}
+				mergePatch(app, m)
+				if meta, _ = app["metadata"].(map[string]any); meta == nil {
+					meta = map[string]any{}
+					app["metadata"] = meta
+				}
+			}
 			name := str(meta["name"])
 			if names[name] {
 				continue // Argo CD keeps one Application of a name
 			}
 			names[name] = true
 			meta["namespace"] = set.Namespace
-			finalizers := anyList(meta["finalizers"])
-			preserve := lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") == true
-			if len(finalizers) == 0 && !preserve {
-				meta["finalizers"] = []any{argocd.ResourcesFinalizer}
-			}
 			body := map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": meta, "spec": app["spec"]}
 			out = append(out, &Object{Kind: "Application", Name: name, Namespace: set.Namespace, File: set.File, Line: set.Line, Env: set.Env, Root: set.Root, Body: body, GeneratedBy: set.Name})
 			if len(out) > maxGenerated {
@@ -85,6 +108,96 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 		}
 	}
 	return out, ""
+}
+
+// mergeTemplate fills what own leaves unset from base, as mergo.Merge
+// fills a generator's template from the ApplicationSet's: a field that is
+// absent, empty, false or zero takes base's; maps merge, own's keys
+// first; anything else set in own stays.
+func mergeTemplate(own, base any) any {
+	om, ok1 := own.(map[string]any)
+	bm, ok2 := base.(map[string]any)
+	if ok1 && ok2 {
+		for k, b := range bm {
+			om[k] = mergeTemplate(om[k], b)
+		}
+		return om
+	}
+	switch o := own.(type) {
+	case nil:
+		return copyValue(base)
+	case string:
+		if o == "" {
+			return copyValue(base)
+		}
+	case bool:
+		if !o {
+			return copyValue(base)
+		}
+	case int:
+		if o == 0 {
+			return copyValue(base)
+		}
+	case int64:
+		if o == 0 {
+			return copyValue(base)
+		}
+	case float64:
+		if o == 0 {
+			return copyValue(base)
+		}
+	case []any:
+		if len(o) == 0 {
+			return copyValue(base)
+		}
+	case map[string]any:
+		if len(o) == 0 {
+			return copyValue(base)
+		}
+	}
+	return own
+}
+
+// copyValue copies the maps and lists of a decoded value.
+func copyValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = copyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = copyValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// mergePatch applies patch to v as Kubernetes' strategic merge patch
+// applies it to an Application, whose Go types name no merge key: maps
+// merge, a null removes the field, and anything else (lists included)
+// replaces what v holds.
+func mergePatch(v, patch map[string]any) {
+	for k, p := range patch {
+		switch pm := p.(type) {
+		case nil:
+			delete(v, k)
+		case map[string]any:
+			if vm, ok := v[k].(map[string]any); ok {
+				mergePatch(vm, pm)
+				continue
+			}
+			fresh := map[string]any{}
+			mergePatch(fresh, pm)
+			v[k] = fresh
+		default:
+			v[k] = p
+		}
+	}
 }
 
 // firstGenerator is the one generator a generator entry names.

@@ -255,6 +255,47 @@ func TestExpandSet(t *testing.T) {
 			want: []string{"eu-a-7 clusters/A HEAD <nil>", "eu-b-7 clusters/B HEAD <nil>"},
 		},
 		{
+			name: "a templatePatch, rendered with the parameters and merged",
+			spec: `  goTemplate: true
+  generators:
+    - list: {elements: [{app: web, keep: true}, {app: api, keep: false}]}
+  template:
+    metadata: {name: "{{.app}}"}
+    spec:
+      project: default
+      source: {repoURL: r, path: "apps/{{.app}}", targetRevision: HEAD}
+      destination: {name: in-cluster, namespace: "{{.app}}"}
+  templatePatch: |
+    {{- if .keep }}
+    metadata:
+      finalizers: null
+    {{- end }}
+    spec:
+      source:
+        targetRevision: "v1-{{.app}}"
+`,
+			want: []string{"api apps/api v1-api [resources-finalizer.argocd.argoproj.io]", "web apps/web v1-web <nil>"},
+		},
+		{
+			name: "a generator's own template, its unset fields the ApplicationSet's",
+			spec: `  generators:
+    - list:
+        elements: [{app: web}]
+        template:
+          metadata: {name: "own-{{app}}"}
+          spec:
+            source: {path: "own/{{app}}"}
+    - list: {elements: [{app: api}]}
+  template:
+    metadata: {name: "{{app}}"}
+    spec:
+      project: default
+      source: {repoURL: r, path: "apps/{{app}}", targetRevision: HEAD}
+      destination: {name: in-cluster, namespace: "{{app}}"}
+`,
+			want: []string{"api apps/api HEAD [resources-finalizer.argocd.argoproj.io]", "own-web own/web HEAD [resources-finalizer.argocd.argoproj.io]"},
+		},
+		{
 			name: "clusters, none given",
 			spec: "  generators: [{clusters: {}}]\n  template: {metadata: {name: x}, spec: {}}\n",
 			want: []string{"its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository (give them with -clusters FILE)"},
