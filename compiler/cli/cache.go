@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/platc/platc/compiler"
@@ -65,16 +66,27 @@ func cacheInOutput(dir, outDir string) string {
 // that another build of platc (which may make something else of a build)
 // does not use it.
 func openCache(dir string) compiler.Cache {
+	c, base := cacheOf(dir)
+	if c == nil {
+		return nil
+	}
+	trimCache(base, time.Now())
+	return c
+}
+
+// cacheOf is openCache's cache, not trimmed, and its base folder; nil
+// when there is none.
+func cacheOf(dir string) (*dirCache, string) {
 	base, ok := cacheBase()
 	if !ok {
-		return nil
+		return nil, ""
 	}
 	if as := os.Getenv(CacheRepoEnv); as != "" {
 		dir = as
 	}
 	repo, err := filepath.Abs(dir)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	// A link to the repository is the repository (git rev-parse
 	// --show-toplevel, which the hook passes, resolves links).
@@ -83,10 +95,62 @@ func openCache(dir string) compiler.Cache {
 	}
 	v, ok := version()
 	if !ok {
-		return nil
+		return nil, ""
 	}
-	trimCache(base, time.Now())
-	return cacheIn(base, repo, v)
+	return cacheIn(base, repo, v), base
+}
+
+// heldCache is the cache of a repository whose cache folder is inside it,
+// where the spec may name an output folder around it, which platc refuses
+// once the spec is read: until then it reads through, and holds what is
+// put, so that nothing is written into an output folder before the
+// refusal. release writes what it holds, and trims the cache.
+type heldCache struct {
+	c    *dirCache
+	base string
+
+	mu       sync.Mutex
+	held     map[string][]byte
+	order    []string
+	released bool
+}
+
+func (h *heldCache) Get(key string) ([]byte, bool) {
+	h.mu.Lock()
+	data, ok := h.held[key]
+	h.mu.Unlock()
+	if ok {
+		return data, true
+	}
+	return h.c.Get(key)
+}
+
+func (h *heldCache) Put(key string, data []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
+		h.c.Put(key, data)
+		return
+	}
+	if _, ok := h.held[key]; !ok {
+		h.order = append(h.order, key)
+	}
+	h.held[key] = data
+}
+
+// release writes what the cache holds, and every Put after.
+func (h *heldCache) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released {
+		return
+	}
+	h.released = true
+	trimCache(h.base, time.Now())
+	for _, key := range h.order {
+		h.c.Put(key, h.held[key])
+	}
+	h.held, h.order = nil, nil
 }
 
 // cacheIn is the cache of the repository at repo for the platc of version

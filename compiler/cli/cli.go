@@ -142,10 +142,19 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		return nil, ExitUsage
 	}
 	// A cache inside the output folder is refused once the output folder
-	// is known; inside the usual one, it is not used until then.
+	// is known; inside the usual one, it is not used until then, and
+	// inside the repository, it writes nothing until then (heldCache).
 	repo := &compiled{root: root}
+	var held *heldCache
 	if cacheInOutput(c.dir, model.DefaultOutDir) == "" {
-		repo.cache = openCache(c.dir)
+		if base, ok := cacheBase(); ok && inside(base, c.dir) {
+			if dc, base := cacheOf(c.dir); dc != nil {
+				held = &heldCache{c: dc, base: base, held: map[string][]byte{}}
+				repo.cache = held
+			}
+		} else {
+			repo.cache = openCache(c.dir)
+		}
 	}
 	repo.ctx, repo.stop = c.proc.interrupts()
 	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
@@ -201,6 +210,9 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		rep.failf(diag.OutDir, "%s", msg)
 		repo.close()
 		return nil, ExitUsage
+	}
+	if held != nil {
+		held.release()
 	}
 	c.noteGaps(repo.res)
 	rep.log(repo.res.Log)
