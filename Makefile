@@ -193,4 +193,4 @@ sync:
 	kubectl apply --namespace argocd -f out/deploy/gitops/argocd/root-app.yaml
 
 help:
-	@grep -E '^## ' Makefile | sed 's/^## /  make /'
+	@grep -E '^## ' Makefile | sed -E 's/^## ([a-z-]+: )/  make \1/; s/^## /      /'
