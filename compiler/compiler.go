@@ -6,6 +6,7 @@
 package compiler
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"slices"
@@ -324,7 +325,12 @@ func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer 
 	lockFile := path.Join(opts.SpecDir, charts.LockFile)
 	if data, err := fs.ReadFile(fsys, lockFile); err == nil {
 		lock, err := charts.ParseLock(data)
-		if err != nil {
+		var se *diag.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			log.Reportf(diag.ChartLock, se.At(lockFile).Pos, "", "%s", se.Msg)
+			r.LockBroken = true
+		case err != nil:
 			log.Reportf(diag.ChartLock, diag.Pos{File: lockFile}, "", "%v: fix the file, or remove it and run platc charts pull", err)
 			r.LockBroken = true
 		}

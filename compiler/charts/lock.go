@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/platc/platc/compiler/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -68,7 +69,8 @@ func (l *Lock) Find(repoURL, chart, version string) *Entry {
 }
 
 // ParseLock reads a lock file strictly: unknown fields, a malformed digest
-// and an entry locked twice are errors.
+// and an entry locked twice are errors. A YAML syntax error is a
+// *diag.SyntaxError without a file.
 func ParseLock(data []byte) (*Lock, error) {
 	var l Lock
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -76,6 +78,9 @@ func ParseLock(data []byte) (*Lock, error) {
 	if err := dec.Decode(&l); err != nil {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return &Lock{}, nil
+		}
+		if se := diag.NewSyntaxError("", data, err); se != nil {
+			return nil, se
 		}
 		return nil, err
 	}

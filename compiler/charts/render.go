@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/charts/internal/engine"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/upstream"
 )
@@ -97,7 +98,7 @@ func LoadFolder(fsys fs.FS, dir string) (*Chart, error) {
 	}
 	ch, err := loader.LoadFiles(files)
 	if err != nil {
-		return nil, err
+		return nil, explainYAML(dir, files, err)
 	}
 	return &Chart{Digest: FolderDigest(files), helm: ch}, nil
 }
@@ -463,6 +464,9 @@ func mergeValues(req Request) (map[string]any, error) {
 	for _, f := range files {
 		current, err := loader.LoadValues(bytes.NewReader(f.Data))
 		if err != nil {
+			if line, col, msg, ok := diag.YAMLCheck(f.Data); ok && f.Name != "valuesObject" {
+				return nil, fmt.Errorf("value file %s:%d:%d: %s", f.Name, line, col, msg)
+			}
 			return nil, fmt.Errorf("failed to parse %s: %w", f.Name, err)
 		}
 		base = loader.MergeMaps(base, current)
@@ -655,4 +659,24 @@ outer:
 		return fmt.Errorf("found in Chart.yaml, but missing in charts/ directory: %s", strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// explainYAML is err, Helm's error loading the chart folder dir of files,
+// or, when a YAML file Helm reads as it loads (Chart.yaml, values.yaml,
+// requirements.yaml, Chart.lock) has a syntax error, that error, placed
+// in the file (its slash path from the repository root) and explained
+// as diag.YAMLSyntax does.
+func explainYAML(dir string, files []*archive.BufferedFile, err error) error {
+	if !strings.Contains(err.Error(), "yaml: ") {
+		return err
+	}
+	for _, f := range files {
+		switch f.Name {
+		case "Chart.yaml", "values.yaml", "requirements.yaml", "Chart.lock", "requirements.lock":
+			if line, col, msg, ok := diag.YAMLCheck(f.Data); ok {
+				return &diag.SyntaxError{Pos: diag.Pos{File: path.Join(dir, f.Name), Line: line, Col: col}, Msg: msg}
+			}
+		}
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/charts"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 )
 
@@ -134,6 +136,15 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 	return chartsPull(ctx, root, specDir, store, client, only, update, stdout, stderr)
 }
 
+// lockError says what is wrong with the lock file: a YAML syntax error
+// at its place, in plain words.
+func lockError(file string, err error) string {
+	if se := (*diag.SyntaxError)(nil); errors.As(err, &se) {
+		return se.At(file).Error()
+	}
+	return fmt.Sprintf("%s: %v: fix or remove it", file, err)
+}
+
 // readLock reads the spec's lock file; a missing one is empty.
 func readLock(root *os.Root, specDir string) (*charts.Lock, error) {
 	data, err := root.ReadFile(path.Join(specDir, charts.LockFile))
@@ -157,7 +168,7 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 	}
 	old, err := readLock(root, specDir)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v: fix or remove it\n", path.Join(specDir, charts.LockFile), err)
+		fmt.Fprintln(stderr, lockError(path.Join(specDir, charts.LockFile), err))
 		return ExitProblems
 	}
 	lock := &charts.Lock{}
@@ -247,7 +258,7 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 func chartsVendor(root *os.Root, specDir string, store *chartStore, stdout, stderr io.Writer) int {
 	lock, err := readLock(root, specDir)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v: fix or remove it\n", path.Join(specDir, charts.LockFile), err)
+		fmt.Fprintln(stderr, lockError(path.Join(specDir, charts.LockFile), err))
 		return ExitProblems
 	}
 	dir := path.Join(specDir, charts.VendorDir)

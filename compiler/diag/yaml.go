@@ -1,9 +1,14 @@
 package diag
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // YAMLSyntax explains a YAML syntax error of data (go.yaml.in/yaml's) in
@@ -34,8 +39,10 @@ func YAMLSyntax(err error, data []byte) (line, col int, msg string) {
 	cause := ""
 	switch {
 	case strings.Contains(parser, "cannot start any token") || strings.Contains(parser, "found a tab character"):
-		// A tab: find it on the line named or the one before.
-		for _, n := range []int{line, line - 1} {
+		// A tab: find it on the line named, the one after (where the
+		// parser names the line whose indentation it breaks) or the one
+		// before.
+		for _, n := range []int{line, line + 1, line - 1} {
 			if i := strings.IndexByte(text(n), '\t'); i >= 0 {
 				line, col = n, i+1
 				cause = "a tab character: YAML indents with spaces only; replace the tab with spaces"
@@ -118,6 +125,18 @@ func YAMLSyntax(err error, data []byte) (line, col int, msg string) {
 			col = i + 1
 		}
 		cause = "a [list] or {map} written on one line that is not closed: close it, or separate its items with ','"
+	case strings.Contains(parser, "did not find expected node content"):
+		// An unclosed [ or { of the line named, or of the last line
+		// before it that opens one.
+		cause = "a value is missing where one goes: write it, or quote the text"
+		for n := max(line, 1); n >= 1; n-- {
+			s := text(n)
+			if strings.Count(s, "[")+strings.Count(s, "{") > strings.Count(s, "]")+strings.Count(s, "}") {
+				line, col = n, strings.LastIndexAny(s, "[{")+1
+				cause = "a [list] or {map} written on one line that is not closed: close it, or separate its items with ','"
+				break
+			}
+		}
 	case strings.Contains(parser, "block sequence entries are not allowed"):
 		cause = "a list entry ('- ') where a value goes: put the list on the lines after its key, indented"
 	case strings.Contains(parser, "unknown anchor"):
@@ -134,3 +153,71 @@ var duplicateKey = regexp.MustCompile(`mapping key "((?:[^"\\]|\\.)*)" already d
 type errorText string
 
 func (e errorText) Error() string { return string(e) }
+
+// YAMLFileError explains err, an error of go.yaml.in/yaml reading data,
+// as YAMLSyntax does, and reports whether it is one of syntax (a key set
+// twice included): an error of decoding into a Go type (a field that does
+// not exist, a string where a number goes) is not, and is left to the
+// caller.
+func YAMLFileError(err error, data []byte) (line, col int, msg string, ok bool) {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 && !strings.Contains(te.Errors[0], "already defined at line") {
+		return 0, 0, "", false
+	}
+	line, col, msg = YAMLSyntax(err, data)
+	return line, col, msg, true
+}
+
+// YAMLCheck reads every document of data as go.yaml.in/yaml does and
+// explains its first syntax error as YAMLSyntax does; ok is false when
+// there is none. It serves to explain the error of another parser (Helm's,
+// sigs.k8s.io/yaml) in the words and at the place YAMLSyntax gives.
+func YAMLCheck(data []byte) (line, col int, msg string, ok bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return 0, 0, "", false
+		}
+		if err != nil {
+			return YAMLFileError(err, data)
+		}
+	}
+}
+
+// SyntaxError is a YAML syntax error of a file, placed and explained as
+// YAMLSyntax does. Pos.File is empty where the reader does not know the
+// file's name: the caller places it (At).
+type SyntaxError struct {
+	Pos Pos
+	Msg string
+}
+
+// Error is file:line:col: msg, or line:col: msg without a file.
+func (e *SyntaxError) Error() string {
+	if e.Pos.File == "" {
+		return strconv.Itoa(e.Pos.Line) + ":" + strconv.Itoa(e.Pos.Col) + ": " + e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// At is the error placed in file, when it is a SyntaxError without one.
+func (e *SyntaxError) At(file string) *SyntaxError {
+	c := *e
+	if c.Pos.File == "" {
+		c.Pos.File = file
+	}
+	return &c
+}
+
+// NewSyntaxError is the SyntaxError of err, an error of go.yaml.in/yaml
+// reading data of file (empty when unknown), or nil when it is no syntax
+// error (YAMLFileError).
+func NewSyntaxError(file string, data []byte, err error) *SyntaxError {
+	line, col, msg, ok := YAMLFileError(err, data)
+	if !ok {
+		return nil
+	}
+	return &SyntaxError{Pos{File: file, Line: line, Col: col}, msg}
+}

@@ -13,12 +13,14 @@ func TestYAMLSyntax(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"tab", "a:\n\tb: 1\n", "2:1: a tab character: YAML indents with spaces only; replace the tab with spaces (YAML: found character that cannot start any token)"},
 		{"tab after a key", "a: 1\nb:\t\n  - x\n", ""},
+		{"tab before a key", "apiVersion: v2\nname: api\n\tversion: 1.0.0\n", "3:1: a tab character: YAML indents with spaces only; replace the tab with spaces (YAML: found a tab character that violates indentation)"},
 		{"unterminated quote", "a: 1\nb: \"open\nc: 2\n", "2:4: a quote that is never closed: close it on the same line (YAML: found unexpected end of stream)"},
 		{"duplicate key", "a: 1\nb: 2\na: 3\n", `3:1: key "a" is set twice (first at line 1): remove one of them (YAML: mapping key "a" already defined at line 1)`},
 		{"colon in a value", "image: repo: tag\n", "1:12: a ': ' inside a value: quote the value (YAML: mapping values are not allowed in this context)"},
 		{"key under a value", "replicas: 2\n  image: x\n", "2:3: this key is indented under the value of line 1: align it with the keys above it, or quote that value (YAML: mapping values are not allowed in this context)"},
 		{"indentation", "a:\n  b: 1\n c: 2\n", "3:2: this line is not indented as the keys (or list entries) around it: align it with its siblings (YAML: did not find expected key)"},
 		{"key without colon", "a: 1\nb\nc: 2\n", "2:1: a key without ':': write it as key: value (YAML: could not find expected ':')"},
+		{"flow list unclosed", "kind: [\n", "1:7: a [list] or {map} written on one line that is not closed: close it, or separate its items with ',' (YAML: did not find expected node content)"},
 		{"flow list", "a: [1, 2\n", "1:4: a [list] or {map} written on one line that is not closed: close it, or separate its items with ',' (YAML: did not find expected ',' or ']')"},
 	}
 	for _, tt := range tests {
@@ -39,5 +41,29 @@ func TestYAMLSyntax(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestYAMLCheck explains another parser's error by go.yaml.in/yaml's,
+// in every document, and says a decoding error is no syntax error.
+func TestYAMLCheck(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a: 1\n---\nb: 'open\n", "3:4: a quote that is never closed: close it on the same line (YAML: found unexpected end of stream)"},
+		{"a: 1\na: 2\n", `2:1: key "a" is set twice (first at line 1): remove one of them (YAML: mapping key "a" already defined at line 1)`},
+		{"a: 1\n", ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if line, col, msg, ok := YAMLCheck([]byte(tt.in)); ok {
+			got = fmt.Sprintf("%d:%d: %s", line, col, msg)
+		}
+		if got != tt.want {
+			t.Errorf("%q:\ngot  %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+	var v struct{ A int }
+	err := yaml.Unmarshal([]byte("a: x\n"), &v)
+	if _, _, _, ok := YAMLFileError(err, nil); ok {
+		t.Errorf("%v is taken for a syntax error", err)
 	}
 }

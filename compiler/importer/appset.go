@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 )
 
 // The ApplicationSets of a repository are expanded offline, as Argo CD's
@@ -427,6 +428,9 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 			if yaml.Unmarshal(data, &one) == nil {
 				docs = []map[string]any{one}
 			} else if err := yaml.Unmarshal(data, &docs); err != nil {
+				if se := diag.NewSyntaxError(f, data, err); se != nil {
+					return nil, "its git files generator's file " + se.Error()
+				}
 				return nil, "its git files generator's file " + f + " is not YAML or JSON: " + oneLine(err.Error())
 			}
 			for _, d := range docs {

@@ -53,8 +53,8 @@ func ReadClusters(file string, data []byte) ([]Cluster, error) {
 			break
 		}
 		if err != nil {
-			line, msg := diag.YAMLError(err)
-			return nil, fmt.Errorf("%s:%d:1: not YAML: %s", file, line, msg)
+			line, col, msg := diag.YAMLSyntax(err, data)
+			return nil, fmt.Errorf("%s:%d:%d: not YAML: %s", file, line, col, msg)
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 			continue

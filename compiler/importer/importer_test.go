@@ -462,7 +462,7 @@ func TestReadClusters(t *testing.T) {
 		{"no server", "kind: Secret\nmetadata: {name: a, labels: {argocd.argoproj.io/secret-type: cluster}}\nstringData: {name: a}\n",
 			"c.yaml:1:1: Secret a has no server: Argo CD needs data.server of a cluster"},
 		{"empty", "# nothing\n", "c.yaml: no cluster Secret: write them as kubectl get secrets -n argocd -l argocd.argoproj.io/secret-type=cluster -o yaml does"},
-		{"not YAML", "kind: [\n", "c.yaml:1:1: not YAML: did not find expected node content"},
+		{"not YAML", "kind: [\n", "c.yaml:1:7: not YAML: a [list] or {map} written on one line that is not closed: close it, or separate its items with ',' (YAML: did not find expected node content)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

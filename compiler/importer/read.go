@@ -60,13 +60,17 @@ type Skip struct {
 	Env    string // the environment it was read for
 	File   string
 	Line   int // 0 for the whole file
+	Col    int // 0 when unknown
 	Kind   string
 	Name   string
 	Reason string
 }
 
-// Where is the skipped file, and its line where known.
+// Where is the skipped file, and its line and column where known.
 func (s Skip) Where() string {
+	if s.Line > 0 && s.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
+	}
 	if s.Line > 0 {
 		return fmt.Sprintf("%s:%d", s.File, s.Line)
 	}
@@ -297,12 +301,12 @@ func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
 			return objs, nil
 		}
 		if err != nil {
-			line, msg := diag.YAMLError(err)
+			line, col, msg := diag.YAMLSyntax(err, data)
 			reason := "not YAML: " + msg
 			if bytes.Contains(data, []byte("{{")) {
-				line, reason = 0, "a template ({{ }}), not plain YAML: import the objects it renders"
+				line, col, reason = 0, 0, "a template ({{ }}), not plain YAML: import the objects it renders"
 			}
-			return objs, append(skips, Skip{File: name, Line: line, Reason: reason})
+			return objs, append(skips, Skip{File: name, Line: line, Col: col, Reason: reason})
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 			continue

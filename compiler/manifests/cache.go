@@ -15,8 +15,8 @@ import (
 
 // cacheFormat names the layout of a cache entry, and what produces it:
 // change it whenever an entry, or what Build makes of a build, changes (5:
-// object's binary form).
-const cacheFormat = "platc manifests cache 5\n"
+// object's binary form; 6: a problem's column).
+const cacheFormat = "platc manifests cache 6\n"
 
 // cacheEntry is a folder's outcome with what building it read. It names
 // the folder it describes: an entry stored under another folder's key (a
@@ -89,6 +89,7 @@ func encodeEntry(e *cacheEntry) []byte {
 		enc.Str(p.ID.String())
 		enc.Str(p.File)
 		enc.Int(p.Line)
+		enc.Int(p.Col)
 		enc.Str(p.Msg)
 	}
 	return enc.B
@@ -118,7 +119,7 @@ func decodeEntry(data []byte) (*cacheEntry, error) {
 			if p.ID.UnmarshalText([]byte(d.Str())) != nil {
 				d.Fail()
 			}
-			p.File, p.Line, p.Msg = d.Str(), d.Int(), d.Str()
+			p.File, p.Line, p.Col, p.Msg = d.Str(), d.Int(), d.Int(), d.Str()
 		}
 	}
 	if err := d.Done(); err != nil {

@@ -85,14 +85,19 @@ type Problem struct {
 	File string
 	// Line is the 1-based line in File, or 0 when unknown.
 	Line int
+	// Col is the 1-based column in Line, or 0 when unknown.
+	Col int
 	// Msg says what is wrong and what to do: lower-case, no trailing
 	// period.
 	Msg string
 }
 
-// String formats the problem as file:line: msg (file: msg when the line is
-// unknown).
+// String formats the problem as file:line:col: msg (file:line: msg when
+// the column is unknown, file: msg when the line is).
 func (p Problem) String() string {
+	if p.Line > 0 && p.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
+	}
 	if p.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
 	}
@@ -528,8 +533,8 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 			break
 		}
 		if err != nil {
-			line, _, msg := diag.YAMLSyntax(err, data)
-			b.problem(diag.Manifest, file, line, "invalid YAML: %s", msg)
+			line, col, msg := diag.YAMLSyntax(err, data)
+			b.problems = append(b.problems, Problem{ID: diag.Manifest, File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
 			break
 		}
 		root := &doc
@@ -674,6 +679,7 @@ func compareProblems(a, b Problem) int {
 	return cmp.Or(
 		cmp.Compare(a.File, b.File),
 		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Col, b.Col),
 		cmp.Compare(a.Msg, b.Msg),
 	)
 }

@@ -257,7 +257,7 @@ configMapGenerator:
 			{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "m/bad.yaml", Line: 1},
 			{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "m/ok.yaml", Line: 1},
 		},
-		problems: []Problem{{ID: diag.Manifest, File: "m/bad.yaml", Line: 8, Msg: "invalid YAML: this key is indented under the value of line 7: align it with the keys above it, or quote that value (YAML: mapping values are not allowed in this context)"}},
+		problems: []Problem{{ID: diag.Manifest, File: "m/bad.yaml", Line: 8, Col: 3, Msg: "invalid YAML: this key is indented under the value of line 7: align it with the keys above it, or quote that value (YAML: mapping values are not allowed in this context)"}},
 	}, {
 		name: "invalid JSON, two JSON values",
 		fsys: repo(

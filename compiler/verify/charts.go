@@ -249,9 +249,9 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 		req.APIVersions = l
 	}
 	for _, f := range strings_(object.Lookup(helm, "valueFiles")) {
-		data, ok, outOfReach := v.valueFile(a, hs, f)
+		data, file, ok, outOfReach := v.valueFile(a, hs, f)
 		if ok {
-			req.ValueFiles = append(req.ValueFiles, charts.ValuesFile{Name: f, Data: data})
+			req.ValueFiles = append(req.ValueFiles, charts.ValuesFile{Name: cmp.Or(file, f), Data: data})
 		}
 		partial = partial || outOfReach
 	}
@@ -306,19 +306,19 @@ type encodedValues struct {
 // client's file of a stack instance (read strictly by layers), a file of
 // this repository. A missing file is left out (Argo CD ignores it with
 // ignoreMissingValueFiles; verify's valueFiles reports it otherwise); a
-// file out of reach too, and outOfReach says so.
-func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, ok, outOfReach bool) {
+// file out of reach too, and outOfReach says so. file is its path in this
+// repository, where it is one.
+func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, file string, ok, outOfReach bool) {
 	if a.client != nil && a.stackModule != nil && v.in.Layers != nil && strings.HasSuffix(name, "/"+a.stackModule.ValuesFile) {
 		if !v.in.Layers.InReach(a.client.Name) {
-			return nil, false, true
+			return nil, "", false, true
 		}
 		if f := v.in.Layers.File(a.client.Name, a.stack.Name, a.stackModule.ID); f != nil && f.Tree != nil {
 			data, err := json.Marshal(f.Tree.Plain())
-			return data, err == nil, false
+			return data, "", err == nil, false
 		}
-		return nil, false, false
+		return nil, "", false, false
 	}
-	var file string
 	if ref, rest, ok := strings.Cut(strings.TrimPrefix(name, "$"), "/"); strings.HasPrefix(name, "$") && ok {
 		for _, s := range sources(object.Lookup(a.obj, "spec")) {
 			if str(s, "ref") == ref && str(s, "repoURL") == v.in.Spec.Platform.RepoURL {
@@ -329,10 +329,10 @@ func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, ok
 		file = path.Join(hs.folder, name)
 	}
 	if file == "" || rgd.HasPlaceholder(file) {
-		return nil, false, true
+		return nil, "", false, true
 	}
 	data, err := fs.ReadFile(v.in.Repo, file)
-	return data, err == nil, false
+	return data, file, err == nil, false
 }
 
 // chartOutcome reports what rendering one Helm source found.

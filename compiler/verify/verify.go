@@ -473,7 +473,7 @@ func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment
 			v.log.Reportf(diag.NotChecked, diag.Pos{File: p.File, Line: p.Line}, m.Path, "folder %s inflates Helm charts (helmCharts), as Argo CD's kustomize does with --enable-helm (platform.kustomizeBuildOptions) and platc, offline, does not: its objects are not checked", dir)
 			continue
 		}
-		v.log.Reportf(p.ID, diag.Pos{File: p.File, Line: p.Line}, m.Path, "%s", p.Msg)
+		v.log.Reportf(p.ID, diag.Pos{File: p.File, Line: p.Line, Col: p.Col}, m.Path, "%s", p.Msg)
 	}
 	for _, o := range objs {
 		// One problem per object and message, with the environments it
