@@ -392,7 +392,7 @@ var Messages = [idCount]Message{
 
 	ValuesFile: {Name: "values-file", Source: FromPlatc,
 		Summary: "a client's values file that does not read",
-		Text:    "A values file is YAML of one mapping: the message is the parser's, at its line."},
+		Text:    "A values file is YAML of one mapping. A syntax error is placed at its line and column and said in plain words (a tab, a quote never closed, a key without ':', a key indented under a value, a list or map never closed), with the parser's own words in brackets; fix the file there."},
 	UnreadValues: {Name: "unread-values", Source: FromPlatc,
 		Summary: "a values file or folder that nothing reads",
 		Text:    "A file no module of the client's stacks reads is a value no one applies: rename it to the module it is for, or remove it."},
