@@ -13,12 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 )
 
 // defaultTargets are the platforms a release has archives for.
@@ -194,13 +196,11 @@ func run(o options, w io.Writer) error {
 	return nil
 }
 
-// release is a version a tag names: semantic, without build metadata,
-// not a Go pseudo-version or a snapshot (platc's compiler/cli holds the
-// same rule for what platc init pins).
-var release = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$`)
-
+// isRelease says whether v is a version a tag names: semantic and
+// canonical, without build metadata, not a Go pseudo-version or a
+// snapshot. It is the rule platc init pins by (compiler/cli's releaseOf).
 func isRelease(v string) bool {
-	return release.MatchString(v) && !strings.Contains(v, "snapshot") && !regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`).MatchString(v)
+	return semver.Canonical(v) == v && v != "" && !module.IsPseudoVersion(v) && !strings.Contains(semver.Prerelease(v), "snapshot")
 }
 
 func archiveName(version, goos, goarch string) string {
