@@ -164,6 +164,34 @@ type builder struct {
 	charts    map[string]*chartPin
 	chartName map[chartPin]string
 	envPins   map[string]*object.Map
+	// builds are the kustomize builds of folders, by folder (built).
+	builds map[string]folderBuild
+}
+
+// folderBuild is what a folder's kustomization yields: kustomization
+// says whether the folder holds one, ok whether it builds offline.
+type folderBuild struct {
+	objs              []manifests.Kustomized
+	kustomization, ok bool
+}
+
+// built builds the kustomization of dir once, for appOfApps and
+// keepWithModules alike.
+func (b *builder) built(dir string) folderBuild {
+	if f, seen := b.builds[dir]; seen {
+		return f
+	}
+	var f folderBuild
+	if f.kustomization = isKustomization(b.fsys, dir); f.kustomization {
+		var problem *manifests.Problem
+		f.objs, problem = manifests.Kustomize(b.fsys, dir)
+		f.ok = problem == nil
+	}
+	if b.builds == nil {
+		b.builds = map[string]folderBuild{}
+	}
+	b.builds[dir] = f
+	return f
 }
 
 // envDefaults are what most of an environment's Applications say.
@@ -356,7 +384,7 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 		}
 		switch o.Kind {
 		case "Application":
-			if a, ok := appOfApps(b.fsys, o, objs, b.sets, b.manifests, b.opts.Roots, b.home); ok {
+			if a, ok := b.appOfApps(o, objs); ok {
 				s.AppsOfApps = append(s.AppsOfApps, a)
 				s.skip(o, fmt.Sprintf("an app-of-apps over %s, which this import read: platc's root Application of environment %s delivers its Applications instead (see how to switch, below)", a.Folder, o.Env))
 				continue
@@ -411,27 +439,13 @@ func (b *builder) dropUnnamed() {
 // writing it too would make platc's root sync it beside the module.
 func (b *builder) keepWithModules() {
 	s := b.s
-	// yields are the AppProjects a folder's kustomization builds, by
-	// folder; nil where it does not build offline, where the folder's own
-	// files stand for it.
-	yields := map[string]map[string]bool{}
+	// A folder yields what its kustomization builds, or, where it holds
+	// none or it does not build offline, its own files.
 	delivers := func(dir string, o *Object) bool {
-		if isKustomization(b.fsys, dir) {
-			y, seen := yields[dir]
-			if !seen {
-				if built, problem := manifests.Kustomize(b.fsys, dir); problem == nil {
-					y = map[string]bool{}
-					for _, k := range built {
-						if str(k.Body["kind"]) == "AppProject" {
-							y[str(lookup(k.Body, "metadata", "name"))] = true
-						}
-					}
-				}
-				yields[dir] = y
-			}
-			if y != nil {
-				return y[o.Name]
-			}
+		if f := b.built(dir); f.ok {
+			return slices.ContainsFunc(f.objs, func(k manifests.Kustomized) bool {
+				return str(k.Body["kind"]) == "AppProject" && str(lookup(k.Body, "metadata", "name")) == o.Name
+			})
 		}
 		return o.Line > 0 && path.Dir(o.File) == dir
 	}
@@ -773,7 +787,8 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 // Application, is a module's: deleted as an app-of-apps, it would leave
 // those objects to nothing. A folder inside the folders read that holds a
 // kustomization is judged by what its build yields, as Argo CD syncs it.
-func appOfApps(fsys fs.FS, o *Object, objs, sets, held []*Object, roots []Root, home string) (AppOfApps, bool) {
+func (b *builder) appOfApps(o *Object, objs []*Object) (AppOfApps, bool) {
+	sets, held, roots, home := b.sets, b.manifests, b.opts.Roots, b.home
 	src, _ := lookup(o.Body, "spec", "source").(map[string]any)
 	if src == nil {
 		if l := anyList(lookup(o.Body, "spec", "sources")); len(l) == 1 {
@@ -804,15 +819,15 @@ func appOfApps(fsys fs.FS, o *Object, objs, sets, held []*Object, roots []Root, 
 		return AppOfApps{}, false
 	}
 	unbuilt := false // a kustomization that does not build offline
-	if !exact && isKustomization(fsys, p) {
+	if !exact {
+		f := b.built(p)
 		// What the build yields, by kind and name: the folder's files
 		// and those of its bases, not its own files alone.
-		built, problem := manifests.Kustomize(fsys, p)
-		unbuilt = problem != nil
-		if problem == nil {
+		unbuilt = f.kustomization && !f.ok
+		if f.ok {
 			yields := map[string]bool{}
 			var others []*Object
-			for _, k := range built {
+			for _, k := range f.objs {
 				apiVersion, kind, name := str(k.Body["apiVersion"]), str(k.Body["kind"]), str(lookup(k.Body, "metadata", "name"))
 				yields[kind+" "+name] = true
 				if apiVersion != "" && kind != "" && name != "" && !(strings.HasPrefix(apiVersion, "argoproj.io/") && argoKinds[kind]) {
