@@ -60,7 +60,7 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 			// The generator's own template, its unset fields taken from
 			// the ApplicationSet's (generators: mergeGeneratorTemplate,
 			// mergo.Merge).
-			tmpl, _ = mergeTemplate(copyValue(own), tmpl).(map[string]any)
+			tmpl = mergo(own, tmpl, false)
 		}
 		params, reason := x.params(gen, nil)
 		if reason != "" {
@@ -111,71 +111,51 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 	return out, ""
 }
 
-// mergeTemplate fills what own leaves unset from base, as mergo.Merge
-// fills a generator's template from the ApplicationSet's: a field that is
-// absent, empty, false or zero takes base's; maps merge, own's keys
-// first; anything else set in own stays.
-func mergeTemplate(own, base any) any {
-	om, ok1 := own.(map[string]any)
-	bm, ok2 := base.(map[string]any)
-	if ok1 && ok2 {
-		for k, b := range bm {
-			om[k] = mergeTemplate(om[k], b)
-		}
-		return om
+// mergo is mergo.Merge(dst, src) over decoded values, and with override
+// mergo.WithOverride: maps merge key by key; a value of src fills one
+// that dst leaves empty (absent, nil, "", false, zero, an empty list or
+// map), and, with override, replaces one dst sets unless src's is empty.
+// Neither input is modified.
+func mergo(dst, src map[string]any, override bool) map[string]any {
+	out := maps.Clone(dst)
+	if out == nil {
+		out = map[string]any{}
 	}
-	switch o := own.(type) {
-	case nil:
-		return copyValue(base)
-	case string:
-		if o == "" {
-			return copyValue(base)
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := out[k].(map[string]any); ok {
+				out[k] = mergo(dm, sm, override)
+				continue
+			}
 		}
-	case bool:
-		if !o {
-			return copyValue(base)
-		}
-	case int:
-		if o == 0 {
-			return copyValue(base)
-		}
-	case int64:
-		if o == 0 {
-			return copyValue(base)
-		}
-	case float64:
-		if o == 0 {
-			return copyValue(base)
-		}
-	case []any:
-		if len(o) == 0 {
-			return copyValue(base)
-		}
-	case map[string]any:
-		if len(o) == 0 {
-			return copyValue(base)
+		if empty(out[k]) || override && !empty(v) {
+			out[k] = v
 		}
 	}
-	return own
+	return out
 }
 
-// copyValue copies the maps and lists of a decoded value.
-func copyValue(v any) any {
+// empty is mergo's isEmptyValue over decoded values.
+func empty(v any) bool {
 	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = copyValue(e)
-		}
-		return out
+	case nil:
+		return true
+	case string:
+		return t == ""
+	case bool:
+		return !t
+	case int:
+		return t == 0
+	case int64:
+		return t == 0
+	case float64:
+		return t == 0
 	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = copyValue(e)
-		}
-		return out
+		return len(t) == 0
+	case map[string]any:
+		return len(t) == 0
 	}
-	return v
+	return false
 }
 
 // mergePatch applies patch to v as Kubernetes' strategic merge patch

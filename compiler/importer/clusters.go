@@ -347,7 +347,7 @@ func (x *expander) merge(g map[string]any) ([]map[string]any, string) {
 			}
 			if j, ok := baseIndex[k]; ok {
 				if x.goTemplate {
-					base[j] = mergeOverride(base[j], p)
+					base[j] = mergo(base[j], p, true)
 				} else {
 					m := maps.Clone(base[j])
 					maps.Copy(m, p)
@@ -357,28 +357,6 @@ func (x *expander) merge(g map[string]any) ([]map[string]any, string) {
 		}
 	}
 	return base, ""
-}
-
-// mergeOverride is mergo.Merge(dst, src, mergo.WithOverride) over
-// parameter maps: maps merge key by key, and a value of src replaces
-// dst's unless it is empty.
-func mergeOverride(dst, src map[string]any) map[string]any {
-	out := maps.Clone(dst)
-	for k, v := range src {
-		if sm, ok := v.(map[string]any); ok {
-			if dm, ok := out[k].(map[string]any); ok {
-				out[k] = mergeOverride(dm, sm)
-				continue
-			}
-		}
-		if v == nil || v == "" {
-			if _, ok := out[k]; ok {
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
 }
 
 func matchLabels(sel map[string]any) map[string]any {
