@@ -369,3 +369,35 @@ func lookup(v any, keys ...string) any {
 	}
 	return v
 }
+
+// TestDirectApplyExtraSources runs the plan of modules with further
+// sources: each chart rendered as Argo CD renders it and applied, each
+// folder applied with the files Argo CD reads of it.
+func TestDirectApplyExtraSources(t *testing.T) {
+	repo := filepath.Join("..", "golden", "extra-sources")
+	res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+	if res.Log.HasErrors() {
+		t.Fatalf("the case does not compile:\n%s", res.Log)
+	}
+	var plan []byte
+	for _, o := range res.Outputs {
+		if o.Path == "out/deploy/direct-apply/laptop/plan.sh" {
+			plan = o.Data
+		}
+	}
+	got := runPlan(t, repo, plan)
+	want := [][]string{
+		{"helm", "upgrade", "--install", "shop", "web", "--repo", "https://charts.example.com", "--version", "1.0.0", "--namespace", "shop", "--create-namespace",
+			"--values", "out/deploy/direct-apply/laptop/values/shop.yaml", "--wait"},
+		{"kubectl", "apply", "--server-side", "--namespace", "shop", "-f", "sources/manifests/shop-extras/configmap.yaml", "-f", "sources/manifests/shop-extras/more/region.yaml"},
+		{"kubectl", "create", "namespace", "site", "--dry-run=client", "-o", "yaml"},
+		{"kubectl", "apply", "-f", "-"},
+		{"kubectl", "apply", "--server-side", "--namespace", "site", "-f", "sources/manifests/site"},
+		{"helm", "template", "site-web", "web", "--repo", "https://charts.example.com", "--version", "1.0.0", "--namespace", "site",
+			"--values", "out/deploy/direct-apply/laptop/values/site.source-1.yaml"},
+		{"kubectl", "apply", "--server-side", "--namespace", "site", "-f", "-"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("helm and kubectl receive other arguments (-want +got):\n%s", diff)
+	}
+}

@@ -51,6 +51,10 @@ const (
 	// GapUnreadFolders: path modules whose folder is another
 	// repository's or a plugin renders it. Names: the modules.
 	GapUnreadFolders GapKind = "unread-folders"
+	// GapExtraFolders: modules with further sources (extraSources)
+	// that are folders, which platc does not read (their charts it
+	// renders as the module's). Names: the modules.
+	GapExtraFolders GapKind = "extra-folders"
 	// GapRemoteBases: path modules whose kustomization reads a remote
 	// base or file, which platc does not fetch. Names: the modules.
 	GapRemoteBases GapKind = "remote-bases"
@@ -78,6 +82,8 @@ func (g Gap) What() string {
 		return "the values files of " + g.names("client", "clients")
 	case GapUnreadFolders:
 		return "the unread " + pick(n, "folder", "folders") + " of " + g.names("module", "modules")
+	case GapExtraFolders:
+		return "the further folders of " + g.names("module", "modules")
 	case GapRemoteBases:
 		return "the remote bases of " + g.names("module", "modules")
 	case GapInflatedCharts:
@@ -166,6 +172,7 @@ func gaps(spec *model.Spec, opts Options, r *charts.Renderer, log *diag.Log) []G
 	}
 	add(clientGap(spec, opts))
 	add(unreadGap(spec))
+	add(extraFoldersGap(spec))
 	add(folderGap(GapRemoteBases, diag.RemoteBase, spec, log))
 	add(folderGap(GapInflatedCharts, diag.NotChecked, spec, log))
 	return out
@@ -217,6 +224,40 @@ func unreadGap(spec *model.Spec) Gap {
 		g.Notes = []string{"the folder of module " + unread[0] + " is not read, so its objects are not checked"}
 	default:
 		g.Notes = []string{fmt.Sprintf("the folders of %d modules are not read, so their objects are not checked: %s", len(unread), diag.List(unread))}
+	}
+	return g
+}
+
+// extraFoldersGap names the modules with further sources that are
+// folders, which platc does not read: their objects are not checked.
+func extraFoldersGap(spec *model.Spec) Gap {
+	var names, what []string
+	for _, m := range spec.Modules {
+		if !m.Kind.Takes("extraSources") {
+			continue
+		}
+		var dirs []string
+		for _, x := range m.ExtraSources {
+			switch {
+			case x.Chart != "":
+			case x.RepoURL != "":
+				dirs = append(dirs, x.Dir+" of "+x.RepoURL)
+			default:
+				dirs = append(dirs, x.Dir)
+			}
+		}
+		if len(dirs) > 0 {
+			names = append(names, m.Name)
+			what = append(what, fmt.Sprintf("%s (%s)", m.Name, strings.Join(dirs, "; ")))
+		}
+	}
+	g := Gap{Kind: GapExtraFolders, Names: names}
+	switch len(what) {
+	case 0:
+	case 1:
+		g.Notes = []string{"the further folders of module " + what[0] + " are not read, so their objects are not checked"}
+	default:
+		g.Notes = []string{fmt.Sprintf("the further folders of %d modules are not read, so their objects are not checked: %s", len(what), diag.List(what))}
 	}
 	return g
 }

@@ -23,6 +23,7 @@ func TestGapWords(t *testing.T) {
 		{compiler.Gap{Kind: compiler.GapClientValues, Names: []string{"a", "b", "c"}}, "the values files of clients a, b and c", "pass -client-repo CLIENT=DIR for each"},
 		{compiler.Gap{Kind: compiler.GapClientValues, Names: []string{"a", "b", "c", "d"}}, "the values files of 4 clients", "pass -client-repo CLIENT=DIR for each"},
 		{compiler.Gap{Kind: compiler.GapUnreadFolders, Names: []string{"tenants"}}, "the unread folder of module tenants", ""},
+		{compiler.Gap{Kind: compiler.GapExtraFolders, Names: []string{"mesh", "tenants"}}, "the further folders of modules mesh and tenants", ""},
 		{compiler.Gap{Kind: compiler.GapRemoteBases, Names: []string{"remote"}}, "the remote bases of module remote", ""},
 		{compiler.Gap{Kind: compiler.GapInflatedCharts, Names: []string{"a", "b"}}, "the Helm charts inflated by the folders of modules a and b", ""},
 		{compiler.Gap{Kind: compiler.GapUnbuiltCharts, Names: []string{"sources/charts/web"}}, "the chart in folder sources/charts/web without its dependencies", "run platc charts pull"},

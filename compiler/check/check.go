@@ -50,6 +50,9 @@ type Info struct {
 	// directory options (recurse, include, exclude), from the
 	// repository root, for the direct-apply plan.
 	DirectoryFiles map[string][]string
+	// SourceFiles are the same of a module's further source, a folder of
+	// this repository with directory options.
+	SourceFiles map[*model.ExtraSource][]string
 	// Charts are the path modules whose folder Argo CD renders with Helm
 	// (it holds a Chart.yaml).
 	Charts map[string]bool
@@ -67,7 +70,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}, charts: map[string]bool{}, chartDeps: map[string][]string{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}, sourceFiles: map[*model.ExtraSource][]string{}, charts: map[string]bool{}, chartDeps: map[string][]string{}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -76,7 +79,7 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 		c.module(m)
 	}
 	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles, Charts: c.charts, ChartDependencies: c.chartDeps}
+	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles, SourceFiles: c.sourceFiles, Charts: c.charts, ChartDependencies: c.chartDeps}
 	info.Definitions, info.Instances = c.stacks()
 	info.StackOrder = c.stackOrder()
 	info.Waves = c.waves(info.Parent, info.Definitions)
@@ -96,6 +99,7 @@ type checker struct {
 	kustomizations    map[string]bool
 	kustomizationDirs map[string]bool
 	directoryFiles    map[string][]string
+	sourceFiles       map[*model.ExtraSource][]string
 	charts            map[string]bool
 	chartDeps         map[string][]string // by chart folder
 }
@@ -780,8 +784,6 @@ func (c *checker) environment(env *model.Environment) {
 				c.reportf(diag.ModuleKind, &s.Node, "repoURL", "repoURL is for path modules, which read a folder of a Git repository: remove it")
 			case m.Plugin != nil:
 				c.reportf(diag.ModuleKind, &s.Node, "repoURL", "a plugin renders the module's folder of this repository: remove repoURL, or the plugin")
-			default:
-				c.gitRepoURL(&s.Node, s.RepoURL)
 			}
 		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {
@@ -801,7 +803,8 @@ func (c *checker) environment(env *model.Environment) {
 		// The plan applies folders of this repository's checkout.
 		var remote []string
 		for _, m := range c.spec.Modules {
-			otherValues := m.Helm != nil && m.Helm.ValuesRepo != nil
+			otherValues := m.Helm != nil && m.Helm.ValuesRepo != nil ||
+				m.Kind.Takes("extraSources") && slices.ContainsFunc(m.ExtraSources, func(x *model.ExtraSource) bool { return x.RepoURL != "" })
 			if ((m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
 				remote = append(remote, m.Name)
 			}

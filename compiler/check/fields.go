@@ -53,10 +53,10 @@ func (c *checker) appFields(m *model.Module) {
 		c.reportf(diag.ModuleKind, &m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
 	}
 	// A kind's options (KindInfo.Options) on a module of another kind.
-	for _, info := range model.KindInfos {
-		for _, option := range info.Options {
-			if m.Has(option) && m.Kind.Valid() && !m.Kind.Takes(option) {
-				c.reportf(diag.ModuleKind, &m.Node, option, "only %s modules take %s: remove it", info.Field, option)
+	if m.Kind.Valid() {
+		for _, option := range model.KindOptions {
+			if m.Has(option) && !m.Kind.Takes(option) {
+				c.reportf(diag.ModuleKind, &m.Node, option, "only %s modules take %s: remove it", strings.Join(model.KindsTaking(option), " and "), option)
 			}
 		}
 	}
@@ -74,6 +74,7 @@ func (c *checker) appFields(m *model.Module) {
 	if m.Kind.Takes("manifests") && m.Has("manifests") {
 		c.folder(&m.Node, "manifests", f.Manifests)
 	}
+	c.extraSources(m)
 	// The options of the folder a path module syncs.
 	kustomization := c.kustomizations[m.Name]
 	if d := f.Directory; d != nil && m.Kind.Takes("directory") && f.Plugin == nil {
@@ -90,7 +91,8 @@ func (c *checker) appFields(m *model.Module) {
 		}
 	}
 	if f.Kustomize != nil && m.Kind.Takes("kustomize") && f.Plugin == nil {
-		if !kustomization {
+		if !kustomization && m.RepoURL == "" {
+			// Another repository's folder is not read: it may be one.
 			c.reportf(diag.Kustomize, &m.Node, "kustomize", "folder %q is not a kustomization: Argo CD applies kustomize options with kustomize edit, which needs a kustomization.yaml; add one that lists the manifests as resources, or remove kustomize", m.Dir)
 		}
 		c.kustomize(f.Kustomize)
@@ -195,25 +197,11 @@ func (c *checker) helm(m *model.Module) {
 	if h == nil {
 		return
 	}
-	if h.OK("releaseName") && (len(h.ReleaseName) > 53 || !helmReleaseName().MatchString(h.ReleaseName)) {
-		c.reportf(diag.Name, &h.Node, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", h.ReleaseName)
-	}
+	c.releaseName(&h.Node, h.ReleaseName)
 	if m.Kind.Info().Syncs == model.SyncsRepoFolder && h.PassCredentials {
 		c.reportf(diag.HelmOptions, &h.Node, "passCredentials", "passCredentials passes a chart repository's credentials on to the hosts of its charts, and a chart of this repository comes from no chart repository: remove it")
 	}
-	names := map[string]bool{}
-	for _, p := range h.Parameters {
-		switch {
-		case strings.TrimSpace(p.Name) == "":
-			c.reportf(diag.HelmOptions, &p.Node, "name", "empty parameter name: give the values path, such as \"image.tag\"")
-		case names[p.Name]:
-			c.reportf(diag.Duplicate, &p.Node, "name", "parameter %q is set twice: Argo CD keeps one; remove the other", p.Name)
-		}
-		names[p.Name] = true
-		if _, vars := argocd.Envsubst(p.Value, nil); len(vars) > 0 {
-			c.reportf(diag.HelmOptions, &p.Node, "value", "Argo CD expands $%s in a parameter's value with its build environment (an unknown variable is empty): write $$ for a literal $, or set the value in values", vars[0])
-		}
-	}
+	c.helmParameters(h.Parameters)
 	if vr := h.ValuesRepo; vr != nil {
 		switch {
 		case m.Kind.Info().Syncs == model.SyncsRepoFolder:
@@ -239,6 +227,75 @@ func (c *checker) helm(m *model.Module) {
 		}
 		if info, err := fs.Stat(c.fsys, f); (err != nil || info.IsDir()) && !h.IgnoreMissingValueFiles {
 			c.log.Reportf(diag.ValueFile, h.At("valueFiles"), p, "values file %q does not exist in this repository: create it or fix the path (Argo CD reads it from this repository at the environment's revision)", f)
+		}
+	}
+}
+
+// releaseName checks the releaseName field of n by Helm's rule.
+func (c *checker) releaseName(n *model.Node, name string) {
+	if n.OK("releaseName") && (len(name) > 53 || !helmReleaseName().MatchString(name)) {
+		c.reportf(diag.Name, n, "releaseName", "%q is not a Helm release name: use at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit", name)
+	}
+}
+
+func (c *checker) helmParameters(params []*model.HelmParameter) {
+	names := map[string]bool{}
+	for _, p := range params {
+		switch {
+		case strings.TrimSpace(p.Name) == "":
+			c.reportf(diag.HelmOptions, &p.Node, "name", "empty parameter name: give the values path, such as \"image.tag\"")
+		case names[p.Name]:
+			c.reportf(diag.Duplicate, &p.Node, "name", "parameter %q is set twice: Argo CD keeps one; remove the other", p.Name)
+		}
+		names[p.Name] = true
+		if _, vars := argocd.Envsubst(p.Value, nil); len(vars) > 0 {
+			c.reportf(diag.HelmOptions, &p.Node, "value", "Argo CD expands $%s in a parameter's value with its build environment (an unknown variable is empty): write $$ for a literal $, or set the value in values", vars[0])
+		}
+	}
+}
+
+// extraSources checks a module's further sources: each a chart the spec
+// pins, or a folder (of this repository, which must hold manifests, or
+// of another), with the options of its kind only.
+func (c *checker) extraSources(m *model.Module) {
+	if !m.Kind.Takes("extraSources") {
+		return
+	}
+	for _, src := range m.ExtraSources {
+		n := &src.Node
+		switch {
+		case n.Has("chart") == n.Has("path"):
+			c.log.Reportf(diag.ModuleKind, n.Pos, n.Path, "a source is a chart or a folder: set one of chart and path")
+			continue
+		case n.Has("chart"):
+			if c.spec.Chart(src.Chart) == nil {
+				c.reportf(diag.UnknownName, n, "chart", "unknown chart %q: declare it under charts%s", src.Chart, diag.DidYouMean(src.Chart, chartNames(c.spec)))
+			}
+			for _, f := range []string{"repoURL", "revision", "directory"} {
+				if n.Has(f) {
+					c.reportf(diag.ModuleKind, n, f, "%s is for a folder's source, and this one is a chart (whose repository and version are its pin's): remove it", f)
+				}
+			}
+			if h := src.Helm; h != nil {
+				c.releaseName(&h.Node, h.ReleaseName)
+				c.helmParameters(h.Parameters)
+			}
+			continue
+		}
+		for _, f := range []string{"values", "helm"} {
+			if n.Has(f) {
+				c.reportf(diag.ModuleKind, n, f, "%s is for a chart's source, and this one is a folder: remove it, or make it a module of its own", f)
+			}
+		}
+		if src.RepoURL == "" {
+			c.folder(n, "path", src.Dir)
+			if d := src.Directory; d != nil && repoPathProblem(src.Dir) == "" {
+				c.sourceFiles[src] = argocd.DirectoryFiles(c.fsys, src.Dir, d.Recurse, d.Include, d.Exclude)
+			}
+			continue
+		}
+		if msg := otherRepoPathProblem(src.Dir); msg != "" {
+			c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", src.Dir, msg)
 		}
 	}
 }

@@ -42,6 +42,11 @@ func Decode(loaded *load.Spec) *Spec {
 		if m.RepoURL == s.Platform.RepoURL {
 			m.RepoURL = "" // this repository, written out
 		}
+		for _, src := range m.ExtraSources {
+			if src.RepoURL == s.Platform.RepoURL {
+				src.RepoURL = ""
+			}
+		}
 		s.Modules = append(s.Modules, m)
 		s.modules[name] = m
 	})

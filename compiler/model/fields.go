@@ -20,13 +20,39 @@ type AppFields struct {
 	// Application has ignoreDifferences.
 	RespectIgnoreDifferences *bool
 	RevisionHistoryLimit     *int64
-	Helm                     *Helm      // KindChart
-	Manifests                string     // KindChart: a folder synced as a second source
-	Directory                *Directory // KindPath
-	Kustomize                *Kustomize // KindPath
+	Helm                     *Helm  // KindChart
+	Manifests                string // KindChart: a folder synced as a second source
+	// ExtraSources are further sources after the module's own, in order
+	// (KindChart, KindPath).
+	ExtraSources []*ExtraSource
+	Directory    *Directory // KindPath
+	Kustomize    *Kustomize // KindPath
 	// Plugin is source.plugin as written, for a path module whose folder
 	// a config management plugin renders (KindPath); nil otherwise.
 	Plugin map[string]any
+}
+
+// ExtraSource is a further source of a module's Application: a chart of
+// Spec.Charts (Chart), or a folder (Dir) of this repository or of another
+// (RepoURL).
+type ExtraSource struct {
+	Node
+	Chart  string
+	Values map[string]any
+	Helm   *SourceHelm // nil where the spec sets none
+	Dir    string
+	// RepoURL is "" for this repository (Decode clears the platform's
+	// own URL).
+	RepoURL, Revision string
+	Directory         *Directory
+}
+
+// SourceHelm is how Argo CD renders the chart of an ExtraSource.
+type SourceHelm struct {
+	Node
+	ReleaseName string // "" for the module's name
+	SkipCrds    bool
+	Parameters  []*HelmParameter
 }
 
 // SyncPolicy is how Argo CD syncs an Application; a nil field is not set
@@ -325,21 +351,25 @@ func decodeAppFields(e entry) AppFields {
 			vr := s.sub("valuesRepo")
 			h.ValuesRepo = &ValuesRepo{Node: vr.node, RepoURL: vr.str("repoURL"), TargetRevision: vr.str("targetRevision")}
 		}
-		s.eachElem("parameters", func(p entry) {
-			h.Parameters = append(h.Parameters, &HelmParameter{Node: p.node, Name: p.str("name"), Value: p.str("value"), ForceString: p.boolOr("forceString", false)})
-		})
+		h.Parameters = s.helmParameters("parameters")
 		f.Helm = h
 	}
+	e.eachElem("extraSources", func(x entry) {
+		src := &ExtraSource{Node: x.node, Chart: x.str("chart"), Values: x.values("values"),
+			Dir: x.str("path"), RepoURL: x.str("repoURL"), Revision: x.str("revision"), Directory: x.directory("directory")}
+		if x.Has("helm") {
+			h := x.sub("helm")
+			src.Helm = &SourceHelm{Node: h.node, ReleaseName: h.str("releaseName"), SkipCrds: h.boolOr("skipCrds", false), Parameters: h.helmParameters("parameters")}
+		}
+		f.ExtraSources = append(f.ExtraSources, src)
+	})
 	if e.Has("plugin") {
 		f.Plugin = e.values("plugin")
 		if f.Plugin == nil {
 			f.Plugin = map[string]any{}
 		}
 	}
-	if e.Has("directory") {
-		s := e.sub("directory")
-		f.Directory = &Directory{Node: s.node, Recurse: s.boolOr("recurse", false), Exclude: s.str("exclude"), Include: s.str("include")}
-	}
+	f.Directory = e.directory("directory")
 	if e.Has("kustomize") {
 		s := e.sub("kustomize")
 		k := &Kustomize{Node: s.node, NamePrefix: s.str("namePrefix"), NameSuffix: s.str("nameSuffix"), Images: s.strings("images"),
@@ -356,6 +386,22 @@ func decodeAppFields(e entry) AppFields {
 		f.Kustomize = k
 	}
 	return f
+}
+
+func (e entry) helmParameters(name string) []*HelmParameter {
+	var out []*HelmParameter
+	e.eachElem(name, func(p entry) {
+		out = append(out, &HelmParameter{Node: p.node, Name: p.str("name"), Value: p.str("value"), ForceString: p.boolOr("forceString", false)})
+	})
+	return out
+}
+
+func (e entry) directory(name string) *Directory {
+	if !e.Has(name) {
+		return nil
+	}
+	s := e.sub(name)
+	return &Directory{Node: s.node, Recurse: s.boolOr("recurse", false), Exclude: s.str("exclude"), Include: s.str("include")}
 }
 
 func decodeProjectFields(p entry) ProjectFields {

@@ -65,13 +65,18 @@ func TestEveryKindIsDescribed(t *testing.T) {
 				}
 			}
 		}
+		if seen[info.Field] {
+			t.Errorf("field %q sets two kinds, or is another kind's option", info.Field)
+		}
+		seen[info.Field] = true
 		for _, f := range append([]string{info.Field}, info.Options...) {
-			if seen[f] {
-				t.Errorf("field %q sets or belongs to two kinds", f)
-			}
-			seen[f] = true
 			if !inModule(f) {
 				t.Errorf("%s's field %s?: is not in #Module", names[k], f)
+			}
+		}
+		for _, o := range info.Options {
+			if slices.Contains(Kinds, o) {
+				t.Errorf("%s's option %s sets a kind", names[k], o)
 			}
 		}
 		if Kinds[k] != info.Field {

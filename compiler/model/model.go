@@ -234,8 +234,8 @@ const (
 // (TestEveryKindIsDescribed).
 var KindInfos = [kindCount]KindInfo{
 	KindInvalid:     {},
-	KindChart:       {Field: "chart", Options: []string{"manifests"}, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm, KindsAtRuntime: false},
-	KindPath:        {Field: "path", Options: []string{"directory", "kustomize", "plugin"}, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl, KindsAtRuntime: false},
+	KindChart:       {Field: "chart", Options: []string{"manifests", "extraSources"}, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm, KindsAtRuntime: false},
+	KindPath:        {Field: "path", Options: []string{"directory", "kustomize", "plugin", "extraSources"}, Syncs: SyncsRepoFolder, Deploys: DestNamespace, DirectApply: DirectKubectl, KindsAtRuntime: false},
 	KindGroup:       {Field: "group", Options: nil, Syncs: SyncsMembers, Deploys: DestArgoCD, DirectApply: DirectMembers, KindsAtRuntime: false},
 	KindStacks:      {Field: "stacks", Options: nil, Syncs: SyncsInstances, Deploys: DestNamespace, DirectApply: DirectSkipped, KindsAtRuntime: true},
 	KindDefinitions: {Field: "definitions", Options: nil, Syncs: SyncsDefinitions, Deploys: DestCluster, DirectApply: DirectSkipped, KindsAtRuntime: true},
@@ -273,6 +273,31 @@ func (k ModuleKind) TakesValues(chartFolder bool) bool {
 // Takes reports whether modules of kind k take option, one of the kinds'
 // Options.
 func (k ModuleKind) Takes(option string) bool { return slices.Contains(KindInfos[k].Options, option) }
+
+// KindOptions are the kinds' Options, each once, in the order of
+// ModuleKind.
+var KindOptions = func() []string {
+	var out []string
+	for _, info := range KindInfos {
+		for _, o := range info.Options {
+			if !slices.Contains(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}()
+
+// KindsTaking are the fields of the kinds that take option.
+func KindsTaking(option string) []string {
+	var out []string
+	for _, info := range KindInfos {
+		if slices.Contains(info.Options, option) {
+			out = append(out, info.Field)
+		}
+	}
+	return out
+}
 
 // Kinds lists the fields that set a module's kind, in the order of
 // ModuleKind (KindInfos' Field).

@@ -63,17 +63,7 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 		Set("targetRevision", m.RevisionIn(env)).
 		Set("path", m.DirIn(env))
 	if d := m.Directory; d != nil {
-		dir := object.NewMap()
-		if d.Recurse {
-			dir.Set("recurse", true)
-		}
-		if d.Exclude != "" {
-			dir.Set("exclude", d.Exclude)
-		}
-		if d.Include != "" {
-			dir.Set("include", d.Include)
-		}
-		src.Set("directory", dir)
+		src.Set("directory", directoryOptions(d))
 	}
 	if k := m.Kustomize; k != nil {
 		src.Set("kustomize", kustomizeOptions(k))
@@ -86,14 +76,76 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 			src.Set("helm", h)
 		}
 	}
+	if len(m.ExtraSources) > 0 {
+		spec.Set("sources", append([]any{src}, r.extraSources(env, m)...))
+		return
+	}
 	spec.Set("source", src)
+}
+
+func directoryOptions(d *model.Directory) *object.Map {
+	dir := object.NewMap()
+	if d.Recurse {
+		dir.Set("recurse", true)
+	}
+	if d.Exclude != "" {
+		dir.Set("exclude", d.Exclude)
+	}
+	if d.Include != "" {
+		dir.Set("include", d.Include)
+	}
+	return dir
+}
+
+// extraSources are the sources of m's Application after its own: each
+// chart at the environment's version, each folder at its revision.
+func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
+	out := make([]any, len(m.ExtraSources))
+	for i, x := range m.ExtraSources {
+		if x.Chart != "" {
+			src := argocd.ChartSource(r.spec.ChartIn(env, x.Chart))
+			h := object.NewMap()
+			if hs := x.Helm; hs != nil {
+				if hs.ReleaseName != "" {
+					h.Set("releaseName", hs.ReleaseName)
+				}
+				if len(hs.Parameters) > 0 {
+					h.Set("parameters", parametersField(hs.Parameters))
+				}
+				if hs.SkipCrds {
+					h.Set("skipCrds", true)
+				}
+			}
+			if len(x.Values) > 0 {
+				h.Set("valuesObject", x.Values)
+			}
+			if h.Len() > 0 {
+				src.Set("helm", h)
+			}
+			out[i] = src
+			continue
+		}
+		repo, rev := x.RepoURL, x.Revision
+		switch {
+		case repo == "":
+			repo, rev = r.spec.Platform.RepoURL, cmp.Or(rev, env.Revision)
+		case rev == "":
+			rev = "HEAD"
+		}
+		src := object.NewMap().Set("repoURL", repo).Set("targetRevision", rev).Set("path", x.Dir)
+		if x.Directory != nil {
+			src.Set("directory", directoryOptions(x.Directory))
+		}
+		out[i] = src
+	}
+	return out
 }
 
 // setChartSources sets the source, or sources, of a module that syncs a
 // chart: the chart, its values files' repository, its manifests.
 func (r *renderer) setChartSources(env *model.Environment, m *model.Module, spec *object.Map) {
 	chart := r.chartSource(env, m)
-	if len(ValueFiles(m)) == 0 && m.Manifests == "" {
+	if len(ValueFiles(m)) == 0 && m.Manifests == "" && len(m.ExtraSources) == 0 {
 		spec.Set("source", chart)
 		return
 	}
@@ -111,7 +163,7 @@ func (r *renderer) setChartSources(env *model.Environment, m *model.Module, spec
 	if m.Manifests != "" {
 		sources = append(sources, r.gitSource(env, m.Manifests))
 	}
-	spec.Set("sources", sources)
+	spec.Set("sources", append(sources, r.extraSources(env, m)...))
 }
 
 // ValueFiles are a chart module's values files as its Application names
@@ -163,15 +215,7 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 			h.Set("ignoreMissingValueFiles", true)
 		}
 		if len(hs.Parameters) > 0 {
-			params := make([]any, len(hs.Parameters))
-			for i, p := range hs.Parameters {
-				pm := object.NewMap().Set("name", p.Name).Set("value", p.Value)
-				if p.ForceString {
-					pm.Set("forceString", true)
-				}
-				params[i] = pm
-			}
-			h.Set("parameters", params)
+			h.Set("parameters", parametersField(hs.Parameters))
 		}
 		if hs.PassCredentials {
 			h.Set("passCredentials", true)
@@ -189,6 +233,18 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 		return nil
 	}
 	return h
+}
+
+func parametersField(params []*model.HelmParameter) []any {
+	out := make([]any, len(params))
+	for i, p := range params {
+		pm := object.NewMap().Set("name", p.Name).Set("value", p.Value)
+		if p.ForceString {
+			pm.Set("forceString", true)
+		}
+		out[i] = pm
+	}
+	return out
 }
 
 func kustomizeOptions(k *model.Kustomize) *object.Map {

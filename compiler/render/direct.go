@@ -56,12 +56,9 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				helm.arg("--wait")
 				b.WriteString(helm.String() + "\n")
 				if m.Manifests != "" {
-					flag := "-f"
-					if r.info.KustomizationDirs[m.Manifests] {
-						flag = "-k"
-					}
-					b.WriteString(shellCommand("kubectl", "apply", "--server-side", "--namespace", m.NamespaceIn(env), flag, m.Manifests).String() + "\n")
+					b.WriteString(r.applyFolder(env, m, m.Manifests).String() + "\n")
 				}
+				r.directExtraSources(&b, env, m, dir, &files)
 			case model.DirectKubectl:
 				if r.info.Charts[m.Name] {
 					// A chart of this repository, with its defaults,
@@ -72,6 +69,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					}
 					r.helmValues(helm, env, m, dir, &files)
 					b.WriteString(helm.arg("--wait").String() + "\n")
+					r.directExtraSources(&b, env, m, dir, &files)
 					continue
 				}
 				if m.CreateNamespace {
@@ -99,6 +97,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					apply.arg("-f", m.DirIn(env))
 				}
 				b.WriteString(apply.String() + "\n")
+				r.directExtraSources(&b, env, m, dir, &files)
 			case model.DirectSkipped:
 				b.WriteString("# skipped: kro turns stacks into Argo CD Applications, which need Argo CD\n")
 			default:
@@ -108,6 +107,65 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 	}
 	walk("")
 	return append(files, File{Path: path.Join(dir, "plan.sh"), Text: b.String()})
+}
+
+// applyFolder is the kubectl apply of a folder of this repository, a
+// kustomization or plain manifests.
+func (r *renderer) applyFolder(env *model.Environment, m *model.Module, dir string) *shellWords {
+	flag := "-f"
+	if r.info.KustomizationDirs[dir] {
+		flag = "-k"
+	}
+	return shellCommand("kubectl", "apply", "--server-side", "--namespace", m.NamespaceIn(env), flag, dir)
+}
+
+// directExtraSources writes the plan's lines for m's further sources:
+// each chart rendered as Argo CD renders it (helm template, under the
+// module's release name unless the source names its own) and applied,
+// each folder of this repository applied; another repository's folder
+// is not fetched.
+func (r *renderer) directExtraSources(b *strings.Builder, env *model.Environment, m *model.Module, dir string, files *[]File) {
+	for i, x := range m.ExtraSources {
+		switch {
+		case x.Chart != "":
+			c := r.spec.ChartIn(env, x.Chart)
+			release := m.Name
+			if x.Helm != nil && x.Helm.ReleaseName != "" {
+				release = x.Helm.ReleaseName
+			}
+			helm := shellCommand("helm", "template", release)
+			if c.OCI() {
+				helm.arg(argocd.SourceRepo(c))
+			} else {
+				helm.arg(c.Chart, "--repo", c.RepoURL)
+			}
+			helm.arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
+			if x.Helm == nil || !x.Helm.SkipCrds {
+				helm.arg("--include-crds")
+			}
+			if len(x.Values) > 0 {
+				name := fmt.Sprintf("%s.source-%d.yaml", m.Name, i+1)
+				*files = append(*files, File{Path: path.Join(dir, "values", name), Objects: []*object.Map{valuesDocument(x.Values)}, Values: true})
+				helm.arg("--values").raw(`"$values"/` + ShellQuote(name))
+			}
+			if x.Helm != nil {
+				helmParameters(helm, x.Helm.Parameters)
+			}
+			apply := shellCommand("kubectl", "apply", "--server-side", "--namespace", m.NamespaceIn(env), "-f", "-")
+			b.WriteString(helm.String() + " | " + apply.String() + "\n")
+		case x.RepoURL == "" && x.Directory != nil:
+			// The files Argo CD reads with the directory's options.
+			apply := shellCommand("kubectl", "apply", "--server-side", "--namespace", m.NamespaceIn(env))
+			for _, f := range r.info.SourceFiles[x] {
+				apply.arg("-f", f)
+			}
+			b.WriteString(apply.String() + "\n")
+		case x.RepoURL == "":
+			b.WriteString(r.applyFolder(env, m, x.Dir).String() + "\n")
+		default:
+			b.WriteString("# skipped: folder " + comment(x.Dir) + " of " + comment(x.RepoURL) + ", another repository, which the plan does not fetch\n")
+		}
+	}
 }
 
 // shellWords is one command line of the plan. Every argument is quoted for
@@ -194,7 +252,9 @@ func (r *renderer) helmValues(helm *shellWords, env *model.Environment, m *model
 		*files = append(*files, File{Path: path.Join(dir, "values", m.Name+".yaml"), Objects: []*object.Map{valuesDocument(values)}, Values: true})
 		helm.arg("--values").raw(`"$values"/` + ShellQuote(m.Name+".yaml"))
 	}
-	helmParameters(helm, m)
+	if m.Helm != nil {
+		helmParameters(helm, m.Helm.Parameters)
+	}
 }
 
 // helmOptions are the flags of a chart module's helm options, and its
@@ -224,11 +284,8 @@ func helmOptions(helm *shellWords, m *model.Module) {
 // helmParameters are a chart module's parameters, as Argo CD passes them
 // to helm: --set, or --set-string with forceString, the value expanded
 // (check allows only "$$" in it) and its commas escaped.
-func helmParameters(helm *shellWords, m *model.Module) {
-	if m.Helm == nil {
-		return
-	}
-	for _, p := range m.Helm.Parameters {
+func helmParameters(helm *shellWords, params []*model.HelmParameter) {
+	for _, p := range params {
 		flag := "--set"
 		if p.ForceString {
 			flag = "--set-string"

@@ -138,7 +138,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				r.Partial(env.Name + "/" + a.name())
 			}
 			v.chartOutcome(env, a, hs, what, out, partial, e)
-			rendered = append(rendered, renderedApp{a, what, out})
+			rendered = append(rendered, renderedApp{a, hs, what, out})
 		}
 	}
 	v.renderedKindsExist(env, rendered)
@@ -148,6 +148,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 // renderedApp is one Helm source rendered for an Application.
 type renderedApp struct {
 	a    app
+	hs   helmSource
 	what string
 	out  *charts.Outcome
 }
@@ -345,7 +346,7 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		if partial || rgd.HasPlaceholder(fmt.Sprint(lookupPath(vo, p.Path))) {
 			continue // kro fills it in the cluster
 		}
-		pos, specPath, layer := v.valueLayer(env, a, p.Path)
+		pos, specPath, layer := v.valueLayer(env, a, hs, p.Path)
 		v.log.Reportf(diag.ChartValues, pos, specPath, "%s of Application %q (%s) refuses %s (%s): %s: fix the value, or the chart's values.schema.json", what, a.name(), where(a, env), layers.ValuesPath(p.Path), layer, p.Message)
 	}
 	if out.SchemaNote != "" && !partial {
@@ -357,7 +358,7 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		v.reportf(diag.ChartRender, a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
 	}
 	for _, u := range out.Unknown {
-		pos, specPath, layer := v.valueLayer(env, a, u.Path)
+		pos, specPath, layer := v.valueLayer(env, a, hs, u.Path)
 		hint := "remove it"
 		if u.Suggest != "" {
 			hint = fmt.Sprintf("did you mean %q?", layers.ValuesPath(append(slices.Clone(u.Path[:len(u.Path)-1]), u.Suggest)))
@@ -530,8 +531,15 @@ func lookupPath(v any, p []string) any {
 // valueLayer says which layer of an Application's values sets the value
 // at p (or its nearest parent a layer sets), the one Helm uses: its
 // position, spec path, and a description.
-func (v *verifier) valueLayer(env *model.Environment, a app, p []string) (diag.Pos, string, string) {
+func (v *verifier) valueLayer(env *model.Environment, a app, hs helmSource, p []string) (diag.Pos, string, string) {
 	spec := v.in.Spec
+	if x := extraSource(a, hs); x != nil {
+		if n := setDepth(x.Values, p); n > 0 {
+			at := layers.AppendLabels(x.FieldPath("values"), p[:n])
+			return spec.PosOf(at), at, "set at " + at
+		}
+		return x.Pos, x.Path, "set by the Application"
+	}
 	// A module's chart: an upstream one, or its folder (a chart, since
 	// Helm rendered it).
 	if a.mod != nil && a.mod.Kind.TakesValues(true) {
@@ -565,6 +573,20 @@ func (v *verifier) valueLayer(env *model.Environment, a app, p []string) (diag.P
 		}
 	}
 	return spec.PosOf(a.origin), a.origin, "set by the Application"
+}
+
+// extraSource is the module's further source (model.ExtraSource) that
+// hs is, or nil where hs is the module's own: they are the last sources
+// of its Application.
+func extraSource(a app, hs helmSource) *model.ExtraSource {
+	if a.mod == nil || len(a.mod.ExtraSources) == 0 {
+		return nil
+	}
+	first := len(sources(object.Lookup(a.obj, "spec"))) - len(a.mod.ExtraSources)
+	if i := hs.index - first; i >= 0 && i < len(a.mod.ExtraSources) {
+		return a.mod.ExtraSources[i]
+	}
+	return nil
 }
 
 // keyPos is the position of the deepest key of p a file's tree has.

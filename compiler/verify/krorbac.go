@@ -111,7 +111,7 @@ func (v *verifier) kroStatusRBAC(env *model.Environment, apps []app, rendered []
 			continue
 		}
 		// At rbac.mode where the spec sets it, else at the module.
-		pos, specPath, _ := v.valueLayer(env, ra.a, []string{"rbac", "mode"})
+		pos, specPath, _ := v.valueLayer(env, ra.a, ra.hs, []string{"rbac", "mode"})
 		how := fmt.Sprintf("with ClusterRole %s bound to its service account %s", diag.List(bound), diag.List(accounts))
 		if aggregates {
 			how += fmt.Sprintf(", which aggregates the ClusterRoles labelled %s that the environment's charts render", aggregateLabel)

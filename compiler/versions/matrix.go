@@ -79,8 +79,16 @@ func deployedCharts(spec *model.Spec, info *check.Info, stacks *rgd.Compiled) ma
 	out := map[string]bool{}
 	for _, env := range spec.Environments {
 		for _, mod := range spec.Modules {
-			if mod.Kind.Info().Syncs == model.SyncsChart && check.Delivered(env, mod.Name, info.Parent) {
+			if !check.Delivered(env, mod.Name, info.Parent) {
+				continue
+			}
+			if mod.Kind.Info().Syncs == model.SyncsChart {
 				out[env.Name+"\x00"+mod.Chart] = true
+			}
+			for _, src := range mod.ExtraSources {
+				if src.Chart != "" {
+					out[env.Name+"\x00"+src.Chart] = true
+				}
 			}
 		}
 	}
