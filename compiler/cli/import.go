@@ -170,6 +170,20 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 		spec, files, res = importCompile(repo, objs, envs, opts, specDir)
 		fmt.Fprintf(c.stderr, "platc import: kustomizations inflate Helm charts, which Argo CD builds only with kustomize.buildOptions --enable-helm, so the spec says so (platform.kustomizeBuildOptions)\n")
 	}
+	// Modules whose spec, written, has problems of its own are left out,
+	// so that the others are compared: a few rounds, as one left out may
+	// be another's need.
+	for round := 0; round < 3 && res.Log.HasErrors() && res.Files == nil; round++ {
+		refused, ok := importer.ModuleProblems(res.Log.Problems())
+		if !ok {
+			break
+		}
+		if opts.Refused == nil {
+			opts.Refused = map[string]string{}
+		}
+		maps.Copy(opts.Refused, refused)
+		spec, files, res = importCompile(repo, objs, envs, opts, specDir)
+	}
 	unread := 0 // files, or folders, whose objects could not be read
 	for _, s := range skips {
 		if s.Kind != "" {

@@ -128,6 +128,9 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 			if str(spec["project"]) == "" {
 				spec["project"] = argocd.DefaultProjectName
 			}
+			if l := anyList(spec["sources"]); len(l) > 0 {
+				spec["sources"] = splitRefs(l)
+			}
 			if l := anyList(spec["sources"]); len(l) == 2 {
 				// A chart kept in Git whose values files name its own
 				// repository and revision by a ref reads the files it
@@ -206,6 +209,34 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 		if s := prune(spec); s != nil {
 			out["spec"] = s
 		}
+	}
+	return out
+}
+
+// splitRefs reads a source that renders a chart or a folder and is also
+// a ref for values files as two, as Argo CD uses it: the ref alone, which
+// renders nothing, then the source without it.
+func splitRefs(list []any) []any {
+	if !slices.ContainsFunc(list, func(x any) bool {
+		m, _ := x.(map[string]any)
+		return str(m["ref"]) != "" && (str(m["path"]) != "" || str(m["chart"]) != "")
+	}) {
+		return list
+	}
+	out := make([]any, 0, len(list)+1)
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		if str(m["ref"]) != "" && (str(m["path"]) != "" || str(m["chart"]) != "") {
+			ref := map[string]any{"repoURL": m["repoURL"], "ref": m["ref"]}
+			if rev, ok := m["targetRevision"]; ok {
+				ref["targetRevision"] = rev
+			}
+			rest := maps.Clone(m)
+			delete(rest, "ref")
+			out = append(out, ref, rest)
+			continue
+		}
+		out = append(out, x)
 	}
 	return out
 }

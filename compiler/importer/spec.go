@@ -31,6 +31,9 @@ type Options struct {
 	// Application that syncs one of its environment's is an app-of-apps
 	// that platc's root Application replaces.
 	Roots []Root
+	// Refused are Applications, by name, left out with a reason: those
+	// whose module, written, has a problem of its own (ModuleProblems).
+	Refused map[string]string
 	// Clusters are the cluster Secrets of each environment's Argo CD, by
 	// environment, which ApplicationSets' clusters generators read; nil
 	// where they were not given.
@@ -89,6 +92,9 @@ type app struct {
 	rev     string      // targetRevision of its folder, "" for a chart
 	ownRepo bool        // its folder is in the imported repository
 	chart   *chartPin   // its chart, or nil
+	// extraCharts are the charts of its further sources (extraSources),
+	// nil for a folder, named when the charts are pinned.
+	extraCharts []*chartPin
 }
 
 type chartPin struct{ repoURL, chart, version string }
@@ -397,6 +403,10 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 				s.skip(o, fmt.Sprintf("its project %s is not in the repository: import the folder that holds its AppProject too", proj))
 				continue
 			}
+			if why, ok := b.opts.Refused[o.Name]; ok {
+				s.skip(o, why)
+				continue
+			}
 			a, reason := s.application(b.fsys, o)
 			if reason != "" {
 				s.skip(o, reason)
@@ -560,17 +570,18 @@ func (b *builder) pinCharts() {
 	var keys []chartKey
 	for _, e := range envs {
 		for _, n := range slices.Sorted(maps.Keys(apps[e])) {
-			c := apps[e][n].chart
-			if c == nil {
-				continue
-			}
-			k := chartKey{c.repoURL, c.chart}
-			if versions[k] == nil {
-				versions[k] = map[string][]string{}
-				keys = append(keys, k)
-			}
-			if !slices.Contains(versions[k][e], c.version) {
-				versions[k][e] = append(versions[k][e], c.version)
+			for _, c := range append([]*chartPin{apps[e][n].chart}, apps[e][n].extraCharts...) {
+				if c == nil {
+					continue
+				}
+				k := chartKey{c.repoURL, c.chart}
+				if versions[k] == nil {
+					versions[k] = map[string][]string{}
+					keys = append(keys, k)
+				}
+				if !slices.Contains(versions[k][e], c.version) {
+					versions[k][e] = append(versions[k][e], c.version)
+				}
 			}
 		}
 	}
@@ -658,6 +669,11 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 		m := base.fields
 		if base.chart != nil {
 			m.Set("chart", b.chartName[*base.chart])
+		}
+		for i, x := range anyList(m.Get("extraSources")) {
+			if c := base.extraCharts[i]; c != nil {
+				x.(*object.Map).Set("chart", b.chartName[*c])
+			}
 		}
 		// A field that differs between environments goes to each
 		// environment's settings where the settings can say it.
@@ -964,23 +980,25 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 
 	// The source: a chart of a Helm repository, or a folder of a Git
 	// repository.
+	var extras []*object.Map
 	if _, multi := spec["sources"]; multi {
-		src, manifests, rev, reason := s.multiSource(spec["sources"])
+		ms, reason := s.multiSource(fsys, spec["sources"])
 		if reason != "" {
 			return nil, reason
 		}
-		spec = shallowWith(spec, "source", src)
-		if rev != "" {
+		spec = shallowWith(spec, "source", ms.src)
+		if ms.rev != "" {
 			// Its values files, or its folder, are this repository's,
 			// at the environment's revision.
-			a.rev, a.ownRepo = rev, true
+			a.rev, a.ownRepo = ms.rev, true
 		}
-		if manifests != "" {
-			if st, err := fs.Stat(fsys, manifests); err != nil || !st.IsDir() {
-				return nil, fmt.Sprintf("folder %s is not in the repository, so Argo CD cannot sync it: create it, or fix the path", manifests)
+		if ms.manifests != "" {
+			if st, err := fs.Stat(fsys, ms.manifests); err != nil || !st.IsDir() {
+				return nil, fmt.Sprintf("folder %s is not in the repository, so Argo CD cannot sync it: create it, or fix the path", ms.manifests)
 			}
-			f.Set("manifests", manifests)
+			f.Set("manifests", ms.manifests)
 		}
+		extras, a.extraCharts = ms.extras, ms.extraCharts
 	}
 	src, _ := spec["source"].(map[string]any)
 	repo, p, rev := str(src["repoURL"]), str(src["path"]), str(src["targetRevision"])
@@ -1028,6 +1046,13 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		}
 	default:
 		return nil, "its source names neither a chart nor a path"
+	}
+	if len(extras) > 0 {
+		list := make([]any, len(extras))
+		for i, x := range extras {
+			list[i] = x
+		}
+		f.Set("extraSources", list)
 	}
 	if helm != nil {
 		values, err := helmValues(helm)
@@ -1166,74 +1191,219 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 // exactVersion is an exact chart version, as platc pins them.
 var exactVersion = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
-// multiSource reads the sources platc's chart modules render: a chart and
-// this repository as ref "values" for its values files.
-func (s *Spec) multiSource(v any) (src map[string]any, manifests, rev, reason string) {
-	list := anyList(v)
-	if len(list) == 1 {
-		src, _ := list[0].(map[string]any)
-		return src, "", "", ""
-	}
-	// A chart, with this repository as ref "values" for its values
-	// files, a folder of this repository beside it, or both: a chart
-	// module with helm.valueFiles and manifests, as platc renders it.
-	var chart, values, folder map[string]any
-	for _, x := range list {
-		m, _ := x.(map[string]any)
-		ours := repoKey(str(m["repoURL"])) == repoKey(s.RepoURL)
+// ModuleProblems are the errors of a compiled spec that Build wrote, by
+// the module each is of (at modules.NAME, or at an environment's
+// settings of it), the first of each, as a reason for Options.Refused;
+// ok is false where an error is of no module, so that leaving modules
+// out cannot mend the spec.
+func ModuleProblems(problems []diag.Problem) (reasons map[string]string, ok bool) {
+	reasons = map[string]string{}
+	for _, p := range problems {
+		if p.Severity != diag.Error {
+			continue
+		}
+		parts := strings.Split(p.Path, ".")
+		var name string
 		switch {
-		case str(m["chart"]) != "" && chart == nil:
-			chart = m
-		case str(m["ref"]) != "" && str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
-			values = m
-		case ours && str(m["ref"]) == "" && str(m["path"]) != "" && folder == nil:
-			folder = m
+		case len(parts) >= 2 && parts[0] == "modules":
+			name = parts[1]
+		case len(parts) >= 4 && parts[0] == "environments" && parts[2] == "modules":
+			name = parts[3]
 		default:
-			return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
+			return nil, false
+		}
+		if _, seen := reasons[name]; !seen {
+			reasons[name] = fmt.Sprintf("its module, written, has a problem: %s: %s [%s]", p.Path, p.Msg, p.ID)
 		}
 	}
-	if chart == nil && len(list) == 2 && values != nil && folder != nil {
+	return reasons, len(reasons) > 0
+}
+
+// multiSources is what multiSource reads of an Application's sources.
+type multiSources struct {
+	src       map[string]any // the module's own source
+	manifests string         // a folder of this repository beside its chart
+	rev       string         // the revision of this repository its files are read at
+	// extras are its further sources (extraSources), charts named by
+	// extraCharts (nil for a folder) until the charts are pinned.
+	extras      []*object.Map
+	extraCharts []*chartPin
+}
+
+// multiSource reads the sources of an Application as platc's modules
+// render them: the first source the module's own (a chart, or a folder);
+// this repository as ref "values" for a chart's values files; a folder
+// of this repository after a chart, its manifests; the others, in their
+// order, further sources.
+func (s *Spec) multiSource(fsys fs.FS, v any) (ms multiSources, reason string) {
+	list := anyList(v)
+	if len(list) == 1 {
+		ms.src, _ = list[0].(map[string]any)
+		return ms, ""
+	}
+	list = splitRefs(list)
+	var values map[string]any
+	var rest []map[string]any
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		switch {
+		case m == nil:
+			return ms, "a source that is not a map"
+		case str(m["ref"]) == "":
+			rest = append(rest, m)
+		case str(m["path"]) == "" && str(m["chart"]) == "" && values == nil:
+			values = m
+		default:
+			return ms, fmt.Sprintf("%d sources: a source of ref %s that also renders a chart or a folder, or a second ref: the spec names one repository as ref %q for a chart's values files; give that ref a source of its own", len(list), str(m["ref"]), argocd.ValuesRef)
+		}
+	}
+	if len(rest) == 0 {
+		return ms, "its sources name only refs, and render nothing"
+	}
+	first := rest[0]
+	if str(first["chart"]) == "" && values != nil {
 		// A chart kept in a folder of this repository, its values files
 		// named by a ref to this repository at the same revision: the
 		// repo server reads the same files as from the folder, as a
 		// path module names them.
-		if src, ok := refValuesFromFolder(folder, values); ok {
-			return src, "", "", ""
+		if len(rest) == 1 {
+			if src, ok := refValuesFromFolder(first, values); ok {
+				ms.src = src
+				return ms, ""
+			}
+			if repoKey(str(values["repoURL"])) == repoKey(str(first["repoURL"])) {
+				return ms, fmt.Sprintf("a chart of folder %s at %s with values files of ref %s at %s: the spec reads a chart kept here and its values files at one revision; give both sources one targetRevision",
+					path.Clean(str(first["path"])), cmp.Or(str(first["targetRevision"]), "HEAD"), str(values["ref"]), cmp.Or(str(values["targetRevision"]), "HEAD"))
+			}
 		}
-		if repoKey(str(values["repoURL"])) == repoKey(str(folder["repoURL"])) {
-			return nil, "", "", fmt.Sprintf("a chart of folder %s at %s with values files of ref %s at %s: the spec reads a chart kept here and its values files at one revision; give both sources one targetRevision",
-				path.Clean(str(folder["path"])), cmp.Or(str(folder["targetRevision"]), "HEAD"), str(values["ref"]), cmp.Or(str(values["targetRevision"]), "HEAD"))
-		}
+		return ms, fmt.Sprintf("a chart kept in Git (folder %s of %s) with values files of ref %s: the spec names the values files of such a chart from its own repository and revision only, not yet by ref", path.Clean(cmp.Or(str(first["path"]), ".")), str(first["repoURL"]), str(values["ref"]))
 	}
-	if values != nil && str(values["ref"]) != argocd.ValuesRef {
-		return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
-	}
-	helm, _ := chart["helm"].(map[string]any)
-	files := anyList(helm["valueFiles"])
-	prefix := "$" + argocd.ValuesRef + "/"
-	refsOnly := !slices.ContainsFunc(files, func(f any) bool { return !strings.HasPrefix(str(f), prefix) })
-	if chart == nil || values != nil && (len(files) == 0 || !refsOnly) || values == nil && len(files) > 0 {
-		return nil, "", "", fmt.Sprintf("%d sources: the spec says a chart with values files of this repository and a folder of it beside, not yet these", len(list))
-	}
+	ms.src = first
+	rest = rest[1:]
 	if values != nil {
+		if str(values["ref"]) != argocd.ValuesRef {
+			return ms, fmt.Sprintf("%d sources: ref %s: the spec names the values files' repository as ref %q; rename the ref", len(list), str(values["ref"]), argocd.ValuesRef)
+		}
+		helm, _ := first["helm"].(map[string]any)
+		files := anyList(helm["valueFiles"])
+		prefix := "$" + argocd.ValuesRef + "/"
+		if len(files) == 0 || slices.ContainsFunc(files, func(f any) bool { return !strings.HasPrefix(str(f), prefix) }) {
+			return ms, fmt.Sprintf("%d sources: ref %s beside values files that do not all name it: the spec reads a chart's values files from one repository", len(list), argocd.ValuesRef)
+		}
 		paths := make([]any, len(files))
 		for i, f := range files {
 			paths[i] = strings.TrimPrefix(str(f), prefix)
 		}
 		helm = shallowWith(helm, "valueFiles", paths)
 		if sameRepo(str(values["repoURL"])) == sameRepo(s.RepoURL) {
-			rev = cmp.Or(str(values["targetRevision"]), "HEAD")
+			ms.rev = cmp.Or(str(values["targetRevision"]), "HEAD")
 		} else {
 			// Another repository's values files: the chart's own.
 			helm = shallowWith(helm, "valuesRepo", map[string]any{"repoURL": str(values["repoURL"]), "targetRevision": cmp.Or(str(values["targetRevision"]), "HEAD")})
 		}
-		chart = shallowWith(chart, "helm", helm)
+		ms.src = shallowWith(first, "helm", helm)
 	}
-	if folder != nil {
-		manifests = path.Clean(str(folder["path"]))
-		rev = cmp.Or(rev, str(folder["targetRevision"]), "HEAD")
+	if str(first["chart"]) != "" && len(rest) > 0 && s.ownFolder(rest[0]) && (ms.rev == "" || ms.rev == cmp.Or(str(rest[0]["targetRevision"]), "HEAD")) {
+		// A folder of this repository beside the chart, at the
+		// revision its values files are read at: its manifests.
+		ms.manifests = path.Clean(str(rest[0]["path"]))
+		ms.rev = cmp.Or(ms.rev, str(rest[0]["targetRevision"]), "HEAD")
+		rest = rest[1:]
 	}
-	return chart, manifests, rev, ""
+	for _, x := range rest {
+		extra, pin, why := s.extraSource(fsys, x)
+		if why != "" {
+			return ms, fmt.Sprintf("%d sources: %s", len(list), why)
+		}
+		ms.extras = append(ms.extras, extra)
+		ms.extraCharts = append(ms.extraCharts, pin)
+	}
+	return ms, ""
+}
+
+// ownFolder says whether src is a plain folder of the imported
+// repository, as a chart module's manifests are rendered: no options.
+func (s *Spec) ownFolder(src map[string]any) bool {
+	return str(src["path"]) != "" && otherKeys(src, "repoURL", "path", "targetRevision") == "" && repoKey(str(src["repoURL"])) == repoKey(s.RepoURL)
+}
+
+// extraSource reads one further source: a chart of a chart repository at
+// an exact version, with values, a release name, parameters or skipCrds;
+// or a folder, of this repository (which must hold it) or another, with
+// directory options.
+func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartPin, string) {
+	out := object.NewMap()
+	repo, rev := str(src["repoURL"]), str(src["targetRevision"])
+	if chart := str(src["chart"]); chart != "" {
+		if str(src["path"]) != "" {
+			return nil, nil, "a source with both chart and path"
+		}
+		if !strings.Contains(repo, "://") {
+			return nil, nil, fmt.Sprintf("chart repository %s has no scheme: write it as an OCI source (oci://%s/%s)", repo, strings.TrimSuffix(repo, "/"), chart)
+		}
+		if !exactVersion.MatchString(rev) {
+			return nil, nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", chart, rev)
+		}
+		if extra := otherKeys(src, "repoURL", "chart", "targetRevision", "helm"); extra != "" {
+			return nil, nil, fmt.Sprintf("a chart source with %s: the spec's further sources do not say it yet", extra)
+		}
+		out.Set("chart", "") // named when the charts are pinned
+		helm, _ := src["helm"].(map[string]any)
+		if extra := otherKeys(helm, "releaseName", "skipCrds", "parameters", "values", "valuesObject", "version"); extra != "" {
+			return nil, nil, fmt.Sprintf("a further chart with helm.%s: the spec's further sources do not say it yet", extra)
+		}
+		values, why := helmValues(helm)
+		if why != "" {
+			return nil, nil, why
+		}
+		if len(values) > 0 {
+			out.Set("values", values)
+		}
+		if h := copyKeys(helm, "releaseName", "skipCrds", "parameters"); h.Len() > 0 {
+			out.Set("helm", h)
+		}
+		return out, &chartPin{repoURL: repo, chart: chart, version: rev}, ""
+	}
+	if str(src["path"]) == "" {
+		return nil, nil, "a source that names neither a chart nor a path"
+	}
+	if extra := otherKeys(src, "repoURL", "path", "targetRevision", "directory"); extra != "" {
+		return nil, nil, fmt.Sprintf("a further folder with %s: the spec's further sources do not say it yet; make it a module of its own", extra)
+	}
+	dir := path.Clean(str(src["path"]))
+	if dir == ".." || strings.HasPrefix(dir, "../") || path.IsAbs(dir) {
+		return nil, nil, fmt.Sprintf("folder %q is outside its repository", str(src["path"]))
+	}
+	out.Set("path", dir)
+	if repoKey(repo) == repoKey(s.RepoURL) {
+		if st, err := fs.Stat(fsys, dir); err != nil || !st.IsDir() {
+			return nil, nil, fmt.Sprintf("folder %s is not in the repository, so Argo CD cannot sync it: create it, or fix the path", dir)
+		}
+		out.Set("revision", cmp.Or(rev, "HEAD"))
+	} else {
+		out.Set("repoURL", repo)
+		if rev != "" && rev != "HEAD" {
+			out.Set("revision", rev)
+		}
+	}
+	if d, ok := src["directory"].(map[string]any); ok {
+		if dm := copyKeys(d, "recurse", "exclude", "include"); dm.Len() > 0 {
+			out.Set("directory", dm)
+		}
+	}
+	return out, nil, ""
+}
+
+// otherKeys names the keys of m, sorted, that are not among keys.
+func otherKeys(m map[string]any, keys ...string) string {
+	var out []string
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }
 
 // refValuesFromFolder reads a Git source whose values files name, by the
@@ -1339,7 +1509,7 @@ func projectFields(o *Object) *object.Map {
 
 // moduleOrder is the order of a module's fields in the spec written.
 var moduleOrder = []string{"description", "chart", "path", "repoURL", "revision", "namespace", "wave", "values", "helm", "manifests",
-	"directory", "kustomize", "plugin", "createNamespace", "syncOptions", "cascadeDelete", "labels", "annotations", "syncPolicy",
+	"directory", "kustomize", "plugin", "extraSources", "createNamespace", "syncOptions", "cascadeDelete", "labels", "annotations", "syncPolicy",
 	"managedNamespaceMetadata", "ignoreDifferences", "respectIgnoreDifferences", "revisionHistoryLimit"}
 
 // orderModule is m in moduleOrder, less the fields moved to settings.
