@@ -43,12 +43,14 @@ const (
 	ValuesRef = "values"
 )
 
-// ChartSource returns the source of a Helm chart pin. A chart in an OCI
-// registry is an OCI source (Argo CD 3.1 and later): the chart is the last
-// element of repoURL and the path is always ".".
+// ChartSource returns the source of a Helm chart pin. A chart of an
+// oci:// repository is an OCI source (Argo CD 3.1 and later): the chart
+// is the last element of repoURL and the path is always "."; one of a
+// registry written without a scheme is a Helm source, as written, which
+// Argo CD pulls from the registry.
 func ChartSource(c *model.Chart) *object.Map {
 	src := object.NewMap()
-	if c.OCI() {
+	if strings.HasPrefix(c.RepoURL, "oci://") {
 		return src.Set("repoURL", strings.TrimSuffix(c.RepoURL, "/")+"/"+c.Chart).
 			Set("targetRevision", c.Version).
 			Set("path", ".")

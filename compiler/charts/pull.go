@@ -32,7 +32,9 @@ func Pull(ctx context.Context, client *http.Client, name, repoURL, chart, versio
 	e := Entry{Name: name, RepoURL: repoURL, Chart: chart, Version: version}
 	var data []byte
 	var err error
-	if rest, ok := strings.CutPrefix(repoURL, "oci://"); ok {
+	if rest, ok := strings.CutPrefix(repoURL, "oci://"); ok || !strings.Contains(repoURL, "://") {
+		// An OCI registry: oci://, or without a scheme, as Argo CD
+		// reads one (helm.IsHelmOciRepo).
 		data, e.ManifestDigest, err = pullOCI(ctx, client, strings.TrimSuffix(rest, "/")+"/"+chart, version)
 	} else {
 		data, err = pullHTTP(ctx, client, repoURL, chart, version)

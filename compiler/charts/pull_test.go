@@ -44,6 +44,15 @@ func TestPullOCIRegistry(t *testing.T) {
 	if e.Digest != charts.Digest(a) || !charts.ValidDigest(e.ManifestDigest) {
 		t.Errorf("entry %+v", e)
 	}
+	// The registry without a scheme, as Argo CD reads one, is the same.
+	bare := strings.TrimPrefix(reg.RepoURL(), "oci://")
+	e, _, err = charts.Pull(context.Background(), reg.Client(), "web", bare, "web", "1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Digest != charts.Digest(a) || e.RepoURL != bare {
+		t.Errorf("entry of the registry without a scheme %+v", e)
+	}
 }
 
 func TestLockRoundTrip(t *testing.T) {

@@ -134,7 +134,12 @@ var (
 	gitURL = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(https?://[^\s/]+/\S+|ssh://\S+|git@[^\s:]+:\S+|file://\S+)$`)
 	})
-	chartRepo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(https?|oci)://[^\s/]+(/\S*)?$`) })
+	// chartRepo is a Helm repository, an oci:// one, or a registry
+	// without a scheme (a host with a dot or a port), which Argo CD
+	// reads as an OCI registry.
+	chartRepo = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^((https?|oci)://[^\s/]+|[a-z0-9-]+(\.[a-z0-9-]+)+(:[0-9]+)?|[a-z0-9-]+:[0-9]+)(/\S*)?$`)
+	})
 	dnsLabel  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 	chartName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$`) })
 	syncOpt   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]+=[A-Za-z0-9_.-]+$`) })
@@ -163,7 +168,7 @@ func (c *checker) label(pos diag.Pos, specPath, value string) {
 func (c *checker) chart(ch *model.Chart) {
 	c.label(ch.Pos, ch.Path, ch.Name)
 	if ch.OK("repoURL") && !chartRepo().MatchString(ch.RepoURL) {
-		c.reportf(diag.Source, &ch.Node, "repoURL", "%q is not a chart repository URL: use https://... for a Helm repository or oci://... for an OCI registry", ch.RepoURL)
+		c.reportf(diag.Source, &ch.Node, "repoURL", "%q is not a chart repository URL: use https://... for a Helm repository, oci://... (or the registry without a scheme) for an OCI registry", ch.RepoURL)
 	} else if msg := urlProblem(ch.RepoURL); ch.OK("repoURL") && msg != "" {
 		c.reportf(diag.Source, &ch.Node, "repoURL", "%q %s", ch.RepoURL, msg)
 	}

@@ -125,8 +125,8 @@ const (
 )
 
 func (r *chartRepos) lookup(c *model.Chart) ([]string, *versions.Source, error) {
-	if ref, ok := strings.CutPrefix(c.RepoURL, "oci://"); ok {
-		return r.tags(strings.TrimSuffix(ref, "/") + "/" + c.Chart)
+	if c.OCI() {
+		return r.tags(strings.TrimPrefix(c.OCIRef(), "oci://"))
 	}
 	u := strings.TrimSuffix(c.RepoURL, "/") + "/index.yaml"
 	data, src, err := r.read(u, func(ctx context.Context) ([]byte, error) {

@@ -244,7 +244,7 @@ var Messages = [idCount]Message{
 		Text:    "platc rewrites its output folder whole: it must be a folder of its own, no source, cache (PLATC_CACHE) or report page (platc report -o) may lie inside it, and a file platc did not write is never overwritten; move it out."},
 	Source: {Name: "source", Source: FromArgoCD,
 		Summary: "a repository URL or chart name Argo CD cannot fetch",
-		Text:    "A Helm repository is https://... or oci://..., a Git repository https://host/org/repo.git or git@host:org/repo.git, and a chart is named alone, without its repository."},
+		Text:    "A Helm repository is https://... or oci://... (or an OCI registry without a scheme), a Git repository https://host/org/repo.git or git@host:org/repo.git, and a chart is named alone, without its repository."},
 	Version: {Name: "version", Source: FromPlatc,
 		Summary: "a version or version constraint that cannot be read",
 		Text:    "Chart versions, Kubernetes versions, API versions and the Argo CD and kro releases an environment runs are written as their projects write them (1.2.3, ~1.2, group/version)."},

@@ -1008,8 +1008,8 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		if p != "" {
 			return nil, "a source with both chart and path"
 		}
-		if !strings.Contains(repo, "://") {
-			return nil, fmt.Sprintf("chart repository %s has no scheme: Argo CD reads it as an OCI registry where a repository Secret enables OCI, which the spec writes as an OCI source (oci://%s/%s, path .): write it so", repo, strings.TrimSuffix(repo, "/"), str(src["chart"]))
+		if repo == "" {
+			return nil, fmt.Sprintf("chart %s names no repository", str(src["chart"]))
 		}
 		if !exactVersion.MatchString(rev) {
 			return nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", str(src["chart"]), rev)
@@ -1338,8 +1338,8 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 		if str(src["path"]) != "" {
 			return nil, nil, "a source with both chart and path"
 		}
-		if !strings.Contains(repo, "://") {
-			return nil, nil, fmt.Sprintf("chart repository %s has no scheme: write it as an OCI source (oci://%s/%s)", repo, strings.TrimSuffix(repo, "/"), chart)
+		if repo == "" {
+			return nil, nil, fmt.Sprintf("chart %s names no repository", chart)
 		}
 		if !exactVersion.MatchString(rev) {
 			return nil, nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", chart, rev)

@@ -429,6 +429,9 @@ func TestChartOCI(t *testing.T) {
 		{"oci://r", true},
 		{"oci://", false},
 		{"https://charts.example.com", false},
+		// A registry without a scheme, as Argo CD reads one.
+		{"registry.example.com/charts", true},
+		{"registry.example.com:5000", true},
 		{"", false},
 	}
 	for _, tt := range tests {

@@ -112,8 +112,23 @@ type Chart struct {
 	Pin *ChartPin
 }
 
-// OCI reports whether the chart lives in an OCI registry.
-func (c *Chart) OCI() bool { return len(c.RepoURL) > 6 && c.RepoURL[:6] == "oci://" }
+// OCI reports whether the chart lives in an OCI registry: an oci://
+// repository, or one written without a scheme, which Argo CD reads as
+// an OCI registry (helm.IsHelmOciRepo).
+func (c *Chart) OCI() bool {
+	return len(c.RepoURL) > len("oci://") && strings.HasPrefix(c.RepoURL, "oci://") || OCIRegistry(c.RepoURL)
+}
+
+// OCIRegistry reports whether a chart repository URL is a registry
+// written without a scheme (registry.example.com/charts), which Argo CD
+// reads as an OCI registry of Helm charts.
+func OCIRegistry(repoURL string) bool { return repoURL != "" && !strings.Contains(repoURL, "://") }
+
+// OCIRef is the oci:// reference of an OCI chart (OCI), without its
+// version: the repository, then the chart.
+func (c *Chart) OCIRef() string {
+	return "oci://" + strings.TrimSuffix(strings.TrimPrefix(c.RepoURL, "oci://"), "/") + "/" + c.Chart
+}
 
 // ModuleKind says what a module deploys.
 //

@@ -44,7 +44,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				c := r.spec.ChartIn(env, m.Chart)
 				helm := shellCommand("helm", "upgrade", "--install", releaseName(m))
 				if c.OCI() {
-					helm.arg(argocd.SourceRepo(c))
+					helm.arg(c.OCIRef())
 				} else {
 					helm.arg(c.Chart, "--repo", c.RepoURL)
 				}
@@ -135,7 +135,7 @@ func (r *renderer) directExtraSources(b *strings.Builder, env *model.Environment
 			}
 			helm := shellCommand("helm", "template", release)
 			if c.OCI() {
-				helm.arg(argocd.SourceRepo(c))
+				helm.arg(c.OCIRef())
 			} else {
 				helm.arg(c.Chart, "--repo", c.RepoURL)
 			}

@@ -19,8 +19,8 @@ type Renovate struct {
 // registry with its docker datasource, by the chart's full reference, as
 // Renovate's own Helm managers do.
 func RenovateOf(c *model.Chart) Renovate {
-	if rest, ok := strings.CutPrefix(c.RepoURL, "oci://"); ok {
-		return Renovate{Datasource: "docker", DepName: strings.TrimSuffix(rest, "/") + "/" + c.Chart}
+	if c.OCI() {
+		return Renovate{Datasource: "docker", DepName: strings.TrimPrefix(c.OCIRef(), "oci://")}
 	}
 	return Renovate{Datasource: "helm", DepName: c.Chart, RegistryURL: c.RepoURL}
 }
