@@ -11,6 +11,7 @@ package engine
 
 import (
 	"text/template"
+	"text/template/parse"
 
 	"github.com/Masterminds/sprig/v3"
 )
@@ -72,4 +73,55 @@ func (s *state) spendMade(count, size int64) error {
 		return s.fail(s.outputExceeded(), false)
 	}
 	return s.spend(int(count * size))
+}
+
+// tickName is the function timeLoops puts at the start of every range
+// body; its name is no identifier a chart can define a function by.
+const tickName = "_platc_tick"
+
+// tick is the node timeLoops puts there: an action that writes nothing
+// and calls tickName, parsed once.
+var tick = func() parse.Node {
+	t, err := template.New("tick").Funcs(template.FuncMap{tickName: func() string { return "" }}).Parse("{{" + tickName + "}}")
+	if err != nil {
+		panic(err)
+	}
+	return t.Tree.Root.Nodes[0]
+}()
+
+// timeLoops makes every range of t's templates check the time budget at
+// each turn (tickName, which must be in t's functions): a loop that
+// writes nothing and calls nothing (a range over 1e12, or ranges nested
+// over a short list) never reaches the budget's other checks. The trees
+// are shared by clones (tpl's): a range is ticked once.
+func timeLoops(t *template.Template) {
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			tickRanges(tt.Tree.Root)
+		}
+	}
+}
+
+func tickRanges(n parse.Node) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			tickRanges(c)
+		}
+	case *parse.IfNode:
+		tickRanges(n.List)
+		tickRanges(n.ElseList)
+	case *parse.WithNode:
+		tickRanges(n.List)
+		tickRanges(n.ElseList)
+	case *parse.RangeNode:
+		tickRanges(n.List)
+		tickRanges(n.ElseList)
+		if l := n.List; l != nil && (len(l.Nodes) == 0 || l.Nodes[0] != tick) {
+			l.Nodes = append([]parse.Node{tick}, l.Nodes...)
+		}
+	}
 }

@@ -48,7 +48,7 @@ type Budget struct {
 	// made.
 	Output int64
 	// Time is how long a render may run: it is checked where a template
-	// writes and where it calls include or tpl.
+	// writes, where it calls include or tpl, and at each turn of a range.
 	Time time.Duration
 	// Now, when set, is the clock (tests).
 	Now func() time.Time
@@ -259,6 +259,7 @@ func tplFun(parent *template.Template, includedNames map[string]int, s *state) f
 		if err != nil {
 			return "", fmt.Errorf("cannot parse template %q: %w", excerpt(tpl), err)
 		}
+		timeLoops(t)
 
 		buf := buffer{s: s}
 		if err := t.Execute(&buf, vals); err != nil {
@@ -335,6 +336,7 @@ func (e Engine) initFunMap(t *template.Template, s *state) {
 	// platc: what makes a string or a list of a size the template asks
 	// for counts against the output budget before it is made.
 	budgeted(funcMap, s)
+	funcMap[tickName] = func() (string, error) { return "", s.checkTime() }
 
 	t.Funcs(funcMap)
 }
@@ -368,6 +370,7 @@ func (e Engine) render(_ context.Context, tpls map[string]renderable) (rendered 
 			return map[string]string{}, cleanupParseError(filename, err)
 		}
 	}
+	timeLoops(t)
 
 	rendered = make(map[string]string, len(keys))
 	for _, filename := range keys {
