@@ -388,7 +388,7 @@ func TestDirectApplyExtraSources(t *testing.T) {
 	got := runPlan(t, repo, plan)
 	want := [][]string{
 		{"helm", "upgrade", "--install", "shop", "web", "--repo", "https://charts.example.com", "--version", "1.0.0", "--namespace", "shop", "--create-namespace",
-			"--values", "out/deploy/direct-apply/laptop/values/shop.yaml", "--wait"},
+			"--values", "sources/values/shop.yaml", "--wait"},
 		{"kubectl", "apply", "--server-side", "--namespace", "shop", "-f", "sources/manifests/shop-extras/configmap.yaml", "-f", "sources/manifests/shop-extras/more/region.yaml"},
 		{"kubectl", "create", "namespace", "site", "--dry-run=client", "-o", "yaml"},
 		{"kubectl", "apply", "-f", "-"},

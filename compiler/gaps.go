@@ -237,13 +237,13 @@ func extraFoldersGap(spec *model.Spec) Gap {
 			continue
 		}
 		var dirs []string
-		for _, x := range m.ExtraSources {
-			switch {
-			case x.Chart != "":
-			case x.RepoURL != "":
-				dirs = append(dirs, x.Dir+" of "+x.RepoURL)
-			default:
-				dirs = append(dirs, x.Dir)
+		for _, x := range m.AllExtraSources(spec) {
+			dir := x.Dir
+			if x.RepoURL != "" {
+				dir += " of " + x.RepoURL
+			}
+			if x.Chart == "" && !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
 			}
 		}
 		if len(dirs) > 0 {

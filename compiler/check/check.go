@@ -791,6 +791,20 @@ func (c *checker) environment(env *model.Environment) {
 				c.reportf(diag.ModuleKind, &s.Node, "repoURL", "a plugin renders the module's folder of this repository: remove repoURL, or the plugin")
 			}
 		}
+		if h := s.Helm; h != nil && m.Kind.Valid() {
+			if c.takesValues(m) {
+				c.helm(m, h, m.HelmIn(env))
+			} else {
+				c.reportf(diag.ModuleKind, &s.Node, "helm", "%s", c.noValues(m, "helm", "it"))
+			}
+		}
+		if s.HasExtraSources && m.Kind.Valid() {
+			if m.Kind.Takes("extraSources") {
+				c.extraSources(s.ExtraSources)
+			} else {
+				c.reportf(diag.ModuleKind, &s.Node, "extraSources", "only %s modules take extraSources: remove it", strings.Join(model.KindsTaking("extraSources"), " and "))
+			}
+		}
 		if s.Project != "" && !slices.Contains(projects, s.Project) {
 			c.reportf(diag.UnknownName, &s.Node, "project", "unknown project %q: declare it under %s, or use \"default\"%s", s.Project, env.FieldPath("projects"), diag.DidYouMean(s.Project, projects))
 		}
@@ -808,8 +822,9 @@ func (c *checker) environment(env *model.Environment) {
 		// The plan applies folders of this repository's checkout.
 		var remote []string
 		for _, m := range c.spec.Modules {
-			otherValues := m.Helm != nil && m.Helm.ValuesRepo != nil ||
-				m.Kind.Takes("extraSources") && slices.ContainsFunc(m.ExtraSources, func(x *model.ExtraSource) bool { return x.RepoURL != "" })
+			h := m.HelmIn(env)
+			otherValues := h != nil && h.ValuesRepo != nil ||
+				m.Kind.Takes("extraSources") && slices.ContainsFunc(m.ExtraSourcesIn(env), func(x *model.ExtraSource) bool { return x.RepoURL != "" })
 			if ((m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
 				remote = append(remote, m.Name)
 			}

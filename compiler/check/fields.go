@@ -69,12 +69,14 @@ func (c *checker) appFields(m *model.Module) {
 		}
 	}
 	if c.takesValues(m) {
-		c.helm(m)
+		c.helm(m, m.Helm, m.Helm)
 	}
 	if m.Kind.Takes("manifests") && m.Has("manifests") {
 		c.folder(&m.Node, "manifests", f.Manifests)
 	}
-	c.extraSources(m)
+	if m.Kind.Takes("extraSources") {
+		c.extraSources(m.ExtraSources)
+	}
 	// The options of the folder a path module syncs.
 	kustomization := c.kustomizations[m.Name]
 	if d := f.Directory; d != nil && m.Kind.Takes("directory") && f.Plugin == nil {
@@ -192,8 +194,9 @@ var helmReleaseName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 })
 
-func (c *checker) helm(m *model.Module) {
-	h := m.Helm
+// helm checks helm options h of module m: its own, or an environment's,
+// whose fields are set over the module's (eff, Module.HelmIn).
+func (c *checker) helm(m *model.Module, h, eff *model.Helm) {
 	if h == nil {
 		return
 	}
@@ -206,15 +209,16 @@ func (c *checker) helm(m *model.Module) {
 		switch {
 		case m.Kind.Info().Syncs == model.SyncsRepoFolder:
 			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "a chart of this repository reads its values files from this repository: remove valuesRepo, or make the module a chart module")
-		case len(h.ValueFiles) == 0:
+		case len(eff.ValueFiles) == 0 && !c.envValueFiles(m):
 			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "valuesRepo names the repository of valueFiles, and there are none: add valueFiles, or remove it")
 		case strings.TrimSpace(vr.RepoURL) == "":
 			c.reportf(diag.HelmOptions, &vr.Node, "repoURL", "empty repoURL: give the Git repository the values files are in")
 		case strings.TrimSpace(vr.TargetRevision) == "":
 			c.reportf(diag.HelmOptions, &vr.Node, "targetRevision", "empty targetRevision: give the branch, tag or commit to read the values files at")
 		}
-		// Its files are another repository's: not read here.
-		return
+	}
+	if eff.ValuesRepo != nil || h == m.Helm && !c.filesHere(m) {
+		return // its files are another repository's: not read here
 	}
 	for i, f := range h.ValueFiles {
 		p := fmt.Sprintf("%s[%d]", h.FieldPath("valueFiles"), i)
@@ -225,10 +229,40 @@ func (c *checker) helm(m *model.Module) {
 		if m.RepoURL != "" {
 			continue // another repository's file, which platc does not read
 		}
-		if info, err := fs.Stat(c.fsys, f); (err != nil || info.IsDir()) && !h.IgnoreMissingValueFiles {
+		if info, err := fs.Stat(c.fsys, f); (err != nil || info.IsDir()) && !eff.IgnoreMissingValueFiles {
 			c.log.Reportf(diag.ValueFile, h.At("valueFiles"), p, "values file %q does not exist in this repository: create it or fix the path (Argo CD reads it from this repository at the environment's revision)", f)
 		}
 	}
+}
+
+// filesHere reports whether some environment reads the module's own
+// values files from this repository: one whose settings give it neither
+// values files nor a repository of them, where the module names none.
+func (c *checker) filesHere(m *model.Module) bool {
+	if m.Helm != nil && m.Helm.ValuesRepo != nil {
+		return false
+	}
+	for _, env := range c.spec.Environments {
+		s := env.Settings[m.Name]
+		if !Enabled(env, m.Name) {
+			continue
+		}
+		if s == nil || s.Helm == nil || !s.Helm.Has("valueFiles") && !s.Helm.Has("valuesRepo") {
+			return true
+		}
+	}
+	return false
+}
+
+// envValueFiles reports whether some environment's settings give module
+// m values files.
+func (c *checker) envValueFiles(m *model.Module) bool {
+	for _, env := range c.spec.Environments {
+		if s := env.Settings[m.Name]; s != nil && s.Helm != nil && s.Helm.Has("valueFiles") {
+			return true
+		}
+	}
+	return false
 }
 
 // releaseName checks the releaseName field of n by Helm's rule.
@@ -254,14 +288,12 @@ func (c *checker) helmParameters(params []*model.HelmParameter) {
 	}
 }
 
-// extraSources checks a module's further sources: each a chart the spec
+// extraSources checks a module's further sources, its own or an
+// environment's: each a chart the spec
 // pins, or a folder (of this repository, which must hold manifests, or
 // of another), with the options of its kind only.
-func (c *checker) extraSources(m *model.Module) {
-	if !m.Kind.Takes("extraSources") {
-		return
-	}
-	for _, src := range m.ExtraSources {
+func (c *checker) extraSources(list []*model.ExtraSource) {
+	for _, src := range list {
 		n := &src.Node
 		switch {
 		case n.Has("chart") == n.Has("path"):

@@ -167,7 +167,7 @@ func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *mode
 		ex.Chart, ex.VersionFrom = chartLine(c), versionFrom(spec, c)
 	}
 	ex.Layers = append(ex.Layers, defaultsLayer())
-	ex.Layers = append(ex.Layers, valueFileLayers(repo, m)...)
+	ex.Layers = append(ex.Layers, valueFileLayers(repo, m, m.HelmIn(env))...)
 	// The wires are one layer, as they are one field of the spec.
 	wiring := Layer{Kind: "valuesObject", Source: m.FieldPath("wiring"), Known: true}
 	for _, l := range render.ValuesLayers(spec, env, m) {
@@ -191,19 +191,23 @@ func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *mode
 	if len(wiring.Settings) > 0 {
 		ex.Layers = append(ex.Layers, wiring)
 	}
-	ex.Layers = append(ex.Layers, parametersLayer(spec, m))
+	at := m.FieldPath("helm.parameters")
+	if s := env.Settings[m.Name]; s != nil && s.Helm != nil && s.Helm.Has("parameters") {
+		at = s.Helm.FieldPath("parameters")
+	}
+	ex.Layers = append(ex.Layers, parametersLayer(m.HelmIn(env), at))
 	return ex
 }
 
 // valueFileLayers are a chart module's values files of this repository,
 // in order, each with what it sets.
-func valueFileLayers(repo fs.FS, m *model.Module) []Layer {
-	vf := render.ValueFiles(m)
+func valueFileLayers(repo fs.FS, m *model.Module, h *model.Helm) []Layer {
+	vf := render.ValueFiles(m, h)
 	if len(vf) == 0 {
 		return []Layer{{Kind: "valueFiles", Known: true, Note: "none: the module reads no values file"}}
 	}
 	var out []Layer
-	for i, f := range m.Helm.ValueFiles {
+	for i, f := range h.ValueFiles {
 		l := Layer{Kind: "valueFiles", Source: vf[i] + " (" + f + ")"}
 		var data []byte
 		var err error
@@ -233,13 +237,12 @@ func valueFileLayers(repo fs.FS, m *model.Module) []Layer {
 
 // parametersLayer is a chart module's Helm parameters (--set), which win
 // over every values file and valuesObject.
-func parametersLayer(spec *model.Spec, m *model.Module) Layer {
-	l := Layer{Kind: "parameters", Source: m.FieldPath("helm.parameters"), Known: true}
-	if m.Helm == nil || len(m.Helm.Parameters) == 0 {
-		l.Source, l.Note = "", "none: the module sets no parameters"
-		return l
+func parametersLayer(h *model.Helm, at string) Layer {
+	if h == nil || len(h.Parameters) == 0 {
+		return Layer{Kind: "parameters", Known: true, Note: "none: the module sets no parameters"}
 	}
-	for _, p := range m.Helm.Parameters {
+	l := Layer{Kind: "parameters", Source: at, Known: true}
+	for _, p := range h.Parameters {
 		v, _ := argocd.Envsubst(p.Value, nil)
 		var value any = v
 		if !p.ForceString {

@@ -101,7 +101,7 @@ type chartPin struct{ repoURL, chart, version string }
 
 // settingFields are the module fields an environment's module settings
 // can set in its place (#ModuleSettings).
-var settingFields = []string{"values", "syncPolicy", "ignoreDifferences", "labels", "annotations"}
+var settingFields = []string{"values", "syncPolicy", "ignoreDifferences", "labels", "annotations", "helm", "extraSources"}
 
 // Build makes a spec that renders the objects: one environment per name
 // in envs (objects name theirs), one module per Application name, its
@@ -670,9 +670,14 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 		if base.chart != nil {
 			m.Set("chart", b.chartName[*base.chart])
 		}
-		for i, x := range anyList(m.Get("extraSources")) {
-			if c := base.extraCharts[i]; c != nil {
-				x.(*object.Map).Set("chart", b.chartName[*c])
+		// The further charts by name, in every environment, before the
+		// environments' sources are compared.
+		for _, e := range in {
+			a := apps[e][name]
+			for i, x := range anyList(a.fields.Get("extraSources")) {
+				if c := a.extraCharts[i]; c != nil {
+					x.(*object.Map).Set("chart", b.chartName[*c])
+				}
 			}
 		}
 		// A field that differs between environments goes to each
@@ -685,6 +690,21 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 				}
 			}
 		}
+		// Helm options are set field by field (Module.HelmIn): the module
+		// keeps those its environments share.
+		var helmMoved []string
+		if moved["helm"] {
+			moved["helm"] = false
+			for _, e := range in {
+				h, _ := apps[e][name].fields.Get("helm").(*object.Map)
+				baseHelm, _ := m.Get("helm").(*object.Map)
+				for _, k := range append(mapKeys(h), mapKeys(baseHelm)...) {
+					if !slices.Contains(helmMoved, k) && !equalValues(mapGet(h, k), mapGet(baseHelm, k)) {
+						helmMoved = append(helmMoved, k)
+					}
+				}
+			}
+		}
 		for _, e := range envs {
 			a := apps[e][name]
 			set := object.NewMap()
@@ -694,6 +714,11 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 				continue
 			}
 			for _, f := range settingFields {
+				if h, _ := a.fields.Get(f).(*object.Map); f == "helm" && len(helmMoved) > 0 {
+					if own := onlyKeys(h, helmMoved, true); own.Len() > 0 {
+						set.Set("helm", own)
+					}
+				}
 				if v := a.fields.Get(f); moved[f] && v != nil {
 					set.Set(f, v)
 				}
@@ -731,9 +756,44 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 				settings[e].Set(name, set)
 			}
 		}
+		if h, _ := m.Get("helm").(*object.Map); len(helmMoved) > 0 && h != nil {
+			if shared := onlyKeys(h, helmMoved, false); shared.Len() > 0 {
+				m.Set("helm", shared)
+			} else {
+				moved["helm"] = true
+			}
+		}
 		modules.Set(name, orderModule(m, moved))
 	}
 	return modules, settings
+}
+
+func mapKeys(m *object.Map) []string {
+	var out []string
+	if m != nil {
+		m.Each(func(k string, _ any) { out = append(out, k) })
+	}
+	return out
+}
+
+func mapGet(m *object.Map, k string) any {
+	if m == nil {
+		return nil
+	}
+	return m.Get(k)
+}
+
+// onlyKeys is m with the keys among keys (in), or the others (!in).
+func onlyKeys(m *object.Map, keys []string, in bool) *object.Map {
+	out := object.NewMap()
+	if m != nil {
+		m.Each(func(k string, v any) {
+			if slices.Contains(keys, k) == in {
+				out.Set(k, v)
+			}
+		})
+	}
+	return out
 }
 
 // write writes the spec's files: the platform and its charts, the

@@ -289,6 +289,8 @@ func decodeEnvironment(name string, e entry) *Environment {
 			Labels:            s.strMap("labels"),
 			Annotations:       s.strMap("annotations"),
 		}
+		set := env.Settings[mname]
+		set.Helm, set.ExtraSources, set.HasExtraSources = s.helm("helm"), s.extraSources("extraSources"), s.Has("extraSources")
 	})
 	env.SyncPolicy = e.syncPolicy("syncPolicy")
 	if e.Has("root") {

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // The extended Argo CD fields (AppFields, ProjectFields): the fields of
 // Applications and AppProjects that the spec passes on beyond a module's
 // source and destination and a project's basic lists: how a module's
@@ -342,27 +344,8 @@ func decodeAppFields(e entry) AppFields {
 		s := e.sub("managedNamespaceMetadata")
 		f.NamespaceMetadata = &NamespaceMetadata{Node: s.node, Labels: s.strMap("labels"), Annotations: s.strMap("annotations")}
 	}
-	if e.Has("helm") {
-		s := e.sub("helm")
-		h := &Helm{Node: s.node, ReleaseName: s.str("releaseName"), SkipCrds: s.boolOr("skipCrds", false),
-			PassCredentials: s.boolOr("passCredentials", false), ValueFiles: s.strings("valueFiles"),
-			IgnoreMissingValueFiles: s.boolOr("ignoreMissingValueFiles", false)}
-		if s.Has("valuesRepo") {
-			vr := s.sub("valuesRepo")
-			h.ValuesRepo = &ValuesRepo{Node: vr.node, RepoURL: vr.str("repoURL"), TargetRevision: vr.str("targetRevision")}
-		}
-		h.Parameters = s.helmParameters("parameters")
-		f.Helm = h
-	}
-	e.eachElem("extraSources", func(x entry) {
-		src := &ExtraSource{Node: x.node, Chart: x.str("chart"), Values: x.values("values"),
-			Dir: x.str("path"), RepoURL: x.str("repoURL"), Revision: x.str("revision"), Directory: x.directory("directory")}
-		if x.Has("helm") {
-			h := x.sub("helm")
-			src.Helm = &SourceHelm{Node: h.node, ReleaseName: h.str("releaseName"), SkipCrds: h.boolOr("skipCrds", false), Parameters: h.helmParameters("parameters")}
-		}
-		f.ExtraSources = append(f.ExtraSources, src)
-	})
+	f.Helm = e.helm("helm")
+	f.ExtraSources = e.extraSources("extraSources")
 	if e.Has("plugin") {
 		f.Plugin = e.values("plugin")
 		if f.Plugin == nil {
@@ -386,6 +369,92 @@ func decodeAppFields(e entry) AppFields {
 		f.Kustomize = k
 	}
 	return f
+}
+
+func (e entry) helm(name string) *Helm {
+	if !e.Has(name) {
+		return nil
+	}
+	s := e.sub(name)
+	h := &Helm{Node: s.node, ReleaseName: s.str("releaseName"), SkipCrds: s.boolOr("skipCrds", false),
+		PassCredentials: s.boolOr("passCredentials", false), ValueFiles: s.strings("valueFiles"),
+		IgnoreMissingValueFiles: s.boolOr("ignoreMissingValueFiles", false)}
+	if s.Has("valuesRepo") {
+		vr := s.sub("valuesRepo")
+		h.ValuesRepo = &ValuesRepo{Node: vr.node, RepoURL: vr.str("repoURL"), TargetRevision: vr.str("targetRevision")}
+	}
+	h.Parameters = s.helmParameters("parameters")
+	return h
+}
+
+func (e entry) extraSources(name string) []*ExtraSource {
+	var out []*ExtraSource
+	e.eachElem(name, func(x entry) {
+		src := &ExtraSource{Node: x.node, Chart: x.str("chart"), Values: x.values("values"),
+			Dir: x.str("path"), RepoURL: x.str("repoURL"), Revision: x.str("revision"), Directory: x.directory("directory")}
+		if x.Has("helm") {
+			h := x.sub("helm")
+			src.Helm = &SourceHelm{Node: h.node, ReleaseName: h.str("releaseName"), SkipCrds: h.boolOr("skipCrds", false), Parameters: h.helmParameters("parameters")}
+		}
+		out = append(out, src)
+	})
+	return out
+}
+
+// HelmIn are m's helm options in env: the module's, with the fields the
+// environment's settings set in their place (its Node the module's where
+// it has helm options); nil where neither sets any.
+func (m *Module) HelmIn(env *Environment) *Helm {
+	s := env.Settings[m.Name]
+	if s == nil || s.Helm == nil {
+		return m.Helm
+	}
+	if m.Helm == nil {
+		return s.Helm
+	}
+	h, o := *m.Helm, s.Helm
+	if o.Has("releaseName") {
+		h.ReleaseName = o.ReleaseName
+	}
+	if o.Has("skipCrds") {
+		h.SkipCrds = o.SkipCrds
+	}
+	if o.Has("passCredentials") {
+		h.PassCredentials = o.PassCredentials
+	}
+	if o.Has("parameters") {
+		h.Parameters = o.Parameters
+	}
+	if o.Has("valueFiles") {
+		h.ValueFiles = o.ValueFiles
+	}
+	if o.Has("ignoreMissingValueFiles") {
+		h.IgnoreMissingValueFiles = o.IgnoreMissingValueFiles
+	}
+	if o.Has("valuesRepo") {
+		h.ValuesRepo = o.ValuesRepo
+	}
+	return &h
+}
+
+// ExtraSourcesIn are m's further sources in env: the environment's
+// settings', where they set them, else the module's.
+func (m *Module) ExtraSourcesIn(env *Environment) []*ExtraSource {
+	if s := env.Settings[m.Name]; s != nil && s.HasExtraSources {
+		return s.ExtraSources
+	}
+	return m.ExtraSources
+}
+
+// AllExtraSources are m's further sources and every environment's.
+func (m *Module) AllExtraSources(spec *Spec) []*ExtraSource {
+	out := m.ExtraSources
+	for _, env := range spec.Environments {
+		if s := env.Settings[m.Name]; s != nil && s.HasExtraSources {
+			out = append(slices.Clip(out), s.ExtraSources...)
+		}
+	}
+	return out
 }
 
 func (e entry) helmParameters(name string) []*HelmParameter {

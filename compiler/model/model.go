@@ -759,6 +759,13 @@ type ModuleSettings struct {
 	IgnoreDifferences []*IgnoreDifference
 	Labels            map[string]string
 	Annotations       map[string]string
+	// Helm overrides the module's helm options, field by field (HelmIn);
+	// nil where the environment sets none.
+	Helm *Helm
+	// ExtraSources replace the module's where HasExtraSources
+	// (ExtraSourcesIn).
+	ExtraSources    []*ExtraSource
+	HasExtraSources bool
 }
 
 // Project is an Argo CD AppProject.

@@ -76,7 +76,7 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 			src.Set("helm", h)
 		}
 	}
-	if len(m.ExtraSources) > 0 {
+	if len(m.ExtraSourcesIn(env)) > 0 {
 		spec.Set("sources", append([]any{src}, r.extraSources(env, m)...))
 		return
 	}
@@ -100,8 +100,9 @@ func directoryOptions(d *model.Directory) *object.Map {
 // extraSources are the sources of m's Application after its own: each
 // chart at the environment's version, each folder at its revision.
 func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
-	out := make([]any, len(m.ExtraSources))
-	for i, x := range m.ExtraSources {
+	extras := m.ExtraSourcesIn(env)
+	out := make([]any, len(extras))
+	for i, x := range extras {
 		if x.Chart != "" {
 			src := argocd.ChartSource(r.spec.ChartIn(env, x.Chart))
 			h := object.NewMap()
@@ -145,14 +146,15 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 // chart: the chart, its values files' repository, its manifests.
 func (r *renderer) setChartSources(env *model.Environment, m *model.Module, spec *object.Map) {
 	chart := r.chartSource(env, m)
-	if len(ValueFiles(m)) == 0 && m.Manifests == "" && len(m.ExtraSources) == 0 {
+	h := m.HelmIn(env)
+	if len(ValueFiles(m, h)) == 0 && m.Manifests == "" && len(m.ExtraSourcesIn(env)) == 0 {
 		spec.Set("source", chart)
 		return
 	}
 	sources := []any{chart}
-	if len(ValueFiles(m)) > 0 {
+	if len(ValueFiles(m, h)) > 0 {
 		repo, rev := r.spec.Platform.RepoURL, env.Revision
-		if vr := m.Helm.ValuesRepo; vr != nil {
+		if vr := h.ValuesRepo; vr != nil {
 			repo, rev = vr.RepoURL, vr.TargetRevision
 		}
 		sources = append(sources, object.NewMap().
@@ -166,16 +168,17 @@ func (r *renderer) setChartSources(env *model.Environment, m *model.Module, spec
 	spec.Set("sources", append(sources, r.extraSources(env, m)...))
 }
 
-// ValueFiles are a chart module's values files as its Application names
-// them: $values/<path> of this repository. A chart of this repository (a
-// path module) names them from its folder, as Argo CD resolves the values
-// files of a source that reads the repository they are in.
-func ValueFiles(m *model.Module) []string {
-	if m.Helm == nil || len(m.Helm.ValueFiles) == 0 {
+// ValueFiles are a chart module's values files, of its helm options h
+// (Module.HelmIn), as its Application names them: $values/<path> of this
+// repository. A chart of this repository (a path module) names them from
+// its folder, as Argo CD resolves the values files of a source that reads
+// the repository they are in.
+func ValueFiles(m *model.Module, h *model.Helm) []string {
+	if h == nil || len(h.ValueFiles) == 0 {
 		return nil
 	}
-	out := make([]string, len(m.Helm.ValueFiles))
-	for i, f := range m.Helm.ValueFiles {
+	out := make([]string, len(h.ValueFiles))
+	for i, f := range h.ValueFiles {
 		if m.Kind.Info().Syncs == model.SyncsRepoFolder {
 			out[i] = relativePath(m.Dir, f)
 		} else {
@@ -200,15 +203,16 @@ func relativePath(dir, file string) string {
 // module's whose folder is a chart, or nil.
 func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 	values := r.values(env, m)
-	if m.Helm == nil && len(values) == 0 {
+	hs := m.HelmIn(env)
+	if hs == nil && len(values) == 0 {
 		return nil
 	}
 	h := object.NewMap()
-	if hs := m.Helm; hs != nil {
+	if hs != nil {
 		if hs.ReleaseName != "" {
 			h.Set("releaseName", hs.ReleaseName)
 		}
-		if vf := ValueFiles(m); len(vf) > 0 {
+		if vf := ValueFiles(m, hs); len(vf) > 0 {
 			h.Set("valueFiles", vf)
 		}
 		if hs.IgnoreMissingValueFiles {

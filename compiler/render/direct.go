@@ -42,7 +42,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				walk(m.Name)
 			case model.DirectHelm:
 				c := r.spec.ChartIn(env, m.Chart)
-				helm := shellCommand("helm", "upgrade", "--install", releaseName(m))
+				helm := shellCommand("helm", "upgrade", "--install", releaseName(env, m))
 				if c.OCI() {
 					helm.arg(c.OCIRef())
 				} else {
@@ -63,7 +63,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				if r.info.Charts[m.Name] {
 					// A chart of this repository, with its defaults,
 					// as Argo CD renders the folder.
-					helm := shellCommand("helm", "upgrade", "--install", releaseName(m), m.DirIn(env), "--namespace", m.NamespaceIn(env))
+					helm := shellCommand("helm", "upgrade", "--install", releaseName(env, m), m.DirIn(env), "--namespace", m.NamespaceIn(env))
 					if m.CreateNamespace {
 						helm.arg("--create-namespace")
 					}
@@ -125,7 +125,7 @@ func (r *renderer) applyFolder(env *model.Environment, m *model.Module, dir stri
 // each folder of this repository applied; another repository's folder
 // is not fetched.
 func (r *renderer) directExtraSources(b *strings.Builder, env *model.Environment, m *model.Module, dir string, files *[]File) {
-	for i, x := range m.ExtraSources {
+	for i, x := range m.ExtraSourcesIn(env) {
 		switch {
 		case x.Chart != "":
 			c := r.spec.ChartIn(env, x.Chart)
@@ -236,9 +236,9 @@ func valuesDocument(values map[string]any) *object.Map {
 
 // releaseName is the Helm release of a chart module: its helm.releaseName,
 // or, as Argo CD names it, the Application's name.
-func releaseName(m *model.Module) string {
-	if m.Helm != nil && m.Helm.ReleaseName != "" {
-		return m.Helm.ReleaseName
+func releaseName(env *model.Environment, m *model.Module) string {
+	if h := m.HelmIn(env); h != nil && h.ReleaseName != "" {
+		return h.ReleaseName
 	}
 	return m.Name
 }
@@ -247,21 +247,21 @@ func releaseName(m *model.Module) string {
 // file of the plan, in folder dir, added to files) and its parameters, in
 // the order in which Argo CD gives them to Helm.
 func (r *renderer) helmValues(helm *shellWords, env *model.Environment, m *model.Module, dir string, files *[]File) {
-	helmOptions(helm, m)
+	h := m.HelmIn(env)
+	helmOptions(helm, h)
 	if values := r.values(env, m); len(values) > 0 {
 		*files = append(*files, File{Path: path.Join(dir, "values", m.Name+".yaml"), Objects: []*object.Map{valuesDocument(values)}, Values: true})
 		helm.arg("--values").raw(`"$values"/` + ShellQuote(m.Name+".yaml"))
 	}
-	if m.Helm != nil {
-		helmParameters(helm, m.Helm.Parameters)
+	if h != nil {
+		helmParameters(helm, h.Parameters)
 	}
 }
 
 // helmOptions are the flags of a chart module's helm options, and its
 // values files of this repository (read from the repository root, where
 // the plan runs), in the Application's order: before valuesObject.
-func helmOptions(helm *shellWords, m *model.Module) {
-	h := m.Helm
+func helmOptions(helm *shellWords, h *model.Helm) {
 	if h == nil {
 		return
 	}

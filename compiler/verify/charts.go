@@ -533,7 +533,7 @@ func lookupPath(v any, p []string) any {
 // position, spec path, and a description.
 func (v *verifier) valueLayer(env *model.Environment, a app, hs helmSource, p []string) (diag.Pos, string, string) {
 	spec := v.in.Spec
-	if x := extraSource(a, hs); x != nil {
+	if x := extraSource(env, a, hs); x != nil {
 		if n := setDepth(x.Values, p); n > 0 {
 			at := layers.AppendLabels(x.FieldPath("values"), p[:n])
 			return spec.PosOf(at), at, "set at " + at
@@ -575,16 +575,17 @@ func (v *verifier) valueLayer(env *model.Environment, a app, hs helmSource, p []
 	return spec.PosOf(a.origin), a.origin, "set by the Application"
 }
 
-// extraSource is the module's further source (model.ExtraSource) that
-// hs is, or nil where hs is the module's own: they are the last sources
-// of its Application.
-func extraSource(a app, hs helmSource) *model.ExtraSource {
-	if a.mod == nil || len(a.mod.ExtraSources) == 0 {
+// extraSource is the module's further source in env (model.ExtraSource)
+// that hs is, or nil where hs is the module's own: they are the last
+// sources of its Application.
+func extraSource(env *model.Environment, a app, hs helmSource) *model.ExtraSource {
+	if a.mod == nil {
 		return nil
 	}
-	first := len(sources(object.Lookup(a.obj, "spec"))) - len(a.mod.ExtraSources)
-	if i := hs.index - first; i >= 0 && i < len(a.mod.ExtraSources) {
-		return a.mod.ExtraSources[i]
+	extras := a.mod.ExtraSourcesIn(env)
+	first := len(sources(object.Lookup(a.obj, "spec"))) - len(extras)
+	if i := hs.index - first; len(extras) > 0 && i >= 0 && i < len(extras) {
+		return extras[i]
 	}
 	return nil
 }

@@ -85,7 +85,7 @@ func deployedCharts(spec *model.Spec, info *check.Info, stacks *rgd.Compiled) ma
 			if mod.Kind.Info().Syncs == model.SyncsChart {
 				out[env.Name+"\x00"+mod.Chart] = true
 			}
-			for _, src := range mod.ExtraSources {
+			for _, src := range mod.ExtraSourcesIn(env) {
 				if src.Chart != "" {
 					out[env.Name+"\x00"+src.Chart] = true
 				}
