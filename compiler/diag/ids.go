@@ -108,6 +108,9 @@ const (
 	UnreadValues
 	ValuesConflict
 
+	// YAML files of every kind.
+	DuplicateKey
+
 	// Stacks and kro.
 	StackEval
 	Primitive
@@ -399,6 +402,10 @@ var Messages = [idCount]Message{
 	ValuesConflict: {Name: "values-conflict", Severity: Warning, Source: FromArgoCD, Strict: true,
 		Summary: "a client's value the platform overrides",
 		Text:    "Argo CD applies valuesObject over every values file, so a value the platform also sets is ignored, and a list is replaced whole. -strict makes it an error."},
+
+	DuplicateKey: {Name: "duplicate-key", Severity: Warning, Source: FromArgoCD,
+		Summary: "a YAML key set twice in one mapping, which Helm, Argo CD and kustomize read as its last value",
+		Text:    "YAML forbids a key set twice in one mapping, but the readers of Argo CD's repo server take the file all the same and keep the last value: Helm (a client's values file, a values file helm.valueFiles names, an in-repo chart's values.yaml and Chart.yaml, all read by sigs.k8s.io/yaml), Argo CD itself (the manifests of a plain folder) and kustomize (a kustomization.yaml). So the first value is ignored without a word. platc reads the file as they do, keeps the last value, and warns at the second key: remove one of them. Where the reader refuses the file, so does platc, with the reader's id: kustomize build fails on an object that holds a key twice (kustomize), and platc's own charts.lock is read strictly (chart-lock)."},
 
 	StackEval: {Name: "stack-eval", Source: FromKro,
 		Summary: "a stack's instance or output that does not evaluate",
