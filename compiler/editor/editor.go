@@ -32,7 +32,7 @@ const (
 	ModuleFile = "cue.mod/module.cue"
 	// SchemaFile is platc's schema, schemas/platform.cue, as platc
 	// embeds it: the package load.SchemaImport.
-	SchemaFile = "cue.mod/pkg/" + load.SchemaImport + "/platform.cue"
+	SchemaFile = load.SchemaCopy
 	// ApplyFile applies the schema to the spec (load.EditorFile).
 	ApplyFile = load.EditorFile
 )

@@ -2,10 +2,15 @@ package load
 
 import (
 	"bytes"
+	"io/fs"
+	"path"
 	"strconv"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/parser"
+
+	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/schemas"
 )
 
 // SchemaImport is the import path of platc's schema in the CUE module
@@ -17,12 +22,30 @@ const SchemaImport = "github.com/platc/platc/schemas"
 // that applies platc's schema to the spec for CUE's tools.
 const EditorFile = "schema.cue"
 
+// SchemaCopy is where platc editor writes platc's schema in the spec
+// folder: the package SchemaImport of its CUE module.
+const SchemaCopy = "cue.mod/pkg/" + SchemaImport + "/platform.cue"
+
+// checkSchemaCopy warns where the spec folder dir has a file applying
+// platc's schema (editor, its path) and its copy of the schema is not
+// the one platc embeds: another platc's, or none.
+func checkSchemaCopy(fsys fs.FS, dir, editor string, log *diag.Log) {
+	file := path.Join(dir, SchemaCopy)
+	data, err := fs.ReadFile(fsys, file)
+	switch {
+	case err != nil:
+		log.Reportf(diag.EditorSchema, diag.Pos{File: editor}, "", "%s applies platc's schema, which %s does not hold: run platc editor to write it", editor, file)
+	case !bytes.Equal(data, schemas.PlatformCUE):
+		log.Reportf(diag.EditorSchema, diag.Pos{File: file}, "", "not the schema of this platc, which checks the spec by its own: an editor completes and documents the fields of another version; run platc editor to write this one")
+	}
+}
+
 // withoutEditorFile leaves out of the spec files (names, and their
 // bytes, sources) the file that applies platc's schema for CUE's tools
 // (IsEditorFile): platc checks the spec against the schema it embeds,
 // and reads the spec as it would without that file, so that the file
 // changes nothing platc says.
-func withoutEditorFile(names []string, sources [][]byte) ([]string, [][]byte) {
+func withoutEditorFile(names []string, sources [][]byte) (_ []string, _ [][]byte, dropped string) {
 	quoted := []byte(strconv.Quote(SchemaImport))
 	for i := 0; i < len(names); i++ {
 		if !bytes.Contains(sources[i], quoted) {
@@ -32,11 +55,12 @@ func withoutEditorFile(names []string, sources [][]byte) ([]string, [][]byte) {
 		if err != nil || !IsEditorFile(f) {
 			continue
 		}
+		dropped = names[i]
 		names = append(names[:i:i], names[i+1:]...)
 		sources = append(sources[:i:i], sources[i+1:]...)
 		i--
 	}
-	return names, sources
+	return names, sources, dropped
 }
 
 // IsEditorFile reports whether f is a file that applies platc's schema

@@ -7,6 +7,7 @@ import (
 	"cuelang.org/go/cue/parser"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/schemas"
 )
 
 // TestEditorFile leaves out of the spec the file that applies platc's
@@ -37,8 +38,11 @@ func TestEditorFile(t *testing.T) {
 		})
 	}
 
+	copyOf := func(schema []byte) fstest.MapFS {
+		return fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}, "sources/schema.cue": {Data: []byte(apply)}, "sources/" + SchemaCopy: {Data: schema}}
+	}
 	log := &diag.Log{}
-	s := Load(fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}, "sources/schema.cue": {Data: []byte(apply)}}, "sources", log)
+	s := Load(copyOf(schemas.PlatformCUE), "sources", log)
 	if s == nil || log.String() != "" {
 		t.Fatalf("the spec with the file applying the schema: %v", log)
 	}
@@ -47,6 +51,20 @@ func TestEditorFile(t *testing.T) {
 	}
 	if s.Data.Lookup("modules") != nil {
 		t.Errorf("read the file applying the schema as data: %v", s.Data.Lookup("modules"))
+	}
+
+	// Another platc's copy of the schema, or none.
+	log = &diag.Log{}
+	Load(copyOf(append([]byte("// an older platc's\n"), schemas.PlatformCUE...)), "sources", log)
+	if want := "sources/cue.mod/pkg/github.com/platc/platc/schemas/platform.cue: warning: not the schema of this platc, which checks the spec by its own: an editor completes and documents the fields of another version; run platc editor to write this one [editor-schema]\n"; log.String() != want {
+		t.Errorf("got  %s\nwant %s", log, want)
+	}
+	log = &diag.Log{}
+	fsys := copyOf(nil)
+	delete(fsys, "sources/"+SchemaCopy)
+	Load(fsys, "sources", log)
+	if want := "sources/schema.cue: warning: sources/schema.cue applies platc's schema, which sources/cue.mod/pkg/github.com/platc/platc/schemas/platform.cue does not hold: run platc editor to write it [editor-schema]\n"; log.String() != want {
+		t.Errorf("got  %s\nwant %s", log, want)
 	}
 
 	log = &diag.Log{}

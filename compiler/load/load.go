@@ -123,10 +123,13 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	}
 	// The file that applies platc's schema for CUE's tools is no part
 	// of the spec platc reads.
-	names, sources = withoutEditorFile(names, sources)
+	names, sources, editor := withoutEditorFile(names, sources)
 	if len(names) == 0 {
 		log.Reportf(diag.SpecFiles, diag.Pos{File: dir}, "", "no .cue files but %s, which applies platc's schema for the editor: write the platform spec beside it (`platc schema` prints the spec language)", EditorFile)
 		return nil
+	}
+	if editor != "" {
+		checkSchemaCopy(fsys, dir, editor, log)
 	}
 
 	// A spec written as plain data is read straight from its bytes
