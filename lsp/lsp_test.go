@@ -52,9 +52,9 @@ func requiredVersion(t *testing.T, file, module string) string {
 // TestLanguageServer writes a platform with platc init, opens its spec
 // in cue lsp, and asks what an editor asks:
 //
-//   - completion at the top of the spec, in platform and in a module
-//     (an entry of a map of the schema): the fields the schema declares
-//     there, each of them;
+//   - completion at the top of the spec, in platform, in a chart, a
+//     module and an environment (entries of maps of the schema): the
+//     fields the schema declares there, each of them;
 //   - hover on a field of platform and on a field of a module: the
 //     field's comment in the schema.
 //
@@ -92,6 +92,7 @@ func TestLanguageServer(t *testing.T) {
 		{"top level", find(t, text, "charts: podinfo"), schema.fields("#Spec")},
 		{"platform", find(t, text, "repoURL:"), schema.fields("#Platform")},
 		{"a module", find(t, text, "namespace: \"podinfo\""), schema.fields("#Module")},
+		{"a chart", find(t, text, "version: \"6.4.0\""), schema.fields("#Chart")},
 		{"an environment", find(t, text, "revision: \"HEAD\""), schema.fields("#Environment")},
 	} {
 		t.Run("completion in "+tt.name, func(t *testing.T) {
