@@ -117,7 +117,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				partial = p
 			} else {
 				what = "the chart in " + hs.folder
-				for _, name := range []string{"Chart.yaml", "values.yaml"} {
+				for _, name := range []string{"Chart.yaml", "values.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"} {
 					v.duplicateKeys(path.Join(hs.folder, name), nil)
 				}
 				req, p := v.request(env, a, hs)
