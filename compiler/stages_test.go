@@ -35,7 +35,7 @@ var helpers = map[string]string{
 // commands are the packages above the pipeline, which a command runs: they
 // may read every stage and helper, and nothing below them imports them.
 // "." is package compiler itself, which runs the pipeline.
-var commands = []string{".", "cli", "diff", "explain", "importer", "release", "report", "versions"}
+var commands = []string{".", "cli", "diff", "editor", "explain", "importer", "release", "report", "versions"}
 
 // TestStagesImportOnlyEarlierStages reads the imports of every package
 // under compiler/ (test files aside) and requires that no stage imports a

@@ -38,3 +38,32 @@ func TestYAMLErrorsOfChartFiles(t *testing.T) {
 		t.Errorf("value file:\ngot  %s\nwant %s", got, want)
 	}
 }
+
+// TestHelmReadsDuplicateKeys holds platc's reading of a key set twice
+// (diag.DuplicateKeys: a warning and the last value) to Helm's own: a
+// values file, a chart's values.yaml and its Chart.yaml load, and the
+// last value wins; platc's lock refuses one.
+func TestHelmReadsDuplicateKeys(t *testing.T) {
+	values, err := mergeValues(Request{ValueFiles: []ValuesFile{{Name: "values/web.yaml", Data: []byte("replicas: 1\nimage:\n  tag: a\n  tag: b\nreplicas: 2\n")}}})
+	if err != nil {
+		t.Fatalf("Helm refuses a values file with a key set twice: %v", err)
+	}
+	if got := fmt.Sprint(values); got != "map[image:map[tag:b] replicas:2]" {
+		t.Errorf("values file: Helm read %s, not the last values", got)
+	}
+	ch, err := LoadFolder(fstest.MapFS{
+		"charts/c/Chart.yaml":       {Data: []byte("apiVersion: v2\nname: c\nversion: 1.0.0\nversion: 2.0.0\n")},
+		"charts/c/values.yaml":      {Data: []byte("a: 1\na: 2\n")},
+		"charts/c/templates/a.yaml": {Data: []byte("kind: ConfigMap\n")},
+	}, "charts/c")
+	if err != nil {
+		t.Fatalf("Helm refuses a chart with a key set twice: %v", err)
+	}
+	if got := fmt.Sprint(ch.helm.Metadata.Version, " ", ch.helm.Values); got != "2.0.0 map[a:2]" {
+		t.Errorf("chart: Helm read %s, not the last values", got)
+	}
+	_, err = ParseLock([]byte("charts: []\ncharts: []\n"))
+	if got, want := fmt.Sprint(err), `2:1: key "charts" is set twice (first at line 1): remove one of them (YAML: mapping key "charts" already defined at line 1)`; got != want {
+		t.Errorf("lock:\ngot  %s\nwant %s", got, want)
+	}
+}

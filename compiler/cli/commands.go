@@ -13,6 +13,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/load"
 )
 
 // command is one platc command, as the table of commands (table)
@@ -357,6 +358,25 @@ other unless -force.`,
 					return func(c *call) int { return runHooks(c, *force) }
 				},
 			}},
+		},
+		{
+			name:    "editor",
+			summary: "let an editor complete and document the spec's fields: write platc's schema for cue lsp",
+			doc: `Editor writes platc's schema into the spec folder, for CUE's own tools: the
+schema as a CUE package in the folder's module (cue.mod/pkg/` + load.SchemaImport + `,
+with cue.mod/module.cue where there is none), and ` + load.EditorFile + `, a spec file that
+applies it. An editor running cue lsp (CUE's language server) then completes
+platc's fields and shows their documentation, and cue vet marks a field platc
+does not have. cue lsp does not apply a pattern of the schema ([string]:
+#Module) to an entry, so ` + load.EditorFile + ` names each entry the spec has: run
+platc editor again after adding a module or an environment, and after updating
+platc. platc reads the spec without ` + load.EditorFile + `. platc init writes these
+files too. docs/editors.md says how to set up VS Code and Neovim.`,
+			dir: true,
+			flags: func(fs *flag.FlagSet) func(*call) int {
+				spec := specFlag(fs)
+				return func(c *call) int { return runEditor(c, *spec) }
+			},
 		},
 		{
 			name:    "fmt",

@@ -7,12 +7,15 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"cuelang.org/go/cue/literal"
+
+	"github.com/platc/platc/compiler/editor"
 )
 
 // starterFiles are what platc init writes: a minimal platform that renders
@@ -205,6 +208,12 @@ func runInit(c *call, name, repo string) int {
 			inTheWay = append(inTheWay, f.path)
 		}
 	}
+	for _, p := range []string{editor.ModuleFile, editor.SchemaFile, editor.ApplyFile} {
+		p = path.Join("sources", p)
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); !errors.Is(err, fs.ErrNotExist) {
+			inTheWay = append(inTheWay, p)
+		}
+	}
 	if len(inTheWay) > 0 {
 		slices.Sort(inTheWay)
 		for _, p := range inTheWay {
@@ -223,6 +232,11 @@ func runInit(c *call, name, repo string) int {
 			return ExitUsage
 		}
 		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
+	}
+	// platc's schema for an editor's cue lsp (platc editor).
+	if err := writeEditorFiles(dir, "sources", dir, stdout); err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return ExitProblems
 	}
 	if code := run(c.proc, []string{"render", "-C", dir}, stdout, stderr); code != ExitOK {
 		return code

@@ -108,6 +108,12 @@ const (
 	UnreadValues
 	ValuesConflict
 
+	// YAML files of every kind.
+	DuplicateKey
+
+	// The editor's files.
+	EditorSchema
+
 	// Stacks and kro.
 	StackEval
 	Primitive
@@ -399,6 +405,14 @@ var Messages = [idCount]Message{
 	ValuesConflict: {Name: "values-conflict", Severity: Warning, Source: FromArgoCD, Strict: true,
 		Summary: "a client's value the platform overrides",
 		Text:    "Argo CD applies valuesObject over every values file, so a value the platform also sets is ignored, and a list is replaced whole. -strict makes it an error."},
+
+	DuplicateKey: {Name: "duplicate-key", Severity: Warning, Source: FromArgoCD,
+		Summary: "a YAML key set twice in one mapping, which Helm, Argo CD and kustomize read as its last value",
+		Text:    "YAML forbids a key set twice in one mapping, but the readers of Argo CD's repo server take the file all the same and keep the last value: Helm (a client's values file, a values file helm.valueFiles names, an in-repo chart's values.yaml, Chart.yaml, Chart.lock and requirements.yaml, all read by sigs.k8s.io/yaml), Argo CD itself (the manifests of a plain folder) and kustomize (a kustomization.yaml). So the first value is ignored without a word. platc reads the file as they do, keeps the last value, and warns at the second key: remove one of them. Where the reader refuses the file, so does platc, with the reader's id: kustomize build fails on an object that holds a key twice (kustomize), and platc's own charts.lock is read strictly (chart-lock)."},
+
+	EditorSchema: {Name: "editor-schema", Severity: Warning, Source: FromPlatc,
+		Summary: "the copy of platc's schema the spec folder holds for editors is not this platc's",
+		Text:    "platc editor (and platc init) writes platc's schema into the spec folder's CUE module (cue.mod/pkg/github.com/platc/platc/schemas/platform.cue) and schema.cue, which applies it, so that cue lsp completes and documents the spec's fields and cue vet marks an unknown one. After platc is updated, the copy is another version's: the editor offers fields this platc does not read, or misses new ones. platc checks the spec by the schema it embeds all the same. Run platc editor to write this platc's copy (docs/editors.md)."},
 
 	StackEval: {Name: "stack-eval", Source: FromKro,
 		Summary: "a stack's instance or output that does not evaluate",

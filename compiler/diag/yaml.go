@@ -2,9 +2,12 @@ package diag
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,7 +178,9 @@ func YAMLFileError(err error, data []byte) (line, col int, msg string, ok bool) 
 func YAMLCheck(data []byte) (line, col int, msg string, ok bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
-		var v any
+		// Into a node: a key set twice is no syntax error, and Helm's
+		// and sigs.k8s.io/yaml's readers take it (DuplicateKeys).
+		var v yaml.Node
 		err := dec.Decode(&v)
 		if err == io.EOF {
 			return 0, 0, "", false
@@ -220,4 +225,84 @@ func NewSyntaxError(file string, data []byte, err error) *SyntaxError {
 		return nil
 	}
 	return &SyntaxError{Pos{File: file, Line: line, Col: col}, msg}
+}
+
+// DupKey is a key set twice in one mapping of a YAML document.
+type DupKey struct {
+	// Key is the key's path from the top of the document: image.tag,
+	// spec.ports[0].name (JoinPath's spelling).
+	Key string
+	// Line and Col are the later key's; First is the line of the first.
+	Line, Col, First int
+}
+
+// DuplicateKeys returns the keys of n's mappings that are set twice, in
+// the order of the file, as go.yaml.in/yaml refuses them (a key of the
+// same kind and text as an earlier one of its mapping); merge keys (<<)
+// are left out. Where drop is set, the earlier pair of each is removed,
+// so that n reads as sigs.k8s.io/yaml reads it (Helm's values files and
+// Chart.yaml, Argo CD's plain folders, kustomize's kustomization.yaml):
+// the last value wins. An alias is followed where its anchor is, once.
+func DuplicateKeys(n *yaml.Node, drop bool) []DupKey {
+	var out []DupKey
+	seen := map[*yaml.Node]bool{}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, path+"["+strconv.Itoa(i)+"]")
+			}
+		case yaml.MappingNode:
+			type at struct {
+				kind yaml.Kind
+				text string
+			}
+			first := map[at]int{} // the index of the key's pair that is kept
+			var gone []int
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Tag == "!!merge" {
+					continue
+				}
+				key := at{k.Kind, k.Value}
+				if j, dup := first[key]; dup {
+					out = append(out, DupKey{Key: JoinPath(path, k.Value), Line: k.Line, Col: k.Column, First: n.Content[j].Line})
+					gone = append(gone, j)
+				}
+				first[key] = i
+			}
+			if drop && len(gone) > 0 {
+				content := make([]*yaml.Node, 0, len(n.Content)-2*len(gone))
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if !slices.Contains(gone, i) {
+						content = append(content, n.Content[i], n.Content[i+1])
+					}
+				}
+				n.Content = content
+			}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], JoinPath(path, n.Content[i].Value))
+			}
+		case yaml.AliasNode:
+			walk(n.Alias, path)
+		}
+	}
+	walk(n, "")
+	slices.SortStableFunc(out, func(a, b DupKey) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col)) })
+	return out
+}
+
+// DuplicateMsg is the message of d, a key that reader (Helm, Argo CD,
+// kustomize) reads as its last value.
+func DuplicateMsg(d DupKey, reader string) string {
+	return fmt.Sprintf("key %s is set twice (first at line %d): %s takes this value and ignores the first; remove one of them", d.Key, d.First, reader)
 }

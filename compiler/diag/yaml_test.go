@@ -49,7 +49,10 @@ func TestYAMLSyntax(t *testing.T) {
 func TestYAMLCheck(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"a: 1\n---\nb: 'open\n", "3:4: a quote that is never closed: close it on the same line (YAML: found unexpected end of stream)"},
-		{"a: 1\na: 2\n", `2:1: key "a" is set twice (first at line 1): remove one of them (YAML: mapping key "a" already defined at line 1)`},
+		// Helm and sigs.k8s.io/yaml read a key set twice: it is no
+		// syntax error, even before one in a later document.
+		{"a: 1\na: 2\n", ""},
+		{"a: 1\na: 2\n---\nb: 'open\n", "4:4: a quote that is never closed: close it on the same line (YAML: found unexpected end of stream)"},
 		{"a: 1\n", ""},
 	}
 	for _, tt := range tests {
@@ -65,5 +68,34 @@ func TestYAMLCheck(t *testing.T) {
 	err := yaml.Unmarshal([]byte("a: x\n"), &v)
 	if _, _, _, ok := YAMLFileError(err, nil); ok {
 		t.Errorf("%v is taken for a syntax error", err)
+	}
+}
+
+// TestDuplicateKeys finds every key set twice, nested, in a list and
+// behind an alias, in the file's order, and drops the earlier pair of
+// each so that the last value wins, as sigs.k8s.io/yaml reads it.
+func TestDuplicateKeys(t *testing.T) {
+	in := "a: 1\nb:\n  c: x\n  c: y\nlist:\n- name: p\n  name: q\nbase: &base\n  k: 1\n  k: 2\nother: *base\n\"odd.key\": 1\nodd.key: 2\na: 3\n"
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(in), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range DuplicateKeys(&doc, true) {
+		got = append(got, fmt.Sprintf("%d:%d %s (first %d)", d.Line, d.Col, d.Key, d.First))
+	}
+	want := []string{"4:3 b.c (first 3)", "7:3 list[0].name (first 6)", "10:3 base.k (first 9)", "13:1 \"odd.key\" (first 12)", "14:1 a (first 1)"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	var v map[string]any
+	if err := doc.Decode(&v); err != nil {
+		t.Fatalf("the keys are still set twice once dropped: %v", err)
+	}
+	if want := "map[a:3 b:map[c:y] base:map[k:2] list:[map[name:q]] odd.key:2 other:map[k:2]]"; fmt.Sprint(v) != want {
+		t.Errorf("the last value does not win:\ngot  %v\nwant %s", v, want)
+	}
+	if got := DuplicateMsg(DupKey{Key: "b.c", Line: 4, Col: 3, First: 3}, "Helm"); got != "key b.c is set twice (first at line 3): Helm takes this value and ignores the first; remove one of them" {
+		t.Errorf("DuplicateMsg: %s", got)
 	}
 }

@@ -220,7 +220,7 @@ func valueFileLayers(repo fs.FS, m *model.Module, h *model.Helm) []Layer {
 		case err != nil:
 			l.Note = "not read: " + err.Error()
 		default:
-			tree, err := layers.ReadFile(f, data)
+			tree, _, err := layers.ReadFile(f, data)
 			if err != nil {
 				l.Note = "not read: " + err.Error()
 				break
@@ -396,7 +396,7 @@ func (ex *Explanation) SetChartDefaults(chart, file string, data []byte) {
 			continue
 		}
 		l.Source = file + " (" + chart + ")"
-		tree, err := layers.ReadFile(file, data)
+		tree, _, err := layers.ReadFile(file, data)
 		if err != nil {
 			l.Note = fmt.Sprintf("not read: %v", err)
 			return

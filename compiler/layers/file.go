@@ -89,10 +89,17 @@ type FileError struct {
 func (e *FileError) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // ReadFile parses a client's values file strictly: one YAML document whose
-// top is a mapping (an empty file is an empty mapping), no duplicate keys,
-// string keys, bounded size, nesting and alias expansion. Aliases and merge
-// keys (<<) are expanded, as Helm's decoder does.
-func ReadFile(name string, data []byte) (*Node, error) {
+// top is a mapping (an empty file is an empty mapping), string keys,
+// bounded size, nesting and alias expansion. Aliases and merge keys (<<)
+// are expanded, as Helm's decoder does. A key set twice in a mapping
+// takes its last value, as Helm's reader (sigs.k8s.io/yaml) does: each is
+// returned in dups, to be warned of (diag.DuplicateKey).
+func ReadFile(name string, data []byte) (n *Node, dups []FileError, err error) {
+	n, err = readFile(name, data, &dups)
+	return n, dups, err
+}
+
+func readFile(name string, data []byte, dups *[]FileError) (*Node, error) {
 	if len(data) > MaxFileSize {
 		return nil, &FileError{diag.Pos{File: name}, fmt.Sprintf("file is %d bytes, more than the %d a values file may have: a values file holds a chart's overrides, not data", len(data), MaxFileSize)}
 	}
@@ -109,6 +116,9 @@ func ReadFile(name string, data []byte) (*Node, error) {
 		return nil, &FileError{diag.Pos{File: name, Line: second.Line, Col: second.Column}, "a second YAML document: Helm reads the first one only, so keep one"}
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlError(name, data, err)
+	}
+	for _, d := range diag.DuplicateKeys(&doc, true) {
+		*dups = append(*dups, FileError{diag.Pos{File: name, Line: d.Line, Col: d.Col}, diag.DuplicateMsg(d, "Helm")})
 	}
 	r := &reader{name: name}
 	top := &doc

@@ -27,7 +27,7 @@ func TestReadFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, err := ReadFile("v.yaml", []byte(tt.src))
+			n, _, err := ReadFile("v.yaml", []byte(tt.src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestReadFilePositions(t *testing.T) {
-	n, err := ReadFile("v.yaml", []byte("a:\n  b: 1\n  c:\n    - x\n"))
+	n, _, err := ReadFile("v.yaml", []byte("a:\n  b: 1\n  c:\n    - x\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +48,33 @@ func TestReadFilePositions(t *testing.T) {
 	want := []string{"v.yaml:1:1", "v.yaml:2:3", "v.yaml:3:3", "v.yaml:4:7"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("positions (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadFileDuplicateKeys reads a key set twice as Helm's reader
+// (sigs.k8s.io/yaml) does, its last value, and returns each, placed at
+// the second key, to be warned of.
+func TestReadFileDuplicateKeys(t *testing.T) {
+	n, dups, err := ReadFile("v.yaml", []byte("a: 1\nb: 2\na: 3\nc:\n  x: 1\n  x: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]any{"a": int64(3), "b": int64(2), "c": map[string]any{"x": int64(2)}}, n.Plain()); diff != "" {
+		t.Errorf("values (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, d := range dups {
+		got = append(got, d.Error())
+	}
+	want := []string{
+		"v.yaml:3:1: key a is set twice (first at line 1): Helm takes this value and ignores the first; remove one of them",
+		"v.yaml:6:3: key c.x is set twice (first at line 5): Helm takes this value and ignores the first; remove one of them",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("duplicates (-want +got):\n%s", diff)
+	}
+	if got := n.Keys[len(n.Keys)-2].Pos.String(); got != "v.yaml:3:1" {
+		t.Errorf("a is placed at %s, not at its last key", got)
 	}
 }
 
@@ -62,8 +89,6 @@ func TestReadFileErrors(t *testing.T) {
 	}{
 		{"list at the top", "- a\n- b\n", "v.yaml:1:1: the file is not a mapping of values: write key: value lines at the top"},
 		{"scalar at the top", "hello\n", "v.yaml:1:1: the file is not a mapping of values: write key: value lines at the top"},
-		{"duplicate key", "a: 1\nb: 2\na: 3\n", `v.yaml:3:1: key "a" is already set at line 1: keep one`},
-		{"duplicate nested key", "a:\n  x: 1\n  x: 2\n", `v.yaml:3:3: key "x" is already set at line 2: keep one`},
 		{"second document", "a: 1\n---\nb: 2\n", "v.yaml:2:1: a second YAML document: Helm reads the first one only, so keep one"},
 		{"syntax", "a: 1\n  b: 2\n", "v.yaml:2:3: this key is indented under the value of line 1: align it with the keys above it, or quote that value (YAML: mapping values are not allowed in this context)"},
 		{"unknown anchor", "a: *nope\n", "v.yaml: an alias (*name) whose anchor (&name) is not defined before it: define the anchor first, or write the value out (YAML: unknown anchor 'nope' referenced)"},
@@ -75,7 +100,7 @@ func TestReadFileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadFile("v.yaml", []byte(tt.src))
+			_, _, err := ReadFile("v.yaml", []byte(tt.src))
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -93,7 +118,7 @@ func FuzzReadFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		n, err := ReadFile("v.yaml", data)
+		n, _, err := ReadFile("v.yaml", data)
 		if err != nil {
 			if _, ok := err.(*FileError); !ok {
 				t.Fatalf("error of type %T: %v", err, err)

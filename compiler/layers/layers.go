@@ -204,7 +204,10 @@ func readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.Client, fsys f
 				log.Reportf(diag.IO, diag.Pos{File: shown}, "", "reading the values file: %v", err)
 				continue
 			}
-			tree, err := ReadFile(shown, data)
+			tree, dups, err := ReadFile(shown, data)
+			for _, d := range dups {
+				log.Reportf(diag.DuplicateKey, d.Pos, "", "%s", d.Msg)
+			}
 			if err != nil {
 				if fe, ok := err.(*FileError); ok {
 					log.Reportf(diag.ValuesFile, fe.Pos, "", "%s", fe.Msg)

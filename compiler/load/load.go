@@ -121,6 +121,16 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	if !ok {
 		return nil
 	}
+	// The file that applies platc's schema for CUE's tools is no part
+	// of the spec platc reads.
+	names, sources, editor := withoutEditorFile(names, sources)
+	if len(names) == 0 {
+		log.Reportf(diag.SpecFiles, diag.Pos{File: dir}, "", "no .cue files but %s, which applies platc's schema for the editor: write the platform spec beside it (`platc schema` prints the spec language)", EditorFile)
+		return nil
+	}
+	if editor != "" {
+		checkSchemaCopy(fsys, dir, editor, log)
+	}
 
 	// A spec written as plain data is read straight from its bytes
 	// where it is written in the common form (readPlain), and otherwise
@@ -435,6 +445,11 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 			p, err := strconv.Unquote(imp.Path.Value)
 			if err != nil {
 				continue // the parser has reported it
+			}
+			if p == SchemaImport {
+				log.Reportf(diag.SpecFiles, position(imp.Pos()), "", "import of platc's schema in a file that holds more than the schema's definitions: platc reads the schema only in a file that applies it and holds nothing else, as platc editor writes %s; move the spec's fields to another file", EditorFile)
+				ok = false
+				continue
 			}
 			if elem, _, _ := strings.Cut(p, "/"); strings.Contains(elem, ".") {
 				log.Reportf(diag.SpecFiles, position(imp.Pos()), "", "import %q is not in the CUE standard library: platc loads the spec folder alone, so keep the spec self-contained", p)

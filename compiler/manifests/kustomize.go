@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,7 @@ func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 		b.problem(diag.Kustomize, kfile, 0, "kustomize build fails: %s: fix the kustomization", oneLine(err.Error()))
 		return
 	}
+	b.kustomizationDuplicates(fsys, kfile)
 	for _, res := range resources {
 		o := Object{
 			APIVersion: res.GetApiVersion(),
@@ -72,12 +74,60 @@ func (b *builder) kustomize(fsys fs.FS, dir, kustomization string) {
 			Namespace:  res.GetNamespace(),
 			File:       originFile(res, dir, kfile),
 		}
+		if dups := diag.DuplicateKeys(res.RNode.YNode(), false); len(dups) > 0 {
+			// kustomize build writes its objects out through a map,
+			// which refuses a key set twice: the build fails.
+			b.problems = append(b.problems, duplicateInBuild(fsys, o.File, dups[0]))
+			continue
+		}
 		if msg := missing(o); msg != "" {
 			b.problem(diag.Manifest, o.File, 0, "%s", msg)
 			continue
 		}
 		b.objects = append(b.objects, o)
 	}
+}
+
+// kustomizationDuplicates warns of the keys set twice in the
+// kustomization file: kustomize reads it with sigs.k8s.io/yaml, which
+// takes the last value.
+func (b *builder) kustomizationDuplicates(fsys fs.FS, kfile string) {
+	data, err := fs.ReadFile(fsys, kfile)
+	if err != nil {
+		return
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil {
+		return
+	}
+	for _, d := range diag.DuplicateKeys(&doc, false) {
+		b.problems = append(b.problems, Problem{ID: diag.DuplicateKey, File: kfile, Line: d.Line, Col: d.Col, Msg: diag.DuplicateMsg(d, "kustomize")})
+	}
+}
+
+// duplicateInBuild is the problem of an object of a kustomize build that
+// holds key d twice: kustomize build fails on it. It is placed in file,
+// the object's origin, at the key set twice there where it is found
+// (kustomize's own nodes keep the lines of the file they were read from
+// only as long as no transformer rewrote them).
+func duplicateInBuild(fsys fs.FS, file string, d diag.DupKey) Problem {
+	p := Problem{ID: diag.Kustomize, File: file}
+	if data, err := fs.ReadFile(fsys, file); err == nil {
+		var found []diag.DupKey
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var doc yaml.Node
+			if dec.Decode(&doc) != nil {
+				break
+			}
+			found = append(found, diag.DuplicateKeys(&doc, false)...)
+		}
+		if i := slices.IndexFunc(found, func(fd diag.DupKey) bool { return fd.Key == d.Key }); i >= 0 {
+			d, p.Line, p.Col = found[i], found[i].Line, found[i].Col
+		}
+	}
+	p.Msg = fmt.Sprintf("key %s is set twice (first at line %d): kustomize build fails on an object that holds a key twice, so Argo CD cannot build the folder; remove one of them", d.Key, d.First)
+	return p
 }
 
 // kustomizeWithOrigins builds dir with the origin annotations that say
@@ -178,6 +228,9 @@ func withOrigins(data []byte) []byte {
 	if n.Kind != yaml.MappingNode {
 		return data
 	}
+	// kustomize reads a key set twice as its last value: so does the
+	// kustomization written here.
+	diag.DuplicateKeys(&doc, true)
 	var want map[string]any
 	if doc.Decode(&want) != nil || want == nil {
 		return data

@@ -174,7 +174,7 @@ func BuildRead(fsys fs.FS, dir string, cache cache.Cache) Built {
 	slices.SortFunc(b.objects, compareObjects)
 	slices.SortFunc(b.problems, compareProblems)
 	out := Built{Objects: b.objects, Problems: slices.Compact(b.problems)}
-	if known && len(out.Problems) == 0 {
+	if known && !slices.ContainsFunc(out.Problems, func(p Problem) bool { return p.ID.Info().Severity == diag.Error }) {
 		out.Folders = readFolders(reads)
 	}
 	return out
@@ -536,6 +536,11 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 			line, col, msg := diag.YAMLSyntax(err, data)
 			b.problems = append(b.problems, Problem{ID: diag.Manifest, File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
 			break
+		}
+		// Argo CD reads a key set twice (sigs.k8s.io/yaml): the last
+		// value wins.
+		for _, d := range diag.DuplicateKeys(&doc, true) {
+			b.problems = append(b.problems, Problem{ID: diag.DuplicateKey, File: file, Line: d.Line, Col: d.Col, Msg: diag.DuplicateMsg(d, "Argo CD")})
 		}
 		root := &doc
 		if root.Kind == yaml.DocumentNode {

@@ -10,6 +10,8 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kubeyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -108,6 +110,28 @@ configMapGenerator:
 		dir:      "m",
 		objects:  []Object{{APIVersion: "v1", Kind: "ConfigMap", Name: "a", File: "m/a.json", Line: 1}},
 		problems: []Problem{{ID: diag.Manifest, File: "m/b.yaml", Line: 1, Msg: "object has no apiVersion and metadata.name: set them (every object needs apiVersion, kind and metadata.name)"}},
+	}, {
+		// Argo CD reads a key set twice as its last value
+		// (sigs.k8s.io/yaml): a warning, and the last name.
+		name:    "key set twice in a plain folder",
+		fsys:    repo("m/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n  name: last\n"),
+		dir:     "m",
+		objects: []Object{{APIVersion: "v1", Kind: "ConfigMap", Name: "last", File: "m/a.yaml", Line: 1}},
+		problems: []Problem{{ID: diag.DuplicateKey, File: "m/a.yaml", Line: 5, Col: 3,
+			Msg: "key metadata.name is set twice (first at line 4): Argo CD takes this value and ignores the first; remove one of them"}},
+	}, {
+		// kustomize reads the kustomization's last value, and fails
+		// to write out an object that holds a key twice.
+		name: "key set twice in a kustomization and in its object",
+		fsys: repo("k/kustomization.yaml", "resources: [a.yaml, b.yaml]\nnamePrefix: x-\nnamePrefix: y-\n",
+			"k/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: \"1\"\n  k: \"2\"\n",
+			"k/b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"),
+		dir:     "k",
+		objects: []Object{{APIVersion: "v1", Kind: "ConfigMap", Name: "y-b", File: "k/b.yaml"}},
+		problems: []Problem{
+			{ID: diag.Kustomize, File: "k/a.yaml", Line: 7, Col: 3, Msg: "key data.k is set twice (first at line 6): kustomize build fails on an object that holds a key twice, so Argo CD cannot build the folder; remove one of them"},
+			{ID: diag.DuplicateKey, File: "k/kustomization.yaml", Line: 3, Col: 1, Msg: "key namePrefix is set twice (first at line 2): kustomize takes this value and ignores the first; remove one of them"},
+		},
 	}, {
 		name:    "kustomization at the repository root",
 		fsys:    repo("kustomization.yaml", "resources: [m/a.yaml]\n", "m/a.yaml", configMapA),
@@ -602,5 +626,28 @@ func TestBuildsAreIndependent(t *testing.T) {
 		if diff := cmp.Diff(want, objects); diff != "" || len(problems) > 0 {
 			t.Errorf("build %d of %s: %v (-want +got):\n%s", i+1, tt.dir, problems, diff)
 		}
+	}
+}
+
+// TestReadersOfDuplicateKeys holds platc's reading of a key set twice to
+// Argo CD's and kustomize's own: Argo CD's reader of a plain folder's
+// files (apimachinery's YAMLOrJSONDecoder, as its repo server and kubectl
+// use it) takes the last value; kustomize takes a kustomization's last
+// value, and its build fails to write out an object that holds a key
+// twice.
+func TestReadersOfDuplicateKeys(t *testing.T) {
+	u := &unstructured.Unstructured{}
+	dec := kubeyaml.NewYAMLOrJSONDecoder(strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n  name: last\n"), 4096)
+	if err := dec.Decode(&u); err != nil || u.GetName() != "last" {
+		t.Errorf("Argo CD's reader: %v, name %q, want the last", err, u.GetName())
+	}
+	fsys := repo("k/kustomization.yaml", "resources: [a.yaml]\nnamePrefix: x-\nnamePrefix: y-\n", "k/a.yaml", configMapA)
+	m := kustomizeInMemory(t, fsys, "k")
+	if got := m.Resources()[0].GetName(); got != "y-a" {
+		t.Errorf("kustomize named the object %q, want y-a (the last prefix)", got)
+	}
+	fsys["k/a.yaml"].Data = []byte(configMapA + "data:\n  k: \"1\"\n  k: \"2\"\n")
+	if _, err := kustomizeInMemory(t, fsys, "k").AsYaml(); err == nil || !strings.Contains(err.Error(), `mapping key "k" already defined`) {
+		t.Errorf("kustomize build writes out an object that holds a key twice: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/platc/platc/compiler/argocd"
@@ -115,6 +117,9 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				partial = p
 			} else {
 				what = "the chart in " + hs.folder
+				for _, name := range []string{"Chart.yaml", "values.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"} {
+					v.duplicateKeys(path.Join(hs.folder, name), nil)
+				}
 				req, p := v.request(env, a, hs)
 				var err error
 				out, chart, err = r.RenderFolder(hs.folder, req)
@@ -333,7 +338,35 @@ func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, fi
 		return nil, "", false, true
 	}
 	data, err := fs.ReadFile(v.in.Repo, file)
+	if err == nil {
+		v.duplicateKeys(file, data)
+	}
 	return data, file, err == nil, false
+}
+
+// duplicateKeys warns, once per file, of the keys set twice in file, a
+// YAML file of this repository Helm reads (data, or read here where nil):
+// Helm reads it with sigs.k8s.io/yaml, which takes the last value.
+func (v *verifier) duplicateKeys(file string, data []byte) {
+	if _, done := v.duplicatesRead.LoadOrStore(file, true); done {
+		return
+	}
+	if data == nil {
+		var err error
+		if data, err = fs.ReadFile(v.in.Repo, file); err != nil {
+			return
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		if dec.Decode(&doc) != nil {
+			return // the end, or a syntax error Helm reports
+		}
+		for _, d := range diag.DuplicateKeys(&doc, false) {
+			v.log.Reportf(diag.DuplicateKey, diag.Pos{File: file, Line: d.Line, Col: d.Col}, "", "%s", diag.DuplicateMsg(d, "Helm"))
+		}
+	}
 }
 
 // chartOutcome reports what rendering one Helm source found.

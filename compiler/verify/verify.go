@@ -105,6 +105,9 @@ type verifier struct {
 	// syncs whether it holds a chart (isHelmFolder): read once, not for
 	// every Application of every environment.
 	helmFolders sync.Map // dir -> bool
+	// duplicatesRead are the files of this repository Helm reads whose
+	// keys set twice are warned of (duplicateKeys), each once.
+	duplicatesRead sync.Map // file -> bool
 	// envKinds are the kinds of each environment with its charts' CRDs,
 	// where its charts are rendered (renderedKindsExist), for the kinds
 	// of the repository's folders.
