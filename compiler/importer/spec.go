@@ -215,6 +215,9 @@ func (b *builder) platform(objs []*Object) {
 		// The repository most Applications sync a folder of that is
 		// here.
 		s.RepoURL = mostCommonOf(objs, func(o *Object) string {
+			if o.Kind == "ApplicationSet" {
+				return gitGeneratorHere(fsys, o)
+			}
 			if o.Kind != "Application" {
 				return ""
 			}
@@ -982,6 +985,29 @@ func repoKey(url string) string {
 		n = n[at+1:]
 	}
 	return strings.TrimSuffix(n, "/")
+}
+
+// gitGeneratorHere is the repository of an ApplicationSet's Git
+// generator whose directories or files are here (the folder before the
+// pattern's first wildcard), or "".
+func gitGeneratorHere(fsys fs.FS, o *Object) string {
+	for _, g := range anyList(lookup(o.Body, "spec", "generators")) {
+		gm, _ := g.(map[string]any)
+		git, _ := gm["git"].(map[string]any)
+		for _, d := range append(anyList(git["directories"]), anyList(git["files"])...) {
+			dm, _ := d.(map[string]any)
+			p := str(dm["path"])
+			if i := strings.IndexAny(p, "*?[{"); i >= 0 {
+				p = path.Dir(p[:i] + "x")
+			}
+			if p = path.Clean(p); p != "." && fs.ValidPath(p) {
+				if st, err := fs.Stat(fsys, p); err == nil && st.IsDir() {
+					return str(git["repoURL"])
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // gitURLs are the repositories of an Application's Git sources (not its
