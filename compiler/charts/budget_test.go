@@ -28,9 +28,9 @@ func budgetChart(t *testing.T, values, template string) *Chart {
 	return ch
 }
 
-// A chart whose values tpl themselves, or whose defines include
-// themselves or each other, is an error naming the budget, in a message
-// of a few lines.
+// A chart whose values tpl themselves, whose defines include themselves
+// or each other, or whose loops do not end is an error naming the
+// budget, in a message of a few lines.
 func TestRenderBudget(t *testing.T) {
 	limitMemory(t)
 	old := renderBudget
@@ -52,6 +52,10 @@ func TestRenderBudget(t *testing.T) {
 			"its templates write more than 1 MiB (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
 		{"a loop that writes", "", `{{ range $i := 100000000000 }}abcdefghijklmnopqrstuvwxyz{{ end }}`,
 			"its templates write more than 1 MiB (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
+		{"a loop that writes nothing", "", `{{ range 1000000000000 }}{{ end }}`,
+			"its ranges turn more than 1000000 times (a loop that never ends, or one over far more than its values hold) (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
+		{"loops nested over a short list", "l: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n", `{{ range $a := .Values.l }}{{ range $b := $.Values.l }}{{ range $c := $.Values.l }}{{ range $d := $.Values.l }}{{ range $e := $.Values.l }}{{ range $f := $.Values.l }}{{ end }}{{ end }}{{ end }}{{ end }}{{ end }}{{ end }}`,
+			"its ranges turn more than 1000000 times (a loop that never ends, or one over far more than its values hold) (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
 		{"an include that doubles", "", `{{ define "d0" }}aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa{{ end }}` + doubling(40) + `data: {{ include "d40" . }}`,
 			"its templates write more than 1 MiB (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
 	}
@@ -101,7 +105,7 @@ func TestRenderTimeBudget(t *testing.T) {
 		`{{ tpl "{{ if true }}{{ range 1000000000000 }}{{ end }}{{ end }}" . }}`,
 	} {
 		now = time.Time{}
-		out := Render(budgetChart(t, "l: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n", template), Request{Release: "r", Namespace: "ns"})
+		out := Render(budgetChart(t, "l: ["+strings.Repeat("1, ", 99)+"1]\n", template), Request{Release: "r", Namespace: "ns"})
 		if out.Error != want || !out.transient {
 			t.Errorf("%s: error %q (transient %v), want %q (transient)", template, out.Error, out.transient, want)
 		}

@@ -10,6 +10,7 @@
 package engine
 
 import (
+	"strconv"
 	"text/template"
 	"text/template/parse"
 
@@ -124,4 +125,18 @@ func tickRanges(n parse.Node) {
 			l.Nodes = append([]parse.Node{tick}, l.Nodes...)
 		}
 	}
+}
+
+// turn counts one turn of a range, and checks the time every so often.
+func (s *state) turn() error {
+	if s.exceeded != nil {
+		return s.exceeded
+	}
+	if s.turns++; s.budget.Turns > 0 && s.turns > s.budget.Turns {
+		return s.fail("its ranges turn more than "+strconv.FormatInt(s.budget.Turns, 10)+" times (a loop that never ends, or one over far more than its values hold)", false)
+	}
+	if s.turns%256 == 0 {
+		return s.checkTime()
+	}
+	return nil
 }

@@ -50,6 +50,9 @@ type Budget struct {
 	// Time is how long a render may run: it is checked where a template
 	// writes, where it calls include or tpl, and at each turn of a range.
 	Time time.Duration
+	// Turns is the most turns of its ranges a render takes, in all: a
+	// loop that never ends meets it long before Time.
+	Turns int64
 	// Now, when set, is the clock (tests).
 	Now func() time.Time
 }
@@ -109,6 +112,7 @@ type state struct {
 	depth    int
 	written  int64
 	writes   int
+	turns    int64
 	where    string // the file being rendered
 	exceeded *BudgetError
 }
@@ -336,7 +340,7 @@ func (e Engine) initFunMap(t *template.Template, s *state) {
 	// platc: what makes a string or a list of a size the template asks
 	// for counts against the output budget before it is made.
 	budgeted(funcMap, s)
-	funcMap[tickName] = func() (string, error) { return "", s.checkTime() }
+	funcMap[tickName] = func() (string, error) { return "", s.turn() }
 
 	t.Funcs(funcMap)
 }
