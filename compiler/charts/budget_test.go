@@ -53,9 +53,11 @@ func TestRenderBudget(t *testing.T) {
 		{"a loop that writes", "", `{{ range $i := 100000000000 }}abcdefghijklmnopqrstuvwxyz{{ end }}`,
 			"its templates write more than 1 MiB (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
 		{"a loop that writes nothing", "", `{{ range 1000000000000 }}{{ end }}`,
-			"its ranges turn more than 1000000 times (a loop that never ends, or one over far more than its values hold) (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
+			"its range loops and include and tpl calls take more than 1000000 steps (a loop that never ends, or includes that multiply) (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
 		{"loops nested over a short list", "l: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n", `{{ range $a := .Values.l }}{{ range $b := $.Values.l }}{{ range $c := $.Values.l }}{{ range $d := $.Values.l }}{{ range $e := $.Values.l }}{{ range $f := $.Values.l }}{{ end }}{{ end }}{{ end }}{{ end }}{{ end }}{{ end }}`,
-			"its ranges turn more than 1000000 times (a loop that never ends, or one over far more than its values hold) (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
+			"its range loops and include and tpl calls take more than 1000000 steps (a loop that never ends, or includes that multiply) (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
+		{"an include that doubles and writes nothing", "", `{{ define "d0" }}{{ end }}` + doubling(40) + `data: {{ include "d40" . }}`,
+			"its range loops and include and tpl calls take more than 1000000 steps (a loop that never ends, or includes that multiply) (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
 		{"an include that doubles", "", `{{ define "d0" }}aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa{{ end }}` + doubling(40) + `data: {{ include "d40" . }}`,
 			"its templates write more than 1 MiB (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"},
 	}
@@ -97,7 +99,7 @@ func TestRenderTimeBudget(t *testing.T) {
 	}
 	want := "it renders for more than 2m0s (in loop/templates/cm.yaml), platc's budget for a render: fix the chart or its values"
 	for _, template := range []string{
-		`{{ range $i := 1000 }}{{ include "d0" . }}{{ end }}{{ define "d0" }}a{{ end }}`,
+		`{{ range $i := 100000 }}{{ include "d0" . }}{{ end }}{{ define "d0" }}a{{ end }}`,
 		// Loops that write nothing and call nothing: a range over a
 		// number, and ranges nested in a define and in tpl.
 		`{{ range 1000000000000 }}{{ end }}`,

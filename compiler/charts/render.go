@@ -422,7 +422,7 @@ var renderBudget = engine.Budget{
 	Depth:  1000,
 	Output: 128 << 20,
 	Time:   2 * time.Minute,
-	Turns:  1_000_000,
+	Steps:  1_000_000,
 }
 
 // maxMessage is the most lines, and bytes, of Helm's message an outcome

@@ -127,15 +127,16 @@ func tickRanges(n parse.Node) {
 	}
 }
 
-// turn counts one turn of a range, and checks the time every so often.
-func (s *state) turn() error {
+// step counts one turn of a range, or one include or tpl call, and
+// checks the time every so often.
+func (s *state) step() error {
 	if s.exceeded != nil {
 		return s.exceeded
 	}
-	if s.turns++; s.budget.Turns > 0 && s.turns > s.budget.Turns {
-		return s.fail("its ranges turn more than "+strconv.FormatInt(s.budget.Turns, 10)+" times (a loop that never ends, or one over far more than its values hold)", false)
+	if s.steps++; s.budget.Steps > 0 && s.steps > s.budget.Steps {
+		return s.fail("its range loops and include and tpl calls take more than "+strconv.FormatInt(s.budget.Steps, 10)+" steps (a loop that never ends, or includes that multiply)", false)
 	}
-	if s.turns%256 == 0 {
+	if s.steps%256 == 0 {
 		return s.checkTime()
 	}
 	return nil

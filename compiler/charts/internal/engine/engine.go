@@ -50,9 +50,10 @@ type Budget struct {
 	// Time is how long a render may run: it is checked where a template
 	// writes, where it calls include or tpl, and at each turn of a range.
 	Time time.Duration
-	// Turns is the most turns of its ranges a render takes, in all: a
-	// loop that never ends meets it long before Time.
-	Turns int64
+	// Steps is the most turns of its ranges and include and tpl calls a
+	// render takes, in all: a loop that never ends, or includes that
+	// double at each level and write nothing, meet it long before Time.
+	Steps int64
 	// Now, when set, is the clock (tests).
 	Now func() time.Time
 }
@@ -112,7 +113,7 @@ type state struct {
 	depth    int
 	written  int64
 	writes   int
-	turns    int64
+	steps    int64
 	where    string // the file being rendered
 	exceeded *BudgetError
 }
@@ -162,7 +163,7 @@ func (s *state) enter() error {
 	if s.budget.Depth > 0 && s.depth > s.budget.Depth {
 		return s.fail("its include and tpl calls nest more than "+strconv.Itoa(s.budget.Depth)+" deep (a template or value that includes or tpl's itself never ends)", false)
 	}
-	return s.checkTime()
+	return s.step()
 }
 
 func (s *state) leave() { s.depth-- }
@@ -340,7 +341,7 @@ func (e Engine) initFunMap(t *template.Template, s *state) {
 	// platc: what makes a string or a list of a size the template asks
 	// for counts against the output budget before it is made.
 	budgeted(funcMap, s)
-	funcMap[tickName] = func() (string, error) { return "", s.turn() }
+	funcMap[tickName] = func() (string, error) { return "", s.step() }
 
 	t.Funcs(funcMap)
 }
