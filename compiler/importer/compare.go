@@ -188,6 +188,8 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 						// Without fields to ignore, it does nothing.
 						o = slices.DeleteFunc(o, func(x any) bool { return x == argocd.RespectIgnoreDifferences })
 					}
+					// An option that says its default is none.
+					o = slices.DeleteFunc(o, func(x any) bool { return defaultSyncOptions[fmt.Sprint(x)] })
 					slices.SortFunc(o, func(a, b any) int { return cmp.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
 					sp["syncOptions"] = o
 				}
@@ -239,6 +241,18 @@ func splitRefs(list []any) []any {
 		out = append(out, x)
 	}
 	return out
+}
+
+// defaultSyncOptions are the sync options of an Application that say
+// what Argo CD does without them: its controller asks for an option's
+// other value only (CreateNamespace=true, Validate=false, ...: controller/
+// sync.go), so these change nothing.
+var defaultSyncOptions = map[string]bool{
+	"CreateNamespace=false": true, "Validate=true": true, "PruneLast=false": true,
+	"Replace=false": true, "Force=false": true, "ServerSideApply=false": true,
+	"ApplyOutOfSyncOnly=false": true, "RespectIgnoreDifferences=false": true,
+	"FailOnSharedResource=false": true, "SkipDryRunOnMissingResource=false": true,
+	"PrunePropagationPolicy=foreground": true, "ClientSideApplyMigration=true": true,
 }
 
 func normalSource(src map[string]any) map[string]any {

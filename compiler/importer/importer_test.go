@@ -73,6 +73,22 @@ func TestNormalizeReadsAsArgoCD(t *testing.T) {
 			b:    "spec:\n  syncPolicy:\n    syncOptions: [A=true]\n",
 		},
 		{
+			name: "sync options that say their default are none",
+			a:    "spec:\n  syncPolicy:\n    syncOptions: [CreateNamespace=false, Validate=true, ServerSideApply=false, PrunePropagationPolicy=foreground, A=true]\n",
+			b:    "spec:\n  syncPolicy:\n    syncOptions: [A=true]\n",
+		},
+		{
+			name: "an option that is not its default is one",
+			a:    "spec:\n  syncPolicy:\n    syncOptions: [CreateNamespace=true, Validate=false]\n",
+			b:    "spec:\n  syncPolicy:\n    syncOptions: []\n",
+			want: []string{"spec.syncPolicy"},
+		},
+		{
+			name: "a ref that is also a folder is both",
+			a:    "spec:\n  sources: [{repoURL: c, chart: x, targetRevision: 1.0.0, helm: {valueFiles: [$values/v.yaml]}}, {repoURL: r, path: p, ref: values}]\n",
+			b:    "spec:\n  sources: [{repoURL: c, chart: x, targetRevision: 1.0.0, helm: {valueFiles: [$values/v.yaml]}}, {repoURL: r, ref: values}, {repoURL: r, path: p}]\n",
+		},
+		{
 			name: "another wave",
 			a:    "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"1\"}\n",
 			b:    "metadata:\n  annotations: {argocd.argoproj.io/sync-wave: \"0\"}\n",
