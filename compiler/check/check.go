@@ -165,6 +165,21 @@ func (c *checker) label(pos diag.Pos, specPath, value string) {
 	}
 }
 
+// validChartName reports whether ch names a chart: a name, or in an OCI
+// registry a path of names (bitnamicharts/thanos), as Argo CD joins the
+// registry and the chart into the reference it pulls.
+func validChartName(ch *model.Chart) bool {
+	if !ch.OCI() {
+		return chartName().MatchString(ch.Chart)
+	}
+	for _, part := range strings.Split(ch.Chart, "/") {
+		if !chartName().MatchString(part) {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *checker) chart(ch *model.Chart) {
 	c.label(ch.Pos, ch.Path, ch.Name)
 	if ch.OK("repoURL") && !chartRepo().MatchString(ch.RepoURL) {
@@ -172,7 +187,7 @@ func (c *checker) chart(ch *model.Chart) {
 	} else if msg := urlProblem(ch.RepoURL); ch.OK("repoURL") && msg != "" {
 		c.reportf(diag.Source, &ch.Node, "repoURL", "%q %s", ch.RepoURL, msg)
 	}
-	if ch.OK("chart") && !chartName().MatchString(ch.Chart) {
+	if ch.OK("chart") && !validChartName(ch) {
 		c.reportf(diag.Source, &ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
 	}
 	if ch.OK("version") {

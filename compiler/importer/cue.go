@@ -80,8 +80,13 @@ func expr(v any) ast.Expr {
 
 // parseValues reads Helm values written as YAML text.
 func parseValues(text string) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	timestampsAsText(&doc)
 	var v map[string]any
-	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+	if err := doc.Decode(&v); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -312,6 +312,7 @@ func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
 			continue
 		}
 		node := doc.Content[0]
+		timestampsAsText(node)
 		var body map[string]any
 		if err := node.Decode(&body); err != nil {
 			if quiet {
@@ -331,6 +332,18 @@ func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
 		}
 	}
 	return objs, skips
+}
+
+// timestampsAsText makes the plain scalars of n that YAML 1.1 reads as
+// timestamps (2025-04-01) strings, as written: kubectl and Argo CD read
+// them so (sigs.k8s.io/yaml), where yaml.v3 makes them a time.
+func timestampsAsText(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!timestamp" && n.Style&yaml.TaggedStyle == 0 {
+		n.Tag = "!!str"
+	}
+	for _, c := range n.Content {
+		timestampsAsText(c)
+	}
 }
 
 // partial says why an Application or AppProject is not whole (a kustomize

@@ -674,9 +674,17 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 			m.Set("chart", b.chartName[*base.chart])
 		}
 		// The further charts by name, in every environment, before the
-		// environments' sources are compared.
+		// environments' sources are compared; a chart's folder of this
+		// repository at another revision than its environment's (which
+		// manifests are read at), a further source at its own.
 		for _, e := range in {
 			a := apps[e][name]
+			if dir, ok := a.fields.Get("manifests").(string); ok && a.chart != nil && a.rev != b.defaults[e].revision && a.fields.Get("helm") == nil {
+				extra := object.NewMap().Set("path", dir).Set("revision", a.rev)
+				a.fields.Set("extraSources", append([]any{extra}, anyList(a.fields.Get("extraSources"))...))
+				a.extraCharts = append([]*chartPin{nil}, a.extraCharts...)
+				a.fields.Set("manifests", nil)
+			}
 			for i, x := range anyList(a.fields.Get("extraSources")) {
 				if c := a.extraCharts[i]; c != nil {
 					x.(*object.Map).Set("chart", b.chartName[*c])
@@ -1067,7 +1075,9 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	// The source: a chart of a Helm repository, or a folder of a Git
 	// repository.
 	var extras []*object.Map
-	if _, multi := spec["sources"]; multi {
+	if len(anyList(spec["sources"])) > 0 {
+		// Argo CD reads sources where it lists some (HasMultipleSources),
+		// else source: an empty list is none.
 		ms, reason := s.multiSource(fsys, spec["sources"])
 		if reason != "" {
 			return nil, reason
