@@ -6,11 +6,10 @@ import (
 	"os"
 
 	"github.com/platc/platc/compiler/cli"
-	// The garbage collector's pace, set while the packages initialize.
 	"github.com/platc/platc/internal/gcpace"
 )
 
 func main() {
-	gcpace.Collect()
+	gcpace.Set()
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
