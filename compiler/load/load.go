@@ -14,10 +14,7 @@ package load
 import (
 	"fmt"
 	"io/fs"
-	"math"
 	"path"
-	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,7 +198,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			keepReading()
 			check <- checked{ok: true}
 			if evaluated {
-				collectEvaluation()
+				afterEvaluation()
 			}
 		}()
 	case plain:
@@ -233,7 +230,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		// unification.
 		regular := onlyRegularFields(files)
 		go func() {
-			defer collectEvaluation()
+			defer afterEvaluation()
 			if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
 				check <- verdict(checked{ok: true})
 				return
@@ -244,29 +241,17 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 }
 
-// collectEvaluation collects the garbage CUE's evaluation of a spec that
-// is not plain data leaves once its data is read and checked: most of
-// what the run had allocated by then. The rest of the run then reuses
-// that memory rather than taking fresh memory
-// beside it, fresh pages costing more than the collection
-// (docs/performance.md has the figures). Being the run's first
-// collection, it ends the starting heap too: gcpace.Percent paces the
-// rest from what is live. It collects only while the collector is off under a
-// memory limit, as platc's starting heap sets it (internal/gcpace): at
-// any other pace the collector finds the garbage itself, and a test that
-// loads many specs would collect for each. It runs off the stages' path:
-// on a goroutine of its own, or at the end of the schema check's.
-func collectEvaluation() {
-	if startingHeap() {
-		runtime.GC()
-	}
-}
+// AfterEvaluation, when set, is called once the data of a spec that CUE
+// evaluated is read and checked, when the evaluation's garbage (most of
+// what the run had allocated by then) is dead: off the stages' path, on a
+// goroutine of its own or at the end of the schema check's. cmd/platc
+// sets it to gcpace.Collect; the stage itself never collects.
+var AfterEvaluation func()
 
-// startingHeap reports whether the collector is off under a memory limit.
-func startingHeap() bool {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
-	metrics.Read(s)
-	return int64(s[0].Value.Uint64()) < 0 && s[1].Value.Uint64() != math.MaxInt64
+func afterEvaluation() {
+	if AfterEvaluation != nil {
+		AfterEvaluation()
+	}
 }
 
 // Checked waits for the schema check that Begin started and says whether

@@ -113,3 +113,32 @@ func TestEarlierSentinelLeavesThePace(t *testing.T) {
 	}
 	waitForPace(t, 300)
 }
+
+// cycles is the number of collections the process has completed.
+func cycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestCollectOnlyAtStartingHeap checks that Collect collects while the
+// collector is off under a memory limit (the starting heap Set gives), and
+// not otherwise: with the collector off and no limit, nothing else
+// collects, so a collection there would be Collect's.
+func TestCollectOnlyAtStartingHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+
+	before := cycles()
+	Collect()
+	if n := cycles() - before; n != 0 {
+		t.Errorf("with the collector off and no memory limit, Collect collected %d times, want none", n)
+	}
+
+	debug.SetMemoryLimit(1 << 40) // far above what the test holds
+	before = cycles()
+	Collect()
+	if cycles() == before {
+		t.Errorf("at the starting heap (collector off, memory limit set), Collect did not collect")
+	}
+}
