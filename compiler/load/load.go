@@ -85,11 +85,11 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	return BeginCached(fsys, dir, nil, log)
 }
 
-// BeginCached is Begin with a cache of the schema check's verdicts: a spec
-// whose files, folder and schema are those of a spec the check found to
-// fit (byte for byte) is not checked again, and fits. It is then not
-// read, parsed or evaluated either, when its reading is in the cache too
-// (storeReading). cache may be nil.
+// BeginCached is Begin with a cache of the readings of specs that fit the
+// schema: a spec whose files, folder and schema are those of the last
+// spec of its folder the check found to fit (byte for byte) is not read,
+// parsed, evaluated or checked again, and fits (storeReading). cache may
+// be nil.
 func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -126,17 +126,13 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// the schema on another goroutine, in the same context (one build; a
 	// context is used by one goroutine at a time).
 	check := make(chan checked, 1)
+	// A spec is read from the cache when an earlier run kept its reading
+	// (storeReading), which it does only once the spec fits the schema;
+	// it is read from its bytes (readPlain), parsed and read, or
+	// evaluated, otherwise, and its reading kept once it is known to fit.
 	var digest string
-	fits := false
 	if cache != nil {
-		digest = fitDigest(dir, names, sources)
-		fits = cachedFit(cache, digest)
-	}
-	// A spec that fits is read from the cache when an earlier run kept
-	// its reading (storeReading), and read from its bytes (readPlain),
-	// parsed and read, or evaluated, otherwise; its reading is then kept
-	// once it is known to fit.
-	if fits {
+		digest = readingDigest(dir, names, sources)
 		if data, decls, lits, ok := cachedReading(cache, dir, digest); ok {
 			check <- checked{ok: true}
 			return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
@@ -162,10 +158,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			cutConflicts(idx.cuts)
 		}
 	}
-	evaluated := !plain
 	var ctx *cue.Context
 	var value cue.Value
-	if evaluated {
+	if !plain {
 		ctx = cuecontext.New()
 		var err error
 		if value, err = build(ctx, dir, files); err != nil {
@@ -179,28 +174,16 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	}
 	// Data is read by the goroutines below while later stages read it
 	// too: nothing changes a Value once read. The spec's reading is kept
-	// before the check says the spec fits: Checked waits for it, so that
-	// the run does not end while it is written. Only a spec checked
-	// with a cache is known to fit.
-	keepReading := func() { storeReading(cache, dir, digest, data, decls, lits) }
-	// checkSchema's verdict, kept when the spec fits (then it has
-	// reported nothing).
+	// when the check says the spec fits (then it has reported nothing),
+	// before the verdict is sent: Checked waits for it, so that the run
+	// does not end while it is written.
 	verdict := func(c checked) checked {
 		if c.ok && cache != nil {
-			storeFit(cache, digest)
-			keepReading()
+			storeReading(cache, dir, digest, data, decls, lits)
 		}
 		return c
 	}
 	switch {
-	case fits:
-		go func() {
-			keepReading()
-			check <- checked{ok: true}
-			if evaluated {
-				afterEvaluation()
-			}
-		}()
 	case plain:
 		go func() {
 			if specShape().fits(data) {
