@@ -90,7 +90,7 @@ type Cache = cache.Cache
 
 // celParsesKey is the Cache key of the CEL parses (as kro's
 // environment parses): it names the kro whose environment parses them.
-const celParsesKey = "cel-parses-kro@" + upstream.Kro
+var celParsesKey = cache.CELParses.Key(upstream.Kro)
 
 // Result is the outcome of a compilation.
 type Result struct {

@@ -1,23 +1,16 @@
 package kro
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/internal/cache"
 )
 
 // instanceEntry is what the cache keeps of an instance spec Instance has
-// validated: the spec with its defaults, and the problems.
+// validated (cache.KroInstance): the spec with its defaults, and the problems.
 type instanceEntry struct {
 	Spec     map[string]any
 	Problems []Problem
 }
-
-// instanceFormat names the layout of an instanceEntry in the cache: change
-// it whenever instanceEntry or Problem changes (4: offsets of any size).
-const instanceFormat = "platc kro instance 4\n"
 
 // encodeInstanceEntry writes e in object's binary form, in which a value
 // keeps its Go type: the defaulted spec holds int64s and float64s (as the
@@ -25,7 +18,7 @@ const instanceFormat = "platc kro instance 4\n"
 // and 1.0 as values of different types. ok is false when the spec holds a
 // value the form has no type for.
 func encodeInstanceEntry(e instanceEntry) (data []byte, ok bool) {
-	enc := object.NewEncoder([]byte(instanceFormat))
+	enc := object.NewEncoder([]byte(cache.KroInstance.Layout()))
 	enc.Value(e.Spec)
 	encodeProblems(enc, e.Problems)
 	return enc.B, enc.OK
@@ -33,7 +26,7 @@ func encodeInstanceEntry(e instanceEntry) (data []byte, ok bool) {
 
 // decodeInstanceEntry reads what encodeInstanceEntry wrote.
 func decodeInstanceEntry(data []byte) (instanceEntry, error) {
-	d := object.NewEntryDecoder(instanceFormat, data)
+	d := object.NewEntryDecoder(cache.KroInstance.Layout(), data)
 	var e instanceEntry
 	switch v := d.Value().(type) {
 	case map[string]any:
@@ -49,18 +42,15 @@ func decodeInstanceEntry(data []byte) (instanceEntry, error) {
 	return e, nil
 }
 
-// overSchemaFormat names the layout of CheckOverSchema's entry, its
-// problems: change it whenever Problem changes.
-const overSchemaFormat = "platc kro over-schema 2\n"
-
+// The entry of CheckOverSchema (cache.KroOverSchema) is its problems.
 func encodeOverSchema(probs []Problem) ([]byte, bool) {
-	e := object.NewEncoder([]byte(overSchemaFormat))
+	e := object.NewEncoder([]byte(cache.KroOverSchema.Layout()))
 	encodeProblems(e, probs)
 	return e.B, e.OK
 }
 
 func decodeOverSchema(data []byte) ([]Problem, error) {
-	d := object.NewEntryDecoder(overSchemaFormat, data)
+	d := object.NewEntryDecoder(cache.KroOverSchema.Layout(), data)
 	probs := decodeProblems(d)
 	return probs, d.Done()
 }
@@ -96,17 +86,6 @@ func decodeProblems(d *object.Decoder) []Problem {
 		p.Str, p.Offset = d.Str(), d.Int()
 	}
 	return probs
-}
-
-// subKey is the key of what is derived from the Result and input alone
-// (an instance's spec, a template): prefix and a digest of the RGD's key
-// and input.
-func (r *Result) subKey(prefix string, input []byte) string {
-	h := sha256.New()
-	h.Write([]byte(r.key))
-	h.Write([]byte{0})
-	h.Write(input)
-	return prefix + hex.EncodeToString(h.Sum(nil))
 }
 
 // readThrough returns the value cache keeps under key, or, when it has

@@ -29,8 +29,6 @@ package kro
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -219,17 +217,11 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	return nil, c.sorted()
 }
 
-// checkFormat names the layout of an accepted RGD's entry: change it
-// whenever the entry or Problem changes (3: object's binary form).
-const checkFormat = "platc kro check 3\n"
-
-// cacheKey is the key of an RGD's entry: a digest of what Check reads.
+// cacheKey is the key of an RGD's entry (cache.KroCheck): a digest of
+// what Check reads.
 func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
 	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", checkFormat, kroVersion, kinds.digest, builtinDigest(), gates.key())
-	h.Write(data)
-	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
+	return cache.KroCheck.Key(kroVersion, kinds.digest, builtinDigest(), gates.key(), string(data))
 }
 
 // cached returns the Result and the warnings of an entry, or a nil Result
@@ -254,7 +246,7 @@ func cached(cache cache.Cache, key string, kinds *Kinds) (*Result, []Problem) {
 // Result's exported fields, and the warnings, which are said again at
 // every run.
 func encodeCheckEntry(r *Result, warnings []Problem) ([]byte, bool) {
-	e := object.NewEncoder([]byte(checkFormat))
+	e := object.NewEncoder([]byte(cache.KroCheck.Layout()))
 	e.Value(r.CRD)
 	e.Count(len(r.Deps), r.Deps == nil)
 	for _, id := range slices.Sorted(maps.Keys(r.Deps)) {
@@ -271,7 +263,7 @@ func encodeCheckEntry(r *Result, warnings []Problem) ([]byte, bool) {
 // decodeCheckEntry reads what encodeCheckEntry wrote; an entry without a
 // CRD or dependencies is not one it wrote.
 func decodeCheckEntry(data []byte) (*Result, []Problem, error) {
-	d := object.NewEntryDecoder(checkFormat, data)
+	d := object.NewEntryDecoder(cache.KroCheck.Layout(), data)
 	r := &Result{}
 	r.CRD, _ = d.Value().(map[string]any)
 	if n, isNil := d.Count(); !isNil {
@@ -354,7 +346,7 @@ func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 	if err != nil {
 		return r.instance(spec)
 	}
-	e := readThrough(r.cache, r.subKey("kro-instance-", data), decodeInstanceEntry, encodeInstanceEntry, func() instanceEntry {
+	e := readThrough(r.cache, cache.KroInstance.Key(r.key, string(data)), decodeInstanceEntry, encodeInstanceEntry, func() instanceEntry {
 		defaulted, probs := r.instance(spec)
 		return instanceEntry{Spec: defaulted, Problems: probs}
 	})

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // parseEnv parses as every environment of kro's does: they all extend kro's
@@ -87,10 +88,9 @@ func parse(env *cel.Env, src string) *parsed {
 	return &parsed{expr: pe, iss: iss, fresh: true}
 }
 
-// parsesFormat starts what Write writes: change it whenever the encoding
-// changes. After it come, in object's binary form, the count of parses and
-// each one's source and protocol buffer (a ParsedExpr), by source.
-const parsesFormat = "platc cel parses 2\n"
+// Write writes, after cache.CELParses' layout, in object's binary form,
+// the count of parses and each one's source and protocol buffer (a
+// ParsedExpr), by source.
 
 // Read adds the parses Write wrote (in an earlier run) to those Parse
 // knows. Data that does not decode is ignored, whole: it only costs
@@ -99,7 +99,7 @@ func (ps *Parses) Read(data []byte) {
 	if ps == nil {
 		return
 	}
-	d := object.NewEntryDecoder(parsesFormat, data)
+	d := object.NewEntryDecoder(cache.CELParses.Layout(), data)
 	n, _ := d.Count()
 	type stored struct {
 		src string
@@ -143,11 +143,12 @@ func (ps *Parses) Write() ([]byte, bool) {
 			return true
 		})
 	}
-	size := len(parsesFormat) + binary.MaxVarintLen64
+	layout := cache.CELParses.Layout()
+	size := len(layout) + binary.MaxVarintLen64
 	for src, b := range stored {
 		size += len(src) + len(b) + 2*binary.MaxVarintLen64
 	}
-	e := object.NewEncoder(append(make([]byte, 0, size), parsesFormat...)) // grown once
+	e := object.NewEncoder(append(make([]byte, 0, size), layout...)) // grown once
 	e.Count(len(stored), false)
 	for _, src := range slices.Sorted(maps.Keys(stored)) {
 		e.Str(src)

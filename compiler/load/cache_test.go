@@ -76,7 +76,7 @@ func TestCachedFitReadsAsUncached(t *testing.T) {
 			if used != keeps {
 				t.Errorf("the second load used the cache: %v; the spec fits the schema: %v, and has no trap: %v", used, want.Fits, keeps)
 			}
-			reading := slices.ContainsFunc(cache.Keys(), func(k string) bool { return strings.HasPrefix(k, "spec-reading-") })
+			reading := slices.ContainsFunc(cache.Keys(), func(k string) bool { return strings.HasPrefix(k, memcache.SpecReading.Name+"-") })
 			if reading {
 				kept++
 			}
@@ -115,7 +115,7 @@ environments: dev: revision: "HEAD"
 		entry func()
 	}{
 		{"a changed byte", func() {}},
-		{"a damaged entry", func() { cache.Put(readingKey("sources"), []byte(readingFormat)) }},
+		{"a damaged entry", func() { cache.Put(memcache.SpecReading.Key("sources"), []byte(memcache.SpecReading.Layout())) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.entry()
@@ -180,7 +180,7 @@ func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
 		t.Fatal("readPlain reads the spec: the test shows nothing")
 	}
 	want := loadWith(specFS, nil)
-	key := readingKey("sources")
+	key := memcache.SpecReading.Key("sources")
 	fill := func(c *memcache.Memory, fsys fs.FS) {
 		if !loadWith(fsys, c).Fits {
 			t.Fatal("the spec does not fit")
@@ -196,7 +196,9 @@ func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
 		{"another spec's reading, kept since", func(c *memcache.Memory) { fill(c, otherFS) }},
 		{"cut short", func(c *memcache.Memory) { c.Edit(key, func(b []byte) []byte { return b[:len(b)*2/3] }) }},
 		{"of another layout", func(c *memcache.Memory) {
-			c.Edit(key, func(b []byte) []byte { return append([]byte("platc spec reading 0\n"), b[len(readingFormat):]...) })
+			c.Edit(key, func(b []byte) []byte {
+				return append([]byte("platc spec-reading 0\n"), b[len(memcache.SpecReading.Layout()):]...)
+			})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -221,7 +223,7 @@ func FuzzCachedReading(f *testing.F) {
 	if !loadWith(fsys, c).Fits {
 		f.Fatal("the spec does not fit")
 	}
-	key := readingKey("sources")
+	key := memcache.SpecReading.Key("sources")
 	entry, ok := c.Get(key)
 	if !ok {
 		f.Fatal("the spec's reading is not kept")

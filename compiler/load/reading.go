@@ -30,10 +30,6 @@ import (
 // folder, the last: that is the one the next run meets, and a reading of
 // a large spec is too large to keep one for each edit of it.
 
-// readingFormat names the layout of an entry; change it whenever the
-// reading of a spec or the layout changes.
-const readingFormat = "platc spec reading 1\n"
-
 // readingDigest is the digest of everything the reading and the schema
 // check of the files names (with their bytes sources) of the spec folder
 // dir read: the layout of an entry, the schema, the CUE module that
@@ -46,7 +42,7 @@ func readingDigest(dir string, names []string, sources [][]byte) string {
 		h.Write([]byte{':'})
 		h.Write(s)
 	}
-	field([]byte(readingFormat))
+	field([]byte(cache.SpecReading.Layout()))
 	field([]byte(cueVersion()))
 	field(schemas.PlatformCUE)
 	field([]byte(dir))
@@ -55,12 +51,6 @@ func readingDigest(dir string, names []string, sources [][]byte) string {
 		field(sources[i])
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// readingKey is the cache key of the reading of the spec in the folder dir.
-func readingKey(dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	return "spec-reading-" + hex.EncodeToString(sum[:12])
 }
 
 // storeReading keeps the reading of the spec of digest in the folder
@@ -84,23 +74,24 @@ func storeReading(c cache.Cache, dir, digest string, data *Value, decls map[stri
 		w.pos(lits[k].Pos)
 		body.Str(lits[k].Raw)
 	}
-	e := object.NewEncoder(make([]byte, 0, len(readingFormat)+len(digest)+len(body.B)+64))
-	e.B = append(e.B, readingFormat...)
+	layout := cache.SpecReading.Layout()
+	e := object.NewEncoder(make([]byte, 0, len(layout)+len(digest)+len(body.B)+64))
+	e.B = append(e.B, layout...)
 	e.Str(digest)
 	e.Strs(w.names)
 	e.Uint(w.nodes)
 	e.B = append(e.B, body.B...)
-	c.Put(readingKey(dir), e.B)
+	c.Put(cache.SpecReading.Key(dir), e.B)
 }
 
 // cachedReading returns the reading of the spec of digest in the
 // folder dir that storeReading kept, if the cache has it whole.
 func cachedReading(c cache.Cache, dir, digest string) (data *Value, decls map[string]diag.Pos, lits map[string]Literal, ok bool) {
-	entry, found := c.Get(readingKey(dir))
+	entry, found := c.Get(cache.SpecReading.Key(dir))
 	if !found {
 		return nil, nil, nil, false
 	}
-	d := object.NewEntryDecoder(readingFormat, entry)
+	d := object.NewEntryDecoder(cache.SpecReading.Layout(), entry)
 	if d.Str() != digest {
 		// The reading of another spec, or of this folder before an edit.
 		return nil, nil, nil, false

@@ -13,11 +13,6 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// cacheFormat names the layout of a cache entry, and what produces it:
-// change it whenever an entry, or what Build makes of a build, changes (5:
-// object's binary form; 6: a problem's column).
-const cacheFormat = "platc manifests cache 6\n"
-
 // cacheEntry is a folder's outcome with what building it read. It names
 // the folder it describes: an entry stored under another folder's key (a
 // cache folder copied or mixed up) describes that folder, not this one.
@@ -34,16 +29,10 @@ type read struct {
 	Op, Name, Saw string
 }
 
-// cacheKey is the key of the build of the folder dir.
-func cacheKey(dir string) string {
-	sum := sha256.Sum256([]byte(cacheFormat + "\x00" + dir))
-	return "manifests-" + hex.EncodeToString(sum[:16])
-}
-
 // cached returns the outcome of the build of dir stored in cache, if the
 // repository fsys still reads as it did for that build.
-func cached(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
-	data, ok := cache.Get(cacheKey(dir))
+func cached(c cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
+	data, ok := c.Get(cache.Manifests.Key(dir))
 	if !ok {
 		return nil, false
 	}
@@ -60,14 +49,15 @@ func cached(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 }
 
 // store records the outcome of the build of dir, and what it read.
-func store(cache cache.Cache, dir string, reads []read, objects []Object, problems []Problem) {
-	cache.Put(cacheKey(dir), encodeEntry(&cacheEntry{Dir: dir, Reads: reads, Objects: objects, Problems: problems}))
+func store(c cache.Cache, dir string, reads []read, objects []Object, problems []Problem) {
+	c.Put(cache.Manifests.Key(dir), encodeEntry(&cacheEntry{Dir: dir, Reads: reads, Objects: objects, Problems: problems}))
 }
 
-// encodeEntry writes e in object's binary form, after cacheFormat; a
+// encodeEntry writes e in object's binary form, after cache.Manifests'
+// layout; a
 // problem's id by its name, which stays when diag's table changes order.
 func encodeEntry(e *cacheEntry) []byte {
-	enc := object.NewEncoder([]byte(cacheFormat))
+	enc := object.NewEncoder([]byte(cache.Manifests.Layout()))
 	enc.Str(e.Dir)
 	enc.Count(len(e.Reads), e.Reads == nil)
 	for _, r := range e.Reads {
@@ -98,7 +88,7 @@ func encodeEntry(e *cacheEntry) []byte {
 // decodeEntry reads what encodeEntry wrote; an id this platc does not know
 // is an entry it did not write.
 func decodeEntry(data []byte) (*cacheEntry, error) {
-	d := object.NewEntryDecoder(cacheFormat, data)
+	d := object.NewEntryDecoder(cache.Manifests.Layout(), data)
 	e := &cacheEntry{Dir: d.Str()}
 	if n, isNil := d.Count(); !isNil {
 		e.Reads = make([]read, n)

@@ -1,11 +1,8 @@
 package rgd
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // A preview is a pure function of the stack's RGD (kro.Result.CacheKey: a
@@ -14,10 +11,6 @@ import (
 // run whose stacks and instances have not changed evaluates no expression
 // (each stack's CEL programs cost more to make than the rest of its
 // previews).
-
-// previewFormat names the layout of a cached preview: change it whenever
-// Preview or the encoding changes.
-const previewFormat = "platc preview 2\n"
 
 // encodedVars is an instance's schema variable in object's binary form,
 // nil where a value of it does not encode.
@@ -37,14 +30,11 @@ func (c *Compiled) previewKey(st *Stack, vars []byte) string {
 	if c.cache == nil || st.Result == nil || st.Result.CacheKey() == "" || vars == nil {
 		return ""
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", st.Result.CacheKey())
-	h.Write(vars)
-	return "rgd-preview-" + hex.EncodeToString(h.Sum(nil))
+	return cache.RGDPreview.Key(st.Result.CacheKey(), string(vars))
 }
 
 // cachedPreviewOf reads the preview of key, nil when there is none or it
-// does not decode. A cached preview is previewFormat, then the resources'
+// does not decode. A cached preview is cache.RGDPreview's layout, then the resources'
 // count and each one's id, kind, inclusion and object (nil when not
 // created), in object's binary form.
 func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
@@ -52,7 +42,7 @@ func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
 	if !ok {
 		return nil
 	}
-	d := object.NewEntryDecoder(previewFormat, data)
+	d := object.NewEntryDecoder(cache.RGDPreview.Layout(), data)
 	p := &Preview{Instance: inst}
 	n, _ := d.Count()
 	for range n {
@@ -74,7 +64,7 @@ func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
 
 // putPreview keeps p under key, unless a value of it does not encode.
 func (c *Compiled) putPreview(key string, p *Preview) {
-	e := object.NewEncoder([]byte(previewFormat))
+	e := object.NewEncoder([]byte(cache.RGDPreview.Layout()))
 	e.Count(len(p.Resources), p.Resources == nil)
 	for _, r := range p.Resources {
 		e.Str(r.ID)
