@@ -16,76 +16,25 @@ type instanceEntry struct {
 // keeps its Go type: the defaulted spec holds int64s and float64s (as the
 // API server decodes JSON, and as the CRD's defaults are), and CEL reads 1
 // and 1.0 as values of different types. ok is false when the spec holds a
-// value the form has no type for.
+// value the form has no type for. A problem's id is written by its name,
+// which stays when diag's table changes order.
 func encodeInstanceEntry(e instanceEntry) (data []byte, ok bool) {
-	enc := object.NewEncoder([]byte(cache.KroInstance.Layout()))
-	enc.Value(e.Spec)
-	encodeProblems(enc, e.Problems)
-	return enc.B, enc.OK
+	return object.Entry(cache.KroInstance.Layout(), e)
 }
 
-// decodeInstanceEntry reads what encodeInstanceEntry wrote.
-func decodeInstanceEntry(data []byte) (instanceEntry, error) {
-	d := object.NewEntryDecoder(cache.KroInstance.Layout(), data)
-	var e instanceEntry
-	switch v := d.Value().(type) {
-	case map[string]any:
-		e.Spec = v
-	case nil:
-	default:
-		d.Fail()
-	}
-	e.Problems = decodeProblems(d)
-	if err := d.Done(); err != nil {
-		return instanceEntry{}, err
-	}
-	return e, nil
+func decodeInstanceEntry(data []byte) (e instanceEntry, err error) {
+	err = object.ReadEntry(cache.KroInstance.Layout(), data, &e)
+	return e, err
 }
 
 // The entry of CheckOverSchema (cache.KroOverSchema) is its problems.
 func encodeOverSchema(probs []Problem) ([]byte, bool) {
-	e := object.NewEncoder([]byte(cache.KroOverSchema.Layout()))
-	encodeProblems(e, probs)
-	return e.B, e.OK
+	return object.Entry(cache.KroOverSchema.Layout(), probs)
 }
 
-func decodeOverSchema(data []byte) ([]Problem, error) {
-	d := object.NewEntryDecoder(cache.KroOverSchema.Layout(), data)
-	probs := decodeProblems(d)
-	return probs, d.Done()
-}
-
-// encodeProblems writes probs, each one's id by its name (which stays when
-// diag's table changes order).
-func encodeProblems(e *object.Encoder, probs []Problem) {
-	e.Count(len(probs), probs == nil)
-	for _, p := range probs {
-		e.Str(p.Resource)
-		e.Str(p.Path)
-		e.Str(p.Msg)
-		e.Str(p.ID.String())
-		e.Str(p.Str)
-		e.Int(p.Offset)
-	}
-}
-
-// decodeProblems reads what encodeProblems wrote; an id this platc does
-// not know fails d.
-func decodeProblems(d *object.Decoder) []Problem {
-	n, isNil := d.Count()
-	if isNil {
-		return nil
-	}
-	probs := make([]Problem, n)
-	for i := range probs {
-		p := &probs[i]
-		p.Resource, p.Path, p.Msg = d.Str(), d.Str(), d.Str()
-		if p.ID.UnmarshalText([]byte(d.Str())) != nil {
-			d.Fail()
-		}
-		p.Str, p.Offset = d.Str(), d.Int()
-	}
-	return probs
+func decodeOverSchema(data []byte) (probs []Problem, err error) {
+	err = object.ReadEntry(cache.KroOverSchema.Layout(), data, &probs)
+	return probs, err
 }
 
 // readThrough returns the value cache keeps under key, or, when it has

@@ -31,7 +31,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -242,46 +241,29 @@ func cached(cache cache.Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	return r, warnings
 }
 
-// encodeCheckEntry writes what the cache keeps of an accepted RGD: the
-// Result's exported fields, and the warnings, which are said again at
-// every run.
+// checkEntry is what the cache keeps of an accepted RGD: the Result's
+// exported fields, and the warnings, which are said again at every run.
+type checkEntry struct {
+	Result   *Result
+	Warnings []Problem
+}
+
 func encodeCheckEntry(r *Result, warnings []Problem) ([]byte, bool) {
-	e := object.NewEncoder([]byte(cache.KroCheck.Layout()))
-	e.Value(r.CRD)
-	e.Count(len(r.Deps), r.Deps == nil)
-	for _, id := range slices.Sorted(maps.Keys(r.Deps)) {
-		e.Str(id)
-		e.Strs(r.Deps[id])
-	}
-	e.Strs(r.Order)
-	e.Strs(r.Iterators)
-	e.Strs(r.Collections)
-	encodeProblems(e, warnings)
-	return e.B, e.OK
+	return object.Entry(cache.KroCheck.Layout(), checkEntry{r, warnings})
 }
 
 // decodeCheckEntry reads what encodeCheckEntry wrote; an entry without a
 // CRD or dependencies is not one it wrote.
 func decodeCheckEntry(data []byte) (*Result, []Problem, error) {
-	d := object.NewEntryDecoder(cache.KroCheck.Layout(), data)
-	r := &Result{}
-	r.CRD, _ = d.Value().(map[string]any)
-	if n, isNil := d.Count(); !isNil {
-		r.Deps = make(map[string][]string, n)
-		for range n {
-			id := d.Str()
-			r.Deps[id] = d.Strs()
-		}
+	var e checkEntry
+	err := object.ReadEntry(cache.KroCheck.Layout(), data, &e)
+	if err == nil && (e.Result == nil || e.Result.CRD == nil || e.Result.Deps == nil) {
+		err = object.ErrCorrupt
 	}
-	r.Order, r.Iterators, r.Collections = d.Strs(), d.Strs(), d.Strs()
-	warnings := decodeProblems(d)
-	if r.CRD == nil || r.Deps == nil {
-		d.Fail()
-	}
-	if err := d.Done(); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
-	return r, warnings, nil
+	return e.Result, e.Warnings, nil
 }
 
 // newResult is what Check returns for the graph g kro built.

@@ -54,68 +54,21 @@ func store(c cache.Cache, dir string, reads []read, objects []Object, problems [
 }
 
 // encodeEntry writes e in object's binary form, after cache.Manifests'
-// layout; a
-// problem's id by its name, which stays when diag's table changes order.
+// layout; a problem's id by its name, which stays when diag's table
+// changes order.
 func encodeEntry(e *cacheEntry) []byte {
-	enc := object.NewEncoder([]byte(cache.Manifests.Layout()))
-	enc.Str(e.Dir)
-	enc.Count(len(e.Reads), e.Reads == nil)
-	for _, r := range e.Reads {
-		enc.Str(r.Op)
-		enc.Str(r.Name)
-		enc.Str(r.Saw)
-	}
-	enc.Count(len(e.Objects), e.Objects == nil)
-	for _, o := range e.Objects {
-		enc.Str(o.APIVersion)
-		enc.Str(o.Kind)
-		enc.Str(o.Name)
-		enc.Str(o.Namespace)
-		enc.Str(o.File)
-		enc.Int(o.Line)
-	}
-	enc.Count(len(e.Problems), e.Problems == nil)
-	for _, p := range e.Problems {
-		enc.Str(p.ID.String())
-		enc.Str(p.File)
-		enc.Int(p.Line)
-		enc.Int(p.Col)
-		enc.Str(p.Msg)
-	}
-	return enc.B
+	data, _ := object.Entry(cache.Manifests.Layout(), e) // strings and ints only
+	return data
 }
 
 // decodeEntry reads what encodeEntry wrote; an id this platc does not know
 // is an entry it did not write.
-func decodeEntry(data []byte) (*cacheEntry, error) {
-	d := object.NewEntryDecoder(cache.Manifests.Layout(), data)
-	e := &cacheEntry{Dir: d.Str()}
-	if n, isNil := d.Count(); !isNil {
-		e.Reads = make([]read, n)
-		for i := range e.Reads {
-			e.Reads[i] = read{Op: d.Str(), Name: d.Str(), Saw: d.Str()}
-		}
+func decodeEntry(data []byte) (e *cacheEntry, err error) {
+	err = object.ReadEntry(cache.Manifests.Layout(), data, &e)
+	if err == nil && e == nil {
+		err = object.ErrCorrupt
 	}
-	if n, isNil := d.Count(); !isNil {
-		e.Objects = make([]Object, n)
-		for i := range e.Objects {
-			e.Objects[i] = Object{APIVersion: d.Str(), Kind: d.Str(), Name: d.Str(), Namespace: d.Str(), File: d.Str(), Line: d.Int()}
-		}
-	}
-	if n, isNil := d.Count(); !isNil {
-		e.Problems = make([]Problem, n)
-		for i := range e.Problems {
-			p := &e.Problems[i]
-			if p.ID.UnmarshalText([]byte(d.Str())) != nil {
-				d.Fail()
-			}
-			p.File, p.Line, p.Col, p.Msg = d.Str(), d.Int(), d.Int(), d.Str()
-		}
-	}
-	if err := d.Done(); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e, err
 }
 
 // The operations of recordingFS, as look performs them.

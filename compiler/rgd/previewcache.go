@@ -34,29 +34,12 @@ func (c *Compiled) previewKey(st *Stack, vars []byte) string {
 }
 
 // cachedPreviewOf reads the preview of key, nil when there is none or it
-// does not decode. A cached preview is cache.RGDPreview's layout, then the resources'
-// count and each one's id, kind, inclusion and object (nil when not
-// created), in object's binary form.
+// does not decode. A cached preview is its resources, in object's binary
+// form after cache.RGDPreview's layout.
 func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
-	data, ok := c.cache.Get(key)
-	if !ok {
-		return nil
-	}
-	d := object.NewEntryDecoder(cache.RGDPreview.Layout(), data)
 	p := &Preview{Instance: inst}
-	n, _ := d.Count()
-	for range n {
-		pr := PreviewResource{ID: d.Str(), Kind: d.Str(), Included: d.Str()}
-		switch v := d.Value().(type) {
-		case nil:
-		case *object.Map:
-			pr.Object = v
-		default:
-			d.Fail()
-		}
-		p.Resources = append(p.Resources, pr)
-	}
-	if d.Done() != nil {
+	data, ok := c.cache.Get(key)
+	if !ok || object.ReadEntry(cache.RGDPreview.Layout(), data, &p.Resources) != nil {
 		return nil
 	}
 	return p
@@ -64,19 +47,7 @@ func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
 
 // putPreview keeps p under key, unless a value of it does not encode.
 func (c *Compiled) putPreview(key string, p *Preview) {
-	e := object.NewEncoder([]byte(cache.RGDPreview.Layout()))
-	e.Count(len(p.Resources), p.Resources == nil)
-	for _, r := range p.Resources {
-		e.Str(r.ID)
-		e.Str(r.Kind)
-		e.Str(r.Included)
-		if r.Object != nil {
-			e.Value(r.Object)
-		} else {
-			e.Value(nil)
-		}
-	}
-	if e.OK {
-		c.cache.Put(key, e.B)
+	if data, ok := object.Entry(cache.RGDPreview.Layout(), p.Resources); ok {
+		c.cache.Put(key, data)
 	}
 }

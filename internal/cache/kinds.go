@@ -10,9 +10,11 @@ import (
 // of Kinds, and nowhere else: its name, which starts each entry's key; the
 // version of its layout, in each entry's first line; what its key is
 // derived from; and the functions that write and read an entry. Entries
-// are in one codec, object's binary form (compiler/object's Encoder and
-// Decoder) after the layout line (Layout), but for the chart indexes,
-// which are kept as fetched.
+// are in one codec, object's binary form after the layout line (Layout):
+// a kind's Go type as object.Entry writes it, field by field by its type,
+// but for the entries every warm run reads at length (the spec's reading,
+// chart outcomes and their pack, the schema verdicts), written by hand on
+// the same Encoder, and the chart indexes, kept as fetched.
 type Kind struct {
 	// Name starts the key of every entry, and names the layout.
 	Name string
@@ -32,7 +34,7 @@ var (
 	SpecReading = &Kind{"spec-reading", 2,
 		"the spec folder; the entry holds the digest of the spec's files and names, the folder, the schema and CUE's version, and is kept only for a spec that fits the schema",
 		[]string{"load.storeReading", "load.cachedReading"}}
-	KroCheck = &Kind{"kro-check", 4,
+	KroCheck = &Kind{"kro-check", 5,
 		"kro's version, the CRDs of the resources' kinds, the built-in schemas, the feature gates and the RGD",
 		[]string{"kro.encodeCheckEntry", "kro.decodeCheckEntry"}}
 	KroInstance = &Kind{"kro-instance", 5,
@@ -50,7 +52,7 @@ var (
 	SchemaVerdicts = &Kind{"schema-verdicts", 4,
 		"the Kubernetes modules platc links and the embedded CRDs (one entry: the verdict on each shape of object)",
 		[]string{"validate.Memo.Write", "validate.Memo.Read"}}
-	Manifests = &Kind{"manifests", 7,
+	Manifests = &Kind{"manifests", 8,
 		"the folder kustomize builds; the entry holds the folder and what the build read, each checked again",
 		[]string{"manifests.encodeEntry", "manifests.decodeEntry"}}
 	ChartRender = &Kind{"chart-render", 8,
