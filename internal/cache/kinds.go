@@ -14,7 +14,9 @@ import (
 // a kind's Go type as object.Entry writes it, field by field by its type,
 // but for the entries every warm run reads at length (the spec's reading,
 // chart outcomes and their pack, the schema verdicts), written by hand on
-// the same Encoder, and the chart indexes, kept as fetched.
+// the same Encoder, and the chart indexes, kept as fetched. The chart
+// archives platc charts pull fetches are no kind: a store by digest that
+// only that command fills, never computed again.
 type Kind struct {
 	// Name starts the key of every entry, and names the layout.
 	Name string
