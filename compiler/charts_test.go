@@ -207,7 +207,7 @@ type outcomeView struct {
 // BenchmarkVetWithCharts measures a compilation that renders every chart:
 // cold (every distinct render done) and warm (every outcome from the
 // cache), against the same platform without charts, with a warm cache
-// too (the schema check's verdict, kro's, the CEL parses are cached in
+// too (the spec's reading, kro's verdicts, the CEL parses are cached in
 // both, as in a real run from the second on).
 func BenchmarkVetWithCharts(b *testing.B) {
 	size := synth.Size{Environments: 10, Modules: 100, Clients: 4}
