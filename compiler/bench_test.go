@@ -129,6 +129,38 @@ func BenchmarkStages(b *testing.B) {
 	}
 }
 
+// BenchmarkLoad measures the load stage alone on the sample and the
+// generated platforms, plain and idiomatic (synth.Idiomatic), as a run
+// meets it: with no cache (or the first run after an edit of the spec),
+// and with the cache an earlier run of the same spec left (the everyday
+// render). docs/performance.md gives what each of load's readers buys
+// here.
+func BenchmarkLoad(b *testing.B) {
+	repos := benchRepos()
+	for _, size := range []string{"10x100", "50x200x20"} {
+		repos = append(repos, struct {
+			name string
+			fsys fs.FS
+		}{"idiomatic-" + size, synth.Idiomatic(synth.Sizes[size])})
+	}
+	for _, r := range repos {
+		b.Run(r.name+"/no-cache", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				load.Load(r.fsys, compiler.DefaultSpecDir, &diag.Log{})
+			}
+		})
+		b.Run(r.name+"/cached", func(b *testing.B) {
+			cache := &memcache.Memory{}
+			load.BeginCached(r.fsys, compiler.DefaultSpecDir, cache, &diag.Log{}).Checked()
+			b.ReportAllocs()
+			for b.Loop() {
+				load.BeginCached(r.fsys, compiler.DefaultSpecDir, cache, &diag.Log{}).Checked()
+			}
+		})
+	}
+}
+
 // rendered is a spec run through the stages up to render, one by one.
 type rendered struct {
 	loaded  *load.Spec

@@ -121,7 +121,7 @@ func TestChartRendersAreCached(t *testing.T) {
 	if apps := len(first.Charts.Apps()); distinct == 0 || distinct >= apps {
 		t.Errorf("%d renders kept for %d Applications: the same request must render once", distinct, apps)
 	}
-	if _, ok := cache.Memory.Get("chart-renders"); !ok || cache.chartPuts != distinct+1 {
+	if _, ok := cache.Memory.Get(memcache.ChartRenders.Key()); !ok || cache.chartPuts != distinct+1 {
 		t.Errorf("the first compilation put %d entries of renders, want the %d renders and the pack", cache.chartPuts, distinct)
 	}
 	puts, chartGets := cache.Puts(), cache.chartGets
@@ -146,14 +146,14 @@ func TestChartRendersAreCached(t *testing.T) {
 	}
 	// Corrupt the pack's entries too: each is rendered again, with the
 	// same outcome, and the pack is written again.
-	cache.Edit("chart-renders", damagePackEntries)
+	cache.Edit(memcache.ChartRenders.Key(), damagePackEntries)
 	third := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if cache.Puts() != puts+distinct+1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, third.Charts.Apps())) {
 		t.Errorf("corrupt entries: %d put again, want the %d renders and the pack", cache.Puts()-puts, distinct)
 	}
 	// A damaged pack alone: the entries of single renders serve, and the
 	// pack is written again.
-	cache.Edit("chart-renders", func(pack []byte) []byte { return pack[:len(pack)/2] })
+	cache.Edit(memcache.ChartRenders.Key(), func(pack []byte) []byte { return pack[:len(pack)/2] })
 	chartPuts := cache.chartPuts
 	fourth := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fourth.Charts.Apps())) {
@@ -161,7 +161,7 @@ func TestChartRendersAreCached(t *testing.T) {
 	}
 	// Entries of the pack that are not what they claim, the pack whole:
 	// the same.
-	cache.Edit("chart-renders", damagePackEntries)
+	cache.Edit(memcache.ChartRenders.Key(), damagePackEntries)
 	chartPuts = cache.chartPuts
 	fifth := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if n := cache.chartPuts - chartPuts; n != 1 || !reflect.DeepEqual(outcomes(t, first.Charts.Apps()), outcomes(t, fifth.Charts.Apps())) {
@@ -172,8 +172,8 @@ func TestChartRendersAreCached(t *testing.T) {
 // damagePackEntries changes the first byte of the head of every entry
 // the pack holds (as the single entries are damaged above).
 func damagePackEntries(pack []byte) []byte {
-	for i := len("platc chart renders 1\n"); i < len(pack); i++ {
-		if bytes.HasPrefix(pack[i:], []byte("platc chart render ")) {
+	for i := len(memcache.ChartRenders.Layout()); i < len(pack); i++ {
+		if bytes.HasPrefix(pack[i:], []byte(memcache.ChartRender.Layout())) {
 			pack[i] ^= 1
 		}
 	}
@@ -207,7 +207,7 @@ type outcomeView struct {
 // BenchmarkVetWithCharts measures a compilation that renders every chart:
 // cold (every distinct render done) and warm (every outcome from the
 // cache), against the same platform without charts, with a warm cache
-// too (the schema check's verdict, kro's, the CEL parses are cached in
+// too (the spec's reading, kro's verdicts, the CEL parses are cached in
 // both, as in a real run from the second on).
 func BenchmarkVetWithCharts(b *testing.B) {
 	size := synth.Size{Environments: 10, Modules: 100, Clients: 4}

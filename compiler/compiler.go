@@ -46,10 +46,10 @@ type Options struct {
 	// validate the output against instead of the embedded ones.
 	CRDs map[string][]byte
 	// Cache, when set, keeps what is costly to compute and rarely changes
-	// from one compilation to the next, even in another process: the
-	// schema check's verdict on a spec that fits (cache.Cache), the
-	// outcomes of kustomize builds (cache.Cache), the parses of CEL
-	// expressions (kro.Parses.Read), kro's verdicts and chart renders.
+	// from one compilation to the next, even in another process: each
+	// kind of entry is a row of cache.Kinds (the reading of a spec that
+	// fits, kustomize builds, CEL parses, kro's verdicts, chart
+	// renders...).
 	Cache Cache
 	// ScanOutput also reads the output folder as it is now (Result.Existing),
 	// for commands that compare or write it. It is read while the spec
@@ -90,7 +90,7 @@ type Cache = cache.Cache
 
 // celParsesKey is the Cache key of the CEL parses (as kro's
 // environment parses): it names the kro whose environment parses them.
-const celParsesKey = "cel-parses-kro@" + upstream.Kro
+var celParsesKey = cache.CELParses.Key(upstream.Kro)
 
 // Result is the outcome of a compilation.
 type Result struct {

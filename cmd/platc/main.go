@@ -6,11 +6,15 @@ import (
 	"os"
 
 	"github.com/platc/platc/compiler/cli"
-	// The garbage collector's pace, set while the packages initialize.
+	"github.com/platc/platc/compiler/load"
 	"github.com/platc/platc/internal/gcpace"
 )
 
 func main() {
-	gcpace.Collect()
+	// The process's garbage collection is decided here, and nowhere in
+	// the stages: the pace, and one collection once a spec's CUE
+	// evaluation is garbage.
+	gcpace.Set()
+	load.AfterEvaluation = gcpace.Collect
 	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

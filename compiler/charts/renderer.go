@@ -93,17 +93,14 @@ type rendered struct {
 	entry []byte // the cache entry of out, when it has one
 }
 
-// packKey is the cache entry that holds, in one, the entries of the
-// outcomes the last compilation read: a warm run reads it, not one entry
-// per distinct render, whose opening and reading cost a warm vet many
-// times what one pack does. The entries of single
-// renders stay: a pack holds one compilation's set, and another set (a
-// branch, -client-repo) finds its renders there.
-const packKey = "chart-renders"
-
-// packFormat names the layout of the pack; its entries are as stored
-// alone (entryHead), and outcomeFormat is in each.
-const packFormat = "platc chart renders 1\n"
+// The pack (cache.ChartRenders) is the cache entry that holds, in one,
+// the entries of the outcomes the last compilation read: a warm run reads
+// it, not one entry per distinct render, whose opening and reading cost a
+// warm vet many times what one pack does. The entries of single renders
+// stay: a pack holds one compilation's set, and another set (a branch,
+// -client-repo) finds its renders there. Its entries are as stored alone
+// (entryHead).
+var packKey = cache.ChartRenders.Key()
 
 // packRead is the pack, read once (Prefetch, or the first render).
 type packRead struct {
@@ -125,7 +122,7 @@ func (r *Renderer) readPack() map[string][]byte {
 		if !ok {
 			return
 		}
-		d := object.NewEntryDecoder(packFormat, data)
+		d := object.NewEntryDecoder(cache.ChartRenders.Layout(), data)
 		n, _ := d.Count()
 		entries := make(map[string][]byte, n)
 		for range n {
@@ -158,7 +155,7 @@ func (r *Renderer) KeepPack() {
 	if !changed || len(entries) == 0 {
 		return
 	}
-	e := object.NewEncoder([]byte(packFormat))
+	e := object.NewEncoder([]byte(cache.ChartRenders.Layout()))
 	e.Count(len(entries), false)
 	for _, k := range slices.Sorted(maps.Keys(entries)) {
 		e.Str(k)
@@ -593,22 +590,18 @@ func (r *Renderer) Apps() []App {
 	return apps
 }
 
-// outcomeFormat names the layout of a cached outcome and what makes it:
-// change it whenever Render or Outcome changes.
-const outcomeFormat = "platc chart render 7 helm " + HelmVersion
-
-// A cached outcome is a line naming what it describes (outcomeFormat, the
-// chart's digest and the request's) and the outcome in binary form
-// (appendOutcome). Its bytes are the Cache's to keep whole (the CLI's
-// store checks a digest of every entry, the pack's included).
+// A cached outcome (cache.ChartRender: change its version whenever Render
+// or Outcome changes) is its layout, a line naming what it describes
+// (Helm's version, the chart's digest and the request's) and the outcome
+// in binary form (appendOutcome). Its bytes are the Cache's to keep whole
+// (the CLI's store checks a digest of every entry, the pack's included).
 func entryHead(digest, reqDigest string) string {
-	return outcomeFormat + " " + digest + " " + reqDigest + "\n"
+	return cache.ChartRender.Layout() + HelmVersion + " " + digest + " " + reqDigest + "\n"
 }
 
 func (r *Renderer) render(digest string, chart func() (*Chart, error), req Request) *Outcome {
 	reqDigest := requestDigest(req)
-	keySum := sha256.Sum256([]byte(outcomeFormat + "\x00" + digest + "\x00" + reqDigest))
-	key := "chart-render-" + hex.EncodeToString(keySum[:16])
+	key := cache.ChartRender.Key(HelmVersion, digest, reqDigest)
 
 	r.mu.Lock()
 	if r.outcomes == nil {

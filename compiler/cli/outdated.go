@@ -22,6 +22,7 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/versions"
+	"github.com/platc/platc/internal/cache"
 )
 
 // jsonOutdated is a chart version and what its repository offers beyond.
@@ -339,13 +340,11 @@ func (r *chartRepos) read(u string, fetch func(context.Context) ([]byte, error))
 	return data, &versions.Source{URL: u, Read: at, Cached: true}, nil
 }
 
-// An entry of the index cache starts with a line that binds it to its
-// URL, says when it was read, and holds the digest of what follows.
-const indexEntryFormat = "platc-index-1"
-
+// An entry of the index cache (cache.ChartIndex) starts with its layout
+// and a line that says when it was read, holds the digest of what
+// follows, and binds it to its URL.
 func (r *chartRepos) entry(u string) string {
-	sum := sha256.Sum256([]byte(u))
-	return filepath.Join(r.dir, hex.EncodeToString(sum[:16]))
+	return filepath.Join(r.dir, cache.ChartIndex.Key(u))
 }
 
 func (r *chartRepos) keep(u string, data []byte, at string) {
@@ -353,7 +352,7 @@ func (r *chartRepos) keep(u string, data []byte, at string) {
 		return
 	}
 	sum := sha256.Sum256(data)
-	head := fmt.Sprintf("%s %s %s %s\n", indexEntryFormat, at, hex.EncodeToString(sum[:]), u)
+	head := fmt.Sprintf("%s%s %s %s\n", cache.ChartIndex.Layout(), at, hex.EncodeToString(sum[:]), u)
 	f, err := os.CreateTemp(r.dir, "index.*.tmp")
 	if err != nil {
 		return
@@ -380,14 +379,15 @@ func (r *chartRepos) kept(u string) ([]byte, string, bool) {
 	if err != nil {
 		return nil, "", false
 	}
-	line, rest, ok := bytes.Cut(data, []byte("\n"))
-	fields := strings.SplitN(string(line), " ", 4)
-	if !ok || len(fields) != 4 || fields[0] != indexEntryFormat || fields[3] != u {
+	data, ok := bytes.CutPrefix(data, []byte(cache.ChartIndex.Layout()))
+	line, rest, cut := bytes.Cut(data, []byte("\n"))
+	fields := strings.SplitN(string(line), " ", 3)
+	if !ok || !cut || len(fields) != 3 || fields[2] != u {
 		return nil, "", false
 	}
 	sum := sha256.Sum256(rest)
-	if hex.EncodeToString(sum[:]) != fields[2] {
+	if hex.EncodeToString(sum[:]) != fields[1] {
 		return nil, "", false
 	}
-	return rest, fields[1], true
+	return rest, fields[0], true
 }

@@ -29,11 +29,8 @@ package kro
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -219,17 +216,11 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	return nil, c.sorted()
 }
 
-// checkFormat names the layout of an accepted RGD's entry: change it
-// whenever the entry or Problem changes (3: object's binary form).
-const checkFormat = "platc kro check 3\n"
-
-// cacheKey is the key of an RGD's entry: a digest of what Check reads.
+// cacheKey is the key of an RGD's entry (cache.KroCheck): a digest of
+// what Check reads.
 func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
 	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", checkFormat, kroVersion, kinds.digest, builtinDigest(), gates.key())
-	h.Write(data)
-	return "kro-check-" + hex.EncodeToString(h.Sum(nil))
+	return cache.KroCheck.Key(kroVersion, kinds.digest, builtinDigest(), gates.key(), string(data))
 }
 
 // cached returns the Result and the warnings of an entry, or a nil Result
@@ -250,46 +241,29 @@ func cached(cache cache.Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	return r, warnings
 }
 
-// encodeCheckEntry writes what the cache keeps of an accepted RGD: the
-// Result's exported fields, and the warnings, which are said again at
-// every run.
+// checkEntry is what the cache keeps of an accepted RGD: the Result's
+// exported fields, and the warnings, which are said again at every run.
+type checkEntry struct {
+	Result   *Result
+	Warnings []Problem
+}
+
 func encodeCheckEntry(r *Result, warnings []Problem) ([]byte, bool) {
-	e := object.NewEncoder([]byte(checkFormat))
-	e.Value(r.CRD)
-	e.Count(len(r.Deps), r.Deps == nil)
-	for _, id := range slices.Sorted(maps.Keys(r.Deps)) {
-		e.Str(id)
-		e.Strs(r.Deps[id])
-	}
-	e.Strs(r.Order)
-	e.Strs(r.Iterators)
-	e.Strs(r.Collections)
-	encodeProblems(e, warnings)
-	return e.B, e.OK
+	return object.Entry(cache.KroCheck.Layout(), checkEntry{r, warnings})
 }
 
 // decodeCheckEntry reads what encodeCheckEntry wrote; an entry without a
 // CRD or dependencies is not one it wrote.
 func decodeCheckEntry(data []byte) (*Result, []Problem, error) {
-	d := object.NewEntryDecoder(checkFormat, data)
-	r := &Result{}
-	r.CRD, _ = d.Value().(map[string]any)
-	if n, isNil := d.Count(); !isNil {
-		r.Deps = make(map[string][]string, n)
-		for range n {
-			id := d.Str()
-			r.Deps[id] = d.Strs()
-		}
+	var e checkEntry
+	err := object.ReadEntry(cache.KroCheck.Layout(), data, &e)
+	if err == nil && (e.Result == nil || e.Result.CRD == nil || e.Result.Deps == nil) {
+		err = object.ErrCorrupt
 	}
-	r.Order, r.Iterators, r.Collections = d.Strs(), d.Strs(), d.Strs()
-	warnings := decodeProblems(d)
-	if r.CRD == nil || r.Deps == nil {
-		d.Fail()
-	}
-	if err := d.Done(); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
-	return r, warnings, nil
+	return e.Result, e.Warnings, nil
 }
 
 // newResult is what Check returns for the graph g kro built.
@@ -354,7 +328,7 @@ func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 	if err != nil {
 		return r.instance(spec)
 	}
-	e := readThrough(r.cache, r.subKey("kro-instance-", data), decodeInstanceEntry, encodeInstanceEntry, func() instanceEntry {
+	e := readThrough(r.cache, cache.KroInstance.Key(r.key, string(data)), decodeInstanceEntry, encodeInstanceEntry, func() instanceEntry {
 		defaulted, probs := r.instance(spec)
 		return instanceEntry{Spec: defaulted, Problems: probs}
 	})

@@ -1,10 +1,9 @@
 package kro
 
 import (
-	"encoding/binary"
 	"fmt"
-	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
@@ -13,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // parseEnv parses as every environment of kro's does: they all extend kro's
@@ -87,46 +87,36 @@ func parse(env *cel.Env, src string) *parsed {
 	return &parsed{expr: pe, iss: iss, fresh: true}
 }
 
-// parsesFormat starts what Write writes: change it whenever the encoding
-// changes. After it come, in object's binary form, the count of parses and
-// each one's source and protocol buffer (a ParsedExpr), by source.
-const parsesFormat = "platc cel parses 2\n"
-
 // Read adds the parses Write wrote (in an earlier run) to those Parse
 // knows. Data that does not decode is ignored, whole: it only costs
 // parses.
 func (ps *Parses) Read(data []byte) {
-	if ps == nil {
+	var stored []storedParse
+	if ps == nil || object.ReadEntry(cache.CELParses.Layout(), data, &stored) != nil {
 		return
 	}
-	d := object.NewEntryDecoder(parsesFormat, data)
-	n, _ := d.Count()
-	type stored struct {
-		src string
-		pb  []byte
-	}
-	all := make([]stored, n)
-	for i := range all {
-		all[i] = stored{d.Str(), d.Bytes()}
-	}
-	if d.Done() != nil {
-		return
-	}
-	for _, st := range all {
+	for _, st := range stored {
 		pe := &exprpb.ParsedExpr{}
-		if proto.Unmarshal(st.pb, pe) != nil {
+		if proto.Unmarshal(st.PB, pe) != nil {
 			continue
 		}
-		if p, loaded := ps.m.LoadOrStore(st.src, &parsed{expr: pe}); loaded && p.(*parsed).fresh {
-			ps.m.CompareAndSwap(st.src, p, &parsed{expr: p.(*parsed).expr, iss: p.(*parsed).iss}) // the data has it
+		if p, loaded := ps.m.LoadOrStore(st.Src, &parsed{expr: pe}); loaded && p.(*parsed).fresh {
+			ps.m.CompareAndSwap(st.Src, p, &parsed{expr: p.(*parsed).expr, iss: p.(*parsed).iss}) // the data has it
 		}
 	}
+}
+
+// storedParse is a parse as Write keeps it: its source and its protocol
+// buffer (a ParsedExpr).
+type storedParse struct {
+	Src string
+	PB  []byte
 }
 
 // Write returns the expressions parsed without error, for Read in a later
 // run, and whether any is new since Read or the last Write.
 func (ps *Parses) Write() ([]byte, bool) {
-	stored := map[string][]byte{}
+	stored := []storedParse{}
 	fresh := false
 	if ps != nil {
 		ps.m.Range(func(k, v any) bool {
@@ -135,7 +125,7 @@ func (ps *Parses) Write() ([]byte, bool) {
 				return true
 			}
 			if b, err := (proto.MarshalOptions{Deterministic: true}).Marshal(p.expr); err == nil {
-				stored[k.(string)] = b
+				stored = append(stored, storedParse{k.(string), b})
 				if p.fresh && ps.m.CompareAndSwap(k, p, &parsed{expr: p.expr, iss: p.iss}) {
 					fresh = true
 				}
@@ -143,15 +133,7 @@ func (ps *Parses) Write() ([]byte, bool) {
 			return true
 		})
 	}
-	size := len(parsesFormat) + binary.MaxVarintLen64
-	for src, b := range stored {
-		size += len(src) + len(b) + 2*binary.MaxVarintLen64
-	}
-	e := object.NewEncoder(append(make([]byte, 0, size), parsesFormat...)) // grown once
-	e.Count(len(stored), false)
-	for _, src := range slices.Sorted(maps.Keys(stored)) {
-		e.Str(src)
-		e.Bytes(stored[src])
-	}
-	return e.B, fresh
+	slices.SortFunc(stored, func(a, b storedParse) int { return strings.Compare(a.Src, b.Src) })
+	data, _ := object.Entry(cache.CELParses.Layout(), stored) // strings and bytes only
+	return data, fresh
 }

@@ -9,6 +9,7 @@ import (
 	celast "github.com/google/cel-go/common/ast"
 
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // TestParsesAreTheCallers: what one Parses keeps, another does not see, and
@@ -61,7 +62,7 @@ func TestParsesReadWrite(t *testing.T) {
 	if iss.Err() == nil {
 		t.Error("an expression that does not parse parsed")
 	}
-	notAParse := object.NewEncoder([]byte(parsesFormat))
+	notAParse := object.NewEncoder([]byte(cache.CELParses.Layout()))
 	notAParse.Count(1, false)
 	notAParse.Str("schema.spec.a")
 	notAParse.Str("not a parse")
@@ -152,7 +153,7 @@ func TestParsesReadAfterParse(t *testing.T) {
 // parsesIn is the number of parses data, what Write wrote, holds.
 func parsesIn(t *testing.T, data []byte) int {
 	t.Helper()
-	d := object.NewEntryDecoder(parsesFormat, data)
+	d := object.NewEntryDecoder(cache.CELParses.Layout(), data)
 	n, isNil := d.Count()
 	if d.Err != nil || isNil {
 		t.Fatalf("%q is not an entry of parses", data)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/internal/cache"
 )
 
 // A problem of one name inside an expression (a field or an identifier
@@ -186,7 +187,7 @@ func (r *Result) CheckOverSchema(s string) []Problem {
 	// What it finds is a function of the RGD and s: kept in the RGD's
 	// Cache, so that a run whose stacks are unchanged builds no
 	// environment for it.
-	return readThrough(r.cache, r.subKey("kro-over-schema-", []byte(s)), decodeOverSchema, encodeOverSchema, func() []Problem {
+	return readThrough(r.cache, cache.KroOverSchema.Key(r.key, s), decodeOverSchema, encodeOverSchema, func() []Problem {
 		return r.checkOverSchema(s)
 	})
 }

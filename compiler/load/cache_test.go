@@ -76,7 +76,7 @@ func TestCachedFitReadsAsUncached(t *testing.T) {
 			if used != keeps {
 				t.Errorf("the second load used the cache: %v; the spec fits the schema: %v, and has no trap: %v", used, want.Fits, keeps)
 			}
-			reading := slices.ContainsFunc(cache.Keys(), func(k string) bool { return strings.HasPrefix(k, "spec-reading-") })
+			reading := slices.ContainsFunc(cache.Keys(), func(k string) bool { return strings.HasPrefix(k, memcache.SpecReading.Name+"-") })
 			if reading {
 				kept++
 			}
@@ -90,10 +90,10 @@ func TestCachedFitReadsAsUncached(t *testing.T) {
 	}
 }
 
-// TestCachedFitIsBoundToTheBytes checks that a fit found for one spec is
-// not taken for another: a changed byte, another file name, another
-// folder, an entry of another spec stored under this spec's key, and a
-// damaged entry are all checked anew, and the misfit is reported.
+// TestCachedFitIsBoundToTheBytes checks that the reading of a spec that
+// fits, which says that it fits, is not taken for another spec: a changed
+// byte and a damaged entry are checked anew, and the misfit is reported;
+// another file name, another folder and another file change the digest.
 func TestCachedFitIsBoundToTheBytes(t *testing.T) {
 	const good = `package platform
 platform: {name: "shop", repoURL: "https://git.example.com/shop.git"}
@@ -110,15 +110,12 @@ environments: dev: revision: "HEAD"
 	if !loadWith(goodFS, cache).Fits {
 		t.Fatal("the spec does not fit")
 	}
-	goodKey := fitKey(fitDigest("sources", []string{"sources/platform.cue"}, [][]byte{[]byte(good)}))
-	badKey := fitKey(fitDigest("sources", []string{"sources/platform.cue"}, [][]byte{[]byte(bad)}))
 	for _, tc := range []struct {
 		name  string
 		entry func()
 	}{
 		{"a changed byte", func() {}},
-		{"the good spec's entry under the bad spec's key", func() { data, _ := cache.Get(goodKey); cache.Put(badKey, data) }},
-		{"a damaged entry", func() { cache.Put(badKey, []byte(fitFormat+"\n")) }},
+		{"a damaged entry", func() { cache.Put(memcache.SpecReading.Key("sources"), []byte(memcache.SpecReading.Layout())) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.entry()
@@ -128,12 +125,12 @@ environments: dev: revision: "HEAD"
 		})
 	}
 	// What the digest covers, each changed alone.
-	base := fitDigest("sources", []string{"sources/a.cue"}, [][]byte{[]byte(good)})
+	base := readingDigest("sources", []string{"sources/a.cue"}, [][]byte{[]byte(good)})
 	for name, d := range map[string]string{
-		"another file name":                     fitDigest("sources", []string{"sources/b.cue"}, [][]byte{[]byte(good)}),
-		"another folder":                        fitDigest("spec", []string{"sources/a.cue"}, [][]byte{[]byte(good)}),
-		"the bytes moved between name and data": fitDigest("sources", []string{"sources/a.cuep"}, [][]byte{[]byte(strings.TrimPrefix(good, "p"))}),
-		"another file":                          fitDigest("sources", []string{"sources/a.cue", "sources/b.cue"}, [][]byte{[]byte(good), nil}),
+		"another file name":                     readingDigest("sources", []string{"sources/b.cue"}, [][]byte{[]byte(good)}),
+		"another folder":                        readingDigest("spec", []string{"sources/a.cue"}, [][]byte{[]byte(good)}),
+		"the bytes moved between name and data": readingDigest("sources", []string{"sources/a.cuep"}, [][]byte{[]byte(strings.TrimPrefix(good, "p"))}),
+		"another file":                          readingDigest("sources", []string{"sources/a.cue", "sources/b.cue"}, [][]byte{[]byte(good), nil}),
 	} {
 		if d == base {
 			t.Errorf("%s: same digest", name)
@@ -183,7 +180,7 @@ func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
 		t.Fatal("readPlain reads the spec: the test shows nothing")
 	}
 	want := loadWith(specFS, nil)
-	key := readingKey("sources")
+	key := memcache.SpecReading.Key("sources")
 	fill := func(c *memcache.Memory, fsys fs.FS) {
 		if !loadWith(fsys, c).Fits {
 			t.Fatal("the spec does not fit")
@@ -199,7 +196,9 @@ func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
 		{"another spec's reading, kept since", func(c *memcache.Memory) { fill(c, otherFS) }},
 		{"cut short", func(c *memcache.Memory) { c.Edit(key, func(b []byte) []byte { return b[:len(b)*2/3] }) }},
 		{"of another layout", func(c *memcache.Memory) {
-			c.Edit(key, func(b []byte) []byte { return append([]byte("platc spec reading 0\n"), b[len(readingFormat):]...) })
+			c.Edit(key, func(b []byte) []byte {
+				return append([]byte("platc spec-reading 0\n"), b[len(memcache.SpecReading.Layout()):]...)
+			})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,12 +223,12 @@ func FuzzCachedReading(f *testing.F) {
 	if !loadWith(fsys, c).Fits {
 		f.Fatal("the spec does not fit")
 	}
-	key := readingKey("sources")
+	key := memcache.SpecReading.Key("sources")
 	entry, ok := c.Get(key)
 	if !ok {
 		f.Fatal("the spec's reading is not kept")
 	}
-	digest := fitDigest("sources", []string{"sources/platform.cue"}, [][]byte{[]byte(spec)})
+	digest := readingDigest("sources", []string{"sources/platform.cue"}, [][]byte{[]byte(spec)})
 	data, decls, lits, ok := cachedReading(c, "sources", digest)
 	if !ok {
 		f.Fatal("the spec's reading is not read")

@@ -14,10 +14,7 @@ package load
 import (
 	"fmt"
 	"io/fs"
-	"math"
 	"path"
-	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,11 +85,11 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	return BeginCached(fsys, dir, nil, log)
 }
 
-// BeginCached is Begin with a cache of the schema check's verdicts: a spec
-// whose files, folder and schema are those of a spec the check found to
-// fit (byte for byte) is not checked again, and fits. It is then not
-// read, parsed or evaluated either, when its reading is in the cache too
-// (storeReading). cache may be nil.
+// BeginCached is Begin with a cache of the readings of specs that fit the
+// schema: a spec whose files, folder and schema are those of the last
+// spec of its folder the check found to fit (byte for byte) is not read,
+// parsed, evaluated or checked again, and fits (storeReading). cache may
+// be nil.
 func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -139,17 +136,13 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// the schema on another goroutine, in the same context (one build; a
 	// context is used by one goroutine at a time).
 	check := make(chan checked, 1)
+	// A spec is read from the cache when an earlier run kept its reading
+	// (storeReading), which it does only once the spec fits the schema;
+	// it is read from its bytes (readPlain), parsed and read, or
+	// evaluated, otherwise, and its reading kept once it is known to fit.
 	var digest string
-	fits := false
 	if cache != nil {
-		digest = fitDigest(dir, names, sources)
-		fits = cachedFit(cache, digest)
-	}
-	// A spec that fits is read from the cache when an earlier run kept
-	// its reading (storeReading), and read from its bytes (readPlain),
-	// parsed and read, or evaluated, otherwise; its reading is then kept
-	// once it is known to fit.
-	if fits {
+		digest = readingDigest(dir, names, sources)
 		if data, decls, lits, ok := cachedReading(cache, dir, digest); ok {
 			check <- checked{ok: true}
 			return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
@@ -175,10 +168,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			cutConflicts(idx.cuts)
 		}
 	}
-	evaluated := !plain
 	var ctx *cue.Context
 	var value cue.Value
-	if evaluated {
+	if !plain {
 		ctx = cuecontext.New()
 		var err error
 		if value, err = build(ctx, dir, files); err != nil {
@@ -192,28 +184,16 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	}
 	// Data is read by the goroutines below while later stages read it
 	// too: nothing changes a Value once read. The spec's reading is kept
-	// before the check says the spec fits: Checked waits for it, so that
-	// the run does not end while it is written. Only a spec checked
-	// with a cache is known to fit.
-	keepReading := func() { storeReading(cache, dir, digest, data, decls, lits) }
-	// checkSchema's verdict, kept when the spec fits (then it has
-	// reported nothing).
+	// when the check says the spec fits (then it has reported nothing),
+	// before the verdict is sent: Checked waits for it, so that the run
+	// does not end while it is written.
 	verdict := func(c checked) checked {
 		if c.ok && cache != nil {
-			storeFit(cache, digest)
-			keepReading()
+			storeReading(cache, dir, digest, data, decls, lits)
 		}
 		return c
 	}
 	switch {
-	case fits:
-		go func() {
-			keepReading()
-			check <- checked{ok: true}
-			if evaluated {
-				collectEvaluation()
-			}
-		}()
 	case plain:
 		go func() {
 			if specShape().fits(data) {
@@ -243,7 +223,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		// unification.
 		regular := onlyRegularFields(files)
 		go func() {
-			defer collectEvaluation()
+			defer afterEvaluation()
 			if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
 				check <- verdict(checked{ok: true})
 				return
@@ -254,29 +234,17 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 }
 
-// collectEvaluation collects the garbage CUE's evaluation of a spec that
-// is not plain data leaves once its data is read and checked: most of
-// what the run had allocated by then. The rest of the run then reuses
-// that memory rather than taking fresh memory
-// beside it, fresh pages costing more than the collection
-// (docs/performance.md has the figures). Being the run's first
-// collection, it ends the starting heap too: gcpace.Percent paces the
-// rest from what is live. It collects only while the collector is off under a
-// memory limit, as platc's starting heap sets it (internal/gcpace): at
-// any other pace the collector finds the garbage itself, and a test that
-// loads many specs would collect for each. It runs off the stages' path:
-// on a goroutine of its own, or at the end of the schema check's.
-func collectEvaluation() {
-	if startingHeap() {
-		runtime.GC()
-	}
-}
+// AfterEvaluation, when set, is called once the data of a spec that CUE
+// evaluated is read and checked, when the evaluation's garbage (most of
+// what the run had allocated by then) is dead: off the stages' path, on a
+// goroutine of its own or at the end of the schema check's. cmd/platc
+// sets it to gcpace.Collect; the stage itself never collects.
+var AfterEvaluation func()
 
-// startingHeap reports whether the collector is off under a memory limit.
-func startingHeap() bool {
-	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
-	metrics.Read(s)
-	return int64(s[0].Value.Uint64()) < 0 && s[1].Value.Uint64() != math.MaxInt64
+func afterEvaluation() {
+	if AfterEvaluation != nil {
+		AfterEvaluation()
+	}
 }
 
 // Checked waits for the schema check that Begin started and says whether

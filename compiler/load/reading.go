@@ -4,15 +4,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
+	"runtime/debug"
 	"slices"
+	"strconv"
+	"sync"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/schemas"
 )
 
 // The reading of a spec is kept in the cache once the spec fits the
-// schema, under the fit's digest: the next run of the same spec (a render
+// schema, with the digest of the spec: an entry found for the spec says
+// that it fits, and the schema check is not run again. The next run of the same spec (a render
 // again, the pre-commit hook's check of what a render wrote, with the
 // working tree's cache) reads the spec's data, declarations and ${...}
 // literals from the entry, and neither reads the files' bytes (readPlain),
@@ -25,14 +30,27 @@ import (
 // folder, the last: that is the one the next run meets, and a reading of
 // a large spec is too large to keep one for each edit of it.
 
-// readingFormat names the layout of an entry; change it whenever the
-// reading of a spec or the layout changes.
-const readingFormat = "platc spec reading 1\n"
-
-// readingKey is the cache key of the reading of the spec in the folder dir.
-func readingKey(dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	return "spec-reading-" + hex.EncodeToString(sum[:12])
+// readingDigest is the digest of everything the reading and the schema
+// check of the files names (with their bytes sources) of the spec folder
+// dir read: the layout of an entry, the schema, the CUE module that
+// evaluates it, the folder, and each file's name and bytes. The reading
+// and the check's verdict are functions of these alone.
+func readingDigest(dir string, names []string, sources [][]byte) string {
+	h := sha256.New()
+	field := func(s []byte) {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{':'})
+		h.Write(s)
+	}
+	field([]byte(cache.SpecReading.Layout()))
+	field([]byte(cueVersion()))
+	field(schemas.PlatformCUE)
+	field([]byte(dir))
+	for i, name := range names {
+		field([]byte(name))
+		field(sources[i])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // storeReading keeps the reading of the spec of digest in the folder
@@ -56,23 +74,24 @@ func storeReading(c cache.Cache, dir, digest string, data *Value, decls map[stri
 		w.pos(lits[k].Pos)
 		body.Str(lits[k].Raw)
 	}
-	e := object.NewEncoder(make([]byte, 0, len(readingFormat)+len(digest)+len(body.B)+64))
-	e.B = append(e.B, readingFormat...)
+	layout := cache.SpecReading.Layout()
+	e := object.NewEncoder(make([]byte, 0, len(layout)+len(digest)+len(body.B)+64))
+	e.B = append(e.B, layout...)
 	e.Str(digest)
 	e.Strs(w.names)
 	e.Uint(w.nodes)
 	e.B = append(e.B, body.B...)
-	c.Put(readingKey(dir), e.B)
+	c.Put(cache.SpecReading.Key(dir), e.B)
 }
 
 // cachedReading returns the reading of the spec of digest in the
 // folder dir that storeReading kept, if the cache has it whole.
 func cachedReading(c cache.Cache, dir, digest string) (data *Value, decls map[string]diag.Pos, lits map[string]Literal, ok bool) {
-	entry, found := c.Get(readingKey(dir))
+	entry, found := c.Get(cache.SpecReading.Key(dir))
 	if !found {
 		return nil, nil, nil, false
 	}
-	d := object.NewEntryDecoder(readingFormat, entry)
+	d := object.NewEntryDecoder(cache.SpecReading.Layout(), entry)
 	if d.Str() != digest {
 		// The reading of another spec, or of this folder before an edit.
 		return nil, nil, nil, false
@@ -238,3 +257,21 @@ func (r *readingReader) pos() diag.Pos {
 	}
 	return diag.Pos{File: r.files[i], Line: line, Col: col}
 }
+
+// cueVersion is the version of the CUE module linked into this binary,
+// which evaluates the check; "unknown" where the build does not say (then
+// the cache's own binding to the binary that wrote an entry, as the CLI's
+// has, is what keeps entries apart).
+var cueVersion = sync.OnceValue(func() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == "cuelang.org/go" {
+				if d.Replace != nil {
+					d = d.Replace
+				}
+				return d.Path + "@" + d.Version + " " + d.Sum
+			}
+		}
+	}
+	return "unknown"
+})

@@ -13,11 +13,6 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// cacheFormat names the layout of a cache entry, and what produces it:
-// change it whenever an entry, or what Build makes of a build, changes (5:
-// object's binary form; 6: a problem's column).
-const cacheFormat = "platc manifests cache 6\n"
-
 // cacheEntry is a folder's outcome with what building it read. It names
 // the folder it describes: an entry stored under another folder's key (a
 // cache folder copied or mixed up) describes that folder, not this one.
@@ -34,16 +29,10 @@ type read struct {
 	Op, Name, Saw string
 }
 
-// cacheKey is the key of the build of the folder dir.
-func cacheKey(dir string) string {
-	sum := sha256.Sum256([]byte(cacheFormat + "\x00" + dir))
-	return "manifests-" + hex.EncodeToString(sum[:16])
-}
-
 // cached returns the outcome of the build of dir stored in cache, if the
 // repository fsys still reads as it did for that build.
-func cached(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
-	data, ok := cache.Get(cacheKey(dir))
+func cached(c cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
+	data, ok := c.Get(cache.Manifests.Key(dir))
 	if !ok {
 		return nil, false
 	}
@@ -60,72 +49,26 @@ func cached(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
 }
 
 // store records the outcome of the build of dir, and what it read.
-func store(cache cache.Cache, dir string, reads []read, objects []Object, problems []Problem) {
-	cache.Put(cacheKey(dir), encodeEntry(&cacheEntry{Dir: dir, Reads: reads, Objects: objects, Problems: problems}))
+func store(c cache.Cache, dir string, reads []read, objects []Object, problems []Problem) {
+	c.Put(cache.Manifests.Key(dir), encodeEntry(&cacheEntry{Dir: dir, Reads: reads, Objects: objects, Problems: problems}))
 }
 
-// encodeEntry writes e in object's binary form, after cacheFormat; a
-// problem's id by its name, which stays when diag's table changes order.
+// encodeEntry writes e in object's binary form, after cache.Manifests'
+// layout; a problem's id by its name, which stays when diag's table
+// changes order.
 func encodeEntry(e *cacheEntry) []byte {
-	enc := object.NewEncoder([]byte(cacheFormat))
-	enc.Str(e.Dir)
-	enc.Count(len(e.Reads), e.Reads == nil)
-	for _, r := range e.Reads {
-		enc.Str(r.Op)
-		enc.Str(r.Name)
-		enc.Str(r.Saw)
-	}
-	enc.Count(len(e.Objects), e.Objects == nil)
-	for _, o := range e.Objects {
-		enc.Str(o.APIVersion)
-		enc.Str(o.Kind)
-		enc.Str(o.Name)
-		enc.Str(o.Namespace)
-		enc.Str(o.File)
-		enc.Int(o.Line)
-	}
-	enc.Count(len(e.Problems), e.Problems == nil)
-	for _, p := range e.Problems {
-		enc.Str(p.ID.String())
-		enc.Str(p.File)
-		enc.Int(p.Line)
-		enc.Int(p.Col)
-		enc.Str(p.Msg)
-	}
-	return enc.B
+	data, _ := object.Entry(cache.Manifests.Layout(), e) // strings and ints only
+	return data
 }
 
 // decodeEntry reads what encodeEntry wrote; an id this platc does not know
 // is an entry it did not write.
-func decodeEntry(data []byte) (*cacheEntry, error) {
-	d := object.NewEntryDecoder(cacheFormat, data)
-	e := &cacheEntry{Dir: d.Str()}
-	if n, isNil := d.Count(); !isNil {
-		e.Reads = make([]read, n)
-		for i := range e.Reads {
-			e.Reads[i] = read{Op: d.Str(), Name: d.Str(), Saw: d.Str()}
-		}
+func decodeEntry(data []byte) (e *cacheEntry, err error) {
+	err = object.ReadEntry(cache.Manifests.Layout(), data, &e)
+	if err == nil && e == nil {
+		err = object.ErrCorrupt
 	}
-	if n, isNil := d.Count(); !isNil {
-		e.Objects = make([]Object, n)
-		for i := range e.Objects {
-			e.Objects[i] = Object{APIVersion: d.Str(), Kind: d.Str(), Name: d.Str(), Namespace: d.Str(), File: d.Str(), Line: d.Int()}
-		}
-	}
-	if n, isNil := d.Count(); !isNil {
-		e.Problems = make([]Problem, n)
-		for i := range e.Problems {
-			p := &e.Problems[i]
-			if p.ID.UnmarshalText([]byte(d.Str())) != nil {
-				d.Fail()
-			}
-			p.File, p.Line, p.Col, p.Msg = d.Str(), d.Int(), d.Int(), d.Str()
-		}
-	}
-	if err := d.Done(); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e, err
 }
 
 // The operations of recordingFS, as look performs them.

@@ -88,7 +88,7 @@ func TestCacheIgnoresBadEntries(t *testing.T) {
 		`{"Format":"platc manifests cache 1","Objects":[{"Kind":"Stale"}]}`,
 	} {
 		cache := &memcache.Memory{}
-		cache.Put(cacheKey("app"), []byte(entry))
+		cache.Put(memcache.Manifests.Key("app"), []byte(entry))
 		before := kustomizeRuns.Load()
 		got, _ := Build(fsys, "app", cache)
 		if kustomizeRuns.Load() == before {
@@ -181,7 +181,7 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 	}
 
 	cache := fill()
-	cache.Swap(cacheKey("good"), cacheKey("bad"))
+	cache.Swap(memcache.Manifests.Key("good"), memcache.Manifests.Key("bad"))
 	check("entries swapped", cache)
 
 	// What a store of another kind might answer: an entry of another
@@ -190,7 +190,7 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 	// catch: compiler/cli's TestDirCacheBindsEntries.)
 	for what, edit := range map[string]func([]byte) []byte{
 		"an older format": func(b []byte) []byte {
-			return bytes.Replace(b, []byte(cacheFormat), []byte("platc manifests cache 0\n"), 1)
+			return bytes.Replace(b, []byte(memcache.Manifests.Layout()), []byte("platc manifests 0\n"), 1)
 		},
 		"the JSON of format 4": func([]byte) []byte {
 			return []byte(`{"Format":"platc manifests cache 4","Dir":"good","Objects":[]}`)
@@ -202,13 +202,13 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 		cache = fill()
 		want := map[string][]byte{}
 		for _, dir := range folders {
-			want[dir], _ = cache.Get(cacheKey(dir))
-			cache.Edit(cacheKey(dir), edit)
+			want[dir], _ = cache.Get(memcache.Manifests.Key(dir))
+			cache.Edit(memcache.Manifests.Key(dir), edit)
 		}
 		puts := cache.Puts()
 		check(what, cache)
 		for _, dir := range folders {
-			if got, _ := cache.Get(cacheKey(dir)); !bytes.Equal(got, want[dir]) {
+			if got, _ := cache.Get(memcache.Manifests.Key(dir)); !bytes.Equal(got, want[dir]) {
 				t.Errorf("%s: %s: the entry is not written again", what, dir)
 			}
 		}

@@ -2,10 +2,13 @@ package object
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
+	"strings"
 )
 
 // A binary form of plain values: the one encoding of the entries platc
@@ -368,4 +371,175 @@ func (d *Decoder) Value() any {
 	}
 	d.Fail()
 	return nil
+}
+
+// Entry is a cache entry of v: layout, then v by Typed; ok is false where
+// v holds a value of a type the form has none for.
+func Entry(layout string, v any) ([]byte, bool) {
+	e := NewEncoder([]byte(layout))
+	e.Typed(v)
+	return e.B, e.OK
+}
+
+// ReadEntry reads what Entry wrote, all of data, into ptr.
+func ReadEntry(layout string, data []byte, ptr any) error {
+	d := NewEntryDecoder(layout, data)
+	d.Typed(ptr)
+	return d.Done()
+}
+
+// valueTypes are the Go types Value writes with a tag, which Typed
+// writes with Value.
+var valueTypes = map[reflect.Type]bool{
+	reflect.TypeFor[any]():            true,
+	reflect.TypeFor[map[string]any](): true,
+	reflect.TypeFor[[]any]():          true,
+	reflect.TypeFor[*Map]():           true,
+}
+
+var textType = reflect.TypeFor[encoding.TextMarshaler]()
+
+// Typed writes v by its Go type, without tags: a struct as its exported
+// fields in order, a slice or a map with string keys as its count (nil
+// told from empty) and its elements (a map's in key order), a type with a
+// MarshalText as its text, and the value types of a Map with Value. A
+// kind of cache entry's Go type is its layout: Decoder.Typed reads it
+// back into the same type. OK turns false at a type it has no form for.
+func (e *Encoder) Typed(v any) { e.typed(reflect.ValueOf(v)) }
+
+func (e *Encoder) typed(v reflect.Value) {
+	t := v.Type()
+	switch {
+	case valueTypes[t]:
+		if v.IsNil() {
+			e.Value(nil)
+		} else {
+			e.Value(v.Interface())
+		}
+		return
+	case t.Implements(textType):
+		text, err := v.Interface().(encoding.TextMarshaler).MarshalText()
+		e.OK = e.OK && err == nil
+		e.Bytes(text)
+		return
+	}
+	switch t.Kind() {
+	case reflect.String:
+		e.Str(v.String())
+	case reflect.Bool:
+		e.Bool(v.Bool())
+	case reflect.Int, reflect.Int64:
+		e.Int64(v.Int())
+	case reflect.Float64:
+		e.Float64(v.Float())
+	case reflect.Pointer:
+		e.Bool(!v.IsNil())
+		if !v.IsNil() {
+			e.typed(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				e.typed(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			e.Bytes(v.Bytes())
+			return
+		}
+		e.Count(v.Len(), v.IsNil())
+		for i := range v.Len() {
+			e.typed(v.Index(i))
+		}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			e.OK = false
+			return
+		}
+		e.Count(v.Len(), v.IsNil())
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+		for _, k := range keys {
+			e.Str(k.String())
+			e.typed(v.MapIndex(k))
+		}
+	default:
+		e.OK = false
+	}
+}
+
+// Typed reads what Encoder.Typed wrote of a value of ptr's element type
+// into it; a text its UnmarshalText refuses, or a value of another type,
+// fails d.
+func (d *Decoder) Typed(ptr any) { d.typed(reflect.ValueOf(ptr).Elem()) }
+
+func (d *Decoder) typed(v reflect.Value) {
+	t := v.Type()
+	switch {
+	case valueTypes[t]:
+		if x := d.Value(); x != nil {
+			if xv := reflect.ValueOf(x); xv.Type().AssignableTo(t) {
+				v.Set(xv)
+			} else {
+				d.Fail()
+			}
+		}
+		return
+	case reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()):
+		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(d.Bytes()); err != nil {
+			d.Fail()
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.String:
+		v.SetString(d.Str())
+	case reflect.Bool:
+		v.SetBool(d.Bool())
+	case reflect.Int:
+		v.SetInt(int64(d.Int()))
+	case reflect.Int64:
+		v.SetInt(d.Int64())
+	case reflect.Float64:
+		v.SetFloat(d.Float64())
+	case reflect.Pointer:
+		if d.Bool() {
+			v.Set(reflect.New(t.Elem()))
+			d.typed(v.Elem())
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				d.typed(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			v.SetBytes(d.Bytes())
+			return
+		}
+		n, isNil := d.Count()
+		if isNil {
+			return
+		}
+		v.Set(reflect.MakeSlice(t, n, n))
+		for i := 0; i < n && d.Err == nil; i++ {
+			d.typed(v.Index(i))
+		}
+	case reflect.Map:
+		n, isNil := d.Count()
+		if isNil {
+			return
+		}
+		v.Set(reflect.MakeMapWithSize(t, n))
+		for i := 0; i < n && d.Err == nil; i++ {
+			k := reflect.ValueOf(d.Str()).Convert(t.Key())
+			x := reflect.New(t.Elem()).Elem()
+			d.typed(x)
+			v.SetMapIndex(k, x)
+		}
+	default:
+		d.Fail()
+	}
 }

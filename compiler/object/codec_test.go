@@ -143,3 +143,80 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+// typedID is a type with a text form, as diag.ID is.
+type typedID int
+
+func (id typedID) MarshalText() ([]byte, error) { return []byte{'a' + byte(id)}, nil }
+func (id *typedID) UnmarshalText(b []byte) error {
+	if len(b) != 1 || b[0] < 'a' {
+		return ErrCorrupt
+	}
+	*id = typedID(b[0] - 'a')
+	return nil
+}
+
+type typedInner struct {
+	ID   typedID
+	Line int
+}
+
+type typedEntry struct {
+	Name     string
+	OK       bool
+	N        int64
+	F        float64
+	Raw      []byte
+	Strs     []string
+	Empty    []string
+	Inners   []typedInner
+	ByName   map[string][]string
+	NilMap   map[string]int
+	Ptr      *typedInner
+	NilPtr   *typedInner
+	Spec     map[string]any
+	Object   *Map
+	NoObject *Map
+	Any      any
+	hidden   string
+}
+
+// TestTyped checks that a value Typed writes reads back as it was, nil
+// slices, maps and pointers told from empty ones, unexported fields left
+// out; that no prefix of an entry, nor one byte more, nor a text its type
+// refuses, reads; and that a type the form has none for is refused.
+func TestTyped(t *testing.T) {
+	in := typedEntry{Name: "é", OK: true, N: -3, F: 1.5, Raw: []byte{0, 1}, Strs: []string{"a", ""}, Empty: []string{},
+		Inners: []typedInner{{ID: 2, Line: 7}}, ByName: map[string][]string{"b": nil, "a": {"x"}},
+		Ptr: &typedInner{ID: 1}, Spec: map[string]any{"n": int64(1), "f": 1.0}, Object: NewMap().Set("z", 1).Set("a", "b"),
+		Any: []any{"x", nil}, hidden: "not kept"}
+	data, ok := Entry("platc test 1\n", in)
+	if !ok {
+		t.Fatal("not encoded")
+	}
+	var out typedEntry
+	if err := ReadEntry("platc test 1\n", data, &out); err != nil {
+		t.Fatal(err)
+	}
+	in.hidden = ""
+	if !reflect.DeepEqual(in, out) || out.Empty == nil || out.NilMap != nil || out.NilPtr != nil {
+		t.Errorf("read back as\n%#v\nwant\n%#v", out, in)
+	}
+	for i := range data {
+		if ReadEntry("platc test 1\n", data[:i], &typedEntry{}) == nil {
+			t.Fatalf("%d of %d bytes read", i, len(data))
+		}
+	}
+	if ReadEntry("platc test 1\n", append(data, 0), &typedEntry{}) == nil {
+		t.Error("a byte more read")
+	}
+	bad, _ := Entry("platc test 1\n", []string{"A"})
+	if ReadEntry("platc test 1\n", bad, &[]typedID{}) == nil {
+		t.Error("a text its type refuses read")
+	}
+	for _, v := range []any{int32(1), []int8{1}, map[int]string{}, struct{ C chan int }{}} {
+		if _, ok := Entry("platc test 1\n", v); ok {
+			t.Errorf("%T encoded", v)
+		}
+	}
+}

@@ -1,11 +1,8 @@
 package rgd
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // A preview is a pure function of the stack's RGD (kro.Result.CacheKey: a
@@ -14,10 +11,6 @@ import (
 // run whose stacks and instances have not changed evaluates no expression
 // (each stack's CEL programs cost more to make than the rest of its
 // previews).
-
-// previewFormat names the layout of a cached preview: change it whenever
-// Preview or the encoding changes.
-const previewFormat = "platc preview 2\n"
 
 // encodedVars is an instance's schema variable in object's binary form,
 // nil where a value of it does not encode.
@@ -37,36 +30,16 @@ func (c *Compiled) previewKey(st *Stack, vars []byte) string {
 	if c.cache == nil || st.Result == nil || st.Result.CacheKey() == "" || vars == nil {
 		return ""
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", st.Result.CacheKey())
-	h.Write(vars)
-	return "rgd-preview-" + hex.EncodeToString(h.Sum(nil))
+	return cache.RGDPreview.Key(st.Result.CacheKey(), string(vars))
 }
 
 // cachedPreviewOf reads the preview of key, nil when there is none or it
-// does not decode. A cached preview is previewFormat, then the resources'
-// count and each one's id, kind, inclusion and object (nil when not
-// created), in object's binary form.
+// does not decode. A cached preview is its resources, in object's binary
+// form after cache.RGDPreview's layout.
 func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
-	data, ok := c.cache.Get(key)
-	if !ok {
-		return nil
-	}
-	d := object.NewEntryDecoder(previewFormat, data)
 	p := &Preview{Instance: inst}
-	n, _ := d.Count()
-	for range n {
-		pr := PreviewResource{ID: d.Str(), Kind: d.Str(), Included: d.Str()}
-		switch v := d.Value().(type) {
-		case nil:
-		case *object.Map:
-			pr.Object = v
-		default:
-			d.Fail()
-		}
-		p.Resources = append(p.Resources, pr)
-	}
-	if d.Done() != nil {
+	data, ok := c.cache.Get(key)
+	if !ok || object.ReadEntry(cache.RGDPreview.Layout(), data, &p.Resources) != nil {
 		return nil
 	}
 	return p
@@ -74,19 +47,7 @@ func (c *Compiled) cachedPreviewOf(key string, inst *Instance) *Preview {
 
 // putPreview keeps p under key, unless a value of it does not encode.
 func (c *Compiled) putPreview(key string, p *Preview) {
-	e := object.NewEncoder([]byte(previewFormat))
-	e.Count(len(p.Resources), p.Resources == nil)
-	for _, r := range p.Resources {
-		e.Str(r.ID)
-		e.Str(r.Kind)
-		e.Str(r.Included)
-		if r.Object != nil {
-			e.Value(r.Object)
-		} else {
-			e.Value(nil)
-		}
-	}
-	if e.OK {
-		c.cache.Put(key, e.B)
+	if data, ok := object.Entry(cache.RGDPreview.Layout(), p.Resources); ok {
+		c.cache.Put(key, data)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/schemas"
 )
 
@@ -86,7 +88,7 @@ func TestMemoWriteRead(t *testing.T) {
 		t.Error("a Memo that read the verdict of one shape validated nothing else")
 	}
 
-	for _, bad := range [][]byte{nil, []byte("junk"), data[:len(data)-1], append([]byte(memoFormat), 0xff)} {
+	for _, bad := range [][]byte{nil, []byte("junk"), data[:len(data)-1], append([]byte(cache.SchemaVerdicts.Layout()), 0xff)} {
 		m := newValidator().Memo()
 		if m.Read(bad) {
 			t.Errorf("Read(%q...): true, want false", bad[:min(len(bad), 20)])

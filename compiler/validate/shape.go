@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/platc/platc/compiler/object"
+	"github.com/platc/platc/internal/cache"
 )
 
 // This file memoizes validation. A platform renders thousands of objects
@@ -272,7 +273,7 @@ func (m *Memo) Validate(obj any) ([]Problem, error) {
 func (m *Memo) Write() (data []byte, changed bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := object.NewEncoder([]byte(memoFormat))
+	e := object.NewEncoder([]byte(cache.SchemaVerdicts.Layout()))
 	e.Count(len(m.seen), false)
 	for _, key := range slices.Sorted(maps.Keys(m.seen)) {
 		r := m.seen[key]
@@ -292,17 +293,15 @@ func (m *Memo) Write() (data []byte, changed bool) {
 	return e.B, m.validated > 0 || len(m.read) > 0
 }
 
-// memoFormat starts what Write writes: change it whenever the encoding
-// changes. After it come, in object's binary form, the count of verdicts
-// and each one's key, problems (count, then pointer, message and
-// unknown of each) and error message ("" for none).
-const memoFormat = "platc-memo-3\n"
+// Write writes, after cache.SchemaVerdicts' layout, in object's binary
+// form, the count of verdicts and each one's key, problems (count, then
+// pointer, message and unknown of each) and error message ("" for none).
 
 // Read gives m the verdicts data holds (Write's encoding), before m
 // validates anything. It returns false, and gives none, if data is not
 // such an encoding.
 func (m *Memo) Read(data []byte) bool {
-	d := object.NewEntryDecoder(memoFormat, data)
+	d := object.NewEntryDecoder(cache.SchemaVerdicts.Layout(), data)
 	n, _ := d.Count()
 	read := make(map[string]memoResult, n)
 	for range n {

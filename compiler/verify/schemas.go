@@ -10,6 +10,7 @@ import (
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/upstream"
 	"github.com/platc/platc/compiler/validate"
+	"github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/schemas"
 )
 
@@ -35,7 +36,7 @@ func Prepare() { embedded() }
 // embedded CRDs: it names the CRDs by their digest and the API server's
 // validation code by the Kubernetes modules platc links.
 func verdictsKey() string {
-	return "schema-verdicts-k8s.io@" + upstream.KubernetesModules() + "-" + schemas.CRDsDigest()
+	return cache.SchemaVerdicts.Key(upstream.KubernetesModules(), schemas.CRDsDigest())
 }
 
 // schemasCheck validates every rendered object against the schema of its

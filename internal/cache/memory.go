@@ -1,8 +1,9 @@
 // Package cache declares Cache, the store of bytes by key that
-// compiler.Options.Cache is and every stage that keeps work takes, and
-// holds Memory, the store in memory of tests and benchmarks. The CLI's
-// store between runs is compiler/cli's dirCache; nothing here is
-// process-wide.
+// compiler.Options.Cache is and every stage that keeps work takes; Kinds,
+// the table of every kind of entry platc keeps (its key, its layout and
+// version, its codec); and Memory, the store in memory of tests and
+// benchmarks. The CLI's store between runs is compiler/cli's dirCache;
+// nothing here is process-wide.
 package cache
 
 import (

@@ -1,8 +1,10 @@
-// Package gcpace sets the garbage collector's pace of platc's process when
-// it is initialized, before most of the packages platc links are: no
-// collection until the process holds StartHeap bytes, then GOGC Percent.
-// GOGC in the environment leaves both to it; GOMEMLIMIT, the start (the
-// pace is still Percent).
+// Package gcpace sets the garbage collector's pace of platc's process,
+// when cmd/platc's main calls Set, first: no collection until the
+// process holds StartHeap bytes, then GOGC Percent. GOGC in the
+// environment leaves both to it; GOMEMLIMIT, the start (the pace is still
+// Percent). Nothing happens when the package is initialized: the
+// packages platc links initialize at Go's own pace, and tests and other
+// programs that import platc's packages keep theirs.
 //
 // A render is a short batch job whose memory is mostly live until it
 // ends, and Go's first heap goal is small: at Go's pace, a render
@@ -13,17 +15,8 @@
 // memory limit of StartHeap, which makes the first collection. Once that
 // one has run, a finalizer sets the pace to Percent and lifts the limit:
 // a large render (every chart rendered, at the largest sizes) is paced
-// from its live heap, never held to the limit. docs/performance.md has
-// the figures that chose both constants.
-//
-// It does nothing else, but for Collect, which cmd/platc's main calls
-// first: one collection of what the packages' initialization left. Its
-// place in the order of initialization is Go's: packages are initialized
-// in the order of their import paths, each once the packages it imports
-// are, so this one comes after those of the modules whose paths sort
-// before github.com/platc and before the rest (k8s.io, sigs.k8s.io,
-// google.golang.org...), after the runtime's first collections: only GOGC
-// in the environment avoids those.
+// from its live heap, never held to the limit. docs/performance.md says
+// how both constants were chosen.
 package gcpace
 
 import (
@@ -31,6 +24,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync/atomic"
 )
 
@@ -47,11 +41,10 @@ const Percent = 200
 // that.
 const StartHeap = 96 << 20
 
-// paced says whether init set the pace (the environment sets neither
-// GOGC nor GOMEMLIMIT): Collect then collects.
-var paced bool
-
-func init() {
+// Set sets the process's pace, unless the environment sets GOGC (then it
+// does nothing) or GOMEMLIMIT (then it sets only Percent). cmd/platc's
+// main calls it before anything else.
+func Set() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}
@@ -59,23 +52,28 @@ func init() {
 		debug.SetGCPercent(Percent)
 		return
 	}
-	paced = true
 	start(Percent, StartHeap)
 }
 
-// Collect collects what the packages' initialization left, once, and
-// holds collection off again until the process holds StartHeap bytes;
-// main calls it first. The packages initialized after this one allocate
-// while collection is off, much of it garbage, which the run would
-// otherwise never reuse, taking fresh pages instead, each at the cost of
-// a page fault; collecting it costs a collection of the little that is
-// live. It does nothing where the environment sets the pace.
+// Collect collects once, if the process is still at the starting heap
+// Set gave it (collection off under the memory limit): at any other pace
+// the collector finds the garbage itself, and a test that loads many
+// specs would otherwise collect for each. cmd/platc has load call it once
+// the garbage of a spec's CUE evaluation is dead: the rest of the run
+// then reuses that memory rather than taking fresh pages beside it, and,
+// being the run's first collection, it ends the starting heap, Percent
+// pacing the rest from what is live.
 func Collect() {
-	if !paced {
-		return
+	if startingHeap() {
+		runtime.GC()
 	}
-	runtime.GC()
-	start(Percent, StartHeap)
+}
+
+// startingHeap reports whether the collector is off under a memory limit.
+func startingHeap() bool {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()) < 0 && s[1].Value.Uint64() != math.MaxInt64
 }
 
 // generation counts the calls of start: the finalizer of an earlier

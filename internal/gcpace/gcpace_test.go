@@ -18,19 +18,41 @@ func pace() (percent, limit int64) {
 	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
 }
 
-// TestPaceSetAtInit checks that importing the package set the pace: no
-// collection before StartHeap, or, once the first one has run, Percent.
-func TestPaceSetAtInit(t *testing.T) {
+// TestImportLeavesThePace checks that importing the package changes
+// nothing: the test binary runs at the pace the environment gives it.
+func TestImportLeavesThePace(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set in the environment")
+	}
+	if percent, limit := pace(); percent == -1 || limit != math.MaxInt64 {
+		t.Errorf("before Set GOGC is %d and the memory limit %d; want Go's own pace and no limit", percent, limit)
+	}
+}
+
+// TestSetThenPace checks that Set holds collection off until StartHeap,
+// and then paces at Percent, unless the environment sets the pace.
+func TestSetThenPace(t *testing.T) {
 	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
 		if _, set := os.LookupEnv(v); set {
 			t.Skipf("%s is set in the environment, which wins", v)
 		}
 	}
-	switch percent, limit := pace(); {
-	case percent == -1 && limit == StartHeap:
-	case percent == Percent && limit == math.MaxInt64:
-	default:
-		t.Errorf("after init GOGC is %d and the memory limit %d; want off and %d before the first collection, %d and none after", percent, limit, StartHeap, Percent)
+	settled(t)
+	Set()
+	if percent, limit := pace(); percent != -1 || limit != StartHeap {
+		t.Fatalf("after Set GOGC is %d and the limit %d, want off and %d", percent, limit, StartHeap)
+	}
+	waitForPace(t, Percent)
+}
+
+// TestSetLeavesGOGC checks that GOGC in the environment wins over Set.
+func TestSetLeavesGOGC(t *testing.T) {
+	settled(t)
+	t.Setenv("GOGC", "150")
+	debug.SetGCPercent(150)
+	Set()
+	if percent, limit := pace(); percent != 150 || limit != math.MaxInt64 {
+		t.Errorf("with GOGC=150, after Set GOGC is %d and the limit %d, want 150 and none", percent, limit)
 	}
 }
 
@@ -46,14 +68,9 @@ func TestStartThenPace(t *testing.T) {
 	waitForPace(t, 250)
 }
 
-// settled waits for what init started to end, or its finalizer might run
-// after the test's, and sets the pace back as it finds it when the test
-// ends.
+// settled sets the pace back as it finds it when the test ends.
 func settled(t *testing.T) {
 	t.Helper()
-	if percent, limit := pace(); percent == -1 && limit == StartHeap {
-		waitForPace(t, Percent)
-	}
 	percent, limit := pace()
 	t.Cleanup(func() {
 		debug.SetGCPercent(int(percent))
@@ -83,8 +100,8 @@ func waitForPace(t *testing.T, percent int64) {
 }
 
 // TestEarlierSentinelLeavesThePace checks that the finalizer of an
-// earlier start's sentinel, which Collect's collection queues, does not
-// set the pace of the start that Collect makes after it.
+// earlier start's sentinel, which a collection since may queue, does not
+// set the pace of a later start.
 func TestEarlierSentinelLeavesThePace(t *testing.T) {
 	settled(t)
 	start(250, 64<<20)
@@ -97,15 +114,31 @@ func TestEarlierSentinelLeavesThePace(t *testing.T) {
 	waitForPace(t, 300)
 }
 
-// TestCollectHoldsThePace checks that after Collect's collection,
-// collection is off again until StartHeap, and then paced at Percent.
-func TestCollectHoldsThePace(t *testing.T) {
-	if !paced {
-		t.Skip("the environment sets the pace")
-	}
+// cycles is the number of collections the process has completed.
+func cycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestCollectOnlyAtStartingHeap checks that Collect collects while the
+// collector is off under a memory limit (the starting heap Set gives), and
+// not otherwise: with the collector off and no limit, nothing else
+// collects, so a collection there would be Collect's.
+func TestCollectOnlyAtStartingHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+
+	before := cycles()
 	Collect()
-	if percent, limit := pace(); percent != -1 || limit != StartHeap {
-		t.Fatalf("after Collect GOGC is %d and the limit %d, want off and %d", percent, limit, StartHeap)
+	if n := cycles() - before; n != 0 {
+		t.Errorf("with the collector off and no memory limit, Collect collected %d times, want none", n)
 	}
-	waitForPace(t, Percent)
+
+	debug.SetMemoryLimit(1 << 40) // far above what the test holds
+	before = cycles()
+	Collect()
+	if cycles() == before {
+		t.Errorf("at the starting heap (collector off, memory limit set), Collect did not collect")
+	}
 }
