@@ -169,7 +169,7 @@ func (c *checker) label(pos diag.Pos, specPath, value string) {
 // registry a path of names (bitnamicharts/thanos), as Argo CD joins the
 // registry and the chart into the reference it pulls.
 func validChartName(ch *model.Chart) bool {
-	if !ch.OCI() {
+	if !ch.OCI() || !chartRepo().MatchString(ch.RepoURL) {
 		return chartName().MatchString(ch.Chart)
 	}
 	for _, part := range strings.Split(ch.Chart, "/") {
