@@ -52,8 +52,9 @@ const (
 	// repository's or a plugin renders it. Names: the modules.
 	GapUnreadFolders GapKind = "unread-folders"
 	// GapExtraFolders: modules with further sources (extraSources)
-	// that are folders, which platc does not read (their charts it
-	// renders as the module's). Names: the modules.
+	// that are folders of other repositories, which platc does not read
+	// (their charts, and this repository's folders, it checks as the
+	// module's own). Names: the modules.
 	GapExtraFolders GapKind = "extra-folders"
 	// GapRemoteBases: path modules whose kustomization reads a remote
 	// base or file, which platc does not fetch. Names: the modules.
@@ -229,7 +230,8 @@ func unreadGap(spec *model.Spec) Gap {
 }
 
 // extraFoldersGap names the modules with further sources that are
-// folders, which platc does not read: their objects are not checked.
+// folders of other repositories, which platc does not read: their
+// objects are not checked.
 func extraFoldersGap(spec *model.Spec) Gap {
 	var names, what []string
 	for _, m := range spec.Modules {
@@ -238,11 +240,7 @@ func extraFoldersGap(spec *model.Spec) Gap {
 		}
 		var dirs []string
 		for _, x := range m.AllExtraSources(spec) {
-			dir := x.Dir
-			if x.RepoURL != "" {
-				dir += " of " + x.RepoURL
-			}
-			if x.Chart == "" && !slices.Contains(dirs, dir) {
+			if dir := x.Dir + " of " + x.RepoURL; x.Chart == "" && x.RepoURL != "" && !slices.Contains(dirs, dir) {
 				dirs = append(dirs, dir)
 			}
 		}

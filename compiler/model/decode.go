@@ -269,7 +269,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		env.Projects = append(env.Projects, proj)
 	})
 	e.eachField("modules", func(mname string, s entry) {
-		env.sources = env.sources || s.Has("repoURL") || s.Has("path") || s.Has("revision") || s.Has("destination") || s.Has("namespace")
+		env.sources = env.sources || s.Has("repoURL") || s.Has("path") || s.Has("revision") || s.Has("destination") || s.Has("namespace") || s.Has("extraSources")
 		env.Settings[mname] = &ModuleSettings{
 			Node:     s.node,
 			Module:   mname,

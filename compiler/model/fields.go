@@ -440,10 +440,27 @@ func (m *Module) HelmIn(env *Environment) *Helm {
 // ExtraSourcesIn are m's further sources in env: the environment's
 // settings', where they set them, else the module's.
 func (m *Module) ExtraSourcesIn(env *Environment) []*ExtraSource {
+	if env == nil {
+		return m.ExtraSources
+	}
 	if s := env.Settings[m.Name]; s != nil && s.HasExtraSources {
 		return s.ExtraSources
 	}
 	return m.ExtraSources
+}
+
+// ExtraFoldersIn are the folders of this repository among m's further
+// sources in env (nil: the module's own).
+func (m *Module) ExtraFoldersIn(env *Environment) []string {
+	var out []string
+	if m.Kind.Takes("extraSources") {
+		for _, x := range m.ExtraSourcesIn(env) {
+			if x.Chart == "" && x.RepoURL == "" && !slices.Contains(out, x.Dir) {
+				out = append(out, x.Dir)
+			}
+		}
+	}
+	return out
 }
 
 // AllExtraSources are m's further sources and every environment's.

@@ -420,15 +420,23 @@ func (m *Module) RepoFolderIn(env *Environment) string {
 }
 
 // RepoFolders are the folders of this repository m syncs in any
-// environment of spec: RepoFolder, and the environments' own paths.
+// environment of spec: RepoFolder, the environments' own paths, and the
+// folders of its further sources.
 func (m *Module) RepoFolders(spec *Spec) []string {
 	var out []string
-	if d := m.RepoFolder(); d != "" {
-		out = append(out, d)
+	add := func(d string) {
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	add(m.RepoFolder())
+	for _, d := range m.ExtraFoldersIn(nil) {
+		add(d)
 	}
 	for _, env := range spec.Environments {
-		if d := m.RepoFolderIn(env); d != "" && !slices.Contains(out, d) {
-			out = append(out, d)
+		add(m.RepoFolderIn(env))
+		for _, d := range m.ExtraFoldersIn(env) {
+			add(d)
 		}
 	}
 	return out

@@ -159,14 +159,12 @@ func (v *verifier) folderClusterRoles(env *model.Environment, apps []app) string
 		if a.mod == nil || a.root || a.file == "kro" {
 			continue
 		}
-		dir := v.manifestsFolder(a.mod, env)
-		if dir == "" {
-			continue
-		}
-		objs, _ := v.in.Folders.build(dir)
-		for _, o := range objs {
-			if o.Kind == "ClusterRole" && group(o.APIVersion) == "rbac.authorization.k8s.io" {
-				return a.mod.Name
+		for _, dir := range v.manifestsFolders(a.mod, env) {
+			objs, _ := v.in.Folders.build(dir)
+			for _, o := range objs {
+				if o.Kind == "ClusterRole" && group(o.APIVersion) == "rbac.authorization.k8s.io" {
+					return a.mod.Name
+				}
 			}
 		}
 	}

@@ -101,14 +101,12 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 	if a.mod == nil || a.root || a.file == "kro" {
 		return nil
 	}
-	dir := v.manifestsFolder(a.mod, env)
-	if dir == "" {
-		return nil
-	}
-	objs, _ := v.in.Folders.build(dir)
-	out = make([]syncedObject, 0, len(objs))
-	for _, o := range objs {
-		out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, o.File, o.Line))
+	for _, dir := range v.manifestsFolders(a.mod, env) {
+		objs, _ := v.in.Folders.build(dir)
+		out = slices.Grow(out, len(objs))
+		for _, o := range objs {
+			out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, o.File, o.Line))
+		}
 	}
 	return out
 }

@@ -228,7 +228,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 	v.renderedKinds(env, a, proj, synced)
 	v.syncedNamespaces(env, a, proj, e, synced)
 	if a.mod != nil && !a.root && a.file != "kro" {
-		if dir := v.manifestsFolder(a.mod, env); dir != "" {
+		for _, dir := range v.manifestsFolders(a.mod, env) {
 			v.repoPathKinds(a, proj, dir)
 		}
 	}

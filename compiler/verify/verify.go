@@ -151,16 +151,22 @@ func (v *verifier) isHelmFolder(dir string) bool {
 	return is
 }
 
-// manifestsFolder is the folder of this repository whose manifests m's
-// Application syncs as they are in env, plain or a kustomization, or "": its
+// manifestsFolders are the folders of this repository whose manifests
+// m's Application syncs as they are in env, plain or kustomizations: its
 // RepoFolder (a path module's folder, a chart module's manifests), unless
-// that is its own folder and a chart, which Argo CD renders with Helm.
-func (v *verifier) manifestsFolder(m *model.Module, env *model.Environment) string {
-	dir := m.RepoFolderIn(env)
-	if m.Kind.Info().Syncs == model.SyncsRepoFolder && v.in.Charts != nil && v.isHelmFolder(dir) {
-		return ""
+// that is its own folder and a chart, which Argo CD renders with Helm;
+// then the folders of its further sources that are not charts.
+func (v *verifier) manifestsFolders(m *model.Module, env *model.Environment) []string {
+	var out []string
+	if dir := m.RepoFolderIn(env); dir != "" && !(m.Kind.Info().Syncs == model.SyncsRepoFolder && v.in.Charts != nil && v.isHelmFolder(dir)) {
+		out = append(out, dir)
 	}
-	return dir
+	for _, dir := range m.ExtraFoldersIn(env) {
+		if !(v.in.Charts != nil && v.isHelmFolder(dir)) && !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
 }
 
 // Verify checks the output of every environment. Environments are
@@ -439,26 +445,27 @@ func (v *verifier) folders() {
 		// the module's, or an environment's own.
 		var dirs []string
 		in := map[string][]*model.Environment{}
-		own := v.manifestsFolder(m, nil)
+		own := v.manifestsFolders(m, nil)
 		for _, env := range v.in.Spec.Environments {
 			if s, ok := env.Settings[m.Name]; ok && !s.Enabled {
 				continue
 			}
-			dir := own
+			envDirs := own
 			if env.SetsSources() {
-				dir = v.manifestsFolder(m, env)
+				envDirs = v.manifestsFolders(m, env)
 			}
-			if dir == "" {
-				continue // not a folder of manifests; a chart is rendered and checked with the charts
+			// None: not a folder of manifests; a chart is rendered and
+			// checked with the charts.
+			for _, dir := range envDirs {
+				if in[dir] == nil {
+					dirs = append(dirs, dir)
+				}
+				in[dir] = append(in[dir], env)
 			}
-			if in[dir] == nil {
-				dirs = append(dirs, dir)
-			}
-			in[dir] = append(in[dir], env)
 		}
-		if len(dirs) == 0 && own != "" {
-			// Delivered nowhere: its own folder is checked all the same.
-			dirs = append(dirs, own)
+		if len(dirs) == 0 {
+			// Delivered nowhere: its own folders are checked all the same.
+			dirs = own
 		}
 		for _, dir := range dirs {
 			v.folder(m, dir, in[dir], kinds, verdicts)
