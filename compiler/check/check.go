@@ -813,6 +813,9 @@ func (c *checker) environment(env *model.Environment) {
 				c.reportf(diag.ModuleKind, &s.Node, "helm", "%s", c.noValues(m, "helm", "it"))
 			}
 		}
+		if s.HasSyncOptions {
+			c.syncOptions(&s.Node, s.SyncOptions, false)
+		}
 		if s.HasExtraSources && m.Kind.Valid() {
 			if m.Kind.Takes("extraSources") {
 				c.extraSources(s.ExtraSources)

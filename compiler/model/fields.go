@@ -449,6 +449,15 @@ func (m *Module) ExtraSourcesIn(env *Environment) []*ExtraSource {
 	return m.ExtraSources
 }
 
+// SyncOptionsIn are m's further sync options in env: the environment's
+// settings', where they set them, else the module's.
+func (m *Module) SyncOptionsIn(env *Environment) []string {
+	if s := env.Settings[m.Name]; s != nil && s.HasSyncOptions {
+		return s.SyncOptions
+	}
+	return m.SyncOptions
+}
+
 // ExtraFoldersIn are the folders of this repository among m's further
 // sources in env (nil: the module's own).
 func (m *Module) ExtraFoldersIn(env *Environment) []string {

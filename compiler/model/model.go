@@ -774,6 +774,10 @@ type ModuleSettings struct {
 	// (ExtraSourcesIn).
 	ExtraSources    []*ExtraSource
 	HasExtraSources bool
+	// SyncOptions replace the module's where HasSyncOptions
+	// (SyncOptionsIn).
+	SyncOptions    []string
+	HasSyncOptions bool
 }
 
 // Project is an Argo CD AppProject.

@@ -293,7 +293,7 @@ func kustomizeOptions(k *model.Kustomize) *object.Map {
 // revisionHistoryLimit.
 func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object.Map, options []string) {
 	ids := m.IgnoreDifferencesIn(env)
-	key := syncKey{module: m, sync: m.SyncIn(env), respect: argocd.RespectsIgnoreDifferences(ids, m.RespectIgnoreDifferences)}
+	key := syncKey{module: m, sync: m.SyncIn(env), respect: argocd.RespectsIgnoreDifferences(ids, m.RespectIgnoreDifferences), options: strings.Join(options, "\x00")}
 	r.syncMu.Lock()
 	policy, made := r.syncPolicies[key]
 	if !made {

@@ -111,12 +111,16 @@ type renderer struct {
 }
 
 // syncKey is what an Application's syncPolicy is made of: its module
-// (its options and its namespace's metadata), the policy resolved in its
-// environment, and whether it respects its ignoreDifferences there.
+// (its namespace's metadata), the policy resolved in its environment,
+// whether it respects its ignoreDifferences there, and its sync options
+// there.
 type syncKey struct {
 	module  *model.Module
 	sync    model.Sync
 	respect bool
+	// options are the sync options, which an environment's settings
+	// and namespace may change, joined.
+	options string
 }
 
 // RootFile returns the path, relative to the output root, of an
@@ -357,7 +361,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 	default:
 		panic(fmt.Sprintf("render: module kind %v deploys nowhere platc knows", m.Kind))
 	}
-	syncOptions = append(syncOptions, m.SyncOptions...)
+	syncOptions = append(syncOptions, m.SyncOptionsIn(env)...)
 	spec.Set("destination", dest)
 	r.setSync(env, m, spec, syncOptions)
 	if kind.Syncs == model.SyncsMembers {
