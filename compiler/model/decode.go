@@ -292,6 +292,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		set := env.Settings[mname]
 		set.Helm, set.ExtraSources, set.HasExtraSources = s.helm("helm"), s.extraSources("extraSources"), s.Has("extraSources")
 		set.SyncOptions, set.HasSyncOptions = s.strings("syncOptions"), s.Has("syncOptions")
+		set.CascadeDelete = s.optBool("cascadeDelete")
 	})
 	env.SyncPolicy = e.syncPolicy("syncPolicy")
 	if e.Has("root") {

@@ -449,6 +449,15 @@ func (m *Module) ExtraSourcesIn(env *Environment) []*ExtraSource {
 	return m.ExtraSources
 }
 
+// CascadeDeleteIn reports whether m's Application in env has the
+// resources finalizer: the environment's settings say, else the module.
+func (m *Module) CascadeDeleteIn(env *Environment) bool {
+	if s := env.Settings[m.Name]; s != nil && s.CascadeDelete != nil {
+		return *s.CascadeDelete
+	}
+	return m.CascadeDelete
+}
+
 // SyncOptionsIn are m's further sync options in env: the environment's
 // settings', where they set them, else the module's.
 func (m *Module) SyncOptionsIn(env *Environment) []string {

@@ -778,6 +778,9 @@ type ModuleSettings struct {
 	// (SyncOptionsIn).
 	SyncOptions    []string
 	HasSyncOptions bool
+	// CascadeDelete overrides the module's where not nil
+	// (CascadeDeleteIn).
+	CascadeDelete *bool
 }
 
 // Project is an Argo CD AppProject.

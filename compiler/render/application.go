@@ -26,7 +26,7 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 	if len(labels) > 0 {
 		keys++
 	}
-	if m.CascadeDelete {
+	if m.CascadeDeleteIn(env) {
 		keys++
 	}
 	meta := object.NewMapCap(keys).
@@ -44,7 +44,7 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 		}
 	}
 	meta.Set("annotations", ann)
-	if m.CascadeDelete {
+	if m.CascadeDeleteIn(env) {
 		meta.Set("finalizers", cascadeFinalizers)
 	}
 	return meta
