@@ -6,11 +6,12 @@
 // clean end.
 //
 // The commands are a table (commands.go): one descriptor per command, from
-// which the dispatch, help, completion scripts (completion.go) and the
-// CLI reference of docs/cli.md (help.go) are made. A command reports what it finds
-// through a report (report.go), in the -format asked: text, GitHub Actions
-// workflow commands, or one JSON document. It does not decide what is a
-// problem: the compiler's *diag.Log does.
+// which the dispatch, help (help.go), completion scripts (completion.go)
+// and, in the tests, the CLI reference of docs/cli.md (reference_test.go)
+// are made. A command reports what it finds through a report (report.go),
+// in the -format asked: text, GitHub Actions workflow commands, or one JSON
+// document. It does not decide what is a problem: the compiler's *diag.Log
+// does.
 //
 // Exit codes: 0 success; 1 problems found (failed checks, drift, a file in
 // the way); 2 usage or I/O errors.
