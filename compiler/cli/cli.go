@@ -128,6 +128,21 @@ func (repo *compiled) close() {
 	}
 }
 
+// compileBeforeEdit compiles the spec as it is before a command edits it,
+// holding the output folder's lock. Its report is kept in now: the
+// compilation of the edit reports the spec's warnings again, so now is
+// reported only where the edit is not compiled. A nil repo ends the
+// command with code.
+func (c *call) compileBeforeEdit() (now *report, repo *compiled, code int) {
+	now = c.rep.buffered()
+	repo, code = c.compile(now, false, true)
+	c.rep.started = true
+	if repo == nil {
+		c.rep.take(now)
+	}
+	return now, repo, code
+}
+
 // compile opens the repository and compiles it; with scan, it also reads
 // the output folder (res.Existing), for the commands that compare or write
 // it, and with hold it holds the output folder's lock until close. Before
