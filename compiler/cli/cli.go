@@ -416,17 +416,14 @@ func runPreview(c *call, client, env string, manifests bool) int {
 	repo.close()
 	res := repo.res
 	stack := c.args[0]
-	var stacks, envs []string
+	var stacks []string
 	for _, st := range res.Spec.Stacks {
 		stacks = append(stacks, st.Name)
-	}
-	for _, e := range res.Spec.Environments {
-		envs = append(envs, e.Name)
 	}
 	for _, arg := range []struct {
 		what, name string
 		names      []string
-	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envs}} {
+	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envNames(res.Spec)}} {
 		if msg, ok := known(arg.what, arg.name, arg.names); !ok {
 			fmt.Fprintf(c.stderr, "platc preview: %s\n", msg)
 			return ExitUsage
