@@ -56,8 +56,9 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	}
 	defer repo.close()
 	res := repo.res
+	names := envNames(res.Spec)
 	for _, e := range envs {
-		if msg, ok := known("environment", e, envNames(res.Spec)); !ok {
+		if msg, ok := known("environment", e, names); !ok {
 			fmt.Fprintf(c.stderr, "platc report: -env: %s\n", msg)
 			return ExitUsage
 		}
