@@ -105,16 +105,6 @@ func IgnoreChildHookFinalizers(spec *object.Map) {
 	spec.Set("ignoreDifferences", append(slices.Clip(ids), childHookFinalizers))
 }
 
-// SyncPolicy returns the automated sync policy every child Application has
-// (prune and self-heal, ADR 0001), with the given sync options.
-func SyncPolicy(options []string) *object.Map {
-	p := object.NewMap().Set("automated", object.NewMap().Set("prune", true).Set("selfHeal", true))
-	if len(options) > 0 {
-		p.Set("syncOptions", options)
-	}
-	return p
-}
-
 // Application returns an Application with its metadata and spec, in the
 // order people read them.
 func Application(metadata, spec *object.Map) *object.Map {

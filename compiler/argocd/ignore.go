@@ -10,14 +10,6 @@ import (
 	"github.com/itchyny/gojq"
 )
 
-// IgnoreDifference is an entry of an Application's ignoreDifferences.
-type IgnoreDifference struct {
-	Group, Kind, Name, Namespace string
-	JSONPointers                 []string
-	JQPathExpressions            []string
-	ManagedFieldsManagers        []string
-}
-
 // RespectIgnoreDifferences is the sync option that makes a sync leave the
 // fields of ignoreDifferences as the cluster has them; without it Argo CD
 // ignores them in the diff only, and a sync still overwrites them.

@@ -6,11 +6,12 @@
 // clean end.
 //
 // The commands are a table (commands.go): one descriptor per command, from
-// which the dispatch, help, completion scripts (completion.go) and the
-// CLI reference of docs/cli.md (help.go) are made. A command reports what it finds
-// through a report (report.go), in the -format asked: text, GitHub Actions
-// workflow commands, or one JSON document. It does not decide what is a
-// problem: the compiler's *diag.Log does.
+// which the dispatch, help (help.go), completion scripts (completion.go)
+// and, in the tests, the CLI reference of docs/cli.md (reference_test.go)
+// are made. A command reports what it finds through a report (report.go),
+// in the -format asked: text, GitHub Actions workflow commands, or one JSON
+// document. It does not decide what is a problem: the compiler's *diag.Log
+// does.
 //
 // Exit codes: 0 success; 1 problems found (failed checks, drift, a file in
 // the way); 2 usage or I/O errors.
@@ -125,6 +126,21 @@ func (repo *compiled) close() {
 	for _, r := range repo.clients {
 		r.Close()
 	}
+}
+
+// compileBeforeEdit compiles the spec as it is before a command edits it,
+// holding the output folder's lock. Its report is kept in now: the
+// compilation of the edit reports the spec's warnings again, so now is
+// reported only where the edit is not compiled. A nil repo ends the
+// command with code.
+func (c *call) compileBeforeEdit() (now *report, repo *compiled, code int) {
+	now = c.rep.buffered()
+	repo, code = c.compile(now, false, true)
+	c.rep.started = true
+	if repo == nil {
+		c.rep.take(now)
+	}
+	return now, repo, code
 }
 
 // compile opens the repository and compiles it; with scan, it also reads
@@ -400,17 +416,14 @@ func runPreview(c *call, client, env string, manifests bool) int {
 	repo.close()
 	res := repo.res
 	stack := c.args[0]
-	var stacks, envs []string
+	var stacks []string
 	for _, st := range res.Spec.Stacks {
 		stacks = append(stacks, st.Name)
-	}
-	for _, e := range res.Spec.Environments {
-		envs = append(envs, e.Name)
 	}
 	for _, arg := range []struct {
 		what, name string
 		names      []string
-	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envs}} {
+	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envNames(res.Spec)}} {
 		if msg, ok := known(arg.what, arg.name, arg.names); !ok {
 			fmt.Fprintf(c.stderr, "platc preview: %s\n", msg)
 			return ExitUsage

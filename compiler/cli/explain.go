@@ -25,11 +25,7 @@ func runExplain(c *call, asJSON bool) int {
 	}
 	defer repo.close()
 	res := repo.res
-	var envs []string
-	for _, e := range res.Spec.Environments {
-		envs = append(envs, e.Name)
-	}
-	if msg, ok := known("environment", env, envs); !ok {
+	if msg, ok := known("environment", env, envNames(res.Spec)); !ok {
 		fmt.Fprintf(c.stderr, "platc explain: %s\n", msg)
 		return ExitUsage
 	}

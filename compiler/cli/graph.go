@@ -20,7 +20,7 @@ func graphFlags(fs *flag.FlagSet) func(*call) int {
 
 // runGraph prints the order of delivery of the environments named, or
 // of every one.
-func runGraph(c *call, format string, envNames []string) int {
+func runGraph(c *call, format string, named []string) int {
 	repo, code := c.compile(c.rep, false, false)
 	if repo == nil {
 		return code
@@ -28,20 +28,17 @@ func runGraph(c *call, format string, envNames []string) int {
 	repo.close()
 	spec := repo.res.Spec
 	envs := spec.Environments
-	if len(envNames) > 0 {
-		var names []string
-		for _, e := range spec.Environments {
-			names = append(names, e.Name)
-		}
+	if len(named) > 0 {
+		names := envNames(spec)
 		envs = nil
-		for _, n := range envNames {
+		for _, n := range named {
 			if msg, ok := known("environment", n, names); !ok {
 				fmt.Fprintf(c.stderr, "platc graph: -env: %s\n", msg)
 				return ExitUsage
 			}
 		}
 		for _, e := range spec.Environments {
-			if slices.Contains(envNames, e.Name) {
+			if slices.Contains(named, e.Name) {
 				envs = append(envs, e)
 			}
 		}

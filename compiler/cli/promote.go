@@ -72,13 +72,8 @@ func runBump(c *call, envs []string, tag string) int {
 // problem it writes nothing. nothing is what it says when the edit
 // changes nothing.
 func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
-	// The spec as it is: its warnings are reported once, with the
-	// compilation of the edit.
-	now := c.rep.buffered()
-	repo, code := c.compile(now, false, true)
-	c.rep.started = true
+	now, repo, code := c.compileBeforeEdit()
 	if repo == nil {
-		c.rep.take(now)
 		return code
 	}
 	defer repo.close()

@@ -16,23 +16,14 @@ func runRelease(c *call, envs []string) int {
 	if !model.IsReleaseTag(tag) {
 		return c.usagef("%q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	// The spec as it is: its warnings are the release's too, which the
-	// compilation of the release reports, so they are reported once.
-	now := c.rep.buffered()
-	repo, code := c.compile(now, false, true)
-	c.rep.started = true
+	now, repo, code := c.compileBeforeEdit()
 	if repo == nil {
-		c.rep.take(now)
 		return code
 	}
 	defer repo.close()
 	root := repo.root
-	var names []string
-	for _, env := range repo.res.Spec.Environments {
-		names = append(names, env.Name)
-	}
 	for _, env := range envs {
-		if msg, ok := known("environment", env, names); !ok {
+		if msg, ok := known("environment", env, envNames(repo.res.Spec)); !ok {
 			c.rep.failf(diag.Usage, "-env %s: %s", env, msg)
 			return ExitUsage
 		}

@@ -56,10 +56,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	}
 	defer repo.close()
 	res := repo.res
-	var names []string
-	for _, e := range res.Spec.Environments {
-		names = append(names, e.Name)
-	}
+	names := envNames(res.Spec)
 	for _, e := range envs {
 		if msg, ok := known("environment", e, names); !ok {
 			fmt.Fprintf(c.stderr, "platc report: -env: %s\n", msg)

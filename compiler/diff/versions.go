@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/rgd"
 )
 
@@ -84,7 +85,7 @@ func chartVersions(objs []Object, f Filter) map[string]map[string]string {
 	rgds := map[string]map[string]any{} // by the kind of their instances
 	for _, o := range objs {
 		if o.Kind == "ResourceGraphDefinition" {
-			if kind, ok := lookup(o.Data, "spec", "schema", "kind").(string); ok {
+			if kind, ok := object.Lookup(o.Data, "spec", "schema", "kind").(string); ok {
 				rgds[kind] = o.Data
 			}
 		}
@@ -106,13 +107,13 @@ func chartVersions(objs []Object, f Filter) map[string]map[string]string {
 			if def == nil {
 				continue
 			}
-			resources, _ := lookup(def, "spec", "resources").([]any)
+			resources, _ := object.Lookup(def, "spec", "resources").([]any)
 			for _, r := range resources {
-				id, _ := lookup(r, "id").(string)
-				if lookup(r, "template", "kind") != "Application" {
+				id, _ := object.Lookup(r, "id").(string)
+				if object.Lookup(r, "template", "kind") != "Application" {
 					continue
 				}
-				for _, src := range appSources(lookup(r, "template")) {
+				for _, src := range appSources(object.Lookup(r, "template")) {
 					chart, rev, ok := chartSource(src)
 					if !ok {
 						continue
@@ -138,10 +139,10 @@ var instanceField = sync.OnceValue(func() *regexp.Regexp {
 // instanceVersion is the version an instance sets for a module's chart,
 // or the default of the RGD's schema.
 func instanceVersion(inst, def map[string]any, id string) string {
-	if v, ok := lookup(inst, "spec", "chartVersions", id).(string); ok {
+	if v, ok := object.Lookup(inst, "spec", "chartVersions", id).(string); ok {
 		return v
 	}
-	s, _ := lookup(def, "spec", "schema", "spec", "chartVersions", id).(string)
+	s, _ := object.Lookup(def, "spec", "schema", "spec", "chartVersions", id).(string)
 	if m := simpleDefault().FindStringSubmatch(s); m != nil {
 		return m[1]
 	}
@@ -151,34 +152,23 @@ func instanceVersion(inst, def map[string]any, id string) string {
 var simpleDefault = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`default="([^"]*)"`) })
 
 func appSources(app any) []any {
-	if src := lookup(app, "spec", "source"); src != nil {
+	if src := object.Lookup(app, "spec", "source"); src != nil {
 		return []any{src}
 	}
-	l, _ := lookup(app, "spec", "sources").([]any)
+	l, _ := object.Lookup(app, "spec", "sources").([]any)
 	return l
 }
 
 // chartSource is a Helm chart source's chart (repository and chart, or
 // an OCI reference) and version.
 func chartSource(src any) (chart, version string, ok bool) {
-	repo, _ := lookup(src, "repoURL").(string)
-	rev, _ := lookup(src, "targetRevision").(string)
-	if name, isChart := lookup(src, "chart").(string); isChart {
+	repo, _ := object.Lookup(src, "repoURL").(string)
+	rev, _ := object.Lookup(src, "targetRevision").(string)
+	if name, isChart := object.Lookup(src, "chart").(string); isChart {
 		return repo + " " + name, rev, true
 	}
 	if strings.HasPrefix(repo, "oci://") {
 		return repo, rev, true
 	}
 	return "", "", false
-}
-
-func lookup(v any, path ...string) any {
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
 }

@@ -87,21 +87,6 @@ var Embedded = sync.OnceValues(func() (*Kinds, error) {
 	return plainKinds(objs, hex.EncodeToString(h.Sum(nil))), nil
 })
 
-// NewKinds reads CustomResourceDefinitions given as plain data (decoded
-// YAML or JSON).
-func NewKinds(crds ...map[string]any) (*Kinds, error) {
-	h := sha256.New()
-	for _, obj := range crds {
-		data, err := json.Marshal(obj) // maps are encoded sorted
-		if err != nil {
-			return nil, err
-		}
-		h.Write(data)
-		h.Write([]byte{0})
-	}
-	return plainKinds(crds, hex.EncodeToString(h.Sum(nil))), nil
-}
-
 // plainKinds are the Kinds of CRDs given as plain data, decoded on first
 // use.
 func plainKinds(crds []map[string]any, digest string) *Kinds {

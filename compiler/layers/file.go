@@ -51,16 +51,6 @@ const (
 	Scalar
 )
 
-// Get returns the value of key in a mapping, or nil.
-func (n *Node) Get(key string) *Node {
-	for i, k := range n.Keys {
-		if k.Name == key {
-			return n.Values[i]
-		}
-	}
-	return nil
-}
-
 // Plain returns the node as plain data (map[string]any, []any, scalars).
 func (n *Node) Plain() any {
 	switch n.Kind {

@@ -180,3 +180,13 @@ func hasNonStringKey(v any) bool {
 	}
 	return false
 }
+
+// Get returns the value of key in a mapping, or nil.
+func (n *Node) Get(key string) *Node {
+	for i, k := range n.Keys {
+		if k.Name == key {
+			return n.Values[i]
+		}
+	}
+	return nil
+}

@@ -71,7 +71,7 @@ func (v *Value) Lookup(name string) *Value {
 	return nil
 }
 
-// fromSyntax reads the spec from the syntax of its files when they are
+// readSyntax reads the spec from the syntax of its files when they are
 // plain data: fields with literal labels and values of struct, list,
 // string, number, bool and null literals, a struct declared in several
 // places merged as CUE merges it. It says false for anything that needs
@@ -79,13 +79,7 @@ func (v *Value) Lookup(name string) *Value {
 // an interpolation, a definition, a scalar declared twice, an import...);
 // then the caller evaluates the spec instead. Evaluating is the largest
 // single cost of a render, and the schema check evaluates the spec anyway.
-func fromSyntax(files []*ast.File) (*Value, bool) {
-	root, _, ok := readSyntax(files)
-	return root, ok
-}
-
-// readSyntax is fromSyntax, which also returns the long lists of scalars
-// it read (see shrinkLists).
+// It also returns the long lists of scalars it read (see shrinkLists).
 func readSyntax(files []*ast.File) (*Value, []longList, bool) {
 	root, idx, ok := readIndexed(files)
 	return root, idx.long, ok
@@ -191,7 +185,7 @@ func cutConflicts(cuts []ast.Expr) {
 	}
 }
 
-// index finds the fields of the structs fromSyntax builds: a struct may be
+// index finds the fields of the structs readSyntax builds: a struct may be
 // declared in several places, and each declaration adds to it. A small
 // struct is searched field by field; a large one (a collection of modules
 // or environments) gets a map. It also keeps the long lists of scalars it
@@ -402,7 +396,7 @@ func plainLabel(l ast.Label) (string, bool) {
 // fromCUE converts an evaluated spec, or a part of it. Defaults are taken.
 // valid says v is known to be concrete and free of errors throughout (it
 // fits the schema), so that no part needs checking. The fields of a struct
-// are put in the order of their first declaration in decls, as fromSyntax
+// are put in the order of their first declaration in decls, as readSyntax
 // reads them (CUE orders the fields of a struct declared in several places
 // its own way); fields no file declares come last, in CUE's order.
 func fromCUE(v cue.Value, valid bool, decls map[string]diag.Pos) *Value {

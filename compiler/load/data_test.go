@@ -46,6 +46,12 @@ func parseAll(t *testing.T, fsys fs.FS, dir string) []*ast.File {
 	return files
 }
 
+// fromSyntax is readSyntax without the long lists.
+func fromSyntax(files []*ast.File) (*Value, bool) {
+	root, _, ok := readSyntax(files)
+	return root, ok
+}
+
 // evaluated is the spec of files as CUE evaluates it, read with fromCUE.
 func evaluated(t *testing.T, files []*ast.File) *Value {
 	t.Helper()

@@ -18,7 +18,7 @@ import (
 // instead, where the answer for an element depends on its kind alone: a
 // list the schema declares as [...T] with T a basic type (string, int,
 // bool...), or one the schema does not constrain (inside values). The
-// elements are read from the syntax (fromSyntax), and each one that does
+// elements are read from the syntax (readSyntax), and each one that does
 // not fit is reported with the message CUE's would be rewritten to
 // (mismatch). A long list where the schema wants no list at all (modules
 // written as a list of names) is handed over empty: CUE refuses it for its
@@ -28,7 +28,7 @@ import (
 // schema check to hand it to CUE whole.
 const longListLen = 256
 
-// longList is a list of more than longListLen scalars, as fromSyntax read
+// longList is a list of more than longListLen scalars, as readSyntax read
 // it: its syntax, and its Value.
 type longList struct {
 	lit *ast.ListLit

@@ -131,11 +131,11 @@ func sawReadFile(data []byte, err error) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// recordingFS is fsys, recording every look a build takes at it. It serves
-// what fsys serves, and records what look would see, so that the record
-// can be checked again later. A build that opens a file directly (neither
-// Build nor kustomize's adapter does: they read through Stat, ReadDir and
-// ReadFile) cannot be recorded, and is not cached.
+// recordingFS is fsys, recording every look a build takes at it. It serves what
+// fsys serves, and records what look would see, so that the record can be
+// checked again later. A build that opens a file directly (neither BuildRead
+// nor kustomize's adapter does: they read through Stat, ReadDir and ReadFile)
+// cannot be recorded, and is not cached.
 type recordingFS struct {
 	fsys fs.FS
 

@@ -186,8 +186,8 @@ func options() *krusty.Options {
 	opts.AddManagedbyLabel = false
 	// Unspecified is what the kustomize CLI passes today: the legacy order
 	// unless the kustomization sets sortOptions. The order does not matter
-	// here (Build sorts); with another value, kustomize logs a warning for a
-	// kustomization that sets sortOptions.
+	// here (BuildRead sorts); with another value, kustomize logs a warning
+	// for a kustomization that sets sortOptions.
 	opts.Reorder = krusty.ReorderOptionUnspecified
 	return opts
 }
@@ -214,11 +214,11 @@ func originFile(res *resource.Resource, dir, kfile string) string {
 	return file
 }
 
-// withOrigins adds originAnnotations to the buildMetadata of a
-// kustomization, so that kustomize annotates each object with the file it
-// came from (Build reads the annotation; it does not change names, hashes
-// or anything else kustomize yields). It returns data unchanged when it
-// cannot add it without changing anything else, checked by decoding both.
+// withOrigins adds originAnnotations to the buildMetadata of a kustomization,
+// so that kustomize annotates each object with the file it came from (BuildRead
+// reads the annotation; it does not change names, hashes or anything else
+// kustomize yields). It returns data unchanged when it cannot add it without
+// changing anything else, checked by decoding both.
 func withOrigins(data []byte) []byte {
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 {
@@ -320,7 +320,7 @@ type Kustomized struct {
 	File string
 }
 
-// Kustomize builds the kustomization in dir as Build does (Argo CD's
+// Kustomize builds the kustomization in dir as BuildRead does (Argo CD's
 // options, the repository alone) and returns the objects it yields,
 // whole, in kustomize's order, or the problem that stopped it.
 func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {

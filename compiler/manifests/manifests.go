@@ -10,14 +10,13 @@
 // CD's directory source without recurse: the *.yaml, *.yml and *.json files
 // at its top level.
 //
-// Build reports what would make Argo CD fail (a kustomization that does not
-// build, a file that is not YAML or JSON), and what it would sync as
-// something else than a Kubernetes object, with the file and, where known,
-// the line to blame. It is stricter than Argo CD in one way: Argo CD
-// silently ignores a YAML file whose first document is not an object unless
-// the file looks like a manifest, where Build reports it. Check compares the
-// objects of one Application with its destination namespace and with each
-// other.
+// BuildRead reports what would make Argo CD fail (a kustomization that does not
+// build, a file that is not YAML or JSON), and what it would sync as something
+// else than a Kubernetes object, with the file and, where known, the line to
+// blame. It is stricter than Argo CD in one way: Argo CD silently ignores a
+// YAML file whose first document is not an object unless the file looks like a
+// manifest, where BuildRead reports it. Check compares the objects of one
+// Application with its destination namespace and with each other.
 //
 // It does not fetch remote kustomize bases or files (it reports them: the
 // build must be reproducible offline), does not evaluate Jsonnet or render
@@ -26,9 +25,9 @@
 // include and exclude globs, recurse), and does not validate objects against
 // their schemas.
 //
-// Kustomize keeps process-wide state, so builds of kustomizations run one at
-// a time, each starting from kustomize's default OpenAPI schema, as a fresh
-// `kustomize build` would. Build is safe for concurrent use.
+// Kustomize keeps process-wide state, so builds of kustomizations run one at a
+// time, each starting from kustomize's default OpenAPI schema, as a fresh
+// `kustomize build` would. BuildRead is safe for concurrent use.
 package manifests
 
 import (
@@ -118,32 +117,6 @@ func IsKustomization(name string) bool {
 // skipMarker is the text that makes Argo CD's directory source skip a file.
 const skipMarker = "+argocd:skip-file-rendering"
 
-// Build builds the folder dir of the repository fsys the way Argo CD would:
-// with kustomize (sigs.k8s.io/kustomize/api/krusty, in memory, no network,
-// no plugins, no exec) when it holds kustomization.yaml, kustomization.yml
-// or Kustomization; else as a directory of plain manifests (top level only:
-// *.yaml, *.yml, *.json; Argo CD's directory source without recurse). dir is
-// a slash path relative to the root of fsys.
-//
-// It returns the objects, sorted by file, line, kind and name, and the
-// problems, sorted: a kustomization that does not build (kustomize's own
-// message, made one line), a kustomization that names a remote base or file,
-// a file that is not valid YAML or JSON, a document that is not an object
-// with apiVersion, kind and metadata.name. A List (any object whose items is
-// a sequence, as Argo CD reads it) is expanded into its items; empty
-// documents are skipped, and so are files holding Argo CD's
-// "+argocd:skip-file-rendering" marker. A folder Argo CD would render as a
-// Helm chart (a top-level file named *Chart.yaml) or that holds Jsonnet is
-// a problem, since platc builds neither.
-//
-// cache, if not nil, keeps each folder's outcome for the next call, in this
-// process or another, with what building it read (see Cache); it must
-// serve fsys alone.
-func Build(fsys fs.FS, dir string, cache cache.Cache) ([]Object, []Problem) {
-	b := BuildRead(fsys, dir, cache)
-	return b.Objects, b.Problems
-}
-
 // Built is what building a folder gave.
 type Built struct {
 	Objects  []Object
@@ -156,7 +129,28 @@ type Built struct {
 	Folders []string
 }
 
-// BuildRead is Build, and the folders the build read.
+// BuildRead builds the folder dir of the repository fsys the way Argo CD
+// would: with kustomize (sigs.k8s.io/kustomize/api/krusty, in memory, no
+// network, no plugins, no exec) when it holds kustomization.yaml,
+// kustomization.yml or Kustomization; else as a directory of plain manifests
+// (top level only: *.yaml, *.yml, *.json; Argo CD's directory source without
+// recurse). dir is a slash path relative to the root of fsys.
+//
+// It returns the objects, sorted by file, line, kind and name, the problems,
+// sorted, and the folders the build read (Built). The problems are: a
+// kustomization that does not build (kustomize's own message, made one
+// line), a kustomization that names a remote base or file, a file that is
+// not valid YAML or JSON, a document that is not an object with apiVersion,
+// kind and metadata.name. A List (any object whose items is a sequence, as
+// Argo CD reads it) is expanded into its items; empty documents are skipped,
+// and so are files holding Argo CD's "+argocd:skip-file-rendering" marker. A
+// folder Argo CD would render as a Helm chart (a top-level file named
+// *Chart.yaml) or that holds Jsonnet is a problem, since platc builds
+// neither.
+//
+// cache, if not nil, keeps each folder's outcome for the next call, in this
+// process or another, with what building it read (see Cache); it must serve
+// fsys alone.
 func BuildRead(fsys fs.FS, dir string, cache cache.Cache) Built {
 	var b builder
 	var reads []read

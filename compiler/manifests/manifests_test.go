@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,6 +20,12 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
 )
+
+// Build is BuildRead's objects and problems.
+func Build(fsys fs.FS, dir string, c memcache.Cache) ([]Object, []Problem) {
+	b := BuildRead(fsys, dir, c)
+	return b.Objects, b.Problems
+}
 
 // repo makes a repository of files given as path, content pairs.
 func repo(files ...string) fstest.MapFS {

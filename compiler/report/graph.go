@@ -88,21 +88,6 @@ func NewGraph(spec *model.Spec, info *check.Info, envs []*model.Environment) *Gr
 	return g
 }
 
-// Nodes returns every node, depth first in the order of Roots and
-// Members.
-func (g *Graph) Nodes() []*Node {
-	var out []*Node
-	var walk func(ns []*Node)
-	walk = func(ns []*Node) {
-		for _, n := range ns {
-			out = append(out, n)
-			walk(n.Members)
-		}
-	}
-	walk(g.Roots)
-	return out
-}
-
 // label is what a node says besides its name.
 func (n *Node) label() string { return fmt.Sprintf("%s, wave %d", n.Kind, n.Wave) }
 

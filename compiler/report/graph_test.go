@@ -416,3 +416,18 @@ func TestEveryCaseHasAPage(t *testing.T) {
 		}
 	}
 }
+
+// Nodes returns every node, depth first in the order of Roots and
+// Members.
+func (g *Graph) Nodes() []*Node {
+	var out []*Node
+	var walk func(ns []*Node)
+	walk = func(ns []*Node) {
+		for _, n := range ns {
+			out = append(out, n)
+			walk(n.Members)
+		}
+	}
+	walk(g.Roots)
+	return out
+}
