@@ -18,6 +18,7 @@ import (
 
 	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/object"
 )
 
 // The ApplicationSets of a repository are expanded offline, as Argo CD's
@@ -73,7 +74,7 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 			}
 			meta, _ := app["metadata"].(map[string]any)
 			finalizers := anyList(meta["finalizers"])
-			preserve := lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") == true
+			preserve := object.Lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") == true
 			if len(finalizers) == 0 && !preserve {
 				meta["finalizers"] = []any{argocd.ResourcesFinalizer}
 			}
@@ -242,7 +243,7 @@ func (x *expander) generate(gen map[string]any) ([]map[string]any, string) {
 	case gen["git"] != nil:
 		return x.git(body("git"))
 	case gen["matrix"] != nil:
-		gens := anyList(lookup(gen, "matrix", "generators"))
+		gens := anyList(object.Lookup(gen, "matrix", "generators"))
 		if len(gens) != 2 {
 			return nil, "a matrix generator combines two generators"
 		}

@@ -7,6 +7,8 @@ import (
 	"testing/fstest"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/compiler/object"
 )
 
 func parse(t *testing.T, text string) map[string]any {
@@ -332,8 +334,8 @@ func TestExpandSet(t *testing.T) {
 				got = []string{reason}
 			}
 			for _, a := range apps {
-				src, _ := lookup(a.Body, "spec", "source").(map[string]any)
-				got = append(got, fmt.Sprintf("%s %s %s %v", a.Name, src["path"], src["targetRevision"], lookup(a.Body, "metadata", "finalizers")))
+				src, _ := object.Lookup(a.Body, "spec", "source").(map[string]any)
+				got = append(got, fmt.Sprintf("%s %s %s %v", a.Name, src["path"], src["targetRevision"], object.Lookup(a.Body, "metadata", "finalizers")))
 			}
 			slices.Sort(got)
 			if !slices.Equal(got, tt.want) {
@@ -456,7 +458,7 @@ items:
 				got = []string{reason}
 			}
 			for _, a := range apps {
-				got = append(got, fmt.Sprintf("%s %s %s", a.Name, lookup(a.Body, "spec", "destination", "server"), lookup(a.Body, "spec", "source", "path")))
+				got = append(got, fmt.Sprintf("%s %s %s", a.Name, object.Lookup(a.Body, "spec", "destination", "server"), object.Lookup(a.Body, "spec", "source", "path")))
 			}
 			slices.Sort(got)
 			if !slices.Equal(got, tt.want) {

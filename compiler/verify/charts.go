@@ -376,7 +376,7 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		vo = object.Plain(object.Lookup(hs.src, "helm", "valuesObject"))
 	}
 	for _, p := range out.Schema {
-		if partial || rgd.HasPlaceholder(fmt.Sprint(lookupPath(vo, p.Path))) {
+		if partial || rgd.HasPlaceholder(fmt.Sprint(object.Lookup(vo, p.Path...))) {
 			continue // kro fills it in the cluster
 		}
 		pos, specPath, layer := v.valueLayer(env, a, hs, p.Path)
@@ -547,18 +547,6 @@ func nameProblems(group, kind, name string) []string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
-
-// lookupPath is the value at a path of plain values, or nil.
-func lookupPath(v any, p []string) any {
-	for _, k := range p {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
 }
 
 // valueLayer says which layer of an Application's values sets the value
