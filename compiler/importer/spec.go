@@ -101,7 +101,7 @@ type chartPin struct{ repoURL, chart, version string }
 
 // settingFields are the module fields an environment's module settings
 // can set in its place (#ModuleSettings).
-var settingFields = []string{"values", "syncOptions", "cascadeDelete", "syncPolicy", "ignoreDifferences", "labels", "annotations", "helm", "extraSources"}
+var settingFields = []string{"values", "createNamespace", "syncOptions", "cascadeDelete", "syncPolicy", "ignoreDifferences", "labels", "annotations", "helm", "extraSources"}
 
 // Build makes a spec that renders the objects: one environment per name
 // in envs (objects name theirs), one module per Application name, its

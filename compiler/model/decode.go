@@ -292,7 +292,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		set := env.Settings[mname]
 		set.Helm, set.ExtraSources, set.HasExtraSources = s.helm("helm"), s.extraSources("extraSources"), s.Has("extraSources")
 		set.SyncOptions, set.HasSyncOptions = s.strings("syncOptions"), s.Has("syncOptions")
-		set.CascadeDelete = s.optBool("cascadeDelete")
+		set.CascadeDelete, set.CreateNamespace = s.optBool("cascadeDelete"), s.optBool("createNamespace")
 	})
 	env.SyncPolicy = e.syncPolicy("syncPolicy")
 	if e.Has("root") {

@@ -458,6 +458,16 @@ func (m *Module) CascadeDeleteIn(env *Environment) bool {
 	return m.CascadeDelete
 }
 
+// CreateNamespaceIn reports whether m's Application in env creates its
+// namespace (CreateNamespace=true): the environment's settings say, else
+// the module.
+func (m *Module) CreateNamespaceIn(env *Environment) bool {
+	if s := env.Settings[m.Name]; s != nil && s.CreateNamespace != nil {
+		return *s.CreateNamespace
+	}
+	return m.CreateNamespace
+}
+
 // SyncOptionsIn are m's further sync options in env: the environment's
 // settings', where they set them, else the module's.
 func (m *Module) SyncOptionsIn(env *Environment) []string {

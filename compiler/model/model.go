@@ -778,9 +778,9 @@ type ModuleSettings struct {
 	// (SyncOptionsIn).
 	SyncOptions    []string
 	HasSyncOptions bool
-	// CascadeDelete overrides the module's where not nil
-	// (CascadeDeleteIn).
-	CascadeDelete *bool
+	// CascadeDelete and CreateNamespace override the module's where not
+	// nil (CascadeDeleteIn, CreateNamespaceIn).
+	CascadeDelete, CreateNamespace *bool
 }
 
 // Project is an Argo CD AppProject.

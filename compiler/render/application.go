@@ -301,7 +301,7 @@ func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object
 			options = append(options, argocd.RespectIgnoreDifferences)
 		}
 		var ns *model.NamespaceMetadata
-		if m.CreateNamespace && m.Kind.Namespaced() {
+		if m.CreateNamespaceIn(env) && m.Kind.Namespaced() {
 			ns = m.NamespaceMetadata
 		}
 		policy = argocd.SyncPolicyFor(key.sync, options, ns)

@@ -49,7 +49,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					helm.arg(c.Chart, "--repo", c.RepoURL)
 				}
 				helm.arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
-				if m.CreateNamespace {
+				if m.CreateNamespaceIn(env) {
 					helm.arg("--create-namespace")
 				}
 				r.helmValues(helm, env, m, dir, &files)
@@ -64,7 +64,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					// A chart of this repository, with its defaults,
 					// as Argo CD renders the folder.
 					helm := shellCommand("helm", "upgrade", "--install", releaseName(env, m), m.DirIn(env), "--namespace", m.NamespaceIn(env))
-					if m.CreateNamespace {
+					if m.CreateNamespaceIn(env) {
 						helm.arg("--create-namespace")
 					}
 					r.helmValues(helm, env, m, dir, &files)
@@ -72,7 +72,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 					r.directExtraSources(&b, env, m, dir, &files)
 					continue
 				}
-				if m.CreateNamespace {
+				if m.CreateNamespaceIn(env) {
 					create := shellCommand("kubectl", "create", "namespace", m.NamespaceIn(env), "--dry-run=client", "-o", "yaml")
 					apply := shellCommand("kubectl", "apply", "-f", "-")
 					b.WriteString(create.String() + " | " + apply.String() + "\n")

@@ -348,7 +348,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 			dest.Set("namespace", ns)
 		}
 		// Namespace "*" is no namespace to create: the objects name theirs.
-		if m.CreateNamespace && m.NamespaceIn(env) != model.AnyNamespace {
+		if m.CreateNamespaceIn(env) && m.NamespaceIn(env) != model.AnyNamespace {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
 		}
 	case model.DestCluster:
