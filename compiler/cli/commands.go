@@ -329,14 +329,14 @@ out/. It writes nothing when any of its files exists.`,
 folder, walked with its sub-folders, or a file; a folder that holds a
 kustomization is built as Argo CD builds it), one environment each (named ENV,
 or after the folder; several PATHs may name one ENV), and writes a spec that
-renders them: one module per
-Application name, its differences between environments as the environments'
-settings, each environment's AppProjects, the charts pinned. Every default of
-platc that the objects do not share is written out, so that the render behaves
-as the originals. It then renders the spec in memory and compares each object
-with its original as Argo CD reads both, and prints a line per object: equal,
-differs (the fields), or not imported (why, and what to do). It exits 0 when
-every object is equal. It never overwrites a file without -force.`,
+renders them: one module per Application name, its differences between
+environments as the environments' settings, each environment's AppProjects,
+the charts pinned. Every default of platc that the objects do not share is
+written out, so that the render behaves as the originals. It then renders the
+spec in memory and compares each object with its original as Argo CD reads
+both, and prints a line per object: equal, differs (the fields), or not
+imported (why, and what to do). It exits 0 when every object is equal. It never
+overwrites a file without -force.`,
 			dir: true, minArgs: 1, maxArgs: -1, missing: "name the folders to import, such as argocd/apps",
 			flags: importFlags,
 		},
