@@ -288,14 +288,7 @@ environments: local: {revision: "HEAD", directApply: true}
 // kustomize options give.
 func TestDirectApplyFields(t *testing.T) {
 	repo := filepath.Join("..", "golden", "argocd-fields")
-	res := compiler.Compile(os.DirFS(repo), compiler.Options{})
-	if res.Log.HasErrors() {
-		t.Fatalf("the case does not compile:\n%s", res.Log)
-	}
-	files := map[string]string{}
-	for _, o := range res.Outputs {
-		files[o.Path] = string(o.Data)
-	}
+	files := goldenOutputs(t, repo)
 	got := runPlan(t, repo, []byte(files["out/deploy/direct-apply/lab/plan.sh"]))
 	want := [][]string{
 		{"helm", "upgrade", "--install", "keda-operator", "keda", "--repo", "https://kedacore.github.io/charts", "--version", "2.17.2", "--namespace", "keda", "--create-namespace",
@@ -375,17 +368,7 @@ func lookup(v any, keys ...string) any {
 // folder applied with the files Argo CD reads of it.
 func TestDirectApplyExtraSources(t *testing.T) {
 	repo := filepath.Join("..", "golden", "extra-sources")
-	res := compiler.Compile(os.DirFS(repo), compiler.Options{})
-	if res.Log.HasErrors() {
-		t.Fatalf("the case does not compile:\n%s", res.Log)
-	}
-	var plan []byte
-	for _, o := range res.Outputs {
-		if o.Path == "out/deploy/direct-apply/laptop/plan.sh" {
-			plan = o.Data
-		}
-	}
-	got := runPlan(t, repo, plan)
+	got := runPlan(t, repo, []byte(goldenOutputs(t, repo)["out/deploy/direct-apply/laptop/plan.sh"]))
 	want := [][]string{
 		{"helm", "upgrade", "--install", "shop", "web", "--repo", "https://charts.example.com", "--version", "1.0.0", "--namespace", "shop", "--create-namespace",
 			"--values", "sources/values/shop.yaml", "--wait"},
@@ -400,4 +383,19 @@ func TestDirectApplyExtraSources(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("helm and kubectl receive other arguments (-want +got):\n%s", diff)
 	}
+}
+
+// goldenOutputs compiles the golden case in repo, which must compile, and
+// returns its outputs by path.
+func goldenOutputs(t *testing.T, repo string) map[string]string {
+	t.Helper()
+	res := compiler.Compile(os.DirFS(repo), compiler.Options{})
+	if res.Log.HasErrors() {
+		t.Fatalf("the case does not compile:\n%s", res.Log)
+	}
+	files := map[string]string{}
+	for _, o := range res.Outputs {
+		files[o.Path] = string(o.Data)
+	}
+	return files
 }

@@ -87,7 +87,7 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 					return nil, "its templatePatch does not render: " + oneLine(err.Error())
 				}
 				var m map[string]any
-				if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+				if err := unmarshal([]byte(text), &m); err != nil {
 					return nil, "its templatePatch is not YAML once rendered: " + oneLine(err.Error())
 				}
 				mergePatch(app, m)
@@ -406,9 +406,9 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 			}
 			var docs []map[string]any
 			var one map[string]any
-			if yaml.Unmarshal(data, &one) == nil {
+			if unmarshal(data, &one) == nil {
 				docs = []map[string]any{one}
-			} else if err := yaml.Unmarshal(data, &docs); err != nil {
+			} else if err := unmarshal(data, &docs); err != nil {
 				if se := diag.NewSyntaxError(f, data, err); se != nil {
 					return nil, "its git files generator's file " + se.Error()
 				}

@@ -9,7 +9,6 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/token"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/object"
 )
@@ -80,13 +79,8 @@ func expr(v any) ast.Expr {
 
 // parseValues reads Helm values written as YAML text.
 func parseValues(text string) (map[string]any, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, err
-	}
-	timestampsAsText(&doc)
 	var v map[string]any
-	if err := doc.Decode(&v); err != nil {
+	if err := unmarshal([]byte(text), &v); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -491,3 +491,27 @@ func TestReadClusters(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmarshalKeepsDates: a date written unquoted is its text, as
+// kubectl and Argo CD read it (sigs.k8s.io/yaml), in a document and in a
+// values text alike.
+func TestUnmarshalKeepsDates(t *testing.T) {
+	var m map[string]any
+	if err := unmarshal([]byte("from: 2025-04-01\nlist: [2025-04-01]\n"), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["from"] != "2025-04-01" || fmt.Sprint(m["list"]) != "[2025-04-01]" {
+		t.Errorf("read %#v", m)
+	}
+	v, err := parseValues("schemaConfig:\n  configs:\n    - from: 2025-04-01\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := object.Lookup(v, "schemaConfig", "configs"); fmt.Sprint(got) != "[map[from:2025-04-01]]" {
+		t.Errorf("values read %#v", got)
+	}
+	var empty map[string]any
+	if err := unmarshal(nil, &empty); err != nil || empty != nil {
+		t.Errorf("empty: %v %v", empty, err)
+	}
+}

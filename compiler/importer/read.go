@@ -334,6 +334,17 @@ func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
 	return objs, skips
 }
 
+// unmarshal decodes YAML into v as kubectl and Argo CD read it
+// (sigs.k8s.io/yaml): a date left as written (timestampsAsText).
+func unmarshal(data []byte, v any) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Kind == 0 {
+		return err
+	}
+	timestampsAsText(&doc)
+	return doc.Decode(v)
+}
+
 // timestampsAsText makes the plain scalars of n that YAML 1.1 reads as
 // timestamps (2025-04-01) strings, as written: kubectl and Argo CD read
 // them so (sigs.k8s.io/yaml), where yaml.v3 makes them a time.
