@@ -293,6 +293,7 @@ func decodeEnvironment(name string, e entry) *Environment {
 		set.Helm, set.ExtraSources, set.HasExtraSources = s.helm("helm"), s.extraSources("extraSources"), s.Has("extraSources")
 		set.SyncOptions, set.HasSyncOptions = s.strings("syncOptions"), s.Has("syncOptions")
 		set.CascadeDelete, set.CreateNamespace = s.optBool("cascadeDelete"), s.optBool("createNamespace")
+		env.overrides = env.overrides || set.Helm != nil || set.HasExtraSources || set.HasSyncOptions || set.CascadeDelete != nil || set.CreateNamespace != nil
 	})
 	env.SyncPolicy = e.syncPolicy("syncPolicy")
 	if e.Has("root") {

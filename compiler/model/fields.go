@@ -405,7 +405,7 @@ func (e entry) extraSources(name string) []*ExtraSource {
 // environment's settings set in their place (its Node the module's where
 // it has helm options); nil where neither sets any.
 func (m *Module) HelmIn(env *Environment) *Helm {
-	s := env.Settings[m.Name]
+	s := env.overrideSettings(m)
 	if s == nil || s.Helm == nil {
 		return m.Helm
 	}
@@ -440,10 +440,7 @@ func (m *Module) HelmIn(env *Environment) *Helm {
 // ExtraSourcesIn are m's further sources in env: the environment's
 // settings', where they set them, else the module's.
 func (m *Module) ExtraSourcesIn(env *Environment) []*ExtraSource {
-	if env == nil {
-		return m.ExtraSources
-	}
-	if s := env.Settings[m.Name]; s != nil && s.HasExtraSources {
+	if s := env.overrideSettings(m); s != nil && s.HasExtraSources {
 		return s.ExtraSources
 	}
 	return m.ExtraSources
@@ -452,7 +449,7 @@ func (m *Module) ExtraSourcesIn(env *Environment) []*ExtraSource {
 // CascadeDeleteIn reports whether m's Application in env has the
 // resources finalizer: the environment's settings say, else the module.
 func (m *Module) CascadeDeleteIn(env *Environment) bool {
-	if s := env.Settings[m.Name]; s != nil && s.CascadeDelete != nil {
+	if s := env.overrideSettings(m); s != nil && s.CascadeDelete != nil {
 		return *s.CascadeDelete
 	}
 	return m.CascadeDelete
@@ -462,7 +459,7 @@ func (m *Module) CascadeDeleteIn(env *Environment) bool {
 // namespace (CreateNamespace=true): the environment's settings say, else
 // the module.
 func (m *Module) CreateNamespaceIn(env *Environment) bool {
-	if s := env.Settings[m.Name]; s != nil && s.CreateNamespace != nil {
+	if s := env.overrideSettings(m); s != nil && s.CreateNamespace != nil {
 		return *s.CreateNamespace
 	}
 	return m.CreateNamespace
@@ -471,7 +468,7 @@ func (m *Module) CreateNamespaceIn(env *Environment) bool {
 // SyncOptionsIn are m's further sync options in env: the environment's
 // settings', where they set them, else the module's.
 func (m *Module) SyncOptionsIn(env *Environment) []string {
-	if s := env.Settings[m.Name]; s != nil && s.HasSyncOptions {
+	if s := env.overrideSettings(m); s != nil && s.HasSyncOptions {
 		return s.SyncOptions
 	}
 	return m.SyncOptions

@@ -719,6 +719,19 @@ type Environment struct {
 	// destination (DirIn, RevisionIn, DestinationIn look them up only
 	// then).
 	sources bool
+	// overrides: some module settings set helm, extraSources,
+	// syncOptions, cascadeDelete or createNamespace (HelmIn and the
+	// like look them up only then).
+	overrides bool
+}
+
+// overrideSettings are m's settings in env where some settings of env
+// override a module's Application fields (overrides), else nil.
+func (env *Environment) overrideSettings(m *Module) *ModuleSettings {
+	if env == nil || !env.overrides {
+		return nil
+	}
+	return env.Settings[m.Name]
 }
 
 // DefaultKubeVersion is the Kubernetes version charts are rendered for
