@@ -13,7 +13,7 @@ PLATC = bin/platc
 # larger binary.
 export GOFLAGS += -tags=kustomize_disable_go_plugin_support
 
-.PHONY: render check vet test race conformance lsp realworld realcharts e2e rehearse bench bench-compare release-snapshot golden help quickstart upstream-diff bootstrap-argocd sync hooks install precommit browser report-screenshot
+.PHONY: render check vet test race conformance lsp realworld realcharts e2e rehearse bench bench-compare loc release-snapshot golden help quickstart upstream-diff bootstrap-argocd sync hooks install precommit browser report-screenshot
 
 # The Argo CD platc checks by, and the argo-cd chart that installs it, as
 # compiler/upstream names them (its tests keep these two lines the same).
@@ -156,6 +156,11 @@ bench:
 ## generated platforms; prints medians, peak memory and ratios (docs/performance.md)
 bench-compare:
 	cd tools && $(GO) run ./benchcompare $(BENCH_COMPARE_FLAGS)
+
+## loc: lines of platc's production code (the non-test Go of the packages platc links),
+## by package (tools/loc; testkit/ and tools/ are not production code)
+loc:
+	cd tools && $(GO) run ./loc
 
 ## quickstart: deliver the local environment to the current kube context;
 ## QUICKSTART_DIRECT_APPLY=1 installs it with helm and kubectl, without Argo CD

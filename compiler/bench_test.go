@@ -16,9 +16,9 @@ import (
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
-	"github.com/platc/platc/compiler/synth"
 	"github.com/platc/platc/compiler/verify"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // benchRepos are the platforms the benchmarks compile: the sample, and

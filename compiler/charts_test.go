@@ -11,8 +11,8 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/charts"
-	"github.com/platc/platc/compiler/synth"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // TestRendersKeptWhenAsked: the renders of the Applications' charts are

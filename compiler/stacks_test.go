@@ -21,8 +21,8 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/rgd"
-	"github.com/platc/platc/compiler/synth"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // TestRenderedRGDsCheck reads every ResourceGraphDefinition platc renders

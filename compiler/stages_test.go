@@ -21,9 +21,7 @@ var stages = []string{"load", "model", "check", "rgd", "layers", "render", "veri
 var helpers = map[string]string{
 	"argocd":                 "model",
 	"charts":                 "",
-	"charts/chartstest":      "",
 	"charts/internal/engine": "",
-	"synth":                  "",
 	"diag":                   "",
 	"kro":                    "",
 	"manifests":              "",

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/platc/platc/compiler/charts"
-	"github.com/platc/platc/compiler/charts/chartstest"
+	"github.com/platc/platc/testkit/chartstest"
 )
 
 // archive is one entry of ../shared/charts/index.json with its bytes.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/platc/platc/compiler/validate"
 	"github.com/platc/platc/schemas"
-	"github.com/platc/platc/schemas/crdsubset"
+	"github.com/platc/platc/testkit/crdsubset"
 )
 
 // TestEmbeddedCRDsAreValid checks every CRD in crds/: an

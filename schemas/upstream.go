@@ -7,7 +7,7 @@ import (
 )
 
 // upstreamFields lists the fields upstream's CRDs of the kinds platc
-// embeds a smaller CRD of declare (crdsubset.Fields). platc's
+// embeds a smaller CRD of declare (testkit/crdsubset.Fields). platc's
 // CRDs bound what platc renders; an Application or AppProject that a
 // chart renders may set any field Argo CD's CRD declares, which these
 // lines tell from a field no CRD declares. conformance/argocd's

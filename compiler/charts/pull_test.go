@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler/charts"
-	"github.com/platc/platc/compiler/charts/chartstest"
+	"github.com/platc/platc/testkit/chartstest"
 )
 
 func archive(version, replicas string) []byte {

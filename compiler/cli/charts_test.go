@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler/charts"
-	"github.com/platc/platc/compiler/charts/chartstest"
 	"github.com/platc/platc/compiler/cli"
+	"github.com/platc/platc/testkit/chartstest"
 )
 
 // chartArchive is a small chart: a Deployment of replicaCount replicas,

@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/platc/platc/compiler/cli"
-	"github.com/platc/platc/compiler/synth"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // BenchmarkRender measures platc render as a user runs it, start to end

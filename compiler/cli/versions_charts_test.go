@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler/charts"
-	"github.com/platc/platc/compiler/charts/chartstest"
 	"github.com/platc/platc/compiler/cli"
+	"github.com/platc/platc/testkit/chartstest"
 )
 
 // TestChartsPullLocksEnvironmentVersions: an environment's own chart

@@ -13,9 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/compiler/synth"
 	"github.com/platc/platc/internal/cache"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // loaded is what a Load says: the spec read, with its declarations and

@@ -18,8 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/compiler/synth"
 	"github.com/platc/platc/schemas"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // parseAll parses the spec files of dir in fsys, as Begin does.

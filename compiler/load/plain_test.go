@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/compiler/synth"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // parsedReading is what Begin reads from files it parses with CUE: the

@@ -14,7 +14,7 @@ import (
 	"cuelang.org/go/cue/parser"
 
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/compiler/synth"
+	"github.com/platc/platc/testkit/synth"
 )
 
 // cueFits is the verdict of CUE's own check (checkSchema, which the shape

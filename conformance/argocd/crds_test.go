@@ -18,7 +18,7 @@ import (
 	"github.com/platc/platc/compiler/upstream"
 	"github.com/platc/platc/compiler/validate"
 	"github.com/platc/platc/schemas"
-	"github.com/platc/platc/schemas/crdsubset"
+	"github.com/platc/platc/testkit/crdsubset"
 )
 
 // argoCDCRDs are the CRDs of the Application and the AppProject as Argo CD

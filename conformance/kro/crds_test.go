@@ -3,7 +3,7 @@ package conformance
 import (
 	"testing"
 
-	"github.com/platc/platc/schemas/crdsubset"
+	"github.com/platc/platc/testkit/crdsubset"
 )
 
 // TestEmbeddedCRDsAreSubsets checks that the ResourceGraphDefinition CRD

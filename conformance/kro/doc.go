@@ -54,7 +54,7 @@
 // disagrees, and the adapter's liveness.
 //
 // TestEmbeddedCRDsAreSubsets requires platc's embedded
-// ResourceGraphDefinition CRD to be a subset of kro's (schemas/crdsubset).
+// ResourceGraphDefinition CRD to be a subset of kro's (testkit/crdsubset).
 //
 // Not modelled: admission webhooks and policies of a real cluster. Both
 // sides run with the cel-go kro requires (v0.31.0; platc requires no later

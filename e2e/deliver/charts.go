@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/charts"
-	"github.com/platc/platc/compiler/charts/chartstest"
+	"github.com/platc/platc/testkit/chartstest"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -29,7 +29,7 @@ type chartServer struct {
 // file (the spec's charts.lock) whose archives the spec's vendor folder
 // holds, checked against the lock: an HTTP chart repository or an OCI
 // registry, as the pin's URL is, over TLS (platc's test chart servers,
-// compiler/charts/chartstest). A chart that is locked but not vendored
+// testkit/chartstest). A chart that is locked but not vendored
 // is not served: Argo CD meets the real repository's URL for it.
 func serveCharts(specDir string) ([]*chartServer, error) {
 	data, err := os.ReadFile(filepath.Join(specDir, charts.LockFile))

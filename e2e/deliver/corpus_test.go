@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler/charts"
-	"github.com/platc/platc/compiler/charts/chartstest"
+	"github.com/platc/platc/testkit/chartstest"
 )
 
 // writeCorpus writes a corpus of archives (file -> bytes) with its

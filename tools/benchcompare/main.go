@@ -48,12 +48,12 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/platc/platc/compiler/synth"
+	"github.com/platc/platc/testkit/synth"
 )
 
 var (
 	runs     = flag.Int("runs", 5, "runs of each command; the median is reported")
-	sizes    = flag.String("sizes", "sample,50x200x20,100x500x40", "comma-separated sizes: sample, or one of compiler/synth's")
+	sizes    = flag.String("sizes", "sample,50x200x20,100x500x40", "comma-separated sizes: sample, or one of testkit/synth's")
 	skipPure = flag.String("skip-pure", "100x500x40", "sizes at which (b) is not run (it is the slow one)")
 )
 
