@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,10 +100,8 @@ func pullHTTP(ctx context.Context, client *http.Client, repoURL, chart, version 
 	if !ok {
 		return nil, fmt.Errorf("%s has no chart %q", repoURL, chart)
 	}
-	var have []string
 	for _, v := range versions {
 		if v.Version != version {
-			have = append(have, v.Version)
 			continue
 		}
 		if len(v.URLs) == 0 {
@@ -131,7 +130,7 @@ func pullHTTP(ctx context.Context, client *http.Client, repoURL, chart, version 
 		}
 		return archive, nil
 	}
-	return nil, fmt.Errorf("%s has no version %s of %s (it has %d others)", repoURL, version, chart, len(have))
+	return nil, fmt.Errorf("%s has no version %s of %s (it has %d others)", repoURL, version, chart, len(versions))
 }
 
 // Media types of Helm charts in OCI registries (Helm's pkg/registry).
@@ -348,9 +347,6 @@ func (r *registry) authorize(ctx context.Context, challenge string) error {
 	if err := json.Unmarshal(data, &tok); err != nil {
 		return fmt.Errorf("%s: %v", u, err)
 	}
-	r.token = tok.Token
-	if r.token == "" {
-		r.token = tok.AccessToken
-	}
+	r.token = cmp.Or(tok.Token, tok.AccessToken)
 	return nil
 }

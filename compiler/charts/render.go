@@ -647,14 +647,10 @@ func cloneChart(c *chart.Chart) *chart.Chart {
 // 4.2.1): every dependency of Chart.yaml must be in charts/.
 func checkDependencies(ch *chart.Chart, reqs []*chart.Dependency) error {
 	var missing []string
-outer:
 	for _, r := range reqs {
-		for _, d := range ch.Dependencies() {
-			if d.Name() == r.Name {
-				continue outer
-			}
+		if !slices.ContainsFunc(ch.Dependencies(), func(d *chart.Chart) bool { return d.Name() == r.Name }) {
+			missing = append(missing, r.Name)
 		}
-		missing = append(missing, r.Name)
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("found in Chart.yaml, but missing in charts/ directory: %s", strings.Join(missing, ", "))

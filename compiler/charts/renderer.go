@@ -56,8 +56,7 @@ type Renderer struct {
 	Cache cache.Cache
 	// KeepRenders makes Record keep the render of each Application's
 	// source, for Apps; without it Record keeps nothing (check, render
-	// and vet show no render: keeping 10,000 cost a warm vet 19 to 29
-	// ms).
+	// and vet show no render).
 	KeepRenders bool
 
 	pack     packRead
@@ -254,16 +253,7 @@ var errMissing = fmt.Errorf("no archive")
 
 // load finds and loads the locked archive of e, once.
 func (r *Renderer) load(e *Entry) *loaded {
-	r.mu.Lock()
-	if r.charts == nil {
-		r.charts = map[string]*loaded{}
-	}
-	l := r.charts[e.Digest]
-	if l == nil {
-		l = &loaded{digest: e.Digest}
-		r.charts[e.Digest] = l
-	}
-	r.mu.Unlock()
+	l := entryOf(r, &r.charts, e.Digest, func() *loaded { return &loaded{digest: e.Digest} })
 	l.once.Do(func() {
 		// The archive is found and its digest checked here; it is loaded
 		// only when a render is not in the cache (chart).
@@ -323,16 +313,7 @@ func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, e
 // platc does not have (UnbuiltFolders says what), and an error where the
 // vendor folder's archive of a dependency is not the locked one.
 func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Chart, error), error) {
-	r.mu.Lock()
-	if r.folders == nil {
-		r.folders = map[string]*loaded{}
-	}
-	l := r.folders[dir]
-	if l == nil {
-		l = &loaded{}
-		r.folders[dir] = l
-	}
-	r.mu.Unlock()
+	l := entryOf(r, &r.folders, dir, func() *loaded { return &loaded{} })
 	// The digest of a folder is of its files: read once, loaded only
 	// when an outcome is not cached.
 	l.once.Do(func() { l.digest, l.err = FolderDigestOf(r.Repo, dir) })
@@ -602,17 +583,7 @@ func entryHead(digest, reqDigest string) string {
 func (r *Renderer) render(digest string, chart func() (*Chart, error), req Request) *Outcome {
 	reqDigest := requestDigest(req)
 	key := cache.ChartRender.Key(HelmVersion, digest, reqDigest)
-
-	r.mu.Lock()
-	if r.outcomes == nil {
-		r.outcomes = map[string]*rendered{}
-	}
-	o := r.outcomes[key]
-	if o == nil {
-		o = &rendered{}
-		r.outcomes[key] = o
-	}
-	r.mu.Unlock()
+	o := entryOf(r, &r.outcomes, key, func() *rendered { return &rendered{} })
 	o.once.Do(func() {
 		if r.Cache != nil {
 			if out, entry, packed := r.cached(key, entryHead(digest, reqDigest)); out != nil {
@@ -640,6 +611,22 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 	return o.out
 }
 
+// entryOf returns the entry of key in *m, under r.mu, adding a new one
+// where there is none.
+func entryOf[T any](r *Renderer, m *map[string]*T, key string, fresh func() *T) *T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if *m == nil {
+		*m = map[string]*T{}
+	}
+	e := (*m)[key]
+	if e == nil {
+		e = fresh()
+		(*m)[key] = e
+	}
+	return e
+}
+
 func (r *Renderer) markUnpacked() {
 	r.mu.Lock()
 	r.unpacked = true
@@ -649,14 +636,11 @@ func (r *Renderer) markUnpacked() {
 // requestDigest is the digest of every field of req, each written with
 // its length (a list with its count), so that two requests share one only
 // if they are the same: the key of a render's outcome. It is written
-// field by field rather than as JSON, which encodes a valuesObject in
-// base64 for every Helm source of every Application;
-// TestRequestDigestCoversEveryField fails when a field is added to Request
-// and not here.
+// field by field into one buffer, hashed once, rather than as JSON, which
+// encodes a valuesObject in base64 for every Helm source of every
+// Application; TestRequestDigestCoversEveryField fails when a field is
+// added to Request and not here.
 func requestDigest(req Request) string {
-	// Written into one buffer and hashed once: a hash written field by
-	// field cost more than the writing (a digest per Helm source of
-	// every Application, tens of thousands in a large vet).
 	var buf [1024]byte
 	b := buf[:0]
 	count := func(c int) { b = binary.AppendUvarint(b, uint64(c)) }
