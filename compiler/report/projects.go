@@ -10,6 +10,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 )
@@ -211,7 +212,7 @@ func roleWords(r argocd.Role) string {
 		}
 		may = append(may, fmt.Sprintf("%s %s %s %s", verb, action, resource, obj))
 	}
-	s := r.Name + ": " + orNone(may)
+	s := r.Name + ": " + diag.OrNone(may)
 	if len(r.Groups) > 0 {
 		s += "; held by " + strings.Join(r.Groups, ", ")
 	}
@@ -346,5 +347,5 @@ func dayWords(s string) (string, bool) {
 	if len(days) == 1 {
 		return days[0] + "s", true
 	}
-	return strings.Join(days[:len(days)-1], ", ") + " and " + days[len(days)-1], true
+	return diag.List(days), true
 }
