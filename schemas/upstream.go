@@ -101,14 +101,4 @@ func UpstreamDeclares(apiVersion, kind, pointer string) bool {
 	return true
 }
 
-func isIndex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isIndex(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
