@@ -239,19 +239,18 @@ func (l *Log) Fold(later *Log) {
 			top = top || ParentPath(p.Path) == ""
 		}
 	}
+	folded := later.Folded()
 	for _, p := range later.Problems() {
 		// A problem with no spec path is of the output (an object its
 		// CRD refuses): made from a spec that does not fit, it follows.
 		if top || p.Path == "" && len(causes) > 0 || followsFrom(p.Path, causes) {
-			l.mu.Lock()
-			l.folded++
-			l.mu.Unlock()
-			continue
+			folded++
+		} else {
+			l.Add(p)
 		}
-		l.Add(p)
 	}
 	l.mu.Lock()
-	l.folded += later.Folded()
+	l.folded += folded
 	l.mu.Unlock()
 }
 
