@@ -80,12 +80,9 @@ type Options struct {
 }
 
 // Cache is a store of byte strings by key, kept between compilations (the
-// CLI keeps one per repository in the user's cache directory). A failure to
-// read or write it only costs time. Get returns what Put stored, or
-// nothing: the store answers for its entries' integrity (the CLI's binds
-// each to its key, to the platc that wrote it and to a digest of its
-// bytes), and each entry names what it describes. Get and Put may be
-// called from several goroutines.
+// CLI keeps one per repository in the user's cache directory); a failure
+// to read or write it only costs time. internal/cache says what it
+// answers for.
 type Cache = cache.Cache
 
 // celParsesKey is the Cache key of the CEL parses (as kro's
@@ -318,10 +315,7 @@ func countObjects(files []render.File) map[string]int {
 // newChartRenderer renders the charts of fsys: the spec's lock file (a
 // malformed one is an error), the vendor folder, the chart cache of opts.
 func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer {
-	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys, KeepRenders: opts.KeepRenders}
-	if opts.Cache != nil {
-		r.Cache = opts.Cache
-	}
+	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys, Cache: opts.Cache, KeepRenders: opts.KeepRenders}
 	lockFile := path.Join(opts.SpecDir, charts.LockFile)
 	if data, err := fs.ReadFile(fsys, lockFile); err == nil {
 		lock, err := charts.ParseLock(data)
