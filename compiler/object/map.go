@@ -5,7 +5,10 @@
 // work per environment or per file. It does no I/O and knows no kinds.
 package object
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Map is a YAML mapping whose keys keep the order they were set in, so that
 // rendered objects read apiVersion, kind, metadata, spec, as people expect.
@@ -91,10 +94,7 @@ func plain(v any) (any, bool) {
 		for k, x := range v {
 			if p, changed := plain(x); changed {
 				if out == nil {
-					out = make(map[string]any, len(v))
-					for k2, x2 := range v {
-						out[k2] = x2
-					}
+					out = maps.Clone(v)
 				}
 				out[k] = p
 			}
@@ -135,9 +135,7 @@ func Merge(base, over map[string]any) map[string]any {
 		return nil
 	}
 	out := make(map[string]any, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
+	maps.Copy(out, base)
 	for k, v := range over {
 		if bm, ok := out[k].(map[string]any); ok {
 			if om, ok := v.(map[string]any); ok {
@@ -154,9 +152,7 @@ func Merge(base, over map[string]any) map[string]any {
 // on the way so that shared inputs stay as they were.
 func SetPath(values map[string]any, path []string, v any) map[string]any {
 	out := make(map[string]any, len(values)+1)
-	for k, x := range values {
-		out[k] = x
-	}
+	maps.Copy(out, values)
 	if len(path) == 1 {
 		out[path[0]] = v
 		return out
