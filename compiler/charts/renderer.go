@@ -72,14 +72,10 @@ type Renderer struct {
 
 type loaded struct {
 	once   sync.Once
-	load   sync.Once // of the chart
-	data   []byte    // the archive, until loaded
-	chart  *Chart
 	digest string // of a folder: known before it is loaded
 	err    error  // finding the archive, or a folder's digest: set in once
-	// loadErr is loading the chart's files: set in load, apart from err,
-	// which others read while a chart loads.
-	loadErr error
+	// chart loads the chart's files, once: set in once.
+	chart func() (*Chart, error)
 	// build is a folder's dependency build, planned once where Helm
 	// finds a dependency missing (RenderFolder).
 	buildOnce sync.Once
@@ -257,7 +253,14 @@ func (r *Renderer) load(e *Entry) *loaded {
 	l.once.Do(func() {
 		// The archive is found and its digest checked here; it is loaded
 		// only when a render is not in the cache (chart).
-		l.data, l.err = r.findArchive(e)
+		data, err := r.findArchive(e)
+		l.err = err
+		l.chart = sync.OnceValues(func() (*Chart, error) {
+			if err != nil {
+				return nil, err
+			}
+			return LoadArchive(data)
+		})
 	})
 	return l
 }
@@ -287,22 +290,11 @@ func (r *Renderer) findArchive(e *Entry) ([]byte, error) {
 	return nil, errMissing
 }
 
-// archiveChart loads the archive l found, once.
-func (l *loaded) archiveChart() (*Chart, error) {
-	l.load.Do(func() {
-		if l.loadErr = l.err; l.err == nil {
-			l.chart, l.loadErr = LoadArchive(l.data)
-			l.data = nil
-		}
-	})
-	return l.chart, l.loadErr
-}
-
 // RenderPin renders the locked chart for req; the pin must be Ready. It
 // returns the outcome and what loads the chart.
 func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, error)) {
 	l := r.load(e)
-	return r.render(e.Digest, l.archiveChart, req), l.archiveChart
+	return r.render(e.Digest, l.chart, req), l.chart
 }
 
 // RenderFolder renders the chart in a folder of the repository for req,
@@ -316,23 +308,22 @@ func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Cha
 	l := entryOf(r, &r.folders, dir, func() *loaded { return &loaded{} })
 	// The digest of a folder is of its files: read once, loaded only
 	// when an outcome is not cached.
-	l.once.Do(func() { l.digest, l.err = FolderDigestOf(r.Repo, dir) })
+	l.once.Do(func() {
+		l.digest, l.err = FolderDigestOf(r.Repo, dir)
+		l.chart = sync.OnceValues(func() (*Chart, error) { return LoadFolder(r.Repo, dir) })
+	})
 	if l.err != nil {
 		return &Outcome{Error: l.err.Error()}, func() (*Chart, error) { return nil, l.err }, nil
 	}
-	chart := func() (*Chart, error) {
-		l.load.Do(func() { l.chart, l.loadErr = LoadFolder(r.Repo, dir) })
-		return l.chart, l.loadErr
-	}
-	out := r.render(l.digest, chart, req)
+	out := r.render(l.digest, l.chart, req)
 	if !isMissingDependency(out.Error) {
-		return out, chart, nil
+		return out, l.chart, nil
 	}
 	l.buildOnce.Do(func() { l.build = r.buildFolder(dir, l.digest) })
 	b := l.build
 	switch {
 	case b.failed != nil:
-		return b.failed, chart, nil
+		return b.failed, l.chart, nil
 	case b.lockErr != nil:
 		return nil, nil, b.lockErr
 	case b.skip != "" || len(b.notLocked) > 0 || len(b.missing) > 0:
@@ -418,36 +409,28 @@ func (r *Renderer) buildFolder(dir, digest string) *folderBuild {
 		}
 	}
 	b.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
-	var once sync.Once
-	var ch *Chart
-	var loadErr error
-	b.chart = func() (*Chart, error) {
-		once.Do(func() {
-			built := slices.Clone(p.keep)
-			for _, l := range locals {
-				packed := map[string][]byte{}
-				for _, f := range l.files {
-					packed[f.Name] = f.Data
-				}
-				built = append(built, &archive.BufferedFile{Name: "charts/" + l.file, Data: BuildArchive(l.name, packed)})
+	b.chart = sync.OnceValues(func() (*Chart, error) {
+		built := slices.Clone(p.keep)
+		for _, l := range locals {
+			packed := map[string][]byte{}
+			for _, f := range l.files {
+				packed[f.Name] = f.Data
 			}
-			for _, e := range remotes {
-				data, err := r.findArchive(e)
-				if err != nil {
-					loadErr = fmt.Errorf("reading the archive of %s %s: %v", e.Chart, e.Version, err)
-					return
-				}
-				built = append(built, &archive.BufferedFile{Name: "charts/" + e.Chart + "-" + e.Version + ".tgz", Data: data})
-			}
-			hc, err := loader.LoadFiles(built)
+			built = append(built, &archive.BufferedFile{Name: "charts/" + l.file, Data: BuildArchive(l.name, packed)})
+		}
+		for _, e := range remotes {
+			data, err := r.findArchive(e)
 			if err != nil {
-				loadErr = err
-				return
+				return nil, fmt.Errorf("reading the archive of %s %s: %v", e.Chart, e.Version, err)
 			}
-			ch = &Chart{Digest: b.digest, helm: hc}
-		})
-		return ch, loadErr
-	}
+			built = append(built, &archive.BufferedFile{Name: "charts/" + e.File(), Data: data})
+		}
+		hc, err := loader.LoadFiles(built)
+		if err != nil {
+			return nil, err
+		}
+		return &Chart{Digest: b.digest, helm: hc}, nil
+	})
 	return b
 }
 
