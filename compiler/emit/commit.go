@@ -83,16 +83,16 @@ type op struct {
 	interruptible bool
 
 	// folders are the folders of the output root opened as roots of
-	// their own (in): a file is then opened by its name in its folder,
-	// one system call, where a path through the output root costs one
-	// per element (a first render writes thousands, folders deep).
+	// their own (in).
 	mu      sync.Mutex
 	folders map[string]*os.Root
 }
 
 // in returns the folder of p as a root, and p's name in it; each folder
-// is opened once, by its name in its parent (one system call, where a
-// path through the output root costs one per element).
+// is opened once, by its name in its parent: a file is then opened by its
+// name in its folder, one system call, where a path through the output
+// root costs one per element (a first render writes thousands, folders
+// deep).
 func (o *op) in(p string) (*os.Root, string, error) {
 	dir, name := path.Split(p)
 	r, err := o.folder(strings.TrimSuffix(dir, "/"))
@@ -494,11 +494,7 @@ func (o *op) sameFile(a, b string) bool {
 
 // generated reports whether the file p is one platc generated.
 func (o *op) generated(p string) bool {
-	info, err := o.root.Lstat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	data, err := o.root.ReadFile(p)
+	data, err := o.regularFile(p)
 	return err == nil && IsGenerated(data)
 }
 
