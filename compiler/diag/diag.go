@@ -165,12 +165,7 @@ func (l *Log) Add(p Problem) {
 func (l *Log) HasErrors() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, p := range l.problems {
-		if p.Severity == Error {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(l.problems, func(p Problem) bool { return p.Severity == Error })
 }
 
 // Problems returns the recorded problems sorted by position, path and
