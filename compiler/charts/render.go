@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -550,11 +551,7 @@ func render(ch *chart.Chart, req Request, vals map[string]any, out *Outcome, bud
 		}
 		return err
 	}
-	for k := range files {
-		if strings.HasSuffix(k, notesFileSuffix) {
-			delete(files, k)
-		}
-	}
+	maps.DeleteFunc(files, func(name, _ string) bool { return strings.HasSuffix(name, notesFileSuffix) })
 	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
 	if err != nil {
 		return err
@@ -623,15 +620,12 @@ func cloneChart(c *chart.Chart) *chart.Chart {
 	n := *c
 	if c.Metadata != nil {
 		md := *c.Metadata
-		md.Dependencies = make([]*chart.Dependency, len(c.Metadata.Dependencies))
-		for i, d := range c.Metadata.Dependencies {
+		md.Dependencies = slices.Clone(md.Dependencies)
+		for i, d := range md.Dependencies {
 			if d != nil {
 				dc := *d
 				md.Dependencies[i] = &dc
 			}
-		}
-		if c.Metadata.Dependencies == nil {
-			md.Dependencies = nil
 		}
 		n.Metadata = &md
 	}
