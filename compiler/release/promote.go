@@ -149,7 +149,10 @@ func apply(fsys fs.FS, spec *model.Spec, sets []set, tag, verb string, log *diag
 	inserts := map[*model.Environment][]set{}
 	var order []*model.Environment
 	for _, s := range sets {
-		ch := Change{Env: envName(s.env), Chart: s.chart.Name, From: spec.ChartIn(s.env, s.chart.Name).Version, To: s.version}
+		ch := Change{Chart: s.chart.Name, From: spec.ChartIn(s.env, s.chart.Name).Version, To: s.version}
+		if s.env != nil {
+			ch.Env = s.env.Name
+		}
 		var pin *model.Node
 		switch {
 		case s.env == nil:
@@ -232,13 +235,6 @@ func sharedWith(spec *model.Spec, pos diag.Pos, sets []set) []string {
 func owner(env *model.Environment) string {
 	if env == nil {
 		return "the platform"
-	}
-	return env.Name
-}
-
-func envName(env *model.Environment) string {
-	if env == nil {
-		return ""
 	}
 	return env.Name
 }
