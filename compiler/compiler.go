@@ -6,6 +6,7 @@
 package compiler
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"path"
@@ -134,9 +135,7 @@ type Result struct {
 
 // Compile loads, checks and renders the spec of the repository fsys.
 func Compile(fsys fs.FS, opts Options) *Result {
-	if opts.SpecDir == "" {
-		opts.SpecDir = DefaultSpecDir
-	}
+	opts.SpecDir = cmp.Or(opts.SpecDir, DefaultSpecDir)
 	res := &Result{Log: &diag.Log{}}
 	opts.parses = kro.NewParses()
 	// The embedded CRDs are read and compiled once per process; the
@@ -391,9 +390,7 @@ func startScan(fsys fs.FS, dir string, opts Options) <-chan scanned {
 // syncs (whose Chart.lock may name dependencies Argo CD downloads),
 // sorted. The spec must fit the schema, and nothing else is checked.
 func Pins(fsys fs.FS, specDir string) ([]*model.Chart, []string, *diag.Log) {
-	if specDir == "" {
-		specDir = DefaultSpecDir
-	}
+	specDir = cmp.Or(specDir, DefaultSpecDir)
 	log := &diag.Log{}
 	loaded := load.Begin(fsys, specDir, log)
 	if loaded == nil || !loaded.Checked() {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -229,11 +230,7 @@ func windowWords(w argocd.SyncWindow) string {
 	default:
 		b.WriteString("no syncs ")
 	}
-	tz := w.TimeZone
-	if tz == "" {
-		tz = "UTC"
-	}
-	fmt.Fprintf(&b, "for %s from %s, %s time (%s)", durationWords(w.Duration), cronWords(w.Schedule), tz, w.Schedule)
+	fmt.Fprintf(&b, "for %s from %s, %s time (%s)", durationWords(w.Duration), cronWords(w.Schedule), cmp.Or(w.TimeZone, "UTC"), w.Schedule)
 	var scope []string
 	for _, l := range []struct {
 		what  string
