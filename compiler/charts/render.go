@@ -117,16 +117,6 @@ func FolderDigest(files []*archive.BufferedFile) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// FolderDigestOf reads a chart folder and returns its digest, without
-// loading the chart.
-func FolderDigestOf(fsys fs.FS, dir string) (string, error) {
-	files, _, err := folderFiles(fsys, dir)
-	if err != nil {
-		return "", err
-	}
-	return FolderDigest(files), nil
-}
-
 var utf8bom = []byte{0xEF, 0xBB, 0xBF}
 
 // folderFiles are the files of the chart folder dir that Helm's loader

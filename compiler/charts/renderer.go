@@ -309,7 +309,10 @@ func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Cha
 	// The digest of a folder is of its files: read once, loaded only
 	// when an outcome is not cached.
 	l.once.Do(func() {
-		l.digest, l.err = FolderDigestOf(r.Repo, dir)
+		var files []*archive.BufferedFile
+		if files, _, l.err = folderFiles(r.Repo, dir); l.err == nil {
+			l.digest = FolderDigest(files)
+		}
 		l.chart = sync.OnceValues(func() (*Chart, error) { return LoadFolder(r.Repo, dir) })
 	})
 	if l.err != nil {
