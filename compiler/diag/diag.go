@@ -331,13 +331,8 @@ func enclosing(p string) string {
 func cutIndex(path string) (string, bool) {
 	body, ok := strings.CutSuffix(path, "]")
 	i := strings.LastIndexByte(body, '[')
-	if !ok || i <= 0 || i == len(body)-1 {
+	if !ok || i <= 0 || i == len(body)-1 || strings.Trim(body[i+1:], "0123456789") != "" {
 		return "", false
-	}
-	for _, r := range body[i+1:] {
-		if r < '0' || r > '9' {
-			return "", false
-		}
 	}
 	return body[:i], true
 }
