@@ -48,14 +48,6 @@ func (st *State) bytesOf(p string) []byte {
 // one lookup instead of one per path element. Where fsys is a
 // FolderOpener, scanFolder reads below the folder's descriptor instead.
 func Scan(fsys fs.FS, outDir string) (*State, error) {
-	st, err := scanState(fsys, outDir)
-	if st != nil {
-		st.read = func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }
-	}
-	return st, err
-}
-
-func scanState(fsys fs.FS, outDir string) (*State, error) {
 	st, fast, err := scanBelow(fsys, outDir)
 	if !fast && err == nil {
 		st = newState()
@@ -68,13 +60,14 @@ func scanState(fsys fs.FS, outDir string) (*State, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, statErr := fs.Stat(fsys, outDir); errors.Is(statErr, fs.ErrNotExist) {
-			return newState(), nil // no output folder yet
+			st, err = newState(), nil // no output folder yet
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the output folder: %w", err)
 	}
 	slices.Sort(st.Foreign)
+	st.read = func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }
 	return st, nil
 }
 
