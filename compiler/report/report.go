@@ -144,9 +144,7 @@ func build(in Input) (*page, error) {
 	p.Modules = moduleRows(res, envs)
 	g := NewGraph(spec, res.Info, envs)
 	p.Graph = layout(g)
-	for _, e := range g.Edges {
-		p.Implicit = p.Implicit || e.Implicit
-	}
+	p.Implicit = slices.ContainsFunc(g.Edges, func(e Edge) bool { return e.Implicit })
 	p.Projects = projects(res, envs)
 	if p.Overrides, err = overrides(res, in.Repo, envs); err != nil {
 		return nil, err
