@@ -437,6 +437,7 @@ func (o *op) rollback(j *journal) (int, error) {
 			b := backupName(p)
 			target, terr := o.regularFile(p)
 			mine := errors.Is(terr, fs.ErrNotExist) || terr == nil && digest != "" && fullDigest(target) == digest
+			var err error
 			switch {
 			case backedUp[p] && o.isRegular(b):
 				if terr == nil && o.sameFile(p, b) || !mine {
@@ -444,20 +445,16 @@ func (o *op) rollback(j *journal) (int, error) {
 					// there now: the backup goes
 					return ignoreMissing(o.root.Remove(b))
 				}
-				if err := o.root.Rename(b, p); err != nil {
-					return err
-				}
-				restored++
-				return nil
+				err = o.root.Rename(b, p)
 			case !backedUp[p] && terr == nil && mine:
-				// a file the write made
-				if err := ignoreMissing(o.root.Remove(p)); err != nil {
-					return err
-				}
-				restored++
-				return nil
+				err = ignoreMissing(o.root.Remove(p)) // a file the write made
+			default:
+				return nil // restored already
 			}
-			return nil // restored already
+			if err == nil {
+				restored++
+			}
+			return err
 		})
 	}
 	for _, e := range j.staged() {
