@@ -50,6 +50,15 @@ func (m *Map) Set(key string, v any) *Map {
 	return m
 }
 
+// SetIf is Set where set holds, and returns m for chaining: an object's
+// optional fields, in their order.
+func (m *Map) SetIf(set bool, key string, v any) *Map {
+	if set {
+		m.Set(key, v)
+	}
+	return m
+}
+
 // Get returns the value of key, or nil.
 func (m *Map) Get(key string) any {
 	for i := range m.entries {
