@@ -76,30 +76,19 @@ type Problem struct {
 // file:line:col: path: message, with "warning: " before the path for
 // warnings; a problem of no file starts "platc: ", as the go command's do.
 func (p Problem) String() string {
-	var b strings.Builder
+	s := "platc: "
 	if p.Pos.IsValid() {
-		b.WriteString(p.Pos.String())
-	} else {
-		b.WriteString("platc")
+		s = p.Pos.String() + ": "
 	}
-	b.WriteString(": ")
-	switch p.Severity {
-	case Warning:
-		b.WriteString("warning: ")
-	case Note:
-		b.WriteString("note: ")
-	}
+	s += [...]string{Warning: "warning: ", Note: "note: "}[p.Severity]
 	if p.Path != "" {
-		b.WriteString(p.Path)
-		b.WriteString(": ")
+		s += p.Path + ": "
 	}
-	b.WriteString(p.Msg)
+	s += p.Msg
 	if p.ID != NoID {
-		b.WriteString(" [")
-		b.WriteString(p.ID.String())
-		b.WriteString("]")
+		s += " [" + p.ID.String() + "]"
 	}
-	return b.String()
+	return s
 }
 
 func compareProblems(a, b Problem) int {
