@@ -132,7 +132,6 @@ func (o *op) folder(dir string) (*os.Root, error) {
 	return r, nil
 }
 
-// close closes the folders in opened.
 func (o *op) close() {
 	for _, r := range o.folders {
 		r.Close()
@@ -396,7 +395,6 @@ func (o *op) tidy(j *journal) error {
 	return nil
 }
 
-// dropBackups removes the backups of j.
 func (o *op) dropBackups(j *journal) error {
 	errs := make([]error, len(j.backups))
 	object.Parallel(len(j.backups), func(i int) {
@@ -476,7 +474,6 @@ func (o *op) rollback(j *journal) (int, error) {
 	return restored, o.removeMadeFolders(j)
 }
 
-// isRegular reports whether p is a regular file.
 func (o *op) isRegular(p string) bool {
 	info, err := o.root.Lstat(p)
 	return err == nil && info.Mode().IsRegular()

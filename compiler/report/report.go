@@ -197,7 +197,6 @@ func envNames(envs []*model.Environment) []string {
 	return names
 }
 
-// hasEnv reports whether envs holds the environment named.
 func hasEnv(envs []*model.Environment, name string) bool {
 	return slices.ContainsFunc(envs, func(e *model.Environment) bool { return e.Name == name })
 }
