@@ -252,20 +252,18 @@ func (o *op) prepare(j *journal) error {
 		}
 	}
 	// In parallel: a render that changes every file backs up thousands.
-	errs := make([]error, len(j.backups))
-	object.Parallel(len(j.backups), func(i int) {
+	err = parallel(len(j.backups), func(i int) error {
 		p := j.backups[i]
-		errs[i] = o.do(StepBackup, p, "replacing "+p, func() error { return o.backup(p) })
+		return o.do(StepBackup, p, "replacing "+p, func() error { return o.backup(p) })
 	})
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return err
 	}
 	// In parallel: a first render of a large platform stages thousands.
 	staged := j.staged()
-	errs = make([]error, len(staged))
-	object.Parallel(len(staged), func(i int) {
+	err = parallel(len(staged), func(i int) error {
 		e := staged[i]
-		errs[i] = o.do(StepStage, stagedName(e.path), "writing "+e.path, func() error {
+		return o.do(StepStage, stagedName(e.path), "writing "+e.path, func() error {
 			r, name, err := o.in(stagedName(e.path))
 			if err != nil {
 				return err
@@ -273,7 +271,7 @@ func (o *op) prepare(j *journal) error {
 			return writeFile(r, name, e.data, !o.syncAtOnce)
 		})
 	})
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return err
 	}
 	return o.do(StepCommit, o.journalPath(), "committing the journal", func() error {
@@ -354,10 +352,9 @@ func (o *op) backup(p string) error {
 // if platc generated it (a recovery reads the journal from disk, and
 // checks). It returns how many files it removed.
 func (o *op) apply(j *journal, pending []entry, owned bool) (int, error) {
-	errs := make([]error, len(pending))
-	object.Parallel(len(pending), func(i int) {
+	err := parallel(len(pending), func(i int) error {
 		p := pending[i].path
-		errs[i] = o.do(StepRename, p, "writing "+p, func() error {
+		return o.do(StepRename, p, "writing "+p, func() error {
 			r, name, err := o.in(p)
 			if err != nil {
 				return err
@@ -365,7 +362,7 @@ func (o *op) apply(j *journal, pending []entry, owned bool) (int, error) {
 			return r.Rename(stagedName(name), name)
 		})
 	})
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	removed := 0
@@ -396,17 +393,15 @@ func (o *op) tidy(j *journal) error {
 }
 
 func (o *op) dropBackups(j *journal) error {
-	errs := make([]error, len(j.backups))
-	object.Parallel(len(j.backups), func(i int) {
+	return parallel(len(j.backups), func(i int) error {
 		b := backupName(j.backups[i])
-		errs[i] = o.do(StepDropBackup, b, "removing "+b, func() error {
+		return o.do(StepDropBackup, b, "removing "+b, func() error {
 			if !o.isRegular(b) {
 				return nil // dropped already, or not platc's
 			}
 			return ignoreMissing(o.root.Remove(b))
 		})
 	})
-	return firstError(errs)
 }
 
 // rollback puts back what a committed write of j did: it records that it
@@ -583,8 +578,11 @@ func write(root *os.Root, name string, flag int, data []byte, sync bool) error {
 	return err
 }
 
-// firstError is the first error of errs that is not nil, or nil.
-func firstError(errs []error) error {
+// parallel calls step for each of 0..n-1 in parallel (object.Parallel),
+// and returns the first error by index, or nil.
+func parallel(n int, step func(i int) error) error {
+	errs := make([]error, n)
+	object.Parallel(n, func(i int) { errs[i] = step(i) })
 	for _, err := range errs {
 		if err != nil {
 			return err
