@@ -17,7 +17,7 @@ import (
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/verify"
-	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 	"github.com/platc/platc/testkit/synth"
 )
 
@@ -93,7 +93,7 @@ func BenchmarkStages(b *testing.B) {
 		// As platc check meets it from its second run: kro's verdicts on
 		// the stacks' RGDs are cached.
 		b.Run(r.name+"/rgd-cached", func(b *testing.B) {
-			cache, parses := &memcache.Memory{}, kro.NewParses()
+			cache, parses := &cachetest.Memory{}, kro.NewParses()
 			rgd.Compile(spec, info, cache, parses, &diag.Log{})
 			b.ReportAllocs()
 			for b.Loop() {
@@ -151,7 +151,7 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		})
 		b.Run(r.name+"/cached", func(b *testing.B) {
-			cache := &memcache.Memory{}
+			cache := &cachetest.Memory{}
 			load.BeginCached(r.fsys, compiler.DefaultSpecDir, cache, &diag.Log{}).Checked()
 			b.ReportAllocs()
 			for b.Loop() {

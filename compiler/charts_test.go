@@ -12,6 +12,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/charts"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 	"github.com/platc/platc/testkit/synth"
 )
 
@@ -68,10 +69,10 @@ func TestSampleRendersItsChart(t *testing.T) {
 	}
 }
 
-// countingCache is a memcache.Memory that counts the entries of chart
+// countingCache is a cachetest.Memory that counts the entries of chart
 // renders (the pack's included) it is asked for and given.
 type countingCache struct {
-	*memcache.Memory
+	*cachetest.Memory
 	mu                   sync.Mutex
 	chartGets, chartPuts int
 }
@@ -112,7 +113,7 @@ func (c *countingCache) renders() []string {
 // not match what it claims to describe is rendered again.
 func TestChartRendersAreCached(t *testing.T) {
 	fsys := synth.PlatformWithCharts(synth.Size{Environments: 4, Modules: 20, Clients: 2})
-	cache := &countingCache{Memory: &memcache.Memory{}}
+	cache := &countingCache{Memory: &cachetest.Memory{}}
 	first := compiler.Compile(fsys, compiler.Options{Cache: cache, KeepRenders: true})
 	if first.Log.HasErrors() {
 		t.Fatal(first.Log)
@@ -213,7 +214,7 @@ func BenchmarkVetWithCharts(b *testing.B) {
 	size := synth.Size{Environments: 10, Modules: 100, Clients: 4}
 	plain, withCharts := synth.Platform(size), synth.PlatformWithCharts(size)
 	b.Run("without", func(b *testing.B) {
-		cache := &memcache.Memory{}
+		cache := &cachetest.Memory{}
 		compiler.Compile(plain, compiler.Options{Cache: cache})
 		for b.Loop() {
 			compiler.Compile(plain, compiler.Options{Cache: cache})
@@ -221,10 +222,10 @@ func BenchmarkVetWithCharts(b *testing.B) {
 	})
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			compiler.Compile(withCharts, compiler.Options{Cache: &memcache.Memory{}})
+			compiler.Compile(withCharts, compiler.Options{Cache: &cachetest.Memory{}})
 		}
 	})
-	warm := &memcache.Memory{}
+	warm := &cachetest.Memory{}
 	compiler.Compile(withCharts, compiler.Options{Cache: warm})
 	b.Run("warm", func(b *testing.B) {
 		for b.Loop() {

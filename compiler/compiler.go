@@ -6,6 +6,7 @@
 package compiler
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"path"
@@ -80,12 +81,9 @@ type Options struct {
 }
 
 // Cache is a store of byte strings by key, kept between compilations (the
-// CLI keeps one per repository in the user's cache directory). A failure to
-// read or write it only costs time. Get returns what Put stored, or
-// nothing: the store answers for its entries' integrity (the CLI's binds
-// each to its key, to the platc that wrote it and to a digest of its
-// bytes), and each entry names what it describes. Get and Put may be
-// called from several goroutines.
+// CLI keeps one per repository in the user's cache directory); a failure
+// to read or write it only costs time. internal/cache says what it
+// answers for.
 type Cache = cache.Cache
 
 // celParsesKey is the Cache key of the CEL parses (as kro's
@@ -137,9 +135,7 @@ type Result struct {
 
 // Compile loads, checks and renders the spec of the repository fsys.
 func Compile(fsys fs.FS, opts Options) *Result {
-	if opts.SpecDir == "" {
-		opts.SpecDir = DefaultSpecDir
-	}
+	opts.SpecDir = cmp.Or(opts.SpecDir, DefaultSpecDir)
 	res := &Result{Log: &diag.Log{}}
 	opts.parses = kro.NewParses()
 	// The embedded CRDs are read and compiled once per process; the
@@ -318,10 +314,7 @@ func countObjects(files []render.File) map[string]int {
 // newChartRenderer renders the charts of fsys: the spec's lock file (a
 // malformed one is an error), the vendor folder, the chart cache of opts.
 func newChartRenderer(fsys fs.FS, opts Options, log *diag.Log) *charts.Renderer {
-	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys, KeepRenders: opts.KeepRenders}
-	if opts.Cache != nil {
-		r.Cache = opts.Cache
-	}
+	r := &charts.Renderer{Archives: opts.Charts, Repo: fsys, Cache: opts.Cache, KeepRenders: opts.KeepRenders}
 	lockFile := path.Join(opts.SpecDir, charts.LockFile)
 	if data, err := fs.ReadFile(fsys, lockFile); err == nil {
 		lock, err := charts.ParseLock(data)
@@ -397,9 +390,7 @@ func startScan(fsys fs.FS, dir string, opts Options) <-chan scanned {
 // syncs (whose Chart.lock may name dependencies Argo CD downloads),
 // sorted. The spec must fit the schema, and nothing else is checked.
 func Pins(fsys fs.FS, specDir string) ([]*model.Chart, []string, *diag.Log) {
-	if specDir == "" {
-		specDir = DefaultSpecDir
-	}
+	specDir = cmp.Or(specDir, DefaultSpecDir)
 	log := &diag.Log{}
 	loaded := load.Begin(fsys, specDir, log)
 	if loaded == nil || !loaded.Checked() {

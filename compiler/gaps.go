@@ -189,11 +189,9 @@ func clientGap(spec *model.Spec, opts Options) Gap {
 	slices.Sort(names)
 	slices.Sort(repos)
 	g := Gap{Kind: GapClientValues, Names: names}
-	switch len(names) {
-	case 0:
-	case 1:
+	if len(names) == 1 {
 		g.Notes = []string{fmt.Sprintf("the values repository of client %s is not read: its values files are not checked, and its Applications' charts are rendered without them; pass -client-repo %s=DIR, DIR a checkout of it", repos[0], names[0])}
-	default:
+	} else if len(names) > 1 {
 		g.Notes = []string{fmt.Sprintf("the values repositories of %d clients are not read: their values files are not checked, and their Applications' charts are rendered without them: %s; pass -client-repo CLIENT=DIR for each, DIR a checkout of it", len(names), diag.List(repos))}
 	}
 	return g
@@ -219,11 +217,9 @@ func unreadGap(spec *model.Spec) Gap {
 		names = append(names, m.Name)
 	}
 	g := Gap{Kind: GapUnreadFolders, Names: names}
-	switch len(unread) {
-	case 0:
-	case 1:
+	if len(unread) == 1 {
 		g.Notes = []string{"the folder of module " + unread[0] + " is not read, so its objects are not checked"}
-	default:
+	} else if len(unread) > 1 {
 		g.Notes = []string{fmt.Sprintf("the folders of %d modules are not read, so their objects are not checked: %s", len(unread), diag.List(unread))}
 	}
 	return g
@@ -250,11 +246,9 @@ func extraFoldersGap(spec *model.Spec) Gap {
 		}
 	}
 	g := Gap{Kind: GapExtraFolders, Names: names}
-	switch len(what) {
-	case 0:
-	case 1:
+	if len(what) == 1 {
 		g.Notes = []string{"the further folders of module " + what[0] + " are not read, so their objects are not checked"}
-	default:
+	} else if len(what) > 1 {
 		g.Notes = []string{fmt.Sprintf("the further folders of %d modules are not read, so their objects are not checked: %s", len(what), diag.List(what))}
 	}
 	return g

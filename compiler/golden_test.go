@@ -15,7 +15,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
-	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output of the golden cases")
@@ -166,7 +166,7 @@ func TestGoldenCached(t *testing.T) {
 	for _, dir := range cases {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want := goldenResult(t, dir)
-			cache := &memcache.Memory{}
+			cache := &cachetest.Memory{}
 			for _, run := range []string{"with an empty cache", "from the cache"} {
 				got := goldenResultWith(t, dir, compiler.Options{Cache: cache})
 				if diff := cmp.Diff(want, got); diff != "" {

@@ -21,7 +21,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/kro"
 	"github.com/platc/platc/compiler/rgd"
-	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 	"github.com/platc/platc/testkit/synth"
 )
 
@@ -180,7 +180,7 @@ func TestPreviewKroEnvironment(t *testing.T) {
 // and golden/stacks-kro.
 func TestPreviewsFromTheCache(t *testing.T) {
 	for _, dir := range []string{"..", "../golden/stacks-kro"} {
-		cache := &memcache.Memory{}
+		cache := &cachetest.Memory{}
 		first := compiler.Compile(os.DirFS(dir), compiler.Options{Cache: cache})
 		if first.Log.HasErrors() {
 			t.Fatalf("%s does not compile:\n%s", dir, first.Log)
@@ -252,9 +252,9 @@ func dump(v any) any {
 	return fmt.Sprintf("%T %v", v, v)
 }
 
-// previewCounter is a memcache.Memory that counts the previews read from it.
+// previewCounter is a cachetest.Memory that counts the previews read from it.
 type previewCounter struct {
-	*memcache.Memory
+	*cachetest.Memory
 	mu       sync.Mutex
 	previews int
 }
@@ -322,7 +322,7 @@ func TestKroGatesPerCompilation(t *testing.T) {
 // still naming its own instance.
 func TestPreviewsShared(t *testing.T) {
 	fsys := synth.Platform(synth.Sizes["50x200x20"])
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	if res := compiler.Compile(fsys, compiler.Options{Cache: cache}); res.Log.HasErrors() {
 		t.Fatalf("the platform does not compile:\n%s", res.Log)
 	}

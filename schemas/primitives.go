@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,15 +31,8 @@ var PrimitivesCUE = sync.OnceValues(func() ([]byte, error) {
 
 `)
 	files := CRDs()
-	names := slices.Sorted(func(yield func(string) bool) {
-		for name := range files {
-			if !yield(name) {
-				return
-			}
-		}
-	})
 	ctx := cuecontext.New()
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		data := files[name]
 		f, err := cueyaml.Extract(name, data)
 		if err != nil {

@@ -48,8 +48,7 @@ func CRDs() map[string][]byte {
 //
 // They are decoded from crds.json, which holds the same documents as
 // JSON, as sigs.k8s.io/yaml converts them before decoding (so the values
-// are those of decoding the YAML): decoding the JSON costs every run a
-// fraction of what decoding the YAML did.
+// are those of decoding the YAML), and decodes much faster.
 // TestCRDsJSON fails when crds.json is not made from crds/ (go test
 // ./schemas -update rewrites it).
 var CRDObjects = sync.OnceValues(func() (map[string][]map[string]any, error) {

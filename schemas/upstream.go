@@ -32,8 +32,21 @@ type fieldNode struct {
 	anything bool // x-kubernetes-preserve-unknown-fields: ** below
 }
 
+// child is n's field name, added where n has none.
+func (n *fieldNode) child(name string) *fieldNode {
+	if n.below[name] == nil {
+		if n.below == nil {
+			n.below = map[string]*fieldNode{}
+		}
+		n.below[name] = &fieldNode{}
+	}
+	return n.below[name]
+}
+
+// upstreamTree is upstreamFields by kind ("group/Kind version"), then
+// field.
 var upstreamTree = sync.OnceValue(func() map[string]*fieldNode {
-	kinds := map[string]*fieldNode{}
+	kinds := &fieldNode{}
 	for line := range strings.Lines(upstreamFields) {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -43,29 +56,16 @@ var upstreamTree = sync.OnceValue(func() map[string]*fieldNode {
 		if len(fields) != 3 {
 			continue
 		}
-		key := fields[0] + " " + fields[1]
-		n := kinds[key]
-		if n == nil {
-			n = &fieldNode{}
-			kinds[key] = n
-		}
+		n := kinds.child(fields[0] + " " + fields[1])
 		for _, name := range strings.Split(strings.TrimPrefix(fields[2], "."), ".") {
 			if name == "**" {
 				n.anything = true
 				break
 			}
-			next := n.below[name]
-			if next == nil {
-				next = &fieldNode{}
-				if n.below == nil {
-					n.below = map[string]*fieldNode{}
-				}
-				n.below[name] = next
-			}
-			n = next
+			n = n.child(name)
 		}
 	}
-	return kinds
+	return kinds.below
 })
 
 // UpstreamDeclares reports whether upstream's CRD of apiVersion and kind
@@ -101,14 +101,4 @@ func UpstreamDeclares(apiVersion, kind, pointer string) bool {
 	return true
 }
 
-func isIndex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
+func isIndex(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

@@ -20,43 +20,24 @@ func SyncPolicyFor(s model.Sync, options []string, ns *model.NamespaceMetadata) 
 	p := object.NewMap()
 	if s.Automated {
 		a := object.NewMapCap(3).Set("prune", s.Prune).Set("selfHeal", s.SelfHeal)
-		if s.AllowEmpty {
-			a.Set("allowEmpty", true)
-		}
-		p.Set("automated", a)
+		p.Set("automated", a.SetIf(s.AllowEmpty, "allowEmpty", true))
 	}
-	if len(options) > 0 {
-		p.Set("syncOptions", options)
-	}
+	p.SetIf(len(options) > 0, "syncOptions", options)
 	if r := s.Retry; r != nil {
 		retry := object.NewMap().Set("limit", r.Limit)
 		if b := r.Backoff; b != nil {
-			backoff := object.NewMap()
-			if b.Duration != "" {
-				backoff.Set("duration", b.Duration)
-			}
+			backoff := object.NewMap().SetIf(b.Duration != "", "duration", b.Duration)
 			if b.Factor != nil {
 				backoff.Set("factor", *b.Factor)
 			}
-			if b.MaxDuration != "" {
-				backoff.Set("maxDuration", b.MaxDuration)
-			}
-			retry.Set("backoff", backoff)
+			retry.Set("backoff", backoff.SetIf(b.MaxDuration != "", "maxDuration", b.MaxDuration))
 		}
-		if r.Refresh {
-			retry.Set("refresh", true)
-		}
-		p.Set("retry", retry)
+		p.Set("retry", retry.SetIf(r.Refresh, "refresh", true))
 	}
 	if ns != nil && (len(ns.Labels) > 0 || len(ns.Annotations) > 0) {
-		meta := object.NewMap()
-		if len(ns.Labels) > 0 {
-			meta.Set("labels", StringMap(ns.Labels))
-		}
-		if len(ns.Annotations) > 0 {
-			meta.Set("annotations", StringMap(ns.Annotations))
-		}
-		p.Set("managedNamespaceMetadata", meta)
+		p.Set("managedNamespaceMetadata", object.NewMap().
+			SetIf(len(ns.Labels) > 0, "labels", StringMap(ns.Labels)).
+			SetIf(len(ns.Annotations) > 0, "annotations", StringMap(ns.Annotations)))
 	}
 	return p
 }
@@ -65,27 +46,14 @@ func SyncPolicyFor(s model.Sync, options []string, ns *model.NamespaceMetadata) 
 func IgnoreDifferencesList(ids []*model.IgnoreDifference) []any {
 	out := make([]any, 0, len(ids))
 	for _, id := range ids {
-		m := object.NewMap()
-		if id.Group != "" {
-			m.Set("group", id.Group)
-		}
-		m.Set("kind", id.Kind)
-		if id.Name != "" {
-			m.Set("name", id.Name)
-		}
-		if id.Namespace != "" {
-			m.Set("namespace", id.Namespace)
-		}
-		if len(id.JSONPointers) > 0 {
-			m.Set("jsonPointers", id.JSONPointers)
-		}
-		if len(id.JQPathExpressions) > 0 {
-			m.Set("jqPathExpressions", id.JQPathExpressions)
-		}
-		if len(id.ManagedFieldsManagers) > 0 {
-			m.Set("managedFieldsManagers", id.ManagedFieldsManagers)
-		}
-		out = append(out, m)
+		out = append(out, object.NewMap().
+			SetIf(id.Group != "", "group", id.Group).
+			Set("kind", id.Kind).
+			SetIf(id.Name != "", "name", id.Name).
+			SetIf(id.Namespace != "", "namespace", id.Namespace).
+			SetIf(len(id.JSONPointers) > 0, "jsonPointers", id.JSONPointers).
+			SetIf(len(id.JQPathExpressions) > 0, "jqPathExpressions", id.JQPathExpressions).
+			SetIf(len(id.ManagedFieldsManagers) > 0, "managedFieldsManagers", id.ManagedFieldsManagers))
 	}
 	return out
 }

@@ -79,17 +79,11 @@ func (in Install) HelmValues() *object.Map {
 		configs.Set("params", object.NewMap().Set(ApplicationNamespacesKey, in.ApplicationNamespacesValue()))
 	}
 	if in.ApplicationHealth || in.Impersonation || in.KustomizeBuildOptions != "" {
-		cm := object.NewMap()
-		if in.KustomizeBuildOptions != "" {
-			cm.Set(KustomizeBuildOptionsKey, in.KustomizeBuildOptions)
-		}
-		if in.ApplicationHealth {
-			cm.Set(ApplicationHealthKey, ApplicationHealthLua)
-		}
-		if in.Impersonation {
-			cm.Set(ImpersonationEnabledKey, "true").Set(ImpersonationEnforcedKey, "false")
-		}
-		configs.Set("cm", cm)
+		configs.Set("cm", object.NewMap().
+			SetIf(in.KustomizeBuildOptions != "", KustomizeBuildOptionsKey, in.KustomizeBuildOptions).
+			SetIf(in.ApplicationHealth, ApplicationHealthKey, ApplicationHealthLua).
+			SetIf(in.Impersonation, ImpersonationEnabledKey, "true").
+			SetIf(in.Impersonation, ImpersonationEnforcedKey, "false"))
 	}
 	return object.NewMap().Set("configs", configs)
 }

@@ -2,8 +2,6 @@ package charts
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,8 +109,9 @@ func planBuild(fsys fs.FS, dir string, files []*archive.BufferedFile, rules *ign
 		return p
 	}
 	for _, d := range req {
-		if r, ok := alias(d.Repository); ok {
-			p.skip = fmt.Sprintf("%s names the repository of dependency %s by its alias %s, which Argo CD resolves from its own repository settings, not known offline; write the repository's URL there to have it checked", reqName, d.Name, r)
+		// "@name" or "alias:name"
+		if strings.HasPrefix(d.Repository, "@") || strings.HasPrefix(d.Repository, "alias:") {
+			p.skip = fmt.Sprintf("%s names the repository of dependency %s by its alias %s, which Argo CD resolves from its own repository settings, not known offline; write the repository's URL there to have it checked", reqName, d.Name, d.Repository)
 			return p
 		}
 	}
@@ -146,15 +145,6 @@ func planBuild(fsys fs.FS, dir string, files []*archive.BufferedFile, rules *ign
 	}
 	p.err = p.downloadAll(fsys, dir, files, lock.Dependencies)
 	return p
-}
-
-// alias is the repository alias a dependency's repository names
-// ("@name" or "alias:name"), if it names one.
-func alias(repo string) (string, bool) {
-	if strings.HasPrefix(repo, "@") || strings.HasPrefix(repo, "alias:") {
-		return repo, true
-	}
-	return "", false
 }
 
 // addedRepos are the URLs of the repositories Argo CD adds for the chart
@@ -257,23 +247,21 @@ func urlEqual(a, b string) bool {
 // hashReq is internal/resolver.HashReq of Helm: the digest Chart.lock
 // records of Chart.yaml's dependencies and its own.
 func hashReq(req, lock []*chart.Dependency) (string, error) {
-	data, err := json.Marshal([2][]*chart.Dependency{req, lock})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return hashJSON([2][]*chart.Dependency{req, lock})
 }
 
 // hashV2Req is internal/resolver.HashV2Req of Helm: the digest of a lock
 // written by Helm 2.
 func hashV2Req(req []*chart.Dependency) (string, error) {
-	data, err := json.Marshal(map[string][]*chart.Dependency{"dependencies": req})
+	return hashJSON(map[string][]*chart.Dependency{"dependencies": req})
+}
+
+func hashJSON(v any) (string, error) {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return Digest(data), nil
 }
 
 // localPath is internal/resolver.GetLocalPath of Helm: the folder a

@@ -140,13 +140,5 @@ func (l *Lock) Marshal() []byte {
 // ValidDigest reports whether d is "sha256:" and 64 lower-case hex digits.
 func ValidDigest(d string) bool {
 	hex, ok := strings.CutPrefix(d, "sha256:")
-	if !ok || len(hex) != 64 {
-		return false
-	}
-	for _, c := range hex {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return ok && len(hex) == 64 && strings.Trim(hex, "0123456789abcdef") == ""
 }

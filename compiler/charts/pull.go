@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,10 +100,8 @@ func pullHTTP(ctx context.Context, client *http.Client, repoURL, chart, version 
 	if !ok {
 		return nil, fmt.Errorf("%s has no chart %q", repoURL, chart)
 	}
-	var have []string
 	for _, v := range versions {
 		if v.Version != version {
-			have = append(have, v.Version)
 			continue
 		}
 		if len(v.URLs) == 0 {
@@ -131,7 +130,7 @@ func pullHTTP(ctx context.Context, client *http.Client, repoURL, chart, version 
 		}
 		return archive, nil
 	}
-	return nil, fmt.Errorf("%s has no version %s of %s (it has %d others)", repoURL, version, chart, len(have))
+	return nil, fmt.Errorf("%s has no version %s of %s (it has %d others)", repoURL, version, chart, len(versions))
 }
 
 // Media types of Helm charts in OCI registries (Helm's pkg/registry).
@@ -159,7 +158,7 @@ func pullOCI(ctx context.Context, client *http.Client, ref, version string) ([]b
 	// The version as written, '+' as '_', as Helm's registry client
 	// pulls it (pkg/registry): a version is never matched to another tag.
 	tag := strings.ReplaceAll(version, "+", "_")
-	manifest, err := reg.get(ctx, "/manifests/"+tag, maxManifest, ociManifestType)
+	manifest, _, err := reg.get(ctx, "/manifests/"+tag, maxManifest, ociManifestType)
 	if errors.Is(err, errNotFound) {
 		err = reg.missing(ctx, version, tag)
 	}
@@ -177,7 +176,7 @@ func pullOCI(ctx context.Context, client *http.Client, ref, version string) ([]b
 		if !ValidDigest(l.Digest) {
 			return nil, "", fmt.Errorf("the manifest of %s:%s names layer digest %q, which platc does not verify", ref, version, l.Digest)
 		}
-		blob, err := reg.get(ctx, "/blobs/"+l.Digest, maxArchiveSize, "")
+		blob, _, err := reg.get(ctx, "/blobs/"+l.Digest, maxArchiveSize, "")
 		if err != nil {
 			return nil, "", err
 		}
@@ -226,7 +225,7 @@ func (r *registry) tags(ctx context.Context) ([]string, error) {
 		if page == maxTagPages {
 			return nil, fmt.Errorf("%s/tags/list: more than %d pages", r.base, maxTagPages)
 		}
-		data, header, err := r.getHeader(ctx, next, maxManifest, "")
+		data, header, err := r.get(ctx, next, maxManifest, "")
 		if err != nil {
 			return nil, err
 		}
@@ -277,12 +276,7 @@ type registry struct {
 	token  string
 }
 
-func (r *registry) get(ctx context.Context, p string, limit int64, accept string) ([]byte, error) {
-	data, _, err := r.getHeader(ctx, p, limit, accept)
-	return data, err
-}
-
-func (r *registry) getHeader(ctx context.Context, p string, limit int64, accept string) ([]byte, http.Header, error) {
+func (r *registry) get(ctx context.Context, p string, limit int64, accept string) ([]byte, http.Header, error) {
 	for try := 0; ; try++ {
 		h := http.Header{}
 		if accept != "" {
@@ -348,9 +342,6 @@ func (r *registry) authorize(ctx context.Context, challenge string) error {
 	if err := json.Unmarshal(data, &tok); err != nil {
 		return fmt.Errorf("%s: %v", u, err)
 	}
-	r.token = tok.Token
-	if r.token == "" {
-		r.token = tok.AccessToken
-	}
+	r.token = cmp.Or(tok.Token, tok.AccessToken)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -114,16 +115,6 @@ func FolderDigest(files []*archive.BufferedFile) string {
 		h.Write(f.Data)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-// FolderDigestOf reads a chart folder and returns its digest, without
-// loading the chart.
-func FolderDigestOf(fsys fs.FS, dir string) (string, error) {
-	files, _, err := folderFiles(fsys, dir)
-	if err != nil {
-		return "", err
-	}
-	return FolderDigest(files), nil
 }
 
 var utf8bom = []byte{0xEF, 0xBB, 0xBF}
@@ -550,11 +541,7 @@ func render(ch *chart.Chart, req Request, vals map[string]any, out *Outcome, bud
 		}
 		return err
 	}
-	for k := range files {
-		if strings.HasSuffix(k, notesFileSuffix) {
-			delete(files, k)
-		}
-	}
+	maps.DeleteFunc(files, func(name, _ string) bool { return strings.HasSuffix(name, notesFileSuffix) })
 	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
 	if err != nil {
 		return err
@@ -623,15 +610,12 @@ func cloneChart(c *chart.Chart) *chart.Chart {
 	n := *c
 	if c.Metadata != nil {
 		md := *c.Metadata
-		md.Dependencies = make([]*chart.Dependency, len(c.Metadata.Dependencies))
-		for i, d := range c.Metadata.Dependencies {
+		md.Dependencies = slices.Clone(md.Dependencies)
+		for i, d := range md.Dependencies {
 			if d != nil {
 				dc := *d
 				md.Dependencies[i] = &dc
 			}
-		}
-		if c.Metadata.Dependencies == nil {
-			md.Dependencies = nil
 		}
 		n.Metadata = &md
 	}
@@ -647,14 +631,10 @@ func cloneChart(c *chart.Chart) *chart.Chart {
 // 4.2.1): every dependency of Chart.yaml must be in charts/.
 func checkDependencies(ch *chart.Chart, reqs []*chart.Dependency) error {
 	var missing []string
-outer:
 	for _, r := range reqs {
-		for _, d := range ch.Dependencies() {
-			if d.Name() == r.Name {
-				continue outer
-			}
+		if !slices.ContainsFunc(ch.Dependencies(), func(d *chart.Chart) bool { return d.Name() == r.Name }) {
+			missing = append(missing, r.Name)
 		}
-		missing = append(missing, r.Name)
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("found in Chart.yaml, but missing in charts/ directory: %s", strings.Join(missing, ", "))

@@ -56,8 +56,7 @@ type Renderer struct {
 	Cache cache.Cache
 	// KeepRenders makes Record keep the render of each Application's
 	// source, for Apps; without it Record keeps nothing (check, render
-	// and vet show no render: keeping 10,000 cost a warm vet 19 to 29
-	// ms).
+	// and vet show no render).
 	KeepRenders bool
 
 	pack     packRead
@@ -73,14 +72,10 @@ type Renderer struct {
 
 type loaded struct {
 	once   sync.Once
-	load   sync.Once // of the chart
-	data   []byte    // the archive, until loaded
-	chart  *Chart
 	digest string // of a folder: known before it is loaded
 	err    error  // finding the archive, or a folder's digest: set in once
-	// loadErr is loading the chart's files: set in load, apart from err,
-	// which others read while a chart loads.
-	loadErr error
+	// chart loads the chart's files, once: set in once.
+	chart func() (*Chart, error)
 	// build is a folder's dependency build, planned once where Helm
 	// finds a dependency missing (RenderFolder).
 	buildOnce sync.Once
@@ -254,20 +249,18 @@ var errMissing = fmt.Errorf("no archive")
 
 // load finds and loads the locked archive of e, once.
 func (r *Renderer) load(e *Entry) *loaded {
-	r.mu.Lock()
-	if r.charts == nil {
-		r.charts = map[string]*loaded{}
-	}
-	l := r.charts[e.Digest]
-	if l == nil {
-		l = &loaded{digest: e.Digest}
-		r.charts[e.Digest] = l
-	}
-	r.mu.Unlock()
+	l := entryOf(r, &r.charts, e.Digest, func() *loaded { return &loaded{digest: e.Digest} })
 	l.once.Do(func() {
 		// The archive is found and its digest checked here; it is loaded
 		// only when a render is not in the cache (chart).
-		l.data, l.err = r.findArchive(e)
+		data, err := r.findArchive(e)
+		l.err = err
+		l.chart = sync.OnceValues(func() (*Chart, error) {
+			if err != nil {
+				return nil, err
+			}
+			return LoadArchive(data)
+		})
 	})
 	return l
 }
@@ -297,22 +290,11 @@ func (r *Renderer) findArchive(e *Entry) ([]byte, error) {
 	return nil, errMissing
 }
 
-// archiveChart loads the archive l found, once.
-func (l *loaded) archiveChart() (*Chart, error) {
-	l.load.Do(func() {
-		if l.loadErr = l.err; l.err == nil {
-			l.chart, l.loadErr = LoadArchive(l.data)
-			l.data = nil
-		}
-	})
-	return l.chart, l.loadErr
-}
-
 // RenderPin renders the locked chart for req; the pin must be Ready. It
 // returns the outcome and what loads the chart.
 func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, error)) {
 	l := r.load(e)
-	return r.render(e.Digest, l.archiveChart, req), l.archiveChart
+	return r.render(e.Digest, l.chart, req), l.chart
 }
 
 // RenderFolder renders the chart in a folder of the repository for req,
@@ -323,35 +305,28 @@ func (r *Renderer) RenderPin(e *Entry, req Request) (*Outcome, func() (*Chart, e
 // platc does not have (UnbuiltFolders says what), and an error where the
 // vendor folder's archive of a dependency is not the locked one.
 func (r *Renderer) RenderFolder(dir string, req Request) (*Outcome, func() (*Chart, error), error) {
-	r.mu.Lock()
-	if r.folders == nil {
-		r.folders = map[string]*loaded{}
-	}
-	l := r.folders[dir]
-	if l == nil {
-		l = &loaded{}
-		r.folders[dir] = l
-	}
-	r.mu.Unlock()
+	l := entryOf(r, &r.folders, dir, func() *loaded { return &loaded{} })
 	// The digest of a folder is of its files: read once, loaded only
 	// when an outcome is not cached.
-	l.once.Do(func() { l.digest, l.err = FolderDigestOf(r.Repo, dir) })
+	l.once.Do(func() {
+		var files []*archive.BufferedFile
+		if files, _, l.err = folderFiles(r.Repo, dir); l.err == nil {
+			l.digest = FolderDigest(files)
+		}
+		l.chart = sync.OnceValues(func() (*Chart, error) { return LoadFolder(r.Repo, dir) })
+	})
 	if l.err != nil {
 		return &Outcome{Error: l.err.Error()}, func() (*Chart, error) { return nil, l.err }, nil
 	}
-	chart := func() (*Chart, error) {
-		l.load.Do(func() { l.chart, l.loadErr = LoadFolder(r.Repo, dir) })
-		return l.chart, l.loadErr
-	}
-	out := r.render(l.digest, chart, req)
+	out := r.render(l.digest, l.chart, req)
 	if !isMissingDependency(out.Error) {
-		return out, chart, nil
+		return out, l.chart, nil
 	}
 	l.buildOnce.Do(func() { l.build = r.buildFolder(dir, l.digest) })
 	b := l.build
 	switch {
 	case b.failed != nil:
-		return b.failed, chart, nil
+		return b.failed, l.chart, nil
 	case b.lockErr != nil:
 		return nil, nil, b.lockErr
 	case b.skip != "" || len(b.notLocked) > 0 || len(b.missing) > 0:
@@ -437,36 +412,28 @@ func (r *Renderer) buildFolder(dir, digest string) *folderBuild {
 		}
 	}
 	b.digest = "sha256:" + hex.EncodeToString(h.Sum(nil))
-	var once sync.Once
-	var ch *Chart
-	var loadErr error
-	b.chart = func() (*Chart, error) {
-		once.Do(func() {
-			built := slices.Clone(p.keep)
-			for _, l := range locals {
-				packed := map[string][]byte{}
-				for _, f := range l.files {
-					packed[f.Name] = f.Data
-				}
-				built = append(built, &archive.BufferedFile{Name: "charts/" + l.file, Data: BuildArchive(l.name, packed)})
+	b.chart = sync.OnceValues(func() (*Chart, error) {
+		built := slices.Clone(p.keep)
+		for _, l := range locals {
+			packed := map[string][]byte{}
+			for _, f := range l.files {
+				packed[f.Name] = f.Data
 			}
-			for _, e := range remotes {
-				data, err := r.findArchive(e)
-				if err != nil {
-					loadErr = fmt.Errorf("reading the archive of %s %s: %v", e.Chart, e.Version, err)
-					return
-				}
-				built = append(built, &archive.BufferedFile{Name: "charts/" + e.Chart + "-" + e.Version + ".tgz", Data: data})
-			}
-			hc, err := loader.LoadFiles(built)
+			built = append(built, &archive.BufferedFile{Name: "charts/" + l.file, Data: BuildArchive(l.name, packed)})
+		}
+		for _, e := range remotes {
+			data, err := r.findArchive(e)
 			if err != nil {
-				loadErr = err
-				return
+				return nil, fmt.Errorf("reading the archive of %s %s: %v", e.Chart, e.Version, err)
 			}
-			ch = &Chart{Digest: b.digest, helm: hc}
-		})
-		return ch, loadErr
-	}
+			built = append(built, &archive.BufferedFile{Name: "charts/" + e.File(), Data: data})
+		}
+		hc, err := loader.LoadFiles(built)
+		if err != nil {
+			return nil, err
+		}
+		return &Chart{Digest: b.digest, helm: hc}, nil
+	})
 	return b
 }
 
@@ -602,17 +569,7 @@ func entryHead(digest, reqDigest string) string {
 func (r *Renderer) render(digest string, chart func() (*Chart, error), req Request) *Outcome {
 	reqDigest := requestDigest(req)
 	key := cache.ChartRender.Key(HelmVersion, digest, reqDigest)
-
-	r.mu.Lock()
-	if r.outcomes == nil {
-		r.outcomes = map[string]*rendered{}
-	}
-	o := r.outcomes[key]
-	if o == nil {
-		o = &rendered{}
-		r.outcomes[key] = o
-	}
-	r.mu.Unlock()
+	o := entryOf(r, &r.outcomes, key, func() *rendered { return &rendered{} })
 	o.once.Do(func() {
 		if r.Cache != nil {
 			if out, entry, packed := r.cached(key, entryHead(digest, reqDigest)); out != nil {
@@ -640,6 +597,22 @@ func (r *Renderer) render(digest string, chart func() (*Chart, error), req Reque
 	return o.out
 }
 
+// entryOf returns the entry of key in *m, under r.mu, adding a new one
+// where there is none.
+func entryOf[T any](r *Renderer, m *map[string]*T, key string, fresh func() *T) *T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if *m == nil {
+		*m = map[string]*T{}
+	}
+	e := (*m)[key]
+	if e == nil {
+		e = fresh()
+		(*m)[key] = e
+	}
+	return e
+}
+
 func (r *Renderer) markUnpacked() {
 	r.mu.Lock()
 	r.unpacked = true
@@ -649,14 +622,11 @@ func (r *Renderer) markUnpacked() {
 // requestDigest is the digest of every field of req, each written with
 // its length (a list with its count), so that two requests share one only
 // if they are the same: the key of a render's outcome. It is written
-// field by field rather than as JSON, which encodes a valuesObject in
-// base64 for every Helm source of every Application;
-// TestRequestDigestCoversEveryField fails when a field is added to Request
-// and not here.
+// field by field into one buffer, hashed once, rather than as JSON, which
+// encodes a valuesObject in base64 for every Helm source of every
+// Application; TestRequestDigestCoversEveryField fails when a field is
+// added to Request and not here.
 func requestDigest(req Request) string {
-	// Written into one buffer and hashed once: a hash written field by
-	// field cost more than the writing (a digest per Helm source of
-	// every Application, tens of thousands in a large vet).
 	var buf [1024]byte
 	b := buf[:0]
 	count := func(c int) { b = binary.AppendUvarint(b, uint64(c)) }

@@ -13,21 +13,15 @@ import (
 )
 
 // maxChartSize is the most bytes a chart and its subcharts may unpack
-// to, in all: Helm's limit for one archive (archive.MaxDecompressedChartSize,
-// 100 MiB), which Helm applies to each subchart's archive on its own, so
-// that a handful of small subcharts can unpack to gigabytes.
+// to, in all, a whole number of MiB: Helm's limit for one archive
+// (archive.MaxDecompressedChartSize, 100 MiB), which Helm applies to each
+// subchart's archive on its own, so that a handful of small subcharts can
+// unpack to gigabytes.
 var maxChartSize = archive.MaxDecompressedChartSize
 
 // errChartSize is what a chart over maxChartSize is refused with.
 func errChartSize() error {
-	return fmt.Errorf("the chart and its subcharts unpack to more than %s, platc's budget for a chart: remove what the chart does not need", sizeString(maxChartSize))
-}
-
-func sizeString(n int64) string {
-	if n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Errorf("the chart and its subcharts unpack to more than %d MiB, platc's budget for a chart: remove what the chart does not need", maxChartSize>>20)
 }
 
 // checkArchiveSize unpacks a chart archive without keeping it, and the

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	chart "helm.sh/helm/v4/pkg/chart/v2"
@@ -150,12 +149,7 @@ func suggest(k string, defaults map[string]any, read []string, ch *chart.Chart, 
 // hasTags reports whether a dependency of ch is enabled by tags, which
 // Helm reads from the top-level tags of the values.
 func hasTags(ch *chart.Chart) bool {
-	for _, d := range ch.Metadata.Dependencies {
-		if len(d.Tags) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ch.Metadata.Dependencies, func(d *chart.Dependency) bool { return len(d.Tags) > 0 })
 }
 
 // valuesRef is a chain of fields after .Values in a template: .Values.a.b,
@@ -287,19 +281,12 @@ func (s *pathSet) children(at []string) []string {
 	if len(at) > 0 {
 		prefix += "\x00"
 	}
-	seen := map[string]bool{}
-	var out []string
+	keys := map[string]bool{}
 	for p := range s.paths {
-		rest, ok := strings.CutPrefix(p, prefix)
-		if !ok || rest == "" {
-			continue
-		}
-		k, _, _ := strings.Cut(rest, "\x00")
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
+		if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" {
+			k, _, _ := strings.Cut(rest, "\x00")
+			keys[k] = true
 		}
 	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(keys))
 }

@@ -76,30 +76,19 @@ type Problem struct {
 // file:line:col: path: message, with "warning: " before the path for
 // warnings; a problem of no file starts "platc: ", as the go command's do.
 func (p Problem) String() string {
-	var b strings.Builder
+	s := "platc: "
 	if p.Pos.IsValid() {
-		b.WriteString(p.Pos.String())
-	} else {
-		b.WriteString("platc")
+		s = p.Pos.String() + ": "
 	}
-	b.WriteString(": ")
-	switch p.Severity {
-	case Warning:
-		b.WriteString("warning: ")
-	case Note:
-		b.WriteString("note: ")
-	}
+	s += [...]string{Warning: "warning: ", Note: "note: "}[p.Severity]
 	if p.Path != "" {
-		b.WriteString(p.Path)
-		b.WriteString(": ")
+		s += p.Path + ": "
 	}
-	b.WriteString(p.Msg)
+	s += p.Msg
 	if p.ID != NoID {
-		b.WriteString(" [")
-		b.WriteString(p.ID.String())
-		b.WriteString("]")
+		s += " [" + p.ID.String() + "]"
 	}
-	return b.String()
+	return s
 }
 
 func compareProblems(a, b Problem) int {
@@ -165,12 +154,7 @@ func (l *Log) Add(p Problem) {
 func (l *Log) HasErrors() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, p := range l.problems {
-		if p.Severity == Error {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(l.problems, func(p Problem) bool { return p.Severity == Error })
 }
 
 // Problems returns the recorded problems sorted by position, path and
@@ -239,19 +223,18 @@ func (l *Log) Fold(later *Log) {
 			top = top || ParentPath(p.Path) == ""
 		}
 	}
+	folded := later.Folded()
 	for _, p := range later.Problems() {
 		// A problem with no spec path is of the output (an object its
 		// CRD refuses): made from a spec that does not fit, it follows.
 		if top || p.Path == "" && len(causes) > 0 || followsFrom(p.Path, causes) {
-			l.mu.Lock()
-			l.folded++
-			l.mu.Unlock()
-			continue
+			folded++
+		} else {
+			l.Add(p)
 		}
-		l.Add(p)
 	}
 	l.mu.Lock()
-	l.folded += later.Folded()
+	l.folded += folded
 	l.mu.Unlock()
 }
 
@@ -337,13 +320,8 @@ func enclosing(p string) string {
 func cutIndex(path string) (string, bool) {
 	body, ok := strings.CutSuffix(path, "]")
 	i := strings.LastIndexByte(body, '[')
-	if !ok || i <= 0 || i == len(body)-1 {
+	if !ok || i <= 0 || i == len(body)-1 || strings.Trim(body[i+1:], "0123456789") != "" {
 		return "", false
-	}
-	for _, r := range body[i+1:] {
-		if r < '0' || r > '9' {
-			return "", false
-		}
 	}
 	return body[:i], true
 }

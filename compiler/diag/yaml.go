@@ -35,10 +35,7 @@ func YAMLSyntax(err error, data []byte) (line, col int, msg string) {
 		return strings.TrimRight(lines[n-1], "\r")
 	}
 	indentEnd := func(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) + 1 }
-	col = 1
-	if line > 0 {
-		col = indentEnd(text(line))
-	}
+	col = indentEnd(text(line)) // 1 where no line is named
 	cause := ""
 	switch {
 	case strings.Contains(parser, "cannot start any token") || strings.Contains(parser, "found a tab character"):

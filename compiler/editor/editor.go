@@ -21,6 +21,7 @@ import (
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/load"
 	"github.com/platc/platc/schemas"
 )
@@ -96,7 +97,7 @@ func Apply(pkg string, data *load.Value) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "%s%s: %s\n", label(name), marker(field.Constraint), value)
 	}
-	fmt.Fprintf(&b, "[!~%q]: error(%q)\n", "^("+strings.Join(names, "|")+")$", "not a field of platc's spec, which has "+list(names))
+	fmt.Fprintf(&b, "[!~%q]: error(%q)\n", "^("+strings.Join(names, "|")+")$", "not a field of platc's spec, which has "+diag.List(names))
 	if len(entries) > 0 {
 		b.WriteString(entriesComment)
 		for _, e := range entries {
@@ -218,14 +219,6 @@ func label(name string) string {
 		return name
 	}
 	return literal.Label.Quote(name)
-}
-
-// list is names in words: "a, b and c".
-func list(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Schema is platc's schema as SchemaFile holds it: the file platc embeds.

@@ -83,16 +83,16 @@ type op struct {
 	interruptible bool
 
 	// folders are the folders of the output root opened as roots of
-	// their own (in): a file is then opened by its name in its folder,
-	// one system call, where a path through the output root costs one
-	// per element (a first render writes thousands, folders deep).
+	// their own (in).
 	mu      sync.Mutex
 	folders map[string]*os.Root
 }
 
 // in returns the folder of p as a root, and p's name in it; each folder
-// is opened once, by its name in its parent (one system call, where a
-// path through the output root costs one per element).
+// is opened once, by its name in its parent: a file is then opened by its
+// name in its folder, one system call, where a path through the output
+// root costs one per element (a first render writes thousands, folders
+// deep).
 func (o *op) in(p string) (*os.Root, string, error) {
 	dir, name := path.Split(p)
 	r, err := o.folder(strings.TrimSuffix(dir, "/"))
@@ -132,7 +132,6 @@ func (o *op) folder(dir string) (*os.Root, error) {
 	return r, nil
 }
 
-// close closes the folders in opened.
 func (o *op) close() {
 	for _, r := range o.folders {
 		r.Close()
@@ -253,20 +252,18 @@ func (o *op) prepare(j *journal) error {
 		}
 	}
 	// In parallel: a render that changes every file backs up thousands.
-	errs := make([]error, len(j.backups))
-	object.Parallel(len(j.backups), func(i int) {
+	err = parallel(len(j.backups), func(i int) error {
 		p := j.backups[i]
-		errs[i] = o.do(StepBackup, p, "replacing "+p, func() error { return o.backup(p) })
+		return o.do(StepBackup, p, "replacing "+p, func() error { return o.backup(p) })
 	})
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return err
 	}
 	// In parallel: a first render of a large platform stages thousands.
 	staged := j.staged()
-	errs = make([]error, len(staged))
-	object.Parallel(len(staged), func(i int) {
+	err = parallel(len(staged), func(i int) error {
 		e := staged[i]
-		errs[i] = o.do(StepStage, stagedName(e.path), "writing "+e.path, func() error {
+		return o.do(StepStage, stagedName(e.path), "writing "+e.path, func() error {
 			r, name, err := o.in(stagedName(e.path))
 			if err != nil {
 				return err
@@ -274,7 +271,7 @@ func (o *op) prepare(j *journal) error {
 			return writeFile(r, name, e.data, !o.syncAtOnce)
 		})
 	})
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return err
 	}
 	return o.do(StepCommit, o.journalPath(), "committing the journal", func() error {
@@ -355,10 +352,9 @@ func (o *op) backup(p string) error {
 // if platc generated it (a recovery reads the journal from disk, and
 // checks). It returns how many files it removed.
 func (o *op) apply(j *journal, pending []entry, owned bool) (int, error) {
-	errs := make([]error, len(pending))
-	object.Parallel(len(pending), func(i int) {
+	err := parallel(len(pending), func(i int) error {
 		p := pending[i].path
-		errs[i] = o.do(StepRename, p, "writing "+p, func() error {
+		return o.do(StepRename, p, "writing "+p, func() error {
 			r, name, err := o.in(p)
 			if err != nil {
 				return err
@@ -366,7 +362,7 @@ func (o *op) apply(j *journal, pending []entry, owned bool) (int, error) {
 			return r.Rename(stagedName(name), name)
 		})
 	})
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	removed := 0
@@ -396,19 +392,16 @@ func (o *op) tidy(j *journal) error {
 	return nil
 }
 
-// dropBackups removes the backups of j.
 func (o *op) dropBackups(j *journal) error {
-	errs := make([]error, len(j.backups))
-	object.Parallel(len(j.backups), func(i int) {
+	return parallel(len(j.backups), func(i int) error {
 		b := backupName(j.backups[i])
-		errs[i] = o.do(StepDropBackup, b, "removing "+b, func() error {
+		return o.do(StepDropBackup, b, "removing "+b, func() error {
 			if !o.isRegular(b) {
 				return nil // dropped already, or not platc's
 			}
 			return ignoreMissing(o.root.Remove(b))
 		})
 	})
-	return firstError(errs)
 }
 
 // rollback puts back what a committed write of j did: it records that it
@@ -437,6 +430,7 @@ func (o *op) rollback(j *journal) (int, error) {
 			b := backupName(p)
 			target, terr := o.regularFile(p)
 			mine := errors.Is(terr, fs.ErrNotExist) || terr == nil && digest != "" && fullDigest(target) == digest
+			var err error
 			switch {
 			case backedUp[p] && o.isRegular(b):
 				if terr == nil && o.sameFile(p, b) || !mine {
@@ -444,20 +438,16 @@ func (o *op) rollback(j *journal) (int, error) {
 					// there now: the backup goes
 					return ignoreMissing(o.root.Remove(b))
 				}
-				if err := o.root.Rename(b, p); err != nil {
-					return err
-				}
-				restored++
-				return nil
+				err = o.root.Rename(b, p)
 			case !backedUp[p] && terr == nil && mine:
-				// a file the write made
-				if err := ignoreMissing(o.root.Remove(p)); err != nil {
-					return err
-				}
-				restored++
-				return nil
+				err = ignoreMissing(o.root.Remove(p)) // a file the write made
+			default:
+				return nil // restored already
 			}
-			return nil // restored already
+			if err == nil {
+				restored++
+			}
+			return err
 		})
 	}
 	for _, e := range j.staged() {
@@ -479,7 +469,6 @@ func (o *op) rollback(j *journal) (int, error) {
 	return restored, o.removeMadeFolders(j)
 }
 
-// isRegular reports whether p is a regular file.
 func (o *op) isRegular(p string) bool {
 	info, err := o.root.Lstat(p)
 	return err == nil && info.Mode().IsRegular()
@@ -494,11 +483,7 @@ func (o *op) sameFile(a, b string) bool {
 
 // generated reports whether the file p is one platc generated.
 func (o *op) generated(p string) bool {
-	info, err := o.root.Lstat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	data, err := o.root.ReadFile(p)
+	data, err := o.regularFile(p)
 	return err == nil && IsGenerated(data)
 }
 
@@ -593,8 +578,11 @@ func write(root *os.Root, name string, flag int, data []byte, sync bool) error {
 	return err
 }
 
-// firstError is the first error of errs that is not nil, or nil.
-func firstError(errs []error) error {
+// parallel calls step for each of 0..n-1 in parallel (object.Parallel),
+// and returns the first error by index, or nil.
+func parallel(n int, step func(i int) error) error {
+	errs := make([]error, n)
+	object.Parallel(n, func(i int) { errs[i] = step(i) })
 	for _, err := range errs {
 		if err != nil {
 			return err

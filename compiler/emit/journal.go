@@ -292,13 +292,10 @@ func quotedField(l, kind string) (string, string, error) {
 		return "", "", err
 	}
 	tail := rest[len(q):]
-	if tail != "" {
-		var ok bool
-		if tail, ok = strings.CutPrefix(tail, " "); !ok {
-			return "", "", errors.New("no space after the path")
-		}
+	if tail != "" && !strings.HasPrefix(tail, " ") {
+		return "", "", errors.New("no space after the path")
 	}
-	return s, tail, nil
+	return s, strings.TrimPrefix(tail, " "), nil
 }
 
 // cleanPath reports whether p is a clean slash-separated path inside the
@@ -308,14 +305,5 @@ func cleanPath(p string) bool {
 		!strings.ContainsAny(p, "\\\x00")
 }
 
-func isDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// isDigest reports whether s is a hex SHA-256, as fullDigest writes it.
+func isDigest(s string) bool { return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == "" }

@@ -160,10 +160,8 @@ func stillThere(root *os.Root, outDir string, dir *os.File) bool {
 func lockHolder(root *os.Root, outDir string) string {
 	data, err := root.ReadFile(path.Join(outDir, LockName))
 	pid, holder, ok := strings.Cut(strings.TrimSuffix(string(data), "\n"), " ")
-	if err != nil || !ok || strings.ContainsAny(holder, "\n\x00") || len(holder) > 200 {
-		return "another platc process"
-	}
-	if _, err := strconv.Atoi(pid); err != nil {
+	_, perr := strconv.Atoi(pid)
+	if err != nil || perr != nil || !ok || strings.ContainsAny(holder, "\n\x00") || len(holder) > 200 {
 		return "another platc process"
 	}
 	return fmt.Sprintf("%s (PID %s)", holder, pid)

@@ -43,23 +43,11 @@ func (st *State) bytesOf(p string) []byte {
 // one.
 //
 // It descends folder by folder through fs.Sub and reads each file relative
-// to its folder. Where fsys opens a sub-folder as a file system of its own
+// to its folder: where fsys opens a sub-folder as a file system of its own
 // (the CLI's repository does, with an os.Root), reading a file then costs
-// one lookup instead of one per path element: a large platform's output has
-// thousands of files, several folders deep.
-//
-// Where fsys opens a folder as an os.File (FolderOpener), Linux's system
-// calls read the folder's tree below that file's descriptor instead
-// (scanFolder): fewer calls per file and per folder.
+// one lookup instead of one per path element. Where fsys is a
+// FolderOpener, scanFolder reads below the folder's descriptor instead.
 func Scan(fsys fs.FS, outDir string) (*State, error) {
-	st, err := scanState(fsys, outDir)
-	if st != nil {
-		st.read = func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }
-	}
-	return st, err
-}
-
-func scanState(fsys fs.FS, outDir string) (*State, error) {
 	st, fast, err := scanBelow(fsys, outDir)
 	if !fast && err == nil {
 		st = newState()
@@ -72,13 +60,14 @@ func scanState(fsys fs.FS, outDir string) (*State, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, statErr := fs.Stat(fsys, outDir); errors.Is(statErr, fs.ErrNotExist) {
-			return newState(), nil // no output folder yet
+			st, err = newState(), nil // no output folder yet
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the output folder: %w", err)
 	}
 	slices.Sort(st.Foreign)
+	st.read = func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) }
 	return st, nil
 }
 
@@ -328,14 +317,10 @@ type Options struct {
 
 // Write makes the output folder hold outs: it writes new and changed files,
 // leaves unchanged ones alone, and removes generated files the render no
-// longer produces, all or nothing, even when the process is killed: it
-// records what it will do in a journal, stages every new file beside its
-// target, backs up what it replaces, syncs them and commits the journal,
-// and only then renames them into place and removes the stale files (see
-// journal.go). A failure or an interrupt before the commit point leaves the
-// folder as it was; a failure after it rolls the write back, so that the
-// folder is as it was; after a kill there, Recover completes the write.
-// When nothing changes, it writes nothing, not even a journal.
+// longer produces, all or nothing, even when the process is killed, through
+// the journal (journal.go): a failure or an interrupt leaves the folder as
+// it was, and after a kill Recover completes or undoes the write. When
+// nothing changes, it writes nothing, not even a journal.
 //
 // Files platc did not generate are never touched; Write refuses to run if
 // one is in the way. The caller holds the output root's lock (LockOutput)

@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	memcache "github.com/platc/platc/internal/cache"
 	"github.com/platc/platc/schemas"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 // BenchmarkWithResultsCached is what a run spends on a stack that creates
@@ -36,7 +36,7 @@ func BenchmarkWithResultsCached(b *testing.B) {
 }
 
 func benchWithResults(b *testing.B, base *Kinds, fresh func() *Kinds) {
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	other := validRGD()
 	other.Cache = cache
 	res, probs := Check(other)

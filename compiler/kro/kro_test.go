@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/platc/platc/compiler/diag"
-	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 // bucket is an ObjectBucket resource (a primitive of the embedded CRDs)
@@ -598,7 +598,7 @@ func TestSegments(t *testing.T) {
 // TestCache checks that an accepted RGD is kept, and that the kept result
 // is the one Check computes.
 func TestCache(t *testing.T) {
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	r := validRGD()
 	r.Cache = cache
 	first, probs := Check(r)
@@ -640,7 +640,7 @@ func TestCacheMissesBadEntries(t *testing.T) {
 		return fmt.Sprintf("%v %v %v %v %v\n%v %v\n%v", r.CRD, r.Deps, r.Order, r.Iterators, warnings, defaulted, probs, r.CheckOverSchema(template))
 	}
 	want := outcome()
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	rgd.Cache = cache
 	if got := outcome(); got != want {
 		t.Fatalf("with a cache:\n%s\nwant\n%s", got, want)
@@ -685,7 +685,7 @@ func TestCacheInstances(t *testing.T) {
 		{"colour": "red"},
 	}
 	uncached, _ := Check(r)
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	r.Cache = cache
 	first, firstWarnings := Check(r)
 	for _, spec := range specs {

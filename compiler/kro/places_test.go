@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler/diag"
-	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 // TestProblemsInsideExpressions: a misspelled field or identifier is
@@ -86,7 +86,7 @@ func TestCheckOverSchema(t *testing.T) {
 // finds is kept by the RGD and the template, and read back the same, by a
 // Result that builds no environment for it.
 func TestCheckOverSchemaCached(t *testing.T) {
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	r := validRGD()
 	r.Cache = cache
 	first, _ := Check(r)

@@ -15,6 +15,7 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/internal/cache"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 	"github.com/platc/platc/testkit/synth"
 )
 
@@ -54,7 +55,7 @@ func TestCachedFitReadsAsUncached(t *testing.T) {
 	for name, fsys := range repos {
 		t.Run(name, func(t *testing.T) {
 			want := loadWith(fsys, nil)
-			cache := &memcache.Memory{}
+			cache := &cachetest.Memory{}
 			first := loadWith(fsys, cache)
 			if diff := cmp.Diff(want, first); diff != "" {
 				t.Fatalf("with an empty cache (+), the spec loads otherwise than without (-):\n%s", diff)
@@ -106,7 +107,7 @@ environments: dev: revision: "HEAD"
 	if want.Fits || !strings.Contains(want.Log, "revisoin") {
 		t.Fatalf("the misspelled spec fits, or its problem is not said:\n%s", want.Log)
 	}
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	if !loadWith(goodFS, cache).Fits {
 		t.Fatal("the spec does not fit")
 	}
@@ -181,7 +182,7 @@ func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
 	}
 	want := loadWith(specFS, nil)
 	key := memcache.SpecReading.Key("sources")
-	fill := func(c *memcache.Memory, fsys fs.FS) {
+	fill := func(c *cachetest.Memory, fsys fs.FS) {
 		if !loadWith(fsys, c).Fits {
 			t.Fatal("the spec does not fit")
 		}
@@ -191,18 +192,18 @@ func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		entry func(c *memcache.Memory)
+		entry func(c *cachetest.Memory)
 	}{
-		{"another spec's reading, kept since", func(c *memcache.Memory) { fill(c, otherFS) }},
-		{"cut short", func(c *memcache.Memory) { c.Edit(key, func(b []byte) []byte { return b[:len(b)*2/3] }) }},
-		{"of another layout", func(c *memcache.Memory) {
+		{"another spec's reading, kept since", func(c *cachetest.Memory) { fill(c, otherFS) }},
+		{"cut short", func(c *cachetest.Memory) { c.Edit(key, func(b []byte) []byte { return b[:len(b)*2/3] }) }},
+		{"of another layout", func(c *cachetest.Memory) {
 			c.Edit(key, func(b []byte) []byte {
 				return append([]byte("platc spec-reading 0\n"), b[len(memcache.SpecReading.Layout()):]...)
 			})
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &memcache.Memory{}
+			c := &cachetest.Memory{}
 			fill(c, specFS)
 			tc.entry(c)
 			if diff := cmp.Diff(want, loadWith(specFS, c)); diff != "" {
@@ -219,7 +220,7 @@ func TestCachedReadingIsBoundToItsSpec(t *testing.T) {
 func FuzzCachedReading(f *testing.F) {
 	spec := evaluatedSpec
 	fsys := fstest.MapFS{"sources/platform.cue": {Data: []byte(spec)}}
-	c := &memcache.Memory{}
+	c := &cachetest.Memory{}
 	if !loadWith(fsys, c).Fits {
 		f.Fatal("the spec does not fit")
 	}
@@ -233,14 +234,14 @@ func FuzzCachedReading(f *testing.F) {
 	if !ok {
 		f.Fatal("the spec's reading is not read")
 	}
-	again := &memcache.Memory{}
+	again := &cachetest.Memory{}
 	storeReading(again, "sources", digest, data, decls, lits)
 	if got, _ := again.Get(key); !bytes.Equal(got, entry) {
 		f.Fatalf("the spec's reading stores otherwise once read:\n%q\n%q", entry, got)
 	}
 	f.Add(entry)
 	f.Fuzz(func(t *testing.T, entry []byte) {
-		c := &memcache.Memory{}
+		c := &cachetest.Memory{}
 		c.Put(key, entry)
 		data, decls, lits, ok := cachedReading(c, "sources", digest)
 		if !ok {

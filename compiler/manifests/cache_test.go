@@ -11,6 +11,7 @@ import (
 
 	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 const cacheKustomization = `resources:
@@ -34,7 +35,7 @@ func TestCacheReusesWhatStillHolds(t *testing.T) {
 		"app/deploy.yaml":        {Data: []byte(cacheDeployment)},
 		"other/cm.yaml":          {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")},
 	}
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	steps := []struct {
 		name   string
 		change func()
@@ -87,7 +88,7 @@ func TestCacheIgnoresBadEntries(t *testing.T) {
 		"not json",
 		`{"Format":"platc manifests cache 1","Objects":[{"Kind":"Stale"}]}`,
 	} {
-		cache := &memcache.Memory{}
+		cache := &cachetest.Memory{}
 		cache.Put(memcache.Manifests.Key("app"), []byte(entry))
 		before := kustomizeRuns.Load()
 		got, _ := Build(fsys, "app", cache)
@@ -107,7 +108,7 @@ func TestCacheFollowsAPlainFolder(t *testing.T) {
 	fsys := fstest.MapFS{
 		"app/a.yaml": {Data: []byte(cacheDeployment)},
 	}
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	for _, step := range []struct {
 		name   string
 		change func()
@@ -159,7 +160,7 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 		"bad/cm.yaml":             {Data: []byte("apiVersion: v1\nkind: ConfigMap\n")}, // no metadata.name
 	}
 	folders := []string{"good", "bad"}
-	check := func(what string, cache *memcache.Memory) {
+	check := func(what string, cache *cachetest.Memory) {
 		t.Helper()
 		for _, dir := range folders {
 			wantObjects, wantProblems := Build(fsys, dir, nil)
@@ -172,8 +173,8 @@ func TestCacheEntriesBoundToTheirFolder(t *testing.T) {
 			}
 		}
 	}
-	fill := func() *memcache.Memory {
-		cache := &memcache.Memory{}
+	fill := func() *cachetest.Memory {
+		cache := &cachetest.Memory{}
 		for _, dir := range folders {
 			Build(fsys, dir, cache)
 		}
@@ -275,7 +276,7 @@ func TestBuildReadFolders(t *testing.T) {
 		"m/plain/nested/kustomization.yaml":   {Data: []byte("resources: []\n")},
 		"m/plain/nested/not-read-either.yaml": deployment("nested"),
 	}
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	for _, c := range []struct {
 		dir  string
 		want []string

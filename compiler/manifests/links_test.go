@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 // link is a symbolic link to target in a fstest.MapFS.
@@ -104,7 +105,7 @@ func TestBuildLinks(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		for _, cache := range []memcache.Cache{nil, &memcache.Memory{}} {
+		for _, cache := range []memcache.Cache{nil, &cachetest.Memory{}} {
 			objects, problems := Build(fsys, tt.dir, cache)
 			if diff := cmp.Diff(tt.objects, objects); diff != "" {
 				t.Errorf("%s: objects (-want +got):\n%s", tt.dir, diff)
@@ -123,7 +124,7 @@ func TestCacheFollowsLinks(t *testing.T) {
 		"common/cm.yaml": {Data: []byte(configMapA)},
 		"app/cm.yaml":    link("../common/cm.yaml"),
 	}
-	cache := &memcache.Memory{}
+	cache := &cachetest.Memory{}
 	if _, problems := Build(fsys, "app", cache); len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/platc/platc/compiler/diag"
 	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 // Build is BuildRead's objects and problems.
@@ -567,7 +568,7 @@ func BenchmarkBuildSamples(b *testing.B) {
 	// As a warm run meets them: every folder's outcome is in the cache,
 	// and what each build read still reads the same.
 	b.Run("all-cached", func(b *testing.B) {
-		cache := &memcache.Memory{}
+		cache := &cachetest.Memory{}
 		for _, dir := range dirs {
 			Build(fsys, dir, cache)
 		}

@@ -119,7 +119,7 @@ func (e *Encoder) Value(v any) {
 		e.Int64(v)
 	case int:
 		e.B = append(e.B, tagInt)
-		e.B = binary.AppendVarint(e.B, int64(v))
+		e.Int(v)
 	case string:
 		e.B = append(e.B, tagString)
 		e.Str(v)
@@ -214,9 +214,7 @@ func (d *Decoder) Uint() int {
 }
 
 // Byte reads what Encoder.Byte wrote.
-func (d *Decoder) Byte() byte { return d.byte() }
-
-func (d *Decoder) byte() byte {
+func (d *Decoder) Byte() byte {
 	if len(d.b) == 0 {
 		d.Fail()
 		return 0
@@ -251,7 +249,7 @@ func (d *Decoder) Bytes() []byte {
 }
 
 func (d *Decoder) Bool() bool {
-	switch d.byte() {
+	switch d.Byte() {
 	case 0:
 		return false
 	case 1:
@@ -318,7 +316,7 @@ func (d *Decoder) varint() int64 {
 
 // Value reads a value Encoder.Value wrote.
 func (d *Decoder) Value() any {
-	switch d.byte() {
+	switch d.Byte() {
 	case tagNil:
 		return nil
 	case tagFalse:

@@ -5,7 +5,10 @@
 // work per environment or per file. It does no I/O and knows no kinds.
 package object
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Map is a YAML mapping whose keys keep the order they were set in, so that
 // rendered objects read apiVersion, kind, metadata, spec, as people expect.
@@ -44,6 +47,15 @@ func (m *Map) Set(key string, v any) *Map {
 		m.entries = make([]entry, 0, 4)
 	}
 	m.entries = append(m.entries, entry{key, v})
+	return m
+}
+
+// SetIf is Set where set holds, and returns m for chaining: an object's
+// optional fields, in their order.
+func (m *Map) SetIf(set bool, key string, v any) *Map {
+	if set {
+		m.Set(key, v)
+	}
 	return m
 }
 
@@ -91,10 +103,7 @@ func plain(v any) (any, bool) {
 		for k, x := range v {
 			if p, changed := plain(x); changed {
 				if out == nil {
-					out = make(map[string]any, len(v))
-					for k2, x2 := range v {
-						out[k2] = x2
-					}
+					out = maps.Clone(v)
 				}
 				out[k] = p
 			}
@@ -135,9 +144,7 @@ func Merge(base, over map[string]any) map[string]any {
 		return nil
 	}
 	out := make(map[string]any, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
+	maps.Copy(out, base)
 	for k, v := range over {
 		if bm, ok := out[k].(map[string]any); ok {
 			if om, ok := v.(map[string]any); ok {
@@ -154,9 +161,7 @@ func Merge(base, over map[string]any) map[string]any {
 // on the way so that shared inputs stay as they were.
 func SetPath(values map[string]any, path []string, v any) map[string]any {
 	out := make(map[string]any, len(values)+1)
-	for k, x := range values {
-		out[k] = x
-	}
+	maps.Copy(out, values)
 	if len(path) == 1 {
 		out[path[0]] = v
 		return out

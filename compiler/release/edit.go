@@ -57,9 +57,6 @@ func (e *editor) read(file string, pos diag.Pos, specPath string) ([]byte, bool)
 }
 
 func (e *editor) add(file string, ed edit) {
-	if e.edits == nil {
-		e.edits = map[string][]edit{}
-	}
 	ed.seq = len(e.edits[file])
 	e.edits[file] = append(e.edits[file], ed)
 }
@@ -121,9 +118,6 @@ func (e *editor) insertPins(spec *model.Spec, env *model.Environment, sets []set
 		if f, err = parser.ParseFile(pos.File, data, parser.ParseComments); err != nil {
 			e.log.Reportf(diag.IO, pos, specPath, "reading the spec: %v", err)
 			return
-		}
-		if e.parsed == nil {
-			e.parsed = map[string]*ast.File{}
 		}
 		e.parsed[pos.File] = f
 	}

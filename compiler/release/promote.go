@@ -1,9 +1,11 @@
 package release
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -113,7 +115,7 @@ func Bump(fsys fs.FS, spec *model.Spec, chart, version string, envs []string, ta
 // environments they reach to tag.
 func apply(fsys fs.FS, spec *model.Spec, sets []set, tag, verb string, log *diag.Log) *Versions {
 	out := &Versions{Files: map[string][]byte{}}
-	ed := &editor{fsys: fsys, log: log, orig: map[string][]byte{}, parsed: map[string]*ast.File{}}
+	ed := &editor{fsys: fsys, log: log, orig: map[string][]byte{}, parsed: map[string]*ast.File{}, edits: map[string][]edit{}}
 
 	// A pinned environment runs the charts of its release: what reaches
 	// one is released with it, or refused.
@@ -147,7 +149,10 @@ func apply(fsys fs.FS, spec *model.Spec, sets []set, tag, verb string, log *diag
 	inserts := map[*model.Environment][]set{}
 	var order []*model.Environment
 	for _, s := range sets {
-		ch := Change{Env: envName(s.env), Chart: s.chart.Name, From: spec.ChartIn(s.env, s.chart.Name).Version, To: s.version}
+		ch := Change{Chart: s.chart.Name, From: spec.ChartIn(s.env, s.chart.Name).Version, To: s.version}
+		if s.env != nil {
+			ch.Env = s.env.Name
+		}
 		var pin *model.Node
 		switch {
 		case s.env == nil:
@@ -191,7 +196,8 @@ func apply(fsys fs.FS, spec *model.Spec, sets []set, tag, verb string, log *diag
 func pinnedRefusal(verb string, env *model.Environment, s set) string {
 	next := "vX.Y.Z"
 	if m := releaseTag().FindStringSubmatch(env.Revision); m != nil {
-		next = fmt.Sprintf("v%s.%s.%d", m[1], m[2], atoi(m[3])+1)
+		patch, _ := strconv.Atoi(m[3])
+		next = fmt.Sprintf("v%s.%s.%d", m[1], m[2], patch+1)
 	}
 	what := fmt.Sprintf("%s %s, the platform's pin", s.chart.Name, s.chart.Version)
 	if p := env.Pin(s.chart.Name); p != nil {
@@ -233,28 +239,9 @@ func owner(env *model.Environment) string {
 	return env.Name
 }
 
-func envName(env *model.Environment) string {
-	if env == nil {
-		return ""
-	}
-	return env.Name
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, r := range s {
-		n = n*10 + int(r-'0')
-	}
-	return n
-}
-
 // Describe is one line for a change: what moved where.
 func (c Change) Describe() string {
-	where := "the platform"
-	if c.Env != "" {
-		where = c.Env
-	}
-	s := fmt.Sprintf("%s: %s %s -> %s", where, c.Chart, c.From, c.To)
+	s := fmt.Sprintf("%s: %s %s -> %s", cmp.Or(c.Env, "the platform"), c.Chart, c.From, c.To)
 	if c.New {
 		s += " (a pin of its own, written in " + c.Pos.File + ")"
 	} else {

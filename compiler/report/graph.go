@@ -46,11 +46,8 @@ type Edge struct {
 func NewGraph(spec *model.Spec, info *check.Info, envs []*model.Environment) *Graph {
 	g := &Graph{Platform: spec.Platform.Name, nodes: map[string]*Node{}}
 	for _, m := range spec.Modules {
-		for _, env := range envs {
-			if check.Delivered(env, m.Name, info.Parent) {
-				g.nodes[m.Name] = &Node{Name: m.Name, Kind: m.Kind.Info().Field, Wave: info.Waves[m.Name]}
-				break
-			}
+		if slices.ContainsFunc(envs, func(env *model.Environment) bool { return check.Delivered(env, m.Name, info.Parent) }) {
+			g.nodes[m.Name] = &Node{Name: m.Name, Kind: m.Kind.Info().Field, Wave: info.Waves[m.Name]}
 		}
 	}
 	for _, m := range spec.Modules {

@@ -89,7 +89,6 @@ type sized struct {
 	inner *block
 }
 
-// layout lays out g.
 func layout(g *Graph) *picture {
 	root := measure(g.Roots)
 	p := &picture{Width: root.w, Height: root.h}

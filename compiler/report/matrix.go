@@ -6,6 +6,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/check"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 )
 
@@ -109,7 +110,7 @@ func moduleCell(res *compiler.Result, env *model.Environment, m *model.Module) c
 				on = append(on, member)
 			}
 		}
-		c.Runs = "group of " + orNone(on)
+		c.Runs = "group of " + diag.OrNone(on)
 	case model.SyncsInstances:
 		n := 0
 		for _, inst := range res.Stacks.Instances {
@@ -134,11 +135,4 @@ func endpoint(e *model.Endpoint) string {
 		s = e.Scheme + "://" + s
 	}
 	return s
-}
-
-func orNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
 }

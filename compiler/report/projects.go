@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/argocd"
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 )
@@ -211,7 +213,7 @@ func roleWords(r argocd.Role) string {
 		}
 		may = append(may, fmt.Sprintf("%s %s %s %s", verb, action, resource, obj))
 	}
-	s := r.Name + ": " + orNone(may)
+	s := r.Name + ": " + diag.OrNone(may)
 	if len(r.Groups) > 0 {
 		s += "; held by " + strings.Join(r.Groups, ", ")
 	}
@@ -228,11 +230,7 @@ func windowWords(w argocd.SyncWindow) string {
 	default:
 		b.WriteString("no syncs ")
 	}
-	tz := w.TimeZone
-	if tz == "" {
-		tz = "UTC"
-	}
-	fmt.Fprintf(&b, "for %s from %s, %s time (%s)", durationWords(w.Duration), cronWords(w.Schedule), tz, w.Schedule)
+	fmt.Fprintf(&b, "for %s from %s, %s time (%s)", durationWords(w.Duration), cronWords(w.Schedule), cmp.Or(w.TimeZone, "UTC"), w.Schedule)
 	var scope []string
 	for _, l := range []struct {
 		what  string
@@ -346,5 +344,5 @@ func dayWords(s string) (string, bool) {
 	if len(days) == 1 {
 		return days[0] + "s", true
 	}
-	return strings.Join(days[:len(days)-1], ", ") + " and " + days[len(days)-1], true
+	return diag.List(days), true
 }

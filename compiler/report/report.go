@@ -144,9 +144,7 @@ func build(in Input) (*page, error) {
 	p.Modules = moduleRows(res, envs)
 	g := NewGraph(spec, res.Info, envs)
 	p.Graph = layout(g)
-	for _, e := range g.Edges {
-		p.Implicit = p.Implicit || e.Implicit
-	}
+	p.Implicit = slices.ContainsFunc(g.Edges, func(e Edge) bool { return e.Implicit })
 	p.Projects = projects(res, envs)
 	if p.Overrides, err = overrides(res, in.Repo, envs); err != nil {
 		return nil, err
@@ -158,7 +156,7 @@ func build(in Input) (*page, error) {
 	if in.Since != nil {
 		p.SinceEnvs = changeGroups(in.Since.Objects, envs)
 		for _, v := range in.Since.Versions {
-			if slices.ContainsFunc(envs, func(e *model.Environment) bool { return e.Name == v.Env }) {
+			if hasEnv(envs, v.Env) {
 				p.SinceVersions = append(p.SinceVersions, v)
 			}
 		}
@@ -185,26 +183,27 @@ func selected(spec *model.Spec, names []string) ([]*model.Environment, error) {
 	}
 	for _, n := range names {
 		if spec.Environment(n) == nil {
-			return nil, fmt.Errorf("the spec has no environment %q: name one of %s", n, envNames(spec.Environments))
+			return nil, fmt.Errorf("the spec has no environment %q: name one of %s", n, diag.OrNone(envNames(spec.Environments)))
 		}
 	}
 	return out, nil
 }
 
-func envNames(envs []*model.Environment) string {
+func envNames(envs []*model.Environment) []string {
 	var names []string
 	for _, e := range envs {
 		names = append(names, e.Name)
 	}
-	return diag.OrNone(names)
+	return names
+}
+
+func hasEnv(envs []*model.Environment, name string) bool {
+	return slices.ContainsFunc(envs, func(e *model.Environment) bool { return e.Name == name })
 }
 
 // titles are the page's title and a line saying what it covers.
 func titles(spec *model.Spec, envs []*model.Environment, tag string) (title, scope string) {
-	var names []string
-	for _, e := range envs {
-		names = append(names, e.Name)
-	}
+	names := envNames(envs)
 	switch {
 	case tag != "":
 		return spec.Platform.Name + " " + tag, "Release " + tag + ", as the environments that pin it run it: " + strings.Join(names, ", ") + "."
@@ -221,7 +220,7 @@ func titles(spec *model.Spec, envs []*model.Environment, tag string) (title, sco
 func counts(res *compiler.Result, envs []*model.Environment) []count {
 	kinds := map[string]int{}
 	for _, f := range res.Files {
-		if f.Values || (f.Env != "" && !slices.ContainsFunc(envs, func(e *model.Environment) bool { return e.Name == f.Env })) {
+		if f.Values || (f.Env != "" && !hasEnv(envs, f.Env)) {
 			continue
 		}
 		for _, o := range f.Objects {
@@ -267,7 +266,7 @@ type changeGroup struct {
 func changeGroups(diffs []diff.ObjectDiff, envs []*model.Environment) []changeGroup {
 	var out []changeGroup
 	for _, d := range diffs {
-		if d.Env != "" && !slices.ContainsFunc(envs, func(e *model.Environment) bool { return e.Name == d.Env }) {
+		if d.Env != "" && !hasEnv(envs, d.Env) {
 			continue
 		}
 		if len(out) == 0 || out[len(out)-1].Env != d.Env {

@@ -17,7 +17,7 @@ import (
 	"github.com/platc/platc/compiler/render"
 	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/verify"
-	memcache "github.com/platc/platc/internal/cache"
+	"github.com/platc/platc/testkit/cachetest"
 )
 
 // TestVerifySchemasBesideOthers renders the sample, breaks its output in
@@ -76,8 +76,8 @@ func TestVerifySchemasBesideOthers(t *testing.T) {
 
 	// Without a cache, and three times with one: empty, then with the
 	// verdicts of the first run, which then hold all the shapes.
-	cache := &memcache.Memory{}
-	for run, c := range []*memcache.Memory{nil, cache, cache, cache} {
+	cache := &cachetest.Memory{}
+	for run, c := range []*cachetest.Memory{nil, cache, cache, cache} {
 		in := verify.Input{Spec: spec, Stacks: stacks, Layers: clientFiles, Files: files, Repo: fsys, Charts: &charts.Renderer{Repo: fsys}, SpecDir: compiler.DefaultSpecDir}
 		if c != nil {
 			in.Cache = c

@@ -1,6 +1,7 @@
 package versions
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -175,16 +176,13 @@ func FindOutdated(spec *model.Spec, charts []string, lookup Lookup) []Outdated {
 		if len(charts) > 0 && !slices.Contains(charts, c.Name) {
 			continue
 		}
-		var envs []string
+		envs := []string{}
 		for _, env := range spec.Environments {
 			if spec.ChartIn(env, c.Name).Version == cv.Version {
 				envs = append(envs, env.Name)
 			}
 		}
 		o := Outdated{Name: c.Name, Chart: c.Chart, RepoURL: c.RepoURL, Version: cv.Version, Platform: cv.Platform, Environments: envs, Update: Update{Newer: []string{}}}
-		if o.Environments == nil {
-			o.Environments = []string{}
-		}
 		o.Pos, o.Path = c.At("version"), c.FieldPath("version")
 		if !cv.Platform {
 			p := spec.Environment(cv.Envs[0]).Pin(c.Name)
@@ -235,10 +233,7 @@ func OutdatedText(w io.Writer, list []Outdated) error {
 	var sources []string
 	seen := map[string]bool{}
 	for _, o := range list {
-		envs := strings.Join(o.Environments, ", ")
-		if envs == "" {
-			envs = "(none)"
-		}
+		envs := cmp.Or(strings.Join(o.Environments, ", "), "(none)")
 		if o.Problem != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t?\t?\t?\tnot known: see below\n", o.Name, o.Version, envs)
 			if !seen[o.Name] {
@@ -251,7 +246,7 @@ func OutdatedText(w io.Writer, list []Outdated) error {
 		if len(o.Newer) > 0 {
 			newer = fmt.Sprintf("%d newer", len(o.Newer))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, o.Version, envs, dash(o.Patch), dash(o.Minor), dash(o.Latest), newer)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Name, o.Version, envs, cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"), newer)
 		if !seen[o.Name] && o.Source != nil {
 			sources = append(sources, fmt.Sprintf("  %s: %s", o.Name, o.Source))
 			seen[o.Name] = true
@@ -267,11 +262,4 @@ func OutdatedText(w io.Writer, list []Outdated) error {
 		}
 	}
 	return nil
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

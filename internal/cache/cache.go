@@ -1,3 +1,9 @@
+// Package cache declares Cache, the store of bytes by key that
+// compiler.Options.Cache is and every stage that keeps work takes, and
+// Kinds, the table of every kind of entry platc keeps (its key, its
+// layout and version, its codec). The CLI's store between runs is
+// compiler/cli's dirCache, and testkit/cachetest's Memory the store of
+// tests; nothing here is process-wide.
 package cache
 
 // Cache is a store of bytes by key, shared between compilations: the one

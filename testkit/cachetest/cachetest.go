@@ -1,10 +1,6 @@
-// Package cache declares Cache, the store of bytes by key that
-// compiler.Options.Cache is and every stage that keeps work takes; Kinds,
-// the table of every kind of entry platc keeps (its key, its layout and
-// version, its codec); and Memory, the store in memory of tests and
-// benchmarks. The CLI's store between runs is compiler/cli's dirCache;
-// nothing here is process-wide.
-package cache
+// Package cachetest is Memory, the cache.Cache in memory of tests and
+// benchmarks.
+package cachetest
 
 import (
 	"maps"
@@ -12,9 +8,9 @@ import (
 	"sync"
 )
 
-// Memory is safe for the concurrent use a compilation makes of it; its zero
-// value is empty and ready. It counts what it is asked, for tests that
-// assert what a run read or wrote.
+// Memory is a cache.Cache, safe for the concurrent use a compilation
+// makes of it; its zero value is empty and ready. It counts what it is
+// asked, for tests that assert what a run read or wrote.
 type Memory struct {
 	mu         sync.Mutex
 	m          map[string][]byte
