@@ -79,16 +79,11 @@ func (v *Value) Lookup(name string) *Value {
 // an interpolation, a definition, a scalar declared twice, an import...);
 // then the caller evaluates the spec instead. Evaluating is the largest
 // single cost of a render, and the schema check evaluates the spec anyway.
-// It also returns the long lists of scalars it read (see shrinkLists).
-func readSyntax(files []*ast.File) (*Value, []longList, bool) {
-	root, idx, ok := readIndexed(files)
-	return root, idx.long, ok
-}
-
-// readIndexed is readSyntax, with the index it built: where the spec is
-// not plain data because a field is declared with two kinds, the index
-// holds the long literals of that conflict (cuts).
-func readIndexed(files []*ast.File) (*Value, *index, bool) {
+// It also returns the index it built, which holds the long lists of
+// scalars it read (see shrinkLists) and, where the spec is not plain data
+// because a field is declared with two kinds, the long literals of that
+// conflict (cuts).
+func readSyntax(files []*ast.File) (*Value, *index, bool) {
 	root := &Value{Kind: Struct, OK: true}
 	idx := &index{}
 	for _, f := range files {
@@ -347,25 +342,17 @@ func scalar(v *Value, lit *ast.BasicLit, neg bool) bool {
 }
 
 // numberLiteral reads the number literal raw into v, negated if neg, as
-// CUE reads it.
+// CUE reads it, and as its Int64 and Float64 would read the number.
 func numberLiteral(v *Value, raw string, neg bool) bool {
 	var info literal.NumInfo
-	if err := literal.ParseNum(raw, &info); err != nil {
-		return false
-	}
 	var d apd.Decimal
-	if err := info.Decimal(&d); err != nil {
+	if literal.ParseNum(raw, &info) != nil || info.Decimal(&d) != nil {
 		return false
 	}
 	if neg {
 		d.Neg(&d)
 	}
-	return number(v, &d, info.IsInt())
-}
-
-// number sets v to d as CUE's Int64 and Float64 would read it.
-func number(v *Value, d *apd.Decimal, isInt bool) bool {
-	if isInt {
+	if info.IsInt() {
 		if i, err := d.Int64(); err == nil {
 			v.Kind, v.Int = Int, i
 			return true

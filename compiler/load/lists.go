@@ -1,6 +1,7 @@
 package load
 
 import (
+	"slices"
 	"strconv"
 
 	"cuelang.org/go/cue"
@@ -88,12 +89,8 @@ func (r *reporter) shrinkLists(files []*ast.File, long []longList) ([]shrunkList
 			// of names): CUE refuses the list for its kind whatever it
 			// holds, so it is handed over empty, and the elements kept
 			// as written.
-			elems := make([]*Value, len(lit.Elts))
-			for i := range lit.Elts {
-				elems[i] = want[lit].Elems[i]
-			}
 			lit.Elts = nil
-			out = append(out, shrunkList{labels: labels, elems: elems})
+			out = append(out, shrunkList{labels: labels, elems: slices.Clone(want[lit].Elems)})
 			continue
 		}
 		allowed, ok := r.elementKinds(labels)
@@ -243,10 +240,7 @@ func restore(data *Value, lists []shrunkList) {
 					v = v.Elems[i]
 				}
 			default:
-				if u, err := strconv.Unquote(label); err == nil {
-					label = u
-				}
-				v = v.Lookup(label)
+				v = v.Lookup(unquoted(label))
 			}
 		}
 		if v != nil && v.Kind == List {

@@ -134,12 +134,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// from its syntax tree, which then goes to the schema check; any
 	// other is built into a CUE value here, read, and then unified with
 	// the schema on another goroutine, in the same context (one build; a
-	// context is used by one goroutine at a time).
+	// context is used by one goroutine at a time). Where an earlier run
+	// kept the spec's reading (storeReading), that is read instead.
 	check := make(chan checked, 1)
-	// A spec is read from the cache when an earlier run kept its reading
-	// (storeReading), which it does only once the spec fits the schema;
-	// it is read from its bytes (readPlain), parsed and read, or
-	// evaluated, otherwise, and its reading kept once it is known to fit.
 	var digest string
 	if cache != nil {
 		digest = readingDigest(dir, names, sources)
@@ -162,7 +159,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			cache = nil
 		}
 		var idx *index
-		data, idx, plain = readIndexed(files)
+		data, idx, plain = readSyntax(files)
 		long = idx.long
 		if !plain {
 			cutConflicts(idx.cuts)
@@ -209,7 +206,8 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 					return
 				}
 				if hasLongList(data) {
-					_, long, _ = readSyntax(files)
+					_, idx, _ := readSyntax(files)
+					long = idx.long
 				}
 			}
 			check <- verdict(checkSchema(dir, files, long, decls, log))
@@ -223,7 +221,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		// unification.
 		regular := onlyRegularFields(files)
 		go func() {
-			defer afterEvaluation()
+			if AfterEvaluation != nil {
+				defer AfterEvaluation()
+			}
 			if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
 				check <- verdict(checked{ok: true})
 				return
@@ -240,12 +240,6 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 // goroutine of its own or at the end of the schema check's. cmd/platc
 // sets it to gcpace.Collect; the stage itself never collects.
 var AfterEvaluation func()
-
-func afterEvaluation() {
-	if AfterEvaluation != nil {
-		AfterEvaluation()
-	}
-}
 
 // Checked waits for the schema check that Begin started and says whether
 // the spec fits the schema. If it does not, the problems have been
@@ -638,10 +632,7 @@ func (r *reporter) report(err error) {
 // modules.docs: path: "docs" elsewhere): the definition refused it, and
 // CUE's "field not allowed" does not say so.
 func (r *reporter) closedDefinition(labels []string) (string, bool) {
-	field := labels[len(labels)-1]
-	if u, err := strconv.Unquote(field); err == nil {
-		field = u
-	}
+	field := unquoted(labels[len(labels)-1])
 	if !slices.Contains(r.schemaInfo(labels[:len(labels)-1]).allowed, field) {
 		return "", false // the schema refuses it too: a misspelling
 	}
@@ -674,10 +665,7 @@ func cueID(msg string) diag.ID {
 func (r *reporter) explain(msg string, p []string) string {
 	switch {
 	case msg == "field not allowed":
-		field := p[len(p)-1]
-		if u, err := strconv.Unquote(field); err == nil {
-			field = u
-		}
+		field := unquoted(p[len(p)-1])
 		msg = fmt.Sprintf("unknown field %q", field)
 		// The candidates are the fields the schema declares there, a
 		// handful, not the fields written (thousands, in a bad spec).
@@ -686,11 +674,7 @@ func (r *reporter) explain(msg string, p []string) string {
 		}
 		return msg + ": remove it or check its spelling (`platc schema` lists the fields)"
 	case msg == "field is required but not present":
-		field := p[len(p)-1]
-		if u, err := strconv.Unquote(field); err == nil {
-			field = u
-		}
-		return fmt.Sprintf("required field %q is missing: add it", field)
+		return fmt.Sprintf("required field %q is missing: add it", unquoted(p[len(p)-1]))
 	case strings.HasPrefix(msg, "incomplete value "):
 		return incomplete(strings.TrimPrefix(msg, "incomplete value "))
 	}

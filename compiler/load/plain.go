@@ -225,21 +225,18 @@ func (r *plainReader) field(v *Value, p string) bool {
 	// goes into the struct the field has where it is declared already,
 	// as CUE unifies them; its position is the last declaration's.
 	switch c := r.src[r.off]; {
-	case c == '{':
+	case c == '{' || (isLetter(c) || c == '"') && r.chained():
 		s := r.structOf(v, name, prev)
 		if s == nil || !r.nest() {
 			return false
 		}
-		r.off++
-		ok := r.fields(s, fp, '}')
-		r.depth--
-		return ok
-	case (isLetter(c) || c == '"') && r.chained():
-		s := r.structOf(v, name, prev)
-		if s == nil || !r.nest() {
-			return false
+		var ok bool
+		if c == '{' {
+			r.off++
+			ok = r.fields(s, fp, '}')
+		} else {
+			ok = r.field(s, fp)
 		}
-		ok := r.field(s, fp)
 		r.depth--
 		return ok
 	case prev != nil:

@@ -126,20 +126,19 @@ func (s *shapes) fitStruct(v *Value, sh *shape, depth int) bool {
 	seen := 0
 	for _, f := range v.Fields {
 		fs, declared := sh.fields[f.Name]
-		switch {
-		case declared:
+		if declared {
 			seen++
 			if !s.fit(f.Value, fs.shape, depth+1) {
 				return false
 			}
-			// A pattern constrains the declared fields it matches too.
-			if sh.pattern != nil && !s.fit(f.Value, sh.pattern, depth+1) {
-				return false
-			}
+		}
+		switch {
 		case sh.pattern != nil:
+			// A pattern constrains the declared fields it matches too.
 			if !s.fit(f.Value, sh.pattern, depth+1) {
 				return false
 			}
+		case declared:
 		case sh.open:
 			if !concrete(f.Value, depth+1) {
 				return false
@@ -237,7 +236,7 @@ func structShapeOf(x *ast.StructLit) *shape {
 		case *ast.Field:
 			if l, ok := d.Label.(*ast.ListLit); ok {
 				// A pattern: [string]: T.
-				if id, ok := singleIdent(l); !ok || id != "string" || sh.pattern != nil || d.Constraint != token.ILLEGAL {
+				if len(l.Elts) != 1 || !isIdent(l.Elts[0], "string") || sh.pattern != nil || d.Constraint != token.ILLEGAL {
 					return &shape{kind: unknownShape}
 				}
 				sh.pattern = shapeOf(d.Value)
@@ -307,16 +306,10 @@ func boundedInt(x *ast.BinaryExpr) *shape {
 	return sh
 }
 
-// singleIdent is the identifier of a list literal of one identifier.
-func singleIdent(l *ast.ListLit) (string, bool) {
-	if len(l.Elts) != 1 {
-		return "", false
-	}
-	id, ok := l.Elts[0].(*ast.Ident)
-	if !ok {
-		return "", false
-	}
-	return id.Name, true
+// isIdent reports whether x is the identifier name.
+func isIdent(x ast.Expr, name string) bool {
+	id, ok := x.(*ast.Ident)
+	return ok && id.Name == name
 }
 
 // onlyRegularFields reports whether the spec's files declare no optional
