@@ -91,8 +91,7 @@ func decodeStack(name string, e entry) *Stack {
 	st.ValuesDir = e.strOr("valuesDir", name)
 	st.Namespace = e.strOr("namespace", "${schema.metadata.namespace}")
 	e.eachField("outputs", func(out string, o entry) {
-		expr := o.v.Str
-		st.Outputs = append(st.Outputs, &Output{Node: o.node, Name: out, Expr: expr})
+		st.Outputs = append(st.Outputs, &Output{Node: o.node, Name: out, Expr: o.v.Str})
 	})
 	e.eachField("wiring", func(key string, w entry) {
 		st.Wiring = append(st.Wiring, &StackWire{
@@ -127,8 +126,7 @@ func decodeStack(name string, e entry) *Stack {
 		}
 		sm.RespectIgnoreDifferences, sm.RevisionHistoryLimit = m.optionalAppFields()
 		m.eachField("wiring", func(key string, w entry) {
-			expr := w.v.Str
-			sm.Wiring = append(sm.Wiring, &ExprWire{Node: w.node, Key: key, ValuesPath: SplitValuesPath(key), Expr: expr})
+			sm.Wiring = append(sm.Wiring, &ExprWire{Node: w.node, Key: key, ValuesPath: SplitValuesPath(key), Expr: w.v.Str})
 		})
 		st.Modules = append(st.Modules, sm)
 	})
@@ -424,16 +422,7 @@ func (e entry) strings(name string) []string {
 }
 
 // allow decodes the allow field: reasons by lint name.
-func (e entry) allow() Allow {
-	var out Allow
-	e.eachField("allow", func(lint string, x entry) {
-		if out == nil {
-			out = Allow{}
-		}
-		out[lint] = x.v.Str
-	})
-	return out
-}
+func (e entry) allow() Allow { return e.strMap("allow") }
 
 func (e entry) groupKinds(name string) []GroupKind {
 	var out []GroupKind
@@ -476,11 +465,9 @@ func (e entry) values(name string) map[string]any {
 // eachField calls fn for each field of the struct-valued field name, in
 // sorted order.
 func (e entry) eachField(name string, fn func(string, entry)) {
-	v, ok := e.container(name, load.Struct)
-	if !ok {
-		return
+	if v, ok := e.container(name, load.Struct); ok {
+		e.d.eachField(v, e.node.FieldPath(name), true, fn)
 	}
-	e.d.eachField(v, e.node.FieldPath(name), true, fn)
 }
 
 func (e entry) eachElem(name string, fn func(entry)) {

@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // The extended Argo CD fields (AppFields, ProjectFields): the fields of
 // Applications and AppProjects that the spec passes on beyond a module's
@@ -309,12 +312,8 @@ func mergeStrings(a, b map[string]string) map[string]string {
 		return b
 	}
 	out := make(map[string]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	maps.Copy(out, a)
+	maps.Copy(out, b)
 	return out
 }
 
