@@ -8,12 +8,6 @@ import (
 	"github.com/platc/platc/compiler/kro"
 )
 
-// evalOutput evaluates a stack output, a ${...} template over schema
-// alone, in kro's typed environment of the stack.
-func evalOutput(r *kro.Result, template string, schemaVar map[string]any) (any, error) {
-	return evalTemplate(r, template, map[string]any{"schema": schemaVar}, nil)
-}
-
 // evalTemplate evaluates every ${...} of s in kro's typed environment of
 // the stack, r. A string that is one expression has that expression's
 // value; otherwise every expression must give a string, and the parts are

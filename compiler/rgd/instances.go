@@ -1,6 +1,7 @@
 package rgd
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -65,7 +66,8 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				unwired[inst] = true
 				continue // check or kro reported it
 			}
-			value, err := evalOutput(from.Stack.Result, out.Expr, from.schemaVar())
+			// A ${...} template over schema alone.
+			value, err := evalTemplate(from.Stack.Result, out.Expr, map[string]any{"schema": from.schemaVar()}, nil)
 			if err != nil {
 				log.Reportf(diag.StackEval, out.Pos, out.Path, "evaluating the output for client %s in %s: %v", inst.Client.Name, inst.Env.Name, err)
 				continue
@@ -91,13 +93,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 		inst.Object = inst.object()
 	}
 	slices.SortStableFunc(out, func(a, b *Instance) int {
-		if c := strings.Compare(a.Env.Name, b.Env.Name); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Stack.Model.Name, b.Stack.Model.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Client.Name, b.Client.Name)
+		return cmp.Or(strings.Compare(a.Env.Name, b.Env.Name), strings.Compare(a.Stack.Model.Name, b.Stack.Model.Name), strings.Compare(a.Client.Name, b.Client.Name))
 	})
 	return out
 }
@@ -159,11 +155,7 @@ func (inst *Instance) schemaVar() map[string]any {
 }
 
 func (st *Stack) apiVersion() string {
-	group := st.Model.Group
-	if group == "" {
-		group = defaultGroup
-	}
-	return group + "/" + st.Model.APIVersion
+	return cmp.Or(st.Model.Group, defaultGroup) + "/" + st.Model.APIVersion
 }
 
 func (inst *Instance) object() *object.Map {

@@ -15,6 +15,7 @@
 package rgd
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -230,11 +231,7 @@ func (b *builder) build() *Stack {
 		if b.reported[p.Resource] && (p.Path == "template.kind" || p.Path == "template.apiVersion") {
 			continue
 		}
-		specPath := b.origin(p.Resource, p.Path)
-		pos := b.spec.PosOf(specPath)
-		if p.Str != "" {
-			pos = b.spec.PosIn(specPath, p.Str, p.Offset) // inside the expression
-		}
+		pos, specPath := b.place(p)
 		b.log.Reportf(p.ID, pos, specPath, "%s", p.Msg)
 	}
 	b.ahead(rgd)
@@ -262,11 +259,7 @@ func (b *builder) ahead(rgd *kro.RGD) {
 		}
 	}
 	for _, p := range problems {
-		specPath := b.origin(p.Resource, p.Path)
-		pos := b.spec.PosOf(specPath)
-		if p.Str != "" {
-			pos = b.spec.PosIn(specPath, p.Str, p.Offset)
-		}
+		pos, specPath := b.place(p)
 		msg := p.Msg
 		switch len(declaring) {
 		case 0:
@@ -311,10 +304,7 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 		b.log.Reportf(diag.UnknownName, p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
 		b.reported[p.ID] = true
 	}
-	name := p.Name
-	if name == "" {
-		name = "${schema.metadata.name}-" + Kebab(p.ID)
-	}
+	name := cmp.Or(p.Name, "${schema.metadata.name}-"+Kebab(p.ID))
 	tmpl := object.NewMap().
 		Set("apiVersion", apiVersion).
 		Set("kind", p.Kind).
@@ -425,10 +415,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 			name += "-${" + f.Name + "}"
 		}
 	}
-	namespace := m.Namespace
-	if namespace == "" {
-		namespace = b.stack.Namespace
-	}
+	namespace := cmp.Or(m.Namespace, b.stack.Namespace)
 	values := object.Merge(nil, m.Values)
 	const valuesObject = "template.spec.sources[0].helm.valuesObject"
 	for _, w := range m.Wiring {
@@ -512,6 +499,16 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 // from the spec path specPrefix (the rest of the path appended).
 func (b *builder) mapPrefix(id, prefix, specPrefix string) {
 	b.origins[id+"|"+prefix+"*"] = specPrefix
+}
+
+// place is where kro's problem p is written in the spec, and its spec
+// path (origin): inside the expression, where p says where in it.
+func (b *builder) place(p kro.Problem) (diag.Pos, string) {
+	specPath := b.origin(p.Resource, p.Path)
+	if p.Str != "" {
+		return b.spec.PosIn(specPath, p.Str, p.Offset), specPath
+	}
+	return b.spec.PosOf(specPath), specPath
 }
 
 // origin returns the spec path a problem of kro's comes from: the exact
@@ -699,10 +696,9 @@ func crdConflicts(spec *model.Spec, out *Compiled, log *diag.Log) {
 			switch {
 			case a.crd == b.crd:
 				log.Reportf(diag.KroCRD, b.stack.At("kind"), b.stack.FieldPath("kind"), "the instances of stacks %s and %s would have the same CRD, %s: kro creates it for the first RGD and refuses the second (kro: CRD is owned by another ResourceGraphDefinition); choose another kind or group", a.stack.Name, b.stack.Name, b.crd)
-			case a.group == b.group && (slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.kind) ||
-				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.plural) ||
-				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.singular) ||
-				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.list)):
+			case a.group == b.group && slices.ContainsFunc([]string{b.kind, b.plural, b.singular, b.list}, func(n string) bool {
+				return slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, n)
+			}):
 				log.Reportf(diag.KroCRD, b.stack.At("kind"), b.stack.FieldPath("kind"), "the CRD of stack %s's instances (%s) would serve a name the CRD of stack %s (%s) serves in group %s already: the API server does not accept the names of the second; choose another kind or group", b.stack.Name, b.crd, a.stack.Name, a.crd, b.group)
 			}
 		}
