@@ -55,6 +55,16 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 // changed once made).
 var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 
+// setNonZero sets key to v where v is not the zero value of its type:
+// the fields of Argo CD's objects that platc writes only where the spec
+// sets them.
+func setNonZero[V comparable](m *object.Map, key string, v V) {
+	var zero V
+	if v != zero {
+		m.Set(key, v)
+	}
+}
+
 // setFolderSource sets the source of a module that syncs its folder of
 // this repository.
 func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
@@ -85,15 +95,9 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 
 func directoryOptions(d *model.Directory) *object.Map {
 	dir := object.NewMap()
-	if d.Recurse {
-		dir.Set("recurse", true)
-	}
-	if d.Exclude != "" {
-		dir.Set("exclude", d.Exclude)
-	}
-	if d.Include != "" {
-		dir.Set("include", d.Include)
-	}
+	setNonZero(dir, "recurse", d.Recurse)
+	setNonZero(dir, "exclude", d.Exclude)
+	setNonZero(dir, "include", d.Include)
 	return dir
 }
 
@@ -107,15 +111,11 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 			src := argocd.ChartSource(r.spec.ChartIn(env, x.Chart))
 			h := object.NewMap()
 			if hs := x.Helm; hs != nil {
-				if hs.ReleaseName != "" {
-					h.Set("releaseName", hs.ReleaseName)
-				}
+				setNonZero(h, "releaseName", hs.ReleaseName)
 				if len(hs.Parameters) > 0 {
 					h.Set("parameters", parametersField(hs.Parameters))
 				}
-				if hs.SkipCrds {
-					h.Set("skipCrds", true)
-				}
+				setNonZero(h, "skipCrds", hs.SkipCrds)
 			}
 			if len(x.Values) > 0 {
 				h.Set("valuesObject", x.Values)
@@ -209,24 +209,16 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 	}
 	h := object.NewMap()
 	if hs != nil {
-		if hs.ReleaseName != "" {
-			h.Set("releaseName", hs.ReleaseName)
-		}
+		setNonZero(h, "releaseName", hs.ReleaseName)
 		if vf := ValueFiles(m, hs); len(vf) > 0 {
 			h.Set("valueFiles", vf)
 		}
-		if hs.IgnoreMissingValueFiles {
-			h.Set("ignoreMissingValueFiles", true)
-		}
+		setNonZero(h, "ignoreMissingValueFiles", hs.IgnoreMissingValueFiles)
 		if len(hs.Parameters) > 0 {
 			h.Set("parameters", parametersField(hs.Parameters))
 		}
-		if hs.PassCredentials {
-			h.Set("passCredentials", true)
-		}
-		if hs.SkipCrds {
-			h.Set("skipCrds", true)
-		}
+		setNonZero(h, "passCredentials", hs.PassCredentials)
+		setNonZero(h, "skipCrds", hs.SkipCrds)
 	}
 	if len(values) > 0 {
 		// valuesObject, never values: Argo CD drops values when both are
@@ -243,9 +235,7 @@ func parametersField(params []*model.HelmParameter) []any {
 	out := make([]any, len(params))
 	for i, p := range params {
 		pm := object.NewMap().Set("name", p.Name).Set("value", p.Value)
-		if p.ForceString {
-			pm.Set("forceString", true)
-		}
+		setNonZero(pm, "forceString", p.ForceString)
 		out[i] = pm
 	}
 	return out
@@ -253,12 +243,8 @@ func parametersField(params []*model.HelmParameter) []any {
 
 func kustomizeOptions(k *model.Kustomize) *object.Map {
 	out := object.NewMap()
-	if k.NamePrefix != "" {
-		out.Set("namePrefix", k.NamePrefix)
-	}
-	if k.NameSuffix != "" {
-		out.Set("nameSuffix", k.NameSuffix)
-	}
+	setNonZero(out, "namePrefix", k.NamePrefix)
+	setNonZero(out, "nameSuffix", k.NameSuffix)
 	if len(k.Images) > 0 {
 		out.Set("images", k.Images)
 	}
@@ -331,9 +317,7 @@ func projectFields(spec *object.Map, p *model.Project) {
 		roles := make([]any, len(f.Roles))
 		for i, r := range f.Roles {
 			rm := object.NewMap().Set("name", r.Name)
-			if r.Description != "" {
-				rm.Set("description", r.Description)
-			}
+			setNonZero(rm, "description", r.Description)
 			if len(r.Policies) > 0 {
 				rm.Set("policies", r.Policies)
 			}
@@ -348,9 +332,7 @@ func projectFields(spec *object.Map, p *model.Project) {
 		windows := make([]any, len(f.SyncWindows))
 		for i, w := range f.SyncWindows {
 			wm := object.NewMap().Set("kind", w.Kind).Set("schedule", w.Schedule).Set("duration", w.Duration)
-			if w.TimeZone != "" {
-				wm.Set("timeZone", w.TimeZone)
-			}
+			setNonZero(wm, "timeZone", w.TimeZone)
 			for _, l := range []struct {
 				k string
 				v []string
@@ -359,12 +341,8 @@ func projectFields(spec *object.Map, p *model.Project) {
 					wm.Set(l.k, l.v)
 				}
 			}
-			if w.ManualSync {
-				wm.Set("manualSync", true)
-			}
-			if w.Description != "" {
-				wm.Set("description", w.Description)
-			}
+			setNonZero(wm, "manualSync", w.ManualSync)
+			setNonZero(wm, "description", w.Description)
 			windows[i] = wm
 		}
 		spec.Set("syncWindows", windows)
@@ -378,11 +356,9 @@ func projectFields(spec *object.Map, p *model.Project) {
 			ignore := make([]any, len(o.Ignore))
 			for i, k := range o.Ignore {
 				km := object.NewMap()
-				for _, f := range []struct{ k, v string }{{"group", k.Group}, {"kind", k.Kind}, {"name", k.Name}} {
-					if f.v != "" {
-						km.Set(f.k, f.v)
-					}
-				}
+				setNonZero(km, "group", k.Group)
+				setNonZero(km, "kind", k.Kind)
+				setNonZero(km, "name", k.Name)
 				ignore[i] = km
 			}
 			om.Set("ignore", ignore)

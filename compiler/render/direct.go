@@ -298,15 +298,9 @@ func kustomizationOver(at string, m *model.Module, dir string) *object.Map {
 			for i, s := range m.Kustomize.Images {
 				img := argocd.ParseImage(s)
 				im := object.NewMap().Set("name", img.Name)
-				if img.NewName != "" {
-					im.Set("newName", img.NewName)
-				}
-				if img.NewTag != "" {
-					im.Set("newTag", img.NewTag)
-				}
-				if img.Digest != "" {
-					im.Set("digest", img.Digest)
-				}
+				setNonZero(im, "newName", img.NewName)
+				setNonZero(im, "newTag", img.NewTag)
+				setNonZero(im, "digest", img.Digest)
 				images[i] = im
 			}
 			v = images

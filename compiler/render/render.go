@@ -482,24 +482,16 @@ func Wired(spec *model.Spec, env *model.Environment, w *model.Wire) any {
 
 func (r *renderer) project(p *model.Project) *object.Map {
 	spec := object.NewMap()
-	if p.Description != "" {
-		spec.Set("description", p.Description)
-	}
+	setNonZero(spec, "description", p.Description)
 	spec.Set("sourceRepos", p.SourceRepos)
 	var dests []any
 	for _, d := range p.Destinations {
 		// As written: Argo CD matches a cluster by server or by name,
 		// and a namespace only where one is given.
 		m := object.NewMapCap(3)
-		if d.Server != "" {
-			m.Set("server", d.Server)
-		}
-		if d.Name != "" {
-			m.Set("name", d.Name)
-		}
-		if d.Namespace != "" {
-			m.Set("namespace", d.Namespace)
-		}
+		setNonZero(m, "server", d.Server)
+		setNonZero(m, "name", d.Name)
+		setNonZero(m, "namespace", d.Namespace)
 		dests = append(dests, m)
 	}
 	spec.Set("destinations", dests)
