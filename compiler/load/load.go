@@ -165,20 +165,6 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			cutConflicts(idx.cuts)
 		}
 	}
-	var ctx *cue.Context
-	var value cue.Value
-	if !plain {
-		ctx = cuecontext.New()
-		var err error
-		if value, err = build(ctx, dir, files); err != nil {
-			// Reported as the check reports it.
-			found := &diag.Log{}
-			newReporter(ctx, found, decls, files).report(err)
-			addCauses(log, found)
-			return nil
-		}
-		data = fromCUE(value, true, decls)
-	}
 	// Data is read by the goroutines below while later stages read it
 	// too: nothing changes a Value once read. The spec's reading is kept
 	// when the check says the spec fits (then it has reported nothing),
@@ -190,8 +176,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		}
 		return c
 	}
-	switch {
-	case plain:
+	if plain {
 		go func() {
 			if specShape().fits(data) {
 				check <- verdict(checked{ok: true})
@@ -212,25 +197,34 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			}
 			check <- verdict(checkSchema(dir, files, long, decls, log))
 		}()
-	default:
-		// The check unifies the value built here, in its context, once
-		// the data is read from it: the spec is built once. The data is
-		// all the schema sees of a spec whose fields are regular or
-		// hidden or definitions, free of errors (see onlyRegularFields),
-		// which the shape's check may then pass without CUE's
-		// unification.
-		regular := onlyRegularFields(files)
-		go func() {
-			if AfterEvaluation != nil {
-				defer AfterEvaluation()
-			}
-			if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
-				check <- verdict(checked{ok: true})
-				return
-			}
-			check <- verdict(checkBuilt(ctx, value, files, decls, log))
-		}()
+		return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 	}
+	ctx := cuecontext.New()
+	value, err := build(ctx, dir, files)
+	if err != nil {
+		// Reported as the check reports it.
+		found := &diag.Log{}
+		newReporter(ctx, found, decls, files).report(err)
+		addCauses(log, found)
+		return nil
+	}
+	data = fromCUE(value, true, decls)
+	// The check unifies the value built here, in its context, once the
+	// data is read from it: the spec is built once. The data is all the
+	// schema sees of a spec whose fields are regular or hidden or
+	// definitions, free of errors (see onlyRegularFields), which the
+	// shape's check may then pass without CUE's unification.
+	regular := onlyRegularFields(files)
+	go func() {
+		if AfterEvaluation != nil {
+			defer AfterEvaluation()
+		}
+		if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
+			check <- verdict(checked{ok: true})
+			return
+		}
+		check <- verdict(checkBuilt(ctx, value, files, decls, log))
+	}()
 	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 }
 
@@ -623,7 +617,8 @@ func (r *reporter) report(err error) {
 				continue
 			}
 		}
-		r.log.Add(diag.Problem{ID: cueID(msg), Pos: p, Path: path, Msg: r.explain(msg, labels)})
+		id, msg := r.explain(msg, labels)
+		r.log.Add(diag.Problem{ID: id, Pos: p, Path: path, Msg: msg})
 	}
 }
 
@@ -647,22 +642,9 @@ func (r *reporter) closedDefinition(labels []string) (string, bool) {
 	return "", false
 }
 
-// cueID is the kind of problem of CUE's message msg.
-func cueID(msg string) diag.ID {
-	switch msg {
-	case "field not allowed":
-		return diag.UnknownField
-	case "field is required but not present":
-		return diag.RequiredField
-	}
-	if strings.HasPrefix(msg, "incomplete value ") {
-		return diag.Incomplete
-	}
-	return diag.CUE
-}
-
-// explain rewrites CUE's terse messages into ones that say what to do.
-func (r *reporter) explain(msg string, p []string) string {
+// explain rewrites CUE's terse messages into ones that say what to do,
+// and says what kind of problem each is.
+func (r *reporter) explain(msg string, p []string) (diag.ID, string) {
 	switch {
 	case msg == "field not allowed":
 		field := unquoted(p[len(p)-1])
@@ -670,15 +652,15 @@ func (r *reporter) explain(msg string, p []string) string {
 		// The candidates are the fields the schema declares there, a
 		// handful, not the fields written (thousands, in a bad spec).
 		if s := diag.Suggest(field, r.schemaInfo(p[:len(p)-1]).allowed); s != "" {
-			return msg + fmt.Sprintf(": did you mean %q?", s)
+			return diag.UnknownField, msg + fmt.Sprintf(": did you mean %q?", s)
 		}
-		return msg + ": remove it or check its spelling (`platc schema` lists the fields)"
+		return diag.UnknownField, msg + ": remove it or check its spelling (`platc schema` lists the fields)"
 	case msg == "field is required but not present":
-		return fmt.Sprintf("required field %q is missing: add it", unquoted(p[len(p)-1]))
+		return diag.RequiredField, fmt.Sprintf("required field %q is missing: add it", unquoted(p[len(p)-1]))
 	case strings.HasPrefix(msg, "incomplete value "):
-		return incomplete(strings.TrimPrefix(msg, "incomplete value "))
+		return diag.Incomplete, incomplete(strings.TrimPrefix(msg, "incomplete value "))
 	}
-	return msg
+	return diag.CUE, msg
 }
 
 // incomplete says what to write where the spec leaves a value open: a
