@@ -259,12 +259,9 @@ type checked struct {
 
 // checkSchema builds the parsed files in a CUE context of its own, unifies
 // them with #Spec and reports what does not fit, or why the spec does not
-// build. files is nil if they do not parse, which Begin has reported. long
-// are the long lists of scalars of a plain-data spec (see shrinkLists).
+// build. long are the long lists of scalars of a plain-data spec (see
+// shrinkLists).
 func checkSchema(dir string, files []*ast.File, long []longList, decls map[string]diag.Pos, log *diag.Log) checked {
-	if files == nil {
-		return checked{}
-	}
 	ctx := cuecontext.New()
 	found := &diag.Log{}
 	defer addCauses(log, found)

@@ -284,14 +284,10 @@ func syncOf(layers ...*SyncPolicy) Sync {
 // IgnoreDifferencesIn are the module's ignoreDifferences in env, then the
 // environment's module settings' ones.
 func (m *Module) IgnoreDifferencesIn(env *Environment) []*IgnoreDifference {
-	ms := env.Settings[m.Name]
-	if ms == nil || len(ms.IgnoreDifferences) == 0 {
-		return m.IgnoreDifferences
+	if ms := env.Settings[m.Name]; ms != nil {
+		return append(slices.Clip(m.IgnoreDifferences), ms.IgnoreDifferences...)
 	}
-	if len(m.IgnoreDifferences) == 0 {
-		return ms.IgnoreDifferences
-	}
-	return append(append([]*IgnoreDifference(nil), m.IgnoreDifferences...), ms.IgnoreDifferences...)
+	return m.IgnoreDifferences
 }
 
 // MetadataIn are the labels and annotations of the module's Application in

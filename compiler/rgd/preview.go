@@ -41,24 +41,16 @@ type PreviewResource struct {
 func (c *Compiled) PreviewInstance(stack, client, env string) (*Preview, error) {
 	key := stack + "\x00" + client + "\x00" + env
 	c.previewMu.Lock()
-	e := c.previews[key]
-	if e == nil {
+	preview := c.previews[key]
+	if preview == nil {
 		if c.previews == nil {
-			c.previews = map[string]*previewEntry{}
+			c.previews = map[string]func() (*Preview, error){}
 		}
-		e = &previewEntry{}
-		c.previews[key] = e
+		preview = sync.OnceValues(func() (*Preview, error) { return c.previewInstance(stack, client, env) })
+		c.previews[key] = preview
 	}
 	c.previewMu.Unlock()
-	e.once.Do(func() { e.p, e.err = c.previewInstance(stack, client, env) })
-	return e.p, e.err
-}
-
-// previewEntry is one instance's preview, computed once.
-type previewEntry struct {
-	once sync.Once
-	p    *Preview
-	err  error
+	return preview()
 }
 
 func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) {

@@ -76,8 +76,8 @@ type Compiled struct {
 	Stacks    map[string]*Stack
 	Instances []*Instance // sorted by environment, stack, client
 
-	previewMu sync.Mutex // guards previews and byVars, not their evaluation
-	previews  map[string]*previewEntry
+	previewMu sync.Mutex                          // guards previews and byVars, not their evaluation
+	previews  map[string]func() (*Preview, error) // by instance, each computed once
 	// byVars are the previews made, by stack and encoded schema variable:
 	// instances that CEL's schema sees alike (clients with the same spec
 	// in environments alike) share one preview, evaluated or read once.
