@@ -292,7 +292,7 @@ func newReporter(ctx *cue.Context, log *diag.Log, decls map[string]diag.Pos, fil
 		// The schema is ours and tested; this is a bug, not a user error.
 		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
 	}
-	return &reporter{log: log, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files}
+	return &reporter{log: log, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files, memo: map[string]schemaInfo{}}
 }
 
 // check unifies the built spec value with #Spec and reports what does not

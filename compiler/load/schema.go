@@ -118,9 +118,6 @@ func (r *reporter) schemaInfo(labels []string) schemaInfo {
 			}
 		}
 	}
-	if r.memo == nil {
-		r.memo = map[string]schemaInfo{}
-	}
 	r.memo[key] = info
 	return info
 }

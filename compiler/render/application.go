@@ -16,8 +16,7 @@ import (
 // The Argo CD fields of a module's Application (model/fields.go): its
 // labels and annotations, its sources (a chart with values files of this
 // repository or a folder of extra manifests is multi-source), how Argo CD
-// renders its chart or folder, and how it syncs. A module that sets none
-// renders as before.
+// renders its chart or folder, and how it syncs.
 
 // metadata is a module's Application's metadata.
 func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map {

@@ -55,11 +55,10 @@ const (
 	// DirectApplyRoot holds the direct-apply plans (DirectApplyDir).
 	DirectApplyRoot = "deploy/direct-apply"
 
-	projectsWave    = "-1" // AppProjects exist before the Applications that use them
-	appsFile        = "apps.yaml"
-	appProjectsFile = AppProjectsFile
-	defaultRootApp  = "root-app.yaml"
-	stacksDir       = "stacks"
+	projectsWave   = "-1" // AppProjects exist before the Applications that use them
+	appsFile       = "apps.yaml"
+	defaultRootApp = "root-app.yaml"
+	stacksDir      = "stacks"
 )
 
 // FolderReads returns the folders of the repository that building the
@@ -241,8 +240,8 @@ func (r *renderer) environment(env *model.Environment) []File {
 		for _, p := range env.Projects {
 			objs = append(objs, r.project(p))
 		}
-		files = append(files, File{Path: path.Join(dir, appProjectsFile), Objects: objs})
-		include = "{" + appsFile + "," + appProjectsFile + "}"
+		files = append(files, File{Path: path.Join(dir, AppProjectsFile), Objects: objs})
+		include = "{" + appsFile + "," + AppProjectsFile + "}"
 	}
 	files = append(files, File{Path: RootFile(&r.spec.Platform, env.Name), Objects: []*object.Map{r.root(env, include)}})
 	if in := r.install(env, children); !in.Empty() {
@@ -344,9 +343,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
 	case model.DestNamespace:
 		setDestination(dest, m.DestinationIn(env))
-		if ns := m.NamespaceIn(env); ns != "" {
-			dest.Set("namespace", ns)
-		}
+		setNonZero(dest, "namespace", m.NamespaceIn(env))
 		// Namespace "*" is no namespace to create: the objects name theirs.
 		if m.CreateNamespaceIn(env) && m.NamespaceIn(env) != model.AnyNamespace {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
@@ -355,9 +352,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		// Cluster-scoped objects: a namespace, if any, is only for the
 		// project's destinations to permit.
 		setDestination(dest, m.DestinationIn(env))
-		if ns := m.NamespaceIn(env); ns != "" {
-			dest.Set("namespace", ns)
-		}
+		setNonZero(dest, "namespace", m.NamespaceIn(env))
 	default:
 		panic(fmt.Sprintf("render: module kind %v deploys nowhere platc knows", m.Kind))
 	}
