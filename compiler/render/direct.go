@@ -294,16 +294,14 @@ func kustomizationOver(at string, m *model.Module, dir string) *object.Map {
 	// kustomization writes as fields.
 	kustomizeOptions(m.Kustomize).Each(func(key string, v any) {
 		if key == "images" {
-			images := make([]any, len(m.Kustomize.Images))
-			for i, s := range m.Kustomize.Images {
+			v = listOf(m.Kustomize.Images, func(s string) any {
 				img := argocd.ParseImage(s)
 				im := object.NewMap().Set("name", img.Name)
 				setNonZero(im, "newName", img.NewName)
 				setNonZero(im, "newTag", img.NewTag)
 				setNonZero(im, "digest", img.Digest)
-				images[i] = im
-			}
-			v = images
+				return im
+			})
 		}
 		out.Set(key, v)
 	})

@@ -490,12 +490,8 @@ func (r *renderer) project(p *model.Project) *object.Map {
 		dests = append(dests, m)
 	}
 	spec.Set("destinations", dests)
-	if len(p.ClusterResourceWhitelist) > 0 {
-		spec.Set("clusterResourceWhitelist", groupKinds(p.ClusterResourceWhitelist))
-	}
-	if len(p.NamespaceResourceBlacklist) > 0 {
-		spec.Set("namespaceResourceBlacklist", groupKinds(p.NamespaceResourceBlacklist))
-	}
+	setList(spec, "clusterResourceWhitelist", p.ClusterResourceWhitelist, groupKind)
+	setList(spec, "namespaceResourceBlacklist", p.NamespaceResourceBlacklist, groupKind)
 	if len(p.SourceNamespaces) > 0 {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
@@ -529,10 +525,6 @@ func (r *renderer) appProject(name string, spec *object.Map, labels, annotations
 		Set("spec", spec)
 }
 
-func groupKinds(gks []model.GroupKind) []any {
-	var out []any
-	for _, gk := range gks {
-		out = append(out, object.NewMap().Set("group", gk.Group).Set("kind", gk.Kind))
-	}
-	return out
+func groupKind(gk model.GroupKind) any {
+	return object.NewMap().Set("group", gk.Group).Set("kind", gk.Kind)
 }
