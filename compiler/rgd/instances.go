@@ -23,14 +23,14 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 	for _, env := range spec.Environments {
 		for _, cl := range spec.Clients {
 			for _, cs := range cl.Stacks {
-				st := compiled.Stacks[cs.Stack]
-				if st == nil || !slices.Contains(cs.Environments, env.Name) || info.Instances[cs.Stack] == nil {
+				st, mod := compiled.Stacks[cs.Stack], info.Instances[cs.Stack]
+				if st == nil || !slices.Contains(cs.Environments, env.Name) || mod == nil {
 					continue // unknown stack or environment: check reported it
 				}
-				if !check.Delivered(env, info.Instances[cs.Stack].Name, info.Parent) {
+				if !check.Delivered(env, mod.Name, info.Parent) {
 					continue
 				}
-				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model, info.Instances[cs.Stack].Name), Namespace: info.Instances[cs.Stack].Namespace}
+				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model, mod.Name), Namespace: mod.Namespace}
 				byKey[key{cl.Name, env.Name, cs.Stack}] = inst
 				out = append(out, inst)
 			}
@@ -83,10 +83,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				problems = nil
 			}
 			for _, p := range problems {
-				specPath := cs.FieldPath("spec")
-				if p.Path != "" {
-					specPath = appendKroPath(specPath, p.Path)
-				}
+				specPath := appendKroPath(cs.FieldPath("spec"), p.Path)
 				log.Reportf(diag.StackEval, spec.PosOf(specPath), specPath, "%s", p.Msg)
 			}
 		}

@@ -200,6 +200,7 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 		values     []any
 	}
 	var all []dim
+	iterators := map[string]bool{}
 	known := true
 	for _, d := range dims {
 		m, _ := d.(*object.Map)
@@ -209,23 +210,18 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 		var err error
 		m.Each(func(name string, v any) {
 			expr, _ := v.(string)
-			x := dim{name: name, expr: expr}
 			var got any
 			if got, err = evalTemplate(r, expr, vars, pending); err != nil {
 				return
 			}
 			list, isList := got.([]any)
 			known = known && isList
-			x.values = list
-			all = append(all, x)
+			all = append(all, dim{name, expr, list})
+			iterators[name] = true
 		})
 		if err != nil {
 			return nil, fmt.Errorf("forEach: %v", err)
 		}
-	}
-	iterators := map[string]bool{}
-	for _, d := range all {
-		iterators[d.name] = true
 	}
 	if !known {
 		var lists []string
