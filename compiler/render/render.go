@@ -82,10 +82,7 @@ func Render(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, reads Fold
 			perEnv[i][j].Env = env.Name
 		}
 	})
-	var files []File
-	for _, fs := range perEnv {
-		files = append(files, fs...)
-	}
+	files := slices.Concat(perEnv...)
 	for _, st := range spec.Stacks {
 		files = append(files, File{Path: StackFile(st.Name), Objects: []*object.Map{stacks.Stacks[st.Name].Object}})
 	}
