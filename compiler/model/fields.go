@@ -44,20 +44,14 @@ type ExtraSource struct {
 	Node
 	Chart  string
 	Values map[string]any
-	Helm   *SourceHelm // nil where the spec sets none
-	Dir    string
+	// Helm is how Argo CD renders the chart: its release name, skipCrds
+	// and parameters alone; nil where the spec sets none.
+	Helm *Helm
+	Dir  string
 	// RepoURL is "" for this repository (Decode clears the platform's
 	// own URL).
 	RepoURL, Revision string
 	Directory         *Directory
-}
-
-// SourceHelm is how Argo CD renders the chart of an ExtraSource.
-type SourceHelm struct {
-	Node
-	ReleaseName string // "" for the module's name
-	SkipCrds    bool
-	Parameters  []*HelmParameter
 }
 
 // SyncPolicy is how Argo CD syncs an Application; a nil field is not set
@@ -385,13 +379,8 @@ func (e entry) helm(name string) *Helm {
 func (e entry) extraSources(name string) []*ExtraSource {
 	var out []*ExtraSource
 	e.eachElem(name, func(x entry) {
-		src := &ExtraSource{Node: x.node, Chart: x.str("chart"), Values: x.values("values"),
-			Dir: x.str("path"), RepoURL: x.str("repoURL"), Revision: x.str("revision"), Directory: x.directory("directory")}
-		if x.Has("helm") {
-			h := x.sub("helm")
-			src.Helm = &SourceHelm{Node: h.node, ReleaseName: h.str("releaseName"), SkipCrds: h.boolOr("skipCrds", false), Parameters: h.helmParameters("parameters")}
-		}
-		out = append(out, src)
+		out = append(out, &ExtraSource{Node: x.node, Chart: x.str("chart"), Values: x.values("values"), Helm: x.helm("helm"),
+			Dir: x.str("path"), RepoURL: x.str("repoURL"), Revision: x.str("revision"), Directory: x.directory("directory")})
 	})
 	return out
 }
