@@ -94,11 +94,12 @@ func Compile(spec *model.Spec, info *check.Info, cache cache.Cache, parses *kro.
 	if len(spec.Stacks) == 0 {
 		return out
 	}
-	resolver, kinds, err := loadKinds()
+	resolver, err := kro.Embedded()
 	if err != nil {
 		// The embedded CRDs are ours and tested; this is a bug.
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
+	prims := primitives(resolver)
 	// The gates the platform's kro runs with; ones check refuses are
 	// reported there, and the stacks checked with kro's defaults.
 	gates := kro.Gates(spec.Platform.Kro.FeatureGates)
@@ -124,7 +125,7 @@ func Compile(spec *model.Spec, info *check.Info, cache cache.Cache, parses *kro.
 				r = with
 			}
 		}
-		b := &builder{spec: spec, info: info, stack: st, kinds: kinds, resolver: r, cache: cache, parses: parses, gates: gates, log: log, origins: map[string]string{}, reported: map[string]bool{}}
+		b := &builder{spec: spec, info: info, stack: st, primitives: prims, resolver: r, cache: cache, parses: parses, gates: gates, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
 	crdConflicts(spec, out, log)
@@ -181,16 +182,17 @@ func stackOrder(stacks []*model.Stack, used map[string][]string) []*model.Stack 
 // builder builds one stack's RGD and remembers where each part of it came
 // from in the spec, to place kro's problems.
 type builder struct {
-	spec     *model.Spec
-	info     *check.Info
-	stack    *model.Stack
-	kinds    map[string]kind
-	resolver *kro.Kinds
-	cache    cache.Cache
-	parses   *kro.Parses
-	gates    kro.Gates
-	log      *diag.Log
-	origins  map[string]string // resource id + "|" + kro path -> spec path
+	spec  *model.Spec
+	info  *check.Info
+	stack *model.Stack
+	// primitives are the kinds a primitive may have, by kind name.
+	primitives map[string]kro.Kind
+	resolver   *kro.Kinds
+	cache      cache.Cache
+	parses     *kro.Parses
+	gates      kro.Gates
+	log        *diag.Log
+	origins    map[string]string // resource id + "|" + kro path -> spec path
 	// reported are the resources whose kind platc refused already, whose
 	// kind kro cannot resolve either.
 	reported map[string]bool
@@ -291,17 +293,17 @@ func (b *builder) instanceSpec() map[string]any {
 }
 
 func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
-	k, ok := b.kinds[p.Kind]
+	k, ok := b.primitives[p.Kind]
 	apiVersion := "platform.example.org/v1alpha1"
-	if ok && k.primitive {
-		apiVersion = k.apiVersion
-		for _, req := range k.required {
+	if ok {
+		apiVersion = k.APIVersion
+		for _, req := range k.Required {
 			if req == "spec" && p.Spec == nil {
-				b.log.Reportf(diag.Primitive, p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.specFields, ", "))
+				b.log.Reportf(diag.Primitive, p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.SpecFields, ", "))
 			}
 		}
 	} else {
-		b.log.Reportf(diag.UnknownName, p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
+		b.log.Reportf(diag.UnknownName, p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(slices.Sorted(maps.Keys(b.primitives)), ", "))
 		b.reported[p.ID] = true
 	}
 	name := cmp.Or(p.Name, "${schema.metadata.name}-"+Kebab(p.ID))
