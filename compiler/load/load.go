@@ -664,8 +664,7 @@ func (r *reporter) explain(msg string, p []string) (diag.ID, string) {
 // type (string), a bound (>=1), or a choice with no default ("a" | "b"),
 // which a platform's data cannot be.
 func incomplete(v string) string {
-	if strings.Contains(v, " | ") {
-		first, _, _ := strings.Cut(v, " | ")
+	if first, _, choice := strings.Cut(v, " | "); choice {
 		return fmt.Sprintf("%s is a choice of values with no default, not a value: keep the one meant, or mark it the default with * (*%s | ...)", v, first)
 	}
 	return fmt.Sprintf("%s is a constraint, not a value: write a value that meets it", v)

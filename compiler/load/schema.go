@@ -139,10 +139,7 @@ func declaration(p token.Pos) string {
 	if p.Line() < 1 || p.Line() > len(lines) {
 		return ""
 	}
-	line := string(lines[p.Line()-1])
-	if i := strings.Index(line, "//"); i >= 0 {
-		line = line[:i]
-	}
+	line, _, _ := strings.Cut(string(lines[p.Line()-1]), "//")
 	return strings.TrimSpace(line)
 }
 
