@@ -100,10 +100,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 // client's values in this repository follow the environment's revision, so
 // that a pinned environment reads them at its tag.
 func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs *model.ClientStack, st *model.Stack, module string) map[string]any {
-	out := object.Merge(nil, cs.Spec)
-	if out == nil {
-		out = map[string]any{}
-	}
+	out := object.Merge(map[string]any{}, cs.Spec)
 	revision := cl.Values.Revision
 	if cl.Values.RepoURL == spec.Platform.RepoURL {
 		revision = env.Revision

@@ -276,10 +276,7 @@ func (b *builder) ahead(rgd *kro.RGD) {
 
 // instanceSpec is the stack's SimpleSchema with the fields platc fills.
 func (b *builder) instanceSpec() map[string]any {
-	spec := object.Merge(nil, b.stack.Spec)
-	if spec == nil {
-		spec = map[string]any{}
-	}
+	spec := object.Merge(map[string]any{}, b.stack.Spec)
 	spec[valuesField] = map[string]any{
 		"repoURL":  `string | required=true description="Git repository of the client's values files"`,
 		"revision": `string | default="main" description="revision of it"`,
