@@ -42,9 +42,7 @@ type Spec struct {
 	// unified with #Spec when it does not: then the parts that do not fit
 	// are not OK, and have been reported to the log. The schema
 	// constrains and adds no value (it has no defaults: model applies
-	// them), so a spec that fits it reads the same either way, and the
-	// spec as written is read from its syntax when it is plain data,
-	// without a CUE evaluation of its own.
+	// them), so a spec that fits it reads the same either way.
 	Data *Value
 	// Files are the spec files, slash-separated and relative to the
 	// repository root, sorted.
@@ -76,11 +74,8 @@ func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
 
 // Begin is Load, except that it returns as soon as the spec as written is
 // read, and checks it against the schema on another goroutine: reading the
-// spec and checking it run on two cores. A spec written as plain data is
-// read from its syntax; any other is evaluated by CUE. The Spec's Data is
-// the spec as written until Checked says it does not fit the schema.
-// The check has its own CUE context: CUE values are not safe for
-// concurrent use.
+// spec and checking it run on two cores. The Spec's Data is the spec as
+// written until Checked says it does not fit the schema.
 func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	return BeginCached(fsys, dir, nil, log)
 }

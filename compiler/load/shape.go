@@ -182,20 +182,16 @@ func concrete(v *Value, depth int) bool {
 	return true
 }
 
+// basicShapes are the shapes of the predeclared types fits knows.
+var basicShapes = map[string]shapeKind{"_": anyShape, "string": stringShape, "bool": boolShape, "int": intShape}
+
 // shapeOf reads the shape of a schema expression; what it does not know is
 // an unknownShape.
 func shapeOf(x ast.Expr) *shape {
 	switch x := x.(type) {
 	case *ast.Ident:
-		switch x.Name {
-		case "_":
-			return &shape{kind: anyShape}
-		case "string":
-			return &shape{kind: stringShape}
-		case "bool":
-			return &shape{kind: boolShape}
-		case "int":
-			return &shape{kind: intShape}
+		if k, ok := basicShapes[x.Name]; ok {
+			return &shape{kind: k}
 		}
 		if len(x.Name) > 1 && x.Name[0] == '#' {
 			return &shape{kind: refShape, def: x.Name}
