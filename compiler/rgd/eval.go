@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/kro"
+	"github.com/platc/platc/compiler/object"
 )
 
 // evalTemplate evaluates every ${...} of s in kro's typed environment of
@@ -82,16 +83,7 @@ func standIn(p *kro.Program, vars map[string]any, pending func(refs []string) bo
 		}
 		obj := map[string]any{}
 		for _, path := range paths {
-			m := obj
-			for _, k := range path[:len(path)-1] {
-				next, _ := m[k].(map[string]any)
-				if next == nil {
-					next = map[string]any{}
-					m[k] = next
-				}
-				m = next
-			}
-			m[path[len(path)-1]] = Placeholder(ref + "." + strings.Join(path, "."))
+			obj = object.SetPath(obj, path, Placeholder(ref+"."+strings.Join(path, ".")))
 		}
 		with[ref] = obj
 	}
