@@ -155,11 +155,8 @@ func isListOfBasic(v cue.Value) bool {
 		return false
 	}
 	e, ok := list.Elts[0].(*ast.Ellipsis)
-	if !ok {
-		return false
-	}
-	if e.Type == nil {
-		return true
+	if !ok || e.Type == nil {
+		return ok // [...] takes any element
 	}
 	id, ok := e.Type.(*ast.Ident)
 	return ok && basicTypes[id.Name]

@@ -12,6 +12,7 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -386,7 +387,7 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 	first := files[0]
 	for _, f := range files {
 		if f.PackageName() != first.PackageName() {
-			log.Reportf(diag.SpecFiles, filePos(f), "", "package %q differs from package %q in %s: give every spec file the same package clause", f.PackageName(), first.PackageName(), first.Filename)
+			log.Reportf(diag.SpecFiles, cmp.Or(position(f.Pos()), diag.Pos{File: f.Filename}), "", "package %q differs from package %q in %s: give every spec file the same package clause", f.PackageName(), first.PackageName(), first.Filename)
 			ok = false
 		}
 		for imp := range f.ImportSpecs() {
@@ -713,13 +714,6 @@ func position(p token.Pos) diag.Pos {
 		return diag.Pos{}
 	}
 	return diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
-}
-
-func filePos(f *ast.File) diag.Pos {
-	if f.Pos().IsValid() {
-		return position(f.Pos())
-	}
-	return diag.Pos{File: f.Filename}
 }
 
 func unwrapPathError(err error) error {

@@ -119,9 +119,7 @@ func directoryOptions(d *model.Directory) *object.Map {
 // extraSources are the sources of m's Application after its own: each
 // chart at the environment's version, each folder at its revision.
 func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
-	extras := m.ExtraSourcesIn(env)
-	out := make([]any, len(extras))
-	for i, x := range extras {
+	return listOf(m.ExtraSourcesIn(env), func(x *model.ExtraSource) any {
 		if x.Chart != "" {
 			src := argocd.ChartSource(r.spec.ChartIn(env, x.Chart))
 			h := object.NewMap()
@@ -136,8 +134,7 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 			if h.Len() > 0 {
 				src.Set("helm", h)
 			}
-			out[i] = src
-			continue
+			return src
 		}
 		repo, rev := x.RepoURL, x.Revision
 		switch {
@@ -150,9 +147,8 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 		if x.Directory != nil {
 			src.Set("directory", directoryOptions(x.Directory))
 		}
-		out[i] = src
-	}
-	return out
+		return src
+	})
 }
 
 // setChartSources sets the source, or sources, of a module that syncs a
