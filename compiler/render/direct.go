@@ -112,11 +112,7 @@ func (r *renderer) directExtraSources(b *strings.Builder, env *model.Environment
 		switch {
 		case x.Chart != "":
 			c := r.spec.ChartIn(env, x.Chart)
-			release := m.Name
-			if x.Helm != nil && x.Helm.ReleaseName != "" {
-				release = x.Helm.ReleaseName
-			}
-			helm := shellCommand("helm", "template", release).arg(chartRef(c)...).arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
+			helm := shellCommand("helm", "template", releaseName(x.Helm, m)).arg(chartRef(c)...).arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
 			if x.Helm == nil || !x.Helm.SkipCrds {
 				helm.arg("--include-crds")
 			}
@@ -211,10 +207,11 @@ func valuesDocument(values map[string]any) *object.Map {
 	return doc
 }
 
-// releaseName is the Helm release of a chart module: its helm.releaseName,
-// or, as Argo CD names it, the Application's name.
-func releaseName(env *model.Environment, m *model.Module) string {
-	if h := m.HelmIn(env); h != nil && h.ReleaseName != "" {
+// releaseName is the Helm release of a chart of module m, of helm options
+// h (the module's, or a further source's): their releaseName, or, as Argo
+// CD names it, the Application's name.
+func releaseName(h *model.Helm, m *model.Module) string {
+	if h != nil && h.ReleaseName != "" {
 		return h.ReleaseName
 	}
 	return m.Name
@@ -236,11 +233,11 @@ func chartRef(c *model.Chart) []string {
 // the plan, in folder dir, added to files) and its parameters, in the
 // order in which Argo CD gives them to Helm.
 func (r *renderer) helmUpgrade(env *model.Environment, m *model.Module, dir string, files *[]File, chart ...string) string {
-	helm := shellCommand("helm", "upgrade", "--install", releaseName(env, m)).arg(chart...).arg("--namespace", m.NamespaceIn(env))
+	h := m.HelmIn(env)
+	helm := shellCommand("helm", "upgrade", "--install", releaseName(h, m)).arg(chart...).arg("--namespace", m.NamespaceIn(env))
 	if m.CreateNamespaceIn(env) {
 		helm.arg("--create-namespace")
 	}
-	h := m.HelmIn(env)
 	if h == nil {
 		h = &model.Helm{}
 	}
