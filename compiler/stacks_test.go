@@ -20,8 +20,8 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/kro"
-	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/testkit/cachetest"
+	"github.com/platc/platc/testkit/rgdobject"
 	"github.com/platc/platc/testkit/synth"
 )
 
@@ -61,7 +61,7 @@ func TestRenderedRGDsCheck(t *testing.T) {
 				if obj["kind"] != "ResourceGraphDefinition" {
 					t.Fatalf("%s: kind %v", o.Path, obj["kind"])
 				}
-				g, err := rgd.FromObject(obj)
+				g, err := rgdobject.Read(obj)
 				if err != nil {
 					t.Fatalf("%s: %v", o.Path, err)
 				}

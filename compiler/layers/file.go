@@ -85,30 +85,25 @@ func (e *FileError) Error() string { return e.Pos.String() + ": " + e.Msg }
 // takes its last value, as Helm's reader (sigs.k8s.io/yaml) does: each is
 // returned in dups, to be warned of (diag.DuplicateKey).
 func ReadFile(name string, data []byte) (n *Node, dups []FileError, err error) {
-	n, err = readFile(name, data, &dups)
-	return n, dups, err
-}
-
-func readFile(name string, data []byte, dups *[]FileError) (*Node, error) {
 	if len(data) > MaxFileSize {
-		return nil, &FileError{diag.Pos{File: name}, fmt.Sprintf("file is %d bytes, more than the %d a values file may have: a values file holds a chart's overrides, not data", len(data), MaxFileSize)}
+		return nil, nil, &FileError{diag.Pos{File: name}, fmt.Sprintf("file is %d bytes, more than the %d a values file may have: a values file holds a chart's overrides, not data", len(data), MaxFileSize)}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return &Node{Pos: diag.Pos{File: name, Line: 1, Col: 1}, Kind: Map}, nil
+			return &Node{Pos: diag.Pos{File: name, Line: 1, Col: 1}, Kind: Map}, nil, nil
 		}
-		return nil, yamlError(name, data, err)
+		return nil, nil, yamlError(name, data, err)
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
-		return nil, &FileError{diag.Pos{File: name, Line: second.Line, Col: second.Column}, "a second YAML document: Helm reads the first one only, so keep one"}
+		return nil, nil, &FileError{diag.Pos{File: name, Line: second.Line, Col: second.Column}, "a second YAML document: Helm reads the first one only, so keep one"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, yamlError(name, data, err)
+		return nil, nil, yamlError(name, data, err)
 	}
 	for _, d := range diag.DuplicateKeys(&doc, true) {
-		*dups = append(*dups, FileError{diag.Pos{File: name, Line: d.Line, Col: d.Col}, diag.DuplicateMsg(d, "Helm")})
+		dups = append(dups, FileError{diag.Pos{File: name, Line: d.Line, Col: d.Col}, diag.DuplicateMsg(d, "Helm")})
 	}
 	r := &reader{name: name}
 	top := &doc
@@ -116,16 +111,13 @@ func readFile(name string, data []byte, dups *[]FileError) (*Node, error) {
 		top = top.Content[0]
 	}
 	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
-		return &Node{Pos: r.pos(top), Kind: Map}, nil
+		return &Node{Pos: r.pos(top), Kind: Map}, dups, nil
 	}
 	if top.Kind != yaml.MappingNode && !(top.Kind == yaml.AliasNode && top.Alias != nil && top.Alias.Kind == yaml.MappingNode) {
-		return nil, &FileError{r.pos(top), "the file is not a mapping of values: write key: value lines at the top"}
+		return nil, dups, &FileError{r.pos(top), "the file is not a mapping of values: write key: value lines at the top"}
 	}
-	n, err := r.node(top, 0)
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
+	n, err = r.node(top, 0) // nil where err is not
+	return n, dups, err
 }
 
 type reader struct {

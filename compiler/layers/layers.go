@@ -10,6 +10,7 @@
 package layers
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -179,11 +180,7 @@ func readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.Client, fsys f
 			}
 			r, ok := folders[folder][e.Name()]
 			if !ok {
-				var known []string
-				for f := range folders[folder] {
-					known = append(known, f)
-				}
-				slices.Sort(known)
+				known := slices.Sorted(maps.Keys(folders[folder]))
 				log.Reportf(diag.UnreadValues, diag.Pos{File: shown}, "", "no module of client %s's stacks reads this file: the modules read %s; rename or remove it", cl.Name, strings.Join(known, ", "))
 				continue
 			}
@@ -355,14 +352,9 @@ func isYAML(name string) bool {
 }
 
 func sortedFileKeys(m map[fileKey]*File) []fileKey {
-	keys := make([]fileKey, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b fileKey) int {
-		return strings.Compare(a.client+"\x00"+a.stack+"\x00"+a.module, b.client+"\x00"+b.stack+"\x00"+b.module)
+	return slices.SortedFunc(maps.Keys(m), func(a, b fileKey) int {
+		return cmp.Or(strings.Compare(a.client, b.client), strings.Compare(a.stack, b.stack), strings.Compare(a.module, b.module))
 	})
-	return keys
 }
 
 // ValuesPath joins a Helm values path for messages: dotted, with a key

@@ -50,7 +50,7 @@ func TestConflictsAreCut(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			files := parseSources(t, map[string][]byte{"a.cue": []byte(head + c.a), "b.cue": []byte(head + c.b)})
-			_, idx, _ := readIndexed(files)
+			_, idx, _ := readSyntax(files)
 			if len(idx.cuts) != c.cut {
 				t.Fatalf("%d literals cut, want %d", len(idx.cuts), c.cut)
 			}

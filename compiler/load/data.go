@@ -79,29 +79,16 @@ func (v *Value) Lookup(name string) *Value {
 // an interpolation, a definition, a scalar declared twice, an import...);
 // then the caller evaluates the spec instead. Evaluating is the largest
 // single cost of a render, and the schema check evaluates the spec anyway.
-// It also returns the long lists of scalars it read (see shrinkLists).
-func readSyntax(files []*ast.File) (*Value, []longList, bool) {
-	root, idx, ok := readIndexed(files)
-	return root, idx.long, ok
-}
-
-// readIndexed is readSyntax, with the index it built: where the spec is
-// not plain data because a field is declared with two kinds, the index
-// holds the long literals of that conflict (cuts).
-func readIndexed(files []*ast.File) (*Value, *index, bool) {
+// It also returns the index it built, which holds the long lists of
+// scalars it read (see shrinkLists) and, where the spec is not plain data
+// because a field is declared with two kinds, the long literals of that
+// conflict (cuts).
+func readSyntax(files []*ast.File) (*Value, *index, bool) {
 	root := &Value{Kind: Struct, OK: true}
 	idx := &index{}
 	for _, f := range files {
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.Package, *ast.CommentGroup:
-			case *ast.Field:
-				if !idx.addField(root, d) {
-					return nil, idx, false
-				}
-			default:
-				return nil, idx, false
-			}
+		if !idx.addDecls(root, f.Decls) {
+			return nil, idx, false
 		}
 	}
 	return root, idx, true
@@ -109,11 +96,10 @@ func readIndexed(files []*ast.File) (*Value, *index, bool) {
 
 // A field declared with a struct in one place and a list or a scalar in
 // another, or a list and a scalar, is a conflict whatever the elements
-// hold, which CUE reports at both places without quoting them. CUE takes
+// hold, which CUE reports at both places without quoting them; CUE takes
 // time quadratic in the length of a list, and in the fields of a struct,
-// to evaluate it: 100,000 names where modules is a struct took a minute.
-// The long literal of such a conflict is handed to CUE cut to its first
-// element (cutConflicts): the conflict, and its message, stay.
+// to evaluate it. The long literal of such a conflict is handed to CUE cut
+// to its first element (cutConflicts): the conflict, and its message, stay.
 
 // cutLen is the most elements or fields a literal of a conflict is handed
 // to CUE with.
@@ -261,7 +247,7 @@ func (idx *index) addField(parent *Value, f *ast.Field) bool {
 			return false
 		}
 		prev.Pos = position(s.Pos())
-		return idx.addStruct(prev, s)
+		return idx.addDecls(prev, s.Elts)
 	}
 	v, ok := idx.fromExpr(f.Value)
 	if !ok {
@@ -271,14 +257,15 @@ func (idx *index) addField(parent *Value, f *ast.Field) bool {
 	return true
 }
 
-func (idx *index) addStruct(v *Value, s *ast.StructLit) bool {
-	for _, d := range s.Elts {
+// addDecls adds the declarations of a struct, or of a file, to v.
+func (idx *index) addDecls(v *Value, decls []ast.Decl) bool {
+	for _, d := range decls {
 		switch d := d.(type) {
 		case *ast.Field:
 			if !idx.addField(v, d) {
 				return false
 			}
-		case *ast.CommentGroup:
+		case *ast.Package, *ast.CommentGroup:
 		default:
 			return false
 		}
@@ -292,7 +279,7 @@ func (idx *index) fromExpr(x ast.Expr) (*Value, bool) {
 	case *ast.StructLit:
 		v.Kind = Struct
 		idx.keep(v, x, len(x.Elts))
-		return v, idx.addStruct(v, x)
+		return v, idx.addDecls(v, x.Elts)
 	case *ast.ListLit:
 		v.Kind = List
 		v.Elems = make([]*Value, 0, len(x.Elts))
@@ -347,25 +334,17 @@ func scalar(v *Value, lit *ast.BasicLit, neg bool) bool {
 }
 
 // numberLiteral reads the number literal raw into v, negated if neg, as
-// CUE reads it.
+// CUE reads it, and as its Int64 and Float64 would read the number.
 func numberLiteral(v *Value, raw string, neg bool) bool {
 	var info literal.NumInfo
-	if err := literal.ParseNum(raw, &info); err != nil {
-		return false
-	}
 	var d apd.Decimal
-	if err := info.Decimal(&d); err != nil {
+	if literal.ParseNum(raw, &info) != nil || info.Decimal(&d) != nil {
 		return false
 	}
 	if neg {
 		d.Neg(&d)
 	}
-	return number(v, &d, info.IsInt())
-}
-
-// number sets v to d as CUE's Int64 and Float64 would read it.
-func number(v *Value, d *apd.Decimal, isInt bool) bool {
-	if isInt {
+	if info.IsInt() {
 		if i, err := d.Int64(); err == nil {
 			v.Kind, v.Int = Int, i
 			return true

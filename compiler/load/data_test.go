@@ -46,7 +46,7 @@ func parseAll(t *testing.T, fsys fs.FS, dir string) []*ast.File {
 	return files
 }
 
-// fromSyntax is readSyntax without the long lists.
+// fromSyntax is readSyntax without its index.
 func fromSyntax(files []*ast.File) (*Value, bool) {
 	root, _, ok := readSyntax(files)
 	return root, ok

@@ -87,18 +87,15 @@ func IsEditorFile(f *ast.File) bool {
 		return false
 	}
 	var ok func(decls []ast.Decl) bool
-	var value func(x ast.Expr) bool
-	value = func(x ast.Expr) bool {
+	value := func(x ast.Expr) bool {
 		switch x := x.(type) {
 		case *ast.SelectorExpr:
-			id, isIdent := x.X.(*ast.Ident)
 			sel, _, _ := ast.LabelName(x.Sel)
-			return isIdent && id.Name == name && len(sel) > 1 && sel[0] == '#'
+			return isIdent(x.X, name) && len(sel) > 1 && sel[0] == '#'
 		case *ast.StructLit:
 			return ok(x.Elts)
 		case *ast.CallExpr:
-			fn, isIdent := x.Fun.(*ast.Ident)
-			if !isIdent || fn.Name != "error" || len(x.Args) != 1 {
+			if !isIdent(x.Fun, "error") || len(x.Args) != 1 {
 				return false
 			}
 			_, isLit := x.Args[0].(*ast.BasicLit)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"slices"
 	"strconv"
 
 	"cuelang.org/go/cue"
@@ -11,18 +12,16 @@ import (
 
 // CUE takes time quadratic in the length of a list to evaluate it: each
 // element is added after a search of those before it (cuelang.org/go
-// v0.17.1, internal/core/adt/fields.go, nodeContext.getArc), so a needs
-// list of 100,000 names takes about ten seconds to build and as long again
-// to unify with the schema. The schema check of a plain-data spec hands a
-// long list of scalars to CUE without its elements, and checks them here
-// instead, where the answer for an element depends on its kind alone: a
-// list the schema declares as [...T] with T a basic type (string, int,
-// bool...), or one the schema does not constrain (inside values). The
-// elements are read from the syntax (readSyntax), and each one that does
-// not fit is reported with the message CUE's would be rewritten to
-// (mismatch). A long list where the schema wants no list at all (modules
-// written as a list of names) is handed over empty: CUE refuses it for its
-// kind alone. A list of any other kind is left to CUE.
+// v0.17.1, internal/core/adt/fields.go, nodeContext.getArc). The schema
+// check of a plain-data spec hands a long list of scalars to CUE without
+// its elements, and checks them here instead, where the answer for an
+// element depends on its kind alone: a list the schema declares as [...T]
+// with T a basic type (string, int, bool...), or one the schema does not
+// constrain (inside values). Each element that does not fit is reported
+// with the message CUE's would be rewritten to (mismatch). A long list
+// where the schema wants no list at all (modules written as a list of
+// names) is handed over empty: CUE refuses it for its kind alone. A list
+// of any other kind is left to CUE.
 
 // longListLen is the most elements a list of scalars may have for the
 // schema check to hand it to CUE whole.
@@ -88,12 +87,8 @@ func (r *reporter) shrinkLists(files []*ast.File, long []longList) ([]shrunkList
 			// of names): CUE refuses the list for its kind whatever it
 			// holds, so it is handed over empty, and the elements kept
 			// as written.
-			elems := make([]*Value, len(lit.Elts))
-			for i := range lit.Elts {
-				elems[i] = want[lit].Elems[i]
-			}
 			lit.Elts = nil
-			out = append(out, shrunkList{labels: labels, elems: elems})
+			out = append(out, shrunkList{labels: labels, elems: slices.Clone(want[lit].Elems)})
 			continue
 		}
 		allowed, ok := r.elementKinds(labels)
@@ -160,11 +155,8 @@ func isListOfBasic(v cue.Value) bool {
 		return false
 	}
 	e, ok := list.Elts[0].(*ast.Ellipsis)
-	if !ok {
-		return false
-	}
-	if e.Type == nil {
-		return true
+	if !ok || e.Type == nil {
+		return ok // [...] takes any element
 	}
 	id, ok := e.Type.(*ast.Ident)
 	return ok && basicTypes[id.Name]
@@ -243,10 +235,7 @@ func restore(data *Value, lists []shrunkList) {
 					v = v.Elems[i]
 				}
 			default:
-				if u, err := strconv.Unquote(label); err == nil {
-					label = u
-				}
-				v = v.Lookup(label)
+				v = v.Lookup(unquoted(label))
 			}
 		}
 		if v != nil && v.Kind == List {

@@ -103,9 +103,7 @@ func escape(raw string, j int) (next, width int) {
 			return next, w
 		}
 		return next, 3 // written as the replacement character
-	case c == 'x':
-		return min(j+3, len(raw)), 1
-	case '0' <= c && c <= '7':
+	case c == 'x' || '0' <= c && c <= '7':
 		return min(j+3, len(raw)), 1
 	case c == '\n':
 		return j + 1, 0 // an escaped newline writes nothing

@@ -12,6 +12,7 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -42,9 +43,7 @@ type Spec struct {
 	// unified with #Spec when it does not: then the parts that do not fit
 	// are not OK, and have been reported to the log. The schema
 	// constrains and adds no value (it has no defaults: model applies
-	// them), so a spec that fits it reads the same either way, and the
-	// spec as written is read from its syntax when it is plain data,
-	// without a CUE evaluation of its own.
+	// them), so a spec that fits it reads the same either way.
 	Data *Value
 	// Files are the spec files, slash-separated and relative to the
 	// repository root, sorted.
@@ -76,11 +75,8 @@ func Load(fsys fs.FS, dir string, log *diag.Log) *Spec {
 
 // Begin is Load, except that it returns as soon as the spec as written is
 // read, and checks it against the schema on another goroutine: reading the
-// spec and checking it run on two cores. A spec written as plain data is
-// read from its syntax; any other is evaluated by CUE. The Spec's Data is
-// the spec as written until Checked says it does not fit the schema.
-// The check has its own CUE context: CUE values are not safe for
-// concurrent use.
+// spec and checking it run on two cores. The Spec's Data is the spec as
+// written until Checked says it does not fit the schema.
 func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 	return BeginCached(fsys, dir, nil, log)
 }
@@ -134,12 +130,9 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 	// from its syntax tree, which then goes to the schema check; any
 	// other is built into a CUE value here, read, and then unified with
 	// the schema on another goroutine, in the same context (one build; a
-	// context is used by one goroutine at a time).
+	// context is used by one goroutine at a time). Where an earlier run
+	// kept the spec's reading (storeReading), that is read instead.
 	check := make(chan checked, 1)
-	// A spec is read from the cache when an earlier run kept its reading
-	// (storeReading), which it does only once the spec fits the schema;
-	// it is read from its bytes (readPlain), parsed and read, or
-	// evaluated, otherwise, and its reading kept once it is known to fit.
 	var digest string
 	if cache != nil {
 		digest = readingDigest(dir, names, sources)
@@ -162,25 +155,11 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 			cache = nil
 		}
 		var idx *index
-		data, idx, plain = readIndexed(files)
+		data, idx, plain = readSyntax(files)
 		long = idx.long
 		if !plain {
 			cutConflicts(idx.cuts)
 		}
-	}
-	var ctx *cue.Context
-	var value cue.Value
-	if !plain {
-		ctx = cuecontext.New()
-		var err error
-		if value, err = build(ctx, dir, files); err != nil {
-			// Reported as the check reports it.
-			found := &diag.Log{}
-			newReporter(ctx, found, decls, files).report(err)
-			addCauses(log, found)
-			return nil
-		}
-		data = fromCUE(value, true, decls)
 	}
 	// Data is read by the goroutines below while later stages read it
 	// too: nothing changes a Value once read. The spec's reading is kept
@@ -193,8 +172,7 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 		}
 		return c
 	}
-	switch {
-	case plain:
+	if plain {
 		go func() {
 			if specShape().fits(data) {
 				check <- verdict(checked{ok: true})
@@ -209,28 +187,40 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 					return
 				}
 				if hasLongList(data) {
-					_, long, _ = readSyntax(files)
+					_, idx, _ := readSyntax(files)
+					long = idx.long
 				}
 			}
 			check <- verdict(checkSchema(dir, files, long, decls, log))
 		}()
-	default:
-		// The check unifies the value built here, in its context, once
-		// the data is read from it: the spec is built once. The data is
-		// all the schema sees of a spec whose fields are regular or
-		// hidden or definitions, free of errors (see onlyRegularFields),
-		// which the shape's check may then pass without CUE's
-		// unification.
-		regular := onlyRegularFields(files)
-		go func() {
-			defer afterEvaluation()
-			if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
-				check <- verdict(checked{ok: true})
-				return
-			}
-			check <- verdict(checkBuilt(ctx, value, files, decls, log))
-		}()
+		return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 	}
+	ctx := cuecontext.New()
+	value, err := build(ctx, dir, files)
+	if err != nil {
+		// Reported as the check reports it.
+		found := &diag.Log{}
+		newReporter(ctx, found, decls, files).report(err)
+		addCauses(log, found)
+		return nil
+	}
+	data = fromCUE(value, true, decls)
+	// The check unifies the value built here, in its context, once the
+	// data is read from it: the spec is built once. The data is all the
+	// schema sees of a spec whose fields are regular or hidden or
+	// definitions, free of errors (see onlyRegularFields), which the
+	// shape's check may then pass without CUE's unification.
+	regular := onlyRegularFields(files)
+	go func() {
+		if AfterEvaluation != nil {
+			defer AfterEvaluation()
+		}
+		if regular && value.Validate(cue.Concrete(true)) == nil && specShape().fits(data) {
+			check <- verdict(checked{ok: true})
+			return
+		}
+		check <- verdict(checkBuilt(ctx, value, files, decls, log))
+	}()
 	return &Spec{Data: data, Files: names, Decls: decls, Literals: lits, check: check}
 }
 
@@ -240,12 +230,6 @@ func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec
 // goroutine of its own or at the end of the schema check's. cmd/platc
 // sets it to gcpace.Collect; the stage itself never collects.
 var AfterEvaluation func()
-
-func afterEvaluation() {
-	if AfterEvaluation != nil {
-		AfterEvaluation()
-	}
-}
 
 // Checked waits for the schema check that Begin started and says whether
 // the spec fits the schema. If it does not, the problems have been
@@ -271,12 +255,9 @@ type checked struct {
 
 // checkSchema builds the parsed files in a CUE context of its own, unifies
 // them with #Spec and reports what does not fit, or why the spec does not
-// build. files is nil if they do not parse, which Begin has reported. long
-// are the long lists of scalars of a plain-data spec (see shrinkLists).
+// build. long are the long lists of scalars of a plain-data spec (see
+// shrinkLists).
 func checkSchema(dir string, files []*ast.File, long []longList, decls map[string]diag.Pos, log *diag.Log) checked {
-	if files == nil {
-		return checked{}
-	}
 	ctx := cuecontext.New()
 	found := &diag.Log{}
 	defer addCauses(log, found)
@@ -307,7 +288,7 @@ func newReporter(ctx *cue.Context, log *diag.Log, decls map[string]diag.Pos, fil
 		// The schema is ours and tested; this is a bug, not a user error.
 		panic(fmt.Sprintf("platc: embedded schema does not compile: %v", err))
 	}
-	return &reporter{log: log, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files}
+	return &reporter{log: log, schema: schema.LookupPath(cue.MakePath(cue.Def("Spec"))), decls: decls, files: files, memo: map[string]schemaInfo{}}
 }
 
 // check unifies the built spec value with #Spec and reports what does not
@@ -406,7 +387,7 @@ func checkPackages(files []*ast.File, log *diag.Log) bool {
 	first := files[0]
 	for _, f := range files {
 		if f.PackageName() != first.PackageName() {
-			log.Reportf(diag.SpecFiles, filePos(f), "", "package %q differs from package %q in %s: give every spec file the same package clause", f.PackageName(), first.PackageName(), first.Filename)
+			log.Reportf(diag.SpecFiles, cmp.Or(position(f.Pos()), diag.Pos{File: f.Filename}), "", "package %q differs from package %q in %s: give every spec file the same package clause", f.PackageName(), first.PackageName(), first.Filename)
 			ok = false
 		}
 		for imp := range f.ImportSpecs() {
@@ -629,7 +610,8 @@ func (r *reporter) report(err error) {
 				continue
 			}
 		}
-		r.log.Add(diag.Problem{ID: cueID(msg), Pos: p, Path: path, Msg: r.explain(msg, labels)})
+		id, msg := r.explain(msg, labels)
+		r.log.Add(diag.Problem{ID: id, Pos: p, Path: path, Msg: msg})
 	}
 }
 
@@ -638,10 +620,7 @@ func (r *reporter) report(err error) {
 // modules.docs: path: "docs" elsewhere): the definition refused it, and
 // CUE's "field not allowed" does not say so.
 func (r *reporter) closedDefinition(labels []string) (string, bool) {
-	field := labels[len(labels)-1]
-	if u, err := strconv.Unquote(field); err == nil {
-		field = u
-	}
+	field := unquoted(labels[len(labels)-1])
 	if !slices.Contains(r.schemaInfo(labels[:len(labels)-1]).allowed, field) {
 		return "", false // the schema refuses it too: a misspelling
 	}
@@ -656,53 +635,32 @@ func (r *reporter) closedDefinition(labels []string) (string, bool) {
 	return "", false
 }
 
-// cueID is the kind of problem of CUE's message msg.
-func cueID(msg string) diag.ID {
-	switch msg {
-	case "field not allowed":
-		return diag.UnknownField
-	case "field is required but not present":
-		return diag.RequiredField
-	}
-	if strings.HasPrefix(msg, "incomplete value ") {
-		return diag.Incomplete
-	}
-	return diag.CUE
-}
-
-// explain rewrites CUE's terse messages into ones that say what to do.
-func (r *reporter) explain(msg string, p []string) string {
+// explain rewrites CUE's terse messages into ones that say what to do,
+// and says what kind of problem each is.
+func (r *reporter) explain(msg string, p []string) (diag.ID, string) {
 	switch {
 	case msg == "field not allowed":
-		field := p[len(p)-1]
-		if u, err := strconv.Unquote(field); err == nil {
-			field = u
-		}
+		field := unquoted(p[len(p)-1])
 		msg = fmt.Sprintf("unknown field %q", field)
 		// The candidates are the fields the schema declares there, a
 		// handful, not the fields written (thousands, in a bad spec).
 		if s := diag.Suggest(field, r.schemaInfo(p[:len(p)-1]).allowed); s != "" {
-			return msg + fmt.Sprintf(": did you mean %q?", s)
+			return diag.UnknownField, msg + fmt.Sprintf(": did you mean %q?", s)
 		}
-		return msg + ": remove it or check its spelling (`platc schema` lists the fields)"
+		return diag.UnknownField, msg + ": remove it or check its spelling (`platc schema` lists the fields)"
 	case msg == "field is required but not present":
-		field := p[len(p)-1]
-		if u, err := strconv.Unquote(field); err == nil {
-			field = u
-		}
-		return fmt.Sprintf("required field %q is missing: add it", field)
+		return diag.RequiredField, fmt.Sprintf("required field %q is missing: add it", unquoted(p[len(p)-1]))
 	case strings.HasPrefix(msg, "incomplete value "):
-		return incomplete(strings.TrimPrefix(msg, "incomplete value "))
+		return diag.Incomplete, incomplete(strings.TrimPrefix(msg, "incomplete value "))
 	}
-	return msg
+	return diag.CUE, msg
 }
 
 // incomplete says what to write where the spec leaves a value open: a
 // type (string), a bound (>=1), or a choice with no default ("a" | "b"),
 // which a platform's data cannot be.
 func incomplete(v string) string {
-	if strings.Contains(v, " | ") {
-		first, _, _ := strings.Cut(v, " | ")
+	if first, _, choice := strings.Cut(v, " | "); choice {
 		return fmt.Sprintf("%s is a choice of values with no default, not a value: keep the one meant, or mark it the default with * (*%s | ...)", v, first)
 	}
 	return fmt.Sprintf("%s is a constraint, not a value: write a value that meets it", v)
@@ -756,13 +714,6 @@ func position(p token.Pos) diag.Pos {
 		return diag.Pos{}
 	}
 	return diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
-}
-
-func filePos(f *ast.File) diag.Pos {
-	if f.Pos().IsValid() {
-		return position(f.Pos())
-	}
-	return diag.Pos{File: f.Filename}
 }
 
 func unwrapPathError(err error) error {

@@ -23,12 +23,11 @@ import (
 // (a: b: 1) or not; structs, lists, double-quoted strings (one line, or
 // multi-line """ strings), decimal numbers with an optional sign, true,
 // false and null; comments; fields and elements separated by commas or
-// newlines. Anything else says ok false, at the first byte it does not
-// know (a reference, an operator, an attribute, an import, a string
-// interpolation, a number CUE writes some other way, a carriage return in
-// a string...), and the caller parses the files with CUE, which reads or
-// reports them as before: this is a shortcut to the same result, never a
-// second judge of the syntax. CUE's own functions read what it accepts
+// newlines. Anything else (a reference, an operator, an attribute, an
+// import, an interpolation, a number CUE writes some other way, a carriage
+// return in a string...) says ok false, and the caller parses the files
+// with CUE: this is a shortcut to the same result, never a second judge
+// of the syntax. CUE's own functions read what it accepts
 // (literal.Unquote each string, literal.ParseNum each number that is not
 // a small integer), and FuzzReadPlain holds it to the parsed reading.
 //
@@ -39,9 +38,8 @@ func readPlain(names []string, sources [][]byte) (data *Value, decls map[string]
 	size := 0
 	for _, src := range sources {
 		// Most declarations are fields, a colon each (a list's elements
-		// have none, a string may hold some). Counting commas too made
-		// the map larger than it needed; Go's maps grow a table at a
-		// time, so the few over the count cost little.
+		// have none, a string may hold some); Go's maps grow a table at
+		// a time, so the few over the count cost little.
 		size += bytes.Count(src, []byte{':'})
 	}
 	r := &plainReader{decls: make(map[string]diag.Pos, size), lits: map[string]Literal{}}
@@ -225,21 +223,18 @@ func (r *plainReader) field(v *Value, p string) bool {
 	// goes into the struct the field has where it is declared already,
 	// as CUE unifies them; its position is the last declaration's.
 	switch c := r.src[r.off]; {
-	case c == '{':
+	case c == '{' || (isLetter(c) || c == '"') && r.chained():
 		s := r.structOf(v, name, prev)
 		if s == nil || !r.nest() {
 			return false
 		}
-		r.off++
-		ok := r.fields(s, fp, '}')
-		r.depth--
-		return ok
-	case (isLetter(c) || c == '"') && r.chained():
-		s := r.structOf(v, name, prev)
-		if s == nil || !r.nest() {
-			return false
+		var ok bool
+		if c == '{' {
+			r.off++
+			ok = r.fields(s, fp, '}')
+		} else {
+			ok = r.field(s, fp)
 		}
-		ok := r.field(s, fp)
 		r.depth--
 		return ok
 	case prev != nil:

@@ -30,8 +30,8 @@ func readParsed(names []string, sources [][]byte) parsedReading {
 		return parsedReading{}
 	}
 	decls, lits := indexDecls(files)
-	data, long, plain := readSyntax(files)
-	return parsedReading{data, decls, lits, long, plain}
+	data, idx, plain := readSyntax(files)
+	return parsedReading{data, decls, lits, idx.long, plain}
 }
 
 // samePlainReading fails t if readPlain reads the files otherwise than

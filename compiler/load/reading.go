@@ -16,19 +16,14 @@ import (
 )
 
 // The reading of a spec is kept in the cache once the spec fits the
-// schema, with the digest of the spec: an entry found for the spec says
-// that it fits, and the schema check is not run again. The next run of the same spec (a render
-// again, the pre-commit hook's check of what a render wrote, with the
-// working tree's cache) reads the spec's data, declarations and ${...}
-// literals from the entry, and neither reads the files' bytes (readPlain),
-// nor parses nor evaluates them (a spec written with references,
-// comprehensions or pattern constraints, which CUE evaluates, or in a
-// form of plain data readPlain leaves to CUE's parser). Reading the entry
-// is the cheaper even where readPlain reads the spec. It is a pure
-// function of the digest (the files, the folder, the schema and CUE's
-// version), which the entry holds. The cache keeps one reading per spec
-// folder, the last: that is the one the next run meets, and a reading of
-// a large spec is too large to keep one for each edit of it.
+// schema, under the digest of the spec: an entry found for the spec says
+// that it fits, and the schema check is not run again. The next run of
+// the same spec (a render again, the pre-commit hook's check of what a
+// render wrote) reads the spec's data, declarations and ${...} literals
+// from the entry, which is cheaper than reading the files' bytes
+// (readPlain), let alone parsing or evaluating them. The cache keeps one
+// reading per spec folder, the last: that is the one the next run meets,
+// and a reading of a large spec is too large to keep one for each edit.
 
 // readingDigest is the digest of everything the reading and the schema
 // check of the files names (with their bytes sources) of the spec folder

@@ -37,10 +37,7 @@ func schemaAt(spec cue.Value, labels []string) (cue.Value, bool) {
 		case strings.HasPrefix(l, "#"):
 			sel = cue.Def(l)
 		default:
-			if u, err := strconv.Unquote(l); err == nil {
-				l = u
-			}
-			sel = cue.Str(l).Optional()
+			sel = cue.Str(unquoted(l)).Optional()
 		}
 		v = v.LookupPath(cue.MakePath(sel))
 		if !v.Exists() {
@@ -66,15 +63,7 @@ func schemaKey(labels []string) string {
 // isIndex reports whether a label of a CUE error's path is a list index:
 // CUE quotes a field label made of digits.
 func isIndex(label string) bool {
-	if label == "" {
-		return false
-	}
-	for i := 0; i < len(label); i++ {
-		if label[i] < '0' || label[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return label != "" && strings.Trim(label, "0123456789") == ""
 }
 
 // specPath joins the labels of a CUE error's path as platc writes spec
@@ -86,12 +75,18 @@ func specPath(labels []string) string {
 			p += "[" + label + "]"
 			continue
 		}
-		if u, err := strconv.Unquote(label); err == nil {
-			label = u
-		}
-		p = diag.JoinPath(p, label)
+		p = diag.JoinPath(p, unquoted(label))
 	}
 	return p
+}
+
+// unquoted is a label of a CUE error's path as the spec writes it: CUE
+// quotes a label that is not an identifier.
+func unquoted(label string) string {
+	if u, err := strconv.Unquote(label); err == nil {
+		return u
+	}
+	return label
 }
 
 // schemaInfo is what the schema says at one spec path.
@@ -123,9 +118,6 @@ func (r *reporter) schemaInfo(labels []string) schemaInfo {
 			}
 		}
 	}
-	if r.memo == nil {
-		r.memo = map[string]schemaInfo{}
-	}
 	r.memo[key] = info
 	return info
 }
@@ -147,10 +139,7 @@ func declaration(p token.Pos) string {
 	if p.Line() < 1 || p.Line() > len(lines) {
 		return ""
 	}
-	line := string(lines[p.Line()-1])
-	if i := strings.Index(line, "//"); i >= 0 {
-		line = line[:i]
-	}
+	line, _, _ := strings.Cut(string(lines[p.Line()-1]), "//")
 	return strings.TrimSpace(line)
 }
 
@@ -217,50 +206,40 @@ func mismatchMsg(what string, info schemaInfo) string {
 	return fmt.Sprintf("is %s, but the spec declares `%s`: write %s", what, info.decl, wantPhrase(info.kind))
 }
 
+// kindWords are the kinds of value the messages speak of: as CUE names
+// them, as the spec's reader knows them, and how to write one (in the
+// order wantPhrase lists them; none for number, an int or a float).
+var kindWords = []struct {
+	kind             cue.Kind
+	cue, what, write string
+}{
+	{cue.StructKind, "struct", "a struct", "a struct, {name: value, ...}"},
+	{cue.ListKind, "list", "a list", "a list, [...]"},
+	{cue.StringKind, "string", "a string", `a string, "..."`},
+	{cue.BytesKind, "bytes", "bytes", "bytes, '...'"},
+	{cue.IntKind, "int", "an integer", "an integer"},
+	{cue.FloatKind, "float", "a number", "a number"},
+	{cue.NumberKind, "number", "a number", ""},
+	{cue.BoolKind, "bool", "a boolean", "true or false"},
+	{cue.NullKind, "null", "null", "null"},
+}
+
 // kindNamed is the kind CUE names so in its messages.
 func kindNamed(name string) (cue.Kind, bool) {
-	switch name {
-	case "struct":
-		return cue.StructKind, true
-	case "list":
-		return cue.ListKind, true
-	case "string":
-		return cue.StringKind, true
-	case "bytes":
-		return cue.BytesKind, true
-	case "int":
-		return cue.IntKind, true
-	case "float":
-		return cue.FloatKind, true
-	case "number":
-		return cue.NumberKind, true
-	case "bool":
-		return cue.BoolKind, true
-	case "null":
-		return cue.NullKind, true
+	for _, w := range kindWords {
+		if w.cue == name {
+			return w.kind, true
+		}
 	}
 	return 0, false
 }
 
 // kindPhrase names a kind of value as the spec's reader knows it.
 func kindPhrase(k cue.Kind) string {
-	switch k {
-	case cue.StructKind:
-		return "a struct"
-	case cue.ListKind:
-		return "a list"
-	case cue.StringKind:
-		return "a string"
-	case cue.BytesKind:
-		return "bytes"
-	case cue.IntKind:
-		return "an integer"
-	case cue.FloatKind, cue.NumberKind:
-		return "a number"
-	case cue.BoolKind:
-		return "a boolean"
-	case cue.NullKind:
-		return "null"
+	for _, w := range kindWords {
+		if w.kind == k {
+			return w.what
+		}
 	}
 	return "a value of kind " + k.String()
 }
@@ -271,21 +250,9 @@ func wantPhrase(k cue.Kind) string {
 		k = k&^cue.NumberKind | cue.FloatKind // an integer is a number
 	}
 	var out []string
-	for _, c := range []struct {
-		k      cue.Kind
-		phrase string
-	}{
-		{cue.StructKind, "a struct, {name: value, ...}"},
-		{cue.ListKind, "a list, [...]"},
-		{cue.StringKind, `a string, "..."`},
-		{cue.BytesKind, "bytes, '...'"},
-		{cue.IntKind, "an integer"},
-		{cue.FloatKind, "a number"},
-		{cue.BoolKind, "true or false"},
-		{cue.NullKind, "null"},
-	} {
-		if k&c.k != 0 {
-			out = append(out, c.phrase)
+	for _, w := range kindWords {
+		if k&w.kind != 0 && w.write != "" {
+			out = append(out, w.write)
 		}
 	}
 	if len(out) == 0 {

@@ -126,20 +126,19 @@ func (s *shapes) fitStruct(v *Value, sh *shape, depth int) bool {
 	seen := 0
 	for _, f := range v.Fields {
 		fs, declared := sh.fields[f.Name]
-		switch {
-		case declared:
+		if declared {
 			seen++
 			if !s.fit(f.Value, fs.shape, depth+1) {
 				return false
 			}
-			// A pattern constrains the declared fields it matches too.
-			if sh.pattern != nil && !s.fit(f.Value, sh.pattern, depth+1) {
-				return false
-			}
+		}
+		switch {
 		case sh.pattern != nil:
+			// A pattern constrains the declared fields it matches too.
 			if !s.fit(f.Value, sh.pattern, depth+1) {
 				return false
 			}
+		case declared:
 		case sh.open:
 			if !concrete(f.Value, depth+1) {
 				return false
@@ -183,20 +182,16 @@ func concrete(v *Value, depth int) bool {
 	return true
 }
 
+// basicShapes are the shapes of the predeclared types fits knows.
+var basicShapes = map[string]shapeKind{"_": anyShape, "string": stringShape, "bool": boolShape, "int": intShape}
+
 // shapeOf reads the shape of a schema expression; what it does not know is
 // an unknownShape.
 func shapeOf(x ast.Expr) *shape {
 	switch x := x.(type) {
 	case *ast.Ident:
-		switch x.Name {
-		case "_":
-			return &shape{kind: anyShape}
-		case "string":
-			return &shape{kind: stringShape}
-		case "bool":
-			return &shape{kind: boolShape}
-		case "int":
-			return &shape{kind: intShape}
+		if k, ok := basicShapes[x.Name]; ok {
+			return &shape{kind: k}
 		}
 		if len(x.Name) > 1 && x.Name[0] == '#' {
 			return &shape{kind: refShape, def: x.Name}
@@ -237,7 +232,7 @@ func structShapeOf(x *ast.StructLit) *shape {
 		case *ast.Field:
 			if l, ok := d.Label.(*ast.ListLit); ok {
 				// A pattern: [string]: T.
-				if id, ok := singleIdent(l); !ok || id != "string" || sh.pattern != nil || d.Constraint != token.ILLEGAL {
+				if len(l.Elts) != 1 || !isIdent(l.Elts[0], "string") || sh.pattern != nil || d.Constraint != token.ILLEGAL {
 					return &shape{kind: unknownShape}
 				}
 				sh.pattern = shapeOf(d.Value)
@@ -307,16 +302,10 @@ func boundedInt(x *ast.BinaryExpr) *shape {
 	return sh
 }
 
-// singleIdent is the identifier of a list literal of one identifier.
-func singleIdent(l *ast.ListLit) (string, bool) {
-	if len(l.Elts) != 1 {
-		return "", false
-	}
-	id, ok := l.Elts[0].(*ast.Ident)
-	if !ok {
-		return "", false
-	}
-	return id.Name, true
+// isIdent reports whether x is the identifier name.
+func isIdent(x ast.Expr, name string) bool {
+	id, ok := x.(*ast.Ident)
+	return ok && id.Name == name
 }
 
 // onlyRegularFields reports whether the spec's files declare no optional

@@ -22,12 +22,12 @@ import (
 func cueFits(t *testing.T, src map[string][]byte) bool {
 	t.Helper()
 	files := parseSources(t, src)
-	_, long, plain := readSyntax(files)
+	_, idx, plain := readSyntax(files)
 	if !plain {
 		t.Fatal("not plain data")
 	}
 	decls, _ := indexDecls(files)
-	return checkSchema("sources", files, long, decls, &diag.Log{}).ok
+	return checkSchema("sources", files, idx.long, decls, &diag.Log{}).ok
 }
 
 func parseSources(t *testing.T, src map[string][]byte) []*ast.File {

@@ -25,7 +25,7 @@ func OutDir(loaded *load.Spec) string {
 
 // Decode turns the loaded spec into a Spec.
 func Decode(loaded *load.Spec) *Spec {
-	d := &decoder{decls: loaded.Decls}
+	d := decoder(loaded.Decls)
 	v := loaded.Data
 	s := &Spec{charts: map[string]*Chart{}, modules: map[string]*Module{}, stacks: map[string]*Stack{}, environments: map[string]*Environment{}, decls: loaded.Decls, literals: loaded.Literals}
 	s.Platform = decodePlatform(d.entry(v.Lookup("platform"), "platform"))
@@ -91,8 +91,7 @@ func decodeStack(name string, e entry) *Stack {
 	st.ValuesDir = e.strOr("valuesDir", name)
 	st.Namespace = e.strOr("namespace", "${schema.metadata.namespace}")
 	e.eachField("outputs", func(out string, o entry) {
-		expr := o.v.Str
-		st.Outputs = append(st.Outputs, &Output{Node: o.node, Name: out, Expr: expr})
+		st.Outputs = append(st.Outputs, &Output{Node: o.node, Name: out, Expr: o.v.Str})
 	})
 	e.eachField("wiring", func(key string, w entry) {
 		st.Wiring = append(st.Wiring, &StackWire{
@@ -127,8 +126,7 @@ func decodeStack(name string, e entry) *Stack {
 		}
 		sm.RespectIgnoreDifferences, sm.RevisionHistoryLimit = m.optionalAppFields()
 		m.eachField("wiring", func(key string, w entry) {
-			expr := w.v.Str
-			sm.Wiring = append(sm.Wiring, &ExprWire{Node: w.node, Key: key, ValuesPath: SplitValuesPath(key), Expr: expr})
+			sm.Wiring = append(sm.Wiring, &ExprWire{Node: w.node, Key: key, ValuesPath: SplitValuesPath(key), Expr: w.v.Str})
 		})
 		st.Modules = append(st.Modules, sm)
 	})
@@ -315,14 +313,13 @@ func (e entry) destination(name string) *Destination {
 	return &Destination{Node: d.node, Server: d.str("server"), Name: d.str("name")}
 }
 
-// decoder holds what every entry needs to place itself.
-type decoder struct {
-	decls map[string]diag.Pos
-}
+// decoder is the spec's declarations, by spec path, where each entry
+// places itself.
+type decoder map[string]diag.Pos
 
 // entry is a struct of the spec being decoded, with its node.
 type entry struct {
-	d    *decoder
+	d    decoder
 	v    *load.Value
 	node Node
 	// vals are the fields' values, read once by entry so that decoding a
@@ -333,8 +330,8 @@ type entry struct {
 // entry starts decoding the struct v at the spec path. Its position is where
 // its label was written; each field's is where its value was written, or
 // its label.
-func (d *decoder) entry(v *load.Value, path string) entry {
-	e := entry{d: d, v: v, node: Node{Path: path, Pos: d.decls[path]}}
+func (d decoder) entry(v *load.Value, path string) entry {
+	e := entry{d: d, v: v, node: Node{Path: path, Pos: d[path]}}
 	if v == nil {
 		e.v = &load.Value{}
 		return e
@@ -343,7 +340,7 @@ func (d *decoder) entry(v *load.Value, path string) entry {
 		e.node.Pos = v.Pos
 	}
 	if !e.node.Pos.IsValid() {
-		e.node.Pos = diag.Nearest(d.decls, diag.ParentPath(path))
+		e.node.Pos = diag.Nearest(d, diag.ParentPath(path))
 	}
 	if len(v.Fields) == 0 {
 		return e
@@ -355,7 +352,7 @@ func (d *decoder) entry(v *load.Value, path string) entry {
 		pos := x.Pos
 		if !pos.IsValid() || x.Kind == load.Struct || x.Kind == load.List {
 			// A struct or a list is placed at its label.
-			if p, ok := d.decls[diag.JoinPath(path, f.Name)]; ok {
+			if p, ok := d[diag.JoinPath(path, f.Name)]; ok {
 				pos = p
 			}
 		}
@@ -424,16 +421,7 @@ func (e entry) strings(name string) []string {
 }
 
 // allow decodes the allow field: reasons by lint name.
-func (e entry) allow() Allow {
-	var out Allow
-	e.eachField("allow", func(lint string, x entry) {
-		if out == nil {
-			out = Allow{}
-		}
-		out[lint] = x.v.Str
-	})
-	return out
-}
+func (e entry) allow() Allow { return e.strMap("allow") }
 
 func (e entry) groupKinds(name string) []GroupKind {
 	var out []GroupKind
@@ -476,11 +464,9 @@ func (e entry) values(name string) map[string]any {
 // eachField calls fn for each field of the struct-valued field name, in
 // sorted order.
 func (e entry) eachField(name string, fn func(string, entry)) {
-	v, ok := e.container(name, load.Struct)
-	if !ok {
-		return
+	if v, ok := e.container(name, load.Struct); ok {
+		e.d.eachField(v, e.node.FieldPath(name), true, fn)
 	}
-	e.d.eachField(v, e.node.FieldPath(name), true, fn)
 }
 
 func (e entry) eachElem(name string, fn func(entry)) {
@@ -505,7 +491,7 @@ func (e entry) eachFieldInOrder(name string, fn func(string, entry)) {
 	}
 }
 
-func (d *decoder) eachEntry(root *load.Value, name string, fn func(string, entry)) {
+func (d decoder) eachEntry(root *load.Value, name string, fn func(string, entry)) {
 	if v := root.Lookup(name); v != nil {
 		d.eachField(v, name, true, fn)
 	}
@@ -513,7 +499,7 @@ func (d *decoder) eachEntry(root *load.Value, name string, fn func(string, entry
 
 // eachField calls fn for each field of the struct v at path, sorted by name
 // or in the order they were written.
-func (d *decoder) eachField(v *load.Value, path string, sorted bool, fn func(string, entry)) {
+func (d decoder) eachField(v *load.Value, path string, sorted bool, fn func(string, entry)) {
 	fields := v.Fields
 	if sorted {
 		fields = slices.Clone(fields)

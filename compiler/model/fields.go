@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // The extended Argo CD fields (AppFields, ProjectFields): the fields of
 // Applications and AppProjects that the spec passes on beyond a module's
@@ -41,20 +44,14 @@ type ExtraSource struct {
 	Node
 	Chart  string
 	Values map[string]any
-	Helm   *SourceHelm // nil where the spec sets none
-	Dir    string
+	// Helm is how Argo CD renders the chart: its release name, skipCrds
+	// and parameters alone; nil where the spec sets none.
+	Helm *Helm
+	Dir  string
 	// RepoURL is "" for this repository (Decode clears the platform's
 	// own URL).
 	RepoURL, Revision string
 	Directory         *Directory
-}
-
-// SourceHelm is how Argo CD renders the chart of an ExtraSource.
-type SourceHelm struct {
-	Node
-	ReleaseName string // "" for the module's name
-	SkipCrds    bool
-	Parameters  []*HelmParameter
 }
 
 // SyncPolicy is how Argo CD syncs an Application; a nil field is not set
@@ -281,14 +278,10 @@ func syncOf(layers ...*SyncPolicy) Sync {
 // IgnoreDifferencesIn are the module's ignoreDifferences in env, then the
 // environment's module settings' ones.
 func (m *Module) IgnoreDifferencesIn(env *Environment) []*IgnoreDifference {
-	ms := env.Settings[m.Name]
-	if ms == nil || len(ms.IgnoreDifferences) == 0 {
-		return m.IgnoreDifferences
+	if ms := env.Settings[m.Name]; ms != nil {
+		return append(slices.Clip(m.IgnoreDifferences), ms.IgnoreDifferences...)
 	}
-	if len(m.IgnoreDifferences) == 0 {
-		return ms.IgnoreDifferences
-	}
-	return append(append([]*IgnoreDifference(nil), m.IgnoreDifferences...), ms.IgnoreDifferences...)
+	return m.IgnoreDifferences
 }
 
 // MetadataIn are the labels and annotations of the module's Application in
@@ -309,12 +302,8 @@ func mergeStrings(a, b map[string]string) map[string]string {
 		return b
 	}
 	out := make(map[string]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	maps.Copy(out, a)
+	maps.Copy(out, b)
 	return out
 }
 
@@ -390,13 +379,8 @@ func (e entry) helm(name string) *Helm {
 func (e entry) extraSources(name string) []*ExtraSource {
 	var out []*ExtraSource
 	e.eachElem(name, func(x entry) {
-		src := &ExtraSource{Node: x.node, Chart: x.str("chart"), Values: x.values("values"),
-			Dir: x.str("path"), RepoURL: x.str("repoURL"), Revision: x.str("revision"), Directory: x.directory("directory")}
-		if x.Has("helm") {
-			h := x.sub("helm")
-			src.Helm = &SourceHelm{Node: h.node, ReleaseName: h.str("releaseName"), SkipCrds: h.boolOr("skipCrds", false), Parameters: h.helmParameters("parameters")}
-		}
-		out = append(out, src)
+		out = append(out, &ExtraSource{Node: x.node, Chart: x.str("chart"), Values: x.values("values"), Helm: x.helm("helm"),
+			Dir: x.str("path"), RepoURL: x.str("repoURL"), Revision: x.str("revision"), Directory: x.directory("directory")})
 	})
 	return out
 }

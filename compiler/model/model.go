@@ -174,7 +174,7 @@ type KindInfo struct {
 	Options []string
 	// Syncs is what the kind's Application syncs (render.application),
 	// and so what its field names (check.module) and which folder of
-	// this repository it reads (Module.RepoFolder, TakesValues).
+	// this repository it reads (Module.RepoFolderIn, TakesValues).
 	Syncs Syncs
 	// Deploys is where the kind's Application deploys
 	// (render.application), and so whether the kind names a namespace
@@ -356,24 +356,6 @@ type Module struct {
 	AppFields
 }
 
-// RepoFolder is the folder of this repository m's Application syncs, or
-// "": its own path (SyncsRepoFolder), which may be a Helm chart, or a
-// chart's second source, its manifests (SyncsChart).
-func (m *Module) RepoFolder() string {
-	switch m.Kind.Info().Syncs {
-	case SyncsRepoFolder:
-		if m.RepoURL != "" || m.Plugin != nil {
-			// Another repository's, which platc does not read, or one a
-			// plugin renders, which platc does not run.
-			return ""
-		}
-		return m.Dir
-	case SyncsChart:
-		return m.Manifests
-	}
-	return ""
-}
-
 // SetsSources reports whether some module settings of env set a path,
 // a revision or a destination: where none does, every module's are its
 // own.
@@ -407,37 +389,40 @@ func (m *Module) RepoURLIn(env *Environment) string {
 	return m.RepoURL
 }
 
-// RepoFolderIn is RepoFolder in env, where a path module's folder may be
-// the environment's own (DirIn), or another repository's (RepoURLIn).
+// RepoFolderIn is the folder of this repository m's Application syncs in
+// env (nil: the module's own), or "": its path (SyncsRepoFolder), the
+// environment's own (DirIn), which may be a Helm chart, or a chart's
+// second source, its manifests (SyncsChart).
 func (m *Module) RepoFolderIn(env *Environment) string {
-	if m.Kind.Info().Syncs == SyncsRepoFolder && m.Plugin == nil {
-		if m.RepoURLIn(env) != "" {
+	switch m.Kind.Info().Syncs {
+	case SyncsRepoFolder:
+		if m.RepoURLIn(env) != "" || m.Plugin != nil {
+			// Another repository's, which platc does not read, or one a
+			// plugin renders, which platc does not run.
 			return ""
 		}
 		return m.DirIn(env)
+	case SyncsChart:
+		return m.Manifests
 	}
-	return m.RepoFolder()
+	return ""
 }
 
 // RepoFolders are the folders of this repository m syncs in any
-// environment of spec: RepoFolder, the environments' own paths, and the
+// environment of spec: its own, the environments' own paths, and the
 // folders of its further sources.
 func (m *Module) RepoFolders(spec *Spec) []string {
 	var out []string
-	add := func(d string) {
-		if d != "" && !slices.Contains(out, d) {
-			out = append(out, d)
+	add := func(env *Environment) {
+		for _, d := range append([]string{m.RepoFolderIn(env)}, m.ExtraFoldersIn(env)...) {
+			if d != "" && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
 		}
 	}
-	add(m.RepoFolder())
-	for _, d := range m.ExtraFoldersIn(nil) {
-		add(d)
-	}
+	add(nil)
 	for _, env := range spec.Environments {
-		add(m.RepoFolderIn(env))
-		for _, d := range m.ExtraFoldersIn(env) {
-			add(d)
-		}
+		add(env)
 	}
 	return out
 }

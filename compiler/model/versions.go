@@ -119,13 +119,10 @@ func (s *Spec) ChartVersions() []ChartVersion {
 func (s *Spec) PinnedVersions() []*Chart {
 	var out []*Chart
 	for _, v := range s.ChartVersions() {
-		switch {
-		case v.Platform:
+		if v.Platform {
 			out = append(out, v.Chart)
-		default:
-			if c := s.ChartIn(s.Environment(v.Envs[0]), v.Chart.Name); c != nil && c.Version == v.Version {
-				out = append(out, c)
-			}
+		} else if c := s.ChartIn(s.Environment(v.Envs[0]), v.Chart.Name); c != nil && c.Version == v.Version {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -16,8 +16,7 @@ import (
 // The Argo CD fields of a module's Application (model/fields.go): its
 // labels and annotations, its sources (a chart with values files of this
 // repository or a folder of extra manifests is multi-source), how Argo CD
-// renders its chart or folder, and how it syncs. A module that sets none
-// renders as before.
+// renders its chart or folder, and how it syncs.
 
 // metadata is a module's Application's metadata.
 func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map {
@@ -55,6 +54,32 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 // changed once made).
 var cascadeFinalizers any = []string{argocd.ResourcesFinalizer}
 
+// setList sets key to xs, each as f makes it, where xs is not empty.
+func setList[T any](m *object.Map, key string, xs []T, f func(T) any) {
+	if len(xs) > 0 {
+		m.Set(key, listOf(xs, f))
+	}
+}
+
+// listOf is xs, each as f makes it.
+func listOf[T any](xs []T, f func(T) any) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// setNonZero sets key to v where v is not the zero value of its type:
+// the fields of Argo CD's objects that platc writes only where the spec
+// sets them.
+func setNonZero[V comparable](m *object.Map, key string, v V) {
+	var zero V
+	if v != zero {
+		m.Set(key, v)
+	}
+}
+
 // setFolderSource sets the source of a module that syncs its folder of
 // this repository.
 func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec *object.Map) {
@@ -85,37 +110,23 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 
 func directoryOptions(d *model.Directory) *object.Map {
 	dir := object.NewMap()
-	if d.Recurse {
-		dir.Set("recurse", true)
-	}
-	if d.Exclude != "" {
-		dir.Set("exclude", d.Exclude)
-	}
-	if d.Include != "" {
-		dir.Set("include", d.Include)
-	}
+	setNonZero(dir, "recurse", d.Recurse)
+	setNonZero(dir, "exclude", d.Exclude)
+	setNonZero(dir, "include", d.Include)
 	return dir
 }
 
 // extraSources are the sources of m's Application after its own: each
 // chart at the environment's version, each folder at its revision.
 func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
-	extras := m.ExtraSourcesIn(env)
-	out := make([]any, len(extras))
-	for i, x := range extras {
+	return listOf(m.ExtraSourcesIn(env), func(x *model.ExtraSource) any {
 		if x.Chart != "" {
 			src := argocd.ChartSource(r.spec.ChartIn(env, x.Chart))
 			h := object.NewMap()
 			if hs := x.Helm; hs != nil {
-				if hs.ReleaseName != "" {
-					h.Set("releaseName", hs.ReleaseName)
-				}
-				if len(hs.Parameters) > 0 {
-					h.Set("parameters", parametersField(hs.Parameters))
-				}
-				if hs.SkipCrds {
-					h.Set("skipCrds", true)
-				}
+				setNonZero(h, "releaseName", hs.ReleaseName)
+				setList(h, "parameters", hs.Parameters, parameter)
+				setNonZero(h, "skipCrds", hs.SkipCrds)
 			}
 			if len(x.Values) > 0 {
 				h.Set("valuesObject", x.Values)
@@ -123,8 +134,7 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 			if h.Len() > 0 {
 				src.Set("helm", h)
 			}
-			out[i] = src
-			continue
+			return src
 		}
 		repo, rev := x.RepoURL, x.Revision
 		switch {
@@ -137,9 +147,8 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 		if x.Directory != nil {
 			src.Set("directory", directoryOptions(x.Directory))
 		}
-		out[i] = src
-	}
-	return out
+		return src
+	})
 }
 
 // setChartSources sets the source, or sources, of a module that syncs a
@@ -209,24 +218,14 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 	}
 	h := object.NewMap()
 	if hs != nil {
-		if hs.ReleaseName != "" {
-			h.Set("releaseName", hs.ReleaseName)
-		}
+		setNonZero(h, "releaseName", hs.ReleaseName)
 		if vf := ValueFiles(m, hs); len(vf) > 0 {
 			h.Set("valueFiles", vf)
 		}
-		if hs.IgnoreMissingValueFiles {
-			h.Set("ignoreMissingValueFiles", true)
-		}
-		if len(hs.Parameters) > 0 {
-			h.Set("parameters", parametersField(hs.Parameters))
-		}
-		if hs.PassCredentials {
-			h.Set("passCredentials", true)
-		}
-		if hs.SkipCrds {
-			h.Set("skipCrds", true)
-		}
+		setNonZero(h, "ignoreMissingValueFiles", hs.IgnoreMissingValueFiles)
+		setList(h, "parameters", hs.Parameters, parameter)
+		setNonZero(h, "passCredentials", hs.PassCredentials)
+		setNonZero(h, "skipCrds", hs.SkipCrds)
 	}
 	if len(values) > 0 {
 		// valuesObject, never values: Argo CD drops values when both are
@@ -239,26 +238,17 @@ func (r *renderer) helm(env *model.Environment, m *model.Module) *object.Map {
 	return h
 }
 
-func parametersField(params []*model.HelmParameter) []any {
-	out := make([]any, len(params))
-	for i, p := range params {
-		pm := object.NewMap().Set("name", p.Name).Set("value", p.Value)
-		if p.ForceString {
-			pm.Set("forceString", true)
-		}
-		out[i] = pm
-	}
-	return out
+// parameter is an entry of a source's helm.parameters.
+func parameter(p *model.HelmParameter) any {
+	pm := object.NewMap().Set("name", p.Name).Set("value", p.Value)
+	setNonZero(pm, "forceString", p.ForceString)
+	return pm
 }
 
 func kustomizeOptions(k *model.Kustomize) *object.Map {
 	out := object.NewMap()
-	if k.NamePrefix != "" {
-		out.Set("namePrefix", k.NamePrefix)
-	}
-	if k.NameSuffix != "" {
-		out.Set("nameSuffix", k.NameSuffix)
-	}
+	setNonZero(out, "namePrefix", k.NamePrefix)
+	setNonZero(out, "nameSuffix", k.NameSuffix)
 	if len(k.Images) > 0 {
 		out.Set("images", k.Images)
 	}
@@ -268,24 +258,18 @@ func kustomizeOptions(k *model.Kustomize) *object.Map {
 	if len(k.CommonAnnotations) > 0 {
 		out.Set("commonAnnotations", argocd.StringMap(k.CommonAnnotations))
 	}
-	if len(k.Patches) > 0 {
-		patches := make([]any, len(k.Patches))
-		for i, p := range k.Patches {
-			pm := object.NewMap().Set("patch", p.Patch)
-			if t := p.Target; t != nil {
-				tm := object.NewMap()
-				for _, f := range []struct{ k, v string }{{"group", t.Group}, {"version", t.Version}, {"kind", t.Kind}, {"name", t.Name},
-					{"namespace", t.Namespace}, {"labelSelector", t.LabelSelector}, {"annotationSelector", t.AnnotationSelector}} {
-					if f.v != "" {
-						tm.Set(f.k, f.v)
-					}
-				}
-				pm.Set("target", tm)
+	setList(out, "patches", k.Patches, func(p *model.KustomizePatch) any {
+		pm := object.NewMap().Set("patch", p.Patch)
+		if t := p.Target; t != nil {
+			tm := object.NewMap()
+			for _, f := range []struct{ k, v string }{{"group", t.Group}, {"version", t.Version}, {"kind", t.Kind}, {"name", t.Name},
+				{"namespace", t.Namespace}, {"labelSelector", t.LabelSelector}, {"annotationSelector", t.AnnotationSelector}} {
+				setNonZero(tm, f.k, f.v)
 			}
-			patches[i] = pm
+			pm.Set("target", tm)
 		}
-		out.Set("patches", patches)
-	}
+		return pm
+	})
 	return out
 }
 
@@ -321,88 +305,54 @@ func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object
 // after the lists render sets before them.
 func projectFields(spec *object.Map, p *model.Project) {
 	f := &p.ProjectFields
-	if len(f.ClusterResourceBlacklist) > 0 {
-		spec.Set("clusterResourceBlacklist", groupKinds(f.ClusterResourceBlacklist))
-	}
+	setList(spec, "clusterResourceBlacklist", f.ClusterResourceBlacklist, groupKind)
 	if f.HasNamespaceWhitelist {
-		spec.Set("namespaceResourceWhitelist", append([]any{}, groupKinds(f.NamespaceResourceWhitelist)...))
+		spec.Set("namespaceResourceWhitelist", listOf(f.NamespaceResourceWhitelist, groupKind))
 	}
-	if len(f.Roles) > 0 {
-		roles := make([]any, len(f.Roles))
-		for i, r := range f.Roles {
-			rm := object.NewMap().Set("name", r.Name)
-			if r.Description != "" {
-				rm.Set("description", r.Description)
-			}
-			if len(r.Policies) > 0 {
-				rm.Set("policies", r.Policies)
-			}
-			if len(r.Groups) > 0 {
-				rm.Set("groups", r.Groups)
-			}
-			roles[i] = rm
+	setList(spec, "roles", f.Roles, func(r *model.ProjectRole) any {
+		rm := object.NewMap().Set("name", r.Name)
+		setNonZero(rm, "description", r.Description)
+		if len(r.Policies) > 0 {
+			rm.Set("policies", r.Policies)
 		}
-		spec.Set("roles", roles)
-	}
-	if len(f.SyncWindows) > 0 {
-		windows := make([]any, len(f.SyncWindows))
-		for i, w := range f.SyncWindows {
-			wm := object.NewMap().Set("kind", w.Kind).Set("schedule", w.Schedule).Set("duration", w.Duration)
-			if w.TimeZone != "" {
-				wm.Set("timeZone", w.TimeZone)
-			}
-			for _, l := range []struct {
-				k string
-				v []string
-			}{{"applications", w.Applications}, {"namespaces", w.Namespaces}, {"clusters", w.Clusters}} {
-				if len(l.v) > 0 {
-					wm.Set(l.k, l.v)
-				}
-			}
-			if w.ManualSync {
-				wm.Set("manualSync", true)
-			}
-			if w.Description != "" {
-				wm.Set("description", w.Description)
-			}
-			windows[i] = wm
+		if len(r.Groups) > 0 {
+			rm.Set("groups", r.Groups)
 		}
-		spec.Set("syncWindows", windows)
-	}
+		return rm
+	})
+	setList(spec, "syncWindows", f.SyncWindows, func(w *model.SyncWindow) any {
+		wm := object.NewMap().Set("kind", w.Kind).Set("schedule", w.Schedule).Set("duration", w.Duration)
+		setNonZero(wm, "timeZone", w.TimeZone)
+		for _, l := range []struct {
+			k string
+			v []string
+		}{{"applications", w.Applications}, {"namespaces", w.Namespaces}, {"clusters", w.Clusters}} {
+			if len(l.v) > 0 {
+				wm.Set(l.k, l.v)
+			}
+		}
+		setNonZero(wm, "manualSync", w.ManualSync)
+		setNonZero(wm, "description", w.Description)
+		return wm
+	})
 	if o := f.OrphanedResources; o != nil {
 		om := object.NewMap()
 		if o.Warn != nil {
 			om.Set("warn", *o.Warn)
 		}
-		if len(o.Ignore) > 0 {
-			ignore := make([]any, len(o.Ignore))
-			for i, k := range o.Ignore {
-				km := object.NewMap()
-				for _, f := range []struct{ k, v string }{{"group", k.Group}, {"kind", k.Kind}, {"name", k.Name}} {
-					if f.v != "" {
-						km.Set(f.k, f.v)
-					}
-				}
-				ignore[i] = km
-			}
-			om.Set("ignore", ignore)
-		}
+		setList(om, "ignore", o.Ignore, func(k model.OrphanedKey) any {
+			km := object.NewMap()
+			setNonZero(km, "group", k.Group)
+			setNonZero(km, "kind", k.Kind)
+			setNonZero(km, "name", k.Name)
+			return km
+		})
 		spec.Set("orphanedResources", om)
 	}
-	if len(f.SignatureKeys) > 0 {
-		keys := make([]any, len(f.SignatureKeys))
-		for i, k := range f.SignatureKeys {
-			keys[i] = object.NewMap().Set("keyID", k)
-		}
-		spec.Set("signatureKeys", keys)
-	}
-	if len(f.DestinationServiceAccounts) > 0 {
-		accounts := make([]any, len(f.DestinationServiceAccounts))
-		for i, d := range f.DestinationServiceAccounts {
-			accounts[i] = object.NewMap().Set("server", d.Server).Set("namespace", d.Namespace).Set("defaultServiceAccount", d.DefaultServiceAccount)
-		}
-		spec.Set("destinationServiceAccounts", accounts)
-	}
+	setList(spec, "signatureKeys", f.SignatureKeys, func(k string) any { return object.NewMap().Set("keyID", k) })
+	setList(spec, "destinationServiceAccounts", f.DestinationServiceAccounts, func(d *model.DestinationServiceAccount) any {
+		return object.NewMap().Set("server", d.Server).Set("namespace", d.Namespace).Set("defaultServiceAccount", d.DefaultServiceAccount)
+	})
 }
 
 // setGeneratePaths sets Argo CD's manifest-generate-paths annotation on an

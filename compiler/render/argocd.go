@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -33,13 +34,9 @@ func (r *renderer) instancesProject(env *model.Environment, m *model.Module) *ob
 			if c := r.spec.Chart(sm.Chart); c != nil {
 				repos = append(repos, argocd.SourceRepo(c))
 			}
-			ns := sm.Namespace
-			if ns == "" {
-				ns = st.Namespace
-			}
 			// The instance's own name and namespace are known; any
 			// other expression may be any string.
-			ns = strings.ReplaceAll(ns, "${schema.metadata.name}", inst.Name())
+			ns := strings.ReplaceAll(cmp.Or(sm.Namespace, st.Namespace), "${schema.metadata.name}", inst.Name())
 			ns = strings.ReplaceAll(ns, "${schema.metadata.namespace}", inst.Namespace)
 			namespaces = append(namespaces, templateGlob(ns))
 		}

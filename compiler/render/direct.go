@@ -42,19 +42,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				walk(m.Name)
 			case model.DirectHelm:
 				c := r.spec.ChartIn(env, m.Chart)
-				helm := shellCommand("helm", "upgrade", "--install", releaseName(env, m))
-				if c.OCI() {
-					helm.arg(c.OCIRef())
-				} else {
-					helm.arg(c.Chart, "--repo", c.RepoURL)
-				}
-				helm.arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
-				if m.CreateNamespaceIn(env) {
-					helm.arg("--create-namespace")
-				}
-				r.helmValues(helm, env, m, dir, &files)
-				helm.arg("--wait")
-				b.WriteString(helm.String() + "\n")
+				b.WriteString(r.helmUpgrade(env, m, dir, &files, append(chartRef(c), "--version", c.Version)...) + "\n")
 				if m.Manifests != "" {
 					b.WriteString(r.applyFolder(env, m, m.Manifests).String() + "\n")
 				}
@@ -63,12 +51,7 @@ func (r *renderer) directApply(env *model.Environment, children map[string][]*mo
 				if r.info.Charts[m.Name] {
 					// A chart of this repository, with its defaults,
 					// as Argo CD renders the folder.
-					helm := shellCommand("helm", "upgrade", "--install", releaseName(env, m), m.DirIn(env), "--namespace", m.NamespaceIn(env))
-					if m.CreateNamespaceIn(env) {
-						helm.arg("--create-namespace")
-					}
-					r.helmValues(helm, env, m, dir, &files)
-					b.WriteString(helm.arg("--wait").String() + "\n")
+					b.WriteString(r.helmUpgrade(env, m, dir, &files, m.DirIn(env)) + "\n")
 					r.directExtraSources(&b, env, m, dir, &files)
 					continue
 				}
@@ -129,17 +112,7 @@ func (r *renderer) directExtraSources(b *strings.Builder, env *model.Environment
 		switch {
 		case x.Chart != "":
 			c := r.spec.ChartIn(env, x.Chart)
-			release := m.Name
-			if x.Helm != nil && x.Helm.ReleaseName != "" {
-				release = x.Helm.ReleaseName
-			}
-			helm := shellCommand("helm", "template", release)
-			if c.OCI() {
-				helm.arg(c.OCIRef())
-			} else {
-				helm.arg(c.Chart, "--repo", c.RepoURL)
-			}
-			helm.arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
+			helm := shellCommand("helm", "template", releaseName(x.Helm, m)).arg(chartRef(c)...).arg("--version", c.Version, "--namespace", m.NamespaceIn(env))
 			if x.Helm == nil || !x.Helm.SkipCrds {
 				helm.arg("--include-crds")
 			}
@@ -234,36 +207,39 @@ func valuesDocument(values map[string]any) *object.Map {
 	return doc
 }
 
-// releaseName is the Helm release of a chart module: its helm.releaseName,
-// or, as Argo CD names it, the Application's name.
-func releaseName(env *model.Environment, m *model.Module) string {
-	if h := m.HelmIn(env); h != nil && h.ReleaseName != "" {
+// releaseName is the Helm release of a chart of module m, of helm options
+// h (the module's, or a further source's): their releaseName, or, as Argo
+// CD names it, the Application's name.
+func releaseName(h *model.Helm, m *model.Module) string {
+	if h != nil && h.ReleaseName != "" {
 		return h.ReleaseName
 	}
 	return m.Name
 }
 
-// helmValues adds to helm a module's helm options, its values (a values
-// file of the plan, in folder dir, added to files) and its parameters, in
-// the order in which Argo CD gives them to Helm.
-func (r *renderer) helmValues(helm *shellWords, env *model.Environment, m *model.Module, dir string, files *[]File) {
-	h := m.HelmIn(env)
-	helmOptions(helm, h)
-	if values := r.values(env, m); len(values) > 0 {
-		*files = append(*files, File{Path: path.Join(dir, "values", m.Name+".yaml"), Objects: []*object.Map{valuesDocument(values)}, Values: true})
-		helm.arg("--values").raw(`"$values"/` + ShellQuote(m.Name+".yaml"))
+// chartRef is how helm names chart c: its OCI reference, or its name in
+// its repository.
+func chartRef(c *model.Chart) []string {
+	if c.OCI() {
+		return []string{c.OCIRef()}
 	}
-	if h != nil {
-		helmParameters(helm, h.Parameters)
-	}
+	return []string{c.Chart, "--repo", c.RepoURL}
 }
 
-// helmOptions are the flags of a chart module's helm options, and its
-// values files of this repository (read from the repository root, where
-// the plan runs), in the Application's order: before valuesObject.
-func helmOptions(helm *shellWords, h *model.Helm) {
+// helmUpgrade is the helm upgrade --install of module m's chart (chart:
+// its reference, then its version where it has one), with the module's
+// helm options, the values files of this repository (read from the
+// repository root, where the plan runs), its values (a values file of
+// the plan, in folder dir, added to files) and its parameters, in the
+// order in which Argo CD gives them to Helm.
+func (r *renderer) helmUpgrade(env *model.Environment, m *model.Module, dir string, files *[]File, chart ...string) string {
+	h := m.HelmIn(env)
+	helm := shellCommand("helm", "upgrade", "--install", releaseName(h, m)).arg(chart...).arg("--namespace", m.NamespaceIn(env))
+	if m.CreateNamespaceIn(env) {
+		helm.arg("--create-namespace")
+	}
 	if h == nil {
-		return
+		h = &model.Helm{}
 	}
 	if h.SkipCrds {
 		helm.arg("--skip-crds")
@@ -279,6 +255,12 @@ func helmOptions(helm *shellWords, h *model.Helm) {
 		}
 		helm.arg("--values", f)
 	}
+	if values := r.values(env, m); len(values) > 0 {
+		*files = append(*files, File{Path: path.Join(dir, "values", m.Name+".yaml"), Objects: []*object.Map{valuesDocument(values)}, Values: true})
+		helm.arg("--values").raw(`"$values"/` + ShellQuote(m.Name+".yaml"))
+	}
+	helmParameters(helm, h.Parameters)
+	return helm.arg("--wait").String()
 }
 
 // helmParameters are a chart module's parameters, as Argo CD passes them
@@ -300,44 +282,25 @@ func helmParameters(helm *shellWords, params []*model.HelmParameter) {
 // them (kustomize edit set nameprefix, namesuffix, image; add label,
 // annotation; its patches).
 func kustomizationOver(at string, m *model.Module, dir string) *object.Map {
-	k := m.Kustomize
 	rel := strings.Repeat("../", strings.Count(at, "/")+1) + dir
 	out := object.NewMap().
 		Set("apiVersion", "kustomize.config.k8s.io/v1beta1").
 		Set("kind", "Kustomization").
 		Set("resources", []string{rel})
-	if k.NamePrefix != "" {
-		out.Set("namePrefix", k.NamePrefix)
-	}
-	if k.NameSuffix != "" {
-		out.Set("nameSuffix", k.NameSuffix)
-	}
-	if len(k.Images) > 0 {
-		images := make([]any, len(k.Images))
-		for i, s := range k.Images {
-			img := argocd.ParseImage(s)
-			im := object.NewMap().Set("name", img.Name)
-			if img.NewName != "" {
-				im.Set("newName", img.NewName)
-			}
-			if img.NewTag != "" {
-				im.Set("newTag", img.NewTag)
-			}
-			if img.Digest != "" {
-				im.Set("digest", img.Digest)
-			}
-			images[i] = im
+	// The Application's options, in the same order, but images, which a
+	// kustomization writes as fields.
+	kustomizeOptions(m.Kustomize).Each(func(key string, v any) {
+		if key == "images" {
+			v = listOf(m.Kustomize.Images, func(s string) any {
+				img := argocd.ParseImage(s)
+				im := object.NewMap().Set("name", img.Name)
+				setNonZero(im, "newName", img.NewName)
+				setNonZero(im, "newTag", img.NewTag)
+				setNonZero(im, "digest", img.Digest)
+				return im
+			})
 		}
-		out.Set("images", images)
-	}
-	if len(k.CommonLabels) > 0 {
-		out.Set("commonLabels", argocd.StringMap(k.CommonLabels))
-	}
-	if len(k.CommonAnnotations) > 0 {
-		out.Set("commonAnnotations", argocd.StringMap(k.CommonAnnotations))
-	}
-	if o := kustomizeOptions(&model.Kustomize{Patches: k.Patches}); o.Get("patches") != nil {
-		out.Set("patches", o.Get("patches"))
-	}
+		out.Set(key, v)
+	})
 	return out
 }

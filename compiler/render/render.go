@@ -55,11 +55,10 @@ const (
 	// DirectApplyRoot holds the direct-apply plans (DirectApplyDir).
 	DirectApplyRoot = "deploy/direct-apply"
 
-	projectsWave    = "-1" // AppProjects exist before the Applications that use them
-	appsFile        = "apps.yaml"
-	appProjectsFile = AppProjectsFile
-	defaultRootApp  = "root-app.yaml"
-	stacksDir       = "stacks"
+	projectsWave   = "-1" // AppProjects exist before the Applications that use them
+	appsFile       = "apps.yaml"
+	defaultRootApp = "root-app.yaml"
+	stacksDir      = "stacks"
 )
 
 // FolderReads returns the folders of the repository that building the
@@ -83,10 +82,7 @@ func Render(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, reads Fold
 			perEnv[i][j].Env = env.Name
 		}
 	})
-	var files []File
-	for _, fs := range perEnv {
-		files = append(files, fs...)
-	}
+	files := slices.Concat(perEnv...)
 	for _, st := range spec.Stacks {
 		files = append(files, File{Path: StackFile(st.Name), Objects: []*object.Map{stacks.Stacks[st.Name].Object}})
 	}
@@ -241,8 +237,8 @@ func (r *renderer) environment(env *model.Environment) []File {
 		for _, p := range env.Projects {
 			objs = append(objs, r.project(p))
 		}
-		files = append(files, File{Path: path.Join(dir, appProjectsFile), Objects: objs})
-		include = "{" + appsFile + "," + appProjectsFile + "}"
+		files = append(files, File{Path: path.Join(dir, AppProjectsFile), Objects: objs})
+		include = "{" + appsFile + "," + AppProjectsFile + "}"
 	}
 	files = append(files, File{Path: RootFile(&r.spec.Platform, env.Name), Objects: []*object.Map{r.root(env, include)}})
 	if in := r.install(env, children); !in.Empty() {
@@ -344,9 +340,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		dest.Set("server", argocd.InClusterServer).Set("namespace", p.ArgoCDNamespace)
 	case model.DestNamespace:
 		setDestination(dest, m.DestinationIn(env))
-		if ns := m.NamespaceIn(env); ns != "" {
-			dest.Set("namespace", ns)
-		}
+		setNonZero(dest, "namespace", m.NamespaceIn(env))
 		// Namespace "*" is no namespace to create: the objects name theirs.
 		if m.CreateNamespaceIn(env) && m.NamespaceIn(env) != model.AnyNamespace {
 			syncOptions = append(syncOptions, argocd.CreateNamespace)
@@ -355,9 +349,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		// Cluster-scoped objects: a namespace, if any, is only for the
 		// project's destinations to permit.
 		setDestination(dest, m.DestinationIn(env))
-		if ns := m.NamespaceIn(env); ns != "" {
-			dest.Set("namespace", ns)
-		}
+		setNonZero(dest, "namespace", m.NamespaceIn(env))
 	default:
 		panic(fmt.Sprintf("render: module kind %v deploys nowhere platc knows", m.Kind))
 	}
@@ -482,33 +474,21 @@ func Wired(spec *model.Spec, env *model.Environment, w *model.Wire) any {
 
 func (r *renderer) project(p *model.Project) *object.Map {
 	spec := object.NewMap()
-	if p.Description != "" {
-		spec.Set("description", p.Description)
-	}
+	setNonZero(spec, "description", p.Description)
 	spec.Set("sourceRepos", p.SourceRepos)
 	var dests []any
 	for _, d := range p.Destinations {
 		// As written: Argo CD matches a cluster by server or by name,
 		// and a namespace only where one is given.
 		m := object.NewMapCap(3)
-		if d.Server != "" {
-			m.Set("server", d.Server)
-		}
-		if d.Name != "" {
-			m.Set("name", d.Name)
-		}
-		if d.Namespace != "" {
-			m.Set("namespace", d.Namespace)
-		}
+		setNonZero(m, "server", d.Server)
+		setNonZero(m, "name", d.Name)
+		setNonZero(m, "namespace", d.Namespace)
 		dests = append(dests, m)
 	}
 	spec.Set("destinations", dests)
-	if len(p.ClusterResourceWhitelist) > 0 {
-		spec.Set("clusterResourceWhitelist", groupKinds(p.ClusterResourceWhitelist))
-	}
-	if len(p.NamespaceResourceBlacklist) > 0 {
-		spec.Set("namespaceResourceBlacklist", groupKinds(p.NamespaceResourceBlacklist))
-	}
+	setList(spec, "clusterResourceWhitelist", p.ClusterResourceWhitelist, groupKind)
+	setList(spec, "namespaceResourceBlacklist", p.NamespaceResourceBlacklist, groupKind)
 	if len(p.SourceNamespaces) > 0 {
 		spec.Set("sourceNamespaces", p.SourceNamespaces)
 	}
@@ -542,10 +522,6 @@ func (r *renderer) appProject(name string, spec *object.Map, labels, annotations
 		Set("spec", spec)
 }
 
-func groupKinds(gks []model.GroupKind) []any {
-	var out []any
-	for _, gk := range gks {
-		out = append(out, object.NewMap().Set("group", gk.Group).Set("kind", gk.Kind))
-	}
-	return out
+func groupKind(gk model.GroupKind) any {
+	return object.NewMap().Set("group", gk.Group).Set("kind", gk.Kind)
 }

@@ -13,7 +13,7 @@ import (
 // every environment, so the version an environment runs reaches the
 // Application kro creates through the instance, which platc makes per
 // environment. Where no environment pins a stack's charts, the RGD has no
-// such field and its Applications name the platform's version, as before.
+// such field and its Applications name the platform's version.
 const chartVersionsField = "chartVersions"
 
 // chartVersionsSchema is the SimpleSchema of chartVersionsField for the

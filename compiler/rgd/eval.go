@@ -6,13 +6,8 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/kro"
+	"github.com/platc/platc/compiler/object"
 )
-
-// evalOutput evaluates a stack output, a ${...} template over schema
-// alone, in kro's typed environment of the stack.
-func evalOutput(r *kro.Result, template string, schemaVar map[string]any) (any, error) {
-	return evalTemplate(r, template, map[string]any{"schema": schemaVar}, nil)
-}
 
 // evalTemplate evaluates every ${...} of s in kro's typed environment of
 // the stack, r. A string that is one expression has that expression's
@@ -88,16 +83,7 @@ func standIn(p *kro.Program, vars map[string]any, pending func(refs []string) bo
 		}
 		obj := map[string]any{}
 		for _, path := range paths {
-			m := obj
-			for _, k := range path[:len(path)-1] {
-				next, _ := m[k].(map[string]any)
-				if next == nil {
-					next = map[string]any{}
-					m[k] = next
-				}
-				m = next
-			}
-			m[path[len(path)-1]] = Placeholder(ref + "." + strings.Join(path, "."))
+			obj = object.SetPath(obj, path, Placeholder(ref+"."+strings.Join(path, ".")))
 		}
 		with[ref] = obj
 	}

@@ -1,6 +1,7 @@
 package rgd
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -22,14 +23,14 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 	for _, env := range spec.Environments {
 		for _, cl := range spec.Clients {
 			for _, cs := range cl.Stacks {
-				st := compiled.Stacks[cs.Stack]
-				if st == nil || !slices.Contains(cs.Environments, env.Name) || info.Instances[cs.Stack] == nil {
+				st, mod := compiled.Stacks[cs.Stack], info.Instances[cs.Stack]
+				if st == nil || !slices.Contains(cs.Environments, env.Name) || mod == nil {
 					continue // unknown stack or environment: check reported it
 				}
-				if !check.Delivered(env, info.Instances[cs.Stack].Name, info.Parent) {
+				if !check.Delivered(env, mod.Name, info.Parent) {
 					continue
 				}
-				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model, info.Instances[cs.Stack].Name), Namespace: info.Instances[cs.Stack].Namespace}
+				inst := &Instance{Client: cl, Env: env, Stack: st, Spec: instanceSpec(spec, env, cl, cs, st.Model, mod.Name), Namespace: mod.Namespace}
 				byKey[key{cl.Name, env.Name, cs.Stack}] = inst
 				out = append(out, inst)
 			}
@@ -65,7 +66,8 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				unwired[inst] = true
 				continue // check or kro reported it
 			}
-			value, err := evalOutput(from.Stack.Result, out.Expr, from.schemaVar())
+			// A ${...} template over schema alone.
+			value, err := evalTemplate(from.Stack.Result, out.Expr, map[string]any{"schema": from.schemaVar()}, nil)
 			if err != nil {
 				log.Reportf(diag.StackEval, out.Pos, out.Path, "evaluating the output for client %s in %s: %v", inst.Client.Name, inst.Env.Name, err)
 				continue
@@ -81,23 +83,14 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 				problems = nil
 			}
 			for _, p := range problems {
-				specPath := cs.FieldPath("spec")
-				if p.Path != "" {
-					specPath = appendKroPath(specPath, p.Path)
-				}
+				specPath := appendKroPath(cs.FieldPath("spec"), p.Path)
 				log.Reportf(diag.StackEval, spec.PosOf(specPath), specPath, "%s", p.Msg)
 			}
 		}
 		inst.Object = inst.object()
 	}
 	slices.SortStableFunc(out, func(a, b *Instance) int {
-		if c := strings.Compare(a.Env.Name, b.Env.Name); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Stack.Model.Name, b.Stack.Model.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Client.Name, b.Client.Name)
+		return cmp.Or(strings.Compare(a.Env.Name, b.Env.Name), strings.Compare(a.Stack.Model.Name, b.Stack.Model.Name), strings.Compare(a.Client.Name, b.Client.Name))
 	})
 	return out
 }
@@ -107,10 +100,7 @@ func instances(spec *model.Spec, info *check.Info, compiled *Compiled, log *diag
 // client's values in this repository follow the environment's revision, so
 // that a pinned environment reads them at its tag.
 func instanceSpec(spec *model.Spec, env *model.Environment, cl *model.Client, cs *model.ClientStack, st *model.Stack, module string) map[string]any {
-	out := object.Merge(nil, cs.Spec)
-	if out == nil {
-		out = map[string]any{}
-	}
+	out := object.Merge(map[string]any{}, cs.Spec)
 	revision := cl.Values.Revision
 	if cl.Values.RepoURL == spec.Platform.RepoURL {
 		revision = env.Revision
@@ -159,11 +149,7 @@ func (inst *Instance) schemaVar() map[string]any {
 }
 
 func (st *Stack) apiVersion() string {
-	group := st.Model.Group
-	if group == "" {
-		group = defaultGroup
-	}
-	return group + "/" + st.Model.APIVersion
+	return cmp.Or(st.Model.Group, defaultGroup) + "/" + st.Model.APIVersion
 }
 
 func (inst *Instance) object() *object.Map {

@@ -41,24 +41,16 @@ type PreviewResource struct {
 func (c *Compiled) PreviewInstance(stack, client, env string) (*Preview, error) {
 	key := stack + "\x00" + client + "\x00" + env
 	c.previewMu.Lock()
-	e := c.previews[key]
-	if e == nil {
+	preview := c.previews[key]
+	if preview == nil {
 		if c.previews == nil {
-			c.previews = map[string]*previewEntry{}
+			c.previews = map[string]func() (*Preview, error){}
 		}
-		e = &previewEntry{}
-		c.previews[key] = e
+		preview = sync.OnceValues(func() (*Preview, error) { return c.previewInstance(stack, client, env) })
+		c.previews[key] = preview
 	}
 	c.previewMu.Unlock()
-	e.once.Do(func() { e.p, e.err = c.previewInstance(stack, client, env) })
-	return e.p, e.err
-}
-
-// previewEntry is one instance's preview, computed once.
-type previewEntry struct {
-	once sync.Once
-	p    *Preview
-	err  error
+	return preview()
 }
 
 func (c *Compiled) previewInstance(stack, client, env string) (*Preview, error) {
@@ -208,6 +200,7 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 		values     []any
 	}
 	var all []dim
+	iterators := map[string]bool{}
 	known := true
 	for _, d := range dims {
 		m, _ := d.(*object.Map)
@@ -217,23 +210,18 @@ func collection(r *kro.Result, pr PreviewResource, dims []any, tmpl *object.Map,
 		var err error
 		m.Each(func(name string, v any) {
 			expr, _ := v.(string)
-			x := dim{name: name, expr: expr}
 			var got any
 			if got, err = evalTemplate(r, expr, vars, pending); err != nil {
 				return
 			}
 			list, isList := got.([]any)
 			known = known && isList
-			x.values = list
-			all = append(all, x)
+			all = append(all, dim{name, expr, list})
+			iterators[name] = true
 		})
 		if err != nil {
 			return nil, fmt.Errorf("forEach: %v", err)
 		}
-	}
-	iterators := map[string]bool{}
-	for _, d := range all {
-		iterators[d.name] = true
 	}
 	if !known {
 		var lists []string

@@ -15,6 +15,7 @@
 package rgd
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -75,8 +76,8 @@ type Compiled struct {
 	Stacks    map[string]*Stack
 	Instances []*Instance // sorted by environment, stack, client
 
-	previewMu sync.Mutex // guards previews and byVars, not their evaluation
-	previews  map[string]*previewEntry
+	previewMu sync.Mutex                          // guards previews and byVars, not their evaluation
+	previews  map[string]func() (*Preview, error) // by instance, each computed once
 	// byVars are the previews made, by stack and encoded schema variable:
 	// instances that CEL's schema sees alike (clients with the same spec
 	// in environments alike) share one preview, evaluated or read once.
@@ -93,11 +94,12 @@ func Compile(spec *model.Spec, info *check.Info, cache cache.Cache, parses *kro.
 	if len(spec.Stacks) == 0 {
 		return out
 	}
-	resolver, kinds, err := loadKinds()
+	resolver, err := kro.Embedded()
 	if err != nil {
 		// The embedded CRDs are ours and tested; this is a bug.
 		panic(fmt.Sprintf("platc: embedded CRDs: %v", err))
 	}
+	prims := primitives(resolver)
 	// The gates the platform's kro runs with; ones check refuses are
 	// reported there, and the stacks checked with kro's defaults.
 	gates := kro.Gates(spec.Platform.Kro.FeatureGates)
@@ -123,7 +125,7 @@ func Compile(spec *model.Spec, info *check.Info, cache cache.Cache, parses *kro.
 				r = with
 			}
 		}
-		b := &builder{spec: spec, info: info, stack: st, kinds: kinds, resolver: r, cache: cache, parses: parses, gates: gates, log: log, origins: map[string]string{}, reported: map[string]bool{}}
+		b := &builder{spec: spec, info: info, stack: st, primitives: prims, resolver: r, cache: cache, parses: parses, gates: gates, log: log, origins: map[string]string{}, reported: map[string]bool{}}
 		out.Stacks[st.Name] = b.build()
 	}
 	crdConflicts(spec, out, log)
@@ -180,16 +182,17 @@ func stackOrder(stacks []*model.Stack, used map[string][]string) []*model.Stack 
 // builder builds one stack's RGD and remembers where each part of it came
 // from in the spec, to place kro's problems.
 type builder struct {
-	spec     *model.Spec
-	info     *check.Info
-	stack    *model.Stack
-	kinds    map[string]kind
-	resolver *kro.Kinds
-	cache    cache.Cache
-	parses   *kro.Parses
-	gates    kro.Gates
-	log      *diag.Log
-	origins  map[string]string // resource id + "|" + kro path -> spec path
+	spec  *model.Spec
+	info  *check.Info
+	stack *model.Stack
+	// primitives are the kinds a primitive may have, by kind name.
+	primitives map[string]kro.Kind
+	resolver   *kro.Kinds
+	cache      cache.Cache
+	parses     *kro.Parses
+	gates      kro.Gates
+	log        *diag.Log
+	origins    map[string]string // resource id + "|" + kro path -> spec path
 	// reported are the resources whose kind platc refused already, whose
 	// kind kro cannot resolve either.
 	reported map[string]bool
@@ -230,11 +233,7 @@ func (b *builder) build() *Stack {
 		if b.reported[p.Resource] && (p.Path == "template.kind" || p.Path == "template.apiVersion") {
 			continue
 		}
-		specPath := b.origin(p.Resource, p.Path)
-		pos := b.spec.PosOf(specPath)
-		if p.Str != "" {
-			pos = b.spec.PosIn(specPath, p.Str, p.Offset) // inside the expression
-		}
+		pos, specPath := b.place(p)
 		b.log.Reportf(p.ID, pos, specPath, "%s", p.Msg)
 	}
 	b.ahead(rgd)
@@ -262,11 +261,7 @@ func (b *builder) ahead(rgd *kro.RGD) {
 		}
 	}
 	for _, p := range problems {
-		specPath := b.origin(p.Resource, p.Path)
-		pos := b.spec.PosOf(specPath)
-		if p.Str != "" {
-			pos = b.spec.PosIn(specPath, p.Str, p.Offset)
-		}
+		pos, specPath := b.place(p)
 		msg := p.Msg
 		switch len(declaring) {
 		case 0:
@@ -281,10 +276,7 @@ func (b *builder) ahead(rgd *kro.RGD) {
 
 // instanceSpec is the stack's SimpleSchema with the fields platc fills.
 func (b *builder) instanceSpec() map[string]any {
-	spec := object.Merge(nil, b.stack.Spec)
-	if spec == nil {
-		spec = map[string]any{}
-	}
+	spec := object.Merge(map[string]any{}, b.stack.Spec)
 	spec[valuesField] = map[string]any{
 		"repoURL":  `string | required=true description="Git repository of the client's values files"`,
 		"revision": `string | default="main" description="revision of it"`,
@@ -298,23 +290,20 @@ func (b *builder) instanceSpec() map[string]any {
 }
 
 func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
-	k, ok := b.kinds[p.Kind]
+	k, ok := b.primitives[p.Kind]
 	apiVersion := "platform.example.org/v1alpha1"
-	if ok && k.primitive {
-		apiVersion = k.apiVersion
-		for _, req := range k.required {
+	if ok {
+		apiVersion = k.APIVersion
+		for _, req := range k.Required {
 			if req == "spec" && p.Spec == nil {
-				b.log.Reportf(diag.Primitive, p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.specFields, ", "))
+				b.log.Reportf(diag.Primitive, p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.SpecFields, ", "))
 			}
 		}
 	} else {
-		b.log.Reportf(diag.UnknownName, p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(primitiveKinds(b.kinds), ", "))
+		b.log.Reportf(diag.UnknownName, p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(slices.Sorted(maps.Keys(b.primitives)), ", "))
 		b.reported[p.ID] = true
 	}
-	name := p.Name
-	if name == "" {
-		name = "${schema.metadata.name}-" + Kebab(p.ID)
-	}
+	name := cmp.Or(p.Name, "${schema.metadata.name}-"+Kebab(p.ID))
 	tmpl := object.NewMap().
 		Set("apiVersion", apiVersion).
 		Set("kind", p.Kind).
@@ -425,10 +414,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 			name += "-${" + f.Name + "}"
 		}
 	}
-	namespace := m.Namespace
-	if namespace == "" {
-		namespace = b.stack.Namespace
-	}
+	namespace := cmp.Or(m.Namespace, b.stack.Namespace)
 	values := object.Merge(nil, m.Values)
 	const valuesObject = "template.spec.sources[0].helm.valuesObject"
 	for _, w := range m.Wiring {
@@ -512,6 +498,16 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 // from the spec path specPrefix (the rest of the path appended).
 func (b *builder) mapPrefix(id, prefix, specPrefix string) {
 	b.origins[id+"|"+prefix+"*"] = specPrefix
+}
+
+// place is where kro's problem p is written in the spec, and its spec
+// path (origin): inside the expression, where p says where in it.
+func (b *builder) place(p kro.Problem) (diag.Pos, string) {
+	specPath := b.origin(p.Resource, p.Path)
+	if p.Str != "" {
+		return b.spec.PosIn(specPath, p.Str, p.Offset), specPath
+	}
+	return b.spec.PosOf(specPath), specPath
 }
 
 // origin returns the spec path a problem of kro's comes from: the exact
@@ -699,10 +695,9 @@ func crdConflicts(spec *model.Spec, out *Compiled, log *diag.Log) {
 			switch {
 			case a.crd == b.crd:
 				log.Reportf(diag.KroCRD, b.stack.At("kind"), b.stack.FieldPath("kind"), "the instances of stacks %s and %s would have the same CRD, %s: kro creates it for the first RGD and refuses the second (kro: CRD is owned by another ResourceGraphDefinition); choose another kind or group", a.stack.Name, b.stack.Name, b.crd)
-			case a.group == b.group && (slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.kind) ||
-				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.plural) ||
-				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.singular) ||
-				slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, b.list)):
+			case a.group == b.group && slices.ContainsFunc([]string{b.kind, b.plural, b.singular, b.list}, func(n string) bool {
+				return slices.Contains([]string{a.kind, a.plural, a.singular, a.list}, n)
+			}):
 				log.Reportf(diag.KroCRD, b.stack.At("kind"), b.stack.FieldPath("kind"), "the CRD of stack %s's instances (%s) would serve a name the CRD of stack %s (%s) serves in group %s already: the API server does not accept the names of the second; choose another kind or group", b.stack.Name, b.crd, a.stack.Name, a.crd, b.group)
 			}
 		}

@@ -17,9 +17,9 @@ import (
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
-	"github.com/platc/platc/compiler/rgd"
 	"github.com/platc/platc/compiler/verify"
 	"github.com/platc/platc/schemas"
+	"github.com/platc/platc/testkit/rgdobject"
 )
 
 // PlatcRGD is platc's verdict on a ResourceGraphDefinition (as decoded
@@ -31,7 +31,7 @@ import (
 // metadata). Warnings are not refusals: platc renders the RGD.
 func PlatcRGD(obj map[string]any) []string {
 	var out []string
-	r, err := rgd.FromObject(obj)
+	r, err := rgdobject.Read(obj)
 	if err != nil {
 		return []string{"reading the RGD: " + err.Error()}
 	}
@@ -59,7 +59,7 @@ func PlatcRGD(obj map[string]any) []string {
 
 // PlatcWarnings are the warnings platc gives about an RGD it renders.
 func PlatcWarnings(obj map[string]any) []string {
-	r, err := rgd.FromObject(obj)
+	r, err := rgdobject.Read(obj)
 	if err != nil {
 		return nil
 	}
@@ -103,7 +103,7 @@ func toValue(v any) any {
 // instances of theirs is checked beside the CRDs of those platc accepts
 // alone, as rgd.Compile does.
 func PlatcInstanceCRD(gates map[string]bool, obj map[string]any, others ...map[string]any) map[string]any {
-	r, err := rgd.FromObject(obj)
+	r, err := rgdobject.Read(obj)
 	if err != nil {
 		return nil
 	}
@@ -113,7 +113,7 @@ func PlatcInstanceCRD(gates map[string]bool, obj map[string]any, others ...map[s
 	}
 	var results []*kro.Result
 	for _, o := range others {
-		if or, err := rgd.FromObject(o); err == nil {
+		if or, err := rgdobject.Read(o); err == nil {
 			or.Gates = gates
 			if res, _ := kro.Check(or); res != nil {
 				results = append(results, res)
