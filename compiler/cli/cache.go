@@ -321,24 +321,8 @@ func trimEntries(dir string, now time.Time) {
 	}
 }
 
-// Put writes the entry beside its place and renames it there, so that a
-// reader never sees half of it.
 func (c *dirCache) Put(key string, data []byte) {
-	if os.MkdirAll(c.dir, 0o777) != nil {
-		return
-	}
-	f, err := os.CreateTemp(c.dir, key+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(append([]byte(c.header(key, data)), data...))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(c.dir, key))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if os.MkdirAll(c.dir, 0o777) == nil {
+		writeFile(c.dir, key+".*.tmp", filepath.Join(c.dir, key), append([]byte(c.header(key, data)), data...), 0)
 	}
 }

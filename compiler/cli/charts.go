@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path"
@@ -67,26 +67,12 @@ func (s *chartStore) Damaged(digest string) (file, got string, ok bool) {
 	return s.file(digest), got, true
 }
 
-// put stores an archive under its digest, beside its place then renamed.
+// put stores an archive under its digest.
 func (s *chartStore) put(data []byte) error {
 	if err := os.MkdirAll(s.dir, 0o777); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, "archive.*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), s.file(charts.Digest(data)))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return writeFile(s.dir, "archive.*.tmp", s.file(charts.Digest(data)), data, 0)
 }
 
 // chartsIn opens what platc charts pull and vendor work on: the chart
@@ -110,32 +96,6 @@ func chartsIn(c *call) (*chartStore, *os.Root, int) {
 	return store, root, ExitOK
 }
 
-func runChartsVendor(c *call, specDir string) int {
-	store, root, code := chartsIn(c)
-	if root == nil {
-		return code
-	}
-	defer root.Close()
-	return chartsVendor(root, strings.TrimSuffix(specDir, "/"), store, c.stdout, c.stderr)
-}
-
-func runChartsPull(c *call, specDir string, only []string, update bool) int {
-	store, root, code := chartsIn(c)
-	if root == nil {
-		return code
-	}
-	defer root.Close()
-	proc, stdout, stderr := c.proc, c.stdout, c.stderr
-	specDir = strings.TrimSuffix(specDir, "/")
-	client := http.DefaultClient
-	if proc.httpClient != nil {
-		client = proc.httpClient
-	}
-	ctx, stop := proc.interrupts()
-	defer stop()
-	return chartsPull(ctx, root, specDir, store, client, only, update, stdout, stderr)
-}
-
 // lockError says what is wrong with the lock file: a YAML syntax error
 // at its place, in plain words.
 func lockError(file string, err error) string {
@@ -157,9 +117,19 @@ func readLock(root *os.Root, specDir string) (*charts.Lock, error) {
 	return charts.ParseLock(data)
 }
 
-// chartsPull locks every pin, or, with only, the pins of those charts
+// runChartsPull locks every pin, or, with only, the pins of those charts
 // (the spec's names), keeping the lock's entries of the others.
-func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chartStore, client *http.Client, only []string, update bool, stdout, stderr io.Writer) int {
+func runChartsPull(c *call, specDir string, only []string, update bool) int {
+	store, root, code := chartsIn(c)
+	if root == nil {
+		return code
+	}
+	defer root.Close()
+	stdout, stderr := c.stdout, c.stderr
+	specDir = strings.TrimSuffix(specDir, "/")
+	client := cmp.Or(c.proc.httpClient, http.DefaultClient)
+	ctx, stop := c.proc.interrupts()
+	defer stop()
 	fsys := newRepoFS(root)
 	pins, folders, log := compiler.Pins(fsys, specDir)
 	fmt.Fprint(stderr, log.String())
@@ -255,7 +225,14 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 	return ExitOK
 }
 
-func chartsVendor(root *os.Root, specDir string, store *chartStore, stdout, stderr io.Writer) int {
+func runChartsVendor(c *call, specDir string) int {
+	store, root, code := chartsIn(c)
+	if root == nil {
+		return code
+	}
+	defer root.Close()
+	stdout, stderr := c.stdout, c.stderr
+	specDir = strings.TrimSuffix(specDir, "/")
 	lock, err := readLock(root, specDir)
 	if err != nil {
 		fmt.Fprintln(stderr, lockError(path.Join(specDir, charts.LockFile), err))
@@ -299,11 +276,7 @@ func chartsVendor(root *os.Root, specDir string, store *chartStore, stdout, stde
 			}
 		}
 	}
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(want))
 	fmt.Fprintf(stdout, "platc: %s/: %d charts (%s), %d removed\n", dir, len(names), strings.Join(names, ", "), removed)
 	return ExitOK
 }

@@ -128,21 +128,6 @@ func (repo *compiled) close() {
 	}
 }
 
-// compileBeforeEdit compiles the spec as it is before a command edits it,
-// holding the output folder's lock. Its report is kept in now: the
-// compilation of the edit reports the spec's warnings again, so now is
-// reported only where the edit is not compiled. A nil repo ends the
-// command with code.
-func (c *call) compileBeforeEdit() (now *report, repo *compiled, code int) {
-	now = c.rep.buffered()
-	repo, code = c.compile(now, false, true)
-	c.rep.started = true
-	if repo == nil {
-		c.rep.take(now)
-	}
-	return now, repo, code
-}
-
 // compile opens the repository and compiles it; with scan, it also reads
 // the output folder (res.Existing), for the commands that compare or write
 // it, and with hold it holds the output folder's lock until close. Before
@@ -323,16 +308,6 @@ func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State
 		return nil, writeFailed(c.rep, res.OutDir, err)
 	}
 	return w, ExitOK
-}
-
-// scanOutput reads res's output folder as it is, for writeOutputs.
-func (c *call) scanOutput(repo *compiled, res *compiler.Result) (*emit.State, int) {
-	st, err := emit.Scan(newRepoFS(repo.root), res.OutDir)
-	if err != nil {
-		c.rep.failf(writeID(err), "%v", err)
-		return nil, ExitUsage
-	}
-	return st, ExitOK
 }
 
 func runRender(c *call) int {

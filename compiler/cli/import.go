@@ -236,16 +236,8 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 			fmt.Fprintf(c.stderr, "platc import: %v\n", err)
 			return ExitUsage
 		}
-		// Each file is written whole or not at all: beside it, then
-		// renamed over its name.
 		for _, name := range slices.Sorted(maps.Keys(files)) {
-			tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
-			err := root.WriteFile(tmp, files[name], 0o666)
-			if err == nil {
-				err = root.Rename(tmp, name)
-			}
-			if err != nil {
-				root.Remove(tmp)
+			if err := writeFileAtomic(root, name, files[name]); err != nil {
 				fmt.Fprintf(c.stderr, "platc import: %v\n", err)
 				return ExitUsage
 			}

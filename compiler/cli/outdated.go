@@ -353,20 +353,7 @@ func (r *chartRepos) keep(u string, data []byte, at string) {
 	}
 	sum := sha256.Sum256(data)
 	head := fmt.Sprintf("%s%s %s %s\n", cache.ChartIndex.Layout(), at, hex.EncodeToString(sum[:]), u)
-	f, err := os.CreateTemp(r.dir, "index.*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(append([]byte(head), data...))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), r.entry(u))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	writeFile(r.dir, "index.*.tmp", r.entry(u), append([]byte(head), data...), 0)
 }
 
 // kept returns the copy of u in the cache and when it was read; a copy

@@ -6,6 +6,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/release"
 )
@@ -19,7 +20,7 @@ func runPromote(c *call, charts []string, tag string) int {
 	if tag != "" && !model.IsReleaseTag(tag) {
 		return c.usagef("-release %q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	return editVersions(c, func(spec *model.Spec) (string, bool) {
+	return editSpec(c, "edit", func(spec *model.Spec) (string, bool) {
 		for _, env := range []string{from, to} {
 			if msg, ok := known("environment", env, envNames(spec)); !ok {
 				return msg, false
@@ -50,7 +51,7 @@ func runBump(c *call, envs []string, tag string) int {
 	if len(envs) > 0 {
 		already = fmt.Sprintf("%s runs %s %s already", diag.List(envs), chart, version)
 	}
-	return editVersions(c, func(spec *model.Spec) (string, bool) {
+	return editSpec(c, "edit", func(spec *model.Spec) (string, bool) {
 		if msg, ok := known("chart", chart, chartNames(spec)); !ok {
 			return msg, false
 		}
@@ -65,15 +66,21 @@ func runBump(c *call, envs []string, tag string) int {
 	}, already)
 }
 
-// editVersions is what promote and bump share, as release does it: the
-// spec compiled as it is; the arguments checked against it (a usage
-// error); the edit made, then compiled and checked as it will be; and
-// only then the spec edits and the render written, in one journal. On any
-// problem it writes nothing. nothing is what it says when the edit
-// changes nothing.
-func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
-	now, repo, code := c.compileBeforeEdit()
+// editSpec is what release, promote and bump share: the spec compiled
+// as it is; the arguments checked against it (a usage error); the edit
+// made, then compiled and checked as it will be; and only then the spec
+// edits and the render written, in one journal. On any problem it writes
+// nothing. what names the edit in a note of an interrupt; nothing is
+// what it says when the edit changes nothing.
+func editSpec(c *call, what string, args func(*model.Spec) (string, bool), edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
+	// The compilation of the edit reports the spec's warnings again: those
+	// of the spec as it is (now) are reported only where it is not
+	// compiled.
+	now := c.rep.buffered()
+	repo, code := c.compile(now, false, true)
+	c.rep.started = true
 	if repo == nil {
+		c.rep.take(now)
 		return code
 	}
 	defer repo.close()
@@ -88,7 +95,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 		c.rep.log(log)
 		return ExitProblems
 	}
-	if len(v.Changes) == 0 {
+	if len(v.Changes) == 0 && len(v.Moves) == 0 {
 		c.rep.take(now)
 		c.rep.summary("nothing to change: " + nothing)
 		return ExitOK
@@ -112,9 +119,10 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 			return ExitProblems
 		}
 	}
-	st, code := c.scanOutput(repo, next)
-	if st == nil {
-		return code
+	st, err := emit.Scan(newRepoFS(repo.root), next.OutDir)
+	if err != nil {
+		c.rep.failf(writeID(err), "%v", err)
+		return ExitUsage
 	}
 	w, code := c.writeOutputs(repo, next, st, v.Files)
 	if w == nil {
@@ -123,7 +131,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 	c.rep.versionChanges(v.Changes)
 	c.rep.moved(v.Moves)
 	c.rep.wrote(repo.counts(next), next.Gaps, next.OutDir, len(next.Outputs), w)
-	if interrupted(repo.ctx, c.rep, "the edit was committed: it was finished") {
+	if interrupted(repo.ctx, c.rep, "the "+what+" was committed: it was finished") {
 		return ExitUsage
 	}
 	return ExitOK

@@ -98,7 +98,8 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 		c.rep.failf(diag.IO, "-o %s %s", out, msg)
 		return ExitUsage
 	}
-	if err := writeOutside(out, page.Bytes()); err != nil {
+	// -o may lie outside the repository (it is from the current folder).
+	if err := writeFile(filepath.Dir(out), "."+filepath.Base(out)+".*.platc-tmp", out, page.Bytes(), 0o644); err != nil {
 		c.rep.failf(diag.IO, "writing the page: %v", err)
 		return ExitUsage
 	}
@@ -210,11 +211,12 @@ func resolved(p string) string {
 	}
 }
 
-// writeOutside writes data to the file name, which may lie outside the
-// repository (-o is from the current folder), whole or not at all: a new
-// file of its folder (made by platc alone: O_EXCL), renamed over name.
-func writeOutside(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.platc-tmp")
+// writeFile writes data to the file name whole or not at all, so that a
+// reader never sees half of it: into a new file of dir named after
+// pattern (os.CreateTemp: made by platc alone), renamed over name. perm,
+// unless 0, is the file's mode.
+func writeFile(dir, pattern, name string, data []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return err
 	}
@@ -222,8 +224,8 @@ func writeOutside(name string, data []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
+	if err == nil && perm != 0 {
+		err = os.Chmod(f.Name(), perm)
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), name)
