@@ -218,8 +218,7 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 		return ExitProblems
 	}
 	if err := writeFileAtomic(root, path.Join(specDir, charts.LockFile), lock.Marshal()); err != nil {
-		fmt.Fprintf(stderr, "platc charts pull: writing the lock file: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "writing the lock file: %v", err)
 	}
 	fmt.Fprintf(stdout, "platc: %s: %d charts locked\n", path.Join(specDir, charts.LockFile), len(lock.Charts))
 	return ExitOK
@@ -248,23 +247,19 @@ func runChartsVendor(c *call, specDir string) int {
 			continue
 		}
 		if _, dup := want[e.File()]; dup {
-			fmt.Fprintf(stderr, "platc charts vendor: two locked charts would be %s/%s: vendor one of them\n", dir, e.File())
-			return ExitProblems
+			return c.errorf(ExitProblems, "two locked charts would be %s/%s: vendor one of them", dir, e.File())
 		}
 		want[e.File()] = data
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(stderr, "platc charts vendor: the cache does not hold %s: run platc charts pull first\n", strings.Join(missing, ", "))
-		return ExitProblems
+		return c.errorf(ExitProblems, "the cache does not hold %s: run platc charts pull first", strings.Join(missing, ", "))
 	}
 	if err := root.MkdirAll(dir, 0o777); err != nil {
-		fmt.Fprintf(stderr, "platc charts vendor: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	for name, data := range want {
 		if err := writeFileAtomic(root, path.Join(dir, name), data); err != nil {
-			fmt.Fprintf(stderr, "platc charts vendor: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
 	}
 	removed := 0

@@ -20,6 +20,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -120,7 +121,7 @@ type compiled struct {
 // close releases the output roots' locks, and closes the repository and
 // the client checkouts.
 func (repo *compiled) close() {
-	repo.out.release()
+	repo.out.keepOnly("")
 	repo.stop()
 	repo.root.Close()
 	for _, r := range repo.clients {
@@ -304,8 +305,13 @@ func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State
 		specEdits = append(specEdits, emit.Output{Path: name, Data: edits[name]})
 	}
 	w, err := repo.out.write(res.OutDir, st, res.Outputs, specEdits)
-	if err != nil {
-		return nil, writeFailed(c.rep, res.OutDir, err)
+	switch {
+	case errors.Is(err, emit.ErrInterrupted):
+		c.rep.failf(diag.Interrupted, "interrupted: nothing was written, %s/ is as it was", res.OutDir)
+		return nil, ExitUsage
+	case err != nil:
+		c.rep.failf(writeID(err), "%v", err)
+		return nil, ExitUsage
 	}
 	return w, ExitOK
 }
@@ -371,8 +377,7 @@ func runVet(c *call, tag string) int {
 func runSchema(c *call) int {
 	primitives, err := schemas.PrimitivesCUE()
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc schema: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	c.stdout.Write(schemas.PlatformCUE)
 	fmt.Fprintf(c.stdout, "\n%s", primitives)
@@ -400,14 +405,15 @@ func runPreview(c *call, client, env string, manifests bool) int {
 		names      []string
 	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envNames(res.Spec)}} {
 		if msg, ok := known(arg.what, arg.name, arg.names); !ok {
-			fmt.Fprintf(c.stderr, "platc preview: %s\n", msg)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%s", msg)
 		}
 	}
 	p, err := res.Stacks.PreviewInstance(stack, client, env)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
-		if !hasInstance(res.Stacks.Instances, stack, client, env) {
+		if !slices.ContainsFunc(res.Stacks.Instances, func(i *rgd.Instance) bool {
+			return i.Stack.Model.Name == stack && i.Client.Name == client && i.Env.Name == env
+		}) {
 			return ExitUsage
 		}
 		return ExitProblems
@@ -439,15 +445,13 @@ func runPreview(c *call, client, env string, manifests bool) int {
 				fmt.Fprintf(c.stdout, "---\n# What %s renders for Application %s (%s).\n", a.Source, name, env)
 				objects, err := a.Outcome.Manifests()
 				if err != nil {
-					fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
-					return ExitProblems
+					return c.errorf(ExitProblems, "%v", err)
 				}
 				for _, m := range objects {
 					fmt.Fprintf(c.stdout, "---\n# Source: %s\n", m.Source)
 					data, err := yaml.Marshal(m.Object)
 					if err != nil {
-						fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
-						return ExitUsage
+						return c.errorf(ExitUsage, "%v", err)
 					}
 					c.stdout.Write(data)
 				}
@@ -458,16 +462,6 @@ func runPreview(c *call, client, env string, manifests bool) int {
 		}
 	}
 	return ExitOK
-}
-
-// hasInstance reports whether client has an instance of stack in env.
-func hasInstance(instances []*rgd.Instance, stack, client, env string) bool {
-	for _, inst := range instances {
-		if inst.Stack.Model.Name == stack && inst.Client.Name == client && inst.Env.Name == env {
-			return true
-		}
-	}
-	return false
 }
 
 // readCRDs reads the .yaml and .yml files of dir.

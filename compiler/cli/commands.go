@@ -55,21 +55,13 @@ type command struct {
 // short is the last word of cmd's name: a subcommand's own name.
 func (cmd *command) short() string { return cmd.name[strings.LastIndexByte(cmd.name, ' ')+1:] }
 
-// sub returns the subcommand of the group cmd called name, or nil.
-func (cmd *command) sub(name string) *command {
-	for _, s := range cmd.subs {
-		if s.short() == name {
-			return s
-		}
-	}
-	return nil
-}
-
 // lookupSub returns the subcommand of the group cmd called name, or nil
 // and what to say: the unknown name, a close one, the names there are.
 func (cmd *command) lookupSub(name string) (*command, string) {
-	if s := cmd.sub(name); s != nil {
-		return s, ""
+	for _, s := range cmd.subs {
+		if s.short() == name {
+			return s, ""
+		}
 	}
 	msg, _ := known("subcommand", name, cmd.subNames())
 	return nil, msg
@@ -693,6 +685,12 @@ func (c *call) usagef(format string, args ...any) int {
 	fs, _ := c.cmd.flagSet(&call{cmd: c.cmd, common: newCommon(c.cmd.name, nil)})
 	fmt.Fprintf(c.stderr, "usage: %s\nrun platc help %s for more\n", c.cmd.usageLine(fs), c.cmd.name)
 	return ExitUsage
+}
+
+// errorf writes "platc <command>: message" on stderr and returns code.
+func (c *call) errorf(code int, format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, fmt.Sprintf(format, args...))
+	return code
 }
 
 // stringList is a repeatable string flag.

@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -31,20 +32,17 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 			if *manifests {
 				objs, err := renderedManifests(c.dir, side, c.stderr)
 				if err != nil {
-					fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
-					return ExitProblems
+					return c.errorf(ExitProblems, "%s: %v", side, err)
 				}
 				sides[i] = objs
 				continue
 			}
 			files, err := readSide(c.dir, side, *outDir)
 			if err != nil {
-				fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
-				return ExitUsage
+				return c.errorf(ExitUsage, "%s: %v", side, err)
 			}
 			if sides[i], err = diff.Objects(files, *outDir); err != nil {
-				fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
-				return ExitProblems
+				return c.errorf(ExitProblems, "%s: %v", side, err)
 			}
 		}
 		diffs := diff.Diff(sides[0], sides[1], diff.Filter{Env: *env, Client: *client})
@@ -53,8 +51,7 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 				diffs = []diff.ObjectDiff{}
 			}
 			if err := writeJSON(c.stdout, diffs); err != nil {
-				fmt.Fprintf(c.stderr, "platc diff: %v\n", err)
-				return ExitUsage
+				return c.errorf(ExitUsage, "%v", err)
 			}
 			return ExitOK
 		}
@@ -107,13 +104,7 @@ func printVersions(w io.Writer, changes []diff.VersionChange) {
 	}
 	fmt.Fprintln(w, "chart versions:")
 	for _, v := range changes {
-		show := func(vs []string) string {
-			if len(vs) == 0 {
-				return "(none)"
-			}
-			return strings.Join(vs, ", ")
-		}
-		fmt.Fprintf(w, "  %s: %s %s -> %s (%s)\n", v.Env, v.Chart, show(v.Old), show(v.New), strings.Join(v.Applications, ", "))
+		fmt.Fprintf(w, "  %s: %s %s -> %s (%s)\n", v.Env, v.Chart, cmp.Or(strings.Join(v.Old, ", "), "(none)"), cmp.Or(strings.Join(v.New, ", "), "(none)"), strings.Join(v.Applications, ", "))
 	}
 }
 

@@ -26,14 +26,12 @@ func runExplain(c *call, asJSON bool) int {
 	defer repo.close()
 	res := repo.res
 	if msg, ok := known("environment", env, envNames(res.Spec)); !ok {
-		fmt.Fprintf(c.stderr, "platc explain: %s\n", msg)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%s", msg)
 	}
 	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, newRepoFS(repo.root), env, app)
 	if err != nil {
 		// The Application the arguments name is not there.
-		fmt.Fprintf(c.stderr, "platc explain: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	for _, a := range res.Charts.Apps() {
 		if a.Env == env && a.Name == app {
@@ -57,8 +55,7 @@ func runExplain(c *call, asJSON bool) int {
 			}
 		}
 		if err := writeJSON(c.stdout, out); err != nil {
-			fmt.Fprintf(c.stderr, "platc explain: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
 		return ExitOK
 	}

@@ -28,8 +28,7 @@ func runFmt(c *call, specDir string, check bool) int {
 	specDir = strings.TrimSuffix(specDir, "/")
 	entries, err := fs.ReadDir(root.FS(), specDir)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc fmt: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	// The files to rewrite, in ReadDir's order (by name).
 	type file struct {
@@ -82,15 +81,13 @@ func runFmt(c *call, specDir string, check bool) int {
 			fmt.Fprintf(c.stdout, "%s\n", f.name)
 		}
 		if len(changed) > 0 {
-			fmt.Fprintf(c.stderr, "platc fmt: %s not formatted: run platc fmt\n", plural(len(changed), "file is", "files are"))
-			return ExitProblems
+			return c.errorf(ExitProblems, "%s not formatted: run platc fmt", plural(len(changed), "file is", "files are"))
 		}
 		return ExitOK
 	}
 	for _, f := range changed {
 		if err := writeFileAtomic(root, f.name, f.data); err != nil {
-			fmt.Fprintf(c.stderr, "platc fmt: writing %s: %v\n", f.name, err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "writing %s: %v", f.name, err)
 		}
 		fmt.Fprintf(c.stdout, "%s\n", f.name)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"flag"
-	"fmt"
 	"slices"
 
 	"github.com/platc/platc/compiler/diag"
@@ -33,8 +32,7 @@ func runGraph(c *call, format string, named []string) int {
 		envs = nil
 		for _, n := range named {
 			if msg, ok := known("environment", n, names); !ok {
-				fmt.Fprintf(c.stderr, "platc graph: -env: %s\n", msg)
-				return ExitUsage
+				return c.errorf(ExitUsage, "-env: %s", msg)
 			}
 		}
 		for _, e := range spec.Environments {

@@ -67,19 +67,11 @@ func hasFlags(fs *flag.FlagSet) bool {
 	return n > 0
 }
 
-// usageLine is how cmd is run: platc, its name, its synopsis.
+// usageLine is how cmd is run: platc, its name, its flags, "[compile
+// flags]" for those of the commands that compile, and its positional
+// arguments.
 func (cmd *command) usageLine(fs *flag.FlagSet) string {
-	if syn := cmd.synopsis(fs); syn != "" {
-		return "platc " + cmd.name + " " + syn
-	}
-	return "platc " + cmd.name
-}
-
-// synopsis is what follows "platc <name>" on cmd's usage line: its
-// flags, "[compile flags]" for those of the commands that compile, and
-// its positional arguments.
-func (cmd *command) synopsis(fs *flag.FlagSet) string {
-	var parts []string
+	parts := []string{"platc", cmd.name}
 	fs.VisitAll(func(f *flag.Flag) {
 		if (cmd.compile && slices.Contains(compileFlagNames, f.Name)) || strings.Contains(" "+cmd.args+" ", " -"+f.Name+" ") {
 			return

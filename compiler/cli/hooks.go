@@ -34,15 +34,14 @@ func runHooks(c *call, force bool) int {
 	}
 	platc := hookPlatc()
 	hook := strings.Replace(hooks.PreCommit, hooks.PlatcLine, "platc=${PLATC:-"+render.ShellQuote(platc)+"}\n", 1)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %v\n", err)
-		return ExitUsage
+	err = os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = os.WriteFile(path, []byte(hook), 0o755)
 	}
-	if err := os.WriteFile(path, []byte(hook), 0o755); err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %v\n", err)
-		return ExitUsage
+	if err == nil {
+		err = os.Chmod(path, 0o755)
 	}
-	if err := os.Chmod(path, 0o755); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "platc hooks: %v\n", err)
 		return ExitUsage
 	}

@@ -61,7 +61,7 @@ func readClusters(dir string, files clusterFiles, envs []string) (map[string][]i
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		data, err := readBounded(file, importer.MaxFileSize)
+		data, err := readInput(file, importer.MaxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("-clusters %s: %v", f, err)
 		}
@@ -76,12 +76,6 @@ func readClusters(dir string, files clusterFiles, envs []string) (map[string][]i
 		}
 	}
 	return byEnv, nil
-}
-
-// readBounded reads a file of at most max bytes: one more is read, so a
-// larger one is said to be, not cut.
-func readBounded(name string, max int) ([]byte, error) {
-	return readInput(name, int64(max))
 }
 
 // importRoots reads the positional arguments, [ENV=]PATH, as the folders
@@ -99,7 +93,7 @@ func importRoots(args []string) ([]importer.Root, error) {
 			return nil, fmt.Errorf("%q is not a folder inside the repository: give its path from the repository root", a)
 		}
 		if !named {
-			env = importLabel(path.Base(p))
+			env = labelOf(path.Base(p))
 		}
 		if env == "" || len(env) > 63 || notLabel.MatchString(env) || env[0] == '-' || env[len(env)-1] == '-' {
 			return nil, fmt.Errorf("environment %q (of %s) is not a DNS-1123 label: name it, as ENV=%s", env, p, p)
@@ -114,10 +108,6 @@ func importRoots(args []string) ([]importer.Root, error) {
 	return roots, nil
 }
 
-func importLabel(s string) string {
-	return strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
-}
-
 func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDir string, force, dry bool) int {
 	specDir = path.Clean(strings.TrimSuffix(specDir, "/"))
 	if !fs.ValidPath(specDir) || specDir == "." {
@@ -129,8 +119,7 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 	}
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc import: opening the repository: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "opening the repository: %v", err)
 	}
 	defer root.Close()
 	repo := newRepoFS(root)
@@ -139,8 +128,7 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 	}
 	objs, skips, err := importer.Read(repo, roots)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	// The AppProjects elsewhere in the repository, for Applications whose
 	// folders do not hold theirs.
@@ -159,8 +147,7 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 	}
 	opts.Roots = roots
 	if opts.Clusters, err = readClusters(c.dir, clusterFiles, envs); err != nil {
-		fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	spec, files, res := importCompile(repo, objs, envs, opts, specDir)
 	if needsHelm(res) {
@@ -229,17 +216,14 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 			if len(inTheWay) > 1 {
 				verb = "exist"
 			}
-			fmt.Fprintf(c.stderr, "platc import: %s %s: nothing written; pass -force to overwrite, or -o another folder\n", strings.Join(inTheWay, ", "), verb)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%s %s: nothing written; pass -force to overwrite, or -o another folder", strings.Join(inTheWay, ", "), verb)
 		}
 		if err := root.MkdirAll(specDir, 0o777); err != nil {
-			fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
 		for _, name := range slices.Sorted(maps.Keys(files)) {
 			if err := writeFileAtomic(root, name, files[name]); err != nil {
-				fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-				return ExitUsage
+				return c.errorf(ExitUsage, "%v", err)
 			}
 		}
 		written = "wrote " + specDir + "/"

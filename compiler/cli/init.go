@@ -118,7 +118,7 @@ const releasesURL = "https://github.com/platc/platc/releases"
 // workflow follow platc's main branch, with a comment to pin a release,
 // and platc is installed from a clone.
 func pins(v buildVersion) []string {
-	if r := v.release(); r != "" {
+	if r := releaseOf(v.Module); r != "" {
 		return []string{
 			"{{install}}", fmt.Sprintf("install it from %s/tag/%s, or with go install %s/cmd/platc@%s", releasesURL, r, modulePath, r),
 			"{{rev}}", r,
@@ -135,6 +135,12 @@ func pins(v buildVersion) []string {
 // notLabel finds what a DNS-1123 label cannot hold, to make a label of a
 // folder's name for a platform's name.
 var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// labelOf is s made a DNS-1123 label, as far as that takes: lower case,
+// what a label cannot hold as '-', none at either end.
+func labelOf(s string) string {
+	return strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
 
 // dnsLabel is a DNS-1123 label, which a platform's name is (platc check's
 // rule); scpURL a Git repository URL written as scp writes one
@@ -172,18 +178,16 @@ func initFlags(flags *flag.FlagSet) func(*call) int {
 
 func runInit(c *call, name, repo string) int {
 	stdout, stderr := c.stdout, c.stderr
-	positional := c.args
 	dir := "."
-	if len(positional) == 1 {
-		dir = positional[0]
+	if len(c.args) == 1 {
+		dir = c.args[0]
 	}
 	if name == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "platc init: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
-		name = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+		name = labelOf(filepath.Base(abs))
 		if len(name) > 63 {
 			name = strings.TrimRight(name[:63], "-")
 		}
@@ -196,8 +200,7 @@ func runInit(c *call, name, repo string) int {
 		repo = "https://git.example.com/" + name + ".git"
 	}
 	if msg := initArgProblem(name, repo); msg != "" {
-		fmt.Fprintf(stderr, "platc init: %s\n", msg)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%s", msg)
 	}
 	// The spec gets them as CUE string literals, quoted as CUE quotes.
 	replacer := strings.NewReplacer(append([]string{"{{name}}", literal.String.Quote(name), "{{repo}}", literal.String.Quote(repo)}, pins(readBuildVersion())...)...)
@@ -223,13 +226,12 @@ func runInit(c *call, name, repo string) int {
 	}
 	for _, f := range starterFiles {
 		p := filepath.Join(dir, filepath.FromSlash(f.path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			fmt.Fprintf(stderr, "platc init: %v\n", err)
-			return ExitUsage
+		err := os.MkdirAll(filepath.Dir(p), 0o755)
+		if err == nil {
+			err = os.WriteFile(p, []byte(replacer.Replace(f.text)), 0o644)
 		}
-		if err := os.WriteFile(p, []byte(replacer.Replace(f.text)), 0o644); err != nil {
-			fmt.Fprintf(stderr, "platc init: %v\n", err)
-			return ExitUsage
+		if err != nil {
+			return c.errorf(ExitUsage, "%v", err)
 		}
 		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
 	}

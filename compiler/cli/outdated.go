@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -51,10 +52,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 			return ExitUsage
 		}
 	}
-	client := &http.Client{Timeout: 60 * time.Second}
-	if c.proc.httpClient != nil {
-		client = c.proc.httpClient
-	}
+	client := cmp.Or(c.proc.httpClient, &http.Client{Timeout: 60 * time.Second})
 	r := &chartRepos{client: client, dir: indexCacheDir(), offline: offline, now: time.Now}
 	list := versions.FindOutdated(spec, charts, r.lookup)
 	log := &diag.Log{}
@@ -72,7 +70,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 			if len(o.Newer) == 0 {
 				continue
 			}
-			c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), dashed(o.Patch), dashed(o.Minor), dashed(o.Latest))})
+			c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
 		}
 	case jsonFormat:
 		c.rep.doc.Outdated = append([]jsonOutdated{}, list...)
@@ -84,13 +82,6 @@ func runOutdated(c *call, charts []string, offline bool) int {
 		return ExitProblems
 	}
 	return ExitOK
-}
-
-func dashed(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // indexCacheDir is where platc keeps the chart repositories' indexes it
@@ -247,10 +238,7 @@ func (r *chartRepos) token(ctx context.Context, challenge, repo string) (string,
 	if err := json.Unmarshal(body, &t); err != nil || t.Token == "" && t.AccessToken == "" {
 		return "", fmt.Errorf("getting a token from %s: no token in the answer", realm)
 	}
-	if t.Token != "" {
-		return t.Token, nil
-	}
-	return t.AccessToken, nil
+	return cmp.Or(t.Token, t.AccessToken), nil
 }
 
 var challengeParam = regexp.MustCompile(`(\w+)="([^"]*)"`)

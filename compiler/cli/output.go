@@ -76,19 +76,6 @@ type outputs struct {
 	recovered bool
 }
 
-func (o *outputs) lockOptions(outDir string, create bool) emit.LockOptions {
-	return emit.LockOptions{
-		Create:    create,
-		Holder:    o.holder,
-		Wait:      o.proc.lockWait,
-		Interrupt: o.interrupt,
-		Sleep:     o.proc.lockSleep,
-		Waiting: func(holder string) {
-			fmt.Fprintf(o.stderr, "platc: %s is locked by %s: waiting up to %s for it\n", outDir+"/", holder, o.proc.lockWait)
-		},
-	}
-}
-
 // prepare locks the output root outDir and recovers it. A command that
 // does not hold the lock takes it only when a journal is there.
 func (o *outputs) prepare(outDir string) error {
@@ -116,7 +103,16 @@ func (o *outputs) prepare(outDir string) error {
 // lock takes the lock of outDir (making the folder with create) and
 // recovers it.
 func (o *outputs) lock(outDir string, create bool) (*emit.Lock, error) {
-	lock, err := emit.LockOutput(o.root, outDir, o.lockOptions(outDir, create))
+	lock, err := emit.LockOutput(o.root, outDir, emit.LockOptions{
+		Create:    create,
+		Holder:    o.holder,
+		Wait:      o.proc.lockWait,
+		Interrupt: o.interrupt,
+		Sleep:     o.proc.lockSleep,
+		Waiting: func(holder string) {
+			fmt.Fprintf(o.stderr, "platc: %s is locked by %s: waiting up to %s for it\n", outDir+"/", holder, o.proc.lockWait)
+		},
+	})
 	if err != nil || lock == nil {
 		return nil, err
 	}
@@ -143,11 +139,6 @@ func (o *outputs) keepOnly(outDir string) {
 			delete(o.locks, dir)
 		}
 	}
-}
-
-// release releases every lock.
-func (o *outputs) release() {
-	o.keepOnly("")
 }
 
 // printNotes prints what the recoveries did, once.
@@ -185,16 +176,6 @@ func (o *outputs) write(outDir string, st *emit.State, outs, also []emit.Output)
 		}
 	}
 	return emit.Write(o.root, outDir, st, outs, emit.Options{Also: also, Interrupt: o.interrupt, Fault: o.proc.fault})
-}
-
-// writeFailed reports why a write failed and returns the exit code.
-func writeFailed(rep *report, outDir string, err error) int {
-	if errors.Is(err, emit.ErrInterrupted) {
-		rep.failf(diag.Interrupted, "interrupted: nothing was written, %s/ is as it was", outDir)
-	} else {
-		rep.failf(writeID(err), "%v", err)
-	}
-	return ExitUsage
 }
 
 // writeID is the kind of problem of err, which stopped a scan or a write

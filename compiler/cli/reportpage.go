@@ -59,29 +59,25 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	names := envNames(res.Spec)
 	for _, e := range envs {
 		if msg, ok := known("environment", e, names); !ok {
-			fmt.Fprintf(c.stderr, "platc report: -env: %s\n", msg)
-			return ExitUsage
+			return c.errorf(ExitUsage, "-env: %s", msg)
 		}
 	}
 	if tag != "" {
 		if envs = reportpage.Released(res.Spec, tag); len(envs) == 0 {
-			fmt.Fprintf(c.stderr, "platc report: -tag %s: no pinned environment pins %s: run platc release %s first, or name the environments with -env\n", tag, tag, tag)
-			return ExitProblems
+			return c.errorf(ExitProblems, "-tag %s: no pinned environment pins %s: run platc release %s first, or name the environments with -env", tag, tag, tag)
 		}
 	}
 	in := reportpage.Input{Result: res, Repo: newRepoFS(repo.root), Envs: envs, Tag: tag, Rehearsal: rehearsed}
 	if since != "" {
 		s, err := sinceRender(c.dir, since, res.OutDir, res.Outputs)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "platc report: -since %s: %v\n", since, err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "-since %s: %v", since, err)
 		}
 		in.Since = s
 	}
 	var page bytes.Buffer
 	if err := reportpage.Write(&page, in); err != nil {
-		fmt.Fprintf(c.stderr, "platc report: %v\n", err)
-		return ExitProblems
+		return c.errorf(ExitProblems, "%v", err)
 	}
 	if out == "" {
 		if _, err := c.stdout.Write(page.Bytes()); err != nil {
