@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
 	reportpage "github.com/platc/platc/compiler/report"
 )
 
@@ -26,32 +27,21 @@ func runGraph(c *call, format string, named []string) int {
 	}
 	repo.close()
 	spec := repo.res.Spec
+	for _, n := range named {
+		if msg, ok := known("environment", n, envNames(spec)); !ok {
+			return c.errorf(ExitUsage, "-env: %s", msg)
+		}
+	}
 	envs := spec.Environments
 	if len(named) > 0 {
-		names := envNames(spec)
-		envs = nil
-		for _, n := range named {
-			if msg, ok := known("environment", n, names); !ok {
-				return c.errorf(ExitUsage, "-env: %s", msg)
-			}
-		}
-		for _, e := range spec.Environments {
-			if slices.Contains(named, e.Name) {
-				envs = append(envs, e)
-			}
-		}
+		envs = slices.DeleteFunc(slices.Clone(envs), func(e *model.Environment) bool { return !slices.Contains(named, e.Name) })
 	}
 	g := reportpage.NewGraph(spec, repo.res.Info, envs)
-	var err error
-	switch format {
-	case "dot":
-		err = g.DOT(c.stdout)
-	case "mermaid":
-		err = g.Mermaid(c.stdout)
-	default:
-		panic("platc: no graph in format " + format)
+	write := g.DOT
+	if format == "mermaid" {
+		write = g.Mermaid
 	}
-	if err != nil {
+	if err := write(c.stdout); err != nil {
 		c.rep.failf(diag.IO, "writing the graph: %v", err)
 		return ExitUsage
 	}

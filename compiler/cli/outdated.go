@@ -53,7 +53,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 		}
 	}
 	client := cmp.Or(c.proc.httpClient, &http.Client{Timeout: 60 * time.Second})
-	r := &chartRepos{client: client, dir: indexCacheDir(), offline: offline, now: time.Now}
+	r := &chartRepos{client: client, dir: indexCacheDir(), offline: offline}
 	list := versions.FindOutdated(spec, charts, r.lookup)
 	log := &diag.Log{}
 	for _, o := range list {
@@ -85,10 +85,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 }
 
 // indexCacheDir is where platc keeps the chart repositories' indexes it
-// read, for outdated -offline: beside its other caches ($PLATC_CACHE, or
-// the platc folder of the user's cache directory; the charts' archives
-// are in its charts folder), or "" with none. platc charts pull reads
-// each index online, once per pull; it could share these copies.
+// read, for outdated -offline, beside its other caches; "" with none.
 func indexCacheDir() string {
 	base, ok := cacheBase()
 	if !ok {
@@ -105,7 +102,6 @@ type chartRepos struct {
 	client  *http.Client
 	dir     string
 	offline bool
-	now     func() time.Time
 }
 
 // Limits of what is read, against a broken or hostile server: an index
@@ -311,7 +307,7 @@ func (r *chartRepos) read(u string, fetch func(context.Context) ([]byte, error))
 		data, err := fetch(ctx)
 		cancel()
 		if err == nil {
-			now := r.now().UTC().Format(time.RFC3339)
+			now := time.Now().UTC().Format(time.RFC3339)
 			r.keep(u, data, now)
 			return data, &versions.Source{URL: u, Read: now}, nil
 		}

@@ -52,10 +52,9 @@ func (f *format) words() []string { return formats }
 // summary of what it did. Text and github lines are written at once; the
 // JSON document when the command ends (finish).
 type report struct {
-	format  format
-	command string
-	stdout  io.Writer
-	stderr  io.Writer
+	format format
+	stdout io.Writer
+	stderr io.Writer
 	// notes get what a command says while it works (a lock it waits for,
 	// a write it recovered), on stderr in every format.
 	notes io.Writer
@@ -185,14 +184,14 @@ type written struct {
 }
 
 func newReport(f format, command, dir string, stdout, stderr io.Writer) *report {
-	return &report{format: f, command: command, dir: dir, stdout: stdout, stderr: stderr, notes: stderr, doc: jsonReport{Command: command, Problems: []jsonProblem{}}}
+	return &report{format: f, dir: dir, stdout: stdout, stderr: stderr, notes: stderr, doc: jsonReport{Command: command, Problems: []jsonProblem{}}}
 }
 
 // buffered returns a report in the same format that keeps what it is
 // given until r takes it (take): a release reports the spec as it is
 // only when it fails. Its notes go to r's at once.
 func (r *report) buffered() *report {
-	b := newReport(r.format, r.command, r.dir, &bytes.Buffer{}, &bytes.Buffer{})
+	b := newReport(r.format, r.doc.Command, r.dir, &bytes.Buffer{}, &bytes.Buffer{})
 	b.notes, b.gitRoot = r.notes, r.gitRoot
 	return b
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/platc/platc/compiler/diag"
@@ -44,18 +45,8 @@ func runVersions(c *call, format string) int {
 	repo.close()
 	res := repo.res
 	m := versions.NewMatrix(res.Spec, res.Info, res.Stacks)
-	var err error
-	switch format {
-	case "text":
-		err = m.Text(c.stdout)
-	case "json":
-		err = writeJSON(c.stdout, m)
-	case "markdown":
-		err = m.Markdown(c.stdout)
-	default:
-		panic("platc: no versions in format " + format)
-	}
-	if err != nil {
+	write := map[string]func(io.Writer) error{"text": m.Text, "markdown": m.Markdown, "json": func(w io.Writer) error { return writeJSON(w, m) }}[format]
+	if err := write(c.stdout); err != nil {
 		c.rep.failf(diag.IO, "writing the matrix: %v", err)
 		return ExitUsage
 	}
