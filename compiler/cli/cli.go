@@ -112,8 +112,7 @@ type compiled struct {
 	clients []*os.Root // the checkouts of -client-repo
 	opts    compiler.Options
 	res     *compiler.Result
-	out     *outputs       // the output roots, locked
-	cache   compiler.Cache // the repository's, nil when off
+	out     *outputs // the output roots, locked
 	ctx     context.Context
 	stop    context.CancelFunc // stops listening for interrupts
 }
@@ -147,20 +146,21 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	// is known; inside the usual one, it is not used until then, and
 	// inside the repository, it writes nothing until then (heldCache).
 	repo := &compiled{root: root}
+	var cache compiler.Cache
 	var held *heldCache
 	if cacheInOutput(c.dir, model.DefaultOutDir) == "" {
 		if base, ok := cacheBase(); ok && inside(base, c.dir) {
 			if dc, base := cacheOf(c.dir); dc != nil {
 				held = &heldCache{c: dc, base: base, held: map[string][]byte{}}
-				repo.cache = held
+				cache = held
 			}
 		} else {
-			repo.cache = openCache(c.dir)
+			cache = openCache(c.dir)
 		}
 	}
 	repo.ctx, repo.stop = c.proc.interrupts()
 	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: repo.cache, PrepareOutput: repo.out.prepare}
+	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.

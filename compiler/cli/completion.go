@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -21,13 +22,7 @@ type completion struct {
 
 // groups returns the commands of the table that have subcommands.
 func groups() []*command {
-	var out []*command
-	for _, cmd := range table() {
-		if len(cmd.subs) > 0 {
-			out = append(out, cmd)
-		}
-	}
-	return out
+	return slices.DeleteFunc(table(), func(cmd *command) bool { return len(cmd.subs) == 0 })
 }
 
 // caseLabel is name as a shell's case pattern: quoted where it has a

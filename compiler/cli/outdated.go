@@ -26,9 +26,6 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// jsonOutdated is a chart version and what its repository offers beyond.
-type jsonOutdated = versions.Outdated
-
 // outdatedFlags are the flags of platc outdated, and what runs it.
 func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 	var charts stringList
@@ -73,9 +70,7 @@ func runOutdated(c *call, charts []string, offline bool) int {
 			c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
 		}
 	case jsonFormat:
-		c.rep.doc.Outdated = append([]jsonOutdated{}, list...)
-	default:
-		panic("platc: no outdated in format " + string(c.format))
+		c.rep.doc.Outdated = append([]versions.Outdated{}, list...)
 	}
 	c.rep.log(log)
 	if log.HasErrors() {

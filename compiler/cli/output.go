@@ -72,8 +72,6 @@ type outputs struct {
 	mu    sync.Mutex
 	locks map[string]*emit.Lock // by output root; nil: the root is missing
 	notes []string              // what recoveries did, printed after the compilation
-	// recovered is set once a recovery changed something.
-	recovered bool
 }
 
 // prepare locks the output root outDir and recovers it. A command that
@@ -119,7 +117,6 @@ func (o *outputs) lock(outDir string, create bool) (*emit.Lock, error) {
 	rec, err := emit.Recover(o.root, outDir, emit.RecoverOptions{Fault: o.proc.fault})
 	if s := rec.String(); s != "" {
 		o.notes = append(o.notes, "platc: "+s)
-		o.recovered = true
 	}
 	if err != nil {
 		lock.Unlock()

@@ -14,6 +14,7 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/release"
+	"github.com/platc/platc/compiler/versions"
 )
 
 // format is how a command reports what it finds (-format).
@@ -86,8 +87,8 @@ type jsonReport struct {
 	// Versions are the chart versions a promotion or a bump set
 	// (promote.go); Outdated, the newer versions outdated found
 	// (outdated.go).
-	Versions []jsonVersion  `json:"versions,omitempty"`
-	Outdated []jsonOutdated `json:"outdated,omitempty"`
+	Versions []jsonVersion       `json:"versions,omitempty"`
+	Outdated []versions.Outdated `json:"outdated,omitempty"`
 	// Checked counts what was checked (render, check, vet, and the
 	// commands that edit the spec and render); NotChecked says what was
 	// not, and how to check it: none when Checked.Complete.
@@ -221,8 +222,6 @@ func (r *report) log(l *diag.Log) {
 			r.doc.Problems = append(r.doc.Problems, jsonProblem{ID: p.ID.String(), File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, Path: p.Path, Severity: p.Severity.String(), Message: p.Msg})
 		}
 		r.doc.Folded += l.Folded()
-	default:
-		panic("platc: no report in format " + string(r.format))
 	}
 }
 
@@ -435,8 +434,6 @@ func (r *report) drifted(outDir string, drifts []emit.Drift) {
 			r.doc.Drifts = append(r.doc.Drifts, jsonDrift{File: d.Path, Kind: d.Kind.String(), EditedByHand: d.EditedByHand, Line: d.Line, Message: d.Why(), Diff: d.Diff})
 		}
 		r.doc.Summary = summary + ": " + fix
-	default:
-		panic("platc: no report in format " + string(r.format))
 	}
 }
 
