@@ -57,26 +57,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-// common are the flags of the commands that read the repository: -C and
-// the compile flags.
-type common struct {
-	name string // the command's
-	proc *process
-	// saysNotChecked: the command's checks column (commands.go).
-	saysNotChecked bool
-	dir            string
-	specDir        string
-	strict         bool
-	clientRepos    clientRepos
-	crds           string
-	// keepFiles asks the compilation for render's files
-	// (compiler.Options.KeepFiles), for report; keepRenders for the
-	// charts' renders (compiler.Options.KeepRenders), for explain and
-	// preview -manifests.
-	keepFiles   bool
-	keepRenders bool
-}
-
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
 type clientRepos map[string]string
 
@@ -135,7 +115,7 @@ func (repo *compiled) close() {
 // there. It reports the problems to rep and returns nil with an exit code
 // when the command should stop; otherwise the caller closes what it
 // returns.
-func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
+func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
@@ -159,7 +139,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		}
 	}
 	repo.ctx, repo.stop = c.proc.interrupts()
-	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
+	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.cmd.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
 	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
@@ -242,8 +222,8 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 // in their summary: a render, a drift check or a release that passes
 // says it too, since it passed without them. The other commands compile
 // to do something else, and stay quiet.
-func (c *common) noteGaps(res *compiler.Result) {
-	if !c.saysNotChecked {
+func (c *call) noteGaps(res *compiler.Result) {
+	if !c.cmd.checks {
 		return
 	}
 	for _, g := range res.Gaps {

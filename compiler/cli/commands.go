@@ -520,13 +520,30 @@ func lookup(cmds []*command, name string) *command {
 // call is one run of a command: its flags as parsed, its arguments and
 // where it reports.
 type call struct {
-	*common
 	cmd    *command
+	proc   *process
 	args   []string // positional
 	stdout io.Writer
 	stderr io.Writer
-	format format
 	rep    *report
+	// The flags of the table's columns: -C, -format, the compile flags.
+	dir         string
+	format      format
+	specDir     string
+	strict      bool
+	clientRepos clientRepos
+	crds        string
+	// keepFiles asks the compilation for render's files
+	// (compiler.Options.KeepFiles), for report; keepRenders for the
+	// charts' renders (compiler.Options.KeepRenders), for explain and
+	// preview -manifests.
+	keepFiles   bool
+	keepRenders bool
+}
+
+// newCall is a run of cmd in proc, with the flags' defaults.
+func newCall(cmd *command, proc *process, stdout, stderr io.Writer) *call {
+	return &call{cmd: cmd, proc: proc, stdout: stdout, stderr: stderr, dir: ".", format: textFormat, specDir: compiler.DefaultSpecDir, clientRepos: clientRepos{}}
 }
 
 // run is Main in the process proc.
@@ -568,8 +585,7 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 		}
 		cmd, args = s, args[1:]
 	}
-	c := &call{cmd: cmd, stdout: stdout, stderr: stderr, common: newCommon(cmd.name, proc)}
-	c.saysNotChecked = cmd.checks
+	c := newCall(cmd, proc, stdout, stderr)
 	fs, runCmd := cmd.flagSet(c)
 	positional, code, stop := c.parse(fs, args[1:])
 	if stop {
@@ -592,10 +608,6 @@ func subUsages(cmd *command) string {
 	return strings.Join(runs, " or ")
 }
 
-func newCommon(name string, proc *process) *common {
-	return &common{name: name, proc: proc, dir: ".", specDir: compiler.DefaultSpecDir, clientRepos: clientRepos{}}
-}
-
 // flagSet returns the flag set of cmd, whose flags set c's fields, and
 // what runs cmd.
 func (cmd *command) flagSet(c *call) (*flag.FlagSet, func(*call) int) {
@@ -607,9 +619,11 @@ func (cmd *command) flagSet(c *call) (*flag.FlagSet, func(*call) int) {
 		fs.StringVar(&c.dir, "C", ".", "run in `dir`, the repository root")
 	}
 	if cmd.compile {
-		c.compileFlags(fs)
+		fs.Var((*specFolder)(&c.specDir), "spec", specUsage)
+		fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
+		fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
+		fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")
 	}
-	c.format = textFormat
 	if cmd.format {
 		fs.Var(&c.format, "format", "report problems in `format`: text (lines on stderr), github (GitHub Actions workflow commands) or json (one document on stdout)")
 	}
@@ -621,14 +635,6 @@ func (cmd *command) flagSet(c *call) (*flag.FlagSet, func(*call) int) {
 
 // compileFlagNames are the flags of the commands that compile the spec.
 var compileFlagNames = []string{"spec", "strict", "client-repo", "crds"}
-
-// compileFlags adds the flags of the commands that compile the spec.
-func (c *common) compileFlags(fs *flag.FlagSet) {
-	fs.Var((*specFolder)(&c.specDir), "spec", specUsage)
-	fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
-	fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
-	fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")
-}
 
 // parse parses flags, which may come before, between or after the
 // positional arguments, and returns the positional arguments. It returns an
@@ -682,7 +688,7 @@ func flagError(err error, fs *flag.FlagSet) string {
 // then the command's usage line. It returns ExitUsage.
 func (c *call) usagef(format string, args ...any) int {
 	fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, fmt.Sprintf(format, args...))
-	fs, _ := c.cmd.flagSet(&call{cmd: c.cmd, common: newCommon(c.cmd.name, nil)})
+	fs, _ := c.cmd.flagSet(newCall(c.cmd, nil, nil, nil))
 	fmt.Fprintf(c.stderr, "usage: %s\nrun platc help %s for more\n", c.cmd.usageLine(fs), c.cmd.name)
 	return ExitUsage
 }

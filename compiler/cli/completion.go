@@ -54,7 +54,7 @@ const (
 func completions() []completion {
 	var out []completion
 	for _, cmd := range leaves(table()) {
-		fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+		fs, _ := cmd.flagSet(newCall(cmd, nil, nil, nil))
 		comp := completion{cmd: cmd}
 		fs.VisitAll(func(f *flag.Flag) {
 			name, usage := flag.UnquoteUsage(f)

@@ -141,7 +141,7 @@ func runHelp(c *call) int {
 		cmd.printGroupHelp(c.stdout)
 		return ExitOK
 	}
-	fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+	fs, _ := cmd.flagSet(newCall(cmd, nil, nil, nil))
 	cmd.printHelp(c.stdout, fs)
 	return ExitOK
 }
