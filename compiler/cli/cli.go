@@ -73,19 +73,6 @@ func (c clientRepos) Set(v string) error {
 	return nil
 }
 
-// unknownClients says which clients -client-repo names that the spec does
-// not declare, one message each: a checkout for a client nobody has would
-// be ignored.
-func unknownClients(repos clientRepos, clients []string) []string {
-	var msgs []string
-	for _, name := range slices.Sorted(maps.Keys(repos)) {
-		if !slices.Contains(clients, name) {
-			msgs = append(msgs, fmt.Sprintf("-client-repo %s=%s: the spec has no client %q%s (its clients: %s): name one of them", name, repos[name], name, diag.DidYouMean(name, clients), diag.OrNone(clients)))
-		}
-	}
-	return msgs
-}
-
 // compiled is a compiled repository, open until close.
 type compiled struct {
 	root    *os.Root
@@ -140,15 +127,18 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 	}
 	repo.ctx, repo.stop = c.proc.interrupts()
 	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.cmd.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
+	fail := func(id diag.ID, format string, args ...any) (*compiled, int) {
+		rep.failf(id, format, args...)
+		repo.close()
+		return nil, ExitUsage
+	}
 	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.
 		r, err := os.OpenRoot(dir)
 		if err != nil {
-			rep.failf(diag.IO, "opening client %s's values repository: %v", name, err)
-			repo.close()
-			return nil, ExitUsage
+			return fail(diag.IO, "opening client %s's values repository: %v", name, err)
 		}
 		repo.clients = append(repo.clients, r)
 		repo.opts.ClientRepos[name] = layers.Repo{FS: newRepoFS(r), Dir: dir}
@@ -156,9 +146,7 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 	if c.crds != "" {
 		crds, err := readCRDs(c.crds)
 		if err != nil {
-			rep.failf(diag.IO, "reading the CRDs: %v", err)
-			repo.close()
-			return nil, ExitUsage
+			return fail(diag.IO, "reading the CRDs: %v", err)
 		}
 		repo.opts.CRDs = crds
 	}
@@ -181,17 +169,20 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 		return nil, ExitUsage
 	}
 	repo.out.printNotes()
-	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
-		for _, msg := range msgs {
-			rep.failf(diag.Usage, "%s", msg)
+	// A checkout for a client the spec does not declare would be ignored.
+	unknown := 0
+	for _, name := range slices.Sorted(maps.Keys(c.clientRepos)) {
+		if clients := repo.res.Clients; clients != nil && !slices.Contains(clients, name) {
+			rep.failf(diag.Usage, "-client-repo %s=%s: the spec has no client %q%s (its clients: %s): name one of them", name, c.clientRepos[name], name, diag.DidYouMean(name, clients), diag.OrNone(clients))
+			unknown++
 		}
+	}
+	if unknown > 0 {
 		repo.close()
 		return nil, ExitUsage
 	}
 	if msg := cacheInOutput(c.dir, repo.res.OutDir); repo.res.OutDir != "" && msg != "" {
-		rep.failf(diag.OutDir, "%s", msg)
-		repo.close()
-		return nil, ExitUsage
+		return fail(diag.OutDir, "%s", msg)
 	}
 	if held != nil {
 		held.release()
@@ -203,14 +194,11 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 		return nil, ExitProblems
 	}
 	if repo.res.ScanErr != nil {
-		rep.failf(writeID(repo.res.ScanErr), "%v", repo.res.ScanErr)
-		repo.close()
-		return nil, ExitUsage
+		return fail(writeID(repo.res.ScanErr), "%v", repo.res.ScanErr)
 	}
 	repo.out.keepOnly(repo.res.OutDir)
-	if interrupted(repo.ctx, rep, "nothing was written") {
-		repo.close()
-		return nil, ExitUsage
+	if repo.ctx.Err() != nil {
+		return fail(diag.Interrupted, "interrupted: nothing was written")
 	}
 	return repo, ExitOK
 }

@@ -41,11 +41,12 @@ flags, and platc completion bash|zsh|fish for shell completion.
 // printHelp writes cmd's help: its usage line, what it does, its flags.
 func (cmd *command) printHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", cmd.usageLine(fs), cmd.doc)
-	if hasFlags(fs) {
-		fmt.Fprint(w, "\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+	var flags strings.Builder
+	fs.SetOutput(&flags)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if flags.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
 	}
 }
 
@@ -59,12 +60,6 @@ func (cmd *command) printGroupHelp(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nRun platc help %s <subcommand> for a subcommand's usage and flags.\n", cmd.name)
-}
-
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
 }
 
 // usageLine is how cmd is run: platc, its name, its flags, "[compile
