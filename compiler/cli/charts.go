@@ -125,27 +125,26 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 		return code
 	}
 	defer root.Close()
-	stdout, stderr := c.stdout, c.stderr
 	specDir = strings.TrimSuffix(specDir, "/")
 	client := cmp.Or(c.proc.httpClient, http.DefaultClient)
 	ctx, stop := c.proc.interrupts()
 	defer stop()
 	fsys := newRepoFS(root)
 	pins, folders, log := compiler.Pins(fsys, specDir)
-	fmt.Fprint(stderr, log.String())
+	fmt.Fprint(c.stderr, log.String())
 	if log.HasErrors() {
 		return ExitProblems
 	}
 	old, err := readLock(root, specDir)
 	if err != nil {
-		fmt.Fprintln(stderr, lockError(path.Join(specDir, charts.LockFile), err))
+		fmt.Fprintln(c.stderr, lockError(path.Join(specDir, charts.LockFile), err))
 		return ExitProblems
 	}
 	lock := &charts.Lock{}
 	failed := false
 	for _, name := range only {
 		if !slices.ContainsFunc(pins, func(c *model.Chart) bool { return c.Name == name }) {
-			fmt.Fprintf(stderr, "platc charts pull: -chart %s: the spec pins no chart %q (charts.<name>)\n", name, name)
+			fmt.Fprintf(c.stderr, "platc charts pull: -chart %s: the spec pins no chart %q (charts.<name>)\n", name, name)
 			failed = true
 		}
 	}
@@ -161,7 +160,7 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 			return true
 		}
 		if err := charts.CheckFileName(chart, version); err != nil {
-			fmt.Fprintf(stderr, "%s: %v: fix the dependency\n", at, err)
+			fmt.Fprintf(c.stderr, "%s: %v: fix the dependency\n", at, err)
 			failed = true
 			return true
 		}
@@ -174,22 +173,22 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 		}
 		e, data, err := charts.Pull(ctx, client, name, repo, chart, version)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: pulling %s: %v\n", at, what, err)
+			fmt.Fprintf(c.stderr, "%s: pulling %s: %v\n", at, what, err)
 			failed = true
 			return true
 		}
 		if prev != nil && prev.Digest != e.Digest && !update {
-			fmt.Fprintf(stderr, "%s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", at, chart, version, repo, e.Digest, prev.Digest)
+			fmt.Fprintf(c.stderr, "%s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", at, chart, version, repo, e.Digest, prev.Digest)
 			failed = true
 			lock.Charts = append(lock.Charts, *prev)
 			return true
 		}
 		if err := store.put(data); err != nil {
-			fmt.Fprintf(stderr, "platc charts pull: writing the chart cache: %v\n", err)
+			fmt.Fprintf(c.stderr, "platc charts pull: writing the chart cache: %v\n", err)
 			return false
 		}
 		lock.Charts = append(lock.Charts, e)
-		fmt.Fprintf(stdout, "%s %s %s %s\n", e.Name, chart, version, e.Digest)
+		fmt.Fprintf(c.stdout, "%s %s %s %s\n", e.Name, chart, version, e.Digest)
 		return true
 	}
 	for _, c := range pins {
@@ -206,7 +205,7 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 	for _, dir := range folders {
 		deps, why := charts.FolderDependencies(fsys, dir)
 		if why != "" {
-			fmt.Fprintf(stderr, "platc charts pull: the dependencies of the chart in %s are not locked: %s\n", dir, why)
+			fmt.Fprintf(c.stderr, "platc charts pull: the dependencies of the chart in %s are not locked: %s\n", dir, why)
 		}
 		for _, d := range deps {
 			if !lockOne(path.Join(dir, "Chart.lock"), d.Name+" "+d.Version+" of "+d.Repository, d.Name+" ("+dir+")", d.Repository, d.Name, d.Version, len(only) > 0) {
@@ -220,7 +219,7 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 	if err := writeFileAtomic(root, path.Join(specDir, charts.LockFile), lock.Marshal()); err != nil {
 		return c.errorf(ExitUsage, "writing the lock file: %v", err)
 	}
-	fmt.Fprintf(stdout, "platc: %s: %d charts locked\n", path.Join(specDir, charts.LockFile), len(lock.Charts))
+	fmt.Fprintf(c.stdout, "platc: %s: %d charts locked\n", path.Join(specDir, charts.LockFile), len(lock.Charts))
 	return ExitOK
 }
 
@@ -230,11 +229,10 @@ func runChartsVendor(c *call, specDir string) int {
 		return code
 	}
 	defer root.Close()
-	stdout, stderr := c.stdout, c.stderr
 	specDir = strings.TrimSuffix(specDir, "/")
 	lock, err := readLock(root, specDir)
 	if err != nil {
-		fmt.Fprintln(stderr, lockError(path.Join(specDir, charts.LockFile), err))
+		fmt.Fprintln(c.stderr, lockError(path.Join(specDir, charts.LockFile), err))
 		return ExitProblems
 	}
 	dir := path.Join(specDir, charts.VendorDir)
@@ -272,7 +270,7 @@ func runChartsVendor(c *call, specDir string) int {
 		}
 	}
 	names := slices.Sorted(maps.Keys(want))
-	fmt.Fprintf(stdout, "platc: %s/: %d charts (%s), %d removed\n", dir, len(names), strings.Join(names, ", "), removed)
+	fmt.Fprintf(c.stdout, "platc: %s/: %d charts (%s), %d removed\n", dir, len(names), strings.Join(names, ", "), removed)
 	return ExitOK
 }
 

@@ -17,10 +17,9 @@ import (
 const hookMarker = "platc's Git pre-commit hook"
 
 func runHooks(c *call, force bool) int {
-	stdout, stderr := c.stdout, c.stderr
 	out, err := exec.Command("git", "-C", c.dir, "rev-parse", "--git-path", "hooks").Output()
 	if err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %s is not a Git repository (git rev-parse: %v): run git init first\n", c.dir, err)
+		fmt.Fprintf(c.stderr, "platc hooks: %s is not a Git repository (git rev-parse: %v): run git init first\n", c.dir, err)
 		return ExitUsage
 	}
 	dir := strings.TrimSpace(string(out))
@@ -29,7 +28,7 @@ func runHooks(c *call, force bool) int {
 	}
 	path := filepath.Join(dir, "pre-commit")
 	if old, err := os.ReadFile(path); err == nil && !bytes.Contains(old, []byte(hookMarker)) && !force {
-		fmt.Fprintf(stderr, "%s: a pre-commit hook platc did not write is in the way: add `platc check` to it, or replace it with -force\n", path)
+		fmt.Fprintf(c.stderr, "%s: a pre-commit hook platc did not write is in the way: add `platc check` to it, or replace it with -force\n", path)
 		return ExitProblems
 	}
 	platc := hookPlatc()
@@ -42,10 +41,10 @@ func runHooks(c *call, force bool) int {
 		err = os.Chmod(path, 0o755)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %v\n", err)
+		fmt.Fprintf(c.stderr, "platc hooks: %v\n", err)
 		return ExitUsage
 	}
-	fmt.Fprintf(stdout, "platc: installed %s; it runs %s check on what is staged\n", path, platc)
+	fmt.Fprintf(c.stdout, "platc: installed %s; it runs %s check on what is staged\n", path, platc)
 	return ExitOK
 }
 

@@ -177,7 +177,6 @@ func initFlags(flags *flag.FlagSet) func(*call) int {
 }
 
 func runInit(c *call, name, repo string) int {
-	stdout, stderr := c.stdout, c.stderr
 	dir := "."
 	if len(c.args) == 1 {
 		dir = c.args[0]
@@ -220,7 +219,7 @@ func runInit(c *call, name, repo string) int {
 	if len(inTheWay) > 0 {
 		slices.Sort(inTheWay)
 		for _, p := range inTheWay {
-			fmt.Fprintf(stderr, "%s: exists: platc init writes nothing over a file; start in an empty folder, or move it\n", filepath.Join(dir, p))
+			fmt.Fprintf(c.stderr, "%s: exists: platc init writes nothing over a file; start in an empty folder, or move it\n", filepath.Join(dir, p))
 		}
 		return ExitProblems
 	}
@@ -233,14 +232,14 @@ func runInit(c *call, name, repo string) int {
 		if err != nil {
 			return c.errorf(ExitUsage, "%v", err)
 		}
-		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
+		fmt.Fprintf(c.stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
 	}
 	// platc's schema for an editor's cue lsp (platc editor).
-	if err := writeEditorFiles(dir, "sources", dir, stdout); err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+	if err := writeEditorFiles(dir, "sources", dir, c.stdout); err != nil {
+		fmt.Fprintf(c.stderr, "%v\n", err)
 		return ExitProblems
 	}
-	if code := run(c.proc, []string{"render", "-C", dir}, stdout, stderr); code != ExitOK {
+	if code := run(c.proc, []string{"render", "-C", dir}, c.stdout, c.stderr); code != ExitOK {
 		return code
 	}
 	// A repository named by -repo is set: only the default is a
@@ -249,6 +248,6 @@ func runInit(c *call, name, repo string) int {
 	if !repoGiven {
 		next = fmt.Sprintf("set platform.repoURL in %s, %s", filepath.Join(dir, "sources", "platform.cue"), next)
 	}
-	fmt.Fprintf(stdout, "platc: next: %s\n", next)
+	fmt.Fprintf(c.stdout, "platc: next: %s\n", next)
 	return ExitOK
 }
