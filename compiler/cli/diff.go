@@ -29,12 +29,11 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 	return func(c *call) int {
 		var sides [2][]diff.Object
 		for i, side := range c.args {
+			var err error
 			if *manifests {
-				objs, err := renderedManifests(c.dir, side, c.stderr)
-				if err != nil {
+				if sides[i], err = renderedManifests(c.dir, side, c.stderr); err != nil {
 					return c.errorf(ExitProblems, "%s: %v", side, err)
 				}
-				sides[i] = objs
 				continue
 			}
 			files, err := readSide(c.dir, side, *outDir)
@@ -45,7 +44,8 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 				return c.errorf(ExitProblems, "%s: %v", side, err)
 			}
 		}
-		diffs := diff.Diff(sides[0], sides[1], diff.Filter{Env: *env, Client: *client})
+		filter := diff.Filter{Env: *env, Client: *client}
+		diffs := diff.Diff(sides[0], sides[1], filter)
 		if *asJSON {
 			if diffs == nil {
 				diffs = []diff.ObjectDiff{}
@@ -56,7 +56,7 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 			return ExitOK
 		}
 		printDiff(c.stdout, c.args[0], c.args[1], diffs)
-		printVersions(c.stdout, diff.Versions(sides[0], sides[1], diff.Filter{Env: *env, Client: *client}))
+		printVersions(c.stdout, diff.Versions(sides[0], sides[1], filter))
 		return ExitOK
 	}
 }

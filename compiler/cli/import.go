@@ -95,7 +95,7 @@ func importRoots(args []string) ([]importer.Root, error) {
 		if !named {
 			env = labelOf(path.Base(p))
 		}
-		if env == "" || len(env) > 63 || notLabel.MatchString(env) || env[0] == '-' || env[len(env)-1] == '-' {
+		if !dnsLabel.MatchString(env) {
 			return nil, fmt.Errorf("environment %q (of %s) is not a DNS-1123 label: name it, as ENV=%s", env, p, p)
 		}
 		// Folders are one environment only where each says so.

@@ -50,7 +50,10 @@ func runOutdated(c *call, charts []string, offline bool) int {
 		}
 	}
 	client := cmp.Or(c.proc.httpClient, &http.Client{Timeout: 60 * time.Second})
-	r := &chartRepos{client: client, dir: indexCacheDir(), offline: offline}
+	r := &chartRepos{client: client, offline: offline}
+	if base, ok := cacheBase(); ok {
+		r.dir = filepath.Join(base, "indexes")
+	}
 	list := versions.FindOutdated(spec, charts, r.lookup)
 	log := &diag.Log{}
 	for _, o := range list {
@@ -79,20 +82,11 @@ func runOutdated(c *call, charts []string, offline bool) int {
 	return ExitOK
 }
 
-// indexCacheDir is where platc keeps the chart repositories' indexes it
-// read, for outdated -offline, beside its other caches; "" with none.
-func indexCacheDir() string {
-	base, ok := cacheBase()
-	if !ok {
-		return ""
-	}
-	return filepath.Join(base, "indexes")
-}
-
 // chartRepos reads what chart repositories offer: a classic Helm
 // repository's index.yaml, an OCI registry's tag list. What it reads
-// online it keeps in dir; offline, or where a repository cannot be
-// reached, it reads that copy, and says so and from when.
+// online it keeps in dir (beside platc's other caches; "" for none);
+// offline, or where a repository cannot be reached, it reads that copy,
+// and says so and from when.
 type chartRepos struct {
 	client  *http.Client
 	dir     string
