@@ -26,60 +26,58 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// outdatedFlags are the flags of platc outdated, and what runs it.
+// outdatedFlags are the flags of platc outdated, and what runs it: it
+// lists, per chart and version, the environments that run it and the
+// newer versions its repository offers.
 func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 	var charts stringList
 	fs.Var(&charts, "chart", "only this `chart` (repeatable)")
 	offline := fs.Bool("offline", false, "read the repositories' indexes from platc's cache, not online")
-	return func(c *call) int { return runOutdated(c, charts, *offline) }
-}
-
-// runOutdated lists, per chart and version, the environments that run it
-// and the newer versions its repository offers.
-func runOutdated(c *call, charts []string, offline bool) int {
-	repo, code := c.compile(c.rep, false, false)
-	if repo == nil {
-		return code
-	}
-	repo.close()
-	spec := repo.res.Spec
-	for _, name := range charts {
-		if msg, ok := known("chart", name, chartNames(spec)); !ok {
-			c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
-			return ExitUsage
+	return func(c *call) int {
+		repo, code := c.compile(c.rep, false, false)
+		if repo == nil {
+			return code
 		}
-	}
-	client := cmp.Or(c.proc.httpClient, &http.Client{Timeout: 60 * time.Second})
-	r := &chartRepos{client: client, offline: offline}
-	if base, ok := cacheBase(); ok {
-		r.dir = filepath.Join(base, "indexes")
-	}
-	list := versions.FindOutdated(spec, charts, r.lookup)
-	log := &diag.Log{}
-	for _, o := range list {
-		if o.Problem != "" {
-			ch := spec.Chart(o.Name)
-			log.Reportf(diag.IO, ch.At("repoURL"), ch.FieldPath("repoURL"), "the versions of %s are not known: %s", o.Name, o.Problem)
-		}
-	}
-	switch c.format {
-	case textFormat:
-		versions.OutdatedText(c.stdout, list)
-	case githubFormat:
-		for _, o := range list {
-			if len(o.Newer) == 0 {
-				continue
+		repo.close()
+		spec := repo.res.Spec
+		for _, name := range charts {
+			if msg, ok := known("chart", name, chartNames(spec)); !ok {
+				c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
+				return ExitUsage
 			}
-			c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
 		}
-	case jsonFormat:
-		c.rep.doc.Outdated = append([]versions.Outdated{}, list...)
+		client := cmp.Or(c.proc.httpClient, &http.Client{Timeout: 60 * time.Second})
+		r := &chartRepos{client: client, offline: *offline}
+		if base, ok := cacheBase(); ok {
+			r.dir = filepath.Join(base, "indexes")
+		}
+		list := versions.FindOutdated(spec, charts, r.lookup)
+		log := &diag.Log{}
+		for _, o := range list {
+			if o.Problem != "" {
+				ch := spec.Chart(o.Name)
+				log.Reportf(diag.IO, ch.At("repoURL"), ch.FieldPath("repoURL"), "the versions of %s are not known: %s", o.Name, o.Problem)
+			}
+		}
+		switch c.format {
+		case textFormat:
+			versions.OutdatedText(c.stdout, list)
+		case githubFormat:
+			for _, o := range list {
+				if len(o.Newer) == 0 {
+					continue
+				}
+				c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
+			}
+		case jsonFormat:
+			c.rep.doc.Outdated = append([]versions.Outdated{}, list...)
+		}
+		c.rep.log(log)
+		if log.HasErrors() {
+			return ExitProblems
+		}
+		return ExitOK
 	}
-	c.rep.log(log)
-	if log.HasErrors() {
-		return ExitProblems
-	}
-	return ExitOK
 }
 
 // chartRepos reads what chart repositories offer: a classic Helm
