@@ -204,23 +204,19 @@ func runInit(c *call, name, repo string) int {
 	// The spec gets them as CUE string literals, quoted as CUE quotes.
 	replacer := strings.NewReplacer(append([]string{"{{name}}", literal.String.Quote(name), "{{repo}}", literal.String.Quote(repo)}, pins(readBuildVersion())...)...)
 
-	var inTheWay []string
+	paths := []string{path.Join("sources", editor.ModuleFile), path.Join("sources", editor.SchemaFile), path.Join("sources", editor.ApplyFile)}
 	for _, f := range starterFiles {
-		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); !errors.Is(err, fs.ErrNotExist) {
-			inTheWay = append(inTheWay, f.path)
-		}
+		paths = append(paths, f.path)
 	}
-	for _, p := range []string{editor.ModuleFile, editor.SchemaFile, editor.ApplyFile} {
-		p = path.Join("sources", p)
+	slices.Sort(paths)
+	inTheWay := false
+	for _, p := range paths {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); !errors.Is(err, fs.ErrNotExist) {
-			inTheWay = append(inTheWay, p)
+			fmt.Fprintf(c.stderr, "%s: exists: platc init writes nothing over a file; start in an empty folder, or move it\n", filepath.Join(dir, p))
+			inTheWay = true
 		}
 	}
-	if len(inTheWay) > 0 {
-		slices.Sort(inTheWay)
-		for _, p := range inTheWay {
-			fmt.Fprintf(c.stderr, "%s: exists: platc init writes nothing over a file; start in an empty folder, or move it\n", filepath.Join(dir, p))
-		}
+	if inTheWay {
 		return ExitProblems
 	}
 	for _, f := range starterFiles {
