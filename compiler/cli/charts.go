@@ -39,7 +39,6 @@ func (s *chartStore) file(digest string) string {
 	return filepath.Join(s.dir, strings.Replace(digest, ":", "-", 1)+".tgz")
 }
 
-// Archive implements charts.Archives.
 func (s *chartStore) Archive(digest string) ([]byte, bool) {
 	if s == nil || !charts.ValidDigest(digest) {
 		return nil, false

@@ -41,7 +41,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Exit codes.
 const (
 	ExitOK       = 0
 	ExitProblems = 1
@@ -49,8 +48,7 @@ const (
 )
 
 // Main runs platc with args (without the program name) and returns the exit
-// code. Output goes to stdout, problems to stderr. The commands are the
-// table of commands.go.
+// code. Output goes to stdout, problems to stderr.
 func Main(args []string, stdout, stderr io.Writer) int {
 	return profiled(os.Getenv(CPUProfileEnv), stderr, func() int {
 		return run(osProcess, args, stdout, stderr)
@@ -84,8 +82,6 @@ type compiled struct {
 	stop    context.CancelFunc // stops listening for interrupts
 }
 
-// close releases the output roots' locks, and closes the repository and
-// the client checkouts.
 func (repo *compiled) close() {
 	repo.out.keepOnly("")
 	repo.stop()
@@ -96,12 +92,10 @@ func (repo *compiled) close() {
 }
 
 // compile opens the repository and compiles it; with scan, it also reads
-// the output folder (res.Existing), for the commands that compare or write
-// it, and with hold it holds the output folder's lock until close. Before
-// reading the output folder, it completes a write that was interrupted
-// there. It reports the problems to rep and returns nil with an exit code
-// when the command should stop; otherwise the caller closes what it
-// returns.
+// the output folder (res.Existing), and with hold it holds the output
+// folder's lock until close. Before reading the output folder, it
+// completes a write that was interrupted there. It reports the problems to
+// rep and returns nil with an exit code when the command should stop.
 func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
@@ -204,12 +198,10 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 }
 
 // noteGaps adds to res's log a note (not-checked) for each thing the
-// compilation did not check that no problem says already. What was not
-// checked (charts not at hand, clients' values not read) is said by the
-// commands that check (the command table's checks), in these notes and
-// in their summary: a render, a drift check or a release that passes
-// says it too, since it passed without them. The other commands compile
-// to do something else, and stay quiet.
+// compilation did not check that no problem says already, for the
+// commands that check (the table's checks): one that passes passed
+// without them. The other commands compile to do something else, and stay
+// quiet.
 func (c *call) noteGaps(res *compiler.Result) {
 	if !c.cmd.checks {
 		return
@@ -259,8 +251,7 @@ func jsonEncoder(w io.Writer) *json.Encoder {
 // writeOutputs writes res's outputs into its output folder, which st
 // holds as it is, and the spec edits (file by path) in the same journal:
 // both or neither, even if platc is killed. It refuses to overwrite a
-// file platc did not write. It returns what it wrote, or nil and the exit
-// code.
+// file platc did not write.
 func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State, edits map[string][]byte) (*emit.Result, int) {
 	if conflicts := emit.Conflicts(st, res.Outputs); len(conflicts) > 0 {
 		for _, cf := range conflicts {
@@ -302,8 +293,6 @@ func runRender(c *call) int {
 	return ExitOK
 }
 
-// runCheck compiles the spec and compares the output folder with what it
-// renders.
 func runCheck(c *call) int {
 	repo, code := c.compile(c.rep, true, true)
 	if repo == nil {

@@ -67,7 +67,6 @@ func (cmd *command) lookupSub(name string) (*command, string) {
 	return nil, msg
 }
 
-// subNames returns the own names of cmd's subcommands.
 func (cmd *command) subNames() []string {
 	var ns []string
 	for _, s := range cmd.subs {
@@ -498,7 +497,6 @@ func (s *specFolder) Set(v string) error {
 	return nil
 }
 
-// names returns the names of cmds.
 func names(cmds []*command) []string {
 	var ns []string
 	for _, cmd := range cmds {

@@ -22,7 +22,6 @@ did not generate in the way); 2 usage error (an unknown command or flag, a
 missing or malformed argument, an argument that names what the spec does not
 have) or I/O error.`
 
-// printCommands writes the list of commands.
 func printCommands(w io.Writer, cmds []*command) {
 	fmt.Fprintf(w, "%s\n\nUsage:\n\n\tplatc <command> [arguments]\n\nCommands:\n\n", intro)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
@@ -94,7 +93,6 @@ func flagSyntax(f *flag.Flag) string {
 	return "-" + f.Name
 }
 
-// isBool reports whether f takes no value.
 func isBool(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()

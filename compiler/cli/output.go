@@ -43,7 +43,6 @@ type process struct {
 	httpClient *http.Client
 }
 
-// osProcess is platc as it runs.
 var osProcess = &process{interrupts: notifyInterrupts, lockWait: lockWait}
 
 // notifyInterrupts listens for SIGINT and SIGTERM until the first one:
@@ -138,7 +137,6 @@ func (o *outputs) keepOnly(outDir string) {
 	}
 }
 
-// printNotes prints what the recoveries did, once.
 func (o *outputs) printNotes() {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -172,7 +172,6 @@ type jsonVersion struct {
 	Column      int    `json:"column"`
 }
 
-// versionChanges reports the chart versions an edit set.
 func (r *report) versionChanges(changes []release.Change) {
 	for _, ch := range changes {
 		r.doc.Versions = append(r.doc.Versions, jsonVersion{Environment: ch.Env, Chart: ch.Chart, From: ch.From, To: ch.To, New: ch.New, File: ch.Pos.File, Line: ch.Pos.Line, Column: ch.Pos.Col})

@@ -44,7 +44,6 @@ func (f *format) Set(s string) error {
 	return nil
 }
 
-// words are the values completion offers.
 func (f *format) words() []string { return formats }
 
 // report is what a command reports, written as -format says: the
@@ -197,7 +196,6 @@ func (r *report) buffered() *report {
 	return b
 }
 
-// take reports what b kept.
 func (r *report) take(b *report) {
 	io.Copy(r.stdout, b.stdout.(*bytes.Buffer))
 	io.Copy(r.stderr, b.stderr.(*bytes.Buffer))
@@ -205,7 +203,6 @@ func (r *report) take(b *report) {
 	r.doc.Folded += b.doc.Folded
 }
 
-// log reports the problems of l.
 func (r *report) log(l *diag.Log) {
 	switch r.format {
 	case textFormat:
@@ -380,13 +377,12 @@ func (r *report) checked(n *counts, gaps []compiler.Gap, did string) {
 	r.summary(line)
 }
 
-// wrote reports what a render wrote, after what it checked (checked).
+// wrote reports what a render wrote, after what it checked.
 func (r *report) wrote(n *counts, gaps []compiler.Gap, outDir string, files int, w *emit.Result) {
 	r.doc.Written = &written{OutDir: outDir, Files: files, Written: len(w.Written), Unchanged: len(w.Unchanged), Removed: len(w.Removed)}
 	r.checked(n, gaps, fmt.Sprintf("%s/: %d files, %d written, %d unchanged, %d removed", outDir, files, len(w.Written), len(w.Unchanged), len(w.Removed)))
 }
 
-// moved reports the pins a release moved.
 func (r *report) moved(moves []release.Move) {
 	for _, m := range moves {
 		r.doc.Moves = append(r.doc.Moves, jsonMove{Environment: m.Env, From: m.From, To: m.To, File: m.Pos.File, Line: m.Pos.Line, Column: m.Pos.Col})
