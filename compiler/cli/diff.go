@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing/fstest"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diff"
@@ -109,23 +110,17 @@ func printVersions(w io.Writer, changes []diff.VersionChange) {
 }
 
 // renderedManifests compiles one side (a repository folder, or a Git
-// revision of the repository in dir, extracted to a temporary folder) and
-// returns the objects its Applications' charts render, offline (the
-// lock, the vendor folder and platc's chart cache).
+// revision of the repository in dir) and returns the objects its
+// Applications' charts render, offline (the lock, the vendor folder and
+// platc's chart cache).
 func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error) {
-	root := side
-	if info, err := os.Stat(side); err != nil || !info.IsDir() {
-		tmp, err := os.MkdirTemp("", "platc-diff-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		if err := extractRevision(dir, side, tmp); err != nil {
-			return nil, err
-		}
-		root = tmp
+	var repo fs.FS
+	if info, err := os.Stat(side); err == nil && info.IsDir() {
+		repo = os.DirFS(side)
+	} else if repo, err = revisionFS(dir, side); err != nil {
+		return nil, err
 	}
-	res := compiler.Compile(os.DirFS(root), compiler.Options{Charts: openChartStore(), KeepRenders: true})
+	res := compiler.Compile(repo, compiler.Options{Charts: openChartStore(), KeepRenders: true})
 	if res.Log.HasErrors() {
 		fmt.Fprint(stderr, res.Log.String())
 		return nil, fmt.Errorf("the spec does not compile")
@@ -153,44 +148,29 @@ func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error
 	return out, nil
 }
 
-// extractRevision writes the tree of a Git revision into dest (git
-// archive), refusing a path that would leave it.
-func extractRevision(dir, rev, dest string) error {
+// revisionFS is the tree of a Git revision of the repository in dir (git
+// archive), in memory.
+func revisionFS(dir, rev string) (fs.FS, error) {
 	data, err := git(dir, nil, "archive", "--format=tar", rev)
 	if err != nil {
-		return fmt.Errorf("neither a folder nor a Git revision: %v", err)
+		return nil, fmt.Errorf("neither a folder nor a Git revision: %v", err)
 	}
-	r, err := os.OpenRoot(dest)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	files := fstest.MapFS{}
 	tr := tar.NewReader(bytes.NewReader(data))
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return nil
+			return files, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if h.Typeflag != tar.TypeReg {
-			if h.Typeflag == tar.TypeDir {
-				if err := r.MkdirAll(strings.TrimSuffix(h.Name, "/"), 0o777); err != nil {
-					return err
-				}
+		if h.Typeflag == tar.TypeReg {
+			body, err := io.ReadAll(tr)
+			if err != nil {
+				return nil, err
 			}
-			continue
-		}
-		if err := r.MkdirAll(filepath.Dir(h.Name), 0o777); err != nil {
-			return err
-		}
-		body, err := io.ReadAll(tr)
-		if err != nil {
-			return err
-		}
-		if err := r.WriteFile(h.Name, body, 0o666); err != nil {
-			return err
+			files[h.Name] = &fstest.MapFile{Data: body, Mode: 0o644}
 		}
 	}
 }
