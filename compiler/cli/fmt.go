@@ -76,20 +76,16 @@ func runFmt(c *call, specDir string, check bool) int {
 	if failed {
 		return ExitProblems
 	}
-	if check {
-		for _, f := range changed {
-			fmt.Fprintf(c.stdout, "%s\n", f.name)
-		}
-		if len(changed) > 0 {
-			return c.errorf(ExitProblems, "%s not formatted: run platc fmt", plural(len(changed), "file is", "files are"))
-		}
-		return ExitOK
-	}
 	for _, f := range changed {
-		if err := writeFileAtomic(root, f.name, f.data); err != nil {
-			return c.errorf(ExitUsage, "writing %s: %v", f.name, err)
+		if !check {
+			if err := writeFileAtomic(root, f.name, f.data); err != nil {
+				return c.errorf(ExitUsage, "writing %s: %v", f.name, err)
+			}
 		}
 		fmt.Fprintf(c.stdout, "%s\n", f.name)
+	}
+	if check && len(changed) > 0 {
+		return c.errorf(ExitProblems, "%s not formatted: run platc fmt", plural(len(changed), "file is", "files are"))
 	}
 	return ExitOK
 }
