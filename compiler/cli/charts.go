@@ -124,7 +124,6 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 		return code
 	}
 	defer root.Close()
-	specDir = strings.TrimSuffix(specDir, "/")
 	client := cmp.Or(c.proc.httpClient, http.DefaultClient)
 	ctx, stop := c.proc.interrupts()
 	defer stop()
@@ -142,7 +141,7 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 	lock := &charts.Lock{}
 	failed := false
 	for _, name := range only {
-		if !slices.ContainsFunc(pins, func(c *model.Chart) bool { return c.Name == name }) {
+		if !slices.ContainsFunc(pins, func(pin *model.Chart) bool { return pin.Name == name }) {
 			fmt.Fprintf(c.stderr, "platc charts pull: -chart %s: the spec pins no chart %q (charts.<name>)\n", name, name)
 			failed = true
 		}
@@ -190,9 +189,9 @@ func runChartsPull(c *call, specDir string, only []string, update bool) int {
 		fmt.Fprintf(c.stdout, "%s %s %s %s\n", e.Name, chart, version, e.Digest)
 		return true
 	}
-	for _, c := range pins {
-		keep := len(only) > 0 && !slices.Contains(only, c.Name)
-		if !lockOne(fmt.Sprintf("%s: %s", c.Pos, c.Path), c.Chart+" "+c.Version, c.Name, c.RepoURL, c.Chart, c.Version, keep) {
+	for _, pin := range pins {
+		keep := len(only) > 0 && !slices.Contains(only, pin.Name)
+		if !lockOne(fmt.Sprintf("%s: %s", pin.Pos, pin.Path), pin.Chart+" "+pin.Version, pin.Name, pin.RepoURL, pin.Chart, pin.Version, keep) {
 			return ExitUsage
 		}
 	}
@@ -228,7 +227,6 @@ func runChartsVendor(c *call, specDir string) int {
 		return code
 	}
 	defer root.Close()
-	specDir = strings.TrimSuffix(specDir, "/")
 	lock, err := readLock(root, specDir)
 	if err != nil {
 		fmt.Fprintln(c.stderr, lockError(path.Join(specDir, charts.LockFile), err))

@@ -126,7 +126,7 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 		repo.close()
 		return nil, ExitUsage
 	}
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: cache, PrepareOutput: repo.out.prepare}
+	repo.opts = compiler.Options{SpecDir: c.specDir, Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.

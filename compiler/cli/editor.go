@@ -22,7 +22,7 @@ import (
 // the spec file that applies it (package editor), for an editor running
 // cue lsp.
 func runEditor(c *call, specDir string) int {
-	if err := writeEditorFiles(c.dir, strings.TrimSuffix(specDir, "/"), "", c.stdout); err != nil {
+	if err := writeEditorFiles(c.dir, specDir, "", c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "%v\n", err)
 		return ExitProblems
 	}

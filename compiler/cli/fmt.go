@@ -25,7 +25,6 @@ func runFmt(c *call, specDir string, check bool) int {
 		return ExitUsage
 	}
 	defer root.Close()
-	specDir = strings.TrimSuffix(specDir, "/")
 	entries, err := fs.ReadDir(root.FS(), specDir)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)

@@ -109,7 +109,7 @@ func importRoots(args []string) ([]importer.Root, error) {
 }
 
 func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDir string, force, dry bool) int {
-	specDir = path.Clean(strings.TrimSuffix(specDir, "/"))
+	specDir = path.Clean(specDir)
 	if !fs.ValidPath(specDir) || specDir == "." {
 		return c.usagef("-o %q is not a folder inside the repository", specDir)
 	}
