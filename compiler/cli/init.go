@@ -132,8 +132,7 @@ func pins(v buildVersion) []string {
 	}
 }
 
-// notLabel finds what a DNS-1123 label cannot hold, to make a label of a
-// folder's name for a platform's name.
+// notLabel finds what a DNS-1123 label cannot hold.
 var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
 
 // labelOf is s made a DNS-1123 label, as far as that takes: lower case,
@@ -160,10 +159,7 @@ func initArgProblem(name, repo string) string {
 	if strings.ContainsFunc(repo, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '"' || r == '\'' || r == '\\' || r == '`' }) {
 		return fmt.Sprintf("-repo %q is not a Git repository URL: it holds a quote, a backslash, a space or a control character; %s", repo, example)
 	}
-	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.Host != "" && u.Opaque == "" {
-		return ""
-	}
-	if scpURL.MatchString(repo) {
+	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.Host != "" && u.Opaque == "" || scpURL.MatchString(repo) {
 		return ""
 	}
 	return fmt.Sprintf("-repo %q is not a Git repository URL: %s", repo, example)
