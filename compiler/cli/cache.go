@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -76,23 +77,13 @@ func cacheOf(dir string) (*dirCache, string) {
 	if !ok {
 		return nil, ""
 	}
-	if as := os.Getenv(CacheRepoEnv); as != "" {
-		dir = as
-	}
-	repo, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, ""
-	}
-	// A link to the repository is the repository (git rev-parse
-	// --show-toplevel, which the hook passes, resolves links).
-	if real, err := filepath.EvalSymlinks(repo); err == nil {
-		repo = real
-	}
 	v, ok := version()
 	if !ok {
 		return nil, ""
 	}
-	return cacheIn(base, repo, v), base
+	// A link to the repository is the repository (git rev-parse
+	// --show-toplevel, which the hook passes, resolves links).
+	return cacheIn(base, resolved(cmp.Or(os.Getenv(CacheRepoEnv), dir)), v), base
 }
 
 // heldCache is the cache of a repository whose cache folder is inside it,
