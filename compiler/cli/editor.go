@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -63,9 +64,7 @@ func writeEditorFiles(root, specDir, shownRoot string, stdout io.Writer) error {
 		case err != nil:
 			return fmt.Errorf("%s: the file does not parse: fix it, then run platc editor again", shown(e.Name()))
 		}
-		if pkg == "" {
-			pkg = f.PackageName()
-		}
+		pkg = cmp.Or(pkg, f.PackageName())
 	}
 	if pkg == "" {
 		return fmt.Errorf("%s: no .cue files of a package: write the platform spec first (platc init starts one)", specDir)

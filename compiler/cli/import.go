@@ -123,9 +123,7 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 	}
 	defer root.Close()
 	repo := newRepoFS(root)
-	if opts.RepoURL == "" {
-		opts.RepoURL = originURL(root)
-	}
+	opts.RepoURL = cmp.Or(opts.RepoURL, originURL(root))
 	objs, skips, err := importer.Read(repo, roots)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)

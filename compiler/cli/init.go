@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -186,9 +187,7 @@ func runInit(c *call, name, repo string) int {
 		if len(name) > 63 {
 			name = strings.TrimRight(name[:63], "-")
 		}
-		if name == "" {
-			name = "platform"
-		}
+		name = cmp.Or(name, "platform")
 	}
 	repoGiven := repo != ""
 	if !repoGiven {

@@ -199,11 +199,7 @@ func (r *chartRepos) token(ctx context.Context, challenge, repo string) (string,
 	if s := params["service"]; s != "" {
 		q.Set("service", s)
 	}
-	scope := params["scope"]
-	if scope == "" {
-		scope = "repository:" + repo + ":pull"
-	}
-	q.Set("scope", scope)
+	q.Set("scope", cmp.Or(params["scope"], "repository:"+repo+":pull"))
 	u := realm
 	if strings.Contains(u, "?") {
 		u += "&" + q.Encode()

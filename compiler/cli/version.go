@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -41,12 +42,7 @@ func readBuildVersion() buildVersion {
 		return v
 	}
 	v.Go = info.GoVersion
-	if info.Main.Version != "" {
-		v.Module = info.Main.Version
-	}
-	if stampedVersion != "" {
-		v.Module = stampedVersion
-	}
+	v.Module = cmp.Or(stampedVersion, info.Main.Version, v.Module)
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
