@@ -100,8 +100,7 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
-		rep.failf(diag.IO, "opening the repository: %v", err)
-		return nil, ExitUsage
+		return nil, rep.failf(diag.IO, "opening the repository: %v", err)
 	}
 	// A cache inside the output folder is refused once the output folder
 	// is known; inside the usual one, it is not used until then, and
@@ -159,8 +158,7 @@ func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 	select {
 	case repo.res = <-done:
 	case <-repo.ctx.Done():
-		rep.failf(diag.Interrupted, "interrupted: nothing was written")
-		return nil, ExitUsage
+		return nil, rep.failf(diag.Interrupted, "interrupted: nothing was written")
 	}
 	repo.out.printNotes()
 	// A checkout for a client the spec does not declare would be ignored.
@@ -266,11 +264,9 @@ func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State
 	w, err := repo.out.write(res.OutDir, st, res.Outputs, specEdits)
 	switch {
 	case errors.Is(err, emit.ErrInterrupted):
-		c.rep.failf(diag.Interrupted, "interrupted: nothing was written, %s/ is as it was", res.OutDir)
-		return nil, ExitUsage
+		return nil, c.rep.failf(diag.Interrupted, "interrupted: nothing was written, %s/ is as it was", res.OutDir)
 	case err != nil:
-		c.rep.failf(writeID(err), "%v", err)
-		return nil, ExitUsage
+		return nil, c.rep.failf(writeID(err), "%v", err)
 	}
 	return w, ExitOK
 }
@@ -287,8 +283,8 @@ func runRender(c *call) int {
 		return code
 	}
 	c.rep.wrote(repo.counts(res), res.Gaps, res.OutDir, len(res.Outputs), w)
-	if interrupted(repo.ctx, c.rep, res.OutDir+"/ was committed: the render was finished") {
-		return ExitUsage
+	if repo.ctx.Err() != nil {
+		return c.rep.failf(diag.Interrupted, "interrupted: %s/ was committed: the render was finished", res.OutDir)
 	}
 	return ExitOK
 }

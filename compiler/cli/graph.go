@@ -38,8 +38,7 @@ func graphFlags(fs *flag.FlagSet) func(*call) int {
 			write = g.Mermaid
 		}
 		if err := write(c.stdout); err != nil {
-			c.rep.failf(diag.IO, "writing the graph: %v", err)
-			return ExitUsage
+			return c.rep.failf(diag.IO, "writing the graph: %v", err)
 		}
 		return ExitOK
 	}

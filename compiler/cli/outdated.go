@@ -42,8 +42,7 @@ func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 		spec := repo.res.Spec
 		for _, name := range charts {
 			if msg, ok := known("chart", name, chartNames(spec)); !ok {
-				c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
-				return ExitUsage
+				return c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
 			}
 		}
 		client := cmp.Or(c.proc.httpClient, &http.Client{Timeout: 60 * time.Second})
@@ -200,13 +199,11 @@ func (r *chartRepos) token(ctx context.Context, challenge, repo string) (string,
 		q.Set("service", s)
 	}
 	q.Set("scope", cmp.Or(params["scope"], "repository:"+repo+":pull"))
-	u := realm
-	if strings.Contains(u, "?") {
-		u += "&" + q.Encode()
-	} else {
-		u += "?" + q.Encode()
+	sep := "?"
+	if strings.Contains(realm, "?") {
+		sep = "&"
 	}
-	body, _, err := r.get(ctx, u, nil)
+	body, _, err := r.get(ctx, realm+sep+q.Encode(), nil)
 	if err != nil {
 		return "", fmt.Errorf("getting a token: %v", err)
 	}

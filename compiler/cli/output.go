@@ -182,12 +182,3 @@ func writeID(err error) diag.ID {
 	}
 	return diag.IO
 }
-
-// interrupted reports whether ctx was interrupted, and says so.
-func interrupted(ctx context.Context, rep *report, what string) bool {
-	if ctx.Err() == nil {
-		return false
-	}
-	rep.failf(diag.Interrupted, "interrupted: %s", what)
-	return true
-}

@@ -85,8 +85,7 @@ func editSpec(c *call, what string, args func(*model.Spec) (string, bool), edit 
 	}
 	defer repo.close()
 	if msg, ok := args(repo.res.Spec); !ok {
-		c.rep.failf(diag.Usage, "%s", msg)
-		return ExitUsage
+		return c.rep.failf(diag.Usage, "%s", msg)
 	}
 	log := &diag.Log{}
 	v := edit(repo, log)
@@ -121,8 +120,7 @@ func editSpec(c *call, what string, args func(*model.Spec) (string, bool), edit 
 	}
 	st, err := emit.Scan(newRepoFS(repo.root), next.OutDir)
 	if err != nil {
-		c.rep.failf(writeID(err), "%v", err)
-		return ExitUsage
+		return c.rep.failf(writeID(err), "%v", err)
 	}
 	w, code := c.writeOutputs(repo, next, st, v.Files)
 	if w == nil {
@@ -131,8 +129,8 @@ func editSpec(c *call, what string, args func(*model.Spec) (string, bool), edit 
 	c.rep.versionChanges(v.Changes)
 	c.rep.moved(v.Moves)
 	c.rep.wrote(repo.counts(next), next.Gaps, next.OutDir, len(next.Outputs), w)
-	if interrupted(repo.ctx, c.rep, "the "+what+" was committed: it was finished") {
-		return ExitUsage
+	if repo.ctx.Err() != nil {
+		return c.rep.failf(diag.Interrupted, "interrupted: the %s was committed: it was finished", what)
 	}
 	return ExitOK
 }

@@ -230,10 +230,11 @@ func (r *report) problem(p diag.Problem) {
 	r.log(l)
 }
 
-// failf reports a failure that stops the command: text writes
-// "platc: message" on stderr.
-func (r *report) failf(id diag.ID, format string, args ...any) {
+// failf reports a failure that stops the command, and returns its exit
+// code: text writes "platc: message" on stderr.
+func (r *report) failf(id diag.ID, format string, args ...any) int {
 	r.problem(diag.Problem{ID: id, Msg: fmt.Sprintf(format, args...)})
+	return ExitUsage
 }
 
 // annotate writes p as a GitHub Actions workflow command: an error or a

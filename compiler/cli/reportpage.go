@@ -45,8 +45,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 			rehearsed, err = reportpage.ReadRehearsal(data)
 		}
 		if err != nil {
-			c.rep.failf(diag.IO, "-rehearsal %s: %v", rehearsal, err)
-			return ExitUsage
+			return c.rep.failf(diag.IO, "-rehearsal %s: %v", rehearsal, err)
 		}
 	}
 	c.keepFiles = true
@@ -81,23 +80,19 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	}
 	if out == "" {
 		if _, err := c.stdout.Write(page.Bytes()); err != nil {
-			c.rep.failf(diag.IO, "writing the page: %v", err)
-			return ExitUsage
+			return c.rep.failf(diag.IO, "writing the page: %v", err)
 		}
 		return ExitOK
 	}
 	if inside(out, filepath.Join(c.dir, res.OutDir)) {
-		c.rep.failf(diag.OutDir, "-o %s is inside the output folder %s/ of the repository, which holds only what platc renders: write the page elsewhere", out, res.OutDir)
-		return ExitUsage
+		return c.rep.failf(diag.OutDir, "-o %s is inside the output folder %s/ of the repository, which holds only what platc renders: write the page elsewhere", out, res.OutDir)
 	}
 	if msg := notAPage(out); msg != "" {
-		c.rep.failf(diag.IO, "-o %s %s", out, msg)
-		return ExitUsage
+		return c.rep.failf(diag.IO, "-o %s %s", out, msg)
 	}
 	// -o may lie outside the repository (it is from the current folder).
 	if err := writeFile(filepath.Dir(out), "."+filepath.Base(out)+".*.platc-tmp", out, page.Bytes(), 0o644); err != nil {
-		c.rep.failf(diag.IO, "writing the page: %v", err)
-		return ExitUsage
+		return c.rep.failf(diag.IO, "writing the page: %v", err)
 	}
 	fmt.Fprintf(c.stdout, "platc: wrote %s\n", out)
 	return ExitOK

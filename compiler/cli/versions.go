@@ -44,8 +44,7 @@ func versionsFlags(fs *flag.FlagSet) func(*call) int {
 		m := versions.NewMatrix(res.Spec, res.Info, res.Stacks)
 		write := map[string]func(io.Writer) error{"text": m.Text, "markdown": m.Markdown, "json": func(w io.Writer) error { return writeJSON(w, m) }}[format.value]
 		if err := write(c.stdout); err != nil {
-			c.rep.failf(diag.IO, "writing the matrix: %v", err)
-			return ExitUsage
+			return c.rep.failf(diag.IO, "writing the matrix: %v", err)
 		}
 		return ExitOK
 	}
