@@ -80,12 +80,10 @@ func (s *chartStore) put(data []byte) error {
 func chartsIn(c *call) (*chartStore, *os.Root, int) {
 	store := openChartStore()
 	if store == nil {
-		fmt.Fprintf(c.stderr, "platc %s: there is no chart cache (%s=off, or no cache directory): set %s to a folder\n", c.cmd.name, CacheEnv, CacheEnv)
-		return nil, nil, ExitUsage
+		return nil, nil, c.errorf(ExitUsage, "there is no chart cache (%s=off, or no cache directory): set %s to a folder", CacheEnv, CacheEnv)
 	}
 	if msg := cacheInOutput(c.dir, model.DefaultOutDir); msg != "" {
-		fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, msg)
-		return nil, nil, ExitUsage
+		return nil, nil, c.errorf(ExitUsage, "%s", msg)
 	}
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {

@@ -59,18 +59,13 @@ func runExplain(c *call, asJSON bool) int {
 		}
 		return ExitOK
 	}
-	printExplanation(c.stdout, ex, valuesPath)
-	return ExitOK
-}
-
-// printExplanation writes ex for a person: aligned columns, no trailing
-// spaces.
-func printExplanation(out io.Writer, ex *explain.Explanation, valuesPath string) {
+	// Aligned columns, without the spaces they leave at line ends.
 	var buf strings.Builder
 	writeExplanation(&buf, ex, valuesPath)
 	for line := range strings.Lines(buf.String()) {
-		fmt.Fprintln(out, strings.TrimRight(line, " \n"))
+		fmt.Fprintln(c.stdout, strings.TrimRight(line, " \n"))
 	}
+	return ExitOK
 }
 
 func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
@@ -82,10 +77,8 @@ func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, l := range ex.Layers {
 		what := l.Source
-		if l.Note != "" && what != "" {
-			what += ": " + l.Note
-		} else if l.Note != "" {
-			what = l.Note
+		if l.Note != "" {
+			what = strings.TrimPrefix(what+": "+l.Note, ": ")
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\n", i+1, l.Kind, what)
 	}
