@@ -282,7 +282,7 @@ func (r *report) repoPath(file string) string {
 		abs = filepath.Join(dir, filepath.FromSlash(file))
 	}
 	rel, err := filepath.Rel(*r.gitRoot, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || !filepath.IsLocal(rel) {
 		return file
 	}
 	return filepath.ToSlash(rel)

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/diff"
@@ -178,7 +177,7 @@ func modeWord(m fs.FileMode) string {
 func inside(name, dir string) bool {
 	n, d := resolved(name), resolved(dir)
 	rel, err := filepath.Rel(d, n)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // resolved is the absolute, clean form of p, with the links of its
