@@ -573,7 +573,7 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 			cmd.printGroupHelp(stdout)
 			return ExitOK
 		case sub == "" || strings.HasPrefix(sub, "-"):
-			fmt.Fprintf(stderr, "platc %s: name a subcommand: %s\nrun platc help %s for more\n", cmd.name, subUsages(cmd), cmd.name)
+			fmt.Fprintf(stderr, "platc %s: name a subcommand: %s\nrun platc help %s for more\n", cmd.name, "platc "+strings.Join(names(cmd.subs), " or platc "), cmd.name)
 			return ExitUsage
 		}
 		s, msg := cmd.lookupSub(sub)
@@ -594,16 +594,6 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 	code = runCmd(c)
 	c.rep.finish(code)
 	return code
-}
-
-// subUsages names the subcommands of the group cmd as they are run:
-// "platc charts pull or platc charts vendor".
-func subUsages(cmd *command) string {
-	var runs []string
-	for _, s := range cmd.subs {
-		runs = append(runs, "platc "+s.name)
-	}
-	return strings.Join(runs, " or ")
 }
 
 // flagSet returns the flag set of cmd, whose flags set c's fields, and
