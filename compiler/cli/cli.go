@@ -357,7 +357,7 @@ func runPreview(c *call, client, env string, manifests bool) int {
 		what, name string
 		names      []string
 	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envNames(res.Spec)}} {
-		if msg, ok := known(arg.what, arg.name, arg.names); !ok {
+		if msg := known(arg.what, arg.name, arg.names); msg != "" {
 			return c.errorf(ExitUsage, "%s", msg)
 		}
 	}

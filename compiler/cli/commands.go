@@ -63,8 +63,7 @@ func (cmd *command) lookupSub(name string) (*command, string) {
 			return s, ""
 		}
 	}
-	msg, _ := known("subcommand", name, cmd.subNames())
-	return nil, msg
+	return nil, known("subcommand", name, cmd.subNames())
 }
 
 func (cmd *command) subNames() []string {
@@ -706,10 +705,10 @@ type repeatable interface{ repeatable() }
 // wordsFlag is a flag whose values completion can list.
 type wordsFlag interface{ words() []string }
 
-// known says whether name is one of names, and if not, what to do.
-func known(what, name string, names []string) (string, bool) {
+// known says what to do when name is not one of names, or "".
+func known(what, name string, names []string) string {
 	if slices.Contains(names, name) {
-		return "", true
+		return ""
 	}
-	return fmt.Sprintf("unknown %s %q%s: the %ss are %s", what, name, diag.DidYouMean(name, names), what, diag.OrNone(names)), false
+	return fmt.Sprintf("unknown %s %q%s: the %ss are %s", what, name, diag.DidYouMean(name, names), what, diag.OrNone(names))
 }

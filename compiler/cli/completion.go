@@ -97,8 +97,7 @@ func runCompletion(c *call) int {
 	case "fish":
 		writeFish(c.stdout, completions())
 	default:
-		msg, _ := known("shell", shell, shells)
-		return c.usagef("%s", msg)
+		return c.usagef("%s", known("shell", shell, shells))
 	}
 	return ExitOK
 }

@@ -25,7 +25,7 @@ func runExplain(c *call, asJSON bool) int {
 	}
 	defer repo.close()
 	res := repo.res
-	if msg, ok := known("environment", env, envNames(res.Spec)); !ok {
+	if msg := known("environment", env, envNames(res.Spec)); msg != "" {
 		return c.errorf(ExitUsage, "%s", msg)
 	}
 	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, newRepoFS(repo.root), env, app)

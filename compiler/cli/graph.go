@@ -24,7 +24,7 @@ func graphFlags(fs *flag.FlagSet) func(*call) int {
 		repo.close()
 		spec := repo.res.Spec
 		for _, n := range named {
-			if msg, ok := known("environment", n, envNames(spec)); !ok {
+			if msg := known("environment", n, envNames(spec)); msg != "" {
 				return c.errorf(ExitUsage, "-env: %s", msg)
 			}
 		}

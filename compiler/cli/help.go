@@ -119,8 +119,7 @@ func runHelp(c *call) int {
 		if s := diag.Suggest(c.args[0], diag.Names()); s != "" && len(c.args) == 1 {
 			return c.usagef("unknown command or message id %q (did you mean %q?): platc help lists the commands, platc help messages the ids", c.args[0], s)
 		}
-		msg, _ := known("command", c.args[0], names(cmds))
-		return c.usagef("%s", msg)
+		return c.usagef("%s", known("command", c.args[0], names(cmds)))
 	}
 	if len(c.args) == 2 {
 		if len(cmd.subs) == 0 {

@@ -41,7 +41,7 @@ func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 		repo.close()
 		spec := repo.res.Spec
 		for _, name := range charts {
-			if msg, ok := known("chart", name, chartNames(spec)); !ok {
+			if msg := known("chart", name, chartNames(spec)); msg != "" {
 				return c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
 			}
 		}

@@ -20,18 +20,18 @@ func runPromote(c *call, charts []string, tag string) int {
 	if tag != "" && !model.IsReleaseTag(tag) {
 		return c.usagef("-release %q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	return editSpec(c, "edit", func(spec *model.Spec) (string, bool) {
+	return editSpec(c, "edit", func(spec *model.Spec) string {
 		for _, env := range []string{from, to} {
-			if msg, ok := known("environment", env, envNames(spec)); !ok {
-				return msg, false
+			if msg := known("environment", env, envNames(spec)); msg != "" {
+				return msg
 			}
 		}
 		for _, name := range charts {
-			if msg, ok := known("chart", name, chartNames(spec)); !ok {
-				return "-chart " + name + ": " + msg, false
+			if msg := known("chart", name, chartNames(spec)); msg != "" {
+				return "-chart " + name + ": " + msg
 			}
 		}
-		return "", true
+		return ""
 	}, func(repo *compiled, log *diag.Log) *release.Versions {
 		return release.Promote(repo.root.FS(), repo.res.Spec, from, to, charts, tag, log)
 	}, fmt.Sprintf("%s runs the versions of %s already", to, from))
@@ -51,16 +51,16 @@ func runBump(c *call, envs []string, tag string) int {
 	if len(envs) > 0 {
 		already = fmt.Sprintf("%s runs %s %s already", diag.List(envs), chart, version)
 	}
-	return editSpec(c, "edit", func(spec *model.Spec) (string, bool) {
-		if msg, ok := known("chart", chart, chartNames(spec)); !ok {
-			return msg, false
+	return editSpec(c, "edit", func(spec *model.Spec) string {
+		if msg := known("chart", chart, chartNames(spec)); msg != "" {
+			return msg
 		}
 		for _, env := range envs {
-			if msg, ok := known("environment", env, envNames(spec)); !ok {
-				return "-env " + env + ": " + msg, false
+			if msg := known("environment", env, envNames(spec)); msg != "" {
+				return "-env " + env + ": " + msg
 			}
 		}
-		return "", true
+		return ""
 	}, func(repo *compiled, log *diag.Log) *release.Versions {
 		return release.Bump(repo.root.FS(), repo.res.Spec, chart, version, envs, tag, log)
 	}, already)
@@ -72,7 +72,7 @@ func runBump(c *call, envs []string, tag string) int {
 // edits and the render written, in one journal. On any problem it writes
 // nothing. what names the edit in a note of an interrupt; nothing is
 // what it says when the edit changes nothing.
-func editSpec(c *call, what string, args func(*model.Spec) (string, bool), edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
+func editSpec(c *call, what string, args func(*model.Spec) string, edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
 	// The compilation of the edit reports the spec's warnings again: those
 	// of the spec as it is (now) are reported only where it is not
 	// compiled.
@@ -84,7 +84,7 @@ func editSpec(c *call, what string, args func(*model.Spec) (string, bool), edit 
 		return code
 	}
 	defer repo.close()
-	if msg, ok := args(repo.res.Spec); !ok {
+	if msg := args(repo.res.Spec); msg != "" {
 		return c.rep.failf(diag.Usage, "%s", msg)
 	}
 	log := &diag.Log{}

@@ -15,13 +15,13 @@ func runRelease(c *call, envs []string) int {
 	if !model.IsReleaseTag(tag) {
 		return c.usagef("%q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	return editSpec(c, "release", func(spec *model.Spec) (string, bool) {
+	return editSpec(c, "release", func(spec *model.Spec) string {
 		for _, env := range envs {
-			if msg, ok := known("environment", env, envNames(spec)); !ok {
-				return "-env " + env + ": " + msg, false
+			if msg := known("environment", env, envNames(spec)); msg != "" {
+				return "-env " + env + ": " + msg
 			}
 		}
-		return "", true
+		return ""
 	}, func(repo *compiled, log *diag.Log) *release.Versions {
 		files, moves := release.Pin(repo.root.FS(), repo.res.Spec, tag, envs, log)
 		return &release.Versions{Files: files, Moves: moves}

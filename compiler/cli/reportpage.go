@@ -56,7 +56,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	res := repo.res
 	names := envNames(res.Spec)
 	for _, e := range envs {
-		if msg, ok := known("environment", e, names); !ok {
+		if msg := known("environment", e, names); msg != "" {
 			return c.errorf(ExitUsage, "-env: %s", msg)
 		}
 	}
