@@ -12,9 +12,6 @@
 // in the -format asked: text, GitHub Actions workflow commands, or one JSON
 // document. It does not decide what is a problem: the compiler's *diag.Log
 // does.
-//
-// Exit codes: 0 success; 1 problems found (failed checks, drift, a file in
-// the way); 2 usage or I/O errors.
 package cli
 
 import (
@@ -41,6 +38,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// Exit codes: 0 success; 1 problems found (failed checks, drift, a file in
+// the way); 2 usage or I/O errors.
 const (
 	ExitOK       = 0
 	ExitProblems = 1
