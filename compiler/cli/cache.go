@@ -248,37 +248,25 @@ func trimCache(base string, now time.Time) {
 	if info, err := os.Stat(marker); err == nil && now.Sub(info.ModTime()) < cacheTrimEvery {
 		return
 	}
-	repos := filepath.Join(base, "repos")
-	folders, _ := os.ReadDir(repos)
-	for _, folder := range folders {
-		if !folder.IsDir() {
-			continue
-		}
-		dir := filepath.Join(repos, folder.Name())
-		// A folder per platc, and the entries of the platc that kept
-		// them all in the repository's folder.
-		trimEntries(dir, now)
-		builds, _ := os.ReadDir(dir)
-		for _, b := range builds {
-			if b.IsDir() {
-				trimEntries(filepath.Join(dir, b.Name()), now)
-				os.Remove(filepath.Join(dir, b.Name()))
-			}
-		}
-		// Only if it is empty: a run may have written to it meanwhile.
-		os.Remove(dir)
-	}
+	// A folder per repository, in it a folder per platc (and the entries
+	// of the platc that kept them all in the repository's folder).
+	trimEntries(filepath.Join(base, "repos"), now)
 	if os.MkdirAll(base, 0o777) == nil && os.WriteFile(marker, nil, 0o666) == nil {
 		os.Chtimes(marker, now, now)
 	}
 }
 
-// trimEntries removes the files of dir unused for cacheTrimAge at now.
+// trimEntries removes the files below dir unused for cacheTrimAge at now,
+// and the folders that leaves empty.
 func trimEntries(dir string, now time.Time) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > cacheTrimAge {
-			os.Remove(filepath.Join(dir, e.Name()))
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			trimEntries(p, now)
+			os.Remove(p) // only if it is empty: a run may have written to it meanwhile
+		} else if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > cacheTrimAge {
+			os.Remove(p)
 		}
 	}
 }
