@@ -268,17 +268,3 @@ func runChartsVendor(c *call, specDir string) int {
 	fmt.Fprintf(c.stdout, "platc: %s/: %d charts (%s), %d removed\n", dir, len(names), strings.Join(names, ", "), removed)
 	return ExitOK
 }
-
-// writeFileAtomic writes a file of the repository beside its place and
-// renames it there.
-func writeFileAtomic(root *os.Root, name string, data []byte) error {
-	tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
-	if err := root.WriteFile(tmp, data, 0o666); err != nil {
-		return err
-	}
-	if err := root.Rename(tmp, name); err != nil {
-		root.Remove(tmp)
-		return err
-	}
-	return nil
-}

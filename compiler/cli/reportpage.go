@@ -200,28 +200,3 @@ func resolved(p string) string {
 		cur = parent
 	}
 }
-
-// writeFile writes data to the file name whole or not at all, so that a
-// reader never sees half of it: into a new file of dir named after
-// pattern (os.CreateTemp: made by platc alone), renamed over name. perm,
-// unless 0, is the file's mode.
-func writeFile(dir, pattern, name string, data []byte, perm fs.FileMode) error {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && perm != 0 {
-		err = os.Chmod(f.Name(), perm)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
