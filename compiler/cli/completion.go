@@ -117,16 +117,9 @@ _platc() {
 	}
 	fmt.Fprint(w, "\tesac\n\tcase $cmd in\n")
 	for _, comp := range comps {
-		var flags []string
+		var flags, cases []string
 		for _, f := range comp.flags {
 			flags = append(flags, "-"+f.name)
-		}
-		fmt.Fprintf(w, "\t%s)\n\t\tflags='%s'\n", caseLabel(comp.cmd.name), strings.Join(flags, " "))
-		if len(comp.cmd.words) > 0 {
-			fmt.Fprintf(w, "\t\twords='%s'\n", strings.Join(comp.cmd.words, " "))
-		}
-		var cases []string
-		for _, f := range comp.flags {
 			switch f.value {
 			case dirValue:
 				cases = append(cases, fmt.Sprintf("\t\t-%s) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", f.name))
@@ -135,6 +128,10 @@ _platc() {
 			case anyValue:
 				cases = append(cases, fmt.Sprintf("\t\t-%s) return ;;\n", f.name))
 			}
+		}
+		fmt.Fprintf(w, "\t%s)\n\t\tflags='%s'\n", caseLabel(comp.cmd.name), strings.Join(flags, " "))
+		if len(comp.cmd.words) > 0 {
+			fmt.Fprintf(w, "\t\twords='%s'\n", strings.Join(comp.cmd.words, " "))
 		}
 		if len(cases) > 0 {
 			fmt.Fprintf(w, "\t\tcase $prev in\n%s\t\tesac\n", strings.Join(cases, ""))
