@@ -148,7 +148,7 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 		return c.errorf(ExitUsage, "%v", err)
 	}
 	spec, files, res := importCompile(repo, objs, envs, opts, specDir)
-	if needsHelm(res) {
+	if slices.ContainsFunc(res.Log.Problems(), func(p diag.Problem) bool { return manifests.NeedsHelm(manifests.Problem{ID: p.ID, Msg: p.Msg}) }) {
 		// Its folders inflate Helm charts, which Argo CD builds only with
 		// --enable-helm: the repository's Argo CD has it.
 		opts.KustomizeBuildOptions = "--enable-helm"
@@ -278,14 +278,6 @@ func importCompile(repo fs.FS, objs []*importer.Object, envs []string, opts impo
 	}
 	res := compiler.Compile(overlay{FS: repo, files: files, specDir: specDir}, compiler.Options{SpecDir: specDir, KeepFiles: true})
 	return spec, files, res
-}
-
-// needsHelm reports whether a folder of the spec res compiled does not
-// build without --enable-helm.
-func needsHelm(res *compiler.Result) bool {
-	return slices.ContainsFunc(res.Log.Problems(), func(p diag.Problem) bool {
-		return manifests.NeedsHelm(manifests.Problem{ID: p.ID, Msg: p.Msg})
-	})
 }
 
 // printSwitch says how to move each environment's cluster to platc,
