@@ -338,13 +338,6 @@ func verbatim(text string) string {
 	return "::stop-commands::" + token + "\n" + text + "::" + token + "::\n"
 }
 
-// logLine is a line that is no workflow command, written into a log that
-// GitHub reads them from: its line breaks are escaped as a command's
-// message escapes them, so that it stays one line.
-func logLine(s string) string {
-	return strings.NewReplacer("\r", "%0D", "\n", "%0A").Replace(s)
-}
-
 // summary reports the one line that says what a command did, on stdout.
 func (r *report) summary(line string) {
 	r.doc.Summary = line
@@ -352,7 +345,9 @@ func (r *report) summary(line string) {
 	case textFormat:
 		fmt.Fprintf(r.stdout, "platc: %s\n", line)
 	case githubFormat:
-		fmt.Fprintf(r.stdout, "platc: %s\n", logLine(line))
+		// No workflow command: its line breaks escaped as a command's
+		// message escapes them, so that it stays one line.
+		fmt.Fprintf(r.stdout, "platc: %s\n", strings.NewReplacer("\r", "%0D", "\n", "%0A").Replace(line))
 	}
 }
 
