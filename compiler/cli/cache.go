@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,13 +60,8 @@ func cacheInOutput(dir, outDir string) string {
 }
 
 // openCache returns the cache of the repository at dir (or at
-// CacheRepoEnv's folder, when it names one), or nil when there is none:
-// turned off, or no cache directory or executable to key it by. Each
-// repository has a folder of its own, by its absolute path, links
-// resolved, and in it each platc (see version) a folder of its own
-// (cacheIn); each entry is bound to the platc that wrote it as well, so
-// that another build of platc (which may make something else of a build)
-// does not use it.
+// CacheRepoEnv's folder, when it names one), trimmed, or nil when there is
+// none: turned off, or no cache directory or executable to key it by.
 func openCache(dir string) compiler.Cache {
 	c, base := cacheOf(dir)
 	if c == nil {
@@ -74,30 +71,19 @@ func openCache(dir string) compiler.Cache {
 	return c
 }
 
-// cacheOf is openCache's cache, not trimmed, and its base folder; nil
-// when there is none.
+// cacheOf is openCache's cache, not trimmed, and its base folder.
 func cacheOf(dir string) (*dirCache, string) {
 	base, ok := cacheBase()
 	if !ok {
 		return nil, ""
 	}
-	if as := os.Getenv(CacheRepoEnv); as != "" {
-		dir = as
-	}
-	repo, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, ""
-	}
-	// A link to the repository is the repository (git rev-parse
-	// --show-toplevel, which the hook passes, resolves links).
-	if real, err := filepath.EvalSymlinks(repo); err == nil {
-		repo = real
-	}
 	v, ok := version()
 	if !ok {
 		return nil, ""
 	}
-	return cacheIn(base, repo, v), base
+	// A link to the repository is the repository (git rev-parse
+	// --show-toplevel, which the hook passes, resolves links).
+	return cacheIn(base, resolved(cmp.Or(os.Getenv(CacheRepoEnv), dir)), v), base
 }
 
 // heldCache is the cache of a repository whose cache folder is inside it,
@@ -111,7 +97,6 @@ type heldCache struct {
 
 	mu       sync.Mutex
 	held     map[string][]byte
-	order    []string
 	released bool
 }
 
@@ -132,9 +117,6 @@ func (h *heldCache) Put(key string, data []byte) {
 		h.c.Put(key, data)
 		return
 	}
-	if _, ok := h.held[key]; !ok {
-		h.order = append(h.order, key)
-	}
 	h.held[key] = data
 }
 
@@ -142,38 +124,32 @@ func (h *heldCache) Put(key string, data []byte) {
 func (h *heldCache) release() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.released {
-		return
-	}
 	h.released = true
 	trimCache(h.base, time.Now())
-	for _, key := range h.order {
-		h.c.Put(key, h.held[key])
+	for key, data := range h.held {
+		h.c.Put(key, data)
 	}
-	h.held, h.order = nil, nil
+	h.held = nil
 }
 
-// cacheIn is the cache of the repository at repo for the platc of version
-// v: a folder per repository, and in it a folder per platc. Two builds of
-// platc that take turns on one repository (the user's platc and the one
-// the pre-commit framework builds at its rev, or make's bin/platc and an
-// installed one) would otherwise replace each other's entries under the
-// same keys, and each run after a turn would find none, and redo every
-// chart render.
+// cacheIn is the cache of the repository at repo (by its absolute path,
+// links resolved) for the platc of version v: a folder per repository, and
+// in it a folder per platc. Two builds of platc that take turns on one
+// repository (the user's platc and the one the pre-commit framework
+// builds) would otherwise replace each other's entries under the same
+// keys, and each run after a turn would redo every chart render.
 func cacheIn(base, repo, v string) *dirCache {
 	sum := sha256.Sum256([]byte(repo))
 	return &dirCache{dir: filepath.Join(base, "repos", hex.EncodeToString(sum[:12]), v[:16]), version: v}
 }
 
 // version identifies the running platc, for its cache entries: the digest
-// of its build information (Go version, module version, every dependency's
-// version and checksum, build settings, and the VCS revision the binary
-// was built from). That is platc's version, and reading it costs nothing.
-// Where the build information does not pin the code, as for a build of a
-// work tree with changes, or go run and go test (no VCS revision), the
-// executable's path, size and modification time are added: a digest of
-// the executable itself would cost a read of tens of megabytes at every
-// run. ok is false when neither can be known.
+// of its build information (versions of Go, the module and every
+// dependency, build settings, VCS revision). Where that does not pin the
+// code (a work tree with changes, go run, go test), the executable's path,
+// size and modification time are added: a digest of the executable itself
+// would cost a read of tens of megabytes at every run. ok is false when
+// neither can be known.
 func version() (string, bool) {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -196,21 +172,13 @@ func version() (string, bool) {
 }
 
 // pinned reports whether the build information names the code it was built
-// from: a released module version, or a VCS revision without changes.
+// from: a released module version, or a VCS revision without changes (Go
+// stamps vcs.modified with the revision).
 func pinned(info *debug.BuildInfo) bool {
 	if v := info.Main.Version; v != "" && v != "(devel)" {
 		return true
 	}
-	var revision, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	return revision != "" && modified == "false"
+	return slices.Contains(info.Settings, debug.BuildSetting{Key: "vcs.modified", Value: "false"})
 }
 
 // dirCache is a compiler.Cache kept in a folder, one file per key. A
@@ -235,13 +203,11 @@ func (c *dirCache) header(key string, data []byte) string {
 	return fmt.Sprintf("%s %s %s %s\n", entryFormat, c.version, key, hex.EncodeToString(sum[:]))
 }
 
-// Get opens the entry as repoFS opens a file, in non-blocking mode where
-// the system has one (four system calls fewer than os.ReadFile's open): a
-// warm vet of a platform whose charts render reads an entry per outcome,
-// thousands.
-//
-// An entry found is marked used (its modification time set to now) when
-// it was last marked more than cacheTouchEvery ago, for trimCache.
+// Get opens the entry as repoFS opens a file, in non-blocking mode (four
+// system calls fewer than os.ReadFile's open: a warm vet reads thousands
+// of entries). An entry found is marked used (its modification time set
+// to now) when it was last marked more than cacheTouchEvery ago, for
+// trimCache.
 func (c *dirCache) Get(key string) ([]byte, bool) {
 	name := filepath.Join(c.dir, key)
 	f, err := os.OpenFile(name, os.O_RDONLY|emit.OpenNonblock, 0)
@@ -265,80 +231,48 @@ func (c *dirCache) Get(key string) ([]byte, bool) {
 }
 
 // The cache is trimmed as Go's build cache is: an entry no run has read
-// or written for cacheTrimAge is removed, and so are the folder of a
-// platc left with none (a build replaced by a newer one) and the folder
-// of a repository left with none (a clone deleted, or the temporary
-// copies the pre-commit hook once checked with caches of their own), by
-// the first run after cacheTrimEvery has passed since the last trim.
-// Chart archives are not entries: only platc charts pull fetches them
-// again.
+// or written for cacheTrimAge is removed, and so are the folders of a
+// platc or a repository left with none, by the first run after
+// cacheTrimEvery has passed since the last trim. Chart archives are not
+// entries: only platc charts pull fetches them again.
 const (
 	cacheTrimAge    = 5 * 24 * time.Hour
 	cacheTrimEvery  = 24 * time.Hour
 	cacheTouchEvery = time.Hour
 )
 
-// trimCache trims the cache folder base (see cacheTrimAge) at now, unless
-// it was trimmed less than cacheTrimEvery before. A failure only leaves
-// an entry in place.
+// trimCache trims the cache folder base at now (see cacheTrimAge). A
+// failure only leaves an entry in place.
 func trimCache(base string, now time.Time) {
 	marker := filepath.Join(base, "trimmed")
 	if info, err := os.Stat(marker); err == nil && now.Sub(info.ModTime()) < cacheTrimEvery {
 		return
 	}
-	repos := filepath.Join(base, "repos")
-	folders, _ := os.ReadDir(repos)
-	for _, folder := range folders {
-		if !folder.IsDir() {
-			continue
-		}
-		dir := filepath.Join(repos, folder.Name())
-		// A folder per platc, and the entries of the platc that kept
-		// them all in the repository's folder.
-		trimEntries(dir, now)
-		builds, _ := os.ReadDir(dir)
-		for _, b := range builds {
-			if b.IsDir() {
-				trimEntries(filepath.Join(dir, b.Name()), now)
-				os.Remove(filepath.Join(dir, b.Name()))
-			}
-		}
-		// Only if it is empty: a run may have written to it meanwhile.
-		os.Remove(dir)
-	}
+	// A folder per repository, in it a folder per platc (and the entries
+	// of the platc that kept them all in the repository's folder).
+	trimEntries(filepath.Join(base, "repos"), now)
 	if os.MkdirAll(base, 0o777) == nil && os.WriteFile(marker, nil, 0o666) == nil {
 		os.Chtimes(marker, now, now)
 	}
 }
 
-// trimEntries removes the files of dir unused for cacheTrimAge at now.
+// trimEntries removes the files below dir unused for cacheTrimAge at now,
+// and the folders that leaves empty.
 func trimEntries(dir string, now time.Time) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > cacheTrimAge {
-			os.Remove(filepath.Join(dir, e.Name()))
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			trimEntries(p, now)
+			os.Remove(p) // only if it is empty: a run may have written to it meanwhile
+		} else if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > cacheTrimAge {
+			os.Remove(p)
 		}
 	}
 }
 
-// Put writes the entry beside its place and renames it there, so that a
-// reader never sees half of it.
 func (c *dirCache) Put(key string, data []byte) {
-	if os.MkdirAll(c.dir, 0o777) != nil {
-		return
-	}
-	f, err := os.CreateTemp(c.dir, key+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(append([]byte(c.header(key, data)), data...))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(c.dir, key))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if os.MkdirAll(c.dir, 0o777) == nil {
+		writeFile(c.dir, key+".*.tmp", filepath.Join(c.dir, key), append([]byte(c.header(key, data)), data...), 0)
 	}
 }

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path"
@@ -39,7 +39,6 @@ func (s *chartStore) file(digest string) string {
 	return filepath.Join(s.dir, strings.Replace(digest, ":", "-", 1)+".tgz")
 }
 
-// Archive implements charts.Archives.
 func (s *chartStore) Archive(digest string) ([]byte, bool) {
 	if s == nil || !charts.ValidDigest(digest) {
 		return nil, false
@@ -67,26 +66,12 @@ func (s *chartStore) Damaged(digest string) (file, got string, ok bool) {
 	return s.file(digest), got, true
 }
 
-// put stores an archive under its digest, beside its place then renamed.
+// put stores an archive under its digest.
 func (s *chartStore) put(data []byte) error {
 	if err := os.MkdirAll(s.dir, 0o777); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, "archive.*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), s.file(charts.Digest(data)))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return writeFile(s.dir, "archive.*.tmp", s.file(charts.Digest(data)), data, 0)
 }
 
 // chartsIn opens what platc charts pull and vendor work on: the chart
@@ -95,12 +80,10 @@ func (s *chartStore) put(data []byte) error {
 func chartsIn(c *call) (*chartStore, *os.Root, int) {
 	store := openChartStore()
 	if store == nil {
-		fmt.Fprintf(c.stderr, "platc %s: there is no chart cache (%s=off, or no cache directory): set %s to a folder\n", c.cmd.name, CacheEnv, CacheEnv)
-		return nil, nil, ExitUsage
+		return nil, nil, c.errorf(ExitUsage, "there is no chart cache (%s=off, or no cache directory): set %s to a folder", CacheEnv, CacheEnv)
 	}
 	if msg := cacheInOutput(c.dir, model.DefaultOutDir); msg != "" {
-		fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, msg)
-		return nil, nil, ExitUsage
+		return nil, nil, c.errorf(ExitUsage, "%s", msg)
 	}
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
@@ -108,32 +91,6 @@ func chartsIn(c *call) (*chartStore, *os.Root, int) {
 		return nil, nil, ExitUsage
 	}
 	return store, root, ExitOK
-}
-
-func runChartsVendor(c *call, specDir string) int {
-	store, root, code := chartsIn(c)
-	if root == nil {
-		return code
-	}
-	defer root.Close()
-	return chartsVendor(root, strings.TrimSuffix(specDir, "/"), store, c.stdout, c.stderr)
-}
-
-func runChartsPull(c *call, specDir string, only []string, update bool) int {
-	store, root, code := chartsIn(c)
-	if root == nil {
-		return code
-	}
-	defer root.Close()
-	proc, stdout, stderr := c.proc, c.stdout, c.stderr
-	specDir = strings.TrimSuffix(specDir, "/")
-	client := http.DefaultClient
-	if proc.httpClient != nil {
-		client = proc.httpClient
-	}
-	ctx, stop := proc.interrupts()
-	defer stop()
-	return chartsPull(ctx, root, specDir, store, client, only, update, stdout, stderr)
 }
 
 // lockError says what is wrong with the lock file: a YAML syntax error
@@ -157,25 +114,33 @@ func readLock(root *os.Root, specDir string) (*charts.Lock, error) {
 	return charts.ParseLock(data)
 }
 
-// chartsPull locks every pin, or, with only, the pins of those charts
+// runChartsPull locks every pin, or, with only, the pins of those charts
 // (the spec's names), keeping the lock's entries of the others.
-func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chartStore, client *http.Client, only []string, update bool, stdout, stderr io.Writer) int {
+func runChartsPull(c *call, specDir string, only []string, update bool) int {
+	store, root, code := chartsIn(c)
+	if root == nil {
+		return code
+	}
+	defer root.Close()
+	client := cmp.Or(c.proc.httpClient, http.DefaultClient)
+	ctx, stop := c.proc.interrupts()
+	defer stop()
 	fsys := newRepoFS(root)
 	pins, folders, log := compiler.Pins(fsys, specDir)
-	fmt.Fprint(stderr, log.String())
+	fmt.Fprint(c.stderr, log.String())
 	if log.HasErrors() {
 		return ExitProblems
 	}
 	old, err := readLock(root, specDir)
 	if err != nil {
-		fmt.Fprintln(stderr, lockError(path.Join(specDir, charts.LockFile), err))
+		fmt.Fprintln(c.stderr, lockError(path.Join(specDir, charts.LockFile), err))
 		return ExitProblems
 	}
 	lock := &charts.Lock{}
 	failed := false
 	for _, name := range only {
-		if !slices.ContainsFunc(pins, func(c *model.Chart) bool { return c.Name == name }) {
-			fmt.Fprintf(stderr, "platc charts pull: -chart %s: the spec pins no chart %q (charts.<name>)\n", name, name)
+		if !slices.ContainsFunc(pins, func(pin *model.Chart) bool { return pin.Name == name }) {
+			fmt.Fprintf(c.stderr, "platc charts pull: -chart %s: the spec pins no chart %q (charts.<name>)\n", name, name)
 			failed = true
 		}
 	}
@@ -191,7 +156,7 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 			return true
 		}
 		if err := charts.CheckFileName(chart, version); err != nil {
-			fmt.Fprintf(stderr, "%s: %v: fix the dependency\n", at, err)
+			fmt.Fprintf(c.stderr, "%s: %v: fix the dependency\n", at, err)
 			failed = true
 			return true
 		}
@@ -204,27 +169,27 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 		}
 		e, data, err := charts.Pull(ctx, client, name, repo, chart, version)
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: pulling %s: %v\n", at, what, err)
+			fmt.Fprintf(c.stderr, "%s: pulling %s: %v\n", at, what, err)
 			failed = true
 			return true
 		}
 		if prev != nil && prev.Digest != e.Digest && !update {
-			fmt.Fprintf(stderr, "%s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", at, chart, version, repo, e.Digest, prev.Digest)
+			fmt.Fprintf(c.stderr, "%s: %s %s of %s was re-published: its archive's digest is %s, the lock's %s: review the change, then run platc charts pull -update to accept it\n", at, chart, version, repo, e.Digest, prev.Digest)
 			failed = true
 			lock.Charts = append(lock.Charts, *prev)
 			return true
 		}
 		if err := store.put(data); err != nil {
-			fmt.Fprintf(stderr, "platc charts pull: writing the chart cache: %v\n", err)
+			fmt.Fprintf(c.stderr, "platc charts pull: writing the chart cache: %v\n", err)
 			return false
 		}
 		lock.Charts = append(lock.Charts, e)
-		fmt.Fprintf(stdout, "%s %s %s %s\n", e.Name, chart, version, e.Digest)
+		fmt.Fprintf(c.stdout, "%s %s %s %s\n", e.Name, chart, version, e.Digest)
 		return true
 	}
-	for _, c := range pins {
-		keep := len(only) > 0 && !slices.Contains(only, c.Name)
-		if !lockOne(fmt.Sprintf("%s: %s", c.Pos, c.Path), c.Chart+" "+c.Version, c.Name, c.RepoURL, c.Chart, c.Version, keep) {
+	for _, pin := range pins {
+		keep := len(only) > 0 && !slices.Contains(only, pin.Name)
+		if !lockOne(fmt.Sprintf("%s: %s", pin.Pos, pin.Path), pin.Chart+" "+pin.Version, pin.Name, pin.RepoURL, pin.Chart, pin.Version, keep) {
 			return ExitUsage
 		}
 	}
@@ -236,7 +201,7 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 	for _, dir := range folders {
 		deps, why := charts.FolderDependencies(fsys, dir)
 		if why != "" {
-			fmt.Fprintf(stderr, "platc charts pull: the dependencies of the chart in %s are not locked: %s\n", dir, why)
+			fmt.Fprintf(c.stderr, "platc charts pull: the dependencies of the chart in %s are not locked: %s\n", dir, why)
 		}
 		for _, d := range deps {
 			if !lockOne(path.Join(dir, "Chart.lock"), d.Name+" "+d.Version+" of "+d.Repository, d.Name+" ("+dir+")", d.Repository, d.Name, d.Version, len(only) > 0) {
@@ -248,17 +213,21 @@ func chartsPull(ctx context.Context, root *os.Root, specDir string, store *chart
 		return ExitProblems
 	}
 	if err := writeFileAtomic(root, path.Join(specDir, charts.LockFile), lock.Marshal()); err != nil {
-		fmt.Fprintf(stderr, "platc charts pull: writing the lock file: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "writing the lock file: %v", err)
 	}
-	fmt.Fprintf(stdout, "platc: %s: %d charts locked\n", path.Join(specDir, charts.LockFile), len(lock.Charts))
+	fmt.Fprintf(c.stdout, "platc: %s: %d charts locked\n", path.Join(specDir, charts.LockFile), len(lock.Charts))
 	return ExitOK
 }
 
-func chartsVendor(root *os.Root, specDir string, store *chartStore, stdout, stderr io.Writer) int {
+func runChartsVendor(c *call, specDir string) int {
+	store, root, code := chartsIn(c)
+	if root == nil {
+		return code
+	}
+	defer root.Close()
 	lock, err := readLock(root, specDir)
 	if err != nil {
-		fmt.Fprintln(stderr, lockError(path.Join(specDir, charts.LockFile), err))
+		fmt.Fprintln(c.stderr, lockError(path.Join(specDir, charts.LockFile), err))
 		return ExitProblems
 	}
 	dir := path.Join(specDir, charts.VendorDir)
@@ -271,23 +240,19 @@ func chartsVendor(root *os.Root, specDir string, store *chartStore, stdout, stde
 			continue
 		}
 		if _, dup := want[e.File()]; dup {
-			fmt.Fprintf(stderr, "platc charts vendor: two locked charts would be %s/%s: vendor one of them\n", dir, e.File())
-			return ExitProblems
+			return c.errorf(ExitProblems, "two locked charts would be %s/%s: vendor one of them", dir, e.File())
 		}
 		want[e.File()] = data
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(stderr, "platc charts vendor: the cache does not hold %s: run platc charts pull first\n", strings.Join(missing, ", "))
-		return ExitProblems
+		return c.errorf(ExitProblems, "the cache does not hold %s: run platc charts pull first", strings.Join(missing, ", "))
 	}
 	if err := root.MkdirAll(dir, 0o777); err != nil {
-		fmt.Fprintf(stderr, "platc charts vendor: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	for name, data := range want {
 		if err := writeFileAtomic(root, path.Join(dir, name), data); err != nil {
-			fmt.Fprintf(stderr, "platc charts vendor: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
 	}
 	removed := 0
@@ -299,25 +264,7 @@ func chartsVendor(root *os.Root, specDir string, store *chartStore, stdout, stde
 			}
 		}
 	}
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	fmt.Fprintf(stdout, "platc: %s/: %d charts (%s), %d removed\n", dir, len(names), strings.Join(names, ", "), removed)
+	names := slices.Sorted(maps.Keys(want))
+	fmt.Fprintf(c.stdout, "platc: %s/: %d charts (%s), %d removed\n", dir, len(names), strings.Join(names, ", "), removed)
 	return ExitOK
-}
-
-// writeFileAtomic writes a file of the repository beside its place and
-// renames it there.
-func writeFileAtomic(root *os.Root, name string, data []byte) error {
-	tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
-	if err := root.WriteFile(tmp, data, 0o666); err != nil {
-		return err
-	}
-	if err := root.Rename(tmp, name); err != nil {
-		root.Remove(tmp)
-		return err
-	}
-	return nil
 }

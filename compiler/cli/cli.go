@@ -12,14 +12,12 @@
 // in the -format asked: text, GitHub Actions workflow commands, or one JSON
 // document. It does not decide what is a problem: the compiler's *diag.Log
 // does.
-//
-// Exit codes: 0 success; 1 problems found (failed checks, drift, a file in
-// the way); 2 usage or I/O errors.
 package cli
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -40,7 +38,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Exit codes.
+// Exit codes: 0 success; 1 problems found (failed checks, drift, a file in
+// the way); 2 usage or I/O errors.
 const (
 	ExitOK       = 0
 	ExitProblems = 1
@@ -48,32 +47,11 @@ const (
 )
 
 // Main runs platc with args (without the program name) and returns the exit
-// code. Output goes to stdout, problems to stderr. The commands are the
-// table of commands.go.
+// code. Output goes to stdout, problems to stderr.
 func Main(args []string, stdout, stderr io.Writer) int {
 	return profiled(os.Getenv(CPUProfileEnv), stderr, func() int {
 		return run(osProcess, args, stdout, stderr)
 	})
-}
-
-// common are the flags of the commands that read the repository: -C and
-// the compile flags.
-type common struct {
-	name string // the command's
-	proc *process
-	// saysNotChecked: the command's checks column (commands.go).
-	saysNotChecked bool
-	dir            string
-	specDir        string
-	strict         bool
-	clientRepos    clientRepos
-	crds           string
-	// keepFiles asks the compilation for render's files
-	// (compiler.Options.KeepFiles), for report; keepRenders for the
-	// charts' renders (compiler.Options.KeepRenders), for explain and
-	// preview -manifests.
-	keepFiles   bool
-	keepRenders bool
 }
 
 // clientRepos is the repeatable -client-repo NAME=DIR flag.
@@ -92,35 +70,19 @@ func (c clientRepos) Set(v string) error {
 	return nil
 }
 
-// unknownClients says which clients -client-repo names that the spec does
-// not declare, one message each: a checkout for a client nobody has would
-// be ignored.
-func unknownClients(repos clientRepos, clients []string) []string {
-	var msgs []string
-	for _, name := range slices.Sorted(maps.Keys(repos)) {
-		if !slices.Contains(clients, name) {
-			msgs = append(msgs, fmt.Sprintf("-client-repo %s=%s: the spec has no client %q%s (its clients: %s): name one of them", name, repos[name], name, diag.DidYouMean(name, clients), diag.OrNone(clients)))
-		}
-	}
-	return msgs
-}
-
 // compiled is a compiled repository, open until close.
 type compiled struct {
 	root    *os.Root
 	clients []*os.Root // the checkouts of -client-repo
 	opts    compiler.Options
 	res     *compiler.Result
-	out     *outputs       // the output roots, locked
-	cache   compiler.Cache // the repository's, nil when off
+	out     *outputs // the output roots, locked
 	ctx     context.Context
 	stop    context.CancelFunc // stops listening for interrupts
 }
 
-// close releases the output roots' locks, and closes the repository and
-// the client checkouts.
 func (repo *compiled) close() {
-	repo.out.release()
+	repo.out.keepOnly("")
 	repo.stop()
 	repo.root.Close()
 	for _, r := range repo.clients {
@@ -128,61 +90,47 @@ func (repo *compiled) close() {
 	}
 }
 
-// compileBeforeEdit compiles the spec as it is before a command edits it,
-// holding the output folder's lock. Its report is kept in now: the
-// compilation of the edit reports the spec's warnings again, so now is
-// reported only where the edit is not compiled. A nil repo ends the
-// command with code.
-func (c *call) compileBeforeEdit() (now *report, repo *compiled, code int) {
-	now = c.rep.buffered()
-	repo, code = c.compile(now, false, true)
-	c.rep.started = true
-	if repo == nil {
-		c.rep.take(now)
-	}
-	return now, repo, code
-}
-
 // compile opens the repository and compiles it; with scan, it also reads
-// the output folder (res.Existing), for the commands that compare or write
-// it, and with hold it holds the output folder's lock until close. Before
-// reading the output folder, it completes a write that was interrupted
-// there. It reports the problems to rep and returns nil with an exit code
-// when the command should stop; otherwise the caller closes what it
-// returns.
-func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
+// the output folder (res.Existing), and with hold it holds the output
+// folder's lock until close. Before reading the output folder, it
+// completes a write that was interrupted there. It reports the problems to
+// rep and returns nil with an exit code when the command should stop.
+func (c *call) compile(rep *report, scan, hold bool) (*compiled, int) {
 	rep.started = true
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
-		rep.failf(diag.IO, "opening the repository: %v", err)
-		return nil, ExitUsage
+		return nil, rep.failf(diag.IO, "opening the repository: %v", err)
 	}
 	// A cache inside the output folder is refused once the output folder
 	// is known; inside the usual one, it is not used until then, and
 	// inside the repository, it writes nothing until then (heldCache).
 	repo := &compiled{root: root}
+	var cache compiler.Cache
 	var held *heldCache
 	if cacheInOutput(c.dir, model.DefaultOutDir) == "" {
 		if base, ok := cacheBase(); ok && inside(base, c.dir) {
 			if dc, base := cacheOf(c.dir); dc != nil {
 				held = &heldCache{c: dc, base: base, held: map[string][]byte{}}
-				repo.cache = held
+				cache = held
 			}
 		} else {
-			repo.cache = openCache(c.dir)
+			cache = openCache(c.dir)
 		}
 	}
 	repo.ctx, repo.stop = c.proc.interrupts()
-	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
-	repo.opts = compiler.Options{SpecDir: strings.TrimSuffix(c.specDir, "/"), Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: repo.cache, PrepareOutput: repo.out.prepare}
+	repo.out = &outputs{root: root, proc: c.proc, holder: "platc " + c.cmd.name, interrupt: repo.ctx.Done(), hold: hold, stderr: rep.notes, locks: map[string]*emit.Lock{}}
+	fail := func(id diag.ID, format string, args ...any) (*compiled, int) {
+		rep.failf(id, format, args...)
+		repo.close()
+		return nil, ExitUsage
+	}
+	repo.opts = compiler.Options{SpecDir: c.specDir, Strict: c.strict, ClientRepos: map[string]layers.Repo{}, ScanOutput: scan, KeepFiles: c.keepFiles, KeepRenders: c.keepRenders, Cache: cache, PrepareOutput: repo.out.prepare}
 	for name, dir := range c.clientRepos {
 		// Reads stay inside the checkout; the root lives as long as the
 		// command.
 		r, err := os.OpenRoot(dir)
 		if err != nil {
-			rep.failf(diag.IO, "opening client %s's values repository: %v", name, err)
-			repo.close()
-			return nil, ExitUsage
+			return fail(diag.IO, "opening client %s's values repository: %v", name, err)
 		}
 		repo.clients = append(repo.clients, r)
 		repo.opts.ClientRepos[name] = layers.Repo{FS: newRepoFS(r), Dir: dir}
@@ -190,9 +138,7 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	if c.crds != "" {
 		crds, err := readCRDs(c.crds)
 		if err != nil {
-			rep.failf(diag.IO, "reading the CRDs: %v", err)
-			repo.close()
-			return nil, ExitUsage
+			return fail(diag.IO, "reading the CRDs: %v", err)
 		}
 		repo.opts.CRDs = crds
 	}
@@ -211,21 +157,23 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 	select {
 	case repo.res = <-done:
 	case <-repo.ctx.Done():
-		rep.failf(diag.Interrupted, "interrupted: nothing was written")
-		return nil, ExitUsage
+		return nil, rep.failf(diag.Interrupted, "interrupted: nothing was written")
 	}
 	repo.out.printNotes()
-	if msgs := unknownClients(c.clientRepos, repo.res.Clients); len(msgs) > 0 && repo.res.Clients != nil {
-		for _, msg := range msgs {
-			rep.failf(diag.Usage, "%s", msg)
+	// A checkout for a client the spec does not declare would be ignored.
+	unknown := 0
+	for _, name := range slices.Sorted(maps.Keys(c.clientRepos)) {
+		if clients := repo.res.Clients; clients != nil && !slices.Contains(clients, name) {
+			rep.failf(diag.Usage, "-client-repo %s=%s: the spec has no client %q%s (its clients: %s): name one of them", name, c.clientRepos[name], name, diag.DidYouMean(name, clients), diag.OrNone(clients))
+			unknown++
 		}
+	}
+	if unknown > 0 {
 		repo.close()
 		return nil, ExitUsage
 	}
 	if msg := cacheInOutput(c.dir, repo.res.OutDir); repo.res.OutDir != "" && msg != "" {
-		rep.failf(diag.OutDir, "%s", msg)
-		repo.close()
-		return nil, ExitUsage
+		return fail(diag.OutDir, "%s", msg)
 	}
 	if held != nil {
 		held.release()
@@ -237,27 +185,22 @@ func (c *common) compile(rep *report, scan, hold bool) (*compiled, int) {
 		return nil, ExitProblems
 	}
 	if repo.res.ScanErr != nil {
-		rep.failf(writeID(repo.res.ScanErr), "%v", repo.res.ScanErr)
-		repo.close()
-		return nil, ExitUsage
+		return fail(writeID(repo.res.ScanErr), "%v", repo.res.ScanErr)
 	}
 	repo.out.keepOnly(repo.res.OutDir)
-	if interrupted(repo.ctx, rep, "nothing was written") {
-		repo.close()
-		return nil, ExitUsage
+	if repo.ctx.Err() != nil {
+		return fail(diag.Interrupted, "interrupted: nothing was written")
 	}
 	return repo, ExitOK
 }
 
 // noteGaps adds to res's log a note (not-checked) for each thing the
-// compilation did not check that no problem says already. What was not
-// checked (charts not at hand, clients' values not read) is said by the
-// commands that check (the command table's checks), in these notes and
-// in their summary: a render, a drift check or a release that passes
-// says it too, since it passed without them. The other commands compile
-// to do something else, and stay quiet.
-func (c *common) noteGaps(res *compiler.Result) {
-	if !c.saysNotChecked {
+// compilation did not check that no problem says already, for the
+// commands that check (the table's checks): one that passes passed
+// without them. The other commands compile to do something else, and stay
+// quiet.
+func (c *call) noteGaps(res *compiler.Result) {
+	if !c.cmd.checks {
 		return
 	}
 	for _, g := range res.Gaps {
@@ -305,8 +248,7 @@ func jsonEncoder(w io.Writer) *json.Encoder {
 // writeOutputs writes res's outputs into its output folder, which st
 // holds as it is, and the spec edits (file by path) in the same journal:
 // both or neither, even if platc is killed. It refuses to overwrite a
-// file platc did not write. It returns what it wrote, or nil and the exit
-// code.
+// file platc did not write.
 func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State, edits map[string][]byte) (*emit.Result, int) {
 	if conflicts := emit.Conflicts(st, res.Outputs); len(conflicts) > 0 {
 		for _, cf := range conflicts {
@@ -319,20 +261,13 @@ func (c *call) writeOutputs(repo *compiled, res *compiler.Result, st *emit.State
 		specEdits = append(specEdits, emit.Output{Path: name, Data: edits[name]})
 	}
 	w, err := repo.out.write(res.OutDir, st, res.Outputs, specEdits)
-	if err != nil {
-		return nil, writeFailed(c.rep, res.OutDir, err)
+	switch {
+	case errors.Is(err, emit.ErrInterrupted):
+		return nil, c.rep.failf(diag.Interrupted, "interrupted: nothing was written, %s/ is as it was", res.OutDir)
+	case err != nil:
+		return nil, c.rep.failf(writeID(err), "%v", err)
 	}
 	return w, ExitOK
-}
-
-// scanOutput reads res's output folder as it is, for writeOutputs.
-func (c *call) scanOutput(repo *compiled, res *compiler.Result) (*emit.State, int) {
-	st, err := emit.Scan(newRepoFS(repo.root), res.OutDir)
-	if err != nil {
-		c.rep.failf(writeID(err), "%v", err)
-		return nil, ExitUsage
-	}
-	return st, ExitOK
 }
 
 func runRender(c *call) int {
@@ -347,14 +282,12 @@ func runRender(c *call) int {
 		return code
 	}
 	c.rep.wrote(repo.counts(res), res.Gaps, res.OutDir, len(res.Outputs), w)
-	if interrupted(repo.ctx, c.rep, res.OutDir+"/ was committed: the render was finished") {
-		return ExitUsage
+	if repo.ctx.Err() != nil {
+		return c.rep.failf(diag.Interrupted, "interrupted: %s/ was committed: the render was finished", res.OutDir)
 	}
 	return ExitOK
 }
 
-// runCheck compiles the spec and compares the output folder with what it
-// renders.
 func runCheck(c *call) int {
 	repo, code := c.compile(c.rep, true, true)
 	if repo == nil {
@@ -396,8 +329,7 @@ func runVet(c *call, tag string) int {
 func runSchema(c *call) int {
 	primitives, err := schemas.PrimitivesCUE()
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc schema: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	c.stdout.Write(schemas.PlatformCUE)
 	fmt.Fprintf(c.stdout, "\n%s", primitives)
@@ -424,15 +356,16 @@ func runPreview(c *call, client, env string, manifests bool) int {
 		what, name string
 		names      []string
 	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envNames(res.Spec)}} {
-		if msg, ok := known(arg.what, arg.name, arg.names); !ok {
-			fmt.Fprintf(c.stderr, "platc preview: %s\n", msg)
-			return ExitUsage
+		if msg := known(arg.what, arg.name, arg.names); msg != "" {
+			return c.errorf(ExitUsage, "%s", msg)
 		}
 	}
 	p, err := res.Stacks.PreviewInstance(stack, client, env)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
-		if !hasInstance(res.Stacks.Instances, stack, client, env) {
+		if !slices.ContainsFunc(res.Stacks.Instances, func(i *rgd.Instance) bool {
+			return i.Stack.Model.Name == stack && i.Client.Name == client && i.Env.Name == env
+		}) {
 			return ExitUsage
 		}
 		return ExitProblems
@@ -464,15 +397,13 @@ func runPreview(c *call, client, env string, manifests bool) int {
 				fmt.Fprintf(c.stdout, "---\n# What %s renders for Application %s (%s).\n", a.Source, name, env)
 				objects, err := a.Outcome.Manifests()
 				if err != nil {
-					fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
-					return ExitProblems
+					return c.errorf(ExitProblems, "%v", err)
 				}
 				for _, m := range objects {
 					fmt.Fprintf(c.stdout, "---\n# Source: %s\n", m.Source)
 					data, err := yaml.Marshal(m.Object)
 					if err != nil {
-						fmt.Fprintf(c.stderr, "platc preview: %v\n", err)
-						return ExitUsage
+						return c.errorf(ExitUsage, "%v", err)
 					}
 					c.stdout.Write(data)
 				}
@@ -483,16 +414,6 @@ func runPreview(c *call, client, env string, manifests bool) int {
 		}
 	}
 	return ExitOK
-}
-
-// hasInstance reports whether client has an instance of stack in env.
-func hasInstance(instances []*rgd.Instance, stack, client, env string) bool {
-	for _, inst := range instances {
-		if inst.Stack.Model.Name == stack && inst.Client.Name == client && inst.Env.Name == env {
-			return true
-		}
-	}
-	return false
 }
 
 // readCRDs reads the .yaml and .yml files of dir.

@@ -55,27 +55,17 @@ type command struct {
 // short is the last word of cmd's name: a subcommand's own name.
 func (cmd *command) short() string { return cmd.name[strings.LastIndexByte(cmd.name, ' ')+1:] }
 
-// sub returns the subcommand of the group cmd called name, or nil.
-func (cmd *command) sub(name string) *command {
-	for _, s := range cmd.subs {
-		if s.short() == name {
-			return s
-		}
-	}
-	return nil
-}
-
 // lookupSub returns the subcommand of the group cmd called name, or nil
 // and what to say: the unknown name, a close one, the names there are.
 func (cmd *command) lookupSub(name string) (*command, string) {
-	if s := cmd.sub(name); s != nil {
-		return s, ""
+	for _, s := range cmd.subs {
+		if s.short() == name {
+			return s, ""
+		}
 	}
-	msg, _ := known("subcommand", name, cmd.subNames())
-	return nil, msg
+	return nil, known("subcommand", name, cmd.subNames())
 }
 
-// subNames returns the own names of cmd's subcommands.
 func (cmd *command) subNames() []string {
 	var ns []string
 	for _, s := range cmd.subs {
@@ -506,7 +496,6 @@ func (s *specFolder) Set(v string) error {
 	return nil
 }
 
-// names returns the names of cmds.
 func names(cmds []*command) []string {
 	var ns []string
 	for _, cmd := range cmds {
@@ -528,13 +517,30 @@ func lookup(cmds []*command, name string) *command {
 // call is one run of a command: its flags as parsed, its arguments and
 // where it reports.
 type call struct {
-	*common
 	cmd    *command
+	proc   *process
 	args   []string // positional
 	stdout io.Writer
 	stderr io.Writer
-	format format
 	rep    *report
+	// The flags of the table's columns: -C, -format, the compile flags.
+	dir         string
+	format      format
+	specDir     string
+	strict      bool
+	clientRepos clientRepos
+	crds        string
+	// keepFiles asks the compilation for render's files
+	// (compiler.Options.KeepFiles), for report; keepRenders for the
+	// charts' renders (compiler.Options.KeepRenders), for explain and
+	// preview -manifests.
+	keepFiles   bool
+	keepRenders bool
+}
+
+// newCall is a run of cmd in proc, with the flags' defaults.
+func newCall(cmd *command, proc *process, stdout, stderr io.Writer) *call {
+	return &call{cmd: cmd, proc: proc, stdout: stdout, stderr: stderr, dir: ".", format: textFormat, specDir: compiler.DefaultSpecDir, clientRepos: clientRepos{}}
 }
 
 // run is Main in the process proc.
@@ -566,7 +572,7 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 			cmd.printGroupHelp(stdout)
 			return ExitOK
 		case sub == "" || strings.HasPrefix(sub, "-"):
-			fmt.Fprintf(stderr, "platc %s: name a subcommand: %s\nrun platc help %s for more\n", cmd.name, subUsages(cmd), cmd.name)
+			fmt.Fprintf(stderr, "platc %s: name a subcommand: %s\nrun platc help %s for more\n", cmd.name, "platc "+strings.Join(names(cmd.subs), " or platc "), cmd.name)
 			return ExitUsage
 		}
 		s, msg := cmd.lookupSub(sub)
@@ -576,8 +582,7 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 		}
 		cmd, args = s, args[1:]
 	}
-	c := &call{cmd: cmd, stdout: stdout, stderr: stderr, common: newCommon(cmd.name, proc)}
-	c.saysNotChecked = cmd.checks
+	c := newCall(cmd, proc, stdout, stderr)
 	fs, runCmd := cmd.flagSet(c)
 	positional, code, stop := c.parse(fs, args[1:])
 	if stop {
@@ -588,20 +593,6 @@ func run(proc *process, args []string, stdout, stderr io.Writer) int {
 	code = runCmd(c)
 	c.rep.finish(code)
 	return code
-}
-
-// subUsages names the subcommands of the group cmd as they are run:
-// "platc charts pull or platc charts vendor".
-func subUsages(cmd *command) string {
-	var runs []string
-	for _, s := range cmd.subs {
-		runs = append(runs, "platc "+s.name)
-	}
-	return strings.Join(runs, " or ")
-}
-
-func newCommon(name string, proc *process) *common {
-	return &common{name: name, proc: proc, dir: ".", specDir: compiler.DefaultSpecDir, clientRepos: clientRepos{}}
 }
 
 // flagSet returns the flag set of cmd, whose flags set c's fields, and
@@ -615,9 +606,11 @@ func (cmd *command) flagSet(c *call) (*flag.FlagSet, func(*call) int) {
 		fs.StringVar(&c.dir, "C", ".", "run in `dir`, the repository root")
 	}
 	if cmd.compile {
-		c.compileFlags(fs)
+		fs.Var((*specFolder)(&c.specDir), "spec", specUsage)
+		fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
+		fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
+		fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")
 	}
-	c.format = textFormat
 	if cmd.format {
 		fs.Var(&c.format, "format", "report problems in `format`: text (lines on stderr), github (GitHub Actions workflow commands) or json (one document on stdout)")
 	}
@@ -629,14 +622,6 @@ func (cmd *command) flagSet(c *call) (*flag.FlagSet, func(*call) int) {
 
 // compileFlagNames are the flags of the commands that compile the spec.
 var compileFlagNames = []string{"spec", "strict", "client-repo", "crds"}
-
-// compileFlags adds the flags of the commands that compile the spec.
-func (c *common) compileFlags(fs *flag.FlagSet) {
-	fs.Var((*specFolder)(&c.specDir), "spec", specUsage)
-	fs.BoolVar(&c.strict, "strict", false, "make a client's values key that the platform overrides an error, not a warning")
-	fs.Var(c.clientRepos, "client-repo", "a local checkout of a client's values repository, `client=dir`, to check its files (repeatable)")
-	fs.StringVar(&c.crds, "crds", "", "validate the output against the CustomResourceDefinitions in `dir` (a cluster's own) instead of the embedded ones")
-}
 
 // parse parses flags, which may come before, between or after the
 // positional arguments, and returns the positional arguments. It returns an
@@ -690,9 +675,15 @@ func flagError(err error, fs *flag.FlagSet) string {
 // then the command's usage line. It returns ExitUsage.
 func (c *call) usagef(format string, args ...any) int {
 	fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, fmt.Sprintf(format, args...))
-	fs, _ := c.cmd.flagSet(&call{cmd: c.cmd, common: newCommon(c.cmd.name, nil)})
+	fs, _ := c.cmd.flagSet(newCall(c.cmd, nil, nil, nil))
 	fmt.Fprintf(c.stderr, "usage: %s\nrun platc help %s for more\n", c.cmd.usageLine(fs), c.cmd.name)
 	return ExitUsage
+}
+
+// errorf writes "platc <command>: message" on stderr and returns code.
+func (c *call) errorf(code int, format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "platc %s: %s\n", c.cmd.name, fmt.Sprintf(format, args...))
+	return code
 }
 
 // stringList is a repeatable string flag.
@@ -714,10 +705,10 @@ type repeatable interface{ repeatable() }
 // wordsFlag is a flag whose values completion can list.
 type wordsFlag interface{ words() []string }
 
-// known says whether name is one of names, and if not, what to do.
-func known(what, name string, names []string) (string, bool) {
+// known says what to do when name is not one of names, or "".
+func known(what, name string, names []string) string {
 	if slices.Contains(names, name) {
-		return "", true
+		return ""
 	}
-	return fmt.Sprintf("unknown %s %q%s: the %ss are %s", what, name, diag.DidYouMean(name, names), what, diag.OrNone(names)), false
+	return fmt.Sprintf("unknown %s %q%s: the %ss are %s", what, name, diag.DidYouMean(name, names), what, diag.OrNone(names))
 }

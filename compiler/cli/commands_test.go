@@ -84,7 +84,7 @@ func TestCompletionListsEveryCommandAndFlag(t *testing.T) {
 		}
 		for _, cmd := range leaves(table()) {
 			name := regexp.QuoteMeta(caseLabel(cmd.name))
-			fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+			fs, _ := cmd.flagSet(newCall(cmd, nil, nil, nil))
 			fs.VisitAll(func(f *flag.Flag) {
 				flagName := regexp.QuoteMeta(f.Name)
 				flagPattern := map[string]string{

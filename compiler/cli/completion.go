@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -21,13 +22,7 @@ type completion struct {
 
 // groups returns the commands of the table that have subcommands.
 func groups() []*command {
-	var out []*command
-	for _, cmd := range table() {
-		if len(cmd.subs) > 0 {
-			out = append(out, cmd)
-		}
-	}
-	return out
+	return slices.DeleteFunc(table(), func(cmd *command) bool { return len(cmd.subs) == 0 })
 }
 
 // caseLabel is name as a shell's case pattern: quoted where it has a
@@ -59,7 +54,7 @@ const (
 func completions() []completion {
 	var out []completion
 	for _, cmd := range leaves(table()) {
-		fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+		fs, _ := cmd.flagSet(newCall(cmd, nil, nil, nil))
 		comp := completion{cmd: cmd}
 		fs.VisitAll(func(f *flag.Flag) {
 			name, usage := flag.UnquoteUsage(f)
@@ -102,8 +97,7 @@ func runCompletion(c *call) int {
 	case "fish":
 		writeFish(c.stdout, completions())
 	default:
-		msg, _ := known("shell", shell, shells)
-		return c.usagef("%s", msg)
+		return c.usagef("%s", known("shell", shell, shells))
 	}
 	return ExitOK
 }
@@ -123,16 +117,9 @@ _platc() {
 	}
 	fmt.Fprint(w, "\tesac\n\tcase $cmd in\n")
 	for _, comp := range comps {
-		var flags []string
+		var flags, cases []string
 		for _, f := range comp.flags {
 			flags = append(flags, "-"+f.name)
-		}
-		fmt.Fprintf(w, "\t%s)\n\t\tflags='%s'\n", caseLabel(comp.cmd.name), strings.Join(flags, " "))
-		if len(comp.cmd.words) > 0 {
-			fmt.Fprintf(w, "\t\twords='%s'\n", strings.Join(comp.cmd.words, " "))
-		}
-		var cases []string
-		for _, f := range comp.flags {
 			switch f.value {
 			case dirValue:
 				cases = append(cases, fmt.Sprintf("\t\t-%s) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", f.name))
@@ -141,6 +128,10 @@ _platc() {
 			case anyValue:
 				cases = append(cases, fmt.Sprintf("\t\t-%s) return ;;\n", f.name))
 			}
+		}
+		fmt.Fprintf(w, "\t%s)\n\t\tflags='%s'\n", caseLabel(comp.cmd.name), strings.Join(flags, " "))
+		if len(comp.cmd.words) > 0 {
+			fmt.Fprintf(w, "\t\twords='%s'\n", strings.Join(comp.cmd.words, " "))
 		}
 		if len(cases) > 0 {
 			fmt.Fprintf(w, "\t\tcase $prev in\n%s\t\tesac\n", strings.Join(cases, ""))

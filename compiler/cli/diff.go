@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing/fstest"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diff"
@@ -28,38 +30,34 @@ func diffFlags(fs *flag.FlagSet) func(*call) int {
 	return func(c *call) int {
 		var sides [2][]diff.Object
 		for i, side := range c.args {
+			var err error
 			if *manifests {
-				objs, err := renderedManifests(c.dir, side, c.stderr)
-				if err != nil {
-					fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
-					return ExitProblems
+				if sides[i], err = renderedManifests(c.dir, side, c.stderr); err != nil {
+					return c.errorf(ExitProblems, "%s: %v", side, err)
 				}
-				sides[i] = objs
 				continue
 			}
 			files, err := readSide(c.dir, side, *outDir)
 			if err != nil {
-				fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
-				return ExitUsage
+				return c.errorf(ExitUsage, "%s: %v", side, err)
 			}
 			if sides[i], err = diff.Objects(files, *outDir); err != nil {
-				fmt.Fprintf(c.stderr, "platc diff: %s: %v\n", side, err)
-				return ExitProblems
+				return c.errorf(ExitProblems, "%s: %v", side, err)
 			}
 		}
-		diffs := diff.Diff(sides[0], sides[1], diff.Filter{Env: *env, Client: *client})
+		filter := diff.Filter{Env: *env, Client: *client}
+		diffs := diff.Diff(sides[0], sides[1], filter)
 		if *asJSON {
 			if diffs == nil {
 				diffs = []diff.ObjectDiff{}
 			}
 			if err := writeJSON(c.stdout, diffs); err != nil {
-				fmt.Fprintf(c.stderr, "platc diff: %v\n", err)
-				return ExitUsage
+				return c.errorf(ExitUsage, "%v", err)
 			}
 			return ExitOK
 		}
 		printDiff(c.stdout, c.args[0], c.args[1], diffs)
-		printVersions(c.stdout, diff.Versions(sides[0], sides[1], diff.Filter{Env: *env, Client: *client}))
+		printVersions(c.stdout, diff.Versions(sides[0], sides[1], filter))
 		return ExitOK
 	}
 }
@@ -107,34 +105,22 @@ func printVersions(w io.Writer, changes []diff.VersionChange) {
 	}
 	fmt.Fprintln(w, "chart versions:")
 	for _, v := range changes {
-		show := func(vs []string) string {
-			if len(vs) == 0 {
-				return "(none)"
-			}
-			return strings.Join(vs, ", ")
-		}
-		fmt.Fprintf(w, "  %s: %s %s -> %s (%s)\n", v.Env, v.Chart, show(v.Old), show(v.New), strings.Join(v.Applications, ", "))
+		fmt.Fprintf(w, "  %s: %s %s -> %s (%s)\n", v.Env, v.Chart, cmp.Or(strings.Join(v.Old, ", "), "(none)"), cmp.Or(strings.Join(v.New, ", "), "(none)"), strings.Join(v.Applications, ", "))
 	}
 }
 
 // renderedManifests compiles one side (a repository folder, or a Git
-// revision of the repository in dir, extracted to a temporary folder) and
-// returns the objects its Applications' charts render, offline (the
-// lock, the vendor folder and platc's chart cache).
+// revision of the repository in dir) and returns the objects its
+// Applications' charts render, offline (the lock, the vendor folder and
+// platc's chart cache).
 func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error) {
-	root := side
-	if info, err := os.Stat(side); err != nil || !info.IsDir() {
-		tmp, err := os.MkdirTemp("", "platc-diff-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		if err := extractRevision(dir, side, tmp); err != nil {
-			return nil, err
-		}
-		root = tmp
+	var repo fs.FS
+	if info, err := os.Stat(side); err == nil && info.IsDir() {
+		repo = os.DirFS(side)
+	} else if repo, err = revisionFS(dir, side); err != nil {
+		return nil, err
 	}
-	res := compiler.Compile(os.DirFS(root), compiler.Options{Charts: openChartStore(), KeepRenders: true})
+	res := compiler.Compile(repo, compiler.Options{Charts: openChartStore(), KeepRenders: true})
 	if res.Log.HasErrors() {
 		fmt.Fprint(stderr, res.Log.String())
 		return nil, fmt.Errorf("the spec does not compile")
@@ -162,44 +148,29 @@ func renderedManifests(dir, side string, stderr io.Writer) ([]diff.Object, error
 	return out, nil
 }
 
-// extractRevision writes the tree of a Git revision into dest (git
-// archive), refusing a path that would leave it.
-func extractRevision(dir, rev, dest string) error {
+// revisionFS is the tree of a Git revision of the repository in dir (git
+// archive), in memory.
+func revisionFS(dir, rev string) (fs.FS, error) {
 	data, err := git(dir, nil, "archive", "--format=tar", rev)
 	if err != nil {
-		return fmt.Errorf("neither a folder nor a Git revision: %v", err)
+		return nil, fmt.Errorf("neither a folder nor a Git revision: %v", err)
 	}
-	r, err := os.OpenRoot(dest)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+	files := fstest.MapFS{}
 	tr := tar.NewReader(bytes.NewReader(data))
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return nil
+			return files, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if h.Typeflag != tar.TypeReg {
-			if h.Typeflag == tar.TypeDir {
-				if err := r.MkdirAll(strings.TrimSuffix(h.Name, "/"), 0o777); err != nil {
-					return err
-				}
+		if h.Typeflag == tar.TypeReg {
+			body, err := io.ReadAll(tr)
+			if err != nil {
+				return nil, err
 			}
-			continue
-		}
-		if err := r.MkdirAll(filepath.Dir(h.Name), 0o777); err != nil {
-			return err
-		}
-		body, err := io.ReadAll(tr)
-		if err != nil {
-			return err
-		}
-		if err := r.WriteFile(h.Name, body, 0o666); err != nil {
-			return err
+			files[h.Name] = &fstest.MapFile{Data: body, Mode: 0o644}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +23,7 @@ import (
 // the spec file that applies it (package editor), for an editor running
 // cue lsp.
 func runEditor(c *call, specDir string) int {
-	if err := writeEditorFiles(c.dir, strings.TrimSuffix(specDir, "/"), "", c.stdout); err != nil {
+	if err := writeEditorFiles(c.dir, specDir, "", c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "%v\n", err)
 		return ExitProblems
 	}
@@ -55,21 +56,15 @@ func writeEditorFiles(root, specDir, shownRoot string, stdout io.Writer) error {
 			return fmt.Errorf("platc editor: %v", err)
 		}
 		f, err := parser.ParseFile(shown(e.Name()), data, parser.ParseComments)
-		if err != nil {
-			if e.Name() == editor.ApplyFile {
-				continue
-			}
+		switch {
+		case e.Name() == editor.ApplyFile && err == nil && !load.IsEditorFile(f):
+			return fmt.Errorf("%s: exists and is not the file platc editor writes (it holds more than platc's schema applied): rename it, then run platc editor again", shown(e.Name()))
+		case e.Name() == editor.ApplyFile:
+			continue
+		case err != nil:
 			return fmt.Errorf("%s: the file does not parse: fix it, then run platc editor again", shown(e.Name()))
 		}
-		if e.Name() == editor.ApplyFile {
-			if !load.IsEditorFile(f) {
-				return fmt.Errorf("%s: exists and is not the file platc editor writes (it holds more than platc's schema applied): rename it, then run platc editor again", shown(e.Name()))
-			}
-			continue
-		}
-		if pkg == "" {
-			pkg = f.PackageName()
-		}
+		pkg = cmp.Or(pkg, f.PackageName())
 	}
 	if pkg == "" {
 		return fmt.Errorf("%s: no .cue files of a package: write the platform spec first (platc init starts one)", specDir)
@@ -101,10 +96,10 @@ func writeEditorFiles(root, specDir, shownRoot string, stdout io.Writer) error {
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("platc editor: %v", err)
 		}
-		if err := os.MkdirAll(filepath.Dir(osPath(f.name)), 0o755); err != nil {
-			return fmt.Errorf("platc editor: %v", err)
+		if err = os.MkdirAll(filepath.Dir(osPath(f.name)), 0o755); err == nil {
+			err = os.WriteFile(osPath(f.name), f.data, 0o644)
 		}
-		if err := os.WriteFile(osPath(f.name), f.data, 0o644); err != nil {
+		if err != nil {
 			return fmt.Errorf("platc editor: %v", err)
 		}
 		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(shownRoot, filepath.FromSlash(shown(f.name))))

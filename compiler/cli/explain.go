@@ -25,15 +25,13 @@ func runExplain(c *call, asJSON bool) int {
 	}
 	defer repo.close()
 	res := repo.res
-	if msg, ok := known("environment", env, envNames(res.Spec)); !ok {
-		fmt.Fprintf(c.stderr, "platc explain: %s\n", msg)
-		return ExitUsage
+	if msg := known("environment", env, envNames(res.Spec)); msg != "" {
+		return c.errorf(ExitUsage, "%s", msg)
 	}
 	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, newRepoFS(repo.root), env, app)
 	if err != nil {
 		// The Application the arguments name is not there.
-		fmt.Fprintf(c.stderr, "platc explain: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	for _, a := range res.Charts.Apps() {
 		if a.Env == env && a.Name == app {
@@ -57,23 +55,17 @@ func runExplain(c *call, asJSON bool) int {
 			}
 		}
 		if err := writeJSON(c.stdout, out); err != nil {
-			fmt.Fprintf(c.stderr, "platc explain: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
 		return ExitOK
 	}
-	printExplanation(c.stdout, ex, valuesPath)
-	return ExitOK
-}
-
-// printExplanation writes ex for a person: aligned columns, no trailing
-// spaces.
-func printExplanation(out io.Writer, ex *explain.Explanation, valuesPath string) {
+	// Aligned columns, without the spaces they leave at line ends.
 	var buf strings.Builder
 	writeExplanation(&buf, ex, valuesPath)
 	for line := range strings.Lines(buf.String()) {
-		fmt.Fprintln(out, strings.TrimRight(line, " \n"))
+		fmt.Fprintln(c.stdout, strings.TrimRight(line, " \n"))
 	}
+	return ExitOK
 }
 
 func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
@@ -85,10 +77,8 @@ func writeExplanation(w io.Writer, ex *explain.Explanation, valuesPath string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, l := range ex.Layers {
 		what := l.Source
-		if l.Note != "" && what != "" {
-			what += ": " + l.Note
-		} else if l.Note != "" {
-			what = l.Note
+		if l.Note != "" {
+			what = strings.TrimPrefix(what+": "+l.Note, ": ")
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\n", i+1, l.Kind, what)
 	}

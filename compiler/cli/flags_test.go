@@ -26,7 +26,7 @@ func TestParse(t *testing.T) {
 	cmd := &command{name: "test", dir: true, maxArgs: 3, flags: noFlags(nil)}
 	for _, tt := range tests {
 		var out strings.Builder
-		c := &call{cmd: cmd, common: newCommon(cmd.name, nil), stdout: &out, stderr: &out}
+		c := newCall(cmd, nil, &out, &out)
 		fs, _ := cmd.flagSet(c)
 		positional, code, stop := c.parse(fs, tt.args)
 		if stop {

@@ -25,11 +25,9 @@ func runFmt(c *call, specDir string, check bool) int {
 		return ExitUsage
 	}
 	defer root.Close()
-	specDir = strings.TrimSuffix(specDir, "/")
 	entries, err := fs.ReadDir(root.FS(), specDir)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc fmt: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	// The files to rewrite, in ReadDir's order (by name).
 	type file struct {
@@ -77,22 +75,16 @@ func runFmt(c *call, specDir string, check bool) int {
 	if failed {
 		return ExitProblems
 	}
-	if check {
-		for _, f := range changed {
-			fmt.Fprintf(c.stdout, "%s\n", f.name)
-		}
-		if len(changed) > 0 {
-			fmt.Fprintf(c.stderr, "platc fmt: %s not formatted: run platc fmt\n", plural(len(changed), "file is", "files are"))
-			return ExitProblems
-		}
-		return ExitOK
-	}
 	for _, f := range changed {
-		if err := writeFileAtomic(root, f.name, f.data); err != nil {
-			fmt.Fprintf(c.stderr, "platc fmt: writing %s: %v\n", f.name, err)
-			return ExitUsage
+		if !check {
+			if err := writeFileAtomic(root, f.name, f.data); err != nil {
+				return c.errorf(ExitUsage, "writing %s: %v", f.name, err)
+			}
 		}
 		fmt.Fprintf(c.stdout, "%s\n", f.name)
+	}
+	if check && len(changed) > 0 {
+		return c.errorf(ExitProblems, "%s not formatted: run platc fmt", plural(len(changed), "file is", "files are"))
 	}
 	return ExitOK
 }

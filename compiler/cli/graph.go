@@ -2,60 +2,44 @@ package cli
 
 import (
 	"flag"
-	"fmt"
 	"slices"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/model"
 	reportpage "github.com/platc/platc/compiler/report"
 )
 
-// graphFlags are the flags of platc graph, and what runs it.
+// graphFlags are the flags of platc graph, and what runs it: it prints the
+// order of delivery of the environments named, or of every one.
 func graphFlags(fs *flag.FlagSet) func(*call) int {
-	out := &choice{value: "dot", allowed: []string{"dot", "mermaid"}}
-	fs.Var(out, "format", "print the graph as `format`: dot (Graphviz) or mermaid (a Mermaid flowchart)")
-	var envs stringList
-	fs.Var(&envs, "env", "only the modules this `environment` delivers (repeatable)")
-	return func(c *call) int { return runGraph(c, out.value, envs) }
-}
-
-// runGraph prints the order of delivery of the environments named, or
-// of every one.
-func runGraph(c *call, format string, named []string) int {
-	repo, code := c.compile(c.rep, false, false)
-	if repo == nil {
-		return code
-	}
-	repo.close()
-	spec := repo.res.Spec
-	envs := spec.Environments
-	if len(named) > 0 {
-		names := envNames(spec)
-		envs = nil
+	format := &choice{value: "dot", allowed: []string{"dot", "mermaid"}}
+	fs.Var(format, "format", "print the graph as `format`: dot (Graphviz) or mermaid (a Mermaid flowchart)")
+	var named stringList
+	fs.Var(&named, "env", "only the modules this `environment` delivers (repeatable)")
+	return func(c *call) int {
+		repo, code := c.compile(c.rep, false, false)
+		if repo == nil {
+			return code
+		}
+		repo.close()
+		spec := repo.res.Spec
 		for _, n := range named {
-			if msg, ok := known("environment", n, names); !ok {
-				fmt.Fprintf(c.stderr, "platc graph: -env: %s\n", msg)
-				return ExitUsage
+			if msg := known("environment", n, envNames(spec)); msg != "" {
+				return c.errorf(ExitUsage, "-env: %s", msg)
 			}
 		}
-		for _, e := range spec.Environments {
-			if slices.Contains(named, e.Name) {
-				envs = append(envs, e)
-			}
+		envs := spec.Environments
+		if len(named) > 0 {
+			envs = slices.DeleteFunc(slices.Clone(envs), func(e *model.Environment) bool { return !slices.Contains(named, e.Name) })
 		}
+		g := reportpage.NewGraph(spec, repo.res.Info, envs)
+		write := g.DOT
+		if format.value == "mermaid" {
+			write = g.Mermaid
+		}
+		if err := write(c.stdout); err != nil {
+			return c.rep.failf(diag.IO, "writing the graph: %v", err)
+		}
+		return ExitOK
 	}
-	g := reportpage.NewGraph(spec, repo.res.Info, envs)
-	var err error
-	switch format {
-	case "dot":
-		err = g.DOT(c.stdout)
-	case "mermaid":
-		err = g.Mermaid(c.stdout)
-	default:
-		panic("platc: no graph in format " + format)
-	}
-	if err != nil {
-		c.rep.failf(diag.IO, "writing the graph: %v", err)
-		return ExitUsage
-	}
-	return ExitOK
 }

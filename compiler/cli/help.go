@@ -22,7 +22,6 @@ did not generate in the way); 2 usage error (an unknown command or flag, a
 missing or malformed argument, an argument that names what the spec does not
 have) or I/O error.`
 
-// printCommands writes the list of commands.
 func printCommands(w io.Writer, cmds []*command) {
 	fmt.Fprintf(w, "%s\n\nUsage:\n\n\tplatc <command> [arguments]\n\nCommands:\n\n", intro)
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
@@ -41,11 +40,12 @@ flags, and platc completion bash|zsh|fish for shell completion.
 // printHelp writes cmd's help: its usage line, what it does, its flags.
 func (cmd *command) printHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", cmd.usageLine(fs), cmd.doc)
-	if hasFlags(fs) {
-		fmt.Fprint(w, "\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+	var flags strings.Builder
+	fs.SetOutput(&flags)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if flags.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
 	}
 }
 
@@ -61,25 +61,11 @@ func (cmd *command) printGroupHelp(w io.Writer) {
 	fmt.Fprintf(w, "\nRun platc help %s <subcommand> for a subcommand's usage and flags.\n", cmd.name)
 }
 
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
-
-// usageLine is how cmd is run: platc, its name, its synopsis.
+// usageLine is how cmd is run: platc, its name, its flags, "[compile
+// flags]" for those of the commands that compile, and its positional
+// arguments.
 func (cmd *command) usageLine(fs *flag.FlagSet) string {
-	if syn := cmd.synopsis(fs); syn != "" {
-		return "platc " + cmd.name + " " + syn
-	}
-	return "platc " + cmd.name
-}
-
-// synopsis is what follows "platc <name>" on cmd's usage line: its
-// flags, "[compile flags]" for those of the commands that compile, and
-// its positional arguments.
-func (cmd *command) synopsis(fs *flag.FlagSet) string {
-	var parts []string
+	parts := []string{"platc", cmd.name}
 	fs.VisitAll(func(f *flag.Flag) {
 		if (cmd.compile && slices.Contains(compileFlagNames, f.Name)) || strings.Contains(" "+cmd.args+" ", " -"+f.Name+" ") {
 			return
@@ -107,7 +93,6 @@ func flagSyntax(f *flag.Flag) string {
 	return "-" + f.Name
 }
 
-// isBool reports whether f takes no value.
 func isBool(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
@@ -134,8 +119,7 @@ func runHelp(c *call) int {
 		if s := diag.Suggest(c.args[0], diag.Names()); s != "" && len(c.args) == 1 {
 			return c.usagef("unknown command or message id %q (did you mean %q?): platc help lists the commands, platc help messages the ids", c.args[0], s)
 		}
-		msg, _ := known("command", c.args[0], names(cmds))
-		return c.usagef("%s", msg)
+		return c.usagef("%s", known("command", c.args[0], names(cmds)))
 	}
 	if len(c.args) == 2 {
 		if len(cmd.subs) == 0 {
@@ -149,7 +133,7 @@ func runHelp(c *call) int {
 		cmd.printGroupHelp(c.stdout)
 		return ExitOK
 	}
-	fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+	fs, _ := cmd.flagSet(newCall(cmd, nil, nil, nil))
 	cmd.printHelp(c.stdout, fs)
 	return ExitOK
 }

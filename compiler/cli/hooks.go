@@ -17,10 +17,9 @@ import (
 const hookMarker = "platc's Git pre-commit hook"
 
 func runHooks(c *call, force bool) int {
-	stdout, stderr := c.stdout, c.stderr
 	out, err := exec.Command("git", "-C", c.dir, "rev-parse", "--git-path", "hooks").Output()
 	if err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %s is not a Git repository (git rev-parse: %v): run git init first\n", c.dir, err)
+		fmt.Fprintf(c.stderr, "platc hooks: %s is not a Git repository (git rev-parse: %v): run git init first\n", c.dir, err)
 		return ExitUsage
 	}
 	dir := strings.TrimSpace(string(out))
@@ -29,24 +28,23 @@ func runHooks(c *call, force bool) int {
 	}
 	path := filepath.Join(dir, "pre-commit")
 	if old, err := os.ReadFile(path); err == nil && !bytes.Contains(old, []byte(hookMarker)) && !force {
-		fmt.Fprintf(stderr, "%s: a pre-commit hook platc did not write is in the way: add `platc check` to it, or replace it with -force\n", path)
+		fmt.Fprintf(c.stderr, "%s: a pre-commit hook platc did not write is in the way: add `platc check` to it, or replace it with -force\n", path)
 		return ExitProblems
 	}
 	platc := hookPlatc()
 	hook := strings.Replace(hooks.PreCommit, hooks.PlatcLine, "platc=${PLATC:-"+render.ShellQuote(platc)+"}\n", 1)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %v\n", err)
+	err = os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = os.WriteFile(path, []byte(hook), 0o755)
+	}
+	if err == nil {
+		err = os.Chmod(path, 0o755)
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "platc hooks: %v\n", err)
 		return ExitUsage
 	}
-	if err := os.WriteFile(path, []byte(hook), 0o755); err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %v\n", err)
-		return ExitUsage
-	}
-	if err := os.Chmod(path, 0o755); err != nil {
-		fmt.Fprintf(stderr, "platc hooks: %v\n", err)
-		return ExitUsage
-	}
-	fmt.Fprintf(stdout, "platc: installed %s; it runs %s check on what is staged\n", path, platc)
+	fmt.Fprintf(c.stdout, "platc: installed %s; it runs %s check on what is staged\n", path, platc)
 	return ExitOK
 }
 

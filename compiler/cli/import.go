@@ -61,7 +61,7 @@ func readClusters(dir string, files clusterFiles, envs []string) (map[string][]i
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		data, err := readBounded(file, importer.MaxFileSize)
+		data, err := readInput(file, importer.MaxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("-clusters %s: %v", f, err)
 		}
@@ -76,12 +76,6 @@ func readClusters(dir string, files clusterFiles, envs []string) (map[string][]i
 		}
 	}
 	return byEnv, nil
-}
-
-// readBounded reads a file of at most max bytes: one more is read, so a
-// larger one is said to be, not cut.
-func readBounded(name string, max int) ([]byte, error) {
-	return readInput(name, int64(max))
 }
 
 // importRoots reads the positional arguments, [ENV=]PATH, as the folders
@@ -99,9 +93,9 @@ func importRoots(args []string) ([]importer.Root, error) {
 			return nil, fmt.Errorf("%q is not a folder inside the repository: give its path from the repository root", a)
 		}
 		if !named {
-			env = importLabel(path.Base(p))
+			env = labelOf(path.Base(p))
 		}
-		if env == "" || len(env) > 63 || notLabel.MatchString(env) || env[0] == '-' || env[len(env)-1] == '-' {
+		if !dnsLabel.MatchString(env) {
 			return nil, fmt.Errorf("environment %q (of %s) is not a DNS-1123 label: name it, as ENV=%s", env, p, p)
 		}
 		// Folders are one environment only where each says so.
@@ -114,12 +108,8 @@ func importRoots(args []string) ([]importer.Root, error) {
 	return roots, nil
 }
 
-func importLabel(s string) string {
-	return strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
-}
-
 func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDir string, force, dry bool) int {
-	specDir = path.Clean(strings.TrimSuffix(specDir, "/"))
+	specDir = path.Clean(specDir)
 	if !fs.ValidPath(specDir) || specDir == "." {
 		return c.usagef("-o %q is not a folder inside the repository", specDir)
 	}
@@ -129,18 +119,14 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 	}
 	root, err := os.OpenRoot(c.dir)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc import: opening the repository: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "opening the repository: %v", err)
 	}
 	defer root.Close()
 	repo := newRepoFS(root)
-	if opts.RepoURL == "" {
-		opts.RepoURL = originURL(root)
-	}
+	opts.RepoURL = cmp.Or(opts.RepoURL, originURL(root))
 	objs, skips, err := importer.Read(repo, roots)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	// The AppProjects elsewhere in the repository, for Applications whose
 	// folders do not hold theirs.
@@ -159,11 +145,10 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 	}
 	opts.Roots = roots
 	if opts.Clusters, err = readClusters(c.dir, clusterFiles, envs); err != nil {
-		fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	spec, files, res := importCompile(repo, objs, envs, opts, specDir)
-	if needsHelm(res) {
+	if slices.ContainsFunc(res.Log.Problems(), func(p diag.Problem) bool { return manifests.NeedsHelm(manifests.Problem{ID: p.ID, Msg: p.Msg}) }) {
 		// Its folders inflate Helm charts, which Argo CD builds only with
 		// --enable-helm: the repository's Argo CD has it.
 		opts.KustomizeBuildOptions = "--enable-helm"
@@ -229,25 +214,14 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 			if len(inTheWay) > 1 {
 				verb = "exist"
 			}
-			fmt.Fprintf(c.stderr, "platc import: %s %s: nothing written; pass -force to overwrite, or -o another folder\n", strings.Join(inTheWay, ", "), verb)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%s %s: nothing written; pass -force to overwrite, or -o another folder", strings.Join(inTheWay, ", "), verb)
 		}
 		if err := root.MkdirAll(specDir, 0o777); err != nil {
-			fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
-		// Each file is written whole or not at all: beside it, then
-		// renamed over its name.
 		for _, name := range slices.Sorted(maps.Keys(files)) {
-			tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
-			err := root.WriteFile(tmp, files[name], 0o666)
-			if err == nil {
-				err = root.Rename(tmp, name)
-			}
-			if err != nil {
-				root.Remove(tmp)
-				fmt.Fprintf(c.stderr, "platc import: %v\n", err)
-				return ExitUsage
+			if err := writeFileAtomic(root, name, files[name]); err != nil {
+				return c.errorf(ExitUsage, "%v", err)
 			}
 		}
 		written = "wrote " + specDir + "/"
@@ -304,14 +278,6 @@ func importCompile(repo fs.FS, objs []*importer.Object, envs []string, opts impo
 	}
 	res := compiler.Compile(overlay{FS: repo, files: files, specDir: specDir}, compiler.Options{SpecDir: specDir, KeepFiles: true})
 	return spec, files, res
-}
-
-// needsHelm reports whether a folder of the spec res compiled does not
-// build without --enable-helm.
-func needsHelm(res *compiler.Result) bool {
-	return slices.ContainsFunc(res.Log.Problems(), func(p diag.Problem) bool {
-		return manifests.NeedsHelm(manifests.Problem{ID: p.ID, Msg: p.Msg})
-	})
 }
 
 // printSwitch says how to move each environment's cluster to platc,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -118,7 +119,7 @@ const releasesURL = "https://github.com/platc/platc/releases"
 // workflow follow platc's main branch, with a comment to pin a release,
 // and platc is installed from a clone.
 func pins(v buildVersion) []string {
-	if r := v.release(); r != "" {
+	if r := releaseOf(v.Module); r != "" {
 		return []string{
 			"{{install}}", fmt.Sprintf("install it from %s/tag/%s, or with go install %s/cmd/platc@%s", releasesURL, r, modulePath, r),
 			"{{rev}}", r,
@@ -132,9 +133,14 @@ func pins(v buildVersion) []string {
 	}
 }
 
-// notLabel finds what a DNS-1123 label cannot hold, to make a label of a
-// folder's name for a platform's name.
+// notLabel finds what a DNS-1123 label cannot hold.
 var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// labelOf is s made a DNS-1123 label, as far as that takes: lower case,
+// what a label cannot hold as '-', none at either end.
+func labelOf(s string) string {
+	return strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
+}
 
 // dnsLabel is a DNS-1123 label, which a platform's name is (platc check's
 // rule); scpURL a Git repository URL written as scp writes one
@@ -154,10 +160,7 @@ func initArgProblem(name, repo string) string {
 	if strings.ContainsFunc(repo, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '"' || r == '\'' || r == '\\' || r == '`' }) {
 		return fmt.Sprintf("-repo %q is not a Git repository URL: it holds a quote, a backslash, a space or a control character; %s", repo, example)
 	}
-	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.Host != "" && u.Opaque == "" {
-		return ""
-	}
-	if scpURL.MatchString(repo) {
+	if u, err := url.Parse(repo); err == nil && u.Scheme != "" && u.Host != "" && u.Opaque == "" || scpURL.MatchString(repo) {
 		return ""
 	}
 	return fmt.Sprintf("-repo %q is not a Git repository URL: %s", repo, example)
@@ -171,74 +174,63 @@ func initFlags(flags *flag.FlagSet) func(*call) int {
 }
 
 func runInit(c *call, name, repo string) int {
-	stdout, stderr := c.stdout, c.stderr
-	positional := c.args
 	dir := "."
-	if len(positional) == 1 {
-		dir = positional[0]
+	if len(c.args) == 1 {
+		dir = c.args[0]
 	}
 	if name == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			fmt.Fprintf(stderr, "platc init: %v\n", err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "%v", err)
 		}
-		name = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+		name = labelOf(filepath.Base(abs))
 		if len(name) > 63 {
 			name = strings.TrimRight(name[:63], "-")
 		}
-		if name == "" {
-			name = "platform"
-		}
+		name = cmp.Or(name, "platform")
 	}
 	repoGiven := repo != ""
 	if !repoGiven {
 		repo = "https://git.example.com/" + name + ".git"
 	}
 	if msg := initArgProblem(name, repo); msg != "" {
-		fmt.Fprintf(stderr, "platc init: %s\n", msg)
-		return ExitUsage
+		return c.errorf(ExitUsage, "%s", msg)
 	}
 	// The spec gets them as CUE string literals, quoted as CUE quotes.
 	replacer := strings.NewReplacer(append([]string{"{{name}}", literal.String.Quote(name), "{{repo}}", literal.String.Quote(repo)}, pins(readBuildVersion())...)...)
 
-	var inTheWay []string
+	paths := []string{path.Join("sources", editor.ModuleFile), path.Join("sources", editor.SchemaFile), path.Join("sources", editor.ApplyFile)}
 	for _, f := range starterFiles {
-		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); !errors.Is(err, fs.ErrNotExist) {
-			inTheWay = append(inTheWay, f.path)
-		}
+		paths = append(paths, f.path)
 	}
-	for _, p := range []string{editor.ModuleFile, editor.SchemaFile, editor.ApplyFile} {
-		p = path.Join("sources", p)
+	slices.Sort(paths)
+	inTheWay := false
+	for _, p := range paths {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); !errors.Is(err, fs.ErrNotExist) {
-			inTheWay = append(inTheWay, p)
+			fmt.Fprintf(c.stderr, "%s: exists: platc init writes nothing over a file; start in an empty folder, or move it\n", filepath.Join(dir, p))
+			inTheWay = true
 		}
 	}
-	if len(inTheWay) > 0 {
-		slices.Sort(inTheWay)
-		for _, p := range inTheWay {
-			fmt.Fprintf(stderr, "%s: exists: platc init writes nothing over a file; start in an empty folder, or move it\n", filepath.Join(dir, p))
-		}
+	if inTheWay {
 		return ExitProblems
 	}
 	for _, f := range starterFiles {
 		p := filepath.Join(dir, filepath.FromSlash(f.path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			fmt.Fprintf(stderr, "platc init: %v\n", err)
-			return ExitUsage
+		err := os.MkdirAll(filepath.Dir(p), 0o755)
+		if err == nil {
+			err = os.WriteFile(p, []byte(replacer.Replace(f.text)), 0o644)
 		}
-		if err := os.WriteFile(p, []byte(replacer.Replace(f.text)), 0o644); err != nil {
-			fmt.Fprintf(stderr, "platc init: %v\n", err)
-			return ExitUsage
+		if err != nil {
+			return c.errorf(ExitUsage, "%v", err)
 		}
-		fmt.Fprintf(stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
+		fmt.Fprintf(c.stdout, "platc: wrote %s\n", filepath.Join(dir, f.path))
 	}
 	// platc's schema for an editor's cue lsp (platc editor).
-	if err := writeEditorFiles(dir, "sources", dir, stdout); err != nil {
-		fmt.Fprintf(stderr, "%v\n", err)
+	if err := writeEditorFiles(dir, "sources", dir, c.stdout); err != nil {
+		fmt.Fprintf(c.stderr, "%v\n", err)
 		return ExitProblems
 	}
-	if code := run(c.proc, []string{"render", "-C", dir}, stdout, stderr); code != ExitOK {
+	if code := run(c.proc, []string{"render", "-C", dir}, c.stdout, c.stderr); code != ExitOK {
 		return code
 	}
 	// A repository named by -repo is set: only the default is a
@@ -247,6 +239,6 @@ func runInit(c *call, name, repo string) int {
 	if !repoGiven {
 		next = fmt.Sprintf("set platform.repoURL in %s, %s", filepath.Join(dir, "sources", "platform.cue"), next)
 	}
-	fmt.Fprintf(stdout, "platc: next: %s\n", next)
+	fmt.Fprintf(c.stdout, "platc: next: %s\n", next)
 	return ExitOK
 }

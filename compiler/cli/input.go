@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 
 	"github.com/platc/platc/compiler/emit"
 )
@@ -61,4 +62,43 @@ func checkInput(info fs.FileInfo, max int64) error {
 		return errTooLarge(max)
 	}
 	return nil
+}
+
+// writeFileAtomic writes a file of the repository beside its place and
+// renames it there.
+func writeFileAtomic(root *os.Root, name string, data []byte) error {
+	tmp := path.Join(path.Dir(name), "."+path.Base(name)+".platc-tmp")
+	if err := root.WriteFile(tmp, data, 0o666); err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeFile writes data to the file name whole or not at all, so that a
+// reader never sees half of it: into a new file of dir named after
+// pattern (os.CreateTemp: made by platc alone), renamed over name. perm,
+// unless 0, is the file's mode.
+func writeFile(dir, pattern, name string, data []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && perm != 0 {
+		err = os.Chmod(f.Name(), perm)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

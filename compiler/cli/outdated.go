@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,96 +26,68 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// jsonOutdated is a chart version and what its repository offers beyond.
-type jsonOutdated = versions.Outdated
-
-// outdatedFlags are the flags of platc outdated, and what runs it.
+// outdatedFlags are the flags of platc outdated, and what runs it: it
+// lists, per chart and version, the environments that run it and the
+// newer versions its repository offers.
 func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 	var charts stringList
 	fs.Var(&charts, "chart", "only this `chart` (repeatable)")
 	offline := fs.Bool("offline", false, "read the repositories' indexes from platc's cache, not online")
-	return func(c *call) int { return runOutdated(c, charts, *offline) }
-}
-
-// runOutdated lists, per chart and version, the environments that run it
-// and the newer versions its repository offers.
-func runOutdated(c *call, charts []string, offline bool) int {
-	repo, code := c.compile(c.rep, false, false)
-	if repo == nil {
-		return code
-	}
-	repo.close()
-	spec := repo.res.Spec
-	for _, name := range charts {
-		if msg, ok := known("chart", name, chartNames(spec)); !ok {
-			c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
-			return ExitUsage
+	return func(c *call) int {
+		repo, code := c.compile(c.rep, false, false)
+		if repo == nil {
+			return code
 		}
-	}
-	client := &http.Client{Timeout: 60 * time.Second}
-	if c.proc.httpClient != nil {
-		client = c.proc.httpClient
-	}
-	r := &chartRepos{client: client, dir: indexCacheDir(), offline: offline, now: time.Now}
-	list := versions.FindOutdated(spec, charts, r.lookup)
-	log := &diag.Log{}
-	for _, o := range list {
-		if o.Problem != "" {
-			ch := spec.Chart(o.Name)
-			log.Reportf(diag.IO, ch.At("repoURL"), ch.FieldPath("repoURL"), "the versions of %s are not known: %s", o.Name, o.Problem)
-		}
-	}
-	switch c.format {
-	case textFormat:
-		versions.OutdatedText(c.stdout, list)
-	case githubFormat:
-		for _, o := range list {
-			if len(o.Newer) == 0 {
-				continue
+		repo.close()
+		spec := repo.res.Spec
+		for _, name := range charts {
+			if msg := known("chart", name, chartNames(spec)); msg != "" {
+				return c.rep.failf(diag.Usage, "-chart %s: %s", name, msg)
 			}
-			c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), dashed(o.Patch), dashed(o.Minor), dashed(o.Latest))})
 		}
-	case jsonFormat:
-		c.rep.doc.Outdated = append([]jsonOutdated{}, list...)
-	default:
-		panic("platc: no outdated in format " + string(c.format))
+		client := cmp.Or(c.proc.httpClient, &http.Client{Timeout: 60 * time.Second})
+		r := &chartRepos{client: client, offline: *offline}
+		if base, ok := cacheBase(); ok {
+			r.dir = filepath.Join(base, "indexes")
+		}
+		list := versions.FindOutdated(spec, charts, r.lookup)
+		log := &diag.Log{}
+		for _, o := range list {
+			if o.Problem != "" {
+				ch := spec.Chart(o.Name)
+				log.Reportf(diag.IO, ch.At("repoURL"), ch.FieldPath("repoURL"), "the versions of %s are not known: %s", o.Name, o.Problem)
+			}
+		}
+		switch c.format {
+		case textFormat:
+			versions.OutdatedText(c.stdout, list)
+		case githubFormat:
+			for _, o := range list {
+				if len(o.Newer) == 0 {
+					continue
+				}
+				c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
+			}
+		case jsonFormat:
+			c.rep.doc.Outdated = append([]versions.Outdated{}, list...)
+		}
+		c.rep.log(log)
+		if log.HasErrors() {
+			return ExitProblems
+		}
+		return ExitOK
 	}
-	c.rep.log(log)
-	if log.HasErrors() {
-		return ExitProblems
-	}
-	return ExitOK
-}
-
-func dashed(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// indexCacheDir is where platc keeps the chart repositories' indexes it
-// read, for outdated -offline: beside its other caches ($PLATC_CACHE, or
-// the platc folder of the user's cache directory; the charts' archives
-// are in its charts folder), or "" with none. platc charts pull reads
-// each index online, once per pull; it could share these copies.
-func indexCacheDir() string {
-	base, ok := cacheBase()
-	if !ok {
-		return ""
-	}
-	return filepath.Join(base, "indexes")
 }
 
 // chartRepos reads what chart repositories offer: a classic Helm
 // repository's index.yaml, an OCI registry's tag list. What it reads
-// online it keeps in dir; offline, or where a repository cannot be
-// reached, it reads that copy, and says so and from when.
+// online it keeps in dir (beside platc's other caches; "" for none);
+// offline, or where a repository cannot be reached, it reads that copy,
+// and says so and from when.
 type chartRepos struct {
 	client  *http.Client
 	dir     string
 	offline bool
-	now     func() time.Time
 }
 
 // Limits of what is read, against a broken or hostile server: an index
@@ -225,18 +198,12 @@ func (r *chartRepos) token(ctx context.Context, challenge, repo string) (string,
 	if s := params["service"]; s != "" {
 		q.Set("service", s)
 	}
-	scope := params["scope"]
-	if scope == "" {
-		scope = "repository:" + repo + ":pull"
+	q.Set("scope", cmp.Or(params["scope"], "repository:"+repo+":pull"))
+	sep := "?"
+	if strings.Contains(realm, "?") {
+		sep = "&"
 	}
-	q.Set("scope", scope)
-	u := realm
-	if strings.Contains(u, "?") {
-		u += "&" + q.Encode()
-	} else {
-		u += "?" + q.Encode()
-	}
-	body, _, err := r.get(ctx, u, nil)
+	body, _, err := r.get(ctx, realm+sep+q.Encode(), nil)
 	if err != nil {
 		return "", fmt.Errorf("getting a token: %v", err)
 	}
@@ -247,10 +214,7 @@ func (r *chartRepos) token(ctx context.Context, challenge, repo string) (string,
 	if err := json.Unmarshal(body, &t); err != nil || t.Token == "" && t.AccessToken == "" {
 		return "", fmt.Errorf("getting a token from %s: no token in the answer", realm)
 	}
-	if t.Token != "" {
-		return t.Token, nil
-	}
-	return t.AccessToken, nil
+	return cmp.Or(t.Token, t.AccessToken), nil
 }
 
 var challengeParam = regexp.MustCompile(`(\w+)="([^"]*)"`)
@@ -323,7 +287,7 @@ func (r *chartRepos) read(u string, fetch func(context.Context) ([]byte, error))
 		data, err := fetch(ctx)
 		cancel()
 		if err == nil {
-			now := r.now().UTC().Format(time.RFC3339)
+			now := time.Now().UTC().Format(time.RFC3339)
 			r.keep(u, data, now)
 			return data, &versions.Source{URL: u, Read: now}, nil
 		}
@@ -353,20 +317,7 @@ func (r *chartRepos) keep(u string, data []byte, at string) {
 	}
 	sum := sha256.Sum256(data)
 	head := fmt.Sprintf("%s%s %s %s\n", cache.ChartIndex.Layout(), at, hex.EncodeToString(sum[:]), u)
-	f, err := os.CreateTemp(r.dir, "index.*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(append([]byte(head), data...))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), r.entry(u))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	writeFile(r.dir, "index.*.tmp", r.entry(u), append([]byte(head), data...), 0)
 }
 
 // kept returns the copy of u in the cache and when it was read; a copy

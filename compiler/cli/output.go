@@ -43,7 +43,6 @@ type process struct {
 	httpClient *http.Client
 }
 
-// osProcess is platc as it runs.
 var osProcess = &process{interrupts: notifyInterrupts, lockWait: lockWait}
 
 // notifyInterrupts listens for SIGINT and SIGTERM until the first one:
@@ -72,21 +71,6 @@ type outputs struct {
 	mu    sync.Mutex
 	locks map[string]*emit.Lock // by output root; nil: the root is missing
 	notes []string              // what recoveries did, printed after the compilation
-	// recovered is set once a recovery changed something.
-	recovered bool
-}
-
-func (o *outputs) lockOptions(outDir string, create bool) emit.LockOptions {
-	return emit.LockOptions{
-		Create:    create,
-		Holder:    o.holder,
-		Wait:      o.proc.lockWait,
-		Interrupt: o.interrupt,
-		Sleep:     o.proc.lockSleep,
-		Waiting: func(holder string) {
-			fmt.Fprintf(o.stderr, "platc: %s is locked by %s: waiting up to %s for it\n", outDir+"/", holder, o.proc.lockWait)
-		},
-	}
 }
 
 // prepare locks the output root outDir and recovers it. A command that
@@ -116,14 +100,22 @@ func (o *outputs) prepare(outDir string) error {
 // lock takes the lock of outDir (making the folder with create) and
 // recovers it.
 func (o *outputs) lock(outDir string, create bool) (*emit.Lock, error) {
-	lock, err := emit.LockOutput(o.root, outDir, o.lockOptions(outDir, create))
+	lock, err := emit.LockOutput(o.root, outDir, emit.LockOptions{
+		Create:    create,
+		Holder:    o.holder,
+		Wait:      o.proc.lockWait,
+		Interrupt: o.interrupt,
+		Sleep:     o.proc.lockSleep,
+		Waiting: func(holder string) {
+			fmt.Fprintf(o.stderr, "platc: %s is locked by %s: waiting up to %s for it\n", outDir+"/", holder, o.proc.lockWait)
+		},
+	})
 	if err != nil || lock == nil {
 		return nil, err
 	}
 	rec, err := emit.Recover(o.root, outDir, emit.RecoverOptions{Fault: o.proc.fault})
 	if s := rec.String(); s != "" {
 		o.notes = append(o.notes, "platc: "+s)
-		o.recovered = true
 	}
 	if err != nil {
 		lock.Unlock()
@@ -145,12 +137,6 @@ func (o *outputs) keepOnly(outDir string) {
 	}
 }
 
-// release releases every lock.
-func (o *outputs) release() {
-	o.keepOnly("")
-}
-
-// printNotes prints what the recoveries did, once.
 func (o *outputs) printNotes() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -187,16 +173,6 @@ func (o *outputs) write(outDir string, st *emit.State, outs, also []emit.Output)
 	return emit.Write(o.root, outDir, st, outs, emit.Options{Also: also, Interrupt: o.interrupt, Fault: o.proc.fault})
 }
 
-// writeFailed reports why a write failed and returns the exit code.
-func writeFailed(rep *report, outDir string, err error) int {
-	if errors.Is(err, emit.ErrInterrupted) {
-		rep.failf(diag.Interrupted, "interrupted: nothing was written, %s/ is as it was", outDir)
-	} else {
-		rep.failf(writeID(err), "%v", err)
-	}
-	return ExitUsage
-}
-
 // writeID is the kind of problem of err, which stopped a scan or a write
 // of the output folder: another platc's lock, or I/O.
 func writeID(err error) diag.ID {
@@ -205,13 +181,4 @@ func writeID(err error) diag.ID {
 		return diag.Locked
 	}
 	return diag.IO
-}
-
-// interrupted reports whether ctx was interrupted, and says so.
-func interrupted(ctx context.Context, rep *report, what string) bool {
-	if ctx.Err() == nil {
-		return false
-	}
-	rep.failf(diag.Interrupted, "interrupted: %s", what)
-	return true
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/check"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/release"
 )
@@ -19,18 +20,18 @@ func runPromote(c *call, charts []string, tag string) int {
 	if tag != "" && !model.IsReleaseTag(tag) {
 		return c.usagef("-release %q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	return editVersions(c, func(spec *model.Spec) (string, bool) {
+	return editSpec(c, "edit", func(spec *model.Spec) string {
 		for _, env := range []string{from, to} {
-			if msg, ok := known("environment", env, envNames(spec)); !ok {
-				return msg, false
+			if msg := known("environment", env, envNames(spec)); msg != "" {
+				return msg
 			}
 		}
 		for _, name := range charts {
-			if msg, ok := known("chart", name, chartNames(spec)); !ok {
-				return "-chart " + name + ": " + msg, false
+			if msg := known("chart", name, chartNames(spec)); msg != "" {
+				return "-chart " + name + ": " + msg
 			}
 		}
-		return "", true
+		return ""
 	}, func(repo *compiled, log *diag.Log) *release.Versions {
 		return release.Promote(repo.root.FS(), repo.res.Spec, from, to, charts, tag, log)
 	}, fmt.Sprintf("%s runs the versions of %s already", to, from))
@@ -50,36 +51,41 @@ func runBump(c *call, envs []string, tag string) int {
 	if len(envs) > 0 {
 		already = fmt.Sprintf("%s runs %s %s already", diag.List(envs), chart, version)
 	}
-	return editVersions(c, func(spec *model.Spec) (string, bool) {
-		if msg, ok := known("chart", chart, chartNames(spec)); !ok {
-			return msg, false
+	return editSpec(c, "edit", func(spec *model.Spec) string {
+		if msg := known("chart", chart, chartNames(spec)); msg != "" {
+			return msg
 		}
 		for _, env := range envs {
-			if msg, ok := known("environment", env, envNames(spec)); !ok {
-				return "-env " + env + ": " + msg, false
+			if msg := known("environment", env, envNames(spec)); msg != "" {
+				return "-env " + env + ": " + msg
 			}
 		}
-		return "", true
+		return ""
 	}, func(repo *compiled, log *diag.Log) *release.Versions {
 		return release.Bump(repo.root.FS(), repo.res.Spec, chart, version, envs, tag, log)
 	}, already)
 }
 
-// editVersions is what promote and bump share, as release does it: the
-// spec compiled as it is; the arguments checked against it (a usage
-// error); the edit made, then compiled and checked as it will be; and
-// only then the spec edits and the render written, in one journal. On any
-// problem it writes nothing. nothing is what it says when the edit
-// changes nothing.
-func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
-	now, repo, code := c.compileBeforeEdit()
+// editSpec is what release, promote and bump share: the spec compiled
+// as it is; the arguments checked against it (a usage error); the edit
+// made, then compiled and checked as it will be; and only then the spec
+// edits and the render written, in one journal. On any problem it writes
+// nothing. what names the edit in a note of an interrupt; nothing is
+// what it says when the edit changes nothing.
+func editSpec(c *call, what string, args func(*model.Spec) string, edit func(*compiled, *diag.Log) *release.Versions, nothing string) int {
+	// The compilation of the edit reports the spec's warnings again: those
+	// of the spec as it is (now) are reported only where it is not
+	// compiled.
+	now := c.rep.buffered()
+	repo, code := c.compile(now, false, true)
+	c.rep.started = true
 	if repo == nil {
+		c.rep.take(now)
 		return code
 	}
 	defer repo.close()
-	if msg, ok := args(repo.res.Spec); !ok {
-		c.rep.failf(diag.Usage, "%s", msg)
-		return ExitUsage
+	if msg := args(repo.res.Spec); msg != "" {
+		return c.rep.failf(diag.Usage, "%s", msg)
 	}
 	log := &diag.Log{}
 	v := edit(repo, log)
@@ -88,7 +94,7 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 		c.rep.log(log)
 		return ExitProblems
 	}
-	if len(v.Changes) == 0 {
+	if len(v.Changes) == 0 && len(v.Moves) == 0 {
 		c.rep.take(now)
 		c.rep.summary("nothing to change: " + nothing)
 		return ExitOK
@@ -112,9 +118,9 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 			return ExitProblems
 		}
 	}
-	st, code := c.scanOutput(repo, next)
-	if st == nil {
-		return code
+	st, err := emit.Scan(newRepoFS(repo.root), next.OutDir)
+	if err != nil {
+		return c.rep.failf(writeID(err), "%v", err)
 	}
 	w, code := c.writeOutputs(repo, next, st, v.Files)
 	if w == nil {
@@ -123,8 +129,8 @@ func editVersions(c *call, args func(*model.Spec) (string, bool), edit func(*com
 	c.rep.versionChanges(v.Changes)
 	c.rep.moved(v.Moves)
 	c.rep.wrote(repo.counts(next), next.Gaps, next.OutDir, len(next.Outputs), w)
-	if interrupted(repo.ctx, c.rep, "the edit was committed: it was finished") {
-		return ExitUsage
+	if repo.ctx.Err() != nil {
+		return c.rep.failf(diag.Interrupted, "interrupted: the %s was committed: it was finished", what)
 	}
 	return ExitOK
 }
@@ -164,7 +170,6 @@ type jsonVersion struct {
 	Column      int    `json:"column"`
 }
 
-// versionChanges reports the chart versions an edit set.
 func (r *report) versionChanges(changes []release.Change) {
 	for _, ch := range changes {
 		r.doc.Versions = append(r.doc.Versions, jsonVersion{Environment: ch.Env, Chart: ch.Chart, From: ch.From, To: ch.To, New: ch.New, File: ch.Pos.File, Line: ch.Pos.Line, Column: ch.Pos.Col})

@@ -19,7 +19,7 @@ func reference(cmds []*command) string {
 	var compiling []string
 	var compileFS *flag.FlagSet
 	for _, cmd := range leaves(cmds) {
-		fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+		fs, _ := cmd.flagSet(newCall(cmd, nil, nil, nil))
 		fmt.Fprintf(&b, "%s\n", cmd.usageLine(fs))
 		fmt.Fprintf(&b, "    %s\n", cmd.summary)
 		if cmd.compile {
@@ -53,7 +53,7 @@ func referencePage(cmds []*command) string {
 	var compiling []string
 	var compileFS *flag.FlagSet
 	for _, cmd := range leaves(cmds) {
-		fs, _ := cmd.flagSet(&call{cmd: cmd, common: newCommon(cmd.name, nil)})
+		fs, _ := cmd.flagSet(newCall(cmd, nil, nil, nil))
 		fmt.Fprintf(&b, "\n### platc %s\n\n`%s`\n\n%s\n", cmd.name, cmd.usageLine(fs), markdownParagraphs(cmd.doc))
 		var own []*flag.Flag
 		fs.VisitAll(func(f *flag.Flag) {

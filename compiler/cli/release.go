@@ -5,7 +5,6 @@ import (
 	"path"
 	"testing/fstest"
 
-	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/release"
@@ -16,51 +15,17 @@ func runRelease(c *call, envs []string) int {
 	if !model.IsReleaseTag(tag) {
 		return c.usagef("%q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	now, repo, code := c.compileBeforeEdit()
-	if repo == nil {
-		return code
-	}
-	defer repo.close()
-	root := repo.root
-	for _, env := range envs {
-		if msg, ok := known("environment", env, envNames(repo.res.Spec)); !ok {
-			c.rep.failf(diag.Usage, "-env %s: %s", env, msg)
-			return ExitUsage
+	return editSpec(c, "release", func(spec *model.Spec) string {
+		for _, env := range envs {
+			if msg := known("environment", env, envNames(spec)); msg != "" {
+				return "-env " + env + ": " + msg
+			}
 		}
-	}
-
-	log := &diag.Log{}
-	edits, moves := release.Pin(root.FS(), repo.res.Spec, tag, envs, log)
-	if log.HasErrors() {
-		// The spec's warnings, then why it cannot be released.
-		c.rep.take(now)
-		c.rep.log(log)
-		return ExitProblems
-	}
-	// The release as it will be: the edited spec, compiled and checked
-	// before anything is written.
-	next := compiler.Compile(overlay{FS: root.FS(), files: edits}, repo.opts)
-	c.noteGaps(next)
-	c.rep.log(next.Log)
-	if next.Log.HasErrors() {
-		return ExitProblems
-	}
-	st, code := c.scanOutput(repo, next)
-	if st == nil {
-		return code
-	}
-	// The spec edits are written with the render, in its journal: both or
-	// neither, even if platc is killed.
-	w, code := c.writeOutputs(repo, next, st, edits)
-	if w == nil {
-		return code
-	}
-	c.rep.moved(moves)
-	c.rep.wrote(repo.counts(next), next.Gaps, next.OutDir, len(next.Outputs), w)
-	if interrupted(repo.ctx, c.rep, "the release was committed: it was finished") {
-		return ExitUsage
-	}
-	return ExitOK
+		return ""
+	}, func(repo *compiled, log *diag.Log) *release.Versions {
+		files, moves := release.Pin(repo.root.FS(), repo.res.Spec, tag, envs, log)
+		return &release.Versions{Files: files, Moves: moves}
+	}, "")
 }
 
 // overlay is a repository with some files replaced: the spec as a release

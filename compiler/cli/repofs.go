@@ -36,23 +36,18 @@ type rootFS interface {
 // calls (the os package switches the mode to try the poller and back). A
 // large platform's output folder has thousands of files.
 func (r *repoFS) ReadFile(name string) ([]byte, error) {
-	f, err := r.open(name)
+	f, err := r.open(name, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readOpen(f, name)
-}
-
-// readOpen reads the open file f, named name, whole: in one read of its
-// size, and one more to see its end.
-func readOpen(f *os.File, name string) ([]byte, error) {
 	info, _ := f.Stat()
 	return readSized(f, name, info)
 }
 
 // readSized reads the open file f, named name, whose information is info
-// (nil when unknown): a regular file of at most maxInput bytes.
+// (nil when unknown): a regular file of at most maxInput bytes, in one
+// read of its size and one more to see its end.
 func readSized(f *os.File, name string, info fs.FileInfo) ([]byte, error) {
 	size := 512
 	if info != nil {
@@ -85,16 +80,11 @@ func readSized(f *os.File, name string, info fs.FileInfo) ([]byte, error) {
 // ReadDir reads the named folder, sorted by name, as os.Root's FS does,
 // opening it as ReadFile opens a file.
 func (r *repoFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	f, err := r.open(name)
+	f, err := r.open(name, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readDirOpen(f, name)
-}
-
-// readDirOpen reads the open folder f, named name, sorted by name.
-func readDirOpen(f *os.File, name string) ([]fs.DirEntry, error) {
 	entries, err := f.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	if err != nil {
@@ -103,19 +93,17 @@ func readDirOpen(f *os.File, name string) ([]fs.DirEntry, error) {
 	return entries, nil
 }
 
-func (r *repoFS) open(name string) (*os.File, error) {
+// open opens name without blocking, with the open flags flag also.
+func (r *repoFS) open(name string, flag int) (*os.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	return r.root.OpenFile(name, os.O_RDONLY|emit.OpenNonblock, 0)
+	return r.root.OpenFile(name, os.O_RDONLY|emit.OpenNonblock|flag, 0)
 }
 
 // OpenFolder opens the folder name, for emit.Scan to read below it.
 func (r *repoFS) OpenFolder(name string) (*os.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
-	}
-	return r.root.OpenFile(name, os.O_RDONLY|emit.OpenNonblock|openDirectory, 0)
+	return r.open(name, openDirectory)
 }
 
 func newRepoFS(root *os.Root) *repoFS {
@@ -130,21 +118,11 @@ func (r *repoFS) Sub(dir string) (fs.FS, error) {
 	if dir == "." {
 		return r, nil
 	}
-	sub, _, err := r.subRoot(dir)
+	root, err := r.root.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &closingFS{sub}, nil
-}
-
-// subRoot opens the folder dir as a repoFS of its own, and returns the
-// root that closes it.
-func (r *repoFS) subRoot(dir string) (*repoFS, *os.Root, error) {
-	root, err := r.root.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	return newRepoFS(root), root, nil
+	return &closingFS{newRepoFS(root)}, nil
 }
 
 // closingFS is a repoFS of a folder it opened, which Close closes.

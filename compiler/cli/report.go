@@ -14,6 +14,7 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/emit"
 	"github.com/platc/platc/compiler/release"
+	"github.com/platc/platc/compiler/versions"
 )
 
 // format is how a command reports what it finds (-format).
@@ -43,7 +44,6 @@ func (f *format) Set(s string) error {
 	return nil
 }
 
-// words are the values completion offers.
 func (f *format) words() []string { return formats }
 
 // report is what a command reports, written as -format says: the
@@ -52,10 +52,9 @@ func (f *format) words() []string { return formats }
 // summary of what it did. Text and github lines are written at once; the
 // JSON document when the command ends (finish).
 type report struct {
-	format  format
-	command string
-	stdout  io.Writer
-	stderr  io.Writer
+	format format
+	stdout io.Writer
+	stderr io.Writer
 	// notes get what a command says while it works (a lock it waits for,
 	// a write it recovered), on stderr in every format.
 	notes io.Writer
@@ -87,8 +86,8 @@ type jsonReport struct {
 	// Versions are the chart versions a promotion or a bump set
 	// (promote.go); Outdated, the newer versions outdated found
 	// (outdated.go).
-	Versions []jsonVersion  `json:"versions,omitempty"`
-	Outdated []jsonOutdated `json:"outdated,omitempty"`
+	Versions []jsonVersion       `json:"versions,omitempty"`
+	Outdated []versions.Outdated `json:"outdated,omitempty"`
 	// Checked counts what was checked (render, check, vet, and the
 	// commands that edit the spec and render); NotChecked says what was
 	// not, and how to check it: none when Checked.Complete.
@@ -185,19 +184,18 @@ type written struct {
 }
 
 func newReport(f format, command, dir string, stdout, stderr io.Writer) *report {
-	return &report{format: f, command: command, dir: dir, stdout: stdout, stderr: stderr, notes: stderr, doc: jsonReport{Command: command, Problems: []jsonProblem{}}}
+	return &report{format: f, dir: dir, stdout: stdout, stderr: stderr, notes: stderr, doc: jsonReport{Command: command, Problems: []jsonProblem{}}}
 }
 
 // buffered returns a report in the same format that keeps what it is
 // given until r takes it (take): a release reports the spec as it is
 // only when it fails. Its notes go to r's at once.
 func (r *report) buffered() *report {
-	b := newReport(r.format, r.command, r.dir, &bytes.Buffer{}, &bytes.Buffer{})
+	b := newReport(r.format, r.doc.Command, r.dir, &bytes.Buffer{}, &bytes.Buffer{})
 	b.notes, b.gitRoot = r.notes, r.gitRoot
 	return b
 }
 
-// take reports what b kept.
 func (r *report) take(b *report) {
 	io.Copy(r.stdout, b.stdout.(*bytes.Buffer))
 	io.Copy(r.stderr, b.stderr.(*bytes.Buffer))
@@ -205,7 +203,6 @@ func (r *report) take(b *report) {
 	r.doc.Folded += b.doc.Folded
 }
 
-// log reports the problems of l.
 func (r *report) log(l *diag.Log) {
 	switch r.format {
 	case textFormat:
@@ -222,8 +219,6 @@ func (r *report) log(l *diag.Log) {
 			r.doc.Problems = append(r.doc.Problems, jsonProblem{ID: p.ID.String(), File: p.Pos.File, Line: p.Pos.Line, Column: p.Pos.Col, Path: p.Path, Severity: p.Severity.String(), Message: p.Msg})
 		}
 		r.doc.Folded += l.Folded()
-	default:
-		panic("platc: no report in format " + string(r.format))
 	}
 }
 
@@ -235,10 +230,11 @@ func (r *report) problem(p diag.Problem) {
 	r.log(l)
 }
 
-// failf reports a failure that stops the command: text writes
-// "platc: message" on stderr.
-func (r *report) failf(id diag.ID, format string, args ...any) {
+// failf reports a failure that stops the command, and returns its exit
+// code: text writes "platc: message" on stderr.
+func (r *report) failf(id diag.ID, format string, args ...any) int {
 	r.problem(diag.Problem{ID: id, Msg: fmt.Sprintf(format, args...)})
+	return ExitUsage
 }
 
 // annotate writes p as a GitHub Actions workflow command: an error or a
@@ -286,7 +282,7 @@ func (r *report) repoPath(file string) string {
 		abs = filepath.Join(dir, filepath.FromSlash(file))
 	}
 	rel, err := filepath.Rel(*r.gitRoot, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || !filepath.IsLocal(rel) {
 		return file
 	}
 	return filepath.ToSlash(rel)
@@ -342,13 +338,6 @@ func verbatim(text string) string {
 	return "::stop-commands::" + token + "\n" + text + "::" + token + "::\n"
 }
 
-// logLine is a line that is no workflow command, written into a log that
-// GitHub reads them from: its line breaks are escaped as a command's
-// message escapes them, so that it stays one line.
-func logLine(s string) string {
-	return strings.NewReplacer("\r", "%0D", "\n", "%0A").Replace(s)
-}
-
 // summary reports the one line that says what a command did, on stdout.
 func (r *report) summary(line string) {
 	r.doc.Summary = line
@@ -356,7 +345,9 @@ func (r *report) summary(line string) {
 	case textFormat:
 		fmt.Fprintf(r.stdout, "platc: %s\n", line)
 	case githubFormat:
-		fmt.Fprintf(r.stdout, "platc: %s\n", logLine(line))
+		// No workflow command: its line breaks escaped as a command's
+		// message escapes them, so that it stays one line.
+		fmt.Fprintf(r.stdout, "platc: %s\n", strings.NewReplacer("\r", "%0D", "\n", "%0A").Replace(line))
 	}
 }
 
@@ -382,13 +373,12 @@ func (r *report) checked(n *counts, gaps []compiler.Gap, did string) {
 	r.summary(line)
 }
 
-// wrote reports what a render wrote, after what it checked (checked).
+// wrote reports what a render wrote, after what it checked.
 func (r *report) wrote(n *counts, gaps []compiler.Gap, outDir string, files int, w *emit.Result) {
 	r.doc.Written = &written{OutDir: outDir, Files: files, Written: len(w.Written), Unchanged: len(w.Unchanged), Removed: len(w.Removed)}
 	r.checked(n, gaps, fmt.Sprintf("%s/: %d files, %d written, %d unchanged, %d removed", outDir, files, len(w.Written), len(w.Unchanged), len(w.Removed)))
 }
 
-// moved reports the pins a release moved.
 func (r *report) moved(moves []release.Move) {
 	for _, m := range moves {
 		r.doc.Moves = append(r.doc.Moves, jsonMove{Environment: m.Env, From: m.From, To: m.To, File: m.Pos.File, Line: m.Pos.Line, Column: m.Pos.Col})
@@ -436,8 +426,6 @@ func (r *report) drifted(outDir string, drifts []emit.Drift) {
 			r.doc.Drifts = append(r.doc.Drifts, jsonDrift{File: d.Path, Kind: d.Kind.String(), EditedByHand: d.EditedByHand, Line: d.Line, Message: d.Why(), Diff: d.Diff})
 		}
 		r.doc.Summary = summary + ": " + fix
-	default:
-		panic("platc: no report in format " + string(r.format))
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/diff"
@@ -45,8 +44,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 			rehearsed, err = reportpage.ReadRehearsal(data)
 		}
 		if err != nil {
-			c.rep.failf(diag.IO, "-rehearsal %s: %v", rehearsal, err)
-			return ExitUsage
+			return c.rep.failf(diag.IO, "-rehearsal %s: %v", rehearsal, err)
 		}
 	}
 	c.keepFiles = true
@@ -58,49 +56,42 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	res := repo.res
 	names := envNames(res.Spec)
 	for _, e := range envs {
-		if msg, ok := known("environment", e, names); !ok {
-			fmt.Fprintf(c.stderr, "platc report: -env: %s\n", msg)
-			return ExitUsage
+		if msg := known("environment", e, names); msg != "" {
+			return c.errorf(ExitUsage, "-env: %s", msg)
 		}
 	}
 	if tag != "" {
 		if envs = reportpage.Released(res.Spec, tag); len(envs) == 0 {
-			fmt.Fprintf(c.stderr, "platc report: -tag %s: no pinned environment pins %s: run platc release %s first, or name the environments with -env\n", tag, tag, tag)
-			return ExitProblems
+			return c.errorf(ExitProblems, "-tag %s: no pinned environment pins %s: run platc release %s first, or name the environments with -env", tag, tag, tag)
 		}
 	}
 	in := reportpage.Input{Result: res, Repo: newRepoFS(repo.root), Envs: envs, Tag: tag, Rehearsal: rehearsed}
 	if since != "" {
 		s, err := sinceRender(c.dir, since, res.OutDir, res.Outputs)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "platc report: -since %s: %v\n", since, err)
-			return ExitUsage
+			return c.errorf(ExitUsage, "-since %s: %v", since, err)
 		}
 		in.Since = s
 	}
 	var page bytes.Buffer
 	if err := reportpage.Write(&page, in); err != nil {
-		fmt.Fprintf(c.stderr, "platc report: %v\n", err)
-		return ExitProblems
+		return c.errorf(ExitProblems, "%v", err)
 	}
 	if out == "" {
 		if _, err := c.stdout.Write(page.Bytes()); err != nil {
-			c.rep.failf(diag.IO, "writing the page: %v", err)
-			return ExitUsage
+			return c.rep.failf(diag.IO, "writing the page: %v", err)
 		}
 		return ExitOK
 	}
 	if inside(out, filepath.Join(c.dir, res.OutDir)) {
-		c.rep.failf(diag.OutDir, "-o %s is inside the output folder %s/ of the repository, which holds only what platc renders: write the page elsewhere", out, res.OutDir)
-		return ExitUsage
+		return c.rep.failf(diag.OutDir, "-o %s is inside the output folder %s/ of the repository, which holds only what platc renders: write the page elsewhere", out, res.OutDir)
 	}
 	if msg := notAPage(out); msg != "" {
-		c.rep.failf(diag.IO, "-o %s %s", out, msg)
-		return ExitUsage
+		return c.rep.failf(diag.IO, "-o %s %s", out, msg)
 	}
-	if err := writeOutside(out, page.Bytes()); err != nil {
-		c.rep.failf(diag.IO, "writing the page: %v", err)
-		return ExitUsage
+	// -o may lie outside the repository (it is from the current folder).
+	if err := writeFile(filepath.Dir(out), "."+filepath.Base(out)+".*.platc-tmp", out, page.Bytes(), 0o644); err != nil {
+		return c.rep.failf(diag.IO, "writing the page: %v", err)
 	}
 	fmt.Fprintf(c.stdout, "platc: wrote %s\n", out)
 	return ExitOK
@@ -186,7 +177,7 @@ func modeWord(m fs.FileMode) string {
 func inside(name, dir string) bool {
 	n, d := resolved(name), resolved(dir)
 	rel, err := filepath.Rel(d, n)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // resolved is the absolute, clean form of p, with the links of its
@@ -208,28 +199,4 @@ func resolved(p string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
-}
-
-// writeOutside writes data to the file name, which may lie outside the
-// repository (-o is from the current folder), whole or not at all: a new
-// file of its folder (made by platc alone: O_EXCL), renamed over name.
-func writeOutside(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.platc-tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -41,12 +42,7 @@ func readBuildVersion() buildVersion {
 		return v
 	}
 	v.Go = info.GoVersion
-	if info.Main.Version != "" {
-		v.Module = info.Main.Version
-	}
-	if stampedVersion != "" {
-		v.Module = stampedVersion
-	}
+	v.Module = cmp.Or(stampedVersion, info.Main.Version, v.Module)
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -58,15 +54,11 @@ func readBuildVersion() buildVersion {
 	return v
 }
 
-// release returns the module version when it names a release that `go
-// install`, pre-commit and a workflow can fetch, and "" for a development
-// build: "(devel)", the pseudo-version Go stamps on a build from a
-// checkout (v0.0.0-20261206…-abcdef, a commit no tag names, +dirty when
-// modified) and a release snapshot's version (-snapshot).
-func (v buildVersion) release() string {
-	return releaseOf(v.Module)
-}
-
+// releaseOf returns version when it names a release that `go install`,
+// pre-commit and a workflow can fetch, and "" for a development build:
+// "(devel)", the pseudo-version Go stamps on a build from a checkout
+// (v0.0.0-20261206…-abcdef, a commit no tag names, +dirty when modified)
+// and a release snapshot's version (-snapshot).
 func releaseOf(version string) string {
 	if !semver.IsValid(version) || semver.Build(version) != "" || module.IsPseudoVersion(version) ||
 		strings.Contains(semver.Prerelease(version), "snapshot") {

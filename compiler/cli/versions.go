@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/platc/platc/compiler/diag"
@@ -28,36 +29,23 @@ func (c *choice) Set(s string) error {
 
 func (c *choice) words() []string { return c.allowed }
 
-// versionsFlags are the flags of platc versions, and what runs it.
+// versionsFlags are the flags of platc versions, and what runs it: it
+// prints which version of each chart every environment runs.
 func versionsFlags(fs *flag.FlagSet) func(*call) int {
-	out := &choice{value: "text", allowed: []string{"text", "json", "markdown"}}
-	fs.Var(out, "format", "print the matrix as `format`: text (a table), json (one document) or markdown (a table for a pull request's comment)")
-	return func(c *call) int { return runVersions(c, out.value) }
-}
-
-// runVersions prints which version of each chart every environment runs.
-func runVersions(c *call, format string) int {
-	repo, code := c.compile(c.rep, false, false)
-	if repo == nil {
-		return code
+	format := &choice{value: "text", allowed: []string{"text", "json", "markdown"}}
+	fs.Var(format, "format", "print the matrix as `format`: text (a table), json (one document) or markdown (a table for a pull request's comment)")
+	return func(c *call) int {
+		repo, code := c.compile(c.rep, false, false)
+		if repo == nil {
+			return code
+		}
+		repo.close()
+		res := repo.res
+		m := versions.NewMatrix(res.Spec, res.Info, res.Stacks)
+		write := map[string]func(io.Writer) error{"text": m.Text, "markdown": m.Markdown, "json": func(w io.Writer) error { return writeJSON(w, m) }}[format.value]
+		if err := write(c.stdout); err != nil {
+			return c.rep.failf(diag.IO, "writing the matrix: %v", err)
+		}
+		return ExitOK
 	}
-	repo.close()
-	res := repo.res
-	m := versions.NewMatrix(res.Spec, res.Info, res.Stacks)
-	var err error
-	switch format {
-	case "text":
-		err = m.Text(c.stdout)
-	case "json":
-		err = writeJSON(c.stdout, m)
-	case "markdown":
-		err = m.Markdown(c.stdout)
-	default:
-		panic("platc: no versions in format " + format)
-	}
-	if err != nil {
-		c.rep.failf(diag.IO, "writing the matrix: %v", err)
-		return ExitUsage
-	}
-	return ExitOK
 }
