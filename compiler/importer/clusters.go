@@ -1,12 +1,10 @@
 package importer
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/manifests"
 )
 
 // Cluster is what Argo CD's clusters generator reads of one cluster
@@ -45,13 +44,7 @@ func ReadClusters(file string, data []byte) ([]Cluster, error) {
 		return nil, fmt.Errorf("%s: larger than %d MiB: not read", file, maxClustersFileMB)
 	}
 	var out []Cluster
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
+	for doc, err := range manifests.Documents(data) {
 		if err != nil {
 			line, col, msg := diag.YAMLSyntax(err, data)
 			return nil, fmt.Errorf("%s:%d:%d: not YAML: %s", file, line, col, msg)

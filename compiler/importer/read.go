@@ -290,13 +290,7 @@ func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
 	// A file without an Argo CD or kro object is read for the other
 	// objects of a folder an app-of-apps syncs, and is not reported.
 	quiet := !bytes.Contains(data, []byte("argoproj.io")) && !bytes.Contains(data, []byte("kro.run"))
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
+	for doc, err := range manifests.Documents(data) {
 		if err != nil && quiet {
 			return objs, nil
 		}

@@ -114,13 +114,11 @@ func duplicateInBuild(fsys fs.FS, file string, d diag.DupKey) Problem {
 	p := Problem{ID: diag.Kustomize, File: file}
 	if data, err := fs.ReadFile(fsys, file); err == nil {
 		var found []diag.DupKey
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var doc yaml.Node
-			if dec.Decode(&doc) != nil {
+		for doc, err := range Documents(data) {
+			if err != nil {
 				break
 			}
-			found = append(found, diag.DuplicateKeys(&doc, false)...)
+			found = append(found, diag.DuplicateKeys(doc, false)...)
 		}
 		if i := slices.IndexFunc(found, func(fd diag.DupKey) bool { return fd.Key == d.Key }); i >= 0 {
 			d, p.Line, p.Col = found[i], found[i].Line, found[i].Col

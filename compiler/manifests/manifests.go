@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"path"
 	"slices"
 	"strconv"
@@ -514,18 +515,27 @@ func lineAt(data []byte, offset int64) int {
 	return bytes.Count(data[:offset], []byte("\n")) + 1
 }
 
+// Documents yields the documents of a YAML stream in order; at a syntax
+// error it yields the error (diag.YAMLSyntax places it) and stops.
+func Documents(data []byte) iter.Seq2[*yaml.Node, error] {
+	return func(yield func(*yaml.Node, error) bool) {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var doc yaml.Node
+			err := dec.Decode(&doc)
+			if err == io.EOF || !yield(&doc, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 // yamlObjects reads the documents of a YAML stream as Argo CD does: empty
 // documents are skipped, Lists are expanded. A document that is not an
 // object is a problem; reading stops at the first syntax error.
 func (b *builder) yamlObjects(file string, data []byte) []Object {
 	var objects []Object
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
+	for doc, err := range Documents(data) {
 		if err != nil {
 			line, col, msg := diag.YAMLSyntax(err, data)
 			b.problems = append(b.problems, Problem{ID: diag.Manifest, File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
@@ -533,10 +543,10 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 		}
 		// Argo CD reads a key set twice (sigs.k8s.io/yaml): the last
 		// value wins.
-		for _, d := range diag.DuplicateKeys(&doc, true) {
+		for _, d := range diag.DuplicateKeys(doc, true) {
 			b.problems = append(b.problems, Problem{ID: diag.DuplicateKey, File: file, Line: d.Line, Col: d.Col, Msg: diag.DuplicateMsg(d, "Argo CD")})
 		}
-		root := &doc
+		root := doc
 		if root.Kind == yaml.DocumentNode {
 			if len(root.Content) == 0 {
 				continue

@@ -75,13 +75,8 @@ func remoteRefs(file string, data []byte) []Problem {
 // the builtin plugin configurations. line, when not 0, is the line to blame
 // for what is found (that of an inline configuration).
 func scanDocs(file string, line int, data []byte, all bool, found *[]Problem) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		if dec.Decode(&doc) != nil {
-			return
-		}
-		if len(doc.Content) == 0 {
+	for doc, err := range Documents(data) {
+		if err != nil || len(doc.Content) == 0 {
 			continue
 		}
 		n := resolve(doc.Content[0])
