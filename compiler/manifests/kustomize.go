@@ -247,10 +247,8 @@ func withOrigins(data []byte) []byte {
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "buildMetadata"},
 			&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: option}}})
 	case bm.Kind == yaml.SequenceNode:
-		for _, item := range bm.Content {
-			if item.Value == option {
-				return data
-			}
+		if slices.ContainsFunc(bm.Content, func(item *yaml.Node) bool { return item.Value == option }) {
+			return data
 		}
 		list, _ := want["buildMetadata"].([]any)
 		want["buildMetadata"] = append(list, option)
@@ -330,7 +328,6 @@ func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {
 	if kustomization == "" {
 		return nil, &Problem{ID: diag.Kustomize, File: dir, Msg: "holds no kustomization"}
 	}
-	var b builder
 	kfile := path.Join(dir, kustomization)
 	resources, rfs, err := kustomizeWithOrigins(fsys, dir)
 	switch {
@@ -339,16 +336,14 @@ func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {
 	case len(rfs.links) > 0:
 		return nil, &rfs.links[0]
 	case err != nil:
-		b.problem(diag.Kustomize, kfile, 0, "kustomize build fails: %s: fix the kustomization", oneLine(err.Error()))
-		return nil, &b.problems[0]
+		return nil, &Problem{ID: diag.Kustomize, File: kfile, Msg: "kustomize build fails: " + oneLine(err.Error()) + ": fix the kustomization"}
 	}
 	out := make([]Kustomized, 0, len(resources))
 	for _, res := range resources {
 		file := originFile(res, dir, kfile)
 		body, err := res.Map()
 		if err != nil {
-			b.problem(diag.Kustomize, file, 0, "kustomize yields an object it cannot read: %s", oneLine(err.Error()))
-			return nil, &b.problems[0]
+			return nil, &Problem{ID: diag.Kustomize, File: file, Msg: "kustomize yields an object it cannot read: " + oneLine(err.Error())}
 		}
 		if meta, ok := body["metadata"].(map[string]any); ok {
 			if ann, ok := meta["annotations"].(map[string]any); ok {

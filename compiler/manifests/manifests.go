@@ -156,7 +156,7 @@ func BuildRead(fsys fs.FS, dir string, cache cache.Cache) Built {
 	var b builder
 	var reads []read
 	known := false
-	if e, ok := cachedIn(cache, fsys, dir); ok {
+	if e, ok := cached(cache, fsys, dir); ok {
 		b.objects, b.problems, reads, known = e.Objects, e.Problems, e.Reads, true
 	} else {
 		rec := newRecordingFS(fsys)
@@ -223,14 +223,6 @@ func inside(dir string, folders map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-// cachedIn is cached, for a cache that may be nil.
-func cachedIn(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
-	if cache == nil {
-		return nil, false
-	}
-	return cached(cache, fsys, dir)
 }
 
 type builder struct {

@@ -64,11 +64,7 @@ var _ filesys.FileSystem = (*repoFS)(nil)
 // kustomize's on-disk file system takes it relative to its working
 // directory.
 func rel(p string) (name string, ok bool) {
-	p = filepath.ToSlash(p)
-	if !path.IsAbs(p) {
-		p = path.Join(root, p)
-	}
-	p = path.Clean(p)
+	p = filepath.ToSlash(abs(p))
 	if p == root {
 		return ".", true
 	}
