@@ -322,36 +322,33 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 	if sameRepo(str(g["repoURL"])) != x.home {
 		return nil, fmt.Sprintf("its git generator reads %s, which is not the repository imported", str(g["repoURL"]))
 	}
-	prefix := str(g["pathParamPrefix"])
-	values := map[string]string{}
-	if v, ok := g["values"].(map[string]any); ok {
-		for k, val := range v {
-			values[k] = fmt.Sprint(val)
-		}
+	if g["directories"] == nil && g["files"] == nil {
+		return nil, "its git generator names neither directories nor files"
 	}
-	var out []map[string]any
-	switch {
-	case g["directories"] != nil:
-		var dirs []string
-		err := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return err
-			}
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			if p != "." {
-				dirs = append(dirs, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, "its git generator's folders cannot be read: " + unwrap(err)
+	// The repository's folders and regular files, but .git.
+	var dirs, all []string
+	walkErr := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return fs.SkipDir
+		case d.IsDir() && p != ".":
+			dirs = append(dirs, p)
+		case d.Type().IsRegular():
+			all = append(all, p)
 		}
-		items := anyList(g["directories"])
+		return nil
+	})
+	prefix := str(g["pathParamPrefix"])
+	var out []map[string]any
+	if g["directories"] != nil {
+		if walkErr != nil {
+			return nil, "its git generator's folders cannot be read: " + unwrap(walkErr)
+		}
 		for _, dir := range dirs {
 			include, exclude := false, false
-			for _, it := range items {
+			for _, it := range anyList(g["directories"]) {
 				m, _ := it.(map[string]any)
 				if ok, _ := path.Match(str(m["path"]), dir); ok {
 					if m["exclude"] == true {
@@ -365,22 +362,9 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 				out = append(out, x.pathParams(dir, "", prefix, nil))
 			}
 		}
-	case g["files"] != nil:
-		var all []string
-		err := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			if d.Type().IsRegular() {
-				all = append(all, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, "its git files generator's files cannot be read: " + unwrap(err)
+	} else {
+		if walkErr != nil {
+			return nil, "its git files generator's files cannot be read: " + unwrap(walkErr)
 		}
 		files := map[string]bool{}
 		for _, it := range anyList(g["files"]) {
@@ -418,13 +402,9 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 				out = append(out, x.pathParams(path.Dir(f), f, prefix, d))
 			}
 		}
-	default:
-		return nil, "its git generator names neither directories nor files"
 	}
-	for _, p := range out {
-		if reason := x.appendValues(values, p); reason != "" {
-			return nil, reason
-		}
+	if reason := x.appendValues(g, out); reason != "" {
+		return nil, reason
 	}
 	return out, ""
 }
@@ -466,26 +446,29 @@ func (x *expander) pathParams(dir, file, prefix string, content map[string]any) 
 	return params
 }
 
-// appendValues adds a generator's values, rendered with its parameters,
-// as values.<key> (values, with Go templates).
-func (x *expander) appendValues(values map[string]string, params map[string]any) string {
+// appendValues adds a generator's values (g's), rendered with each
+// parameter set of out, as values.<key> (values, with Go templates).
+func (x *expander) appendValues(g map[string]any, out []map[string]any) string {
+	values, _ := g["values"].(map[string]any)
 	if len(values) == 0 {
 		return ""
 	}
-	rendered := map[string]any{}
-	for _, k := range slices.Sorted(maps.Keys(values)) {
-		v, err := x.replace(values[k], params)
-		if err != nil {
-			return "its generator's values do not render: " + oneLine(err.Error())
+	for _, params := range out {
+		rendered := map[string]any{}
+		for _, k := range slices.Sorted(maps.Keys(values)) {
+			v, err := x.replace(fmt.Sprint(values[k]), params)
+			if err != nil {
+				return "its generator's values do not render: " + oneLine(err.Error())
+			}
+			if x.goTemplate {
+				rendered[k] = v
+			} else {
+				params["values."+k] = v
+			}
 		}
 		if x.goTemplate {
-			rendered[k] = v
-		} else {
-			params["values."+k] = v
+			params["values"] = rendered
 		}
-	}
-	if x.goTemplate {
-		params["values"] = rendered
 	}
 	return ""
 }
@@ -635,10 +618,10 @@ func sanitizeName(name string) string {
 	return strings.Trim(name, "-.")
 }
 
-func toAny(l []string) []any {
+func toAny[T any](l []T) []any {
 	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
+	for i, x := range l {
+		out[i] = x
 	}
 	return out
 }

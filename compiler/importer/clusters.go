@@ -152,12 +152,6 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 		return nil, "its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository (give them with -clusters FILE)"
 	}
 	sel, _ := g["selector"].(map[string]any)
-	values := map[string]string{}
-	if v, ok := g["values"].(map[string]any); ok {
-		for k, val := range v {
-			values[k] = fmt.Sprint(val)
-		}
-	}
 	// Argo CD lists the Secrets by name: one per name, the last listed.
 	byName := map[string]Cluster{}
 	inCluster := false
@@ -180,17 +174,11 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 	if len(anyList(sel["matchExpressions"])) == 0 && len(matchLabels(sel)) == 0 && !inCluster {
 		out = append(out, map[string]any{"name": inClusterName, "nameNormalized": inClusterName, "server": inClusterServer, "project": ""})
 	}
-	for _, p := range out {
-		if reason := x.appendValues(values, p); reason != "" {
-			return nil, reason
-		}
+	if reason := x.appendValues(g, out); reason != "" {
+		return nil, reason
 	}
 	if g["flatList"] == true {
-		list := make([]any, len(out))
-		for i, p := range out {
-			list[i] = p
-		}
-		return []map[string]any{{"clusters": list}}, ""
+		return []map[string]any{{"clusters": toAny(out)}}, ""
 	}
 	return out, ""
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
+	"github.com/platc/platc/compiler/object"
 )
 
 // Limits bound the work any input can cause.
@@ -214,43 +215,28 @@ func readFolderFiles(fsys fs.FS, r Root) ([]*Object, []Skip) {
 // neither for another kind, and a Skip for an Argo CD object it cannot
 // import.
 func argoObject(body map[string]any, file string, line int, env string) (*Object, *Skip) {
-	apiVersion, _ := body["apiVersion"].(string)
-	kind, _ := body["kind"].(string)
-	if apiVersion == "kro.run/v1alpha1" && kind == "ResourceGraphDefinition" {
-		meta, _ := body["metadata"].(map[string]any)
-		name, _ := meta["name"].(string)
+	apiVersion, kind := str(body["apiVersion"]), str(body["kind"])
+	name, ns := str(object.Lookup(body, "metadata", "name")), str(object.Lookup(body, "metadata", "namespace"))
+	switch {
+	case apiVersion == "kro.run/v1alpha1" && kind == "ResourceGraphDefinition":
 		return nil, &Skip{Env: env, File: file, Line: line, Kind: kind, Name: name,
 			Reason: "a kro ResourceGraphDefinition: import writes Argo CD's objects; write it as a stack of the spec (platc renders its RGD)"}
-	}
-	if !strings.HasPrefix(apiVersion, "argoproj.io/") {
-		meta, _ := body["metadata"].(map[string]any)
-		if name, _ := meta["name"].(string); apiVersion != "" && kind != "" && name != "" {
-			// Another object, which only an app-of-apps of its folder
-			// delivers.
-			return &Object{Kind: kind, Name: name, File: file, Line: line, Env: env, Manifest: true}, nil
-		}
+	case !strings.HasPrefix(apiVersion, "argoproj.io/") && (apiVersion == "" || kind == ""):
 		return nil, nil
-	}
-	meta, _ := body["metadata"].(map[string]any)
-	objName, _ := meta["name"].(string)
-	ns, _ := meta["namespace"].(string)
-	skip := &Skip{Env: env, File: file, Line: line, Kind: kind, Name: objName}
-	switch kind {
-	case "Application", "AppProject":
-	case "ApplicationSet":
-		// Expanded by Build, where the repository is known.
-		return &Object{Kind: kind, Name: objName, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
-	default:
-		if objName != "" {
-			return &Object{Kind: kind, Name: objName, File: file, Line: line, Env: env, Manifest: true}, nil
+	case !strings.HasPrefix(apiVersion, "argoproj.io/") || kind != "Application" && kind != "AppProject" && kind != "ApplicationSet":
+		if name == "" {
+			return nil, nil
 		}
-		return nil, nil
+		// Another object, which only an app-of-apps of its folder
+		// delivers.
+		return &Object{Kind: kind, Name: name, File: file, Line: line, Env: env, Manifest: true}, nil
 	}
-	if reason := partial(kind, body); reason != "" {
-		skip.Reason = reason
-		return nil, skip
+	// An ApplicationSet is expanded by Build, where the repository is
+	// known.
+	if reason := partial(kind, body); kind != "ApplicationSet" && reason != "" {
+		return nil, &Skip{Env: env, File: file, Line: line, Kind: kind, Name: name, Reason: reason}
 	}
-	return &Object{Kind: kind, Name: objName, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
+	return &Object{Kind: kind, Name: name, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
 }
 
 func unwrap(err error) string {

@@ -1101,16 +1101,10 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	helm, _ := src["helm"].(map[string]any)
 	switch {
 	case str(src["chart"]) != "":
-		if p != "" {
-			return nil, "a source with both chart and path"
+		var why string
+		if a.chart, why = chartOf(src); why != "" {
+			return nil, why
 		}
-		if repo == "" {
-			return nil, fmt.Sprintf("chart %s names no repository", str(src["chart"]))
-		}
-		if !exactVersion.MatchString(rev) {
-			return nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", str(src["chart"]), rev)
-		}
-		a.chart = &chartPin{repoURL: repo, chart: str(src["chart"]), version: rev}
 	case p != "" || repo != "":
 		dir := path.Clean(cmp.Or(p, "."))
 		own := repoKey(repo) == repoKey(s.RepoURL)
@@ -1144,11 +1138,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		return nil, "its source names neither a chart nor a path"
 	}
 	if len(extras) > 0 {
-		list := make([]any, len(extras))
-		for i, x := range extras {
-			list[i] = x
-		}
-		f.Set("extraSources", list)
+		f.Set("extraSources", toAny(extras))
 	}
 	if helm != nil {
 		values, err := helmValues(helm)
@@ -1282,6 +1272,21 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	}
 	s.Imported = append(s.Imported, o)
 	return a, ""
+}
+
+// chartOf is the chart a source names, at an exact version, or why it
+// cannot be pinned.
+func chartOf(src map[string]any) (*chartPin, string) {
+	chart, repo, rev := str(src["chart"]), str(src["repoURL"]), str(src["targetRevision"])
+	switch {
+	case str(src["path"]) != "":
+		return nil, "a source with both chart and path"
+	case repo == "":
+		return nil, fmt.Sprintf("chart %s names no repository", chart)
+	case !exactVersion.MatchString(rev):
+		return nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", chart, rev)
+	}
+	return &chartPin{repoURL: repo, chart: chart, version: rev}, ""
 }
 
 // exactVersion is an exact chart version, as platc pins them.
@@ -1430,15 +1435,10 @@ func (s *Spec) ownFolder(src map[string]any) bool {
 func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartPin, string) {
 	out := object.NewMap()
 	repo, rev := str(src["repoURL"]), str(src["targetRevision"])
-	if chart := str(src["chart"]); chart != "" {
-		if str(src["path"]) != "" {
-			return nil, nil, "a source with both chart and path"
-		}
-		if repo == "" {
-			return nil, nil, fmt.Sprintf("chart %s names no repository", chart)
-		}
-		if !exactVersion.MatchString(rev) {
-			return nil, nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", chart, rev)
+	if str(src["chart"]) != "" {
+		pin, why := chartOf(src)
+		if why != "" {
+			return nil, nil, why
 		}
 		if extra := otherKeys(src, "repoURL", "chart", "targetRevision", "helm"); extra != "" {
 			return nil, nil, fmt.Sprintf("a chart source with %s: the spec's further sources do not say it yet", extra)
@@ -1458,7 +1458,7 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 		if h := copyKeys(helm, "releaseName", "skipCrds", "parameters"); h.Len() > 0 {
 			out.Set("helm", h)
 		}
-		return out, &chartPin{repoURL: repo, chart: chart, version: rev}, ""
+		return out, pin, ""
 	}
 	if str(src["path"]) == "" {
 		return nil, nil, "a source that names neither a chart nor a path"
