@@ -2,8 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 
 	"cuelang.org/go/cue/ast"
@@ -40,11 +38,7 @@ func expr(v any) ast.Expr {
 		})
 		return s
 	case map[string]any:
-		s := &ast.StructLit{}
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewStringLabel(k), Value: expr(x[k])})
-		}
-		return s
+		return expr(ordered(x))
 	case []any:
 		l := &ast.ListLit{}
 		for _, e := range x {
@@ -52,21 +46,13 @@ func expr(v any) ast.Expr {
 		}
 		return l
 	case []string:
-		l := &ast.ListLit{}
-		for _, e := range x {
-			l.Elts = append(l.Elts, ast.NewString(e))
-		}
-		return l
+		return expr(toAny(x))
 	case string:
 		return ast.NewString(x)
 	case bool:
 		return ast.NewBool(x)
-	case int:
-		return ast.NewLit(token.INT, strconv.Itoa(x))
-	case int64:
-		return ast.NewLit(token.INT, strconv.FormatInt(x, 10))
-	case uint64:
-		return ast.NewLit(token.INT, strconv.FormatUint(x, 10))
+	case int, int64, uint64:
+		return ast.NewLit(token.INT, fmt.Sprint(x))
 	case float64:
 		s := strconv.FormatFloat(x, 'g', -1, 64)
 		if x == float64(int64(x)) && len(s) < 16 {

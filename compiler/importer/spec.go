@@ -114,20 +114,19 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		opts.Name = "imported"
 	}
 	b := &builder{s: &Spec{Files: map[string][]byte{}}, fsys: fsys, envs: envs, opts: opts,
-		apps: map[string]map[string]*app{}, projects: map[string]map[string]*Object{}}
+		apps: map[string]map[string]*app{}, projects: map[string]map[string]*Object{},
+		attached: map[*Object]bool{}, ambiguous: map[string][]string{}, builds: map[string]folderBuild{}}
 	for _, e := range envs {
 		b.apps[e], b.projects[e] = map[string]*app{}, map[string]*Object{}
 	}
 	// The other objects of the folders read matter only to the
 	// app-of-apps that deliver them.
-	var manifests []*Object
 	objs = slices.DeleteFunc(slices.Clone(objs), func(o *Object) bool {
 		if o.Manifest {
-			manifests = append(manifests, o)
+			b.manifests = append(b.manifests, o)
 		}
 		return o.Manifest
 	})
-	b.manifests = manifests
 	b.platform(objs)
 	objs = b.expandSets(objs)
 	objs, named := b.attachProjects(objs)
@@ -193,9 +192,6 @@ func (b *builder) built(dir string) folderBuild {
 		f.objs, problem = manifests.Kustomize(b.fsys, dir)
 		f.ok = problem == nil
 	}
-	if b.builds == nil {
-		b.builds = map[string]folderBuild{}
-	}
 	b.builds[dir] = f
 	return f
 }
@@ -230,9 +226,7 @@ func (b *builder) platform(objs []*Object) {
 			return ""
 		})
 	}
-	if s.RepoURL == "" {
-		s.RepoURL = "https://git.example.com/platform.git"
-	}
+	s.RepoURL = cmp.Or(s.RepoURL, "https://git.example.com/platform.git")
 	// The repository as its Applications spell it: the origin remote
 	// may end in .git, or be an SSH URL, where they name it otherwise.
 	// Written as they write it, the render is theirs, and their folders
@@ -248,10 +242,7 @@ func (b *builder) platform(objs []*Object) {
 	}); spelled != "" {
 		s.RepoURL = spelled
 	}
-	s.ArgoCDNamespace = mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") })
-	if s.ArgoCDNamespace == "" {
-		s.ArgoCDNamespace = "argocd"
-	}
+	s.ArgoCDNamespace = cmp.Or(mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") }), "argocd")
 
 	// The repository the objects live in: the platform's where its
 	// Applications read it, else the one most of their folders are of
@@ -351,9 +342,6 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 			}
 		}
 		if len(where) > 0 {
-			if b.ambiguous == nil {
-				b.ambiguous = map[string][]string{}
-			}
 			b.ambiguous[o.Env+"/"+proj] = append([]string{found.Where()}, where...)
 			continue
 		}
@@ -361,9 +349,6 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 			c := *found
 			c.Env = o.Env
 			withProjects = append(withProjects, &c)
-			if b.attached == nil {
-				b.attached = map[*Object]bool{}
-			}
 			b.attached[&c] = true
 			named[o.Env+"/"+proj] = true
 		}
@@ -558,7 +543,6 @@ func (b *builder) findDefaults() {
 		}
 		b.defaults[e] = d
 	}
-
 }
 
 // pinCharts names the charts and pins them. A chart (its repository and
@@ -639,7 +623,6 @@ func (b *builder) pinCharts() {
 			}
 		}
 	}
-
 }
 
 // modules makes each Application name a module, from the first
