@@ -85,10 +85,8 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *la
 				continue
 			}
 			for _, m := range inst.Stack.Model.Modules {
-				if len(m.ForEach) == 0 && rgd.AppName(inst.Client.Name, m.ID) == app {
-					return explainStackModule(spec, stacks, files, inst, m, app)
-				}
-				if len(m.ForEach) > 0 && slices.Contains(collectionApps(stacks, inst, m), app) {
+				if len(m.ForEach) == 0 && rgd.AppName(inst.Client.Name, m.ID) == app ||
+					len(m.ForEach) > 0 && slices.Contains(moduleApps(stacks, inst, m), app) {
 					return explainStackModule(spec, stacks, files, inst, m, app)
 				}
 			}
@@ -118,16 +116,8 @@ func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env 
 			if inst.Env != env {
 				continue
 			}
-			p, err := stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, env.Name)
-			if err != nil {
-				continue
-			}
 			for _, m := range inst.Stack.Model.Modules {
-				for _, r := range p.Resources {
-					if r.ID == m.ID && r.Object != nil {
-						out = append(out, appName(r.Object))
-					}
-				}
+				out = append(out, moduleApps(stacks, inst, m)...)
 			}
 		}
 	}
@@ -225,10 +215,7 @@ func valueFileLayers(repo fs.FS, m *model.Module, h *model.Helm) []Layer {
 				l.Note = "not read: " + err.Error()
 				break
 			}
-			l.Known = true
-			(&layers.File{Tree: tree}).Leaves(func(labels []string, v any, pos diag.Pos) {
-				l.Settings = append(l.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
-			})
+			l.Known, l.Settings = true, fileSettings(&layers.File{Tree: tree})
 		}
 		out = append(out, l)
 	}
@@ -276,9 +263,9 @@ func appName(obj *object.Map) string {
 	return name
 }
 
-// collectionApps are the names of the Applications kro creates for the
-// forEach module m of inst, as previewed.
-func collectionApps(stacks *rgd.Compiled, inst *rgd.Instance, m *model.StackModule) []string {
+// moduleApps are the names of the Applications kro creates for the
+// module m of inst, as previewed.
+func moduleApps(stacks *rgd.Compiled, inst *rgd.Instance, m *model.StackModule) []string {
 	p, err := stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, inst.Env.Name)
 	if err != nil {
 		return nil
@@ -311,9 +298,7 @@ func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Re
 	default:
 		fileLayer.Known = true
 		fileLayer.Source += " (" + f.Path + ")"
-		f.Leaves(func(labels []string, v any, pos diag.Pos) {
-			fileLayer.Settings = append(fileLayer.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
-		})
+		fileLayer.Settings = fileSettings(f)
 	}
 	ex.Layers = append(ex.Layers, fileLayer)
 
@@ -368,21 +353,21 @@ func wiredAt(wired map[string]*model.ExprWire, labels []string) *model.ExprWire 
 }
 
 func valuesObject(app *object.Map) map[string]any {
-	spec, _ := app.Get("spec").(*object.Map)
-	if spec == nil {
-		return nil
-	}
-	sources, _ := spec.Get("sources").([]any)
+	sources, _ := object.Lookup(app, "spec", "sources").([]any)
 	if len(sources) == 0 {
 		return nil
 	}
-	src, _ := sources[0].(*object.Map)
-	helm, _ := src.Get("helm").(*object.Map)
-	if helm == nil {
-		return nil
-	}
-	v, _ := object.Plain(helm.Get("valuesObject")).(map[string]any)
+	v, _ := object.Plain(object.Lookup(sources[0], "helm", "valuesObject")).(map[string]any)
 	return v
+}
+
+// fileSettings are the leaves a values file sets.
+func fileSettings(f *layers.File) []Setting {
+	var out []Setting
+	f.Leaves(func(labels []string, v any, pos diag.Pos) {
+		out = append(out, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
+	})
+	return out
 }
 
 // SetChartDefaults makes the chart defaults layer known: the chart's
@@ -401,11 +386,7 @@ func (ex *Explanation) SetChartDefaults(chart, file string, data []byte) {
 			l.Note = fmt.Sprintf("not read: %v", err)
 			return
 		}
-		l.Known, l.Note, l.Settings = true, "", nil
-		f := &layers.File{Tree: tree}
-		f.Leaves(func(labels []string, v any, pos diag.Pos) {
-			l.Settings = append(l.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
-		})
+		l.Known, l.Note, l.Settings = true, "", fileSettings(&layers.File{Tree: tree})
 		return
 	}
 }
