@@ -92,18 +92,6 @@ type Problem struct {
 	Msg string
 }
 
-// String formats the problem as file:line:col: msg (file:line: msg when
-// the column is unknown, file: msg when the line is).
-func (p Problem) String() string {
-	if p.Line > 0 && p.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
-	}
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
-	}
-	return p.File + ": " + p.Msg
-}
-
 // kustomizationNames are the file names that make a folder a kustomization,
 // for Argo CD and for kustomize alike.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
@@ -130,12 +118,9 @@ type Built struct {
 	Folders []string
 }
 
-// BuildRead builds the folder dir of the repository fsys the way Argo CD
-// would: with kustomize (sigs.k8s.io/kustomize/api/krusty, in memory, no
-// network, no plugins, no exec) when it holds kustomization.yaml,
-// kustomization.yml or Kustomization; else as a directory of plain manifests
-// (top level only: *.yaml, *.yml, *.json; Argo CD's directory source without
-// recurse). dir is a slash path relative to the root of fsys.
+// BuildRead builds the folder dir (a slash path from the root of fsys) the
+// way Argo CD would, with kustomize or as a directory source (see the
+// package comment).
 //
 // It returns the objects, sorted by file, line, kind and name, the problems,
 // sorted, and the folders the build read (Built). The problems are: a

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -366,5 +365,3 @@ func (f *file) Write([]byte) (int, error) { return 0, errReadOnly }
 func (f *file) Close() error { return nil }
 
 func (f *file) Stat() (os.FileInfo, error) { return f.info, nil }
-
-var _ io.ReadWriteCloser = (*file)(nil)
