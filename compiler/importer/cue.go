@@ -62,12 +62,3 @@ func expr(v any) ast.Expr {
 	}
 	return ast.NewString(fmt.Sprint(v))
 }
-
-// parseValues reads Helm values written as YAML text.
-func parseValues(text string) (map[string]any, error) {
-	var v map[string]any
-	if err := unmarshal([]byte(text), &v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}

@@ -321,10 +321,7 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 			continue
 		}
 		proj := cmp.Or(str(object.Lookup(o.Body, "spec", "project")), argocd.DefaultProjectName)
-		if proj == argocd.DefaultProjectName || named[o.Env+"/"+proj] {
-			continue
-		}
-		if b.ambiguous[o.Env+"/"+proj] != nil {
+		if proj == argocd.DefaultProjectName || named[o.Env+"/"+proj] || b.ambiguous[o.Env+"/"+proj] != nil {
 			continue
 		}
 		// The AppProject of that name, where the repository holds one
@@ -1047,12 +1044,8 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	a.project = cmp.Or(str(spec["project"]), argocd.DefaultProjectName)
 	f := a.fields
 
-	if info, ok := spec["info"].([]any); ok {
-		if len(info) == 1 {
-			if i, _ := info[0].(map[string]any); str(i["name"]) == "Description" {
-				f.Set("description", str(i["value"]))
-			}
-		}
+	if info := anyList(spec["info"]); len(info) == 1 && str(object.Lookup(info[0], "name")) == "Description" {
+		f.Set("description", str(object.Lookup(info[0], "value")))
 	}
 
 	// The source: a chart of a Helm repository, or a folder of a Git
@@ -1530,11 +1523,9 @@ func relativePath(dir, file string) string {
 func helmValues(helm map[string]any) (map[string]any, string) {
 	var out map[string]any
 	if text := str(helm["values"]); strings.TrimSpace(text) != "" {
-		v, err := parseValues(text)
-		if err != nil {
+		if err := unmarshal([]byte(text), &out); err != nil {
 			return nil, "helm.values is not YAML: " + err.Error()
 		}
-		out = v
 	}
 	if obj, ok := helm["valuesObject"].(map[string]any); ok {
 		out = object.Merge(out, obj)
