@@ -93,9 +93,10 @@ func (r *repoFS) stat(p string) (fs.FileInfo, error) {
 // takes out of it, as a path that does not exist; it records both for
 // Build to report.
 func (r *repoFS) resolve(op, p string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	name, ok := rel(p)
 	if !ok {
-		r.mu.Lock()
 		shown, err := filepath.Rel(filepath.FromSlash(root), abs(p))
 		if err != nil {
 			shown = p
@@ -103,16 +104,12 @@ func (r *repoFS) resolve(op, p string) (string, error) {
 		if shown = filepath.ToSlash(shown); !slices.Contains(r.outside, shown) {
 			r.outside = append(r.outside, shown)
 		}
-		r.mu.Unlock()
 		return "", pathError(op, p, fs.ErrNotExist)
 	}
-	r.mu.Lock()
 	inRepo, known := r.inRepo[name]
-	r.mu.Unlock()
 	if !known {
 		link, target, outside := OutsideLink(r.fsys, name)
 		inRepo = !outside
-		r.mu.Lock()
 		if r.inRepo == nil {
 			r.inRepo = map[string]bool{}
 		}
@@ -120,7 +117,6 @@ func (r *repoFS) resolve(op, p string) (string, error) {
 		if problem := (Problem{ID: diag.Path, File: link, Msg: OutsideMsg(target)}); outside && !slices.Contains(r.links, problem) {
 			r.links = append(r.links, problem)
 		}
-		r.mu.Unlock()
 	}
 	if !inRepo {
 		return "", pathError(op, p, fs.ErrNotExist)
