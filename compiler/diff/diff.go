@@ -168,23 +168,15 @@ func Diff(old, new []Object, f Filter) []ObjectDiff {
 		}
 	}
 	slices.SortFunc(out, func(a, b ObjectDiff) int {
-		return cmp.Or(strings.Compare(a.Env, b.Env), strings.Compare(a.App, b.App), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), strings.Compare(a.Kind, b.Kind),
+		return cmp.Or(strings.Compare(a.Env, b.Env), strings.Compare(a.App, b.App), cmp.Compare(kindRank[b.Kind], kindRank[a.Kind]), strings.Compare(a.Kind, b.Kind),
 			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	return out
 }
 
-func kindOrder(kind string) int {
-	switch kind {
-	case "ResourceGraphDefinition":
-		return 0
-	case "AppProject":
-		return 1
-	case "Application":
-		return 2
-	}
-	return 3
-}
+// kindRank puts ResourceGraphDefinitions first, then AppProjects, then
+// Applications, then the other kinds (ranked 0).
+var kindRank = map[string]int{"ResourceGraphDefinition": 3, "AppProject": 2, "Application": 1}
 
 // fields compares two values and returns the leaves that differ. Maps are
 // compared key by key; lists whose items are all named (name, or id for a
