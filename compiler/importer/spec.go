@@ -1147,12 +1147,10 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 
 	// The destination.
 	dest, _ := spec["destination"].(map[string]any)
-	a.dest = object.NewMap()
-	switch {
-	case str(dest["name"]) != "":
-		a.dest.Set("name", str(dest["name"]))
-	default:
-		a.dest.Set("server", cmp.Or(str(dest["server"]), argocd.InClusterServer))
+	if name := str(dest["name"]); name != "" {
+		a.dest = object.NewMap().Set("name", name)
+	} else {
+		a.dest = object.NewMap().Set("server", cmp.Or(str(dest["server"]), argocd.InClusterServer))
 	}
 	ns := str(dest["namespace"])
 	if ns == "" && a.chart != nil {
@@ -1163,10 +1161,8 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	}
 
 	// The sync wave, labels and annotations, finalizers.
-	ann := map[string]any{}
-	if m, ok := meta["annotations"].(map[string]any); ok {
-		ann = maps.Clone(m)
-	}
+	ann, _ := meta["annotations"].(map[string]any)
+	ann = maps.Clone(ann)
 	if w, ok := ann[argocd.SyncWave]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(w)))
 		switch {
@@ -1183,9 +1179,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
 		f.Set("labels", stringMap(l))
 	}
-	finalizers, _ := meta["finalizers"].([]any)
-	cascade := slices.Contains(finalizers, any(argocd.ResourcesFinalizer))
-	if !cascade {
+	if !slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)) {
 		f.Set("cascadeDelete", false)
 	}
 
@@ -1233,12 +1227,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		f.Set("managedNamespaceMetadata", copyKeys(nm, "labels", "annotations"))
 	}
 	if ids := anyList(spec["ignoreDifferences"]); len(ids) > 0 {
-		list := make([]any, len(ids))
-		for i, id := range ids {
-			m, _ := id.(map[string]any)
-			list[i] = copyKeys(m, "group", "kind", "name", "namespace", "jsonPointers", "jqPathExpressions", "managedFieldsManagers")
-		}
-		f.Set("ignoreDifferences", list)
+		f.Set("ignoreDifferences", copyEach(ids, "group", "kind", "name", "namespace", "jsonPointers", "jqPathExpressions", "managedFieldsManagers"))
 		if !respect {
 			f.Set("respectIgnoreDifferences", false)
 		}
@@ -1539,29 +1528,22 @@ func projectFields(o *Object) *object.Map {
 	p := copyKeys(spec, "description", "sourceRepos", "destinations", "clusterResourceWhitelist", "clusterResourceBlacklist",
 		"namespaceResourceWhitelist", "namespaceResourceBlacklist", "roles", "syncWindows", "orphanedResources",
 		"destinationServiceAccounts", "sourceNamespaces")
-	if p.Get("sourceRepos") == nil {
-		p.Set("sourceRepos", []any{})
-	}
-	if p.Get("destinations") == nil {
-		p.Set("destinations", []any{})
+	for _, k := range []string{"sourceRepos", "destinations"} {
+		if p.Get(k) == nil {
+			p.Set(k, []any{})
+		}
 	}
 	if keys := anyList(spec["signatureKeys"]); len(keys) > 0 {
-		ids := make([]any, 0, len(keys))
-		for _, k := range keys {
-			m, _ := k.(map[string]any)
-			ids = append(ids, str(m["keyID"]))
+		ids := make([]any, len(keys))
+		for i, k := range keys {
+			ids[i] = str(object.Lookup(k, "keyID"))
 		}
 		p.Set("signatureKeys", ids)
 	}
 	if roles := anyList(spec["roles"]); len(roles) > 0 {
-		out := make([]any, len(roles))
-		for i, r := range roles {
-			m, _ := r.(map[string]any)
-			out[i] = copyKeys(m, "name", "description", "policies", "groups")
-		}
-		p.Set("roles", out)
+		p.Set("roles", copyEach(roles, "name", "description", "policies", "groups"))
 	}
-	if slices.ContainsFunc(anyList(meta["finalizers"]), func(f any) bool { return f == argocd.ResourcesFinalizer }) {
+	if slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)) {
 		p.Set("keepWhileUsed", true)
 	}
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
@@ -1601,6 +1583,16 @@ func copyKeys(m map[string]any, keys ...string) *object.Map {
 		if v, ok := m[k]; ok && v != nil {
 			out.Set(k, ordered(v))
 		}
+	}
+	return out
+}
+
+// copyEach is copyKeys of each map of l.
+func copyEach(l []any, keys ...string) []any {
+	out := make([]any, len(l))
+	for i, x := range l {
+		m, _ := x.(map[string]any)
+		out[i] = copyKeys(m, keys...)
 	}
 	return out
 }
