@@ -132,7 +132,6 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 	objs, named := b.attachProjects(objs)
 	b.sort(objs, named)
 	b.dropUnnamed()
-	b.keepWithModules()
 	b.orderAppsOfApps()
 	b.findDefaults()
 	b.pinCharts()
@@ -181,7 +180,7 @@ type folderBuild struct {
 }
 
 // built builds the kustomization of dir once, for appOfApps and
-// keepWithModules alike.
+// dropUnnamed alike.
 func (b *builder) built(dir string) folderBuild {
 	if f, seen := b.builds[dir]; seen {
 		return f
@@ -409,30 +408,13 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 	}
 }
 
-// dropUnnamed drops the AppProjects read elsewhere whose Applications
-// were not imported after all: nothing of the spec names them, and the
-// folder that holds them (that another Application may sync) keeps them.
+// dropUnnamed drops the AppProjects no imported Application names that
+// the spec need not write: one read elsewhere, whose folder (that another
+// Application may sync) keeps it, and one that a module's folder of this
+// repository delivers, as the module goes on syncing it after the switch
+// (the spec writing it too would make platc's root sync it beside the
+// module).
 func (b *builder) dropUnnamed() {
-	s := b.s
-	s.Imported = slices.DeleteFunc(s.Imported, func(o *Object) bool {
-		if o.Kind != "AppProject" || !b.attached[o] {
-			return false
-		}
-		for _, a := range b.apps[o.Env] {
-			if a.project == o.Name {
-				return false
-			}
-		}
-		delete(b.projects[o.Env], o.Name)
-		return true
-	})
-}
-
-// keepWithModules leaves an AppProject that a module's folder of this
-// repository delivers to that module where no imported Application names
-// it: the module goes on syncing it after the switch, and the spec
-// writing it too would make platc's root sync it beside the module.
-func (b *builder) keepWithModules() {
 	s := b.s
 	// A folder yields what its kustomization builds, or, where it holds
 	// none or it does not build offline, its own files.
@@ -445,24 +427,24 @@ func (b *builder) keepWithModules() {
 		return o.Line > 0 && path.Dir(o.File) == dir
 	}
 	s.Imported = slices.DeleteFunc(s.Imported, func(o *Object) bool {
-		if o.Kind != "AppProject" {
+		apps := b.apps[o.Env]
+		if o.Kind != "AppProject" || slices.ContainsFunc(slices.Collect(maps.Values(apps)), func(a *app) bool { return a.project == o.Name }) {
 			return false
 		}
-		var module string
-		for _, name := range slices.Sorted(maps.Keys(b.apps[o.Env])) {
-			a := b.apps[o.Env][name]
-			if a.project == o.Name {
+		if !b.attached[o] {
+			module := ""
+			for _, name := range slices.Sorted(maps.Keys(apps)) {
+				if dir, ok := apps[name].fields.Get("path").(string); ok && apps[name].ownRepo && delivers(dir, o) {
+					module = name
+					break
+				}
+			}
+			if module == "" {
 				return false
 			}
-			if dir, ok := a.fields.Get("path").(string); ok && a.ownRepo && module == "" && delivers(dir, o) {
-				module = name
-			}
-		}
-		if module == "" {
-			return false
+			s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", module))
 		}
 		delete(b.projects[o.Env], o.Name)
-		s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", module))
 		return true
 	})
 }
