@@ -68,14 +68,16 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 			return nil, reason
 		}
 		for _, p := range params {
-			app, err := x.render(tmpl, p)
+			rendered, err := x.renderValue(tmpl, p)
 			if err != nil {
 				return nil, "its template does not render: " + oneLine(err.Error())
 			}
+			app, _ := rendered.(map[string]any)
+			if app["metadata"] == nil {
+				app["metadata"] = map[string]any{}
+			}
 			meta, _ := app["metadata"].(map[string]any)
-			finalizers := anyList(meta["finalizers"])
-			preserve := object.Lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") == true
-			if len(finalizers) == 0 && !preserve {
+			if len(anyList(meta["finalizers"])) == 0 && object.Lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") != true {
 				meta["finalizers"] = []any{argocd.ResourcesFinalizer}
 			}
 			if isText {
@@ -270,13 +272,7 @@ func (x *expander) generate(gen map[string]any) ([]map[string]any, string) {
 		}
 		return out, ""
 	}
-	var kinds []string
-	for k := range gen {
-		if k != "selector" {
-			kinds = append(kinds, k)
-		}
-	}
-	slices.Sort(kinds)
+	kinds := slices.DeleteFunc(slices.Sorted(maps.Keys(gen)), func(k string) bool { return k == "selector" })
 	switch kind := strings.Join(kinds, ", "); kind {
 	case "clusters":
 		return x.clusters(body("clusters"))
@@ -494,19 +490,6 @@ func flatten(prefix string, v any, out map[string]any) {
 			out[prefix] = fmt.Sprint(v)
 		}
 	}
-}
-
-// render is the template with params in each string of it.
-func (x *expander) render(tmpl map[string]any, params map[string]any) (map[string]any, error) {
-	v, err := x.renderValue(tmpl, params)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := v.(map[string]any)
-	if m["metadata"] == nil {
-		m["metadata"] = map[string]any{}
-	}
-	return m, nil
 }
 
 // renderValue templates every string of v, not its keys, as Argo CD's

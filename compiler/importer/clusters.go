@@ -283,19 +283,14 @@ func (x *expander) merge(g map[string]any) ([]map[string]any, string) {
 	if len(gens) < 2 {
 		return nil, "its merge generator has fewer than two generators"
 	}
-	var keys []string
-	for _, k := range anyList(g["mergeKeys"]) {
-		if !slices.Contains(keys, str(k)) {
-			keys = append(keys, str(k))
-		}
-	}
+	keys := anyList(g["mergeKeys"])
 	if len(keys) == 0 {
 		return nil, "its merge generator has no mergeKeys"
 	}
 	keyOf := func(p map[string]any) string {
 		m := map[string]any{}
 		for _, k := range keys {
-			m[k] = p[k]
+			m[str(k)] = p[str(k)]
 		}
 		b, _ := json.Marshal(m)
 		return string(b)
