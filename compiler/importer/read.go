@@ -47,12 +47,10 @@ type Object struct {
 	Manifest bool
 }
 
-// Where is the object's file and line.
+// Where is the object's file, and its line where known (not for an
+// object built by kustomize).
 func (o *Object) Where() string {
-	if o.Line == 0 {
-		return o.File // built by kustomize
-	}
-	return fmt.Sprintf("%s:%d", o.File, o.Line)
+	return diag.Pos{File: o.File, Line: o.Line}.String()
 }
 
 // Skip is a file or document that was not read as an Argo CD object, and
@@ -69,13 +67,7 @@ type Skip struct {
 
 // Where is the skipped file, and its line and column where known.
 func (s Skip) Where() string {
-	if s.Line > 0 && s.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
-	}
-	if s.Line > 0 {
-		return fmt.Sprintf("%s:%d", s.File, s.Line)
-	}
-	return s.File
+	return diag.Pos{File: s.File, Line: s.Line, Col: s.Col}.String()
 }
 
 // Root is one folder or file to import, as one environment.

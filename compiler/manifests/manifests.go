@@ -70,10 +70,7 @@ type Object struct {
 // Where is the object's file, and its line where known: "file:line" or
 // "file".
 func (o Object) Where() string {
-	if o.Line > 0 {
-		return o.File + ":" + strconv.Itoa(o.Line)
-	}
-	return o.File
+	return diag.Pos{File: o.File, Line: o.Line}.String()
 }
 
 // Problem is one finding about a folder.
