@@ -197,22 +197,17 @@ func (x *expander) clusterParams(c Cluster) map[string]any {
 	for k, v := range c.Labels {
 		labels[k] = v
 	}
+	meta := map[string]any{}
+	if len(c.Annotations) > 0 {
+		meta["annotations"] = annotations
+	}
+	if len(c.Labels) > 0 {
+		meta["labels"] = labels
+	}
 	if x.goTemplate {
-		meta := map[string]any{}
-		if len(c.Annotations) > 0 {
-			meta["annotations"] = annotations
-		}
-		if len(c.Labels) > 0 {
-			meta["labels"] = labels
-		}
 		p["metadata"] = meta
-		return p
-	}
-	for k, v := range annotations {
-		p["metadata.annotations."+k] = v
-	}
-	for k, v := range labels {
-		p["metadata.labels."+k] = v
+	} else {
+		flatten("metadata", meta, p)
 	}
 	return p
 }

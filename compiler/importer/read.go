@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -149,15 +150,7 @@ func yamlFile(name string) bool {
 // kustomization.
 func isKustomization(fsys fs.FS, dir string) bool {
 	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if !e.IsDir() && manifests.IsKustomization(e.Name()) {
-			return true
-		}
-	}
-	return false
+	return err == nil && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && manifests.IsKustomization(e.Name()) })
 }
 
 // kustomization reads the Argo CD objects the kustomization of a root

@@ -579,10 +579,7 @@ func (b *builder) pinCharts() {
 			}
 		}
 		if split {
-			var all []string
-			for _, vs := range versions[k] {
-				all = append(all, vs...)
-			}
+			all := slices.Concat(slices.Collect(maps.Values(versions[k]))...)
 			slices.Sort(all)
 			for _, v := range slices.Compact(all) {
 				name := free(chartLabel(k.chart + "-" + v))
@@ -1439,13 +1436,7 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 
 // otherKeys names the keys of m, sorted, that are not among keys.
 func otherKeys(m map[string]any, keys ...string) string {
-	var out []string
-	for k := range m {
-		if !slices.Contains(keys, k) {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
+	out := slices.DeleteFunc(slices.Sorted(maps.Keys(m)), func(k string) bool { return slices.Contains(keys, k) })
 	return strings.Join(out, ", ")
 }
 

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -166,12 +167,8 @@ func remoteRepo(ref string) bool {
 	if filepath.IsAbs(ref) {
 		return false
 	}
-	lower := strings.ToLower(ref)
-	lower = strings.TrimPrefix(lower, "git::")
-	for _, prefix := range []string{"ssh://", "https://", "http://", "file://", "github.com/", "github.com:"} {
-		if strings.HasPrefix(lower, prefix) {
-			return true
-		}
-	}
-	return scpUser().MatchString(lower)
+	lower := strings.TrimPrefix(strings.ToLower(ref), "git::")
+	return slices.ContainsFunc([]string{"ssh://", "https://", "http://", "file://", "github.com/", "github.com:"}, func(prefix string) bool {
+		return strings.HasPrefix(lower, prefix)
+	}) || scpUser().MatchString(lower)
 }
