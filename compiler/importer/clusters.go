@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
 )
@@ -24,13 +25,11 @@ type Cluster struct {
 	Where                 string // file:line of the Secret
 }
 
-// Argo CD's names for a cluster Secret and its in-cluster.
+// secretTypeLabel marks Argo CD's cluster Secrets; maxClusters bounds
+// how many are read.
 const (
-	secretTypeLabel   = "argocd.argoproj.io/secret-type"
-	inClusterName     = "in-cluster"
-	inClusterServer   = "https://kubernetes.default.svc"
-	maxClusters       = 10000
-	maxClustersFileMB = MaxFileSize >> 20
+	secretTypeLabel = "argocd.argoproj.io/secret-type"
+	maxClusters     = 10000
 )
 
 // ReadClusters reads the cluster Secrets of one Argo CD from a YAML file
@@ -41,7 +40,7 @@ const (
 // clusters generator would not see it.
 func ReadClusters(file string, data []byte) ([]Cluster, error) {
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB: not read", file, maxClustersFileMB)
+		return nil, fmt.Errorf("%s: larger than %d MiB: not read", file, MaxFileSize>>20)
 	}
 	var out []Cluster
 	for doc, err := range manifests.Documents(data) {
@@ -163,7 +162,7 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 		if ok {
 			byName[c.Name] = c
 		}
-		if ok && c.Server == inClusterServer {
+		if ok && c.Server == argocd.InClusterServer {
 			inCluster = true
 		}
 	}
@@ -172,7 +171,7 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 		out = append(out, x.clusterParams(byName[name]))
 	}
 	if len(anyList(sel["matchExpressions"])) == 0 && len(matchLabels(sel)) == 0 && !inCluster {
-		out = append(out, map[string]any{"name": inClusterName, "nameNormalized": inClusterName, "server": inClusterServer, "project": ""})
+		out = append(out, map[string]any{"name": argocd.InClusterName, "nameNormalized": argocd.InClusterName, "server": argocd.InClusterServer, "project": ""})
 	}
 	if reason := x.appendValues(g, out); reason != "" {
 		return nil, reason

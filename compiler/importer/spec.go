@@ -942,9 +942,6 @@ func within(p, dir string) bool {
 // spelling of this repository's own URL is chosen by it.
 func repoKey(url string) string {
 	n := argocd.NormalizeGitURL(url)
-	if n == "" {
-		return ""
-	}
 	if _, rest, ok := strings.Cut(n, "://"); ok {
 		n = rest
 	}

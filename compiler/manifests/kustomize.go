@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -198,18 +199,11 @@ func originFile(res *resource.Resource, dir, kfile string) string {
 	if err != nil || origin == nil || origin.Repo != "" {
 		return kfile
 	}
-	p := origin.Path
-	if p == "" {
-		p = origin.ConfiguredIn
+	p := cmp.Or(origin.Path, origin.ConfiguredIn)
+	if file := path.Join(dir, filepath.ToSlash(p)); p != "" && fs.ValidPath(file) {
+		return file
 	}
-	if p == "" {
-		return kfile
-	}
-	file := path.Join(dir, filepath.ToSlash(p))
-	if !fs.ValidPath(file) {
-		return kfile
-	}
-	return file
+	return kfile
 }
 
 // withOrigins adds originAnnotations to the buildMetadata of a kustomization,
