@@ -148,10 +148,6 @@ type recordingFS struct {
 	unsound bool
 }
 
-func newRecordingFS(fsys fs.FS) *recordingFS {
-	return &recordingFS{fsys: fsys, reads: map[read]bool{}}
-}
-
 func (r *recordingFS) record(op, name, saw string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
