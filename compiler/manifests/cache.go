@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -144,23 +143,30 @@ type recordingFS struct {
 	fsys fs.FS
 
 	mu      sync.Mutex
-	reads   map[read]bool
+	reads   []read
+	seen    map[read]bool
 	unsound bool
 }
 
 func (r *recordingFS) record(op, name, saw string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.reads[read{Op: op, Name: name, Saw: saw}] = true
+	rd := read{Op: op, Name: name, Saw: saw}
+	if !r.seen[rd] {
+		r.seen[rd] = true
+		r.reads = append(r.reads, rd)
+	}
 }
 
 // Reads returns what was read, in a stable order.
 func (r *recordingFS) Reads() []read {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.SortedFunc(maps.Keys(r.reads), func(a, b read) int {
+	out := slices.Clone(r.reads)
+	slices.SortFunc(out, func(a, b read) int {
 		return strings.Compare(a.Op+"\x00"+a.Name+"\x00"+a.Saw, b.Op+"\x00"+b.Name+"\x00"+b.Saw)
 	})
+	return out
 }
 
 func (r *recordingFS) Open(name string) (fs.File, error) {

@@ -141,7 +141,7 @@ func BuildRead(fsys fs.FS, dir string, cache cache.Cache) Built {
 	if e, ok := cached(cache, fsys, dir); ok {
 		b.objects, b.problems, reads, known = e.Objects, e.Problems, e.Reads, true
 	} else {
-		rec := &recordingFS{fsys: fsys, reads: map[read]bool{}}
+		rec := &recordingFS{fsys: fsys, seen: map[read]bool{}}
 		b.build(rec, dir)
 		reads, known = rec.Reads(), !rec.unsound
 		if cache != nil && known {
