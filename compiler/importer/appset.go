@@ -42,7 +42,6 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 	if spec["templatePatch"] != nil && !isText {
 		return nil, "its templatePatch is not a string"
 	}
-	goTemplate := spec["goTemplate"] == true
 	var options []string
 	for _, o := range anyList(spec["goTemplateOptions"]) {
 		options = append(options, str(o))
@@ -51,7 +50,7 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 	if tmpl == nil {
 		return nil, "it has no template"
 	}
-	x := &expander{fsys: fsys, home: home, goTemplate: goTemplate, options: options, clusterList: clusters}
+	x := &expander{fsys: fsys, home: home, goTemplate: spec["goTemplate"] == true, options: options, clusterList: clusters}
 	var out []*Object
 	names := map[string]bool{}
 	for _, g := range anyList(spec["generators"]) {

@@ -14,10 +14,7 @@ import (
 // writeCUE writes the fields of top as a CUE file of package pkg,
 // formatted as cue fmt formats it.
 func writeCUE(pkg string, top *object.Map) []byte {
-	f := &ast.File{Decls: []ast.Decl{&ast.Package{Name: ast.NewIdent(pkg)}}}
-	top.Each(func(k string, v any) {
-		f.Decls = append(f.Decls, &ast.Field{Label: ast.NewStringLabel(k), Value: expr(v)})
-	})
+	f := &ast.File{Decls: append([]ast.Decl{&ast.Package{Name: ast.NewIdent(pkg)}}, expr(top).(*ast.StructLit).Elts...)}
 	b, err := format.Node(f)
 	if err != nil {
 		// The tree is made here of labels and literals only.

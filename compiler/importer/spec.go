@@ -231,16 +231,14 @@ func (b *builder) platform(objs []*Object) {
 	// Written as they write it, the render is theirs, and their folders
 	// are this repository's.
 	key := repoKey(s.RepoURL)
-	if spelled := mostCommonOf(objs, func(o *Object) string {
+	s.RepoURL = cmp.Or(mostCommonOf(objs, func(o *Object) string {
 		for _, u := range gitURLs(o) {
 			if repoKey(u) == key {
 				return u
 			}
 		}
 		return ""
-	}); spelled != "" {
-		s.RepoURL = spelled
-	}
+	}), s.RepoURL)
 	s.ArgoCDNamespace = cmp.Or(mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") }), "argocd")
 
 	// The repository the objects live in: the platform's where its
@@ -255,9 +253,7 @@ func (b *builder) platform(objs []*Object) {
 		return ""
 	}
 	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == b.home }) {
-		if other := mostCommonOf(objs, gitRepo); other != "" {
-			b.home = other
-		}
+		b.home = cmp.Or(mostCommonOf(objs, gitRepo), b.home)
 	}
 }
 
@@ -571,11 +567,10 @@ func (b *builder) pinCharts() {
 		split := false
 		var first string
 		for _, e := range envs {
-			if vs := versions[k][e]; len(vs) > 0 {
-				split = split || len(vs) > 1
-				if first == "" {
-					first = vs[0]
-				}
+			vs := versions[k][e]
+			split = split || len(vs) > 1
+			if first == "" && len(vs) > 0 {
+				first = vs[0]
 			}
 		}
 		if split {
@@ -1003,9 +998,7 @@ var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
 
 // chartLabel makes a name a DNS-1123 label.
 func chartLabel(s string) string {
-	s = strings.ToLower(s)
-	s = notLabel.ReplaceAllString(s, "-")
-	s = strings.Trim(s, "-")
+	s = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
 	if len(s) > 63 {
 		s = strings.TrimRight(s[:63], "-")
 	}
