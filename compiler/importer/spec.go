@@ -660,11 +660,11 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 		var helmMoved []string
 		if moved["helm"] {
 			moved["helm"] = false
+			baseHelm, _ := object.Plain(m.Get("helm")).(map[string]any)
 			for _, e := range in {
-				h, _ := apps[e][name].fields.Get("helm").(*object.Map)
-				baseHelm, _ := m.Get("helm").(*object.Map)
-				for _, k := range append(mapKeys(h), mapKeys(baseHelm)...) {
-					if !slices.Contains(helmMoved, k) && !equalValues(mapGet(h, k), mapGet(baseHelm, k)) {
+				h, _ := object.Plain(apps[e][name].fields.Get("helm")).(map[string]any)
+				for _, k := range slices.AppendSeq(slices.Collect(maps.Keys(h)), maps.Keys(baseHelm)) {
+					if !slices.Contains(helmMoved, k) && !equalValues(h[k], baseHelm[k]) {
 						helmMoved = append(helmMoved, k)
 					}
 				}
@@ -731,21 +731,6 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 		modules.Set(name, orderModule(m, moved))
 	}
 	return modules, settings
-}
-
-func mapKeys(m *object.Map) []string {
-	var out []string
-	if m != nil {
-		m.Each(func(k string, _ any) { out = append(out, k) })
-	}
-	return out
-}
-
-func mapGet(m *object.Map, k string) any {
-	if m == nil {
-		return nil
-	}
-	return m.Get(k)
 }
 
 // onlyKeys is m with the keys among keys (in), or the others (!in).
