@@ -161,9 +161,9 @@ func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *mode
 	// The wires are one layer, as they are one field of the spec.
 	wiring := Layer{Kind: "valuesObject", Source: m.FieldPath("wiring"), Known: true}
 	for _, l := range render.ValuesLayers(spec, env, m) {
-		layer := Layer{Kind: "valuesObject", Source: l.SpecPath, Known: true}
+		layer := &Layer{Kind: "valuesObject", Source: l.SpecPath, Known: true}
 		if l.Wiring {
-			layer = wiring
+			layer = &wiring
 		}
 		layers.ValueLeaves(nil, l.Values, func(labels []string, v any) {
 			specPath := l.SpecPath
@@ -172,10 +172,8 @@ func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *mode
 			}
 			layer.Settings = append(layer.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
 		})
-		if l.Wiring {
-			wiring = layer
-		} else if len(layer.Settings) > 0 {
-			ex.Layers = append(ex.Layers, layer)
+		if !l.Wiring && len(layer.Settings) > 0 {
+			ex.Layers = append(ex.Layers, *layer)
 		}
 	}
 	if len(wiring.Settings) > 0 {
@@ -199,22 +197,13 @@ func valueFileLayers(repo fs.FS, m *model.Module, h *model.Helm) []Layer {
 	var out []Layer
 	for i, f := range h.ValueFiles {
 		l := Layer{Kind: "valueFiles", Source: vf[i] + " (" + f + ")"}
-		var data []byte
-		var err error
-		if repo != nil {
-			data, err = fs.ReadFile(repo, f)
-		}
-		switch {
-		case repo == nil:
+		if repo == nil {
 			l.Note = "not read: no repository given"
-		case err != nil:
+		} else if data, err := fs.ReadFile(repo, f); err != nil {
 			l.Note = "not read: " + err.Error()
-		default:
-			tree, _, err := layers.ReadFile(f, data)
-			if err != nil {
-				l.Note = "not read: " + err.Error()
-				break
-			}
+		} else if tree, _, err := layers.ReadFile(f, data); err != nil {
+			l.Note = "not read: " + err.Error()
+		} else {
 			l.Known, l.Settings = true, fileSettings(&layers.File{Tree: tree})
 		}
 		out = append(out, l)
