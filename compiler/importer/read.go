@@ -165,7 +165,7 @@ func (rd *reading) kustomization(fsys fs.FS, r Root) {
 		return
 	}
 	for _, k := range built {
-		rd.add(k.Body, k.File, 0, r)
+		rd.argoObject(k.Body, k.File, 0, r)
 	}
 }
 
@@ -189,10 +189,10 @@ func (rd *reading) folderFiles(fsys fs.FS, r Root) {
 	}
 }
 
-// add reads a document of root r as an Application or AppProject: an
+// argoObject reads a document of root r as an Application or AppProject: an
 // Argo CD object it cannot import is a Skip, another object is read as a
 // Manifest where it names its kind and name.
-func (rd *reading) add(body map[string]any, file string, line int, r Root) {
+func (rd *reading) argoObject(body map[string]any, file string, line int, r Root) {
 	apiVersion, kind := str(body["apiVersion"]), str(body["kind"])
 	name, ns := str(object.Lookup(body, "metadata", "name")), str(object.Lookup(body, "metadata", "namespace"))
 	switch {
@@ -282,7 +282,7 @@ func (rd *reading) file(fsys fs.FS, name string, r Root) {
 			rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Line: node.Line, Reason: reason})
 			continue
 		}
-		rd.add(body, name, node.Line, r)
+		rd.argoObject(body, name, node.Line, r)
 	}
 }
 
