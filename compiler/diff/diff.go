@@ -262,30 +262,27 @@ func uniquelyNamed(l []any, key string) bool {
 }
 
 func namedItems(at, key string, a, b []any) []Change {
-	byName := func(l []any) (map[string]any, []string) {
+	name := func(x any) string { return x.(map[string]any)[key].(string) }
+	byName := func(l []any) map[string]any {
 		m := map[string]any{}
-		var order []string
 		for _, x := range l {
-			n := x.(map[string]any)[key].(string)
-			m[n] = x
-			order = append(order, n)
+			m[name(x)] = x
 		}
-		return m, order
+		return m
 	}
-	am, aOrder := byName(a)
-	bm, bOrder := byName(b)
+	am, bm := byName(a), byName(b)
 	var out []Change
-	for _, n := range aOrder {
-		p := fmt.Sprintf("%s[%s=%s]", at, key, n)
-		if y, ok := bm[n]; ok {
-			out = append(out, fields(p, am[n], y)...)
+	for _, x := range a {
+		p := fmt.Sprintf("%s[%s=%s]", at, key, name(x))
+		if y, ok := bm[name(x)]; ok {
+			out = append(out, fields(p, x, y)...)
 		} else {
-			out = append(out, Change{Path: p, Old: am[n], HasOld: true})
+			out = append(out, Change{Path: p, Old: x, HasOld: true})
 		}
 	}
-	for _, n := range bOrder {
-		if _, ok := am[n]; !ok {
-			out = append(out, Change{Path: fmt.Sprintf("%s[%s=%s]", at, key, n), New: bm[n], HasNew: true})
+	for _, y := range b {
+		if _, ok := am[name(y)]; !ok {
+			out = append(out, Change{Path: fmt.Sprintf("%s[%s=%s]", at, key, name(y)), New: y, HasNew: true})
 		}
 	}
 	return out

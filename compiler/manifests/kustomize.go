@@ -213,13 +213,10 @@ func originFile(res *resource.Resource, dir, kfile string) string {
 // changing anything else, checked by decoding both.
 func withOrigins(data []byte) []byte {
 	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 {
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return data
 	}
 	n := doc.Content[0]
-	if n.Kind != yaml.MappingNode {
-		return data
-	}
 	// kustomize reads a key set twice as its last value: so does the
 	// kustomization written here.
 	diag.DuplicateKeys(&doc, true)
