@@ -552,22 +552,18 @@ func (x *expander) replace(s string, params map[string]any) (string, error) {
 	}
 	var b strings.Builder
 	for {
-		open := strings.Index(s, "{{")
-		if open < 0 {
+		before, after, opened := strings.Cut(s, "{{")
+		tag, rest, closed := strings.Cut(after, "}}")
+		if !opened || !closed {
 			break
 		}
-		end := strings.Index(s[open+2:], "}}")
-		if end < 0 {
-			break
-		}
-		tag := s[open+2 : open+2+end]
-		b.WriteString(s[:open])
+		b.WriteString(before)
 		if v, ok := params[strings.TrimSpace(tag)].(string); ok && strings.TrimSpace(tag) != "" {
 			b.WriteString(v)
 		} else {
 			b.WriteString("{{" + tag + "}}")
 		}
-		s = s[open+2+end+2:]
+		s = rest
 	}
 	b.WriteString(s)
 	return b.String(), nil

@@ -312,14 +312,13 @@ func timestampsAsText(n *yaml.Node) {
 // partial says why an Application or AppProject is not whole (a kustomize
 // patch of one), or "".
 func partial(kind string, body map[string]any) string {
-	meta, _ := body["metadata"].(map[string]any)
-	if name, _ := meta["name"].(string); name == "" {
+	if str(object.Lookup(body, "metadata", "name")) == "" {
 		return "has no metadata.name"
 	}
-	spec, _ := body["spec"].(map[string]any)
 	if kind == "AppProject" {
 		return ""
 	}
+	spec, _ := body["spec"].(map[string]any)
 	var missing []string
 	if _, ok := spec["destination"].(map[string]any); !ok {
 		missing = append(missing, "spec.destination")
