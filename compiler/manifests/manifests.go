@@ -276,11 +276,8 @@ func sourceType(entries []fs.DirEntry) (chart, kustomization string) {
 // with Helm (sourceType): package charts renders it, not Build.
 func IsHelmFolder(fsys fs.FS, dir string) bool {
 	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return false
-	}
 	chart, _ := sourceType(entries)
-	return chart != ""
+	return err == nil && chart != ""
 }
 
 // ChartLocalDependencies are the folders of the repository that the
