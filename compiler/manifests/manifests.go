@@ -358,7 +358,7 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 		case ".json":
 			b.jsonFile(file, data)
 		default:
-			b.objects = append(b.objects, b.yamlObjects(file, data)...)
+			b.yamlObjects(file, data)
 		}
 	}
 }
@@ -416,7 +416,7 @@ func (b *builder) jsonFile(file string, data []byte) {
 		b.problem(diag.Manifest, file, lineAt(data, int64(len(data)-len(next))), "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List")
 		return
 	}
-	b.objects = append(b.objects, b.rootObjects(file, root)...)
+	b.rootObjects(file, root)
 }
 
 // jsonNode reads the next JSON value of dec as a yaml.Node. Of keys given
@@ -504,8 +504,7 @@ func Documents(data []byte) iter.Seq2[*yaml.Node, error] {
 // yamlObjects reads the documents of a YAML stream as Argo CD does: empty
 // documents are skipped, Lists are expanded. A document that is not an
 // object is a problem; reading stops at the first syntax error.
-func (b *builder) yamlObjects(file string, data []byte) []Object {
-	var objects []Object
+func (b *builder) yamlObjects(file string, data []byte) {
 	for doc, err := range Documents(data) {
 		if err != nil {
 			line, col, msg := diag.YAMLSyntax(err, data)
@@ -524,21 +523,20 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 			}
 			root = root.Content[0]
 		}
-		objects = append(objects, b.rootObjects(file, root)...)
+		b.rootObjects(file, root)
 	}
-	return objects
 }
 
 // rootObjects reads the objects of one document: none when it is empty,
 // the items of a List, or the object it is.
-func (b *builder) rootObjects(file string, root *yaml.Node) []Object {
+func (b *builder) rootObjects(file string, root *yaml.Node) {
 	root = resolve(root)
 	if isNull(root) {
-		return nil
+		return
 	}
 	if root.Kind != yaml.MappingNode {
 		b.problem(diag.Manifest, file, root.Line, "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it")
-		return nil
+		return
 	}
 	// Argo CD takes any object with a kind and a sequence of items for a
 	// List, and skips one whose items are null (and that has no spec or
@@ -546,29 +544,23 @@ func (b *builder) rootObjects(file string, root *yaml.Node) []Object {
 	if items := lookup(root, "items"); items != nil && str(lookup(root, "kind")) != "" {
 		switch {
 		case items.Kind == yaml.SequenceNode:
-			var objects []Object
 			for _, item := range items.Content {
-				if o, ok := b.object(file, item); ok {
-					objects = append(objects, o)
-				}
+				b.object(file, item)
 			}
-			return objects
+			return
 		case isNull(items) && lookup(root, "spec") == nil && lookup(root, "status") == nil:
-			return nil
+			return
 		}
 	}
-	if o, ok := b.object(file, root); ok {
-		return []Object{o}
-	}
-	return nil
+	b.object(file, root)
 }
 
-// object reads one Kubernetes object, and reports what it lacks.
-func (b *builder) object(file string, n *yaml.Node) (Object, bool) {
+// object reads one Kubernetes object, or reports what it lacks.
+func (b *builder) object(file string, n *yaml.Node) {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
 		b.problem(diag.Manifest, file, n.Line, "list item is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name")
-		return Object{}, false
+		return
 	}
 	meta := lookup(n, "metadata")
 	o := Object{
@@ -581,9 +573,9 @@ func (b *builder) object(file string, n *yaml.Node) (Object, bool) {
 	}
 	if msg := missing(o); msg != "" {
 		b.problem(diag.Manifest, file, n.Line, "%s", msg)
-		return Object{}, false
+		return
 	}
-	return o, true
+	b.objects = append(b.objects, o)
 }
 
 // missing says which of apiVersion, kind and metadata.name an object lacks,
