@@ -3,7 +3,6 @@ package importer
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -161,9 +160,7 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 		}
 		if ok {
 			byName[c.Name] = c
-		}
-		if ok && c.Server == argocd.InClusterServer {
-			inCluster = true
+			inCluster = inCluster || c.Server == argocd.InClusterServer
 		}
 	}
 	var out []map[string]any
@@ -227,31 +224,14 @@ func selectorMatches(sel map[string]any, labels map[string]string) (bool, error)
 			vals = append(vals, fmt.Sprint(v))
 		}
 		got, has := labels[key]
-		switch op {
-		case "In":
-			if len(vals) == 0 {
-				return false, errors.New("operator In needs values")
-			}
-			if !has || !slices.Contains(vals, got) {
-				return false, nil
-			}
-		case "NotIn":
-			if len(vals) == 0 {
-				return false, errors.New("operator NotIn needs values")
-			}
-			if has && slices.Contains(vals, got) {
-				return false, nil
-			}
-		case "Exists":
-			if !has {
-				return false, nil
-			}
-		case "DoesNotExist":
-			if has {
-				return false, nil
-			}
-		default:
+		in := has && slices.Contains(vals, got)
+		switch {
+		case op != "In" && op != "NotIn" && op != "Exists" && op != "DoesNotExist":
 			return false, fmt.Errorf("operator %q is not In, NotIn, Exists or DoesNotExist", op)
+		case (op == "In" || op == "NotIn") && len(vals) == 0:
+			return false, fmt.Errorf("operator %s needs values", op)
+		case op == "In" && !in, op == "NotIn" && in, op == "Exists" && !has, op == "DoesNotExist" && has:
+			return false, nil
 		}
 	}
 	return true, nil
