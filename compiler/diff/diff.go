@@ -22,6 +22,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
 )
 
@@ -62,9 +63,8 @@ func Objects(files map[string][]byte, outDir string) ([]Object, error) {
 			}
 			o := Object{Data: data, Env: envOf(rel, data)}
 			o.Kind, _ = data["kind"].(string)
-			meta, _ := data["metadata"].(map[string]any)
-			o.Name, _ = meta["name"].(string)
-			o.Namespace, _ = meta["namespace"].(string)
+			o.Name, _ = object.Lookup(data, "metadata", "name").(string)
+			o.Namespace, _ = object.Lookup(data, "metadata", "namespace").(string)
 			switch o.Kind {
 			case "Application", "AppProject", "ResourceGraphDefinition":
 			default:
@@ -85,9 +85,7 @@ func envOf(rel string, data map[string]any) string {
 		return env
 	}
 	if strings.HasPrefix(rel, render.RootAppsDir+"/") {
-		spec, _ := data["spec"].(map[string]any)
-		src, _ := spec["source"].(map[string]any)
-		p, _ := src["path"].(string)
+		p, _ := object.Lookup(data, "spec", "source", "path").(string)
 		return path.Base(p)
 	}
 	return ""

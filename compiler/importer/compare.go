@@ -51,8 +51,7 @@ func Compare(s *Spec, rendered map[string][]map[string]any) []Result {
 	byKey := map[string]map[string]any{}
 	for env, objs := range rendered {
 		for _, o := range objs {
-			meta, _ := o["metadata"].(map[string]any)
-			byKey[env+"/"+str(o["kind"])+"/"+str(meta["name"])] = o
+			byKey[env+"/"+str(o["kind"])+"/"+str(object.Lookup(o, "metadata", "name"))] = o
 		}
 	}
 	var out []Result
