@@ -936,11 +936,9 @@ func repoKey(url string) string {
 // pattern's first wildcard), or "".
 func gitGeneratorHere(fsys fs.FS, o *Object) string {
 	for _, g := range anyList(object.Lookup(o.Body, "spec", "generators")) {
-		gm, _ := g.(map[string]any)
-		git, _ := gm["git"].(map[string]any)
+		git, _ := object.Lookup(g, "git").(map[string]any)
 		for _, d := range append(anyList(git["directories"]), anyList(git["files"])...) {
-			dm, _ := d.(map[string]any)
-			p := str(dm["path"])
+			p := str(object.Lookup(d, "path"))
 			if i := strings.IndexAny(p, "*?[{"); i >= 0 {
 				p = path.Dir(p[:i] + "x")
 			}
