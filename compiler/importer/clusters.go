@@ -98,30 +98,21 @@ func readCluster(file string, n *yaml.Node) (Cluster, error) {
 	if s.Metadata.Labels[secretTypeLabel] != "cluster" {
 		return Cluster{}, fmt.Errorf("%s: Secret %s has no label %s: cluster, so Argo CD's clusters generator does not read it: add the label, or leave the Secret out", at, s.Metadata.Name, secretTypeLabel)
 	}
-	field := func(key string) (string, error) {
+	notBase64 := "" // the first field of data that is not
+	field := func(key string) string {
 		if v, ok := s.StringData[key]; ok {
-			return v, nil
+			return v
 		}
-		v, ok := s.Data[key]
-		if !ok {
-			return "", nil
+		b, err := base64.StdEncoding.DecodeString(s.Data[key])
+		if err != nil && notBase64 == "" {
+			notBase64 = key
 		}
-		b, err := base64.StdEncoding.DecodeString(v)
-		if err != nil {
-			return "", fmt.Errorf("%s: Secret %s: data.%s is not base64: write it as stringData.%s, or encode it", at, s.Metadata.Name, key, key)
-		}
-		return string(b), nil
+		return string(b)
 	}
-	c := Cluster{Labels: s.Metadata.Labels, Annotations: s.Metadata.Annotations, Where: fmt.Sprintf("%s:%d", file, n.Line)}
-	var err error
-	if c.Name, err = field("name"); err != nil {
-		return c, err
-	}
-	if c.Server, err = field("server"); err != nil {
-		return c, err
-	}
-	if c.Project, err = field("project"); err != nil {
-		return c, err
+	c := Cluster{Name: field("name"), Server: field("server"), Project: field("project"),
+		Labels: s.Metadata.Labels, Annotations: s.Metadata.Annotations, Where: fmt.Sprintf("%s:%d", file, n.Line)}
+	if notBase64 != "" {
+		return c, fmt.Errorf("%s: Secret %s: data.%s is not base64: write it as stringData.%s, or encode it", at, s.Metadata.Name, notBase64, notBase64)
 	}
 	if c.Server == "" {
 		return c, fmt.Errorf("%s: Secret %s has no server: Argo CD needs data.server of a cluster", at, s.Metadata.Name)
