@@ -22,6 +22,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/platc/platc/compiler/object"
 	"github.com/platc/platc/compiler/render"
 )
 
@@ -62,9 +63,8 @@ func Objects(files map[string][]byte, outDir string) ([]Object, error) {
 			}
 			o := Object{Data: data, Env: envOf(rel, data)}
 			o.Kind, _ = data["kind"].(string)
-			meta, _ := data["metadata"].(map[string]any)
-			o.Name, _ = meta["name"].(string)
-			o.Namespace, _ = meta["namespace"].(string)
+			o.Name, _ = object.Lookup(data, "metadata", "name").(string)
+			o.Namespace, _ = object.Lookup(data, "metadata", "namespace").(string)
 			switch o.Kind {
 			case "Application", "AppProject", "ResourceGraphDefinition":
 			default:
@@ -85,9 +85,7 @@ func envOf(rel string, data map[string]any) string {
 		return env
 	}
 	if strings.HasPrefix(rel, render.RootAppsDir+"/") {
-		spec, _ := data["spec"].(map[string]any)
-		src, _ := spec["source"].(map[string]any)
-		p, _ := src["path"].(string)
+		p, _ := object.Lookup(data, "spec", "source", "path").(string)
 		return path.Base(p)
 	}
 	return ""
@@ -168,23 +166,15 @@ func Diff(old, new []Object, f Filter) []ObjectDiff {
 		}
 	}
 	slices.SortFunc(out, func(a, b ObjectDiff) int {
-		return cmp.Or(strings.Compare(a.Env, b.Env), strings.Compare(a.App, b.App), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)), strings.Compare(a.Kind, b.Kind),
+		return cmp.Or(strings.Compare(a.Env, b.Env), strings.Compare(a.App, b.App), cmp.Compare(kindRank[b.Kind], kindRank[a.Kind]), strings.Compare(a.Kind, b.Kind),
 			strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	return out
 }
 
-func kindOrder(kind string) int {
-	switch kind {
-	case "ResourceGraphDefinition":
-		return 0
-	case "AppProject":
-		return 1
-	case "Application":
-		return 2
-	}
-	return 3
-}
+// kindRank puts ResourceGraphDefinitions first, then AppProjects, then
+// Applications, then the other kinds (ranked 0).
+var kindRank = map[string]int{"ResourceGraphDefinition": 3, "AppProject": 2, "Application": 1}
 
 // fields compares two values and returns the leaves that differ. Maps are
 // compared key by key; lists whose items are all named (name, or id for a
@@ -270,30 +260,27 @@ func uniquelyNamed(l []any, key string) bool {
 }
 
 func namedItems(at, key string, a, b []any) []Change {
-	byName := func(l []any) (map[string]any, []string) {
+	name := func(x any) string { return x.(map[string]any)[key].(string) }
+	byName := func(l []any) map[string]any {
 		m := map[string]any{}
-		var order []string
 		for _, x := range l {
-			n := x.(map[string]any)[key].(string)
-			m[n] = x
-			order = append(order, n)
+			m[name(x)] = x
 		}
-		return m, order
+		return m
 	}
-	am, aOrder := byName(a)
-	bm, bOrder := byName(b)
+	am, bm := byName(a), byName(b)
 	var out []Change
-	for _, n := range aOrder {
-		p := fmt.Sprintf("%s[%s=%s]", at, key, n)
-		if y, ok := bm[n]; ok {
-			out = append(out, fields(p, am[n], y)...)
+	for _, x := range a {
+		p := fmt.Sprintf("%s[%s=%s]", at, key, name(x))
+		if y, ok := bm[name(x)]; ok {
+			out = append(out, fields(p, x, y)...)
 		} else {
-			out = append(out, Change{Path: p, Old: am[n], HasOld: true})
+			out = append(out, Change{Path: p, Old: x, HasOld: true})
 		}
 	}
-	for _, n := range bOrder {
-		if _, ok := am[n]; !ok {
-			out = append(out, Change{Path: fmt.Sprintf("%s[%s=%s]", at, key, n), New: bm[n], HasNew: true})
+	for _, y := range b {
+		if _, ok := am[name(y)]; !ok {
+			out = append(out, Change{Path: fmt.Sprintf("%s[%s=%s]", at, key, name(y)), New: y, HasNew: true})
 		}
 	}
 	return out

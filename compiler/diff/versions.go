@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"cmp"
 	"maps"
 	"regexp"
 	"slices"
@@ -33,14 +32,10 @@ type VersionChange struct {
 // sorted by environment and chart.
 func Versions(old, new []Object, f Filter) []VersionChange {
 	before, after := chartVersions(old, f), chartVersions(new, f)
-	keys := map[string]bool{}
-	for k := range before {
-		keys[k] = true
-	}
-	for k := range after {
-		keys[k] = true
-	}
+	keys := maps.Clone(before)
+	maps.Copy(keys, after)
 	var out []VersionChange
+	// By environment, then chart: no environment holds the separator.
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		b, a := before[k], after[k]
 		ov, nv := sortedSet(b), sortedSet(a)
@@ -48,27 +43,16 @@ func Versions(old, new []Object, f Filter) []VersionChange {
 			continue
 		}
 		env, chart, _ := strings.Cut(k, "\x00")
-		apps := map[string]bool{}
-		for _, m := range []map[string]string{b, a} {
-			for app := range m {
-				apps[app] = true
-			}
-		}
+		apps := map[string]string{}
+		maps.Copy(apps, b)
+		maps.Copy(apps, a)
 		out = append(out, VersionChange{Env: env, Chart: chart, Old: ov, New: nv, Applications: slices.Sorted(maps.Keys(apps))})
 	}
-	slices.SortStableFunc(out, func(x, y VersionChange) int { return cmp.Compare(x.Env, y.Env) })
 	return out
 }
 
 func sortedSet(m map[string]string) []string {
-	var out []string
-	for _, v := range m {
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return slices.Compact(slices.Sorted(maps.Values(m)))
 }
 
 // chartVersions is, by environment and chart, the version each

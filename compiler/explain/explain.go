@@ -85,10 +85,8 @@ func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *la
 				continue
 			}
 			for _, m := range inst.Stack.Model.Modules {
-				if len(m.ForEach) == 0 && rgd.AppName(inst.Client.Name, m.ID) == app {
-					return explainStackModule(spec, stacks, files, inst, m, app)
-				}
-				if len(m.ForEach) > 0 && slices.Contains(collectionApps(stacks, inst, m), app) {
+				if len(m.ForEach) == 0 && rgd.AppName(inst.Client.Name, m.ID) == app ||
+					len(m.ForEach) > 0 && slices.Contains(moduleApps(stacks, inst, m), app) {
 					return explainStackModule(spec, stacks, files, inst, m, app)
 				}
 			}
@@ -118,16 +116,8 @@ func applications(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, env 
 			if inst.Env != env {
 				continue
 			}
-			p, err := stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, env.Name)
-			if err != nil {
-				continue
-			}
 			for _, m := range inst.Stack.Model.Modules {
-				for _, r := range p.Resources {
-					if r.ID == m.ID && r.Object != nil {
-						out = append(out, appName(r.Object))
-					}
-				}
+				out = append(out, moduleApps(stacks, inst, m)...)
 			}
 		}
 	}
@@ -171,9 +161,9 @@ func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *mode
 	// The wires are one layer, as they are one field of the spec.
 	wiring := Layer{Kind: "valuesObject", Source: m.FieldPath("wiring"), Known: true}
 	for _, l := range render.ValuesLayers(spec, env, m) {
-		layer := Layer{Kind: "valuesObject", Source: l.SpecPath, Known: true}
+		layer := &Layer{Kind: "valuesObject", Source: l.SpecPath, Known: true}
 		if l.Wiring {
-			layer = wiring
+			layer = &wiring
 		}
 		layers.ValueLeaves(nil, l.Values, func(labels []string, v any) {
 			specPath := l.SpecPath
@@ -182,10 +172,8 @@ func explainModule(spec *model.Spec, repo fs.FS, env *model.Environment, m *mode
 			}
 			layer.Settings = append(layer.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: spec.PosOf(specPath).String()})
 		})
-		if l.Wiring {
-			wiring = layer
-		} else if len(layer.Settings) > 0 {
-			ex.Layers = append(ex.Layers, layer)
+		if !l.Wiring && len(layer.Settings) > 0 {
+			ex.Layers = append(ex.Layers, *layer)
 		}
 	}
 	if len(wiring.Settings) > 0 {
@@ -209,26 +197,14 @@ func valueFileLayers(repo fs.FS, m *model.Module, h *model.Helm) []Layer {
 	var out []Layer
 	for i, f := range h.ValueFiles {
 		l := Layer{Kind: "valueFiles", Source: vf[i] + " (" + f + ")"}
-		var data []byte
-		var err error
-		if repo != nil {
-			data, err = fs.ReadFile(repo, f)
-		}
-		switch {
-		case repo == nil:
+		if repo == nil {
 			l.Note = "not read: no repository given"
-		case err != nil:
+		} else if data, err := fs.ReadFile(repo, f); err != nil {
 			l.Note = "not read: " + err.Error()
-		default:
-			tree, _, err := layers.ReadFile(f, data)
-			if err != nil {
-				l.Note = "not read: " + err.Error()
-				break
-			}
-			l.Known = true
-			(&layers.File{Tree: tree}).Leaves(func(labels []string, v any, pos diag.Pos) {
-				l.Settings = append(l.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
-			})
+		} else if tree, _, err := layers.ReadFile(f, data); err != nil {
+			l.Note = "not read: " + err.Error()
+		} else {
+			l.Known, l.Settings = true, fileSettings(&layers.File{Tree: tree})
 		}
 		out = append(out, l)
 	}
@@ -276,9 +252,9 @@ func appName(obj *object.Map) string {
 	return name
 }
 
-// collectionApps are the names of the Applications kro creates for the
-// forEach module m of inst, as previewed.
-func collectionApps(stacks *rgd.Compiled, inst *rgd.Instance, m *model.StackModule) []string {
+// moduleApps are the names of the Applications kro creates for the
+// module m of inst, as previewed.
+func moduleApps(stacks *rgd.Compiled, inst *rgd.Instance, m *model.StackModule) []string {
 	p, err := stacks.PreviewInstance(inst.Stack.Model.Name, inst.Client.Name, inst.Env.Name)
 	if err != nil {
 		return nil
@@ -311,9 +287,7 @@ func explainStackModule(spec *model.Spec, stacks *rgd.Compiled, files *layers.Re
 	default:
 		fileLayer.Known = true
 		fileLayer.Source += " (" + f.Path + ")"
-		f.Leaves(func(labels []string, v any, pos diag.Pos) {
-			fileLayer.Settings = append(fileLayer.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
-		})
+		fileLayer.Settings = fileSettings(f)
 	}
 	ex.Layers = append(ex.Layers, fileLayer)
 
@@ -368,21 +342,21 @@ func wiredAt(wired map[string]*model.ExprWire, labels []string) *model.ExprWire 
 }
 
 func valuesObject(app *object.Map) map[string]any {
-	spec, _ := app.Get("spec").(*object.Map)
-	if spec == nil {
-		return nil
-	}
-	sources, _ := spec.Get("sources").([]any)
+	sources, _ := object.Lookup(app, "spec", "sources").([]any)
 	if len(sources) == 0 {
 		return nil
 	}
-	src, _ := sources[0].(*object.Map)
-	helm, _ := src.Get("helm").(*object.Map)
-	if helm == nil {
-		return nil
-	}
-	v, _ := object.Plain(helm.Get("valuesObject")).(map[string]any)
+	v, _ := object.Plain(object.Lookup(sources[0], "helm", "valuesObject")).(map[string]any)
 	return v
+}
+
+// fileSettings are the leaves a values file sets.
+func fileSettings(f *layers.File) []Setting {
+	var out []Setting
+	f.Leaves(func(labels []string, v any, pos diag.Pos) {
+		out = append(out, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
+	})
+	return out
 }
 
 // SetChartDefaults makes the chart defaults layer known: the chart's
@@ -401,11 +375,7 @@ func (ex *Explanation) SetChartDefaults(chart, file string, data []byte) {
 			l.Note = fmt.Sprintf("not read: %v", err)
 			return
 		}
-		l.Known, l.Note, l.Settings = true, "", nil
-		f := &layers.File{Tree: tree}
-		f.Leaves(func(labels []string, v any, pos diag.Pos) {
-			l.Settings = append(l.Settings, Setting{Path: layers.ValuesPath(labels), Value: v, Pos: pos.String()})
-		})
+		l.Known, l.Note, l.Settings = true, "", fileSettings(&layers.File{Tree: tree})
 		return
 	}
 }

@@ -42,7 +42,6 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 	if spec["templatePatch"] != nil && !isText {
 		return nil, "its templatePatch is not a string"
 	}
-	goTemplate := spec["goTemplate"] == true
 	var options []string
 	for _, o := range anyList(spec["goTemplateOptions"]) {
 		options = append(options, str(o))
@@ -51,7 +50,7 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 	if tmpl == nil {
 		return nil, "it has no template"
 	}
-	x := &expander{fsys: fsys, home: home, goTemplate: goTemplate, options: options, clusterList: clusters}
+	x := &expander{fsys: fsys, home: home, goTemplate: spec["goTemplate"] == true, options: options, clusterList: clusters}
 	var out []*Object
 	names := map[string]bool{}
 	for _, g := range anyList(spec["generators"]) {
@@ -68,14 +67,16 @@ func expandSet(fsys fs.FS, set *Object, home string, clusters []Cluster) ([]*Obj
 			return nil, reason
 		}
 		for _, p := range params {
-			app, err := x.render(tmpl, p)
+			rendered, err := x.renderValue(tmpl, p)
 			if err != nil {
 				return nil, "its template does not render: " + oneLine(err.Error())
 			}
+			app, _ := rendered.(map[string]any)
+			if app["metadata"] == nil {
+				app["metadata"] = map[string]any{}
+			}
 			meta, _ := app["metadata"].(map[string]any)
-			finalizers := anyList(meta["finalizers"])
-			preserve := object.Lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") == true
-			if len(finalizers) == 0 && !preserve {
+			if len(anyList(meta["finalizers"])) == 0 && object.Lookup(spec, "syncPolicy", "preserveResourcesOnDeletion") != true {
 				meta["finalizers"] = []any{argocd.ResourcesFinalizer}
 			}
 			if isText {
@@ -270,13 +271,7 @@ func (x *expander) generate(gen map[string]any) ([]map[string]any, string) {
 		}
 		return out, ""
 	}
-	var kinds []string
-	for k := range gen {
-		if k != "selector" {
-			kinds = append(kinds, k)
-		}
-	}
-	slices.Sort(kinds)
+	kinds := slices.DeleteFunc(slices.Sorted(maps.Keys(gen)), func(k string) bool { return k == "selector" })
 	switch kind := strings.Join(kinds, ", "); kind {
 	case "clusters":
 		return x.clusters(body("clusters"))
@@ -322,36 +317,33 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 	if sameRepo(str(g["repoURL"])) != x.home {
 		return nil, fmt.Sprintf("its git generator reads %s, which is not the repository imported", str(g["repoURL"]))
 	}
-	prefix := str(g["pathParamPrefix"])
-	values := map[string]string{}
-	if v, ok := g["values"].(map[string]any); ok {
-		for k, val := range v {
-			values[k] = fmt.Sprint(val)
-		}
+	if g["directories"] == nil && g["files"] == nil {
+		return nil, "its git generator names neither directories nor files"
 	}
-	var out []map[string]any
-	switch {
-	case g["directories"] != nil:
-		var dirs []string
-		err := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return err
-			}
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			if p != "." {
-				dirs = append(dirs, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, "its git generator's folders cannot be read: " + unwrap(err)
+	// The repository's folders and regular files, but .git.
+	var dirs, all []string
+	walkErr := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return fs.SkipDir
+		case d.IsDir() && p != ".":
+			dirs = append(dirs, p)
+		case d.Type().IsRegular():
+			all = append(all, p)
 		}
-		items := anyList(g["directories"])
+		return nil
+	})
+	prefix := str(g["pathParamPrefix"])
+	var out []map[string]any
+	if g["directories"] != nil {
+		if walkErr != nil {
+			return nil, "its git generator's folders cannot be read: " + unwrap(walkErr)
+		}
 		for _, dir := range dirs {
 			include, exclude := false, false
-			for _, it := range items {
+			for _, it := range anyList(g["directories"]) {
 				m, _ := it.(map[string]any)
 				if ok, _ := path.Match(str(m["path"]), dir); ok {
 					if m["exclude"] == true {
@@ -365,22 +357,9 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 				out = append(out, x.pathParams(dir, "", prefix, nil))
 			}
 		}
-	case g["files"] != nil:
-		var all []string
-		err := fs.WalkDir(x.fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			if d.Type().IsRegular() {
-				all = append(all, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, "its git files generator's files cannot be read: " + unwrap(err)
+	} else {
+		if walkErr != nil {
+			return nil, "its git files generator's files cannot be read: " + unwrap(walkErr)
 		}
 		files := map[string]bool{}
 		for _, it := range anyList(g["files"]) {
@@ -418,13 +397,9 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 				out = append(out, x.pathParams(path.Dir(f), f, prefix, d))
 			}
 		}
-	default:
-		return nil, "its git generator names neither directories nor files"
 	}
-	for _, p := range out {
-		if reason := x.appendValues(values, p); reason != "" {
-			return nil, reason
-		}
+	if reason := x.appendValues(g, out); reason != "" {
+		return nil, reason
 	}
 	return out, ""
 }
@@ -466,26 +441,29 @@ func (x *expander) pathParams(dir, file, prefix string, content map[string]any) 
 	return params
 }
 
-// appendValues adds a generator's values, rendered with its parameters,
-// as values.<key> (values, with Go templates).
-func (x *expander) appendValues(values map[string]string, params map[string]any) string {
+// appendValues adds a generator's values (g's), rendered with each
+// parameter set of out, as values.<key> (values, with Go templates).
+func (x *expander) appendValues(g map[string]any, out []map[string]any) string {
+	values, _ := g["values"].(map[string]any)
 	if len(values) == 0 {
 		return ""
 	}
-	rendered := map[string]any{}
-	for _, k := range slices.Sorted(maps.Keys(values)) {
-		v, err := x.replace(values[k], params)
-		if err != nil {
-			return "its generator's values do not render: " + oneLine(err.Error())
+	for _, params := range out {
+		rendered := map[string]any{}
+		for _, k := range slices.Sorted(maps.Keys(values)) {
+			v, err := x.replace(fmt.Sprint(values[k]), params)
+			if err != nil {
+				return "its generator's values do not render: " + oneLine(err.Error())
+			}
+			if x.goTemplate {
+				rendered[k] = v
+			} else {
+				params["values."+k] = v
+			}
 		}
 		if x.goTemplate {
-			rendered[k] = v
-		} else {
-			params["values."+k] = v
+			params["values"] = rendered
 		}
-	}
-	if x.goTemplate {
-		params["values"] = rendered
 	}
 	return ""
 }
@@ -511,19 +489,6 @@ func flatten(prefix string, v any, out map[string]any) {
 			out[prefix] = fmt.Sprint(v)
 		}
 	}
-}
-
-// render is the template with params in each string of it.
-func (x *expander) render(tmpl map[string]any, params map[string]any) (map[string]any, error) {
-	v, err := x.renderValue(tmpl, params)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := v.(map[string]any)
-	if m["metadata"] == nil {
-		m["metadata"] = map[string]any{}
-	}
-	return m, nil
 }
 
 // renderValue templates every string of v, not its keys, as Argo CD's
@@ -587,22 +552,18 @@ func (x *expander) replace(s string, params map[string]any) (string, error) {
 	}
 	var b strings.Builder
 	for {
-		open := strings.Index(s, "{{")
-		if open < 0 {
+		before, after, opened := strings.Cut(s, "{{")
+		tag, rest, closed := strings.Cut(after, "}}")
+		if !opened || !closed {
 			break
 		}
-		end := strings.Index(s[open+2:], "}}")
-		if end < 0 {
-			break
-		}
-		tag := s[open+2 : open+2+end]
-		b.WriteString(s[:open])
+		b.WriteString(before)
 		if v, ok := params[strings.TrimSpace(tag)].(string); ok && strings.TrimSpace(tag) != "" {
 			b.WriteString(v)
 		} else {
 			b.WriteString("{{" + tag + "}}")
 		}
-		s = s[open+2+end+2:]
+		s = rest
 	}
 	b.WriteString(s)
 	return b.String(), nil
@@ -635,10 +596,10 @@ func sanitizeName(name string) string {
 	return strings.Trim(name, "-.")
 }
 
-func toAny(l []string) []any {
+func toAny[T any](l []T) []any {
 	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
+	for i, x := range l {
+		out[i] = x
 	}
 	return out
 }

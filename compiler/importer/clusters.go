@@ -1,19 +1,18 @@
 package importer
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/platc/platc/compiler/argocd"
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/manifests"
 )
 
 // Cluster is what Argo CD's clusters generator reads of one cluster
@@ -25,13 +24,11 @@ type Cluster struct {
 	Where                 string // file:line of the Secret
 }
 
-// Argo CD's names for a cluster Secret and its in-cluster.
+// secretTypeLabel marks Argo CD's cluster Secrets; maxClusters bounds
+// how many are read.
 const (
-	secretTypeLabel   = "argocd.argoproj.io/secret-type"
-	inClusterName     = "in-cluster"
-	inClusterServer   = "https://kubernetes.default.svc"
-	maxClusters       = 10000
-	maxClustersFileMB = MaxFileSize >> 20
+	secretTypeLabel = "argocd.argoproj.io/secret-type"
+	maxClusters     = 10000
 )
 
 // ReadClusters reads the cluster Secrets of one Argo CD from a YAML file
@@ -42,16 +39,10 @@ const (
 // clusters generator would not see it.
 func ReadClusters(file string, data []byte) ([]Cluster, error) {
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB: not read", file, maxClustersFileMB)
+		return nil, fmt.Errorf("%s: larger than %d MiB: not read", file, MaxFileSize>>20)
 	}
 	var out []Cluster
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
+	for doc, err := range manifests.Documents(data) {
 		if err != nil {
 			line, col, msg := diag.YAMLSyntax(err, data)
 			return nil, fmt.Errorf("%s:%d:%d: not YAML: %s", file, line, col, msg)
@@ -107,30 +98,21 @@ func readCluster(file string, n *yaml.Node) (Cluster, error) {
 	if s.Metadata.Labels[secretTypeLabel] != "cluster" {
 		return Cluster{}, fmt.Errorf("%s: Secret %s has no label %s: cluster, so Argo CD's clusters generator does not read it: add the label, or leave the Secret out", at, s.Metadata.Name, secretTypeLabel)
 	}
-	field := func(key string) (string, error) {
+	notBase64 := "" // the first field of data that is not
+	field := func(key string) string {
 		if v, ok := s.StringData[key]; ok {
-			return v, nil
+			return v
 		}
-		v, ok := s.Data[key]
-		if !ok {
-			return "", nil
+		b, err := base64.StdEncoding.DecodeString(s.Data[key])
+		if err != nil && notBase64 == "" {
+			notBase64 = key
 		}
-		b, err := base64.StdEncoding.DecodeString(v)
-		if err != nil {
-			return "", fmt.Errorf("%s: Secret %s: data.%s is not base64: write it as stringData.%s, or encode it", at, s.Metadata.Name, key, key)
-		}
-		return string(b), nil
+		return string(b)
 	}
-	c := Cluster{Labels: s.Metadata.Labels, Annotations: s.Metadata.Annotations, Where: fmt.Sprintf("%s:%d", file, n.Line)}
-	var err error
-	if c.Name, err = field("name"); err != nil {
-		return c, err
-	}
-	if c.Server, err = field("server"); err != nil {
-		return c, err
-	}
-	if c.Project, err = field("project"); err != nil {
-		return c, err
+	c := Cluster{Name: field("name"), Server: field("server"), Project: field("project"),
+		Labels: s.Metadata.Labels, Annotations: s.Metadata.Annotations, Where: fmt.Sprintf("%s:%d", file, n.Line)}
+	if notBase64 != "" {
+		return c, fmt.Errorf("%s: Secret %s: data.%s is not base64: write it as stringData.%s, or encode it", at, s.Metadata.Name, notBase64, notBase64)
 	}
 	if c.Server == "" {
 		return c, fmt.Errorf("%s: Secret %s has no server: Argo CD needs data.server of a cluster", at, s.Metadata.Name)
@@ -159,12 +141,6 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 		return nil, "its clusters generator reads the cluster Secrets of Argo CD, which are not in the repository (give them with -clusters FILE)"
 	}
 	sel, _ := g["selector"].(map[string]any)
-	values := map[string]string{}
-	if v, ok := g["values"].(map[string]any); ok {
-		for k, val := range v {
-			values[k] = fmt.Sprint(val)
-		}
-	}
 	// Argo CD lists the Secrets by name: one per name, the last listed.
 	byName := map[string]Cluster{}
 	inCluster := false
@@ -175,9 +151,7 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 		}
 		if ok {
 			byName[c.Name] = c
-		}
-		if ok && c.Server == inClusterServer {
-			inCluster = true
+			inCluster = inCluster || c.Server == argocd.InClusterServer
 		}
 	}
 	var out []map[string]any
@@ -185,19 +159,13 @@ func (x *expander) clusters(g map[string]any) ([]map[string]any, string) {
 		out = append(out, x.clusterParams(byName[name]))
 	}
 	if len(anyList(sel["matchExpressions"])) == 0 && len(matchLabels(sel)) == 0 && !inCluster {
-		out = append(out, map[string]any{"name": inClusterName, "nameNormalized": inClusterName, "server": inClusterServer, "project": ""})
+		out = append(out, map[string]any{"name": argocd.InClusterName, "nameNormalized": argocd.InClusterName, "server": argocd.InClusterServer, "project": ""})
 	}
-	for _, p := range out {
-		if reason := x.appendValues(values, p); reason != "" {
-			return nil, reason
-		}
+	if reason := x.appendValues(g, out); reason != "" {
+		return nil, reason
 	}
 	if g["flatList"] == true {
-		list := make([]any, len(out))
-		for i, p := range out {
-			list[i] = p
-		}
-		return []map[string]any{{"clusters": list}}, ""
+		return []map[string]any{{"clusters": toAny(out)}}, ""
 	}
 	return out, ""
 }
@@ -216,22 +184,17 @@ func (x *expander) clusterParams(c Cluster) map[string]any {
 	for k, v := range c.Labels {
 		labels[k] = v
 	}
+	meta := map[string]any{}
+	if len(c.Annotations) > 0 {
+		meta["annotations"] = annotations
+	}
+	if len(c.Labels) > 0 {
+		meta["labels"] = labels
+	}
 	if x.goTemplate {
-		meta := map[string]any{}
-		if len(c.Annotations) > 0 {
-			meta["annotations"] = annotations
-		}
-		if len(c.Labels) > 0 {
-			meta["labels"] = labels
-		}
 		p["metadata"] = meta
-		return p
-	}
-	for k, v := range annotations {
-		p["metadata.annotations."+k] = v
-	}
-	for k, v := range labels {
-		p["metadata.labels."+k] = v
+	} else {
+		flatten("metadata", meta, p)
 	}
 	return p
 }
@@ -252,31 +215,14 @@ func selectorMatches(sel map[string]any, labels map[string]string) (bool, error)
 			vals = append(vals, fmt.Sprint(v))
 		}
 		got, has := labels[key]
-		switch op {
-		case "In":
-			if len(vals) == 0 {
-				return false, errors.New("operator In needs values")
-			}
-			if !has || !slices.Contains(vals, got) {
-				return false, nil
-			}
-		case "NotIn":
-			if len(vals) == 0 {
-				return false, errors.New("operator NotIn needs values")
-			}
-			if has && slices.Contains(vals, got) {
-				return false, nil
-			}
-		case "Exists":
-			if !has {
-				return false, nil
-			}
-		case "DoesNotExist":
-			if has {
-				return false, nil
-			}
-		default:
+		in := has && slices.Contains(vals, got)
+		switch {
+		case op != "In" && op != "NotIn" && op != "Exists" && op != "DoesNotExist":
 			return false, fmt.Errorf("operator %q is not In, NotIn, Exists or DoesNotExist", op)
+		case (op == "In" || op == "NotIn") && len(vals) == 0:
+			return false, fmt.Errorf("operator %s needs values", op)
+		case op == "In" && !in, op == "NotIn" && in, op == "Exists" && !has, op == "DoesNotExist" && has:
+			return false, nil
 		}
 	}
 	return true, nil
@@ -302,19 +248,14 @@ func (x *expander) merge(g map[string]any) ([]map[string]any, string) {
 	if len(gens) < 2 {
 		return nil, "its merge generator has fewer than two generators"
 	}
-	var keys []string
-	for _, k := range anyList(g["mergeKeys"]) {
-		if !slices.Contains(keys, str(k)) {
-			keys = append(keys, str(k))
-		}
-	}
+	keys := anyList(g["mergeKeys"])
 	if len(keys) == 0 {
 		return nil, "its merge generator has no mergeKeys"
 	}
 	keyOf := func(p map[string]any) string {
 		m := map[string]any{}
 		for _, k := range keys {
-			m[k] = p[k]
+			m[str(k)] = p[str(k)]
 		}
 		b, _ := json.Marshal(m)
 		return string(b)

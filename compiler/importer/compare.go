@@ -51,8 +51,7 @@ func Compare(s *Spec, rendered map[string][]map[string]any) []Result {
 	byKey := map[string]map[string]any{}
 	for env, objs := range rendered {
 		for _, o := range objs {
-			meta, _ := o["metadata"].(map[string]any)
-			byKey[env+"/"+str(o["kind"])+"/"+str(meta["name"])] = o
+			byKey[env+"/"+str(o["kind"])+"/"+str(object.Lookup(o, "metadata", "name"))] = o
 		}
 	}
 	var out []Result
@@ -219,16 +218,16 @@ func Normalize(obj map[string]any, argocdNamespace string) map[string]any {
 // a ref for values files as two, as Argo CD uses it: the ref alone, which
 // renders nothing, then the source without it.
 func splitRefs(list []any) []any {
-	if !slices.ContainsFunc(list, func(x any) bool {
+	both := func(x any) bool {
 		m, _ := x.(map[string]any)
 		return str(m["ref"]) != "" && (str(m["path"]) != "" || str(m["chart"]) != "")
-	}) {
+	}
+	if !slices.ContainsFunc(list, both) {
 		return list
 	}
 	out := make([]any, 0, len(list)+1)
 	for _, x := range list {
-		m, _ := x.(map[string]any)
-		if str(m["ref"]) != "" && (str(m["path"]) != "" || str(m["chart"]) != "") {
+		if m, _ := x.(map[string]any); both(x) {
 			ref := map[string]any{"repoURL": m["repoURL"], "ref": m["ref"]}
 			if rev, ok := m["targetRevision"]; ok {
 				ref["targetRevision"] = rev
@@ -344,12 +343,7 @@ func diffPaths(at string, a, b any) []string {
 	bm, bok := b.(map[string]any)
 	if aok && bok {
 		var out []string
-		keys := slices.Sorted(maps.Keys(am))
-		for k := range bm {
-			if _, ok := am[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
+		keys := slices.AppendSeq(slices.Collect(maps.Keys(am)), maps.Keys(bm))
 		slices.Sort(keys)
 		for _, k := range slices.Compact(keys) {
 			p := k

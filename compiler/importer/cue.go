@@ -2,8 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 
 	"cuelang.org/go/cue/ast"
@@ -16,10 +14,7 @@ import (
 // writeCUE writes the fields of top as a CUE file of package pkg,
 // formatted as cue fmt formats it.
 func writeCUE(pkg string, top *object.Map) []byte {
-	f := &ast.File{Decls: []ast.Decl{&ast.Package{Name: ast.NewIdent(pkg)}}}
-	top.Each(func(k string, v any) {
-		f.Decls = append(f.Decls, &ast.Field{Label: ast.NewStringLabel(k), Value: expr(v)})
-	})
+	f := &ast.File{Decls: append([]ast.Decl{&ast.Package{Name: ast.NewIdent(pkg)}}, expr(top).(*ast.StructLit).Elts...)}
 	b, err := format.Node(f)
 	if err != nil {
 		// The tree is made here of labels and literals only.
@@ -40,11 +35,7 @@ func expr(v any) ast.Expr {
 		})
 		return s
 	case map[string]any:
-		s := &ast.StructLit{}
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewStringLabel(k), Value: expr(x[k])})
-		}
-		return s
+		return expr(ordered(x))
 	case []any:
 		l := &ast.ListLit{}
 		for _, e := range x {
@@ -52,21 +43,13 @@ func expr(v any) ast.Expr {
 		}
 		return l
 	case []string:
-		l := &ast.ListLit{}
-		for _, e := range x {
-			l.Elts = append(l.Elts, ast.NewString(e))
-		}
-		return l
+		return expr(toAny(x))
 	case string:
 		return ast.NewString(x)
 	case bool:
 		return ast.NewBool(x)
-	case int:
-		return ast.NewLit(token.INT, strconv.Itoa(x))
-	case int64:
-		return ast.NewLit(token.INT, strconv.FormatInt(x, 10))
-	case uint64:
-		return ast.NewLit(token.INT, strconv.FormatUint(x, 10))
+	case int, int64, uint64:
+		return ast.NewLit(token.INT, fmt.Sprint(x))
 	case float64:
 		s := strconv.FormatFloat(x, 'g', -1, 64)
 		if x == float64(int64(x)) && len(s) < 16 {
@@ -75,13 +58,4 @@ func expr(v any) ast.Expr {
 		return ast.NewLit(token.FLOAT, s)
 	}
 	return ast.NewString(fmt.Sprint(v))
-}
-
-// parseValues reads Helm values written as YAML text.
-func parseValues(text string) (map[string]any, error) {
-	var v map[string]any
-	if err := unmarshal([]byte(text), &v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }

@@ -503,9 +503,9 @@ func TestUnmarshalKeepsDates(t *testing.T) {
 	if m["from"] != "2025-04-01" || fmt.Sprint(m["list"]) != "[2025-04-01]" {
 		t.Errorf("read %#v", m)
 	}
-	v, err := parseValues("schemaConfig:\n  configs:\n    - from: 2025-04-01\n")
-	if err != nil {
-		t.Fatal(err)
+	v, why := helmValues(map[string]any{"values": "schemaConfig:\n  configs:\n    - from: 2025-04-01\n"})
+	if why != "" {
+		t.Fatal(why)
 	}
 	if got := object.Lookup(v, "schemaConfig", "configs"); fmt.Sprint(got) != "[map[from:2025-04-01]]" {
 		t.Errorf("values read %#v", got)

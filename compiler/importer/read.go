@@ -14,12 +14,14 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/manifests"
+	"github.com/platc/platc/compiler/object"
 )
 
 // Limits bound the work any input can cause.
@@ -46,12 +48,10 @@ type Object struct {
 	Manifest bool
 }
 
-// Where is the object's file and line.
+// Where is the object's file, and its line where known (not for an
+// object built by kustomize).
 func (o *Object) Where() string {
-	if o.Line == 0 {
-		return o.File // built by kustomize
-	}
-	return fmt.Sprintf("%s:%d", o.File, o.Line)
+	return diag.Pos{File: o.File, Line: o.Line}.String()
 }
 
 // Skip is a file or document that was not read as an Argo CD object, and
@@ -68,13 +68,7 @@ type Skip struct {
 
 // Where is the skipped file, and its line and column where known.
 func (s Skip) Where() string {
-	if s.Line > 0 && s.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
-	}
-	if s.Line > 0 {
-		return fmt.Sprintf("%s:%d", s.File, s.Line)
-	}
-	return s.File
+	return diag.Pos{File: s.File, Line: s.Line, Col: s.Col}.String()
 }
 
 // Root is one folder or file to import, as one environment.
@@ -90,22 +84,19 @@ type Root struct {
 // the repository fsys (folders are walked, sub-folders included; files
 // ending in .yaml, .yml or .json are read), in a stable order. Every
 // document that is not a whole Application or AppProject is a Skip with
-// its reason: a kro
-// ResourceGraphDefinition (a stack, written by hand), a file that is a Helm
-// or Go template, a partial object (a kustomize patch), a file too large,
-// a link. Objects of other kinds are ignored silently: manifests beside
-// the Applications are not platc's to import.
+// its reason: a kro ResourceGraphDefinition (a stack, written by hand), a
+// file that is a Helm or Go template, a partial object (a kustomize
+// patch), a file too large, a link. Objects of other kinds are read as
+// Manifest, not imported: manifests beside the Applications are not
+// platc's to import.
 func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
-	var objs []*Object
-	var skips []Skip
+	var rd reading
 	files := 0
 	for _, r := range roots {
 		if isKustomization(fsys, r.Path) {
 			// Built as Argo CD builds it: the Applications an
 			// app-of-apps of this folder would create.
-			o, s := readKustomization(fsys, r)
-			objs = append(objs, o...)
-			skips = append(skips, s...)
+			rd.kustomization(fsys, r)
 			continue
 		}
 		err := fs.WalkDir(fsys, r.Path, func(p string, d fs.DirEntry, err error) error {
@@ -113,7 +104,7 @@ func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
 				if p == r.Path {
 					return err
 				}
-				skips = append(skips, Skip{Env: r.Env, File: p, Reason: "cannot be read: " + unwrap(err)})
+				rd.skips = append(rd.skips, Skip{Env: r.Env, File: p, Reason: "cannot be read: " + unwrap(err)})
 				return nil
 			}
 			if d.IsDir() {
@@ -122,135 +113,110 @@ func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
 				}
 				return nil
 			}
-			switch path.Ext(p) {
-			case ".yaml", ".yml", ".json":
-			default:
+			if !yamlFile(p) {
 				return nil
 			}
 			if !d.Type().IsRegular() {
-				skips = append(skips, Skip{Env: r.Env, File: p, Reason: "not a regular file (a link, or a device): import reads only regular files"})
+				rd.skips = append(rd.skips, Skip{Env: r.Env, File: p, Reason: notRegular})
 				return nil
 			}
 			if files++; files > MaxFiles {
 				return fmt.Errorf("more than %d files under %s: import a smaller folder", MaxFiles, r.Path)
 			}
-			o, s := readFile(fsys, p, r)
-			objs, skips = append(objs, o...), append(skips, s...)
+			rd.file(fsys, p, r)
 			return nil
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %s", r.Path, unwrap(err))
 		}
 	}
-	return objs, skips, nil
+	return rd.objs, rd.skips, nil
+}
+
+const notRegular = "not a regular file (a link, or a device): import reads only regular files"
+
+// reading is what Read has read so far.
+type reading struct {
+	objs  []*Object
+	skips []Skip
+}
+
+func yamlFile(name string) bool {
+	ext := path.Ext(name)
+	return ext == ".yaml" || ext == ".yml" || ext == ".json"
 }
 
 // isKustomization reports whether dir is a folder that holds a
 // kustomization.
 func isKustomization(fsys fs.FS, dir string) bool {
 	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if !e.IsDir() && manifests.IsKustomization(e.Name()) {
-			return true
-		}
-	}
-	return false
+	return err == nil && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && manifests.IsKustomization(e.Name()) })
 }
 
-// readKustomization reads the Argo CD objects the kustomization of a root
+// kustomization reads the Argo CD objects the kustomization of a root
 // yields.
-func readKustomization(fsys fs.FS, r Root) ([]*Object, []Skip) {
+func (rd *reading) kustomization(fsys fs.FS, r Root) {
 	built, problem := manifests.Kustomize(fsys, r.Path)
 	if problem != nil {
 		// As it does not build offline (a Helm chart it inflates, a
 		// remote base), its own files are read instead.
-		skip := Skip{Env: r.Env, File: problem.File, Line: problem.Line, Reason: problem.Msg + "; its own files are read instead"}
-		objs, skips := readFolderFiles(fsys, r)
-		return objs, append([]Skip{skip}, skips...)
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: problem.File, Line: problem.Line, Reason: problem.Msg + "; its own files are read instead"})
+		rd.folderFiles(fsys, r)
+		return
 	}
-	var objs []*Object
-	var skips []Skip
 	for _, k := range built {
-		if o, skip := argoObject(k.Body, k.File, 0, r.Env); o != nil {
-			o.Root = r.Path
-			objs = append(objs, o)
-		} else if skip != nil {
-			skips = append(skips, *skip)
-		}
+		rd.argoObject(k.Body, k.File, 0, r)
 	}
-	return objs, skips
 }
 
-// readFolderFiles reads the files of a root's folder, not of its
+// folderFiles reads the files of a root's folder, not of its
 // sub-folders.
-func readFolderFiles(fsys fs.FS, r Root) ([]*Object, []Skip) {
+func (rd *reading) folderFiles(fsys fs.FS, r Root) {
 	entries, err := fs.ReadDir(fsys, r.Path)
 	if err != nil {
-		return nil, []Skip{{Env: r.Env, File: r.Path, Reason: "cannot be read: " + unwrap(err)}}
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: r.Path, Reason: "cannot be read: " + unwrap(err)})
+		return
 	}
-	var objs []*Object
-	var skips []Skip
 	for _, e := range entries {
 		p := path.Join(r.Path, e.Name())
 		switch {
-		case e.IsDir(), manifests.IsKustomization(e.Name()):
-			continue
-		case path.Ext(p) != ".yaml" && path.Ext(p) != ".yml" && path.Ext(p) != ".json":
-			continue
+		case e.IsDir(), manifests.IsKustomization(e.Name()), !yamlFile(p):
 		case !e.Type().IsRegular():
-			skips = append(skips, Skip{Env: r.Env, File: p, Reason: "not a regular file (a link, or a device): import reads only regular files"})
-			continue
+			rd.skips = append(rd.skips, Skip{Env: r.Env, File: p, Reason: notRegular})
+		default:
+			rd.file(fsys, p, r)
 		}
-		o, s := readFile(fsys, p, r)
-		objs, skips = append(objs, o...), append(skips, s...)
 	}
-	return objs, skips
 }
 
-// argoObject reads a document as an Application or AppProject; it returns
-// neither for another kind, and a Skip for an Argo CD object it cannot
-// import.
-func argoObject(body map[string]any, file string, line int, env string) (*Object, *Skip) {
-	apiVersion, _ := body["apiVersion"].(string)
-	kind, _ := body["kind"].(string)
-	if apiVersion == "kro.run/v1alpha1" && kind == "ResourceGraphDefinition" {
-		meta, _ := body["metadata"].(map[string]any)
-		name, _ := meta["name"].(string)
-		return nil, &Skip{Env: env, File: file, Line: line, Kind: kind, Name: name,
-			Reason: "a kro ResourceGraphDefinition: import writes Argo CD's objects; write it as a stack of the spec (platc renders its RGD)"}
-	}
-	if !strings.HasPrefix(apiVersion, "argoproj.io/") {
-		meta, _ := body["metadata"].(map[string]any)
-		if name, _ := meta["name"].(string); apiVersion != "" && kind != "" && name != "" {
-			// Another object, which only an app-of-apps of its folder
-			// delivers.
-			return &Object{Kind: kind, Name: name, File: file, Line: line, Env: env, Manifest: true}, nil
+// argoObject reads a document of root r as an Application or AppProject: an
+// Argo CD object it cannot import is a Skip, another object is read as a
+// Manifest where it names its kind and name.
+func (rd *reading) argoObject(body map[string]any, file string, line int, r Root) {
+	apiVersion, kind := str(body["apiVersion"]), str(body["kind"])
+	name, ns := str(object.Lookup(body, "metadata", "name")), str(object.Lookup(body, "metadata", "namespace"))
+	switch {
+	case apiVersion == "kro.run/v1alpha1" && kind == "ResourceGraphDefinition":
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: file, Line: line, Kind: kind, Name: name,
+			Reason: "a kro ResourceGraphDefinition: import writes Argo CD's objects; write it as a stack of the spec (platc renders its RGD)"})
+		return
+	case !strings.HasPrefix(apiVersion, "argoproj.io/") && (apiVersion == "" || kind == ""):
+		return
+	case !strings.HasPrefix(apiVersion, "argoproj.io/") || kind != "Application" && kind != "AppProject" && kind != "ApplicationSet":
+		// Another object, which only an app-of-apps of its folder
+		// delivers.
+		if name != "" {
+			rd.objs = append(rd.objs, &Object{Kind: kind, Name: name, File: file, Line: line, Env: r.Env, Root: r.Path, Manifest: true})
 		}
-		return nil, nil
+		return
 	}
-	meta, _ := body["metadata"].(map[string]any)
-	objName, _ := meta["name"].(string)
-	ns, _ := meta["namespace"].(string)
-	skip := &Skip{Env: env, File: file, Line: line, Kind: kind, Name: objName}
-	switch kind {
-	case "Application", "AppProject":
-	case "ApplicationSet":
-		// Expanded by Build, where the repository is known.
-		return &Object{Kind: kind, Name: objName, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
-	default:
-		if objName != "" {
-			return &Object{Kind: kind, Name: objName, File: file, Line: line, Env: env, Manifest: true}, nil
-		}
-		return nil, nil
+	// An ApplicationSet is expanded by Build, where the repository is
+	// known.
+	if reason := partial(kind, body); kind != "ApplicationSet" && reason != "" {
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: file, Line: line, Kind: kind, Name: name, Reason: reason})
+		return
 	}
-	if reason := partial(kind, body); reason != "" {
-		skip.Reason = reason
-		return nil, skip
-	}
-	return &Object{Kind: kind, Name: objName, Namespace: ns, File: file, Line: line, Env: env, Body: body}, nil
+	rd.objs = append(rd.objs, &Object{Kind: kind, Name: name, Namespace: ns, File: file, Line: line, Env: r.Env, Root: r.Path, Body: body})
 }
 
 func unwrap(err error) string {
@@ -261,52 +227,43 @@ func unwrap(err error) string {
 	return err.Error()
 }
 
-// readFile reads the documents of one file of the root r.
-func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
-	defer func() {
-		for i := range skips {
-			skips[i].Env = r.Env
-		}
-		for _, o := range objs {
-			o.Root = r.Path
-		}
-	}()
-	env := r.Env
+// file reads the documents of one file of the root r.
+func (rd *reading) file(fsys fs.FS, name string, r Root) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, []Skip{{File: name, Reason: "cannot be read: " + unwrap(err)}}
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Reason: "cannot be read: " + unwrap(err)})
+		return
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, []Skip{{File: name, Reason: "cannot be read: " + unwrap(err)}}
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Reason: "cannot be read: " + unwrap(err)})
+		return
 	}
 	if len(data) > MaxFileSize {
-		return nil, []Skip{{File: name, Reason: fmt.Sprintf("larger than %d MiB: not read", MaxFileSize>>20)}}
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Reason: fmt.Sprintf("larger than %d MiB: not read", MaxFileSize>>20)})
+		return
 	}
 	if r.Projects && !bytes.Contains(data, []byte("AppProject")) {
-		return nil, nil
+		return
 	}
 	// A file without an Argo CD or kro object is read for the other
 	// objects of a folder an app-of-apps syncs, and is not reported.
 	quiet := !bytes.Contains(data, []byte("argoproj.io")) && !bytes.Contains(data, []byte("kro.run"))
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
+	const templateReason = "a template ({{ }}), not plain YAML: import the objects it renders"
+	isTemplate := bytes.Contains(data, []byte("{{"))
+	for doc, err := range manifests.Documents(data) {
 		if err != nil && quiet {
-			return objs, nil
+			return
 		}
 		if err != nil {
 			line, col, msg := diag.YAMLSyntax(err, data)
 			reason := "not YAML: " + msg
-			if bytes.Contains(data, []byte("{{")) {
-				line, col, reason = 0, 0, "a template ({{ }}), not plain YAML: import the objects it renders"
+			if isTemplate {
+				line, col, reason = 0, 0, templateReason
 			}
-			return objs, append(skips, Skip{File: name, Line: line, Col: col, Reason: reason})
+			rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Line: line, Col: col, Reason: reason})
+			return
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 			continue
@@ -319,19 +276,14 @@ func readFile(fsys fs.FS, name string, r Root) (objs []*Object, skips []Skip) {
 				continue
 			}
 			reason := "not an object: " + oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
-			if bytes.Contains(data, []byte("{{")) {
-				reason = "a template ({{ }}), not plain YAML: import the objects it renders"
+			if isTemplate {
+				reason = templateReason
 			}
-			skips = append(skips, Skip{File: name, Line: node.Line, Reason: reason})
+			rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Line: node.Line, Reason: reason})
 			continue
 		}
-		if o, skip := argoObject(body, name, node.Line, env); o != nil {
-			objs = append(objs, o)
-		} else if skip != nil {
-			skips = append(skips, *skip)
-		}
+		rd.argoObject(body, name, node.Line, r)
 	}
-	return objs, skips
 }
 
 // unmarshal decodes YAML into v as kubectl and Argo CD read it
@@ -360,14 +312,13 @@ func timestampsAsText(n *yaml.Node) {
 // partial says why an Application or AppProject is not whole (a kustomize
 // patch of one), or "".
 func partial(kind string, body map[string]any) string {
-	meta, _ := body["metadata"].(map[string]any)
-	if name, _ := meta["name"].(string); name == "" {
+	if str(object.Lookup(body, "metadata", "name")) == "" {
 		return "has no metadata.name"
 	}
-	spec, _ := body["spec"].(map[string]any)
 	if kind == "AppProject" {
 		return ""
 	}
+	spec, _ := body["spec"].(map[string]any)
 	var missing []string
 	if _, ok := spec["destination"].(map[string]any); !ok {
 		missing = append(missing, "spec.destination")

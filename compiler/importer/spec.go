@@ -114,26 +114,24 @@ func Build(fsys fs.FS, objs []*Object, envs []string, opts Options) *Spec {
 		opts.Name = "imported"
 	}
 	b := &builder{s: &Spec{Files: map[string][]byte{}}, fsys: fsys, envs: envs, opts: opts,
-		apps: map[string]map[string]*app{}, projects: map[string]map[string]*Object{}}
+		apps: map[string]map[string]*app{}, projects: map[string]map[string]*Object{},
+		attached: map[*Object]bool{}, ambiguous: map[string][]string{}, builds: map[string]folderBuild{}}
 	for _, e := range envs {
 		b.apps[e], b.projects[e] = map[string]*app{}, map[string]*Object{}
 	}
 	// The other objects of the folders read matter only to the
 	// app-of-apps that deliver them.
-	var manifests []*Object
 	objs = slices.DeleteFunc(slices.Clone(objs), func(o *Object) bool {
 		if o.Manifest {
-			manifests = append(manifests, o)
+			b.manifests = append(b.manifests, o)
 		}
 		return o.Manifest
 	})
-	b.manifests = manifests
 	b.platform(objs)
 	objs = b.expandSets(objs)
 	objs, named := b.attachProjects(objs)
 	b.sort(objs, named)
 	b.dropUnnamed()
-	b.keepWithModules()
 	b.orderAppsOfApps()
 	b.findDefaults()
 	b.pinCharts()
@@ -182,7 +180,7 @@ type folderBuild struct {
 }
 
 // built builds the kustomization of dir once, for appOfApps and
-// keepWithModules alike.
+// dropUnnamed alike.
 func (b *builder) built(dir string) folderBuild {
 	if f, seen := b.builds[dir]; seen {
 		return f
@@ -192,9 +190,6 @@ func (b *builder) built(dir string) folderBuild {
 		var problem *manifests.Problem
 		f.objs, problem = manifests.Kustomize(b.fsys, dir)
 		f.ok = problem == nil
-	}
-	if b.builds == nil {
-		b.builds = map[string]folderBuild{}
 	}
 	b.builds[dir] = f
 	return f
@@ -230,28 +225,21 @@ func (b *builder) platform(objs []*Object) {
 			return ""
 		})
 	}
-	if s.RepoURL == "" {
-		s.RepoURL = "https://git.example.com/platform.git"
-	}
+	s.RepoURL = cmp.Or(s.RepoURL, "https://git.example.com/platform.git")
 	// The repository as its Applications spell it: the origin remote
 	// may end in .git, or be an SSH URL, where they name it otherwise.
 	// Written as they write it, the render is theirs, and their folders
 	// are this repository's.
 	key := repoKey(s.RepoURL)
-	if spelled := mostCommonOf(objs, func(o *Object) string {
+	s.RepoURL = cmp.Or(mostCommonOf(objs, func(o *Object) string {
 		for _, u := range gitURLs(o) {
 			if repoKey(u) == key {
 				return u
 			}
 		}
 		return ""
-	}); spelled != "" {
-		s.RepoURL = spelled
-	}
-	s.ArgoCDNamespace = mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") })
-	if s.ArgoCDNamespace == "" {
-		s.ArgoCDNamespace = "argocd"
-	}
+	}), s.RepoURL)
+	s.ArgoCDNamespace = cmp.Or(mostCommonOf(objs, func(o *Object) string { return cmp.Or(o.Namespace, "argocd") }), "argocd")
 
 	// The repository the objects live in: the platform's where its
 	// Applications read it, else the one most of their folders are of
@@ -265,9 +253,7 @@ func (b *builder) platform(objs []*Object) {
 		return ""
 	}
 	if !slices.ContainsFunc(objs, func(o *Object) bool { return gitRepo(o) == b.home }) {
-		if other := mostCommonOf(objs, gitRepo); other != "" {
-			b.home = other
-		}
+		b.home = cmp.Or(mostCommonOf(objs, gitRepo), b.home)
 	}
 }
 
@@ -330,10 +316,7 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 			continue
 		}
 		proj := cmp.Or(str(object.Lookup(o.Body, "spec", "project")), argocd.DefaultProjectName)
-		if proj == argocd.DefaultProjectName || named[o.Env+"/"+proj] {
-			continue
-		}
-		if b.ambiguous[o.Env+"/"+proj] != nil {
+		if proj == argocd.DefaultProjectName || named[o.Env+"/"+proj] || b.ambiguous[o.Env+"/"+proj] != nil {
 			continue
 		}
 		// The AppProject of that name, where the repository holds one
@@ -351,9 +334,6 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 			}
 		}
 		if len(where) > 0 {
-			if b.ambiguous == nil {
-				b.ambiguous = map[string][]string{}
-			}
 			b.ambiguous[o.Env+"/"+proj] = append([]string{found.Where()}, where...)
 			continue
 		}
@@ -361,9 +341,6 @@ func (b *builder) attachProjects(objs []*Object) ([]*Object, map[string]bool) {
 			c := *found
 			c.Env = o.Env
 			withProjects = append(withProjects, &c)
-			if b.attached == nil {
-				b.attached = map[*Object]bool{}
-			}
 			b.attached[&c] = true
 			named[o.Env+"/"+proj] = true
 		}
@@ -427,30 +404,13 @@ func (b *builder) sort(objs []*Object, named map[string]bool) {
 	}
 }
 
-// dropUnnamed drops the AppProjects read elsewhere whose Applications
-// were not imported after all: nothing of the spec names them, and the
-// folder that holds them (that another Application may sync) keeps them.
+// dropUnnamed drops the AppProjects no imported Application names that
+// the spec need not write: one read elsewhere, whose folder (that another
+// Application may sync) keeps it, and one that a module's folder of this
+// repository delivers, as the module goes on syncing it after the switch
+// (the spec writing it too would make platc's root sync it beside the
+// module).
 func (b *builder) dropUnnamed() {
-	s := b.s
-	s.Imported = slices.DeleteFunc(s.Imported, func(o *Object) bool {
-		if o.Kind != "AppProject" || !b.attached[o] {
-			return false
-		}
-		for _, a := range b.apps[o.Env] {
-			if a.project == o.Name {
-				return false
-			}
-		}
-		delete(b.projects[o.Env], o.Name)
-		return true
-	})
-}
-
-// keepWithModules leaves an AppProject that a module's folder of this
-// repository delivers to that module where no imported Application names
-// it: the module goes on syncing it after the switch, and the spec
-// writing it too would make platc's root sync it beside the module.
-func (b *builder) keepWithModules() {
 	s := b.s
 	// A folder yields what its kustomization builds, or, where it holds
 	// none or it does not build offline, its own files.
@@ -463,24 +423,24 @@ func (b *builder) keepWithModules() {
 		return o.Line > 0 && path.Dir(o.File) == dir
 	}
 	s.Imported = slices.DeleteFunc(s.Imported, func(o *Object) bool {
-		if o.Kind != "AppProject" {
+		apps := b.apps[o.Env]
+		if o.Kind != "AppProject" || slices.ContainsFunc(slices.Collect(maps.Values(apps)), func(a *app) bool { return a.project == o.Name }) {
 			return false
 		}
-		var module string
-		for _, name := range slices.Sorted(maps.Keys(b.apps[o.Env])) {
-			a := b.apps[o.Env][name]
-			if a.project == o.Name {
+		if !b.attached[o] {
+			module := ""
+			for _, name := range slices.Sorted(maps.Keys(apps)) {
+				if dir, ok := apps[name].fields.Get("path").(string); ok && apps[name].ownRepo && delivers(dir, o) {
+					module = name
+					break
+				}
+			}
+			if module == "" {
 				return false
 			}
-			if dir, ok := a.fields.Get("path").(string); ok && a.ownRepo && module == "" && delivers(dir, o) {
-				module = name
-			}
-		}
-		if module == "" {
-			return false
+			s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", module))
 		}
 		delete(b.projects[o.Env], o.Name)
-		s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", module))
 		return true
 	})
 }
@@ -558,7 +518,6 @@ func (b *builder) findDefaults() {
 		}
 		b.defaults[e] = d
 	}
-
 }
 
 // pinCharts names the charts and pins them. A chart (its repository and
@@ -608,18 +567,14 @@ func (b *builder) pinCharts() {
 		split := false
 		var first string
 		for _, e := range envs {
-			if vs := versions[k][e]; len(vs) > 0 {
-				split = split || len(vs) > 1
-				if first == "" {
-					first = vs[0]
-				}
+			vs := versions[k][e]
+			split = split || len(vs) > 1
+			if first == "" && len(vs) > 0 {
+				first = vs[0]
 			}
 		}
 		if split {
-			var all []string
-			for _, vs := range versions[k] {
-				all = append(all, vs...)
-			}
+			all := slices.Concat(slices.Collect(maps.Values(versions[k]))...)
 			slices.Sort(all)
 			for _, v := range slices.Compact(all) {
 				name := free(chartLabel(k.chart + "-" + v))
@@ -639,7 +594,6 @@ func (b *builder) pinCharts() {
 			}
 		}
 	}
-
 }
 
 // modules makes each Application name a module, from the first
@@ -706,11 +660,11 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 		var helmMoved []string
 		if moved["helm"] {
 			moved["helm"] = false
+			baseHelm, _ := object.Plain(m.Get("helm")).(map[string]any)
 			for _, e := range in {
-				h, _ := apps[e][name].fields.Get("helm").(*object.Map)
-				baseHelm, _ := m.Get("helm").(*object.Map)
-				for _, k := range append(mapKeys(h), mapKeys(baseHelm)...) {
-					if !slices.Contains(helmMoved, k) && !equalValues(mapGet(h, k), mapGet(baseHelm, k)) {
+				h, _ := object.Plain(apps[e][name].fields.Get("helm")).(map[string]any)
+				for _, k := range slices.AppendSeq(slices.Collect(maps.Keys(h)), maps.Keys(baseHelm)) {
+					if !slices.Contains(helmMoved, k) && !equalValues(h[k], baseHelm[k]) {
 						helmMoved = append(helmMoved, k)
 					}
 				}
@@ -777,21 +731,6 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 		modules.Set(name, orderModule(m, moved))
 	}
 	return modules, settings
-}
-
-func mapKeys(m *object.Map) []string {
-	var out []string
-	if m != nil {
-		m.Each(func(k string, _ any) { out = append(out, k) })
-	}
-	return out
-}
-
-func mapGet(m *object.Map, k string) any {
-	if m == nil {
-		return nil
-	}
-	return m.Get(k)
 }
 
 // onlyKeys is m with the keys among keys (in), or the others (!in).
@@ -983,9 +922,6 @@ func within(p, dir string) bool {
 // spelling of this repository's own URL is chosen by it.
 func repoKey(url string) string {
 	n := argocd.NormalizeGitURL(url)
-	if n == "" {
-		return ""
-	}
 	if _, rest, ok := strings.Cut(n, "://"); ok {
 		n = rest
 	}
@@ -1000,11 +936,9 @@ func repoKey(url string) string {
 // pattern's first wildcard), or "".
 func gitGeneratorHere(fsys fs.FS, o *Object) string {
 	for _, g := range anyList(object.Lookup(o.Body, "spec", "generators")) {
-		gm, _ := g.(map[string]any)
-		git, _ := gm["git"].(map[string]any)
+		git, _ := object.Lookup(g, "git").(map[string]any)
 		for _, d := range append(anyList(git["directories"]), anyList(git["files"])...) {
-			dm, _ := d.(map[string]any)
-			p := str(dm["path"])
+			p := str(object.Lookup(d, "path"))
 			if i := strings.IndexAny(p, "*?[{"); i >= 0 {
 				p = path.Dir(p[:i] + "x")
 			}
@@ -1047,9 +981,7 @@ var notLabel = regexp.MustCompile(`[^a-z0-9-]+`)
 
 // chartLabel makes a name a DNS-1123 label.
 func chartLabel(s string) string {
-	s = strings.ToLower(s)
-	s = notLabel.ReplaceAllString(s, "-")
-	s = strings.Trim(s, "-")
+	s = strings.Trim(notLabel.ReplaceAllString(strings.ToLower(s), "-"), "-")
 	if len(s) > 63 {
 		s = strings.TrimRight(s[:63], "-")
 	}
@@ -1064,12 +996,8 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	a.project = cmp.Or(str(spec["project"]), argocd.DefaultProjectName)
 	f := a.fields
 
-	if info, ok := spec["info"].([]any); ok {
-		if len(info) == 1 {
-			if i, _ := info[0].(map[string]any); str(i["name"]) == "Description" {
-				f.Set("description", str(i["value"]))
-			}
-		}
+	if info := anyList(spec["info"]); len(info) == 1 && str(object.Lookup(info[0], "name")) == "Description" {
+		f.Set("description", str(object.Lookup(info[0], "value")))
 	}
 
 	// The source: a chart of a Helm repository, or a folder of a Git
@@ -1101,16 +1029,10 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	helm, _ := src["helm"].(map[string]any)
 	switch {
 	case str(src["chart"]) != "":
-		if p != "" {
-			return nil, "a source with both chart and path"
+		var why string
+		if a.chart, why = chartOf(src); why != "" {
+			return nil, why
 		}
-		if repo == "" {
-			return nil, fmt.Sprintf("chart %s names no repository", str(src["chart"]))
-		}
-		if !exactVersion.MatchString(rev) {
-			return nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", str(src["chart"]), rev)
-		}
-		a.chart = &chartPin{repoURL: repo, chart: str(src["chart"]), version: rev}
 	case p != "" || repo != "":
 		dir := path.Clean(cmp.Or(p, "."))
 		own := repoKey(repo) == repoKey(s.RepoURL)
@@ -1144,11 +1066,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		return nil, "its source names neither a chart nor a path"
 	}
 	if len(extras) > 0 {
-		list := make([]any, len(extras))
-		for i, x := range extras {
-			list[i] = x
-		}
-		f.Set("extraSources", list)
+		f.Set("extraSources", toAny(extras))
 	}
 	if helm != nil {
 		values, err := helmValues(helm)
@@ -1181,12 +1099,10 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 
 	// The destination.
 	dest, _ := spec["destination"].(map[string]any)
-	a.dest = object.NewMap()
-	switch {
-	case str(dest["name"]) != "":
-		a.dest.Set("name", str(dest["name"]))
-	default:
-		a.dest.Set("server", cmp.Or(str(dest["server"]), argocd.InClusterServer))
+	if name := str(dest["name"]); name != "" {
+		a.dest = object.NewMap().Set("name", name)
+	} else {
+		a.dest = object.NewMap().Set("server", cmp.Or(str(dest["server"]), argocd.InClusterServer))
 	}
 	ns := str(dest["namespace"])
 	if ns == "" && a.chart != nil {
@@ -1197,10 +1113,8 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	}
 
 	// The sync wave, labels and annotations, finalizers.
-	ann := map[string]any{}
-	if m, ok := meta["annotations"].(map[string]any); ok {
-		ann = maps.Clone(m)
-	}
+	ann, _ := meta["annotations"].(map[string]any)
+	ann = maps.Clone(ann)
 	if w, ok := ann[argocd.SyncWave]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(w)))
 		switch {
@@ -1217,9 +1131,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
 		f.Set("labels", stringMap(l))
 	}
-	finalizers, _ := meta["finalizers"].([]any)
-	cascade := slices.Contains(finalizers, any(argocd.ResourcesFinalizer))
-	if !cascade {
+	if !slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)) {
 		f.Set("cascadeDelete", false)
 	}
 
@@ -1267,12 +1179,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		f.Set("managedNamespaceMetadata", copyKeys(nm, "labels", "annotations"))
 	}
 	if ids := anyList(spec["ignoreDifferences"]); len(ids) > 0 {
-		list := make([]any, len(ids))
-		for i, id := range ids {
-			m, _ := id.(map[string]any)
-			list[i] = copyKeys(m, "group", "kind", "name", "namespace", "jsonPointers", "jqPathExpressions", "managedFieldsManagers")
-		}
-		f.Set("ignoreDifferences", list)
+		f.Set("ignoreDifferences", copyEach(ids, "group", "kind", "name", "namespace", "jsonPointers", "jqPathExpressions", "managedFieldsManagers"))
 		if !respect {
 			f.Set("respectIgnoreDifferences", false)
 		}
@@ -1282,6 +1189,21 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	}
 	s.Imported = append(s.Imported, o)
 	return a, ""
+}
+
+// chartOf is the chart a source names, at an exact version, or why it
+// cannot be pinned.
+func chartOf(src map[string]any) (*chartPin, string) {
+	chart, repo, rev := str(src["chart"]), str(src["repoURL"]), str(src["targetRevision"])
+	switch {
+	case str(src["path"]) != "":
+		return nil, "a source with both chart and path"
+	case repo == "":
+		return nil, fmt.Sprintf("chart %s names no repository", chart)
+	case !exactVersion.MatchString(rev):
+		return nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", chart, rev)
+	}
+	return &chartPin{repoURL: repo, chart: chart, version: rev}, ""
 }
 
 // exactVersion is an exact chart version, as platc pins them.
@@ -1430,15 +1352,10 @@ func (s *Spec) ownFolder(src map[string]any) bool {
 func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartPin, string) {
 	out := object.NewMap()
 	repo, rev := str(src["repoURL"]), str(src["targetRevision"])
-	if chart := str(src["chart"]); chart != "" {
-		if str(src["path"]) != "" {
-			return nil, nil, "a source with both chart and path"
-		}
-		if repo == "" {
-			return nil, nil, fmt.Sprintf("chart %s names no repository", chart)
-		}
-		if !exactVersion.MatchString(rev) {
-			return nil, nil, fmt.Sprintf("chart %s at %q: platc pins exact chart versions (a range or a branch moves under the same spec); pin the version it runs", chart, rev)
+	if str(src["chart"]) != "" {
+		pin, why := chartOf(src)
+		if why != "" {
+			return nil, nil, why
 		}
 		if extra := otherKeys(src, "repoURL", "chart", "targetRevision", "helm"); extra != "" {
 			return nil, nil, fmt.Sprintf("a chart source with %s: the spec's further sources do not say it yet", extra)
@@ -1458,7 +1375,7 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 		if h := copyKeys(helm, "releaseName", "skipCrds", "parameters"); h.Len() > 0 {
 			out.Set("helm", h)
 		}
-		return out, &chartPin{repoURL: repo, chart: chart, version: rev}, ""
+		return out, pin, ""
 	}
 	if str(src["path"]) == "" {
 		return nil, nil, "a source that names neither a chart nor a path"
@@ -1492,13 +1409,7 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 
 // otherKeys names the keys of m, sorted, that are not among keys.
 func otherKeys(m map[string]any, keys ...string) string {
-	var out []string
-	for k := range m {
-		if !slices.Contains(keys, k) {
-			out = append(out, k)
-		}
-	}
-	slices.Sort(out)
+	out := slices.DeleteFunc(slices.Sorted(maps.Keys(m)), func(k string) bool { return slices.Contains(keys, k) })
 	return strings.Join(out, ", ")
 }
 
@@ -1547,11 +1458,9 @@ func relativePath(dir, file string) string {
 func helmValues(helm map[string]any) (map[string]any, string) {
 	var out map[string]any
 	if text := str(helm["values"]); strings.TrimSpace(text) != "" {
-		v, err := parseValues(text)
-		if err != nil {
+		if err := unmarshal([]byte(text), &out); err != nil {
 			return nil, "helm.values is not YAML: " + err.Error()
 		}
-		out = v
 	}
 	if obj, ok := helm["valuesObject"].(map[string]any); ok {
 		out = object.Merge(out, obj)
@@ -1565,29 +1474,22 @@ func projectFields(o *Object) *object.Map {
 	p := copyKeys(spec, "description", "sourceRepos", "destinations", "clusterResourceWhitelist", "clusterResourceBlacklist",
 		"namespaceResourceWhitelist", "namespaceResourceBlacklist", "roles", "syncWindows", "orphanedResources",
 		"destinationServiceAccounts", "sourceNamespaces")
-	if p.Get("sourceRepos") == nil {
-		p.Set("sourceRepos", []any{})
-	}
-	if p.Get("destinations") == nil {
-		p.Set("destinations", []any{})
+	for _, k := range []string{"sourceRepos", "destinations"} {
+		if p.Get(k) == nil {
+			p.Set(k, []any{})
+		}
 	}
 	if keys := anyList(spec["signatureKeys"]); len(keys) > 0 {
-		ids := make([]any, 0, len(keys))
-		for _, k := range keys {
-			m, _ := k.(map[string]any)
-			ids = append(ids, str(m["keyID"]))
+		ids := make([]any, len(keys))
+		for i, k := range keys {
+			ids[i] = str(object.Lookup(k, "keyID"))
 		}
 		p.Set("signatureKeys", ids)
 	}
 	if roles := anyList(spec["roles"]); len(roles) > 0 {
-		out := make([]any, len(roles))
-		for i, r := range roles {
-			m, _ := r.(map[string]any)
-			out[i] = copyKeys(m, "name", "description", "policies", "groups")
-		}
-		p.Set("roles", out)
+		p.Set("roles", copyEach(roles, "name", "description", "policies", "groups"))
 	}
-	if slices.ContainsFunc(anyList(meta["finalizers"]), func(f any) bool { return f == argocd.ResourcesFinalizer }) {
+	if slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)) {
 		p.Set("keepWhileUsed", true)
 	}
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
@@ -1627,6 +1529,16 @@ func copyKeys(m map[string]any, keys ...string) *object.Map {
 		if v, ok := m[k]; ok && v != nil {
 			out.Set(k, ordered(v))
 		}
+	}
+	return out
+}
+
+// copyEach is copyKeys of each map of l.
+func copyEach(l []any, keys ...string) []any {
+	out := make([]any, len(l))
+	for i, x := range l {
+		m, _ := x.(map[string]any)
+		out[i] = copyKeys(m, keys...)
 	}
 	return out
 }

@@ -29,9 +29,12 @@ type read struct {
 	Op, Name, Saw string
 }
 
-// cached returns the outcome of the build of dir stored in cache, if the
-// repository fsys still reads as it did for that build.
+// cached returns the outcome of the build of dir stored in cache, which
+// may be nil, if the repository fsys still reads as it did for that build.
 func cached(c cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
+	if c == nil {
+		return nil, false
+	}
 	data, ok := c.Get(cache.Manifests.Key(dir))
 	if !ok {
 		return nil, false
@@ -143,10 +146,6 @@ type recordingFS struct {
 	reads   []read
 	seen    map[read]bool
 	unsound bool
-}
-
-func newRecordingFS(fsys fs.FS) *recordingFS {
-	return &recordingFS{fsys: fsys, seen: map[read]bool{}}
 }
 
 func (r *recordingFS) record(op, name, saw string) {

@@ -29,16 +29,7 @@ var clusterScoped = map[string][]string{
 }
 
 // ClusterScoped reports whether a kind (by apiVersion group and kind) is one
-// of the cluster-scoped kinds Check knows: in the core group Namespace and
-// PersistentVolume; ClusterRole and ClusterRoleBinding
-// (rbac.authorization.k8s.io); CustomResourceDefinition
-// (apiextensions.k8s.io); StorageClass and CSIDriver (storage.k8s.io);
-// PriorityClass (scheduling.k8s.io); ValidatingWebhookConfiguration and
-// MutatingWebhookConfiguration (admissionregistration.k8s.io); APIService
-// (apiregistration.k8s.io); IngressClass (networking.k8s.io); RuntimeClass
-// (node.k8s.io); ClusterPolicy (kyverno.io); ClusterIssuer
-// (cert-manager.io); ClusterSecretStore and ClusterExternalSecret
-// (external-secrets.io); ResourceGraphDefinition (kro.run). The version in
+// of the cluster-scoped kinds Check knows (clusterScoped). The version in
 // apiVersion does not matter.
 func ClusterScoped(apiVersion, kind string) bool {
 	return slices.Contains(clusterScoped[Group(apiVersion)], kind)
@@ -81,19 +72,11 @@ func Check(objects []Object, destinationNamespace string) []Problem {
 		}
 		if first, dup := seen[k]; dup {
 			problems = append(problems, Problem{ID: diag.ObjectConflict, File: o.File, Line: o.Line,
-				Msg: fmt.Sprintf("%s %q is declared twice (first at %s): Argo CD would apply both and fight itself: keep one", o.Kind, o.Name, where(first))})
+				Msg: fmt.Sprintf("%s %q is declared twice (first at %s): Argo CD would apply both and fight itself: keep one", o.Kind, o.Name, first.Where())})
 			continue
 		}
 		seen[k] = o
 	}
 	slices.SortFunc(problems, compareProblems)
 	return problems
-}
-
-// where is file:line of an object, or file when the line is unknown.
-func where(o Object) string {
-	if o.Line > 0 {
-		return fmt.Sprintf("%s:%d", o.File, o.Line)
-	}
-	return o.File
 }

@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -114,13 +115,11 @@ func duplicateInBuild(fsys fs.FS, file string, d diag.DupKey) Problem {
 	p := Problem{ID: diag.Kustomize, File: file}
 	if data, err := fs.ReadFile(fsys, file); err == nil {
 		var found []diag.DupKey
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var doc yaml.Node
-			if dec.Decode(&doc) != nil {
+		for doc, err := range Documents(data) {
+			if err != nil {
 				break
 			}
-			found = append(found, diag.DuplicateKeys(&doc, false)...)
+			found = append(found, diag.DuplicateKeys(doc, false)...)
 		}
 		if i := slices.IndexFunc(found, func(fd diag.DupKey) bool { return fd.Key == d.Key }); i >= 0 {
 			d, p.Line, p.Col = found[i], found[i].Line, found[i].Col
@@ -200,18 +199,11 @@ func originFile(res *resource.Resource, dir, kfile string) string {
 	if err != nil || origin == nil || origin.Repo != "" {
 		return kfile
 	}
-	p := origin.Path
-	if p == "" {
-		p = origin.ConfiguredIn
+	p := cmp.Or(origin.Path, origin.ConfiguredIn)
+	if file := path.Join(dir, filepath.ToSlash(p)); p != "" && fs.ValidPath(file) {
+		return file
 	}
-	if p == "" {
-		return kfile
-	}
-	file := path.Join(dir, filepath.ToSlash(p))
-	if !fs.ValidPath(file) {
-		return kfile
-	}
-	return file
+	return kfile
 }
 
 // withOrigins adds originAnnotations to the buildMetadata of a kustomization,
@@ -221,13 +213,10 @@ func originFile(res *resource.Resource, dir, kfile string) string {
 // changing anything else, checked by decoding both.
 func withOrigins(data []byte) []byte {
 	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 {
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return data
 	}
 	n := doc.Content[0]
-	if n.Kind != yaml.MappingNode {
-		return data
-	}
 	// kustomize reads a key set twice as its last value: so does the
 	// kustomization written here.
 	diag.DuplicateKeys(&doc, true)
@@ -249,10 +238,8 @@ func withOrigins(data []byte) []byte {
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "buildMetadata"},
 			&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: option}}})
 	case bm.Kind == yaml.SequenceNode:
-		for _, item := range bm.Content {
-			if item.Value == option {
-				return data
-			}
+		if slices.ContainsFunc(bm.Content, func(item *yaml.Node) bool { return item.Value == option }) {
+			return data
 		}
 		list, _ := want["buildMetadata"].([]any)
 		want["buildMetadata"] = append(list, option)
@@ -332,7 +319,6 @@ func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {
 	if kustomization == "" {
 		return nil, &Problem{ID: diag.Kustomize, File: dir, Msg: "holds no kustomization"}
 	}
-	var b builder
 	kfile := path.Join(dir, kustomization)
 	resources, rfs, err := kustomizeWithOrigins(fsys, dir)
 	switch {
@@ -341,16 +327,14 @@ func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {
 	case len(rfs.links) > 0:
 		return nil, &rfs.links[0]
 	case err != nil:
-		b.problem(diag.Kustomize, kfile, 0, "kustomize build fails: %s: fix the kustomization", oneLine(err.Error()))
-		return nil, &b.problems[0]
+		return nil, &Problem{ID: diag.Kustomize, File: kfile, Msg: "kustomize build fails: " + oneLine(err.Error()) + ": fix the kustomization"}
 	}
 	out := make([]Kustomized, 0, len(resources))
 	for _, res := range resources {
 		file := originFile(res, dir, kfile)
 		body, err := res.Map()
 		if err != nil {
-			b.problem(diag.Kustomize, file, 0, "kustomize yields an object it cannot read: %s", oneLine(err.Error()))
-			return nil, &b.problems[0]
+			return nil, &Problem{ID: diag.Kustomize, File: file, Msg: "kustomize yields an object it cannot read: " + oneLine(err.Error())}
 		}
 		if meta, ok := body["metadata"].(map[string]any); ok {
 			if ann, ok := meta["annotations"].(map[string]any); ok {

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"path"
 	"slices"
 	"strconv"
@@ -69,10 +70,7 @@ type Object struct {
 // Where is the object's file, and its line where known: "file:line" or
 // "file".
 func (o Object) Where() string {
-	if o.Line > 0 {
-		return o.File + ":" + strconv.Itoa(o.Line)
-	}
-	return o.File
+	return diag.Pos{File: o.File, Line: o.Line}.String()
 }
 
 // Problem is one finding about a folder.
@@ -89,18 +87,6 @@ type Problem struct {
 	// Msg says what is wrong and what to do: lower-case, no trailing
 	// period.
 	Msg string
-}
-
-// String formats the problem as file:line:col: msg (file:line: msg when
-// the column is unknown, file: msg when the line is).
-func (p Problem) String() string {
-	if p.Line > 0 && p.Col > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
-	}
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
-	}
-	return p.File + ": " + p.Msg
 }
 
 // kustomizationNames are the file names that make a folder a kustomization,
@@ -129,12 +115,9 @@ type Built struct {
 	Folders []string
 }
 
-// BuildRead builds the folder dir of the repository fsys the way Argo CD
-// would: with kustomize (sigs.k8s.io/kustomize/api/krusty, in memory, no
-// network, no plugins, no exec) when it holds kustomization.yaml,
-// kustomization.yml or Kustomization; else as a directory of plain manifests
-// (top level only: *.yaml, *.yml, *.json; Argo CD's directory source without
-// recurse). dir is a slash path relative to the root of fsys.
+// BuildRead builds the folder dir (a slash path from the root of fsys) the
+// way Argo CD would, with kustomize or as a directory source (see the
+// package comment).
 //
 // It returns the objects, sorted by file, line, kind and name, the problems,
 // sorted, and the folders the build read (Built). The problems are: a
@@ -155,10 +138,10 @@ func BuildRead(fsys fs.FS, dir string, cache cache.Cache) Built {
 	var b builder
 	var reads []read
 	known := false
-	if e, ok := cachedIn(cache, fsys, dir); ok {
+	if e, ok := cached(cache, fsys, dir); ok {
 		b.objects, b.problems, reads, known = e.Objects, e.Problems, e.Reads, true
 	} else {
-		rec := newRecordingFS(fsys)
+		rec := &recordingFS{fsys: fsys, seen: map[read]bool{}}
 		b.build(rec, dir)
 		reads, known = rec.Reads(), !rec.unsound
 		if cache != nil && known {
@@ -222,14 +205,6 @@ func inside(dir string, folders map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-// cachedIn is cached, for a cache that may be nil.
-func cachedIn(cache cache.Cache, fsys fs.FS, dir string) (*cacheEntry, bool) {
-	if cache == nil {
-		return nil, false
-	}
-	return cached(cache, fsys, dir)
 }
 
 type builder struct {
@@ -301,11 +276,8 @@ func sourceType(entries []fs.DirEntry) (chart, kustomization string) {
 // with Helm (sourceType): package charts renders it, not Build.
 func IsHelmFolder(fsys fs.FS, dir string) bool {
 	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return false
-	}
 	chart, _ := sourceType(entries)
-	return chart != ""
+	return err == nil && chart != ""
 }
 
 // ChartLocalDependencies are the folders of the repository that the
@@ -386,7 +358,7 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 		case ".json":
 			b.jsonFile(file, data)
 		default:
-			b.objects = append(b.objects, b.yamlObjects(file, data)...)
+			b.yamlObjects(file, data)
 		}
 	}
 }
@@ -444,7 +416,7 @@ func (b *builder) jsonFile(file string, data []byte) {
 		b.problem(diag.Manifest, file, lineAt(data, int64(len(data)-len(next))), "more than one JSON value: Argo CD reads one object from each .json file: split the file, or write a List")
 		return
 	}
-	b.objects = append(b.objects, b.rootObjects(file, root)...)
+	b.rootObjects(file, root)
 }
 
 // jsonNode reads the next JSON value of dec as a yaml.Node. Of keys given
@@ -514,18 +486,26 @@ func lineAt(data []byte, offset int64) int {
 	return bytes.Count(data[:offset], []byte("\n")) + 1
 }
 
+// Documents yields the documents of a YAML stream in order; at a syntax
+// error it yields the error (diag.YAMLSyntax places it) and stops.
+func Documents(data []byte) iter.Seq2[*yaml.Node, error] {
+	return func(yield func(*yaml.Node, error) bool) {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var doc yaml.Node
+			err := dec.Decode(&doc)
+			if err == io.EOF || !yield(&doc, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 // yamlObjects reads the documents of a YAML stream as Argo CD does: empty
 // documents are skipped, Lists are expanded. A document that is not an
 // object is a problem; reading stops at the first syntax error.
-func (b *builder) yamlObjects(file string, data []byte) []Object {
-	var objects []Object
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
+func (b *builder) yamlObjects(file string, data []byte) {
+	for doc, err := range Documents(data) {
 		if err != nil {
 			line, col, msg := diag.YAMLSyntax(err, data)
 			b.problems = append(b.problems, Problem{ID: diag.Manifest, File: file, Line: line, Col: col, Msg: "invalid YAML: " + msg})
@@ -533,31 +513,30 @@ func (b *builder) yamlObjects(file string, data []byte) []Object {
 		}
 		// Argo CD reads a key set twice (sigs.k8s.io/yaml): the last
 		// value wins.
-		for _, d := range diag.DuplicateKeys(&doc, true) {
+		for _, d := range diag.DuplicateKeys(doc, true) {
 			b.problems = append(b.problems, Problem{ID: diag.DuplicateKey, File: file, Line: d.Line, Col: d.Col, Msg: diag.DuplicateMsg(d, "Argo CD")})
 		}
-		root := &doc
+		root := doc
 		if root.Kind == yaml.DocumentNode {
 			if len(root.Content) == 0 {
 				continue
 			}
 			root = root.Content[0]
 		}
-		objects = append(objects, b.rootObjects(file, root)...)
+		b.rootObjects(file, root)
 	}
-	return objects
 }
 
 // rootObjects reads the objects of one document: none when it is empty,
 // the items of a List, or the object it is.
-func (b *builder) rootObjects(file string, root *yaml.Node) []Object {
+func (b *builder) rootObjects(file string, root *yaml.Node) {
 	root = resolve(root)
 	if isNull(root) {
-		return nil
+		return
 	}
 	if root.Kind != yaml.MappingNode {
 		b.problem(diag.Manifest, file, root.Line, "document is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name, or remove it")
-		return nil
+		return
 	}
 	// Argo CD takes any object with a kind and a sequence of items for a
 	// List, and skips one whose items are null (and that has no spec or
@@ -565,29 +544,23 @@ func (b *builder) rootObjects(file string, root *yaml.Node) []Object {
 	if items := lookup(root, "items"); items != nil && str(lookup(root, "kind")) != "" {
 		switch {
 		case items.Kind == yaml.SequenceNode:
-			var objects []Object
 			for _, item := range items.Content {
-				if o, ok := b.object(file, item); ok {
-					objects = append(objects, o)
-				}
+				b.object(file, item)
 			}
-			return objects
+			return
 		case isNull(items) && lookup(root, "spec") == nil && lookup(root, "status") == nil:
-			return nil
+			return
 		}
 	}
-	if o, ok := b.object(file, root); ok {
-		return []Object{o}
-	}
-	return nil
+	b.object(file, root)
 }
 
-// object reads one Kubernetes object, and reports what it lacks.
-func (b *builder) object(file string, n *yaml.Node) (Object, bool) {
+// object reads one Kubernetes object, or reports what it lacks.
+func (b *builder) object(file string, n *yaml.Node) {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
 		b.problem(diag.Manifest, file, n.Line, "list item is not a Kubernetes object: write a mapping with apiVersion, kind and metadata.name")
-		return Object{}, false
+		return
 	}
 	meta := lookup(n, "metadata")
 	o := Object{
@@ -600,9 +573,9 @@ func (b *builder) object(file string, n *yaml.Node) (Object, bool) {
 	}
 	if msg := missing(o); msg != "" {
 		b.problem(diag.Manifest, file, n.Line, "%s", msg)
-		return Object{}, false
+		return
 	}
-	return o, true
+	b.objects = append(b.objects, o)
 }
 
 // missing says which of apiVersion, kind and metadata.name an object lacks,

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -658,4 +659,16 @@ func TestReadersOfDuplicateKeys(t *testing.T) {
 	if _, err := kustomizeInMemory(t, fsys, "k").AsYaml(); err == nil || !strings.Contains(err.Error(), `mapping key "k" already defined`) {
 		t.Errorf("kustomize build writes out an object that holds a key twice: %v", err)
 	}
+}
+
+// String formats the problem as file:line:col: msg (file:line: msg when
+// the column is unknown, file: msg when the line is).
+func (p Problem) String() string {
+	if p.Line > 0 && p.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
+	}
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+	}
+	return p.File + ": " + p.Msg
 }

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -75,13 +76,8 @@ func remoteRefs(file string, data []byte) []Problem {
 // the builtin plugin configurations. line, when not 0, is the line to blame
 // for what is found (that of an inline configuration).
 func scanDocs(file string, line int, data []byte, all bool, found *[]Problem) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		if dec.Decode(&doc) != nil {
-			return
-		}
-		if len(doc.Content) == 0 {
+	for doc, err := range Documents(data) {
+		if err != nil || len(doc.Content) == 0 {
 			continue
 		}
 		n := resolve(doc.Content[0])
@@ -171,12 +167,8 @@ func remoteRepo(ref string) bool {
 	if filepath.IsAbs(ref) {
 		return false
 	}
-	lower := strings.ToLower(ref)
-	lower = strings.TrimPrefix(lower, "git::")
-	for _, prefix := range []string{"ssh://", "https://", "http://", "file://", "github.com/", "github.com:"} {
-		if strings.HasPrefix(lower, prefix) {
-			return true
-		}
-	}
-	return scpUser().MatchString(lower)
+	lower := strings.TrimPrefix(strings.ToLower(ref), "git::")
+	return slices.ContainsFunc([]string{"ssh://", "https://", "http://", "file://", "github.com/", "github.com:"}, func(prefix string) bool {
+		return strings.HasPrefix(lower, prefix)
+	}) || scpUser().MatchString(lower)
 }

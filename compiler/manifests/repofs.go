@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -64,11 +63,7 @@ var _ filesys.FileSystem = (*repoFS)(nil)
 // kustomize's on-disk file system takes it relative to its working
 // directory.
 func rel(p string) (name string, ok bool) {
-	p = filepath.ToSlash(p)
-	if !path.IsAbs(p) {
-		p = path.Join(root, p)
-	}
-	p = path.Clean(p)
+	p = filepath.ToSlash(abs(p))
 	if p == root {
 		return ".", true
 	}
@@ -85,22 +80,15 @@ func abs(p string) string {
 	return filepath.FromSlash(path.Clean(p))
 }
 
-func (r *repoFS) stat(p string) (fs.FileInfo, error) {
-	name, err := r.resolve("stat", p)
-	if err != nil {
-		return nil, err
-	}
-	return fs.Stat(r.fsys, name)
-}
-
 // resolve maps p, a path of kustomize's, to a path of fsys, as rel does,
 // and refuses a path outside the repository, or one that a symbolic link
 // takes out of it, as a path that does not exist; it records both for
 // Build to report.
 func (r *repoFS) resolve(op, p string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	name, ok := rel(p)
 	if !ok {
-		r.mu.Lock()
 		shown, err := filepath.Rel(filepath.FromSlash(root), abs(p))
 		if err != nil {
 			shown = p
@@ -108,16 +96,12 @@ func (r *repoFS) resolve(op, p string) (string, error) {
 		if shown = filepath.ToSlash(shown); !slices.Contains(r.outside, shown) {
 			r.outside = append(r.outside, shown)
 		}
-		r.mu.Unlock()
 		return "", pathError(op, p, fs.ErrNotExist)
 	}
-	r.mu.Lock()
 	inRepo, known := r.inRepo[name]
-	r.mu.Unlock()
 	if !known {
 		link, target, outside := OutsideLink(r.fsys, name)
 		inRepo = !outside
-		r.mu.Lock()
 		if r.inRepo == nil {
 			r.inRepo = map[string]bool{}
 		}
@@ -125,7 +109,6 @@ func (r *repoFS) resolve(op, p string) (string, error) {
 		if problem := (Problem{ID: diag.Path, File: link, Msg: OutsideMsg(target)}); outside && !slices.Contains(r.links, problem) {
 			r.links = append(r.links, problem)
 		}
-		r.mu.Unlock()
 	}
 	if !inRepo {
 		return "", pathError(op, p, fs.ErrNotExist)
@@ -149,29 +132,31 @@ func pathError(op, p string, err error) error {
 	return &fs.PathError{Op: op, Path: p, Err: err}
 }
 
-// Create refuses: the repository is read-only.
+// Create, Mkdir, MkdirAll, RemoveAll and WriteFile refuse: the repository
+// is read-only.
 func (r *repoFS) Create(p string) (filesys.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: p, Err: errReadOnly}
 }
 
-// Mkdir refuses: the repository is read-only.
 func (r *repoFS) Mkdir(p string) error {
 	return &fs.PathError{Op: "mkdir", Path: p, Err: errReadOnly}
 }
 
-// MkdirAll refuses: the repository is read-only.
 func (r *repoFS) MkdirAll(p string) error {
 	return &fs.PathError{Op: "mkdir", Path: p, Err: errReadOnly}
 }
 
-// RemoveAll refuses: the repository is read-only.
 func (r *repoFS) RemoveAll(p string) error {
 	return &fs.PathError{Op: "unlinkat", Path: p, Err: errReadOnly}
 }
 
+func (r *repoFS) WriteFile(p string, _ []byte) error {
+	return &fs.PathError{Op: "open", Path: p, Err: errReadOnly}
+}
+
 // Open opens a file for reading, as ReadFile reads it.
 func (r *repoFS) Open(p string) (filesys.File, error) {
-	name, info, err := r.open(p)
+	name, info, err := r.stat(p)
 	if err != nil {
 		return nil, err
 	}
@@ -185,9 +170,9 @@ func (r *repoFS) Open(p string) (filesys.File, error) {
 	return &file{Reader: bytes.NewReader(data), info: info}, nil
 }
 
-// open maps p to a path of fsys and stats it, with the errors of open(2)
+// stat maps p to a path of fsys and stats it, with the errors of open(2)
 // on p.
-func (r *repoFS) open(p string) (string, fs.FileInfo, error) {
+func (r *repoFS) stat(p string) (string, fs.FileInfo, error) {
 	name, err := r.resolve("open", p)
 	if err != nil {
 		return "", nil, err
@@ -201,7 +186,7 @@ func (r *repoFS) open(p string) (string, fs.FileInfo, error) {
 
 // IsDir reports whether p is a folder of the repository.
 func (r *repoFS) IsDir(p string) bool {
-	info, err := r.stat(p)
+	_, info, err := r.stat(p)
 	return err == nil && info.IsDir()
 }
 
@@ -227,7 +212,7 @@ func (r *repoFS) ReadDir(p string) ([]string, error) {
 // included.
 func (r *repoFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 	a := abs(p)
-	info, err := r.stat(a)
+	_, info, err := r.stat(a)
 	if err != nil {
 		return "", "", fmt.Errorf("evalsymlink failure on '%s' : %w", p, r.lstatError(a))
 	}
@@ -257,7 +242,7 @@ func (r *repoFS) lstatError(a string) error {
 		if file {
 			return syscall.ENOTDIR // EvalSymlinks does not say where
 		}
-		info, err := r.stat(at)
+		_, info, err := r.stat(at)
 		if err != nil {
 			return &fs.PathError{Op: "lstat", Path: filepath.FromSlash(at), Err: syscall.ENOENT}
 		}
@@ -268,7 +253,7 @@ func (r *repoFS) lstatError(a string) error {
 
 // Exists reports whether p exists in the repository.
 func (r *repoFS) Exists(p string) bool {
-	_, err := r.stat(p)
+	_, _, err := r.stat(p)
 	return err == nil
 }
 
@@ -296,7 +281,7 @@ func (r *repoFS) Glob(pattern string) ([]string, error) {
 // builtin plugin configuration that names a remote base or file, recording
 // the reference, and serves the root kustomization with origin annotations.
 func (r *repoFS) ReadFile(p string) ([]byte, error) {
-	name, info, err := r.open(p)
+	name, info, err := r.stat(p)
 	if err != nil {
 		return nil, err
 	}
@@ -324,11 +309,6 @@ func (r *repoFS) read(p, name string) ([]byte, error) {
 		data = withOrigins(data)
 	}
 	return data, nil
-}
-
-// WriteFile refuses: the repository is read-only.
-func (r *repoFS) WriteFile(p string, _ []byte) error {
-	return &fs.PathError{Op: "open", Path: p, Err: errReadOnly}
 }
 
 // Walk walks the tree at p in lexical order, as filepath.Walk does.
@@ -370,5 +350,3 @@ func (f *file) Write([]byte) (int, error) { return 0, errReadOnly }
 func (f *file) Close() error { return nil }
 
 func (f *file) Stat() (os.FileInfo, error) { return f.info, nil }
-
-var _ io.ReadWriteCloser = (*file)(nil)
