@@ -2,7 +2,8 @@ package validate
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -127,34 +128,6 @@ func isTrue(v any) bool {
 	return ok && b
 }
 
-// dropped lists the JSONSchemaProps keywords that are not carried over.
-var dropped = map[string]bool{
-	"description":  true,
-	"title":        true,
-	"default":      true,
-	"example":      true,
-	"externalDocs": true,
-	"format":       true,
-	"id":           true,
-	"$schema":      true,
-}
-
-// copied lists the keywords whose OpenAPI v3 and draft 2020-12 meanings
-// are the same.
-var copied = map[string]bool{
-	"maximum":       true,
-	"minimum":       true,
-	"maxLength":     true,
-	"minLength":     true,
-	"pattern":       true,
-	"maxItems":      true,
-	"minItems":      true,
-	"uniqueItems":   true,
-	"multipleOf":    true,
-	"maxProperties": true,
-	"minProperties": true,
-}
-
 // convert converts one schema node. strict says whether object schemas
 // with properties get additionalProperties: false. at is the node's
 // location in the CRD schema, for error messages.
@@ -163,19 +136,25 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 	intOrString := isTrue(s["x-kubernetes-int-or-string"])
 	preserve := isTrue(s["x-kubernetes-preserve-unknown-fields"])
 	nullable := isTrue(s["nullable"])
-
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
+	// sub converts the sub-schema v, at at.
+	sub := func(v any, strict bool, at string) (map[string]any, error) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: want a schema, got %T", at, v)
+		}
+		return convert(m, strict, at)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		v := s[k]
-		switch {
-		case dropped[k], strings.HasPrefix(k, "x-kubernetes-"), k == "nullable":
-		case copied[k]:
+		switch k {
+		case "description", "title", "default", "example", "externalDocs", "format", "id", "$schema", "nullable":
+			// Not carried over (nullable: below).
+		case "maximum", "minimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+			"uniqueItems", "multipleOf", "maxProperties", "minProperties":
+			// The same in OpenAPI v3 and draft 2020-12.
 			out[k] = v
-		case k == "type":
+		case "type":
 			if intOrString {
 				continue
 			}
@@ -184,39 +163,29 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 				return nil, fmt.Errorf("%s/type: want a string, got %T", at, v)
 			}
 			out["type"] = t
-		case k == "enum":
-			e, ok := v.([]any)
+		case "enum", "required":
+			l, ok := v.([]any)
 			if !ok {
-				return nil, fmt.Errorf("%s/enum: want a list, got %T", at, v)
+				return nil, fmt.Errorf("%s/%s: want a list, got %T", at, k, v)
 			}
-			out["enum"] = append([]any(nil), e...)
-		case k == "exclusiveMinimum", k == "exclusiveMaximum":
+			out[k] = append([]any(nil), l...)
+		case "exclusiveMinimum", "exclusiveMaximum":
 			// Handled below, together with minimum/maximum.
-		case k == "required":
-			r, ok := v.([]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/required: want a list, got %T", at, v)
-			}
-			out["required"] = append([]any(nil), r...)
-		case k == "properties":
+		case "properties":
 			p, ok := v.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("%s/properties: want a map, got %T", at, v)
 			}
 			props := make(map[string]any, len(p))
 			for name, ps := range p {
-				psm, ok := ps.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%s/properties/%s: want a schema, got %T", at, name, ps)
-				}
-				c, err := convert(psm, strict, at+"/properties/"+name)
+				c, err := sub(ps, strict, at+"/properties/"+name)
 				if err != nil {
 					return nil, err
 				}
 				props[name] = c
 			}
 			out["properties"] = props
-		case k == "additionalProperties":
+		case "additionalProperties":
 			switch ap := v.(type) {
 			case bool:
 				out[k] = ap
@@ -229,17 +198,13 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 			default:
 				return nil, fmt.Errorf("%s/%s: want a schema or a bool, got %T", at, k, v)
 			}
-		case k == "items":
-			is, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/items: want a schema, got %T", at, v)
-			}
-			c, err := convert(is, strict, at+"/items")
+		case "items":
+			c, err := sub(v, strict, at+"/items")
 			if err != nil {
 				return nil, err
 			}
 			out["items"] = c
-		case k == "anyOf", k == "allOf", k == "oneOf":
+		case "anyOf", "allOf", "oneOf":
 			if intOrString && k == "anyOf" {
 				continue // replaced by the type list below
 			}
@@ -249,29 +214,23 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 			}
 			var conv []any
 			for i, item := range list {
-				im, ok := item.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%s/%s/%d: want a schema, got %T", at, k, i, item)
-				}
-				c, err := convert(im, false, fmt.Sprintf("%s/%s/%d", at, k, i))
+				c, err := sub(item, false, fmt.Sprintf("%s/%s/%d", at, k, i))
 				if err != nil {
 					return nil, err
 				}
 				conv = append(conv, c)
 			}
 			out[k] = conv
-		case k == "not":
-			nm, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/not: want a schema, got %T", at, v)
-			}
-			c, err := convert(nm, false, at+"/not")
+		case "not":
+			c, err := sub(v, false, at+"/not")
 			if err != nil {
 				return nil, err
 			}
 			out["not"] = c
 		default:
-			return nil, fmt.Errorf("%s: unsupported schema keyword %q", at, k)
+			if !strings.HasPrefix(k, "x-kubernetes-") {
+				return nil, fmt.Errorf("%s: unsupported schema keyword %q", at, k)
+			}
 		}
 	}
 

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
@@ -174,8 +175,8 @@ func (v *verifier) envKindsOf(env *model.Environment) *envKinds {
 func (v *verifier) platformGroups() map[string]map[string]bool {
 	k := &envKinds{groups: map[string]map[string]bool{}}
 	if val := v.validator(); val != nil {
-		for _, gk := range val.KindsByVersion() {
-			k.define(group(gk[0]), gk[1])
+		for _, gvk := range val.Kinds() { // apiVersion/kind
+			k.define(group(path.Dir(gvk)), path.Base(gvk))
 		}
 	}
 	for _, s := range v.in.Spec.Stacks {
