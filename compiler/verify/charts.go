@@ -181,14 +181,10 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 		}
 	}
 	v.envKindsMu.Lock()
-	if v.envKinds == nil {
-		v.envKinds = map[*model.Environment]*envKinds{}
-	}
 	v.envKinds[env] = k
 	v.envKindsMu.Unlock()
-	// Each kind is judged once, and each outcome's objects once: most
-	// outcomes are shared by many Applications, and nearly all are fine.
-	verdicts := map[[2]string]kindVerdict{}
+	// Each outcome's objects are judged once: most outcomes are shared by
+	// many Applications.
 	type issue struct {
 		kind, source string
 		verdict      kindVerdict
@@ -204,12 +200,7 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 				if o.noKind || reported[key] {
 					continue
 				}
-				verdict, ok := verdicts[key]
-				if !ok {
-					verdict = kindProblem(env, k, o.apiVersion, o.kind)
-					verdicts[key] = verdict
-				}
-				if verdict.msg != "" {
+				if verdict := k.verdict(o.apiVersion, o.kind); verdict.msg != "" {
 					reported[key] = true
 					found = append(found, issue{o.kind, o.source, verdict})
 				}
@@ -217,11 +208,7 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 			issues[ra.out] = found
 		}
 		for _, i := range found {
-			can := "cannot"
-			if i.verdict.id == diag.SharedGroupKind {
-				can = "may not"
-			}
-			v.reportf(i.verdict.id, ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD %s sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), can, i.verdict.msg)
+			v.reportf(i.verdict.id, ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD %s sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), i.verdict.can(), i.verdict.msg)
 		}
 	}
 }
@@ -398,9 +385,6 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		}
 		c := unknownCause{pos: pos, specPath: specPath, key: layers.ValuesPath(u.Path), layer: layer, hint: hint}
 		v.unknownMu.Lock()
-		if v.unknown == nil {
-			v.unknown = map[unknownCause][]unknownSetter{}
-		}
 		v.unknown[c] = append(v.unknown[c], unknownSetter{what, a.name(), a.file == "kro", env.Name})
 		v.unknownMu.Unlock()
 	}
@@ -750,9 +734,6 @@ type judgedOutcome struct {
 // (charts.Renderer), and what it renders does not change.
 func (v *verifier) objectsOf(out *charts.Outcome) ([]renderedObject, error) {
 	v.judgedMu.Lock()
-	if v.judged == nil {
-		v.judged = map[*charts.Outcome]*judgedOutcome{}
-	}
 	j := v.judged[out]
 	if j == nil {
 		j = &judgedOutcome{}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path"
@@ -114,12 +115,15 @@ func minorOf(version string) int {
 // Kubernetes' own: group -> kinds (nil where a group is known to be
 // defined but not its kinds, as for a CRD known only by its name).
 type envKinds struct {
+	env    *model.Environment
 	groups map[string]map[string]bool
 	served map[string]bool // group/version the cluster serves, as the environment says
+	// verdicts are kindProblem's, by apiVersion and kind (verdict).
+	verdicts map[[2]string]kindVerdict
 }
 
 func newEnvKinds(env *model.Environment) *envKinds {
-	k := &envKinds{groups: map[string]map[string]bool{}, served: map[string]bool{}}
+	k := &envKinds{env: env, groups: map[string]map[string]bool{}, served: map[string]bool{}, verdicts: map[[2]string]kindVerdict{}}
 	for _, gv := range env.Kubernetes.APIVersions {
 		k.served[gv] = true
 	}
@@ -134,11 +138,19 @@ func (k *envKinds) define(group, kind string) {
 		kinds = map[string]bool{}
 		k.groups[group] = kinds
 	}
-	if kind == "" {
-		kinds["*"] = true
-	} else {
-		kinds[kind] = true
+	kinds[cmp.Or(kind, "*")] = true
+}
+
+// verdict is kindProblem's for an object of apiVersion and kind in k's
+// environment, judged once per kind: nearly all are fine.
+func (k *envKinds) verdict(apiVersion, kind string) kindVerdict {
+	key := [2]string{apiVersion, kind}
+	v, ok := k.verdicts[key]
+	if !ok {
+		v = kindProblem(k.env, k, apiVersion, kind)
+		k.verdicts[key] = v
 	}
+	return v
 }
 
 // platformKinds are the kinds of env that do not depend on its charts:
@@ -188,7 +200,7 @@ func (v *verifier) platformGroups() map[string]map[string]bool {
 			break
 		}
 		for _, dir := range m.RepoFolders(v.in.Spec) {
-			objs, _ := v.in.Folders.build(dir)
+			objs := v.in.Folders.build(dir).Objects
 			for _, o := range objs {
 				if _, g, ok := strings.Cut(o.Name, "."); ok && o.Kind == "CustomResourceDefinition" {
 					k.define(g, "")
@@ -213,6 +225,15 @@ var sharedGroups = map[string]string{
 type kindVerdict struct {
 	id  diag.ID
 	msg string
+}
+
+// can says whether an object of the kind can be synced: it cannot, or,
+// for a warning, may not.
+func (k kindVerdict) can() string {
+	if k.id == diag.SharedGroupKind {
+		return "may not"
+	}
+	return "cannot"
 }
 
 // kindProblem says what is wrong with the kind of an object of

@@ -160,7 +160,7 @@ func (v *verifier) folderClusterRoles(env *model.Environment, apps []app) string
 			continue
 		}
 		for _, dir := range v.manifestsFolders(a.mod, env) {
-			objs, _ := v.in.Folders.build(dir)
+			objs := v.in.Folders.build(dir).Objects
 			for _, o := range objs {
 				if o.Kind == "ClusterRole" && group(o.APIVersion) == "rbac.authorization.k8s.io" {
 					return a.mod.Name

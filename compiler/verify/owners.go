@@ -102,7 +102,7 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 		return nil
 	}
 	for _, dir := range v.manifestsFolders(a.mod, env) {
-		objs, _ := v.in.Folders.build(dir)
+		objs := v.in.Folders.build(dir).Objects
 		out = slices.Grow(out, len(objs))
 		for _, o := range objs {
 			out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, o.File, o.Line))

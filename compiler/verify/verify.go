@@ -87,8 +87,8 @@ type verifier struct {
 	in  Input
 	log *diag.Log
 
-	// folders lists the files rendered in each folder of the output root,
-	// by name and by index in Input.Files.
+	// folderFiles and folderIndex are the files rendered in each folder
+	// of the output root, by name and by index in Input.Files.
 	folderFiles map[string][]string
 	folderIndex map[string][]int
 	// pins are the spec's charts by the source that reads them.
@@ -96,11 +96,11 @@ type verifier struct {
 	// crds validates the output and what charts render (validator);
 	// crdsErr is why the CRDs do not compile.
 	crdsOnce sync.Once
+	crds     *validate.Validator
+	crdsErr  error
 	// groups are the kinds the spec defines, by group (platformGroups).
 	groupsOnce sync.Once
 	groups     map[string]map[string]bool
-	crds       *validate.Validator
-	crdsErr    error
 	// helmFolders says of each folder of this repository an Application
 	// syncs whether it holds a chart (isHelmFolder): read once, not for
 	// every Application of every environment.
@@ -127,10 +127,10 @@ type verifier struct {
 	// unknown are the values keys charts do not have, one entry per
 	// cause with the Applications that set it (noteUnknownKeys).
 	unknownMu sync.Mutex
+	unknown   map[unknownCause][]unknownSetter
 	// schemaNotes are the chart-schema-ref notes reported, by chart and
 	// note, once each.
 	schemaNotes sync.Map
-	unknown     map[unknownCause][]unknownSetter
 	// causes are the problems of one cause that affect several
 	// Applications, reported once each (affects).
 	causes diag.Causes
@@ -173,7 +173,8 @@ func (v *verifier) manifestsFolders(m *model.Module, env *model.Environment) []s
 // independent and checked in parallel; the log sorts what they report, so
 // the output does not depend on the order they finish in.
 func Verify(in Input, log *diag.Log) {
-	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}, folderIndex: map[string][]int{}, pins: chartPins(in.Spec)}
+	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}, folderIndex: map[string][]int{}, pins: chartPins(in.Spec),
+		envKinds: map[*model.Environment]*envKinds{}, empty: map[*model.Module][]string{}, judged: map[*charts.Outcome]*judgedOutcome{}, unknown: map[unknownCause][]unknownSetter{}}
 	if v.in.Folders == nil {
 		v.in.Folders = BuildFolders(in.Spec, in.Repo, nil)
 	}
@@ -309,9 +310,6 @@ func (v *verifier) emptyFolders(env *model.Environment, apps []app, files []int)
 		dir := strings.TrimPrefix(str(a.obj, "spec", "source", "path"), out)
 		if objects[dir] == 0 {
 			v.emptyMu.Lock()
-			if v.empty == nil {
-				v.empty = map[*model.Module][]string{}
-			}
 			v.empty[a.mod] = append(v.empty[a.mod], env.Name)
 			v.emptyMu.Unlock()
 		}
@@ -439,7 +437,6 @@ func where(a app, env *model.Environment) string {
 // charts where they are rendered: envKinds).
 func (v *verifier) folders() {
 	kinds := map[*model.Environment]*envKinds{}
-	verdicts := map[*model.Environment]map[[2]string]kindVerdict{} // kindProblem's, by apiVersion and kind
 	for _, m := range v.in.Spec.Modules {
 		// The environments that deliver m, by the folder each syncs:
 		// the module's, or an environment's own.
@@ -468,16 +465,16 @@ func (v *verifier) folders() {
 			dirs = own
 		}
 		for _, dir := range dirs {
-			v.folder(m, dir, in[dir], kinds, verdicts)
+			v.folder(m, dir, in[dir], kinds)
 		}
 	}
 }
 
 // folder checks what dir yields for m in the environments envs.
-func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment, kinds map[*model.Environment]*envKinds, verdicts map[*model.Environment]map[[2]string]kindVerdict) {
-	objs, problems := v.in.Folders.build(dir)
+func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment, kinds map[*model.Environment]*envKinds) {
+	b := v.in.Folders.build(dir)
 	// Folders keeps the folder's problems: add to a copy.
-	for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
+	for _, p := range slices.Concat(b.Problems, manifests.Check(b.Objects, m.Namespace)) {
 		if manifests.NeedsHelm(p) && slices.Contains(strings.Fields(v.in.Spec.Platform.KustomizeBuildOptions), "--enable-helm") {
 			// Argo CD inflates the charts; platc, offline, does not.
 			v.log.Reportf(diag.NotChecked, diag.Pos{File: p.File, Line: p.Line}, m.Path, "folder %s inflates Helm charts (helmCharts), as Argo CD's kustomize does with --enable-helm (platform.kustomizeBuildOptions) and platc, offline, does not: its objects are not checked", dir)
@@ -485,21 +482,15 @@ func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment
 		}
 		v.log.Reportf(p.ID, diag.Pos{File: p.File, Line: p.Line, Col: p.Col}, m.Path, "%s", p.Msg)
 	}
-	for _, o := range objs {
+	for _, o := range b.Objects {
 		// One problem per object and message, with the environments it
 		// holds in.
 		held := map[kindVerdict][]string{}
 		for _, env := range envs {
 			if kinds[env] == nil {
-				kinds[env], verdicts[env] = v.envKindsOf(env), map[[2]string]kindVerdict{}
+				kinds[env] = v.envKindsOf(env)
 			}
-			key := [2]string{o.APIVersion, o.Kind}
-			verdict, ok := verdicts[env][key]
-			if !ok {
-				verdict = kindProblem(env, kinds[env], o.APIVersion, o.Kind)
-				verdicts[env][key] = verdict
-			}
-			if verdict.msg != "" {
+			if verdict := kinds[env].verdict(o.APIVersion, o.Kind); verdict.msg != "" {
 				held[verdict] = append(held[verdict], env.Name)
 			}
 		}
@@ -508,11 +499,7 @@ func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment
 			if len(held[verdict]) > 1 {
 				in = "environments " + diag.List(held[verdict])
 			}
-			can := "cannot"
-			if verdict.id == diag.SharedGroupKind {
-				can = "may not"
-			}
-			v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced in %s: %s", o.Kind, o.Name, can, in, verdict.msg)
+			v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced in %s: %s", o.Kind, o.Name, verdict.can(), in, verdict.msg)
 		}
 	}
 }
@@ -546,17 +533,16 @@ func isMap(v any) bool {
 // folder's own files count). A root Application that misses apps.yaml
 // would sync nothing; one that matches more would sync it twice.
 func (v *verifier) include(a app) {
-	dir, repo := str(a.obj, "spec", "source", "path"), str(a.obj, "spec", "source", "repoURL")
-	out := v.in.Spec.Platform.OutDir
-	if repo != v.in.Spec.Platform.RepoURL || !strings.HasPrefix(dir, out+"/") {
+	dir, include, ok := v.renderedFolder(a)
+	if !ok {
 		return // a chart, or a folder of sources (the manifests checks)
 	}
-	inFolder := v.folderFiles[strings.TrimPrefix(dir, out+"/")]
+	inFolder := v.folderFiles[dir]
+	dir = v.in.Spec.Platform.OutDir + "/" + dir
 	if len(inFolder) == 0 {
 		v.reportf(diag.SyncsNothing, a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, dir)
 		return
 	}
-	include := str(a.obj, "spec", "source", "directory", "include")
 	if include == "" {
 		return
 	}
