@@ -92,10 +92,11 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 		for _, hs := range v.helmSources(a) {
 			var out *charts.Outcome
 			var chart func() (*charts.Chart, error)
-			var what string
+			var req charts.Request
 			var partial bool
+			what, source := "the chart in "+hs.folder, hs.folder
 			if c := hs.pin; c != nil {
-				what = "chart " + c.Chart + " " + c.Version
+				what, source = "chart "+c.Chart+" "+c.Version, c.RepoURL+" "+c.Chart+" "+c.Version
 				status, entry, err := r.Pin(c.RepoURL, c.Chart, c.Version)
 				switch status {
 				case charts.NoLock, charts.Missing:
@@ -112,15 +113,13 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				default:
 					panic(fmt.Sprintf("verify: a chart status of unknown kind %d", status))
 				}
-				req, p := v.request(env, a, hs)
+				req, partial = v.request(env, a, hs)
 				out, chart = r.RenderPin(entry, req)
-				partial = p
 			} else {
-				what = "the chart in " + hs.folder
 				for _, name := range []string{"Chart.yaml", "values.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"} {
 					v.duplicateKeys(path.Join(hs.folder, name), nil)
 				}
-				req, p := v.request(env, a, hs)
+				req, partial = v.request(env, a, hs)
 				var err error
 				out, chart, err = r.RenderFolder(hs.folder, req)
 				if err != nil {
@@ -130,11 +129,6 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				if out == nil {
 					continue // its dependencies are not at hand: UnbuiltFolders says so
 				}
-				partial = p
-			}
-			source := hs.folder
-			if hs.pin != nil {
-				source = hs.pin.RepoURL + " " + hs.pin.Chart + " " + hs.pin.Version
 			}
 			r.Record(charts.NewApp(env.Name, a.name(), a.namespace(), source, out, chart))
 			// An Application of a client whose values repository is
@@ -224,19 +218,10 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req charts.Request, partial bool) {
 	helm := object.Lookup(hs.src, "helm")
 	req = charts.Request{
-		Release:     a.name(),
-		Namespace:   str(a.obj, "spec", "destination", "namespace"),
-		KubeVersion: env.Kubernetes.Version,
+		Release:     cmp.Or(str(helm, "releaseName"), a.name()),
+		Namespace:   cmp.Or(str(helm, "namespace"), str(a.obj, "spec", "destination", "namespace")),
+		KubeVersion: cmp.Or(str(helm, "kubeVersion"), env.Kubernetes.Version),
 		APIVersions: env.Kubernetes.APIVersions,
-	}
-	if s := str(helm, "releaseName"); s != "" {
-		req.Release = s
-	}
-	if s := str(helm, "namespace"); s != "" {
-		req.Namespace = s
-	}
-	if s := str(helm, "kubeVersion"); s != "" {
-		req.KubeVersion = s
 	}
 	if l := strings_(object.Lookup(helm, "apiVersions")); len(l) > 0 {
 		req.APIVersions = l
@@ -269,11 +254,10 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 
 // valuesJSON is the JSON of a Helm source's valuesObject vo, encoded once
 // per map: render gives the Applications of a module one map of values
-// wherever the environments do not change them, and encoding them for
-// every Application of every environment was a fifth of what rendering
-// charts added to a warm vet. Rendered objects are not changed once
-// rendered, so a map's JSON is the JSON of what it holds; the memo keeps
-// the map itself, so that its address is not reused while it is a key.
+// wherever the environments do not change them. Rendered objects are not
+// changed once rendered, so a map's JSON is the JSON of what it holds; the
+// memo keeps the map itself, so that its address is not reused while it
+// is a key.
 func (v *verifier) valuesJSON(vo any) []byte {
 	m, ok := vo.(map[string]any)
 	if !ok {
@@ -453,25 +437,20 @@ func (v *verifier) noteUnknownKeys() {
 		for _, a := range apps[1:] {
 			sameEnvs = sameEnvs && a.envs == apps[0].envs
 		}
-		var who string
-		switch {
-		case len(apps) == 1:
-			who = fmt.Sprintf("Application %q%s sets %s", apps[0].name, by, apps[0].envs)
-		case sameEnvs:
+		who := fmt.Sprintf("Application %q%s sets %s", apps[0].name, by, apps[0].envs)
+		if len(apps) > 1 {
+			// "3 Applications: ...", the environments before the names
+			// where they are the same.
+			set := " set " + apps[0].envs
 			items := make([]diag.Item, len(apps))
 			for i, a := range apps {
 				items[i] = diag.Item{What: "Application", Name: a.name}
-			}
-			// "3 Applications: ...", the environments before the names.
-			count, names, _ := strings.Cut(diag.Affects(items), ": ")
-			who = fmt.Sprintf("%s%s set %s: %s", count, by, apps[0].envs, names)
-		default:
-			items := make([]diag.Item, len(apps))
-			for i, a := range apps {
-				items[i] = diag.Item{What: "Application", Name: a.name, Where: a.envs}
+				if !sameEnvs {
+					items[i].Where, set = a.envs, " set"
+				}
 			}
 			count, names, _ := strings.Cut(diag.Affects(items), ": ")
-			who = fmt.Sprintf("%s%s set: %s", count, by, names)
+			who = fmt.Sprintf("%s%s%s: %s", count, by, set, names)
 		}
 		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, c.pos, c.specPath, "%s %s no value %s (%s), which %s: not in its values.yaml, and no template reads it, so Helm ignores it; %s", diag.List(whats), has, c.key, c.layer, who, c.hint)
 	}
@@ -530,7 +509,7 @@ func nameProblems(group, kind, name string) []string {
 }
 
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // valueLayer says which layer of an Application's values sets the value
@@ -599,14 +578,12 @@ func extraSource(env *model.Environment, a app, hs helmSource) *model.ExtraSourc
 func keyPos(t *layers.Node, p []string, fallback diag.Pos) diag.Pos {
 	pos, n := fallback, t
 	for _, k := range p {
-		found := false
-		for i, key := range n.Keys {
-			if key.Name == k {
-				pos, n, found = key.Pos, n.Values[i], true
-				break
-			}
+		i := slices.IndexFunc(n.Keys, func(key layers.Key) bool { return key.Name == k })
+		if i < 0 {
+			break
 		}
-		if !found || n == nil {
+		pos, n = n.Keys[i].Pos, n.Values[i]
+		if n == nil {
 			break
 		}
 	}
@@ -684,10 +661,7 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 			}
 			if !o.clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
 				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
-					target := cluster.Server
-					if target == "" {
-						target = cluster.Name
-					}
+					target := cmp.Or(cluster.Server, cluster.Name)
 					report(diag.ProjectDestination, "dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
 				}
 			}

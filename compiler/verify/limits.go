@@ -108,16 +108,19 @@ func Size(spec *model.Spec, f render.File, body []byte, log *diag.Log) {
 		if len(docs) == len(f.Objects) && len(docs[j])*jsonPerYAMLByte < MaxObjectSize {
 			continue
 		}
-		if size := jsonSize(obj); size >= MaxObjectSize {
-			where := renderedOrigin(spec, f, obj, "values")
-			log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
-				describe(obj, path.Join(spec.Platform.OutDir, f.Path)), size, mib(size), MaxObjectSize)
-		}
-		if n, kind := dataSize(obj); n > MaxDataSize {
-			where := renderedOrigin(spec, f, obj, "values")
-			log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the spec",
-				describe(obj, path.Join(spec.Platform.OutDir, f.Path)), n, mib(n), kind, MaxDataSize)
-		}
+		tooLarge(spec, log, renderedOrigin(spec, f, obj, "values"), describe(obj, path.Join(spec.Platform.OutDir, f.Path)), obj, "spec", "in the chart, a values file or a ConfigMap")
+	}
+}
+
+// tooLarge reports obj, which what describes and the spec path where
+// makes, where the API server refuses it for its size; of is what to keep
+// large values out of, and instead where to keep them.
+func tooLarge(spec *model.Spec, log *diag.Log, where, what string, obj any, of, instead string) {
+	if size := jsonSize(obj); size >= MaxObjectSize {
+		log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the %s (%s)", what, size, mib(size), MaxObjectSize, of, instead)
+	}
+	if n, kind := dataSize(obj); n > MaxDataSize {
+		log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the %s", what, n, mib(n), kind, MaxDataSize, of)
 	}
 }
 
@@ -268,10 +271,8 @@ func (v *verifier) limits() {
 				continue
 			}
 			origin := inst.Stack.Model.Path
-			for _, m := range inst.Stack.Model.Modules {
-				if m.ID == r.ID {
-					origin = m.Path
-				}
+			if m := stackModule(inst.Stack.Model, r.ID); m != nil {
+				origin = m.Path
 			}
 			what := func() string {
 				return describe(r.Object, fmt.Sprintf("created by kro for %s in %s", inst.Client.Name, inst.Env.Name))
@@ -280,12 +281,7 @@ func (v *verifier) limits() {
 				v.reportf(diag.Metadata, origin, "%s: %s", what(), msg)
 			}
 			if jsonBound(r.Object) >= MaxObjectSize {
-				if size := jsonSize(r.Object); size >= MaxObjectSize {
-					v.reportf(diag.SizeLimit, origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what(), size, mib(size), MaxObjectSize)
-				}
-				if n, kind := dataSize(r.Object); n > MaxDataSize {
-					v.reportf(diag.SizeLimit, origin, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the stack", what(), n, mib(n), kind, MaxDataSize)
-				}
+				tooLarge(spec, v.log, origin, what(), r.Object, "stack", "in the chart, or a values file")
 			}
 		}
 	}

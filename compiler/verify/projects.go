@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -173,10 +174,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 			if rgd.HasPlaceholder(d.Namespace) || rgd.HasPlaceholder(d.Server) || rgd.HasPlaceholder(d.Name) {
 				continue
 			}
-			target := d.Server
-			if d.Name != "" {
-				target = d.Name
-			}
+			target := cmp.Or(d.Name, d.Server)
 			fix := proj.fix("destinations") + noNamespaceHint(proj.Spec().Destinations, d.Namespace)
 			at := ""
 			if proj.declared != nil {

@@ -386,15 +386,22 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 				continue
 			}
 			a := app{obj: r.Object, file: "kro", origin: inst.Stack.Model.Path, client: inst.Client, stack: inst.Stack.Model}
-			for _, m := range inst.Stack.Model.Modules {
-				if m.ID == r.ID {
-					a.origin, a.stackModule = m.Path, m
-				}
+			if a.stackModule = stackModule(inst.Stack.Model, r.ID); a.stackModule != nil {
+				a.origin = a.stackModule.Path
 			}
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// stackModule is the module of st whose resource has id, or nil.
+func stackModule(st *model.Stack, id string) *model.StackModule {
+	i := slices.IndexFunc(st.Modules, func(m *model.StackModule) bool { return m.ID == id })
+	if i < 0 {
+		return nil
+	}
+	return st.Modules[i]
 }
 
 // names checks Application names: valid resource names, unique in their
@@ -495,11 +502,7 @@ func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment
 			}
 		}
 		for _, verdict := range slices.SortedFunc(maps.Keys(held), func(a, b kindVerdict) int { return strings.Compare(a.msg, b.msg) }) {
-			in := "environment " + held[verdict][0]
-			if len(held[verdict]) > 1 {
-				in = "environments " + diag.List(held[verdict])
-			}
-			v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced in %s: %s", o.Kind, o.Name, verdict.can(), in, verdict.msg)
+			v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced %s: %s", o.Kind, o.Name, verdict.can(), inEnvironments(held[verdict]), verdict.msg)
 		}
 	}
 }
