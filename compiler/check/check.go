@@ -70,7 +70,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}, sourceFiles: map[*model.ExtraSource][]string{}, charts: map[string]bool{}, chartDeps: map[string][]string{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, Info: &Info{Kustomizations: map[string]bool{}, KustomizationDirs: map[string]bool{}, DirectoryFiles: map[string][]string{}, SourceFiles: map[*model.ExtraSource][]string{}, Charts: map[string]bool{}, ChartDependencies: map[string][]string{}}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -78,30 +78,24 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 	for _, m := range spec.Modules {
 		c.module(m)
 	}
-	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles, SourceFiles: c.sourceFiles, Charts: c.charts, ChartDependencies: c.chartDeps}
-	info.Definitions, info.Instances = c.stacks()
-	info.StackOrder = c.stackOrder()
-	info.Waves = c.waves(info.Parent, info.Definitions)
+	c.Parent = c.groups()
+	c.Definitions, c.Instances = c.stacks()
+	c.StackOrder = c.stackOrder()
+	c.Waves = c.waves(c.Parent, c.Definitions)
 	for _, env := range spec.Environments {
 		c.environment(env)
 	}
 	c.applicationNames()
 	c.kroGates()
-	return info
+	return c.Info
 }
 
+// checker derives the Info as it checks.
 type checker struct {
-	spec              *model.Spec
-	fsys              fs.FS
-	log               *diag.Log
-	parent            map[string]string // the group of each module
-	kustomizations    map[string]bool
-	kustomizationDirs map[string]bool
-	directoryFiles    map[string][]string
-	sourceFiles       map[*model.ExtraSource][]string
-	charts            map[string]bool
-	chartDeps         map[string][]string // by chart folder
+	*Info
+	spec *model.Spec
+	fsys fs.FS
+	log  *diag.Log
 }
 
 // reportf records a problem of kind id with field of n.
@@ -191,15 +185,16 @@ func (c *checker) chart(ch *model.Chart) {
 		c.reportf(diag.Source, &ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
 	}
 	if ch.OK("version") {
-		if msg := pinProblem(ch.Version); msg != "" {
+		if msg := PinProblem(ch.Version); msg != "" {
 			c.reportf(diag.Version, &ch.Node, "version", "%s", msg)
 		}
 	}
 }
 
-// pinProblem says why version is not an exact chart version, or returns "".
-// Helm chart versions are SemVer 2, with or without a leading v.
-func pinProblem(version string) string {
+// PinProblem says why version is not an exact chart version, or returns "":
+// what check says of a pin, also for the commands that write one. Helm
+// chart versions are SemVer 2, with or without a leading v.
+func PinProblem(version string) string {
 	switch {
 	case version == "":
 		return `empty version: pin an exact release such as "1.2.3"`
@@ -216,8 +211,7 @@ func pinProblem(version string) string {
 		r, _ := utf8.DecodeRuneInString(version[i:])
 		return fmt.Sprintf("%q holds %q, which a semantic version does not allow (only letters, digits, '.', '-' and '+'): pin an exact release such as \"1.2.3\"", version, r)
 	}
-	switch {
-	case rangeOps().MatchString(version):
+	if rangeOps().MatchString(version) {
 		return fmt.Sprintf("%q is a version range, not a pin: pin an exact release such as \"1.2.3\", so that a render means the same thing tomorrow", version)
 	}
 	return fmt.Sprintf("%q is not a semantic version: pin an exact release such as \"1.2.3\"", version)
@@ -254,21 +248,30 @@ func repoPathProblem(p string) string {
 	return ""
 }
 
-// otherRepoPathProblem is repoPathProblem for a folder of another
+// otherRepoFolder checks the path field of n, dir, a folder of another
 // repository, whose root a module may sync ("."): platc's own output is
 // not there.
-func otherRepoPathProblem(p string) string {
-	if p == "." {
-		return ""
+func (c *checker) otherRepoFolder(n *model.Node, dir string) {
+	if msg := repoPathProblem(dir); msg != "" && dir != "." {
+		c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", dir, msg)
 	}
-	return repoPathProblem(p)
 }
 
-// urlProblem says why u, which already has the shape of a URL, cannot be
-// one, or returns "": RFC 3986 allows only its unreserved and reserved
-// characters and percent-encodings. A space, a quote, a backtick, a brace
-// or a control character is not a URL's; refusing them keeps a URL one
-// word wherever it goes (Argo CD, Helm, the direct-apply plan).
+// sourceFolder checks the field of n, dir, a folder of this repository
+// that an Application syncs: inside the repository, and outside the
+// output root.
+func (c *checker) sourceFolder(n *model.Node, field, dir string) bool {
+	if msg := repoPathProblem(dir); msg != "" {
+		c.reportf(diag.Path, n, field, "%q %s: name a folder inside the repository", dir, msg)
+		return false
+	}
+	if out := c.spec.Platform.OutDir; dir == out || strings.HasPrefix(dir, out+"/") {
+		c.reportf(diag.OutDir, n, field, "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+		return false
+	}
+	return true
+}
+
 // gitRepoURL checks the repoURL field of n, the URL of a Git repository
 // (the platform's, a client's values repository).
 func (c *checker) gitRepoURL(n *model.Node, url string) {
@@ -282,6 +285,11 @@ func (c *checker) gitRepoURL(n *model.Node, url string) {
 	}
 }
 
+// urlProblem says why u, which already has the shape of a URL, cannot be
+// one, or returns "": RFC 3986 allows only its unreserved and reserved
+// characters and percent-encodings. A space, a quote, a backtick, a brace
+// or a control character is not a URL's; refusing them keeps a URL one
+// word wherever it goes (Argo CD, Helm, the direct-apply plan).
 func urlProblem(u string) string {
 	for _, r := range u {
 		if !isURLChar(r) {
@@ -495,11 +503,9 @@ func (c *checker) modulePath(m *model.Module) {
 	if m.RepoURL != "" {
 		// Another repository's folder: platc does not read it, and
 		// takes it for a chart where the module renders it as one.
-		if msg := otherRepoPathProblem(m.Dir); msg != "" {
-			c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
-		}
+		c.otherRepoFolder(&m.Node, m.Dir)
 		if m.Helm != nil || len(m.Values) > 0 || len(m.Wiring) > 0 {
-			c.charts[m.Name] = true
+			c.Charts[m.Name] = true
 		}
 		return
 	}
@@ -507,8 +513,8 @@ func (c *checker) modulePath(m *model.Module) {
 	if m.Plugin != nil {
 		return // a plugin renders it: neither a kustomization nor a chart to platc
 	}
-	c.kustomizations[m.Name] = kustomization
-	c.charts[m.Name] = chart
+	c.Kustomizations[m.Name] = kustomization
+	c.Charts[m.Name] = chart
 }
 
 // envPath checks the folder an environment's settings give a path module
@@ -520,14 +526,12 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 	case m.Kind.Info().Syncs != model.SyncsRepoFolder:
 		c.reportf(diag.ModuleKind, &s.Node, "path", "path is for path modules, which read a folder of a Git repository: remove it")
 	case m.RepoURL != "" || s.RepoURL != "":
-		if msg := otherRepoPathProblem(s.Dir); msg != "" {
-			c.reportf(diag.Path, &s.Node, "path", "%q %s: name a folder inside the repository", s.Dir, msg)
-		}
+		c.otherRepoFolder(&s.Node, s.Dir)
 	default:
 		_, chart, ok := c.pathFolder(m, &s.Node, s.Dir)
-		if ok && chart != c.charts[m.Name] {
+		if ok && chart != c.Charts[m.Name] {
 			what := map[bool]string{true: "a Helm chart", false: "not a Helm chart"}
-			c.reportf(diag.ModuleKind, &s.Node, "path", "folder %q is %s, and the module's own %q is %s: an environment's folder must be of the module's kind, for the module's fields are; make it one, or use another module", s.Dir, what[chart], m.Dir, what[c.charts[m.Name]])
+			c.reportf(diag.ModuleKind, &s.Node, "path", "folder %q is %s, and the module's own %q is %s: an environment's folder must be of the module's kind, for the module's fields are; make it one, or use another module", s.Dir, what[chart], m.Dir, what[c.Charts[m.Name]])
 		}
 	}
 }
@@ -537,13 +541,7 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 // that holds manifests. It reports whether the folder is a kustomization
 // and a Helm chart, and ok where it is a folder.
 func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustomization, chart, ok bool) {
-	if msg := repoPathProblem(dir); msg != "" {
-		c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", dir, msg)
-		return
-	}
-	out := c.spec.Platform.OutDir
-	if dir == out || strings.HasPrefix(dir, out+"/") {
-		c.reportf(diag.OutDir, n, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+	if !c.sourceFolder(n, "path", dir) {
 		return
 	}
 	if link, target, outside := manifests.OutsideLink(c.fsys, dir); outside {
@@ -563,12 +561,12 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 		entries, _ := fs.ReadDir(c.fsys, dir)
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 			kustomization = true
-			c.kustomizationDirs[dir] = true
+			c.KustomizationDirs[dir] = true
 		}
 		chart = manifests.IsHelmFolder(c.fsys, dir)
 		if chart {
 			if deps := manifests.ChartLocalDependencies(c.fsys, dir); len(deps) > 0 {
-				c.chartDeps[dir] = deps
+				c.ChartDependencies[dir] = deps
 			}
 		}
 		if m.Directory == nil && m.Plugin == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
@@ -617,7 +615,7 @@ func ownAllowEmpty(m *model.Module) bool {
 // options: a chart module, or a path module whose folder Argo CD renders
 // with Helm (it holds a Chart.yaml: modulePath).
 func (c *checker) takesValues(m *model.Module) bool {
-	return m.Kind.TakesValues(c.charts[m.Name])
+	return m.Kind.TakesValues(c.Charts[m.Name])
 }
 
 // noValues is the message for field set on a module that takes no values

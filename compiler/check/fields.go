@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -32,7 +33,8 @@ func (c *checker) appFields(m *model.Module) {
 	c.metadataMaps(&m.Node, f.Labels, f.Annotations, moduleWaveFix)
 	c.syncPolicy(f.SyncPolicy)
 	c.ignoreDifferences(f.IgnoreDifferences)
-	if f.RespectIgnoreDifferences != nil && *f.RespectIgnoreDifferences && len(f.IgnoreDifferences) == 0 && !c.settingsIgnore(m.Name) {
+	if f.RespectIgnoreDifferences != nil && *f.RespectIgnoreDifferences && len(f.IgnoreDifferences) == 0 &&
+		!c.someSettings(m.Name, func(s *model.ModuleSettings) bool { return len(s.IgnoreDifferences) > 0 }) {
 		c.reportf(diag.NoEffect, &m.Node, "respectIgnoreDifferences", "respectIgnoreDifferences without ignoreDifferences does nothing: add the fields to ignore, or remove it")
 	}
 	for i, o := range m.SyncOptions {
@@ -78,13 +80,13 @@ func (c *checker) appFields(m *model.Module) {
 		c.extraSources(m.ExtraSources)
 	}
 	// The options of the folder a path module syncs.
-	kustomization := c.kustomizations[m.Name]
+	kustomization := c.Kustomizations[m.Name]
 	if d := f.Directory; d != nil && m.Kind.Takes("directory") && f.Plugin == nil {
 		if kustomization {
 			c.reportf(diag.Kustomize, &m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
 		} else if repoPathProblem(m.Dir) == "" {
 			files := argocd.DirectoryFiles(c.fsys, m.Dir, d.Recurse, d.Include, d.Exclude)
-			c.directoryFiles[m.Name] = files
+			c.DirectoryFiles[m.Name] = files
 			if len(files) == 0 {
 				if info, err := fs.Stat(c.fsys, m.Dir); err == nil && info.IsDir() {
 					c.log.Reportf(diag.SyncsNothing, d.Pos, d.Path, "no manifest of folder %q is one Argo CD reads with these options (.yaml, .yml or .json files, recurse %v, include %q, exclude %q): it would sync nothing", m.Dir, d.Recurse, d.Include, d.Exclude)
@@ -101,15 +103,13 @@ func (c *checker) appFields(m *model.Module) {
 	}
 }
 
-// settingsIgnore reports whether some environment adds ignoreDifferences
-// to the module.
-func (c *checker) settingsIgnore(module string) bool {
-	for _, env := range c.spec.Environments {
-		if s := env.Settings[module]; s != nil && len(s.IgnoreDifferences) > 0 {
-			return true
-		}
-	}
-	return false
+// someSettings reports whether some environment's settings of module
+// satisfy f.
+func (c *checker) someSettings(module string, f func(*model.ModuleSettings) bool) bool {
+	return slices.ContainsFunc(c.spec.Environments, func(env *model.Environment) bool {
+		s := env.Settings[module]
+		return s != nil && f(s)
+	})
 }
 
 // moduleWaveFix says what to do instead of a module's sync wave
@@ -120,16 +120,7 @@ const moduleWaveFix = "platc sets the sync wave from needs: set wave instead of 
 // Kubernetes API server will. The sync wave is platc's: waveFix says what
 // to do instead of setting it.
 func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string, waveFix string) {
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		p := n.FieldPath("labels")
-		msg := argocd.LabelKeyProblem(k)
-		if msg == "" {
-			msg = argocd.LabelValueProblem(labels[k])
-		}
-		if msg != "" {
-			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
-		}
-	}
+	c.labels(diag.Metadata, n.FieldPath("labels"), labels)
 	size := 0
 	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		p := n.FieldPath("annotations")
@@ -143,6 +134,15 @@ func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]str
 	}
 	if size > argocd.AnnotationsSizeLimit {
 		c.reportf(diag.Metadata, n, "annotations", "the annotations hold %d bytes, more than the %d Kubernetes allows: shorten them", size, argocd.AnnotationsSizeLimit)
+	}
+}
+
+// labels checks the labels at spec path p as the API server will.
+func (c *checker) labels(id diag.ID, p string, labels map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if msg := cmp.Or(argocd.LabelKeyProblem(k), argocd.LabelValueProblem(labels[k])); msg != "" {
+			c.log.Reportf(id, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
+		}
 	}
 }
 
@@ -209,7 +209,7 @@ func (c *checker) helm(m *model.Module, h, eff *model.Helm) {
 		switch {
 		case m.Kind.Info().Syncs == model.SyncsRepoFolder:
 			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "a chart of this repository reads its values files from this repository: remove valuesRepo, or make the module a chart module")
-		case len(eff.ValueFiles) == 0 && !c.envValueFiles(m):
+		case len(eff.ValueFiles) == 0 && !c.someSettings(m.Name, func(s *model.ModuleSettings) bool { return s.Helm != nil && s.Helm.Has("valueFiles") }):
 			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "valuesRepo names the repository of valueFiles, and there are none: add valueFiles, or remove it")
 		case strings.TrimSpace(vr.RepoURL) == "":
 			c.reportf(diag.HelmOptions, &vr.Node, "repoURL", "empty repoURL: give the Git repository the values files are in")
@@ -248,17 +248,6 @@ func (c *checker) filesHere(m *model.Module) bool {
 			continue
 		}
 		if s == nil || s.Helm == nil || !s.Helm.Has("valueFiles") && !s.Helm.Has("valuesRepo") {
-			return true
-		}
-	}
-	return false
-}
-
-// envValueFiles reports whether some environment's settings give module
-// m values files.
-func (c *checker) envValueFiles(m *model.Module) bool {
-	for _, env := range c.spec.Environments {
-		if s := env.Settings[m.Name]; s != nil && s.Helm != nil && s.Helm.Has("valueFiles") {
 			return true
 		}
 	}
@@ -322,25 +311,17 @@ func (c *checker) extraSources(list []*model.ExtraSource) {
 		if src.RepoURL == "" {
 			c.folder(n, "path", src.Dir)
 			if d := src.Directory; d != nil && repoPathProblem(src.Dir) == "" {
-				c.sourceFiles[src] = argocd.DirectoryFiles(c.fsys, src.Dir, d.Recurse, d.Include, d.Exclude)
+				c.SourceFiles[src] = argocd.DirectoryFiles(c.fsys, src.Dir, d.Recurse, d.Include, d.Exclude)
 			}
 			continue
 		}
-		if msg := otherRepoPathProblem(src.Dir); msg != "" {
-			c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", src.Dir, msg)
-		}
+		c.otherRepoFolder(n, src.Dir)
 	}
 }
 
 // folder checks a folder of this repository that an Application syncs.
 func (c *checker) folder(n *model.Node, field, dir string) {
-	if msg := repoPathProblem(dir); msg != "" {
-		c.reportf(diag.Path, n, field, "%q %s: name a folder inside the repository", dir, msg)
-		return
-	}
-	out := c.spec.Platform.OutDir
-	if dir == out || strings.HasPrefix(dir, out+"/") {
-		c.reportf(diag.OutDir, n, field, "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+	if !c.sourceFolder(n, field, dir) {
 		return
 	}
 	entries, err := fs.ReadDir(c.fsys, dir)
@@ -349,7 +330,7 @@ func (c *checker) folder(n *model.Node, field, dir string) {
 		return
 	}
 	if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
-		c.kustomizationDirs[dir] = true
+		c.KustomizationDirs[dir] = true
 	}
 	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 		c.reportf(diag.SyncsNothing, n, field, "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", dir)
@@ -368,16 +349,7 @@ func (c *checker) kustomize(k *model.Kustomize) {
 			c.elemReportf(diag.Kustomize, k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
-	labels := &model.Node{Path: k.FieldPath("commonLabels")}
-	for _, key := range slices.Sorted(maps.Keys(k.CommonLabels)) {
-		msg := argocd.LabelKeyProblem(key)
-		if msg == "" {
-			msg = argocd.LabelValueProblem(k.CommonLabels[key])
-		}
-		if msg != "" {
-			c.log.Reportf(diag.Kustomize, c.spec.PosOf(diag.JoinPath(labels.Path, key)), diag.JoinPath(labels.Path, key), "%s", msg)
-		}
-	}
+	c.labels(diag.Kustomize, k.FieldPath("commonLabels"), k.CommonLabels)
 	for _, key := range slices.Sorted(maps.Keys(k.CommonAnnotations)) {
 		if msg := argocd.AnnotationKeyProblem(key); msg != "" {
 			p := diag.JoinPath(k.FieldPath("commonAnnotations"), key)

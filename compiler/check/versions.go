@@ -20,13 +20,9 @@ func (c *checker) environmentCharts(env *model.Environment) {
 			continue
 		}
 		if p.OK("version") {
-			if msg := pinProblem(p.Version); msg != "" {
+			if msg := PinProblem(p.Version); msg != "" {
 				c.reportf(diag.Version, &p.Node, "version", "%s", msg)
 			}
 		}
 	}
 }
-
-// PinProblem says why version is not an exact chart version, or returns
-// "": what check says of a pin, for the commands that write one.
-func PinProblem(version string) string { return pinProblem(version) }
