@@ -188,33 +188,23 @@ func Delivered(env *model.Environment, module string, parent map[string]string) 
 // outputs over an instance's spec, wired fields included, before wiring
 // them into another stack's instance, so a cycle has no order.
 func (c *checker) stackOrder() []string {
-	var order []string
-	state := map[string]int{} // 0 new, 1 on the path, 2 done
-	var path []string
-	var visit func(st *model.Stack)
-	visit = func(st *model.Stack) {
-		switch state[st.Name] {
-		case 1:
-			i := slices.Index(path, st.Name)
-			cycle := append(slices.Clone(path[i:]), st.Name)
-			c.log.Reportf(diag.Cycle, st.At("wiring"), st.FieldPath("wiring"), "stacks wire from each other: %s: platc fills a stack's wired fields before it evaluates the outputs another stack reads, so remove one of these wirings", strings.Join(cycle, " <- "))
-			return
-		case 2:
-			return
-		}
-		state[st.Name] = 1
-		path = append(path, st.Name)
-		for _, w := range st.Wiring {
-			if from := c.spec.Stack(w.FromStack); from != nil && from != st {
-				visit(from)
+	var names, order []string
+	for _, st := range c.spec.Stacks { // sorted by name
+		names = append(names, st.Name)
+	}
+	deps := func(name string) []string {
+		var out []string
+		for _, w := range c.spec.Stack(name).Wiring {
+			if c.spec.Stack(w.FromStack) != nil && w.FromStack != name {
+				out = append(out, w.FromStack)
 			}
 		}
-		path = path[:len(path)-1]
-		state[st.Name] = 2
-		order = append(order, st.Name)
+		return out
 	}
-	for _, st := range c.spec.Stacks { // sorted by name
-		visit(st)
+	cycle := func(cycle []string) {
+		st := c.spec.Stack(cycle[0])
+		c.log.Reportf(diag.Cycle, st.At("wiring"), st.FieldPath("wiring"), "stacks wire from each other: %s: platc fills a stack's wired fields before it evaluates the outputs another stack reads, so remove one of these wirings", strings.Join(cycle, " <- "))
 	}
+	depthFirst(names, deps, cycle, func(name string) { order = append(order, name) })
 	return order
 }
