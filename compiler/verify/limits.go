@@ -59,22 +59,18 @@ func dataSize(obj any) (int, string) {
 		return 0, ""
 	}
 	kind, _ := object.Lookup(obj, "kind").(string)
-	var plain, encoded []string // fields of strings, of base64 strings
+	var plain, encoded string // the field of strings, of base64 strings
 	switch kind {
 	case "ConfigMap":
-		plain, encoded = []string{"data"}, []string{"binaryData"}
+		plain, encoded = "data", "binaryData"
 	case "Secret":
-		plain, encoded = []string{"stringData"}, []string{"data"}
+		plain, encoded = "stringData", "data"
 	default:
 		return 0, ""
 	}
 	n := 0
-	for _, f := range plain {
-		eachString(object.Lookup(obj, f), func(_, v string) { n += len(v) })
-	}
-	for _, f := range encoded {
-		eachString(object.Lookup(obj, f), func(_, v string) { n += base64.StdEncoding.DecodedLen(len(v)) })
-	}
+	eachString(object.Lookup(obj, plain), func(_, v string) { n += len(v) })
+	eachString(object.Lookup(obj, encoded), func(_, v string) { n += base64.StdEncoding.DecodedLen(len(v)) })
 	return n, kind
 }
 
@@ -363,9 +359,7 @@ func isLabelName(s string) bool {
 	return true
 }
 
-func isAlnum(c byte) bool { return isLowerAlnum(c) || 'A' <= c && c <= 'Z' }
-
-func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
 
 // qualifiedNameProblem says why k is not a qualified name (a label key: an
 // optional DNS subdomain prefix and a '/', then a name), or "".
