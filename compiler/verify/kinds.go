@@ -271,7 +271,7 @@ func builtinKindProblem(env *model.Environment, apiVersion, kind string) string 
 	}
 	kinds, ok := builtinKinds()[apiVersion]
 	if !ok {
-		return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(quoteAll(servedVersions(g, versions, minorOf(env.Kubernetes.Version)))))
+		return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(servedVersions(g, versions, minorOf(env.Kubernetes.Version))))
 	}
 	b, ok := kinds[kind]
 	if !ok {
@@ -293,7 +293,8 @@ func builtinKindProblem(env *model.Environment, apiVersion, kind string) string 
 }
 
 // servedVersions are the API versions of group g that serve a kind at
-// the minor version of Kubernetes (all of them where it is not known).
+// the minor version of Kubernetes (all of them where it is not known),
+// quoted.
 func servedVersions(g string, versions []string, minor int) []string {
 	var out []string
 	for _, v := range versions {
@@ -303,18 +304,10 @@ func servedVersions(g string, versions []string, minor int) []string {
 		}
 		for _, k := range builtinKinds()[gv] {
 			if minor < 0 || (k.removed == 0 || minor < k.removed) && minor >= k.introduced {
-				out = append(out, gv)
+				out = append(out, strconv.Quote(gv))
 				break
 			}
 		}
-	}
-	return out
-}
-
-func quoteAll(l []string) []string {
-	out := make([]string, len(l))
-	for i, s := range l {
-		out[i] = strconv.Quote(s)
 	}
 	return out
 }

@@ -48,12 +48,11 @@ func (s syncedObject) String() string {
 // (as rendered, relative to the output root) and its include, or ok false
 // where it syncs something else (a chart, a folder of sources).
 func (v *verifier) renderedFolder(a app) (dir, include string, ok bool) {
-	dir, repo := str(a.obj, "spec", "source", "path"), str(a.obj, "spec", "source", "repoURL")
-	out := v.in.Spec.Platform.OutDir
-	if repo != v.in.Spec.Platform.RepoURL || !strings.HasPrefix(dir, out+"/") {
+	dir, ok = strings.CutPrefix(str(a.obj, "spec", "source", "path"), v.in.Spec.Platform.OutDir+"/")
+	if !ok || str(a.obj, "spec", "source", "repoURL") != v.in.Spec.Platform.RepoURL {
 		return "", "", false
 	}
-	return strings.TrimPrefix(dir, out+"/"), str(a.obj, "spec", "source", "directory", "include"), true
+	return dir, str(a.obj, "spec", "source", "directory", "include"), true
 }
 
 // syncedObjects lists what an Application syncs, where platc knows it

@@ -272,10 +272,11 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		synced[i] = v.syncedObjects(env, a)
 		v.permitted(env, a, argo, synced[i])
 		v.valueFiles(a)
-	}
-	for _, a := range apps {
 		if a.root || object.Lookup(a.obj, "spec", "source") != nil {
 			v.include(a)
+		}
+		if env.Pinned {
+			v.pinnedSources(env, a)
 		}
 	}
 	v.emptyFolders(env, apps, files)
@@ -284,9 +285,6 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 	if env.Pinned {
 		for _, p := range env.Projects {
 			v.wildcards(p)
-		}
-		for _, a := range apps {
-			v.pinnedSources(env, a)
 		}
 	}
 }
@@ -338,27 +336,24 @@ func (v *verifier) pinnedSources(env *model.Environment, a app) {
 		if object.Lookup(src, "chart") != nil || object.Lookup(src, "path") == "." || strings.HasPrefix(repo, "oci://") || rgd.HasPlaceholder(rev) {
 			continue // a chart: its version is checked as a pin
 		}
+		fixed := fixedRevision().MatchString(rev)
 		switch {
 		case repo == v.in.Spec.Platform.RepoURL && rev != env.Revision:
 			v.reportf(diag.Pinned, a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
-		case !isFixedRevision(rev) && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
+		case !fixed && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
 			v.affects(diag.Pinned, a.client.Values.FieldPath("revision"), a, env, "pinned environment %s reads client %s's values at %q of %s, which affects %s: a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, diag.Affected)
-		case !isFixedRevision(rev):
+		case !fixed:
 			v.reportf(diag.Pinned, a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
 		}
 	}
 }
 
-// isFixedRevision reports whether a revision of another repository (a
-// client's values, a module's Git source) names a release: a semantic
-// version tag, with or without the leading v (repositories differ, and
-// platc does not own their tags, unlike model.IsReleaseTag for its own).
-// A branch or HEAD moves, and is not fixed.
-func isFixedRevision(rev string) bool {
-	return releaseTag().MatchString(rev)
-}
-
-var releaseTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`) })
+// fixedRevision matches a revision of another repository (a client's
+// values, a module's Git source) that names a release: a semantic version
+// tag, with or without the leading v (repositories differ, and platc does
+// not own their tags, unlike model.IsReleaseTag for its own). A branch or
+// HEAD moves, and is not fixed.
+var fixedRevision = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`) })
 
 // kroApps are the Applications kro will create for the instances in env,
 // evaluated offline: what only the cluster knows is a placeholder.
