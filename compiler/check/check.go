@@ -446,7 +446,7 @@ func (c *checker) module(m *model.Module) {
 		}
 	}
 	if m.Kind.Valid() && !c.takesValues(m) {
-		for _, f := range []string{"values", "wiring"} {
+		for _, f := range []string{"values", "wiring", "helm"} {
 			if m.Has(f) {
 				c.reportf(diag.ModuleKind, &m.Node, f, "%s", c.noValues(m, f, "it"))
 			}
@@ -612,7 +612,8 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 // resources is Synced; allowEmpty lets an automated sync prune down to
 // none).
 func (c *checker) allowsEmpty(m *model.Module) (ok bool, takenBack *model.Environment) {
-	own, deployed := ownAllowEmpty(m), false
+	own := m.SyncPolicy != nil && m.SyncPolicy.AllowEmpty != nil && *m.SyncPolicy.AllowEmpty
+	deployed := false
 	for _, env := range c.spec.Environments {
 		if !Enabled(env, m.Name) {
 			continue
@@ -626,11 +627,6 @@ func (c *checker) allowsEmpty(m *model.Module) (ok bool, takenBack *model.Enviro
 		}
 	}
 	return deployed || own, nil
-}
-
-// ownAllowEmpty reports whether m's own syncPolicy sets allowEmpty.
-func ownAllowEmpty(m *model.Module) bool {
-	return m.SyncPolicy != nil && m.SyncPolicy.AllowEmpty != nil && *m.SyncPolicy.AllowEmpty
 }
 
 // takesValues reports whether m takes Helm values, wiring and helm

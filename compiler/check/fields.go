@@ -51,9 +51,6 @@ func (c *checker) appFields(m *model.Module) {
 		}
 		c.metadataMaps(&ns.Node, ns.Labels, ns.Annotations, moduleWaveFix)
 	}
-	if f.Helm != nil && m.Kind.Valid() && !c.takesValues(m) {
-		c.reportf(diag.ModuleKind, &m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
-	}
 	// A kind's options (KindInfo.Options) on a module of another kind.
 	if m.Kind.Valid() {
 		for _, option := range model.KindOptions {
