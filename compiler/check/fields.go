@@ -380,19 +380,14 @@ func (c *checker) environmentFields(env *model.Environment) {
 	if env.Pinned {
 		// Where a pinned environment syncs by hand, once per field that
 		// decides it.
-		var manual []*model.SyncPolicy
-		var modules [][]string
+		manual := map[*model.SyncPolicy][]string{} // by the policy that decides, its modules
 		for _, m := range c.spec.Modules {
 			if s := m.SyncIn(env); s.Manual != nil && Enabled(env, m.Name) {
-				i := slices.Index(manual, s.Manual)
-				if i < 0 {
-					manual, modules, i = append(manual, s.Manual), append(modules, nil), len(manual)
-				}
-				modules[i] = append(modules[i], m.Name)
+				manual[s.Manual] = append(manual[s.Manual], m.Name)
 			}
 		}
-		for i, p := range manual {
-			c.reportf(diag.ManualSync, &p.Node, "automated", "pinned environment %s syncs %s by hand: a release moves the Applications to the new tag, but the cluster changes only when someone syncs each one (Argo CD shows them OutOfSync); to bound when changes land, keep them automated and give the project a sync window", env.Name, strings.Join(modules[i], ", "))
+		for p, modules := range manual {
+			c.reportf(diag.ManualSync, &p.Node, "automated", "pinned environment %s syncs %s by hand: a release moves the Applications to the new tag, but the cluster changes only when someone syncs each one (Argo CD shows them OutOfSync); to bound when changes land, keep them automated and give the project a sync window", env.Name, strings.Join(modules, ", "))
 		}
 	}
 	for _, p := range env.Projects {

@@ -138,8 +138,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 		// stack in the same environment. Where the other stack's list
 		// names an unknown environment, that (a typo, most likely) is
 		// the cause, reported above: its consequences are not.
-		missing := map[string]map[string][]string{} // from stack -> environment -> wired keys
-		var froms []string
+		missing := map[[2]string][]string{} // from stack and environment -> wired keys
 		for _, w := range st.Wiring {
 			if c.spec.Stack(w.FromStack) == nil {
 				continue
@@ -150,20 +149,14 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 			}
 			for _, name := range cs.Environments {
 				if other == nil || !slices.Contains(other.Environments, name) {
-					if missing[w.FromStack] == nil {
-						missing[w.FromStack] = map[string][]string{}
-						froms = append(froms, w.FromStack)
-					}
-					missing[w.FromStack][name] = append(missing[w.FromStack][name], w.Key)
+					k := [2]string{w.FromStack, name}
+					missing[k] = append(missing[k], w.Key)
 				}
 			}
 		}
-		for _, from := range froms {
-			for _, name := range cs.Environments {
-				if keys := missing[from][name]; len(keys) > 0 {
-					c.log.Reportf(diag.Wiring, cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diag.JoinPath(diag.JoinPath(cl.FieldPath("stacks"), from), "environments"))
-				}
-			}
+		for k, keys := range missing {
+			from, name := k[0], k[1]
+			c.log.Reportf(diag.Wiring, cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diag.JoinPath(diag.JoinPath(cl.FieldPath("stacks"), from), "environments"))
 		}
 	}
 }

@@ -196,12 +196,8 @@ func (v *verifier) platformGroups() map[string]map[string]bool {
 	}
 	// A folder's CRD is known by its name, <plural>.<group>.
 	for _, m := range v.in.Spec.Modules {
-		if v.in.Folders == nil {
-			break
-		}
 		for _, dir := range m.RepoFolders(v.in.Spec) {
-			objs := v.in.Folders.build(dir).Objects
-			for _, o := range objs {
+			for _, o := range v.in.Folders.build(dir).Objects {
 				if _, g, ok := strings.Cut(o.Name, "."); ok && o.Kind == "CustomResourceDefinition" {
 					k.define(g, "")
 				}

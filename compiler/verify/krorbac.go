@@ -161,8 +161,7 @@ func (v *verifier) folderClusterRoles(env *model.Environment, apps []app) string
 			continue
 		}
 		for _, dir := range v.manifestsFolders(a.mod, env) {
-			objs := v.in.Folders.build(dir).Objects
-			for _, o := range objs {
+			for _, o := range v.in.Folders.build(dir).Objects {
 				if o.Kind == "ClusterRole" && group(o.APIVersion) == "rbac.authorization.k8s.io" {
 					return a.mod.Name
 				}

@@ -324,9 +324,8 @@ func (p *project) namespacedKindFix(group, kind string) string {
 // manifests) deploys from dir against its project: a cluster-scoped kind (by name too) must be allow-listed, a
 // namespaced one permitted by the namespace lists.
 func (v *verifier) repoPathKinds(a app, proj *project, dir string) {
-	objs := v.in.Folders.build(dir).Objects
 	reported := map[string]bool{}
-	for _, o := range objs {
+	for _, o := range v.in.Folders.build(dir).Objects {
 		group := manifests.Group(o.APIVersion)
 		key := group + "/" + o.Kind
 		if reported[key] {
