@@ -75,10 +75,7 @@ func (v *verifier) helmSources(a app) []helmSource {
 }
 
 // charts renders the Helm sources of env's Applications as Argo CD's repo
-// server would (compiler/charts), and checks what they give: Helm's own
-// errors, the values against the chart (its schema, the keys it knows),
-// and every rendered object against the Application's project, its kind's
-// CRD where known, and Kubernetes' rules for names.
+// server would (compiler/charts), and checks what they give.
 func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 	r := v.in.Charts
 	if r == nil {
@@ -612,14 +609,10 @@ func hasPrefix(p, prefix []string) bool {
 	return len(prefix) <= len(p) && slices.Equal(p[:len(prefix)], prefix)
 }
 
-// renderedObjects checks what a chart renders for an Application: each
-// object's name and namespace as Kubernetes validates them, its kind
-// against the project (a cluster-scoped kind must be allow-listed, a
-// namespaced one not deny-listed), the namespace of an object that sets
-// its own against the project's destinations, and the object against its
-// kind's CRD where the chart brings it or platc knows it. What depends on
-// the objects alone is judged once per outcome (objectsOf): most
-// outcomes are shared by Applications of many environments.
+// renderedObjects checks what a chart renders for an Application: its
+// objects as Kubernetes and their CRDs judge them (objectsOf, once per
+// outcome: most are shared by Applications of many environments), and
+// their kinds and namespaces against the Application's project.
 func (v *verifier) renderedObjects(env *model.Environment, a app, what string, out *charts.Outcome, e *envArgo) {
 	proj := e.projects[a.spec.ProjectName()]
 	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
@@ -675,9 +668,8 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 	}
 }
 
-// renderedObject is what one object of a chart's outcome is, whatever
-// the Application that renders it: what renderedObjects reads of it and
-// what Kubernetes and the CRDs say of it.
+// renderedObject is one object of a chart's outcome, as judged whatever
+// the Application that renders it.
 type renderedObject struct {
 	source                string
 	desc                  string // kind "name" (source), for messages

@@ -442,7 +442,6 @@ func (v *verifier) folders() {
 	for _, m := range v.in.Spec.Modules {
 		// The environments that deliver m, by the folder each syncs:
 		// the module's, or an environment's own.
-		var dirs []string
 		in := map[string][]*model.Environment{}
 		own := v.manifestsFolders(m, nil)
 		for _, env := range v.in.Spec.Environments {
@@ -456,18 +455,17 @@ func (v *verifier) folders() {
 			// None: not a folder of manifests; a chart is rendered and
 			// checked with the charts.
 			for _, dir := range envDirs {
-				if in[dir] == nil {
-					dirs = append(dirs, dir)
-				}
 				in[dir] = append(in[dir], env)
 			}
 		}
-		if len(dirs) == 0 {
+		if len(in) == 0 {
 			// Delivered nowhere: its own folders are checked all the same.
-			dirs = own
+			for _, dir := range own {
+				in[dir] = nil
+			}
 		}
-		for _, dir := range dirs {
-			v.folder(m, dir, in[dir], kinds)
+		for dir, envs := range in {
+			v.folder(m, dir, envs, kinds)
 		}
 	}
 }
