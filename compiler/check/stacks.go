@@ -130,7 +130,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 				c.log.Reportf(diag.StackDelivery, cs.At("environments"), p, "no module delivers the instances of stack %q: add a module with stacks: [%q]", cs.Stack, cs.Stack)
 			case !Delivered(env, instances[cs.Stack].Name, c.Parent):
 				c.log.Reportf(diag.StackDelivery, cs.At("environments"), p, "environment %s does not deliver module %q, which delivers the instances of stack %q: enable it there, or remove %s", name, instances[cs.Stack].Name, cs.Stack, name)
-			case cs.Project != "" && !projectExists(env, cs.Project):
+			case cs.Project != "" && cs.Project != "default" && !slices.ContainsFunc(env.Projects, func(p *model.Project) bool { return p.Name == cs.Project }):
 				c.reportf(diag.UnknownName, &cs.Node, "project", "environment %s has no project %q: declare it under %s, or use \"default\"", name, cs.Project, env.FieldPath("projects"))
 			}
 		}
@@ -159,10 +159,6 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 			c.log.Reportf(diag.Wiring, cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diag.JoinPath(diag.JoinPath(cl.FieldPath("stacks"), from), "environments"))
 		}
 	}
-}
-
-func projectExists(env *model.Environment, project string) bool {
-	return project == "default" || slices.ContainsFunc(env.Projects, func(p *model.Project) bool { return p.Name == project })
 }
 
 // Delivered reports whether module has an Application in env: it and every

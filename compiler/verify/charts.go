@@ -356,7 +356,7 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		}
 	}
 	if out.Error != "" && len(out.Schema) == 0 && !partial {
-		v.reportf(diag.ChartRender, a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
+		v.reportf(diag.ChartRender, a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), strings.Join(strings.Fields(out.Error), " "))
 	}
 	for _, u := range out.Unknown {
 		pos, specPath, layer := v.valueLayer(env, a, hs, u.Path)
@@ -505,10 +505,6 @@ func nameProblems(group, kind, name string) []string {
 	return validation.IsDNS1123Subdomain(name)
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
 // valueLayer says which layer of an Application's values sets the value
 // at p (or its nearest parent a layer sets), the one Helm uses: its
 // position, spec path, and a description.
@@ -539,7 +535,7 @@ func (v *verifier) valueLayer(env *model.Environment, a app, hs helmSource, p []
 	}
 	if m := a.stackModule; m != nil {
 		for _, w := range m.Wiring {
-			if w.ValuesPath != nil && hasPrefix(p, w.ValuesPath) {
+			if w.ValuesPath != nil && len(w.ValuesPath) <= len(p) && slices.Equal(p[:len(w.ValuesPath)], w.ValuesPath) {
 				return w.Pos, w.Path, "wired at " + w.Path
 			}
 		}
@@ -603,10 +599,6 @@ func setDepth(values map[string]any, p []string) int {
 		cur = next
 	}
 	return len(p)
-}
-
-func hasPrefix(p, prefix []string) bool {
-	return len(prefix) <= len(p) && slices.Equal(p[:len(prefix)], prefix)
 }
 
 // renderedObjects checks what a chart renders for an Application: its
