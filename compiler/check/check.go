@@ -657,15 +657,15 @@ var kindList = strings.Join(model.Kinds[1:len(model.Kinds)-1], ", ") + " or " + 
 
 var wireFields = []string{"address", "host", "port", "url"}
 
-// badValuesPath reports a wiring key that is not a Helm values path.
-func (c *checker) badValuesPath(w *model.Node, key string) {
-	c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
-}
-
-// indexKey warns of a wiring key with a part that looks like a list
-// index (datasources[0].url): a values path names map keys only, so
-// platc sets the key "datasources[0]" of a map, which no chart reads.
-func (c *checker) indexKey(w *model.Node, key string, p []string, fix string) {
+// wiringKey checks a wiring key, the values path p (nil where key is
+// none), and warns of a part that looks like a list index
+// (datasources[0].url): a values path names map keys only, so platc sets
+// the key "datasources[0]" of a map, which no chart reads; fix says what
+// to do instead.
+func (c *checker) wiringKey(w *model.Node, key string, p []string, fix string) {
+	if p == nil {
+		c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
+	}
 	for _, part := range p {
 		open := strings.IndexByte(part, '[')
 		if open <= 0 || !strings.HasSuffix(part, "]") {
@@ -681,11 +681,7 @@ func (c *checker) indexKey(w *model.Node, key string, p []string, fix string) {
 }
 
 func (c *checker) wire(m *model.Module, w *model.Wire) {
-	if w.ValuesPath == nil {
-		c.badValuesPath(&w.Node, w.Key)
-	} else {
-		c.indexKey(&w.Node, w.Key, w.ValuesPath, "a module's wiring sets one value: write the list %s in values, with the address")
-	}
+	c.wiringKey(&w.Node, w.Key, w.ValuesPath, "a module's wiring sets one value: write the list %s in values, with the address")
 	if !slices.Contains(wireFields, w.Field) {
 		c.reportf(diag.UnknownName, &w.Node, "field", "unknown endpoint field %q: use one of %s", w.Field, strings.Join(wireFields, ", "))
 	}

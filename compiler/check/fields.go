@@ -117,7 +117,7 @@ const moduleWaveFix = "platc sets the sync wave from needs: set wave instead of 
 // Kubernetes API server will. The sync wave is platc's: waveFix says what
 // to do instead of setting it.
 func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string, waveFix string) {
-	c.labels(diag.Metadata, n.FieldPath("labels"), labels)
+	c.labels(diag.Metadata, n, "labels", labels)
 	size := 0
 	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		p := n.FieldPath("annotations")
@@ -134,11 +134,12 @@ func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]str
 	}
 }
 
-// labels checks the labels at spec path p as the API server will.
-func (c *checker) labels(id diag.ID, p string, labels map[string]string) {
+// labels checks the labels, field of n, as the API server will.
+func (c *checker) labels(id diag.ID, n *model.Node, field string, labels map[string]string) {
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if msg := cmp.Or(argocd.LabelKeyProblem(k), argocd.LabelValueProblem(labels[k])); msg != "" {
-			c.log.Reportf(id, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
+			p := diag.JoinPath(n.FieldPath(field), k)
+			c.log.Reportf(id, c.spec.PosOf(p), p, "%s", msg)
 		}
 	}
 }
@@ -346,7 +347,7 @@ func (c *checker) kustomize(k *model.Kustomize) {
 			c.elemReportf(diag.Kustomize, k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
-	c.labels(diag.Kustomize, k.FieldPath("commonLabels"), k.CommonLabels)
+	c.labels(diag.Kustomize, &k.Node, "commonLabels", k.CommonLabels)
 	for _, key := range slices.Sorted(maps.Keys(k.CommonAnnotations)) {
 		if msg := argocd.AnnotationKeyProblem(key); msg != "" {
 			p := diag.JoinPath(k.FieldPath("commonAnnotations"), key)

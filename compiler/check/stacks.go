@@ -60,11 +60,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 				c.reportf(diag.Path, &m.Node, "valuesFile", "%q is not a file name in the client's values folder", m.ValuesFile)
 			}
 			for _, w := range m.Wiring {
-				if w.ValuesPath == nil {
-					c.badValuesPath(&w.Node, w.Key)
-				} else {
-					c.indexKey(&w.Node, w.Key, w.ValuesPath, "wire the whole list %s with one expression (\"${[{...}]}\")")
-				}
+				c.wiringKey(&w.Node, w.Key, w.ValuesPath, "wire the whole list %s with one expression (\"${[{...}]}\")")
 			}
 			c.syncOptions(&m.Node, m.SyncOptions, true)
 			c.allow(&m.Node, m.Allow)

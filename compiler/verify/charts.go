@@ -93,7 +93,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 			var partial bool
 			what, source := "the chart in "+hs.folder, hs.folder
 			if c := hs.pin; c != nil {
-				what, source = "chart "+c.Chart+" "+c.Version, c.RepoURL+" "+c.Chart+" "+c.Version
+				what = "chart " + c.Chart + " " + c.Version
 				status, entry, err := r.Pin(c.RepoURL, c.Chart, c.Version)
 				switch status {
 				case charts.NoLock, charts.Missing:
@@ -110,6 +110,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				default:
 					panic(fmt.Sprintf("verify: a chart status of unknown kind %d", status))
 				}
+				source = c.RepoURL + " " + c.Chart + " " + c.Version
 				req, partial = v.request(env, a, hs)
 				out, chart = r.RenderPin(entry, req)
 			} else {

@@ -104,18 +104,22 @@ func Size(spec *model.Spec, f render.File, body []byte, log *diag.Log) {
 		if len(docs) == len(f.Objects) && len(docs[j])*jsonPerYAMLByte < MaxObjectSize {
 			continue
 		}
-		tooLarge(spec, log, renderedOrigin(spec, f, obj, "values"), describe(obj, path.Join(spec.Platform.OutDir, f.Path)), obj, "spec", "in the chart, a values file or a ConfigMap")
+		tooLarge(spec, log, obj, "spec", "in the chart, a values file or a ConfigMap", func() (string, string) {
+			return renderedOrigin(spec, f, obj, "values"), describe(obj, path.Join(spec.Platform.OutDir, f.Path))
+		})
 	}
 }
 
-// tooLarge reports obj, which what describes and the spec path where
-// makes, where the API server refuses it for its size; of is what to keep
-// large values out of, and instead where to keep them.
-func tooLarge(spec *model.Spec, log *diag.Log, where, what string, obj any, of, instead string) {
+// tooLarge reports obj where the API server refuses it for its size; of
+// is what to keep large values out of, and instead where to keep them;
+// named says, only then, the spec path that makes obj and what it is.
+func tooLarge(spec *model.Spec, log *diag.Log, obj any, of, instead string, named func() (where, what string)) {
 	if size := jsonSize(obj); size >= MaxObjectSize {
+		where, what := named()
 		log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the %s (%s)", what, size, mib(size), MaxObjectSize, of, instead)
 	}
 	if n, kind := dataSize(obj); n > MaxDataSize {
+		where, what := named()
 		log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the %s", what, n, mib(n), kind, MaxDataSize, of)
 	}
 }
@@ -277,7 +281,7 @@ func (v *verifier) limits() {
 				v.reportf(diag.Metadata, origin, "%s: %s", what(), msg)
 			}
 			if jsonBound(r.Object) >= MaxObjectSize {
-				tooLarge(spec, v.log, origin, what(), r.Object, "stack", "in the chart, or a values file")
+				tooLarge(spec, v.log, r.Object, "stack", "in the chart, or a values file", func() (string, string) { return origin, what() })
 			}
 		}
 	}

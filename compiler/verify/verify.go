@@ -533,24 +533,11 @@ func (v *verifier) include(a app) {
 	if !ok {
 		return // a chart, or a folder of sources (the manifests checks)
 	}
-	inFolder := v.folderFiles[dir]
-	dir = v.in.Spec.Platform.OutDir + "/" + dir
-	if len(inFolder) == 0 {
-		v.reportf(diag.SyncsNothing, a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, dir)
-		return
-	}
-	if include == "" {
-		return
-	}
-	match := argocd.IncludeMatcher(include)
-	matched := 0
-	for _, f := range inFolder {
-		if match(f) {
-			matched++
-		}
-	}
-	if matched == 0 {
-		v.reportf(diag.SyncsNothing, a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), dir)
+	switch inFolder := v.folderFiles[dir]; {
+	case len(inFolder) == 0:
+		v.reportf(diag.SyncsNothing, a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, str(a.obj, "spec", "source", "path"))
+	case include != "" && !slices.ContainsFunc(inFolder, argocd.IncludeMatcher(include)):
+		v.reportf(diag.SyncsNothing, a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), str(a.obj, "spec", "source", "path"))
 	}
 }
 
