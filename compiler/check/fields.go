@@ -117,31 +117,35 @@ const moduleWaveFix = "platc sets the sync wave from needs: set wave instead of 
 // Kubernetes API server will. The sync wave is platc's: waveFix says what
 // to do instead of setting it.
 func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string, waveFix string) {
-	c.labels(diag.Metadata, n, "labels", labels)
-	size := 0
-	for _, k := range slices.Sorted(maps.Keys(annotations)) {
-		p := n.FieldPath("annotations")
-		size += len(k) + len(annotations[k])
-		switch {
-		case argocd.AnnotationKeyProblem(k) != "":
-			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", argocd.AnnotationKeyProblem(k))
-		case k == argocd.SyncWave:
-			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", waveFix)
+	c.entries(diag.Metadata, n, "labels", labels, labelProblem)
+	c.entries(diag.Metadata, n, "annotations", annotations, func(k, _ string) string {
+		if k == argocd.SyncWave {
+			return waveFix
 		}
+		return argocd.AnnotationKeyProblem(k)
+	})
+	size := 0
+	for k, v := range annotations {
+		size += len(k) + len(v)
 	}
 	if size > argocd.AnnotationsSizeLimit {
 		c.reportf(diag.Metadata, n, "annotations", "the annotations hold %d bytes, more than the %d Kubernetes allows: shorten them", size, argocd.AnnotationsSizeLimit)
 	}
 }
 
-// labels checks the labels, field of n, as the API server will.
-func (c *checker) labels(id diag.ID, n *model.Node, field string, labels map[string]string) {
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		if msg := cmp.Or(argocd.LabelKeyProblem(k), argocd.LabelValueProblem(labels[k])); msg != "" {
+// entries reports the entries of m, field of n, that problem refuses.
+func (c *checker) entries(id diag.ID, n *model.Node, field string, m map[string]string, problem func(k, v string) string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if msg := problem(k, m[k]); msg != "" {
 			p := diag.JoinPath(n.FieldPath(field), k)
 			c.log.Reportf(id, c.spec.PosOf(p), p, "%s", msg)
 		}
 	}
+}
+
+// labelProblem says what the API server refuses of a label, or "".
+func labelProblem(k, v string) string {
+	return cmp.Or(argocd.LabelKeyProblem(k), argocd.LabelValueProblem(v))
 }
 
 // syncPolicy checks a retry's backoff as Argo CD reads it when a sync
@@ -347,13 +351,8 @@ func (c *checker) kustomize(k *model.Kustomize) {
 			c.elemReportf(diag.Kustomize, k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
-	c.labels(diag.Kustomize, &k.Node, "commonLabels", k.CommonLabels)
-	for _, key := range slices.Sorted(maps.Keys(k.CommonAnnotations)) {
-		if msg := argocd.AnnotationKeyProblem(key); msg != "" {
-			p := diag.JoinPath(k.FieldPath("commonAnnotations"), key)
-			c.log.Reportf(diag.Kustomize, c.spec.PosOf(p), p, "%s", msg)
-		}
-	}
+	c.entries(diag.Kustomize, &k.Node, "commonLabels", k.CommonLabels, labelProblem)
+	c.entries(diag.Kustomize, &k.Node, "commonAnnotations", k.CommonAnnotations, func(k, _ string) string { return argocd.AnnotationKeyProblem(k) })
 	for _, p := range k.Patches {
 		var v any
 		if err := yaml.Unmarshal([]byte(p.Patch), &v); err != nil || v == nil {
