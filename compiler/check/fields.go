@@ -241,19 +241,10 @@ func (c *checker) helm(m *model.Module, h, eff *model.Helm) {
 // values files from this repository: one whose settings give it neither
 // values files nor a repository of them, where the module names none.
 func (c *checker) filesHere(m *model.Module) bool {
-	if m.Helm != nil && m.Helm.ValuesRepo != nil {
-		return false
-	}
-	for _, env := range c.spec.Environments {
+	return (m.Helm == nil || m.Helm.ValuesRepo == nil) && slices.ContainsFunc(c.spec.Environments, func(env *model.Environment) bool {
 		s := env.Settings[m.Name]
-		if !Enabled(env, m.Name) {
-			continue
-		}
-		if s == nil || s.Helm == nil || !s.Helm.Has("valueFiles") && !s.Helm.Has("valuesRepo") {
-			return true
-		}
-	}
-	return false
+		return Enabled(env, m.Name) && (s == nil || s.Helm == nil || !s.Helm.Has("valueFiles") && !s.Helm.Has("valuesRepo"))
+	})
 }
 
 // releaseName checks the releaseName field of n by Helm's rule.

@@ -625,38 +625,35 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 			report(diag.Manifest, "kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
 			continue
 		}
-		desc := o.desc
 		if o.noName {
 			report(diag.ResourceName, "name "+o.source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, o.kind, o.source, a.name(), where(a, env))
 		} else if len(o.nameMsgs) > 0 {
-			report(diag.ResourceName, "name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
+			report(diag.ResourceName, "name "+o.desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, o.desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
 		}
 		if len(o.nsMsgs) > 0 {
-			report(diag.ResourceName, "ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
+			report(diag.ResourceName, "ns "+o.desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, o.desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
 		}
-		group, kind, name, ns := o.group, o.kind, o.name, o.ns
 		if proj != nil {
-			if o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
+			if o.clusterScoped && !proj.IsGroupKindPermitted(o.group, o.kind, o.name, false) {
 				off := "or turn it off in the chart's values"
 				if o.crd {
 					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
 				}
-				report(diag.ProjectKind, "gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
-			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
-				report(diag.ProjectKind, "gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.namespacedKindFix(group, kind))
+				report(diag.ProjectKind, "gk "+o.group+"/"+o.kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, o.kind, o.source, a.name(), where(a, env), proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"), off)
+			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(o.group, o.kind, o.name, true) {
+				report(diag.ProjectKind, "gk "+o.group+"/"+o.kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: %s, or turn it off in the chart's values", what, o.kind, o.source, a.name(), where(a, env), proj.Name, proj.namespacedKindFix(o.group, o.kind))
 			}
-			if !o.clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
-				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
-					target := cmp.Or(cluster.Server, cluster.Name)
-					report(diag.ProjectDestination, "dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
+			if !o.clusterScoped && o.ns != "" && o.ns != a.spec.Destination.Namespace {
+				if ok, known := proj.IsDestinationPermitted(cluster, o.ns); known && !ok {
+					report(diag.ProjectDestination, "dest "+o.ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, o.desc, o.ns, proj.Name, a.name(), where(a, env), cmp.Or(cluster.Server, cluster.Name), o.ns, proj.fixPath("destinations"))
 				}
 			}
 		}
 		if len(o.sizeMsgs) > 0 {
-			report(diag.SizeLimit, "size "+desc, "%s renders %s for Application %q (%s), which the API server refuses: %s: make it smaller in the chart's values, or split it", what, desc, a.name(), where(a, env), strings.Join(o.sizeMsgs, "; "))
+			report(diag.SizeLimit, "size "+o.desc, "%s renders %s for Application %q (%s), which the API server refuses: %s: make it smaller in the chart's values, or split it", what, o.desc, a.name(), where(a, env), strings.Join(o.sizeMsgs, "; "))
 		}
 		if len(o.crdProblems) > 0 {
-			report(diag.ObjectSchema, "crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
+			report(diag.ObjectSchema, "crd "+o.desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, o.desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
 		}
 	}
 }
