@@ -742,15 +742,13 @@ func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 	platform := v.validator()
 	objects := make([]renderedObject, 0, len(heads))
 	for i, h := range heads {
-		r := renderedObject{source: h.Source, crd: h.CRD, kind: h.Kind, apiVersion: h.APIVersion, defines: defines[i]}
-		if h.APIVersion == "" || h.Kind == "" {
-			r.noKind = true
+		r := renderedObject{source: h.Source, crd: h.CRD, kind: h.Kind, apiVersion: h.APIVersion, defines: defines[i],
+			group: group(h.APIVersion), name: h.Name, ns: h.Namespace, noKind: h.APIVersion == "" || h.Kind == ""}
+		if r.noKind {
 			objects = append(objects, r)
 			continue
 		}
-		r.name, r.ns = h.Name, h.Namespace
 		r.desc = h.Kind + " " + strconv.Quote(r.name) + " (" + h.Source + ")" // as %s %q (%s)
-		r.group = group(h.APIVersion)
 		if r.name == "" {
 			r.noName = h.GenerateName == ""
 		} else {
