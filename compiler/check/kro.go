@@ -40,10 +40,9 @@ func (c *checker) kroGates() {
 			continue
 		}
 		for _, env := range c.spec.Environments {
-			if !Enabled(env, m.Name) {
-				continue
+			if Enabled(env, m.Name) {
+				c.kroModuleGates(env, m, gates)
 			}
-			c.kroModuleGates(env, m, gates)
 		}
 	}
 }
