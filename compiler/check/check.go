@@ -387,12 +387,7 @@ func (c *checker) module(m *model.Module) {
 	// is a case here.
 	switch info := m.Kind.Info(); {
 	case !m.Kind.Valid():
-		set := []string{}
-		for _, f := range model.Kinds[1:] {
-			if m.Has(f) {
-				set = append(set, f)
-			}
-		}
+		set := slices.DeleteFunc(slices.Clone(model.Kinds[1:]), func(f string) bool { return !m.Has(f) })
 		if len(set) == 0 {
 			c.log.Reportf(diag.ModuleKind, m.Pos, m.Path, "the module deploys nothing: set one of %s", kindList)
 		} else {
@@ -712,9 +707,8 @@ func (c *checker) groups() map[string]string {
 			continue
 		}
 		for i, name := range g.Members {
-			member := c.spec.Module(name)
 			switch {
-			case member == nil:
+			case c.spec.Module(name) == nil:
 				c.elemReportf(diag.UnknownName, g, "group", i, "%s", diag.Unknown("module", name, moduleNames(c.spec)))
 			case name == g.Name:
 				c.elemReportf(diag.SelfReference, g, "group", i, "a group cannot contain itself")

@@ -270,10 +270,7 @@ func (v *verifier) limits() {
 			if r.Object == nil {
 				continue
 			}
-			origin := inst.Stack.Model.Path
-			if m := stackModule(inst.Stack.Model, r.ID); m != nil {
-				origin = m.Path
-			}
+			_, origin := stackModule(inst.Stack.Model, r.ID)
 			what := func() string {
 				return describe(r.Object, fmt.Sprintf("created by kro for %s in %s", inst.Client.Name, inst.Env.Name))
 			}

@@ -380,23 +380,22 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 			if r.Object == nil || r.Kind != "Application" {
 				continue
 			}
-			a := app{obj: r.Object, file: "kro", origin: inst.Stack.Model.Path, client: inst.Client, stack: inst.Stack.Model}
-			if a.stackModule = stackModule(inst.Stack.Model, r.ID); a.stackModule != nil {
-				a.origin = a.stackModule.Path
-			}
-			out = append(out, a)
+			m, origin := stackModule(inst.Stack.Model, r.ID)
+			out = append(out, app{obj: r.Object, file: "kro", origin: origin, client: inst.Client, stack: inst.Stack.Model, stackModule: m})
 		}
 	}
 	return out
 }
 
-// stackModule is the module of st whose resource has id, or nil.
-func stackModule(st *model.Stack, id string) *model.StackModule {
-	i := slices.IndexFunc(st.Modules, func(m *model.StackModule) bool { return m.ID == id })
-	if i < 0 {
-		return nil
+// stackModule is the module of st whose resource has id, or nil, and the
+// spec path that makes the resource: the module's, else the stack's.
+func stackModule(st *model.Stack, id string) (*model.StackModule, string) {
+	for _, m := range st.Modules {
+		if m.ID == id {
+			return m, m.Path
+		}
 	}
-	return st.Modules[i]
+	return nil, st.Path
 }
 
 // names checks Application names: valid resource names, unique in their
