@@ -846,15 +846,16 @@ func (c *checker) environment(env *model.Environment) {
 		// The plan applies folders of this repository's checkout.
 		var remote []string
 		for _, m := range c.spec.Modules {
+			if !Enabled(env, m.Name) {
+				continue
+			}
 			h := m.HelmIn(env)
 			otherValues := h != nil && h.ValuesRepo != nil ||
 				m.Kind.Takes("extraSources") && slices.ContainsFunc(m.ExtraSourcesIn(env), func(x *model.ExtraSource) bool { return x.RepoURL != "" })
-			if ((m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
+			if (m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues {
 				remote = append(remote, m.Name)
 			}
-		}
-		for _, m := range c.spec.Modules {
-			if m.NamespaceIn(env) == model.AnyNamespace && Enabled(env, m.Name) {
+			if m.NamespaceIn(env) == model.AnyNamespace {
 				c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan applies module %s into one namespace, and its namespace is \"*\": name one, or disable the module in this environment", m.Name)
 			}
 		}
