@@ -360,7 +360,9 @@ func isLabelName(s string) bool {
 	return true
 }
 
-func isAlnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // qualifiedNameProblem says why k is not a qualified name (a label key: an
 // optional DNS subdomain prefix and a '/', then a name), or "".
