@@ -61,12 +61,11 @@ type pinSource struct{ repoURL, chart, version string }
 func (v *verifier) helmSources(a app) []helmSource {
 	var out []helmSource
 	for i, src := range sources(object.Lookup(a.obj, "spec")) {
-		repo, rev, chart := str(src, "repoURL"), str(src, "targetRevision"), str(src, "chart")
-		if c := v.pins[pinSource{repo, chart, rev}]; c != nil && (chart != "" || str(src, "path") == ".") {
+		repo, rev, chart, dir := str(src, "repoURL"), str(src, "targetRevision"), str(src, "chart"), str(src, "path")
+		if c := v.pins[pinSource{repo, chart, rev}]; c != nil && (chart != "" || dir == ".") {
 			out = append(out, helmSource{src: src, index: i, pin: c})
 			continue
 		}
-		dir := str(src, "path")
 		if chart == "" && repo == v.in.Spec.Platform.RepoURL && dir != "" && !rgd.HasPlaceholder(dir) && v.isHelmFolder(dir) {
 			out = append(out, helmSource{src: src, index: i, folder: dir})
 		}
