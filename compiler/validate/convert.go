@@ -114,9 +114,7 @@ func rootSchema(openAPI map[string]any, apiVersion, kind string) (map[string]any
 // "type: object".
 func hasConstraints(s map[string]any) bool {
 	for k := range s {
-		switch k {
-		case "type", "description":
-		default:
+		if k != "type" && k != "description" {
 			return true
 		}
 	}
