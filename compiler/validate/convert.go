@@ -85,25 +85,23 @@ func rootSchema(openAPI map[string]any, apiVersion, kind string) (map[string]any
 	props["kind"] = map[string]any{"type": "string", "const": kind}
 
 	meta := objectMetaSchema()
-	if m, ok := openAPI["properties"].(map[string]any); ok {
-		if crdMeta, ok := m["metadata"].(map[string]any); ok && hasConstraints(crdMeta) {
-			// A CRD may restrict metadata.name (pattern, maxLength):
-			// check that too, on top of the strict built-in schema.
-			extra, err := convert(crdMeta, false, "/properties/metadata")
-			if err != nil {
-				return nil, err
-			}
-			meta = map[string]any{"allOf": []any{meta, extra}}
+	crdProps, _ := openAPI["properties"].(map[string]any)
+	if crdMeta, ok := crdProps["metadata"].(map[string]any); ok && hasConstraints(crdMeta) {
+		// A CRD may restrict metadata.name (pattern, maxLength): check
+		// that too, on top of the strict built-in schema.
+		extra, err := convert(crdMeta, false, "/properties/metadata")
+		if err != nil {
+			return nil, err
 		}
+		meta = map[string]any{"allOf": []any{meta, extra}}
 	}
 	props["metadata"] = meta
 
 	req := []any{"apiVersion", "kind"}
-	if old, ok := root["required"].([]any); ok {
-		for _, r := range old {
-			if r != "apiVersion" && r != "kind" {
-				req = append(req, r)
-			}
+	old, _ := root["required"].([]any)
+	for _, r := range old {
+		if r != "apiVersion" && r != "kind" {
+			req = append(req, r)
 		}
 	}
 	root["required"] = req
@@ -259,16 +257,12 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 	// Required fields that have a default are filled in by the API server.
 	if req, ok := out["required"].([]any); ok {
 		props, _ := s["properties"].(map[string]any)
-		var kept []any
-		for _, r := range req {
+		kept := slices.DeleteFunc(req, func(r any) bool { // req is out's own copy
 			name, _ := r.(string)
-			if ps, ok := props[name].(map[string]any); ok {
-				if _, hasDefault := ps["default"]; hasDefault {
-					continue
-				}
-			}
-			kept = append(kept, r)
-		}
+			ps, _ := props[name].(map[string]any)
+			_, hasDefault := ps["default"]
+			return hasDefault
+		})
 		if len(kept) == 0 {
 			delete(out, "required")
 		} else {
