@@ -173,7 +173,7 @@ func Delivered(env *model.Environment, module string, parent map[string]string) 
 // outputs over an instance's spec, wired fields included, before wiring
 // them into another stack's instance, so a cycle has no order.
 func (c *checker) stackOrder() []string {
-	var names, order []string
+	names, order := make([]string, 0, len(c.spec.Stacks)), make([]string, 0, len(c.spec.Stacks))
 	for _, st := range c.spec.Stacks { // sorted by name
 		names = append(names, st.Name)
 	}

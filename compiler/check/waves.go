@@ -49,7 +49,7 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 		}
 	}
 
-	var names []string
+	names := make([]string, 0, len(c.spec.Modules))
 	for _, m := range c.spec.Modules {
 		names = append(names, m.Name)
 		slices.Sort(after[m.Name])
