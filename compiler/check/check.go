@@ -184,10 +184,8 @@ func (c *checker) chart(ch *model.Chart) {
 	if ch.OK("chart") && !validChartName(ch) {
 		c.reportf(diag.Source, &ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
 	}
-	if ch.OK("version") {
-		if msg := PinProblem(ch.Version); msg != "" {
-			c.reportf(diag.Version, &ch.Node, "version", "%s", msg)
-		}
+	if msg := PinProblem(ch.Version); ch.OK("version") && msg != "" {
+		c.reportf(diag.Version, &ch.Node, "version", "%s", msg)
 	}
 }
 
@@ -205,10 +203,8 @@ func (c *checker) environmentCharts(env *model.Environment) {
 			c.log.Reportf(diag.UnknownName, p.Pos, p.Path, "unknown chart %q: an environment runs another version of a chart declared under charts%s", p.Chart, diag.DidYouMean(p.Chart, chartNames(c.spec)))
 			continue
 		}
-		if p.OK("version") {
-			if msg := PinProblem(p.Version); msg != "" {
-				c.reportf(diag.Version, &p.Node, "version", "%s", msg)
-			}
+		if msg := PinProblem(p.Version); p.OK("version") && msg != "" {
+			c.reportf(diag.Version, &p.Node, "version", "%s", msg)
 		}
 	}
 }
@@ -739,10 +735,8 @@ func (c *checker) groups() map[string]string {
 // it: a version k8s.io/apimachinery's ParseGeneric reads (Argo CD's
 // parseKubeVersion), API versions as group/version or group/version/Kind.
 func (c *checker) kubernetes(k *model.Kubernetes) {
-	if k.OK("version") {
-		if _, err := k8sversion.ParseGeneric(k.Version); err != nil {
-			c.reportf(diag.Version, &k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
-		}
+	if _, err := k8sversion.ParseGeneric(k.Version); k.OK("version") && err != nil {
+		c.reportf(diag.Version, &k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
 	}
 	for i, v := range k.APIVersions {
 		parts := strings.Split(v, "/")

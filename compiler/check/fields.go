@@ -156,10 +156,8 @@ func (c *checker) syncPolicy(p *model.SyncPolicy) {
 	}
 	b := p.Retry.Backoff
 	for _, f := range []struct{ name, v string }{{"duration", b.Duration}, {"maxDuration", b.MaxDuration}} {
-		if b.OK(f.name) {
-			if _, err := argocd.RetryDuration(f.v); err != nil {
-				c.reportf(diag.SyncPolicy, &b.Node, f.name, "Argo CD cannot read %q as a backoff (%v), and would not retry: write a Go duration such as \"30s\" or \"5m\", or a number of seconds", f.v, err)
-			}
+		if _, err := argocd.RetryDuration(f.v); b.OK(f.name) && err != nil {
+			c.reportf(diag.SyncPolicy, &b.Node, f.name, "Argo CD cannot read %q as a backoff (%v), and would not retry: write a Go duration such as \"30s\" or \"5m\", or a number of seconds", f.v, err)
 		}
 	}
 }

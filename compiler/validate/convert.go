@@ -141,7 +141,9 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 		return convert(m, strict, at)
 	}
 
-	for _, k := range slices.Sorted(maps.Keys(s)) {
+	keys := slices.AppendSeq(make([]string, 0, len(s)), maps.Keys(s))
+	slices.Sort(keys)
+	for _, k := range keys {
 		v := s[k]
 		switch k {
 		case "description", "title", "default", "example", "externalDocs", "format", "id", "$schema", "nullable":

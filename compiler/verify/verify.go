@@ -501,18 +501,8 @@ func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment
 
 // sources are the sources of an Application's spec, single or multiple.
 func sources(spec any) []any {
-	var out []any
-	if s := object.Lookup(spec, "source"); isMap(s) {
-		out = append(out, s)
-	}
-	if l, ok := object.Lookup(spec, "sources").([]any); ok {
-		for _, x := range l {
-			if isMap(x) {
-				out = append(out, x)
-			}
-		}
-	}
-	return out
+	l, _ := object.Lookup(spec, "sources").([]any)
+	return slices.DeleteFunc(slices.Concat([]any{object.Lookup(spec, "source")}, l), func(x any) bool { return !isMap(x) })
 }
 
 func isMap(v any) bool {
