@@ -362,13 +362,8 @@ func sourceHint(patterns []string, repo string) string {
 // noNamespaceHint says why a destination of the project that gives no
 // namespace does not permit an Application's namespace.
 func noNamespaceHint(dests []argocd.ProjectDestination, namespace string) string {
-	if namespace == "" {
-		return ""
-	}
-	for _, d := range dests {
-		if d.Namespace == "" {
-			return " (a destination without a namespace permits only Applications that name none: write namespace: \"*\" for any)"
-		}
+	if namespace != "" && slices.ContainsFunc(dests, func(d argocd.ProjectDestination) bool { return d.Namespace == "" }) {
+		return " (a destination without a namespace permits only Applications that name none: write namespace: \"*\" for any)"
 	}
 	return ""
 }
