@@ -70,7 +70,7 @@ type Info struct {
 // that modules name. It returns the derived facts; they are complete only
 // when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
-	c := &checker{spec: spec, fsys: fsys, log: log, kustomizations: map[string]bool{}, kustomizationDirs: map[string]bool{}, directoryFiles: map[string][]string{}, sourceFiles: map[*model.ExtraSource][]string{}, charts: map[string]bool{}, chartDeps: map[string][]string{}}
+	c := &checker{spec: spec, fsys: fsys, log: log, Info: &Info{Kustomizations: map[string]bool{}, KustomizationDirs: map[string]bool{}, DirectoryFiles: map[string][]string{}, SourceFiles: map[*model.ExtraSource][]string{}, Charts: map[string]bool{}, ChartDependencies: map[string][]string{}}}
 	c.platform()
 	for _, ch := range spec.Charts {
 		c.chart(ch)
@@ -78,30 +78,24 @@ func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 	for _, m := range spec.Modules {
 		c.module(m)
 	}
-	c.parent = c.groups()
-	info := &Info{Parent: c.parent, Kustomizations: c.kustomizations, KustomizationDirs: c.kustomizationDirs, DirectoryFiles: c.directoryFiles, SourceFiles: c.sourceFiles, Charts: c.charts, ChartDependencies: c.chartDeps}
-	info.Definitions, info.Instances = c.stacks()
-	info.StackOrder = c.stackOrder()
-	info.Waves = c.waves(info.Parent, info.Definitions)
+	c.Parent = c.groups()
+	c.Definitions, c.Instances = c.stacks()
+	c.StackOrder = c.stackOrder()
+	c.Waves = c.waves(c.Parent, c.Definitions)
 	for _, env := range spec.Environments {
 		c.environment(env)
 	}
 	c.applicationNames()
 	c.kroGates()
-	return info
+	return c.Info
 }
 
+// checker derives the Info as it checks.
 type checker struct {
-	spec              *model.Spec
-	fsys              fs.FS
-	log               *diag.Log
-	parent            map[string]string // the group of each module
-	kustomizations    map[string]bool
-	kustomizationDirs map[string]bool
-	directoryFiles    map[string][]string
-	sourceFiles       map[*model.ExtraSource][]string
-	charts            map[string]bool
-	chartDeps         map[string][]string // by chart folder
+	*Info
+	spec *model.Spec
+	fsys fs.FS
+	log  *diag.Log
 }
 
 // reportf records a problem of kind id with field of n.
@@ -190,16 +184,35 @@ func (c *checker) chart(ch *model.Chart) {
 	if ch.OK("chart") && !validChartName(ch) {
 		c.reportf(diag.Source, &ch.Node, "chart", "%q is not a chart name: give the name alone, without the repository", ch.Chart)
 	}
-	if ch.OK("version") {
-		if msg := pinProblem(ch.Version); msg != "" {
-			c.reportf(diag.Version, &ch.Node, "version", "%s", msg)
+	if msg := PinProblem(ch.Version); ch.OK("version") && msg != "" {
+		c.reportf(diag.Version, &ch.Node, "version", "%s", msg)
+	}
+}
+
+// environmentCharts checks an environment's own chart versions
+// (environments.<env>.charts): each names a chart the platform declares,
+// and pins an exact version, as the platform's pins do.
+//
+// Whether each version is locked (sources/charts.lock) is verify's, as
+// for the platform's pins: model.Spec.PinnedVersions lists every chart at
+// every version it runs, each placed at its pin, so that the lock holds
+// one entry per repository, chart and version.
+func (c *checker) environmentCharts(env *model.Environment) {
+	for _, p := range env.Charts {
+		if c.spec.Chart(p.Chart) == nil {
+			c.log.Reportf(diag.UnknownName, p.Pos, p.Path, "unknown chart %q: an environment runs another version of a chart declared under charts%s", p.Chart, diag.DidYouMean(p.Chart, chartNames(c.spec)))
+			continue
+		}
+		if msg := PinProblem(p.Version); p.OK("version") && msg != "" {
+			c.reportf(diag.Version, &p.Node, "version", "%s", msg)
 		}
 	}
 }
 
-// pinProblem says why version is not an exact chart version, or returns "".
-// Helm chart versions are SemVer 2, with or without a leading v.
-func pinProblem(version string) string {
+// PinProblem says why version is not an exact chart version, or returns "":
+// what check says of a pin, also for the commands that write one. Helm
+// chart versions are SemVer 2, with or without a leading v.
+func PinProblem(version string) string {
 	switch {
 	case version == "":
 		return `empty version: pin an exact release such as "1.2.3"`
@@ -216,8 +229,7 @@ func pinProblem(version string) string {
 		r, _ := utf8.DecodeRuneInString(version[i:])
 		return fmt.Sprintf("%q holds %q, which a semantic version does not allow (only letters, digits, '.', '-' and '+'): pin an exact release such as \"1.2.3\"", version, r)
 	}
-	switch {
-	case rangeOps().MatchString(version):
+	if rangeOps().MatchString(version) {
 		return fmt.Sprintf("%q is a version range, not a pin: pin an exact release such as \"1.2.3\", so that a render means the same thing tomorrow", version)
 	}
 	return fmt.Sprintf("%q is not a semantic version: pin an exact release such as \"1.2.3\"", version)
@@ -254,21 +266,30 @@ func repoPathProblem(p string) string {
 	return ""
 }
 
-// otherRepoPathProblem is repoPathProblem for a folder of another
+// otherRepoFolder checks the path field of n, dir, a folder of another
 // repository, whose root a module may sync ("."): platc's own output is
 // not there.
-func otherRepoPathProblem(p string) string {
-	if p == "." {
-		return ""
+func (c *checker) otherRepoFolder(n *model.Node, dir string) {
+	if msg := repoPathProblem(dir); msg != "" && dir != "." {
+		c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", dir, msg)
 	}
-	return repoPathProblem(p)
 }
 
-// urlProblem says why u, which already has the shape of a URL, cannot be
-// one, or returns "": RFC 3986 allows only its unreserved and reserved
-// characters and percent-encodings. A space, a quote, a backtick, a brace
-// or a control character is not a URL's; refusing them keeps a URL one
-// word wherever it goes (Argo CD, Helm, the direct-apply plan).
+// sourceFolder checks the field of n, dir, a folder of this repository
+// that an Application syncs: inside the repository, and outside the
+// output root.
+func (c *checker) sourceFolder(n *model.Node, field, dir string) bool {
+	if msg := repoPathProblem(dir); msg != "" {
+		c.reportf(diag.Path, n, field, "%q %s: name a folder inside the repository", dir, msg)
+		return false
+	}
+	if out := c.spec.Platform.OutDir; dir == out || strings.HasPrefix(dir, out+"/") {
+		c.reportf(diag.OutDir, n, field, "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+		return false
+	}
+	return true
+}
+
 // gitRepoURL checks the repoURL field of n, the URL of a Git repository
 // (the platform's, a client's values repository).
 func (c *checker) gitRepoURL(n *model.Node, url string) {
@@ -282,6 +303,11 @@ func (c *checker) gitRepoURL(n *model.Node, url string) {
 	}
 }
 
+// urlProblem says why u, which already has the shape of a URL, cannot be
+// one, or returns "": RFC 3986 allows only its unreserved and reserved
+// characters and percent-encodings. A space, a quote, a backtick, a brace
+// or a control character is not a URL's; refusing them keeps a URL one
+// word wherever it goes (Argo CD, Helm, the direct-apply plan).
 func urlProblem(u string) string {
 	for _, r := range u {
 		if !isURLChar(r) {
@@ -327,11 +353,7 @@ func (c *checker) outDirOverlap(out string) string {
 }
 
 func isURLChar(r rune) bool {
-	switch {
-	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
-		return true
-	}
-	return strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=%", r)
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=%", r)
 }
 
 func isControl(r rune) bool { return r < ' ' || r == 0x7f || (0x80 <= r && r < 0xa0) }
@@ -357,12 +379,7 @@ func (c *checker) module(m *model.Module) {
 	// is a case here.
 	switch info := m.Kind.Info(); {
 	case !m.Kind.Valid():
-		set := []string{}
-		for _, f := range model.Kinds[1:] {
-			if m.Has(f) {
-				set = append(set, f)
-			}
-		}
+		set := slices.DeleteFunc(slices.Clone(model.Kinds[1:]), func(f string) bool { return !m.Has(f) })
 		if len(set) == 0 {
 			c.log.Reportf(diag.ModuleKind, m.Pos, m.Path, "the module deploys nothing: set one of %s", kindList)
 		} else {
@@ -416,7 +433,7 @@ func (c *checker) module(m *model.Module) {
 		}
 	}
 	if m.Kind.Valid() && !c.takesValues(m) {
-		for _, f := range []string{"values", "wiring"} {
+		for _, f := range []string{"values", "wiring", "helm"} {
 			if m.Has(f) {
 				c.reportf(diag.ModuleKind, &m.Node, f, "%s", c.noValues(m, f, "it"))
 			}
@@ -495,11 +512,9 @@ func (c *checker) modulePath(m *model.Module) {
 	if m.RepoURL != "" {
 		// Another repository's folder: platc does not read it, and
 		// takes it for a chart where the module renders it as one.
-		if msg := otherRepoPathProblem(m.Dir); msg != "" {
-			c.reportf(diag.Path, &m.Node, "path", "%q %s: name a folder inside the repository", m.Dir, msg)
-		}
+		c.otherRepoFolder(&m.Node, m.Dir)
 		if m.Helm != nil || len(m.Values) > 0 || len(m.Wiring) > 0 {
-			c.charts[m.Name] = true
+			c.Charts[m.Name] = true
 		}
 		return
 	}
@@ -507,8 +522,8 @@ func (c *checker) modulePath(m *model.Module) {
 	if m.Plugin != nil {
 		return // a plugin renders it: neither a kustomization nor a chart to platc
 	}
-	c.kustomizations[m.Name] = kustomization
-	c.charts[m.Name] = chart
+	c.Kustomizations[m.Name] = kustomization
+	c.Charts[m.Name] = chart
 }
 
 // envPath checks the folder an environment's settings give a path module
@@ -520,14 +535,12 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 	case m.Kind.Info().Syncs != model.SyncsRepoFolder:
 		c.reportf(diag.ModuleKind, &s.Node, "path", "path is for path modules, which read a folder of a Git repository: remove it")
 	case m.RepoURL != "" || s.RepoURL != "":
-		if msg := otherRepoPathProblem(s.Dir); msg != "" {
-			c.reportf(diag.Path, &s.Node, "path", "%q %s: name a folder inside the repository", s.Dir, msg)
-		}
+		c.otherRepoFolder(&s.Node, s.Dir)
 	default:
 		_, chart, ok := c.pathFolder(m, &s.Node, s.Dir)
-		if ok && chart != c.charts[m.Name] {
+		if ok && chart != c.Charts[m.Name] {
 			what := map[bool]string{true: "a Helm chart", false: "not a Helm chart"}
-			c.reportf(diag.ModuleKind, &s.Node, "path", "folder %q is %s, and the module's own %q is %s: an environment's folder must be of the module's kind, for the module's fields are; make it one, or use another module", s.Dir, what[chart], m.Dir, what[c.charts[m.Name]])
+			c.reportf(diag.ModuleKind, &s.Node, "path", "folder %q is %s, and the module's own %q is %s: an environment's folder must be of the module's kind, for the module's fields are; make it one, or use another module", s.Dir, what[chart], m.Dir, what[c.Charts[m.Name]])
 		}
 	}
 }
@@ -537,13 +550,7 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 // that holds manifests. It reports whether the folder is a kustomization
 // and a Helm chart, and ok where it is a folder.
 func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustomization, chart, ok bool) {
-	if msg := repoPathProblem(dir); msg != "" {
-		c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", dir, msg)
-		return
-	}
-	out := c.spec.Platform.OutDir
-	if dir == out || strings.HasPrefix(dir, out+"/") {
-		c.reportf(diag.OutDir, n, "path", "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+	if !c.sourceFolder(n, "path", dir) {
 		return
 	}
 	if link, target, outside := manifests.OutsideLink(c.fsys, dir); outside {
@@ -563,12 +570,12 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 		entries, _ := fs.ReadDir(c.fsys, dir)
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
 			kustomization = true
-			c.kustomizationDirs[dir] = true
+			c.KustomizationDirs[dir] = true
 		}
 		chart = manifests.IsHelmFolder(c.fsys, dir)
 		if chart {
 			if deps := manifests.ChartLocalDependencies(c.fsys, dir); len(deps) > 0 {
-				c.chartDeps[dir] = deps
+				c.ChartDependencies[dir] = deps
 			}
 		}
 		if m.Directory == nil && m.Plugin == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
@@ -592,7 +599,8 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 // resources is Synced; allowEmpty lets an automated sync prune down to
 // none).
 func (c *checker) allowsEmpty(m *model.Module) (ok bool, takenBack *model.Environment) {
-	own, deployed := ownAllowEmpty(m), false
+	own := m.SyncPolicy != nil && m.SyncPolicy.AllowEmpty != nil && *m.SyncPolicy.AllowEmpty
+	deployed := false
 	for _, env := range c.spec.Environments {
 		if !Enabled(env, m.Name) {
 			continue
@@ -608,16 +616,11 @@ func (c *checker) allowsEmpty(m *model.Module) (ok bool, takenBack *model.Enviro
 	return deployed || own, nil
 }
 
-// ownAllowEmpty reports whether m's own syncPolicy sets allowEmpty.
-func ownAllowEmpty(m *model.Module) bool {
-	return m.SyncPolicy != nil && m.SyncPolicy.AllowEmpty != nil && *m.SyncPolicy.AllowEmpty
-}
-
 // takesValues reports whether m takes Helm values, wiring and helm
 // options: a chart module, or a path module whose folder Argo CD renders
 // with Helm (it holds a Chart.yaml: modulePath).
 func (c *checker) takesValues(m *model.Module) bool {
-	return m.Kind.TakesValues(c.charts[m.Name])
+	return m.Kind.TakesValues(c.Charts[m.Name])
 }
 
 // noValues is the message for field set on a module that takes no values
@@ -641,15 +644,15 @@ var kindList = strings.Join(model.Kinds[1:len(model.Kinds)-1], ", ") + " or " + 
 
 var wireFields = []string{"address", "host", "port", "url"}
 
-// badValuesPath reports a wiring key that is not a Helm values path.
-func (c *checker) badValuesPath(w *model.Node, key string) {
-	c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
-}
-
-// indexKey warns of a wiring key with a part that looks like a list
-// index (datasources[0].url): a values path names map keys only, so
-// platc sets the key "datasources[0]" of a map, which no chart reads.
-func (c *checker) indexKey(w *model.Node, key string, p []string, fix string) {
+// wiringKey checks a wiring key, the values path p (nil where key is
+// none), and warns of a part that looks like a list index
+// (datasources[0].url): a values path names map keys only, so platc sets
+// the key "datasources[0]" of a map, which no chart reads; fix says what
+// to do instead.
+func (c *checker) wiringKey(w *model.Node, key string, p []string, fix string) {
+	if p == nil {
+		c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
+	}
 	for _, part := range p {
 		open := strings.IndexByte(part, '[')
 		if open <= 0 || !strings.HasSuffix(part, "]") {
@@ -665,11 +668,7 @@ func (c *checker) indexKey(w *model.Node, key string, p []string, fix string) {
 }
 
 func (c *checker) wire(m *model.Module, w *model.Wire) {
-	if w.ValuesPath == nil {
-		c.badValuesPath(&w.Node, w.Key)
-	} else {
-		c.indexKey(&w.Node, w.Key, w.ValuesPath, "a module's wiring sets one value: write the list %s in values, with the address")
-	}
+	c.wiringKey(&w.Node, w.Key, w.ValuesPath, "a module's wiring sets one value: write the list %s in values, with the address")
 	if !slices.Contains(wireFields, w.Field) {
 		c.reportf(diag.UnknownName, &w.Node, "field", "unknown endpoint field %q: use one of %s", w.Field, strings.Join(wireFields, ", "))
 	}
@@ -700,9 +699,8 @@ func (c *checker) groups() map[string]string {
 			continue
 		}
 		for i, name := range g.Members {
-			member := c.spec.Module(name)
 			switch {
-			case member == nil:
+			case c.spec.Module(name) == nil:
 				c.elemReportf(diag.UnknownName, g, "group", i, "%s", diag.Unknown("module", name, moduleNames(c.spec)))
 			case name == g.Name:
 				c.elemReportf(diag.SelfReference, g, "group", i, "a group cannot contain itself")
@@ -737,10 +735,8 @@ func (c *checker) groups() map[string]string {
 // it: a version k8s.io/apimachinery's ParseGeneric reads (Argo CD's
 // parseKubeVersion), API versions as group/version or group/version/Kind.
 func (c *checker) kubernetes(k *model.Kubernetes) {
-	if k.OK("version") {
-		if _, err := k8sversion.ParseGeneric(k.Version); err != nil {
-			c.reportf(diag.Version, &k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
-		}
+	if _, err := k8sversion.ParseGeneric(k.Version); k.OK("version") && err != nil {
+		c.reportf(diag.Version, &k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
 	}
 	for i, v := range k.APIVersions {
 		parts := strings.Split(v, "/")
@@ -840,15 +836,16 @@ func (c *checker) environment(env *model.Environment) {
 		// The plan applies folders of this repository's checkout.
 		var remote []string
 		for _, m := range c.spec.Modules {
+			if !Enabled(env, m.Name) {
+				continue
+			}
 			h := m.HelmIn(env)
 			otherValues := h != nil && h.ValuesRepo != nil ||
 				m.Kind.Takes("extraSources") && slices.ContainsFunc(m.ExtraSourcesIn(env), func(x *model.ExtraSource) bool { return x.RepoURL != "" })
-			if ((m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues) && Enabled(env, m.Name) {
+			if (m.RepoURLIn(env) != "" || m.Plugin != nil) && m.Kind.Info().Syncs == model.SyncsRepoFolder || otherValues {
 				remote = append(remote, m.Name)
 			}
-		}
-		for _, m := range c.spec.Modules {
-			if m.NamespaceIn(env) == model.AnyNamespace && Enabled(env, m.Name) {
+			if m.NamespaceIn(env) == model.AnyNamespace {
 				c.reportf(diag.ModuleKind, &env.Node, "directApply", "the plan applies module %s into one namespace, and its namespace is \"*\": name one, or disable the module in this environment", m.Name)
 			}
 		}

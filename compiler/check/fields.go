@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -32,7 +33,8 @@ func (c *checker) appFields(m *model.Module) {
 	c.metadataMaps(&m.Node, f.Labels, f.Annotations, moduleWaveFix)
 	c.syncPolicy(f.SyncPolicy)
 	c.ignoreDifferences(f.IgnoreDifferences)
-	if f.RespectIgnoreDifferences != nil && *f.RespectIgnoreDifferences && len(f.IgnoreDifferences) == 0 && !c.settingsIgnore(m.Name) {
+	if f.RespectIgnoreDifferences != nil && *f.RespectIgnoreDifferences && len(f.IgnoreDifferences) == 0 &&
+		!c.someSettings(m.Name, func(s *model.ModuleSettings) bool { return len(s.IgnoreDifferences) > 0 }) {
 		c.reportf(diag.NoEffect, &m.Node, "respectIgnoreDifferences", "respectIgnoreDifferences without ignoreDifferences does nothing: add the fields to ignore, or remove it")
 	}
 	for i, o := range m.SyncOptions {
@@ -48,9 +50,6 @@ func (c *checker) appFields(m *model.Module) {
 			c.reportf(diag.SyncOption, &m.Node, "managedNamespaceMetadata", "managedNamespaceMetadata is the metadata of the namespace Argo CD creates (CreateNamespace=true), and createNamespace is false: remove one of them")
 		}
 		c.metadataMaps(&ns.Node, ns.Labels, ns.Annotations, moduleWaveFix)
-	}
-	if f.Helm != nil && m.Kind.Valid() && !c.takesValues(m) {
-		c.reportf(diag.ModuleKind, &m.Node, "helm", "%s", c.noValues(m, "helm", "it"))
 	}
 	// A kind's options (KindInfo.Options) on a module of another kind.
 	if m.Kind.Valid() {
@@ -78,13 +77,13 @@ func (c *checker) appFields(m *model.Module) {
 		c.extraSources(m.ExtraSources)
 	}
 	// The options of the folder a path module syncs.
-	kustomization := c.kustomizations[m.Name]
+	kustomization := c.Kustomizations[m.Name]
 	if d := f.Directory; d != nil && m.Kind.Takes("directory") && f.Plugin == nil {
 		if kustomization {
 			c.reportf(diag.Kustomize, &m.Node, "directory", "folder %q is a kustomization, which Argo CD builds with kustomize: directory is for folders of plain manifests; remove it, or set kustomize options", m.Dir)
 		} else if repoPathProblem(m.Dir) == "" {
 			files := argocd.DirectoryFiles(c.fsys, m.Dir, d.Recurse, d.Include, d.Exclude)
-			c.directoryFiles[m.Name] = files
+			c.DirectoryFiles[m.Name] = files
 			if len(files) == 0 {
 				if info, err := fs.Stat(c.fsys, m.Dir); err == nil && info.IsDir() {
 					c.log.Reportf(diag.SyncsNothing, d.Pos, d.Path, "no manifest of folder %q is one Argo CD reads with these options (.yaml, .yml or .json files, recurse %v, include %q, exclude %q): it would sync nothing", m.Dir, d.Recurse, d.Include, d.Exclude)
@@ -101,15 +100,13 @@ func (c *checker) appFields(m *model.Module) {
 	}
 }
 
-// settingsIgnore reports whether some environment adds ignoreDifferences
-// to the module.
-func (c *checker) settingsIgnore(module string) bool {
-	for _, env := range c.spec.Environments {
-		if s := env.Settings[module]; s != nil && len(s.IgnoreDifferences) > 0 {
-			return true
-		}
-	}
-	return false
+// someSettings reports whether some environment's settings of module
+// satisfy f.
+func (c *checker) someSettings(module string, f func(*model.ModuleSettings) bool) bool {
+	return slices.ContainsFunc(c.spec.Environments, func(env *model.Environment) bool {
+		s := env.Settings[module]
+		return s != nil && f(s)
+	})
 }
 
 // moduleWaveFix says what to do instead of a module's sync wave
@@ -120,30 +117,35 @@ const moduleWaveFix = "platc sets the sync wave from needs: set wave instead of 
 // Kubernetes API server will. The sync wave is platc's: waveFix says what
 // to do instead of setting it.
 func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string, waveFix string) {
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		p := n.FieldPath("labels")
-		msg := argocd.LabelKeyProblem(k)
-		if msg == "" {
-			msg = argocd.LabelValueProblem(labels[k])
+	c.entries(diag.Metadata, n, "labels", labels, labelProblem)
+	c.entries(diag.Metadata, n, "annotations", annotations, func(k, _ string) string {
+		if k == argocd.SyncWave {
+			return waveFix
 		}
-		if msg != "" {
-			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", msg)
-		}
-	}
+		return argocd.AnnotationKeyProblem(k)
+	})
 	size := 0
-	for _, k := range slices.Sorted(maps.Keys(annotations)) {
-		p := n.FieldPath("annotations")
-		size += len(k) + len(annotations[k])
-		switch {
-		case argocd.AnnotationKeyProblem(k) != "":
-			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", argocd.AnnotationKeyProblem(k))
-		case k == argocd.SyncWave:
-			c.log.Reportf(diag.Metadata, c.spec.PosOf(diag.JoinPath(p, k)), diag.JoinPath(p, k), "%s", waveFix)
-		}
+	for k, v := range annotations {
+		size += len(k) + len(v)
 	}
 	if size > argocd.AnnotationsSizeLimit {
 		c.reportf(diag.Metadata, n, "annotations", "the annotations hold %d bytes, more than the %d Kubernetes allows: shorten them", size, argocd.AnnotationsSizeLimit)
 	}
+}
+
+// entries reports the entries of m, field of n, that problem refuses.
+func (c *checker) entries(id diag.ID, n *model.Node, field string, m map[string]string, problem func(k, v string) string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if msg := problem(k, m[k]); msg != "" {
+			p := diag.JoinPath(n.FieldPath(field), k)
+			c.log.Reportf(id, c.spec.PosOf(p), p, "%s", msg)
+		}
+	}
+}
+
+// labelProblem says what the API server refuses of a label, or "".
+func labelProblem(k, v string) string {
+	return cmp.Or(argocd.LabelKeyProblem(k), argocd.LabelValueProblem(v))
 }
 
 // syncPolicy checks a retry's backoff as Argo CD reads it when a sync
@@ -154,10 +156,8 @@ func (c *checker) syncPolicy(p *model.SyncPolicy) {
 	}
 	b := p.Retry.Backoff
 	for _, f := range []struct{ name, v string }{{"duration", b.Duration}, {"maxDuration", b.MaxDuration}} {
-		if b.OK(f.name) {
-			if _, err := argocd.RetryDuration(f.v); err != nil {
-				c.reportf(diag.SyncPolicy, &b.Node, f.name, "Argo CD cannot read %q as a backoff (%v), and would not retry: write a Go duration such as \"30s\" or \"5m\", or a number of seconds", f.v, err)
-			}
+		if _, err := argocd.RetryDuration(f.v); b.OK(f.name) && err != nil {
+			c.reportf(diag.SyncPolicy, &b.Node, f.name, "Argo CD cannot read %q as a backoff (%v), and would not retry: write a Go duration such as \"30s\" or \"5m\", or a number of seconds", f.v, err)
 		}
 	}
 }
@@ -209,7 +209,7 @@ func (c *checker) helm(m *model.Module, h, eff *model.Helm) {
 		switch {
 		case m.Kind.Info().Syncs == model.SyncsRepoFolder:
 			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "a chart of this repository reads its values files from this repository: remove valuesRepo, or make the module a chart module")
-		case len(eff.ValueFiles) == 0 && !c.envValueFiles(m):
+		case len(eff.ValueFiles) == 0 && !c.someSettings(m.Name, func(s *model.ModuleSettings) bool { return s.Helm != nil && s.Helm.Has("valueFiles") }):
 			c.reportf(diag.HelmOptions, &h.Node, "valuesRepo", "valuesRepo names the repository of valueFiles, and there are none: add valueFiles, or remove it")
 		case strings.TrimSpace(vr.RepoURL) == "":
 			c.reportf(diag.HelmOptions, &vr.Node, "repoURL", "empty repoURL: give the Git repository the values files are in")
@@ -239,30 +239,10 @@ func (c *checker) helm(m *model.Module, h, eff *model.Helm) {
 // values files from this repository: one whose settings give it neither
 // values files nor a repository of them, where the module names none.
 func (c *checker) filesHere(m *model.Module) bool {
-	if m.Helm != nil && m.Helm.ValuesRepo != nil {
-		return false
-	}
-	for _, env := range c.spec.Environments {
+	return (m.Helm == nil || m.Helm.ValuesRepo == nil) && slices.ContainsFunc(c.spec.Environments, func(env *model.Environment) bool {
 		s := env.Settings[m.Name]
-		if !Enabled(env, m.Name) {
-			continue
-		}
-		if s == nil || s.Helm == nil || !s.Helm.Has("valueFiles") && !s.Helm.Has("valuesRepo") {
-			return true
-		}
-	}
-	return false
-}
-
-// envValueFiles reports whether some environment's settings give module
-// m values files.
-func (c *checker) envValueFiles(m *model.Module) bool {
-	for _, env := range c.spec.Environments {
-		if s := env.Settings[m.Name]; s != nil && s.Helm != nil && s.Helm.Has("valueFiles") {
-			return true
-		}
-	}
-	return false
+		return Enabled(env, m.Name) && (s == nil || s.Helm == nil || !s.Helm.Has("valueFiles") && !s.Helm.Has("valuesRepo"))
+	})
 }
 
 // releaseName checks the releaseName field of n by Helm's rule.
@@ -322,25 +302,17 @@ func (c *checker) extraSources(list []*model.ExtraSource) {
 		if src.RepoURL == "" {
 			c.folder(n, "path", src.Dir)
 			if d := src.Directory; d != nil && repoPathProblem(src.Dir) == "" {
-				c.sourceFiles[src] = argocd.DirectoryFiles(c.fsys, src.Dir, d.Recurse, d.Include, d.Exclude)
+				c.SourceFiles[src] = argocd.DirectoryFiles(c.fsys, src.Dir, d.Recurse, d.Include, d.Exclude)
 			}
 			continue
 		}
-		if msg := otherRepoPathProblem(src.Dir); msg != "" {
-			c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", src.Dir, msg)
-		}
+		c.otherRepoFolder(n, src.Dir)
 	}
 }
 
 // folder checks a folder of this repository that an Application syncs.
 func (c *checker) folder(n *model.Node, field, dir string) {
-	if msg := repoPathProblem(dir); msg != "" {
-		c.reportf(diag.Path, n, field, "%q %s: name a folder inside the repository", dir, msg)
-		return
-	}
-	out := c.spec.Platform.OutDir
-	if dir == out || strings.HasPrefix(dir, out+"/") {
-		c.reportf(diag.OutDir, n, field, "%q is inside the output root %q, which platc rewrites: keep manifests in a source folder", dir, out)
+	if !c.sourceFolder(n, field, dir) {
 		return
 	}
 	entries, err := fs.ReadDir(c.fsys, dir)
@@ -349,7 +321,7 @@ func (c *checker) folder(n *model.Node, field, dir string) {
 		return
 	}
 	if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return manifests.IsKustomization(e.Name()) }) {
-		c.kustomizationDirs[dir] = true
+		c.KustomizationDirs[dir] = true
 	}
 	if !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && isManifest(e.Name()) }) {
 		c.reportf(diag.SyncsNothing, n, field, "folder %q holds no manifests (.yaml, .yml or .json): Argo CD would sync nothing", dir)
@@ -368,22 +340,8 @@ func (c *checker) kustomize(k *model.Kustomize) {
 			c.elemReportf(diag.Kustomize, k, "images", i, "%q is not an image override: write \"name=newName:tag\", \"name:tag\" or \"name@sha256:...\"", img)
 		}
 	}
-	labels := &model.Node{Path: k.FieldPath("commonLabels")}
-	for _, key := range slices.Sorted(maps.Keys(k.CommonLabels)) {
-		msg := argocd.LabelKeyProblem(key)
-		if msg == "" {
-			msg = argocd.LabelValueProblem(k.CommonLabels[key])
-		}
-		if msg != "" {
-			c.log.Reportf(diag.Kustomize, c.spec.PosOf(diag.JoinPath(labels.Path, key)), diag.JoinPath(labels.Path, key), "%s", msg)
-		}
-	}
-	for _, key := range slices.Sorted(maps.Keys(k.CommonAnnotations)) {
-		if msg := argocd.AnnotationKeyProblem(key); msg != "" {
-			p := diag.JoinPath(k.FieldPath("commonAnnotations"), key)
-			c.log.Reportf(diag.Kustomize, c.spec.PosOf(p), p, "%s", msg)
-		}
-	}
+	c.entries(diag.Kustomize, &k.Node, "commonLabels", k.CommonLabels, labelProblem)
+	c.entries(diag.Kustomize, &k.Node, "commonAnnotations", k.CommonAnnotations, func(k, _ string) string { return argocd.AnnotationKeyProblem(k) })
 	for _, p := range k.Patches {
 		var v any
 		if err := yaml.Unmarshal([]byte(p.Patch), &v); err != nil || v == nil {
@@ -411,19 +369,14 @@ func (c *checker) environmentFields(env *model.Environment) {
 	if env.Pinned {
 		// Where a pinned environment syncs by hand, once per field that
 		// decides it.
-		var manual []*model.SyncPolicy
-		var modules [][]string
+		manual := map[*model.SyncPolicy][]string{} // by the policy that decides, its modules
 		for _, m := range c.spec.Modules {
 			if s := m.SyncIn(env); s.Manual != nil && Enabled(env, m.Name) {
-				i := slices.Index(manual, s.Manual)
-				if i < 0 {
-					manual, modules, i = append(manual, s.Manual), append(modules, nil), len(manual)
-				}
-				modules[i] = append(modules[i], m.Name)
+				manual[s.Manual] = append(manual[s.Manual], m.Name)
 			}
 		}
-		for i, p := range manual {
-			c.reportf(diag.ManualSync, &p.Node, "automated", "pinned environment %s syncs %s by hand: a release moves the Applications to the new tag, but the cluster changes only when someone syncs each one (Argo CD shows them OutOfSync); to bound when changes land, keep them automated and give the project a sync window", env.Name, strings.Join(modules[i], ", "))
+		for p, modules := range manual {
+			c.reportf(diag.ManualSync, &p.Node, "automated", "pinned environment %s syncs %s by hand: a release moves the Applications to the new tag, but the cluster changes only when someone syncs each one (Argo CD shows them OutOfSync); to bound when changes land, keep them automated and give the project a sync window", env.Name, strings.Join(modules, ", "))
 		}
 	}
 	for _, p := range env.Projects {

@@ -40,10 +40,9 @@ func (c *checker) kroGates() {
 			continue
 		}
 		for _, env := range c.spec.Environments {
-			if !Enabled(env, m.Name) {
-				continue
+			if Enabled(env, m.Name) {
+				c.kroModuleGates(env, m, gates)
 			}
-			c.kroModuleGates(env, m, gates)
 		}
 	}
 }
@@ -53,15 +52,13 @@ func (c *checker) kroGates() {
 func (c *checker) kroModuleGates(env *model.Environment, m *model.Module, gates kro.Gates) {
 	set := map[string]bool{}
 	from := map[string]string{} // gate -> spec path of the value
-	layers := []struct {
+	type layer struct {
 		path   string
 		values map[string]any
-	}{{m.FieldPath("values"), m.Values}}
+	}
+	layers := []layer{{m.FieldPath("values"), m.Values}}
 	if s := env.Settings[m.Name]; s != nil {
-		layers = append(layers, struct {
-			path   string
-			values map[string]any
-		}{s.FieldPath("values"), s.Values})
+		layers = append(layers, layer{s.FieldPath("values"), s.Values})
 	}
 	for _, l := range layers {
 		config, _ := l.values["config"].(map[string]any)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -114,9 +115,8 @@ func argoCDRelease(v string) string {
 // the same for a minor 0.
 func previousMinor(minor string) string {
 	major, n, ok := strings.Cut(strings.TrimPrefix(minor, "v"), ".")
-	var m int
-	if _, err := fmt.Sscan(n, &m); !ok || err != nil || m == 0 {
-		return minor
+	if m, err := strconv.Atoi(n); ok && err == nil && m != 0 {
+		return fmt.Sprintf("v%s.%d", major, m-1)
 	}
-	return fmt.Sprintf("v%s.%d", major, m-1)
+	return minor
 }

@@ -19,8 +19,8 @@ func TestPinProblemAcceptsExactVersions(t *testing.T) {
 		"1.0.0+20130313144700",
 		"v1.0.0-beta",
 	} {
-		if got := pinProblem(v); got != "" {
-			t.Errorf("pinProblem(%q) = %q, want \"\"", v, got)
+		if got := PinProblem(v); got != "" {
+			t.Errorf("PinProblem(%q) = %q, want \"\"", v, got)
 		}
 	}
 }
@@ -64,8 +64,8 @@ func TestPinProblemRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
-			if got := pinProblem(tt.version); got != tt.want {
-				t.Errorf("pinProblem(%q)\n got %q\nwant %q", tt.version, got, tt.want)
+			if got := PinProblem(tt.version); got != tt.want {
+				t.Errorf("PinProblem(%q)\n got %q\nwant %q", tt.version, got, tt.want)
 			}
 		})
 	}
@@ -73,8 +73,8 @@ func TestPinProblemRejects(t *testing.T) {
 
 func TestPinProblemDoesNotTakeAWordWithAnXForARange(t *testing.T) {
 	want := `"next" is not a semantic version: ` + pinExample
-	if got := pinProblem("next"); got != want {
-		t.Errorf("pinProblem(%q)\n got %q\nwant %q", "next", got, want)
+	if got := PinProblem("next"); got != want {
+		t.Errorf("PinProblem(%q)\n got %q\nwant %q", "next", got, want)
 	}
 }
 

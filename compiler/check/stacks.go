@@ -60,11 +60,7 @@ func (c *checker) stacks() (definitions, instances map[string]*model.Module) {
 				c.reportf(diag.Path, &m.Node, "valuesFile", "%q is not a file name in the client's values folder", m.ValuesFile)
 			}
 			for _, w := range m.Wiring {
-				if w.ValuesPath == nil {
-					c.badValuesPath(&w.Node, w.Key)
-				} else {
-					c.indexKey(&w.Node, w.Key, w.ValuesPath, "wire the whole list %s with one expression (\"${[{...}]}\")")
-				}
+				c.wiringKey(&w.Node, w.Key, w.ValuesPath, "wire the whole list %s with one expression (\"${[{...}]}\")")
 			}
 			c.syncOptions(&m.Node, m.SyncOptions, true)
 			c.allow(&m.Node, m.Allow)
@@ -128,9 +124,9 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 				c.log.Reportf(diag.UnknownName, cs.At("environments"), p, "unknown environment %q%s", name, diag.DidYouMean(name, envNames(c.spec)))
 			case instances[cs.Stack] == nil:
 				c.log.Reportf(diag.StackDelivery, cs.At("environments"), p, "no module delivers the instances of stack %q: add a module with stacks: [%q]", cs.Stack, cs.Stack)
-			case !Delivered(env, instances[cs.Stack].Name, c.parent):
+			case !Delivered(env, instances[cs.Stack].Name, c.Parent):
 				c.log.Reportf(diag.StackDelivery, cs.At("environments"), p, "environment %s does not deliver module %q, which delivers the instances of stack %q: enable it there, or remove %s", name, instances[cs.Stack].Name, cs.Stack, name)
-			case cs.Project != "" && !projectExists(env, cs.Project):
+			case cs.Project != "" && cs.Project != "default" && !slices.ContainsFunc(env.Projects, func(p *model.Project) bool { return p.Name == cs.Project }):
 				c.reportf(diag.UnknownName, &cs.Node, "project", "environment %s has no project %q: declare it under %s, or use \"default\"", name, cs.Project, env.FieldPath("projects"))
 			}
 		}
@@ -138,8 +134,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 		// stack in the same environment. Where the other stack's list
 		// names an unknown environment, that (a typo, most likely) is
 		// the cause, reported above: its consequences are not.
-		missing := map[string]map[string][]string{} // from stack -> environment -> wired keys
-		var froms []string
+		missing := map[[2]string][]string{} // from stack and environment -> wired keys
 		for _, w := range st.Wiring {
 			if c.spec.Stack(w.FromStack) == nil {
 				continue
@@ -150,30 +145,16 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 			}
 			for _, name := range cs.Environments {
 				if other == nil || !slices.Contains(other.Environments, name) {
-					if missing[w.FromStack] == nil {
-						missing[w.FromStack] = map[string][]string{}
-						froms = append(froms, w.FromStack)
-					}
-					missing[w.FromStack][name] = append(missing[w.FromStack][name], w.Key)
+					k := [2]string{w.FromStack, name}
+					missing[k] = append(missing[k], w.Key)
 				}
 			}
 		}
-		for _, from := range froms {
-			for _, name := range cs.Environments {
-				if keys := missing[from][name]; len(keys) > 0 {
-					c.log.Reportf(diag.Wiring, cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diagPathOf(cl, from))
-				}
-			}
+		for k, keys := range missing {
+			from, name := k[0], k[1]
+			c.log.Reportf(diag.Wiring, cs.Pos, cs.Path, "stack %q wires %s from stack %q, which client %s does not have in %s: add %s to %s", cs.Stack, diag.List(keys), from, cl.Name, name, name, diag.JoinPath(diag.JoinPath(cl.FieldPath("stacks"), from), "environments"))
 		}
 	}
-}
-
-func diagPathOf(cl *model.Client, stack string) string {
-	return diag.JoinPath(diag.JoinPath(cl.FieldPath("stacks"), stack), "environments")
-}
-
-func projectExists(env *model.Environment, project string) bool {
-	return project == "default" || slices.ContainsFunc(env.Projects, func(p *model.Project) bool { return p.Name == project })
 }
 
 // Delivered reports whether module has an Application in env: it and every
@@ -192,33 +173,23 @@ func Delivered(env *model.Environment, module string, parent map[string]string) 
 // outputs over an instance's spec, wired fields included, before wiring
 // them into another stack's instance, so a cycle has no order.
 func (c *checker) stackOrder() []string {
-	var order []string
-	state := map[string]int{} // 0 new, 1 on the path, 2 done
-	var path []string
-	var visit func(st *model.Stack)
-	visit = func(st *model.Stack) {
-		switch state[st.Name] {
-		case 1:
-			i := slices.Index(path, st.Name)
-			cycle := append(slices.Clone(path[i:]), st.Name)
-			c.log.Reportf(diag.Cycle, st.At("wiring"), st.FieldPath("wiring"), "stacks wire from each other: %s: platc fills a stack's wired fields before it evaluates the outputs another stack reads, so remove one of these wirings", strings.Join(cycle, " <- "))
-			return
-		case 2:
-			return
-		}
-		state[st.Name] = 1
-		path = append(path, st.Name)
-		for _, w := range st.Wiring {
-			if from := c.spec.Stack(w.FromStack); from != nil && from != st {
-				visit(from)
+	names, order := make([]string, 0, len(c.spec.Stacks)), make([]string, 0, len(c.spec.Stacks))
+	for _, st := range c.spec.Stacks { // sorted by name
+		names = append(names, st.Name)
+	}
+	deps := func(name string) []string {
+		var out []string
+		for _, w := range c.spec.Stack(name).Wiring {
+			if c.spec.Stack(w.FromStack) != nil && w.FromStack != name {
+				out = append(out, w.FromStack)
 			}
 		}
-		path = path[:len(path)-1]
-		state[st.Name] = 2
-		order = append(order, st.Name)
+		return out
 	}
-	for _, st := range c.spec.Stacks { // sorted by name
-		visit(st)
+	cycle := func(cycle []string) {
+		st := c.spec.Stack(cycle[0])
+		c.log.Reportf(diag.Cycle, st.At("wiring"), st.FieldPath("wiring"), "stacks wire from each other: %s: platc fills a stack's wired fields before it evaluates the outputs another stack reads, so remove one of these wirings", strings.Join(cycle, " <- "))
 	}
+	depthFirst(names, deps, cycle, func(name string) { order = append(order, name) })
 	return order
 }

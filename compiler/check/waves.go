@@ -49,31 +49,23 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 		}
 	}
 
+	names := make([]string, 0, len(c.spec.Modules))
+	for _, m := range c.spec.Modules {
+		names = append(names, m.Name)
+		slices.Sort(after[m.Name])
+	}
 	waves := map[string]int{}
-	state := map[string]int{} // 0 new, 1 on the stack, 2 done
-	var stack []string
-	var visit func(name string) int
-	visit = func(name string) int {
-		switch state[name] {
-		case 1:
-			i := slices.Index(stack, name)
-			cycle := append(slices.Clone(stack[i:]), name)
-			m := c.spec.Module(name)
-			c.log.Reportf(diag.Cycle, m.At("needs"), m.FieldPath("needs"), "modules need each other: %s: remove one of these needs", strings.Join(cycle, " -> "))
-			return 0
-		case 2:
-			return waves[name]
-		}
-		state[name] = 1
-		stack = append(stack, name)
+	cycle := func(cycle []string) {
+		m := c.spec.Module(cycle[0])
+		c.log.Reportf(diag.Cycle, m.At("needs"), m.FieldPath("needs"), "modules need each other: %s: remove one of these needs", strings.Join(cycle, " -> "))
+	}
+	depthFirst(names, func(name string) []string { return after[name] }, cycle, func(name string) {
 		// floor is one after the latest wave of what it needs (which
-		// may be a hand-set wave before 0); the wave is at least 0
-		// unless set by hand.
+		// may be a hand-set wave before 0; a need on a cycle has none
+		// yet: 0); the wave is at least 0 unless set by hand.
 		floor, latest := 0, ""
-		deps := slices.Clone(after[name])
-		slices.Sort(deps)
-		for _, d := range deps {
-			if w := visit(d) + 1; latest == "" || w > floor {
+		for _, d := range after[name] {
+			if w := waves[d] + 1; latest == "" || w > floor {
 				floor, latest = w, d
 			}
 		}
@@ -98,16 +90,39 @@ func (c *checker) waves(parent map[string]string, definitions map[string]*model.
 		}
 		// A wave past the limit stays one past it, so that the waves
 		// after it cannot overflow.
-		wave = min(wave, MaxWave+1)
-		stack = stack[:len(stack)-1]
-		state[name] = 2
-		waves[name] = wave
-		return wave
-	}
-	for _, m := range c.spec.Modules {
-		visit(m.Name)
-	}
+		waves[name] = min(wave, MaxWave+1)
+	})
 	return waves
+}
+
+// depthFirst walks the graph from each of names in turn, each node's deps
+// before it: done is called for each node once the walk leaves it, and
+// cycle for each cycle it meets, from a node back to the same node.
+func depthFirst(names []string, deps func(string) []string, cycle func([]string), done func(string)) {
+	state := map[string]int{} // 0 new, 1 on the path, 2 done
+	var path []string
+	var visit func(name string)
+	visit = func(name string) {
+		switch state[name] {
+		case 1:
+			i := slices.Index(path, name)
+			cycle(append(slices.Clone(path[i:]), name))
+			return
+		case 2:
+			return
+		}
+		state[name] = 1
+		path = append(path, name)
+		for _, d := range deps(name) {
+			visit(d)
+		}
+		path = path[:len(path)-1]
+		state[name] = 2
+		done(name)
+	}
+	for _, name := range names {
+		visit(name)
+	}
 }
 
 // MaxWave is the latest sync wave platc renders. Argo CD reads a sync wave

@@ -2,7 +2,8 @@ package validate
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -84,25 +85,23 @@ func rootSchema(openAPI map[string]any, apiVersion, kind string) (map[string]any
 	props["kind"] = map[string]any{"type": "string", "const": kind}
 
 	meta := objectMetaSchema()
-	if m, ok := openAPI["properties"].(map[string]any); ok {
-		if crdMeta, ok := m["metadata"].(map[string]any); ok && hasConstraints(crdMeta) {
-			// A CRD may restrict metadata.name (pattern, maxLength):
-			// check that too, on top of the strict built-in schema.
-			extra, err := convert(crdMeta, false, "/properties/metadata")
-			if err != nil {
-				return nil, err
-			}
-			meta = map[string]any{"allOf": []any{meta, extra}}
+	crdProps, _ := openAPI["properties"].(map[string]any)
+	if crdMeta, ok := crdProps["metadata"].(map[string]any); ok && hasConstraints(crdMeta) {
+		// A CRD may restrict metadata.name (pattern, maxLength): check
+		// that too, on top of the strict built-in schema.
+		extra, err := convert(crdMeta, false, "/properties/metadata")
+		if err != nil {
+			return nil, err
 		}
+		meta = map[string]any{"allOf": []any{meta, extra}}
 	}
 	props["metadata"] = meta
 
 	req := []any{"apiVersion", "kind"}
-	if old, ok := root["required"].([]any); ok {
-		for _, r := range old {
-			if r != "apiVersion" && r != "kind" {
-				req = append(req, r)
-			}
+	old, _ := root["required"].([]any)
+	for _, r := range old {
+		if r != "apiVersion" && r != "kind" {
+			req = append(req, r)
 		}
 	}
 	root["required"] = req
@@ -113,9 +112,7 @@ func rootSchema(openAPI map[string]any, apiVersion, kind string) (map[string]any
 // "type: object".
 func hasConstraints(s map[string]any) bool {
 	for k := range s {
-		switch k {
-		case "type", "description":
-		default:
+		if k != "type" && k != "description" {
 			return true
 		}
 	}
@@ -127,34 +124,6 @@ func isTrue(v any) bool {
 	return ok && b
 }
 
-// dropped lists the JSONSchemaProps keywords that are not carried over.
-var dropped = map[string]bool{
-	"description":  true,
-	"title":        true,
-	"default":      true,
-	"example":      true,
-	"externalDocs": true,
-	"format":       true,
-	"id":           true,
-	"$schema":      true,
-}
-
-// copied lists the keywords whose OpenAPI v3 and draft 2020-12 meanings
-// are the same.
-var copied = map[string]bool{
-	"maximum":       true,
-	"minimum":       true,
-	"maxLength":     true,
-	"minLength":     true,
-	"pattern":       true,
-	"maxItems":      true,
-	"minItems":      true,
-	"uniqueItems":   true,
-	"multipleOf":    true,
-	"maxProperties": true,
-	"minProperties": true,
-}
-
 // convert converts one schema node. strict says whether object schemas
 // with properties get additionalProperties: false. at is the node's
 // location in the CRD schema, for error messages.
@@ -163,19 +132,27 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 	intOrString := isTrue(s["x-kubernetes-int-or-string"])
 	preserve := isTrue(s["x-kubernetes-preserve-unknown-fields"])
 	nullable := isTrue(s["nullable"])
-
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
+	// sub converts the sub-schema v, at at.
+	sub := func(v any, strict bool, at string) (map[string]any, error) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: want a schema, got %T", at, v)
+		}
+		return convert(m, strict, at)
 	}
-	sort.Strings(keys)
+
+	keys := slices.AppendSeq(make([]string, 0, len(s)), maps.Keys(s))
+	slices.Sort(keys)
 	for _, k := range keys {
 		v := s[k]
-		switch {
-		case dropped[k], strings.HasPrefix(k, "x-kubernetes-"), k == "nullable":
-		case copied[k]:
+		switch k {
+		case "description", "title", "default", "example", "externalDocs", "format", "id", "$schema", "nullable":
+			// Not carried over (nullable: below).
+		case "maximum", "minimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+			"uniqueItems", "multipleOf", "maxProperties", "minProperties":
+			// The same in OpenAPI v3 and draft 2020-12.
 			out[k] = v
-		case k == "type":
+		case "type":
 			if intOrString {
 				continue
 			}
@@ -184,39 +161,29 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 				return nil, fmt.Errorf("%s/type: want a string, got %T", at, v)
 			}
 			out["type"] = t
-		case k == "enum":
-			e, ok := v.([]any)
+		case "enum", "required":
+			l, ok := v.([]any)
 			if !ok {
-				return nil, fmt.Errorf("%s/enum: want a list, got %T", at, v)
+				return nil, fmt.Errorf("%s/%s: want a list, got %T", at, k, v)
 			}
-			out["enum"] = append([]any(nil), e...)
-		case k == "exclusiveMinimum", k == "exclusiveMaximum":
+			out[k] = append([]any(nil), l...)
+		case "exclusiveMinimum", "exclusiveMaximum":
 			// Handled below, together with minimum/maximum.
-		case k == "required":
-			r, ok := v.([]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/required: want a list, got %T", at, v)
-			}
-			out["required"] = append([]any(nil), r...)
-		case k == "properties":
+		case "properties":
 			p, ok := v.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("%s/properties: want a map, got %T", at, v)
 			}
 			props := make(map[string]any, len(p))
 			for name, ps := range p {
-				psm, ok := ps.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%s/properties/%s: want a schema, got %T", at, name, ps)
-				}
-				c, err := convert(psm, strict, at+"/properties/"+name)
+				c, err := sub(ps, strict, at+"/properties/"+name)
 				if err != nil {
 					return nil, err
 				}
 				props[name] = c
 			}
 			out["properties"] = props
-		case k == "additionalProperties":
+		case "additionalProperties":
 			switch ap := v.(type) {
 			case bool:
 				out[k] = ap
@@ -229,17 +196,13 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 			default:
 				return nil, fmt.Errorf("%s/%s: want a schema or a bool, got %T", at, k, v)
 			}
-		case k == "items":
-			is, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/items: want a schema, got %T", at, v)
-			}
-			c, err := convert(is, strict, at+"/items")
+		case "items":
+			c, err := sub(v, strict, at+"/items")
 			if err != nil {
 				return nil, err
 			}
 			out["items"] = c
-		case k == "anyOf", k == "allOf", k == "oneOf":
+		case "anyOf", "allOf", "oneOf":
 			if intOrString && k == "anyOf" {
 				continue // replaced by the type list below
 			}
@@ -249,29 +212,23 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 			}
 			var conv []any
 			for i, item := range list {
-				im, ok := item.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%s/%s/%d: want a schema, got %T", at, k, i, item)
-				}
-				c, err := convert(im, false, fmt.Sprintf("%s/%s/%d", at, k, i))
+				c, err := sub(item, false, fmt.Sprintf("%s/%s/%d", at, k, i))
 				if err != nil {
 					return nil, err
 				}
 				conv = append(conv, c)
 			}
 			out[k] = conv
-		case k == "not":
-			nm, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s/not: want a schema, got %T", at, v)
-			}
-			c, err := convert(nm, false, at+"/not")
+		case "not":
+			c, err := sub(v, false, at+"/not")
 			if err != nil {
 				return nil, err
 			}
 			out["not"] = c
 		default:
-			return nil, fmt.Errorf("%s: unsupported schema keyword %q", at, k)
+			if !strings.HasPrefix(k, "x-kubernetes-") {
+				return nil, fmt.Errorf("%s: unsupported schema keyword %q", at, k)
+			}
 		}
 	}
 
@@ -302,16 +259,12 @@ func convert(s map[string]any, strict bool, at string) (map[string]any, error) {
 	// Required fields that have a default are filled in by the API server.
 	if req, ok := out["required"].([]any); ok {
 		props, _ := s["properties"].(map[string]any)
-		var kept []any
-		for _, r := range req {
+		kept := slices.DeleteFunc(req, func(r any) bool { // req is out's own copy
 			name, _ := r.(string)
-			if ps, ok := props[name].(map[string]any); ok {
-				if _, hasDefault := ps["default"]; hasDefault {
-					continue
-				}
-			}
-			kept = append(kept, r)
-		}
+			ps, _ := props[name].(map[string]any)
+			_, hasDefault := ps["default"]
+			return hasDefault
+		})
 		if len(kept) == 0 {
 			delete(out, "required")
 		} else {

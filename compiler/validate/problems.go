@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,10 +30,7 @@ func problems(err error) ([]Problem, error) {
 	var out []Problem
 	collect(ve, &out)
 	slices.SortFunc(out, func(a, b Problem) int {
-		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Message, b.Message)
+		return cmp.Or(strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Message, b.Message))
 	})
 	return slices.Compact(out), nil
 }
@@ -148,16 +146,8 @@ func escape(token string) string {
 
 // wantTypes joins JSON types with "or", null last: "boolean or null".
 func wantTypes(types []string) string {
-	var ts []string
-	null := false
-	for _, t := range types {
-		if t == "null" {
-			null = true
-			continue
-		}
-		ts = append(ts, t)
-	}
-	if null {
+	ts := slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
+	if len(ts) < len(types) {
 		ts = append(ts, "null")
 	}
 	return strings.Join(ts, " or ")

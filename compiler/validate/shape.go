@@ -87,11 +87,9 @@ func shapeOf(s map[string]any) *shape {
 	return &sh
 }
 
-// key appends the shape of v, as seen by sh, to b.
+// key appends the shape of v, as seen by sh, to b: all of v where sh
+// looks at the whole value.
 func (sh *shape) key(b []byte, v any) []byte {
-	if sh != nil && sh.whole {
-		return whole(b, v)
-	}
 	switch v := v.(type) {
 	case *object.Map:
 		b = append(b, '{')
@@ -116,7 +114,7 @@ func (sh *shape) key(b []byte, v any) []byte {
 	case []string:
 		return listKey(sh, b, v)
 	case string:
-		if sh != nil && sh.strings {
+		if sh != nil && (sh.strings || sh.whole) {
 			return appendString(append(b, 's'), v)
 		}
 		return append(b, 's')
@@ -124,13 +122,18 @@ func (sh *shape) key(b []byte, v any) []byte {
 	return scalar(b, v)
 }
 
-// listKey appends the shape of the list v, as seen by sh, to b.
+// listKey appends the shape of the list v, as seen by sh, to b: its
+// length, unless sh looks at the whole value, and its items.
 func listKey[T any](sh *shape, b []byte, v []T) []byte {
 	b = append(b, '[')
 	if sh != nil {
-		b = strconv.AppendInt(b, int64(len(v)), 10)
+		items := sh
+		if !sh.whole {
+			b = strconv.AppendInt(b, int64(len(v)), 10)
+			items = sh.items
+		}
 		for _, x := range v {
-			b = sh.items.key(b, x)
+			b = items.key(b, x)
 		}
 	}
 	return append(b, ']')
@@ -138,44 +141,13 @@ func listKey[T any](sh *shape, b []byte, v []T) []byte {
 
 // child is the shape of the property k.
 func (sh *shape) child(k string) *shape {
+	if sh.whole {
+		return sh
+	}
 	if c, ok := sh.props[k]; ok {
 		return c
 	}
 	return sh.additional
-}
-
-// whole appends all of v to b.
-func whole(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case *object.Map:
-		b = append(b, '{')
-		v.Each(func(k string, x any) {
-			b = whole(appendString(b, k), x)
-		})
-		return append(b, '}')
-	case map[string]any:
-		b = append(b, '{')
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			b = whole(appendString(b, k), v[k])
-		}
-		return append(b, '}')
-	case []any:
-		return wholeList(b, v)
-	case []string:
-		return wholeList(b, v)
-	case string:
-		return appendString(append(b, 's'), v)
-	}
-	return scalar(b, v)
-}
-
-// wholeList appends all of the list v to b.
-func wholeList[T any](b []byte, v []T) []byte {
-	b = append(b, '[')
-	for _, x := range v {
-		b = whole(b, x)
-	}
-	return append(b, ']')
 }
 
 // scalar appends a number, a bool or null with its value; anything else

@@ -108,7 +108,7 @@ func (p Problem) String() string { return p.Pointer + ": " + p.Message }
 // Every kind's schema is compiled here, so that an error of any CRD is
 // returned here.
 func FromCRDs(files map[string][]byte) (*Validator, error) {
-	b := newBuilder(false)
+	v := &Validator{kinds: map[gvk]*kindSchema{}}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		for i, doc := range splitDocuments(files[name]) {
 			where := fmt.Sprintf("%s: document %d", name, i+1)
@@ -123,12 +123,12 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s: not a CustomResourceDefinition: want a mapping, got %T", where, crd)
 			}
-			if err := b.add(where, m); err != nil {
+			if err := v.add(where, m, false); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return b.compile()
+	return v.compile()
 }
 
 // FromObjects is FromCRDs for CRDs already decoded (plain data:
@@ -137,11 +137,11 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 // is skipped, as an empty one in FromCRDs, and errors name a document as
 // FromCRDs does ("<name>: document <n>"). The CRDs are only read.
 func FromObjects(files map[string][]map[string]any) (*Validator, error) {
-	b, err := fromObjects(files, false)
+	v, err := fromObjects(files, false)
 	if err != nil {
 		return nil, err
 	}
-	return b.compile()
+	return v.compile()
 }
 
 // FromTrusted is FromObjects for CRDs known to be sound: the ones platc
@@ -153,64 +153,49 @@ func FromObjects(files map[string][]map[string]any) (*Validator, error) {
 // compiling one (a CRD no test saw) is Validate's error for the objects
 // of that kind.
 func FromTrusted(files map[string][]map[string]any) (*Validator, error) {
-	b, err := fromObjects(files, true)
+	v, err := fromObjects(files, true)
 	if err != nil {
 		return nil, err
 	}
-	return b.validator(), nil
+	v.known = strings.Join(v.Kinds(), ", ")
+	return v, nil
 }
 
-func fromObjects(files map[string][]map[string]any, trusted bool) (*builder, error) {
-	b := newBuilder(trusted)
+func fromObjects(files map[string][]map[string]any, trusted bool) (*Validator, error) {
+	v := &Validator{kinds: map[gvk]*kindSchema{}}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		for i, crd := range files[name] {
 			if crd == nil {
 				continue
 			}
-			if err := b.add(fmt.Sprintf("%s: document %d", name, i+1), crd); err != nil {
+			if err := v.add(fmt.Sprintf("%s: document %d", name, i+1), crd, trusted); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return b, nil
+	return v, nil
 }
 
-// builder collects the schemas of CRDs.
-type builder struct {
-	trusted bool // the kinds' schemas are known to be valid against the meta-schema
-	kinds   map[gvk]*kindSchema
-}
-
-func newBuilder(trusted bool) *builder {
-	return &builder{trusted: trusted, kinds: map[gvk]*kindSchema{}}
-}
-
-// add adds the served versions of the CRD m, found at where.
-func (b *builder) add(where string, m map[string]any) error {
+// add adds the served versions of the CRD m, found at where; trusted says
+// their schemas are known to be valid against the meta-schema.
+func (v *Validator) add(where string, m map[string]any, trusted bool) error {
 	versions, err := crdSchemas(m)
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	for _, v := range versions {
-		if prev, dup := b.kinds[v.gvk]; dup {
-			return fmt.Errorf("%s: %s is already defined in %s", where, v.gvk, prev.origin)
+	for _, vs := range versions {
+		if prev, dup := v.kinds[vs.gvk]; dup {
+			return fmt.Errorf("%s: %s is already defined in %s", where, vs.gvk, prev.origin)
 		}
-		b.kinds[v.gvk] = &kindSchema{key: v.gvk, origin: where, doc: v.schema, shape: shapeOf(v.schema), trusted: b.trusted}
+		v.kinds[vs.gvk] = &kindSchema{key: vs.gvk, origin: where, doc: vs.schema, shape: shapeOf(vs.schema), trusted: trusted}
 	}
 	return nil
 }
 
-// validator is the Validator of the kinds added, none compiled yet.
-func (b *builder) validator() *Validator {
-	v := &Validator{kinds: b.kinds}
-	v.known = strings.Join(v.Kinds(), ", ")
-	return v
-}
-
 // compile compiles the schemas added, in the order of their kinds, and
 // returns the first error.
-func (b *builder) compile() (*Validator, error) {
-	v := b.validator()
+func (v *Validator) compile() (*Validator, error) {
+	v.known = strings.Join(v.Kinds(), ", ")
 	for _, k := range slices.SortedFunc(maps.Values(v.kinds), func(a, b *kindSchema) int {
 		return strings.Compare(a.key.String(), b.key.String())
 	}) {
@@ -293,17 +278,6 @@ func splitDocuments(data []byte) [][]byte {
 		cur.Write(line)
 	}
 	return append(docs, cur.Bytes())
-}
-
-// KindsByVersion returns the apiVersion and kind of every schema v has,
-// sorted.
-func (v *Validator) KindsByVersion() [][2]string {
-	out := make([][2]string, 0, len(v.kinds))
-	for k := range v.kinds {
-		out = append(out, [2]string{k.apiVersion, k.kind})
-	}
-	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1]) })
-	return out
 }
 
 // Knows reports whether v has a schema for apiVersion and kind: whether

@@ -61,12 +61,11 @@ type pinSource struct{ repoURL, chart, version string }
 func (v *verifier) helmSources(a app) []helmSource {
 	var out []helmSource
 	for i, src := range sources(object.Lookup(a.obj, "spec")) {
-		repo, rev, chart := str(src, "repoURL"), str(src, "targetRevision"), str(src, "chart")
-		if c := v.pins[pinSource{repo, chart, rev}]; c != nil && (chart != "" || str(src, "path") == ".") {
+		repo, rev, chart, dir := str(src, "repoURL"), str(src, "targetRevision"), str(src, "chart"), str(src, "path")
+		if c := v.pins[pinSource{repo, chart, rev}]; c != nil && (chart != "" || dir == ".") {
 			out = append(out, helmSource{src: src, index: i, pin: c})
 			continue
 		}
-		dir := str(src, "path")
 		if chart == "" && repo == v.in.Spec.Platform.RepoURL && dir != "" && !rgd.HasPlaceholder(dir) && v.isHelmFolder(dir) {
 			out = append(out, helmSource{src: src, index: i, folder: dir})
 		}
@@ -75,10 +74,7 @@ func (v *verifier) helmSources(a app) []helmSource {
 }
 
 // charts renders the Helm sources of env's Applications as Argo CD's repo
-// server would (compiler/charts), and checks what they give: Helm's own
-// errors, the values against the chart (its schema, the keys it knows),
-// and every rendered object against the Application's project, its kind's
-// CRD where known, and Kubernetes' rules for names.
+// server would (compiler/charts), and checks what they give.
 func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 	r := v.in.Charts
 	if r == nil {
@@ -92,8 +88,9 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 		for _, hs := range v.helmSources(a) {
 			var out *charts.Outcome
 			var chart func() (*charts.Chart, error)
-			var what string
+			var req charts.Request
 			var partial bool
+			what, source := "the chart in "+hs.folder, hs.folder
 			if c := hs.pin; c != nil {
 				what = "chart " + c.Chart + " " + c.Version
 				status, entry, err := r.Pin(c.RepoURL, c.Chart, c.Version)
@@ -112,15 +109,14 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				default:
 					panic(fmt.Sprintf("verify: a chart status of unknown kind %d", status))
 				}
-				req, p := v.request(env, a, hs)
+				source = c.RepoURL + " " + c.Chart + " " + c.Version
+				req, partial = v.request(env, a, hs)
 				out, chart = r.RenderPin(entry, req)
-				partial = p
 			} else {
-				what = "the chart in " + hs.folder
 				for _, name := range []string{"Chart.yaml", "values.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"} {
 					v.duplicateKeys(path.Join(hs.folder, name), nil)
 				}
-				req, p := v.request(env, a, hs)
+				req, partial = v.request(env, a, hs)
 				var err error
 				out, chart, err = r.RenderFolder(hs.folder, req)
 				if err != nil {
@@ -130,11 +126,6 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				if out == nil {
 					continue // its dependencies are not at hand: UnbuiltFolders says so
 				}
-				partial = p
-			}
-			source := hs.folder
-			if hs.pin != nil {
-				source = hs.pin.RepoURL + " " + hs.pin.Chart + " " + hs.pin.Version
 			}
 			r.Record(charts.NewApp(env.Name, a.name(), a.namespace(), source, out, chart))
 			// An Application of a client whose values repository is
@@ -181,14 +172,10 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 		}
 	}
 	v.envKindsMu.Lock()
-	if v.envKinds == nil {
-		v.envKinds = map[*model.Environment]*envKinds{}
-	}
 	v.envKinds[env] = k
 	v.envKindsMu.Unlock()
-	// Each kind is judged once, and each outcome's objects once: most
-	// outcomes are shared by many Applications, and nearly all are fine.
-	verdicts := map[[2]string]kindVerdict{}
+	// Each outcome's objects are judged once: most outcomes are shared by
+	// many Applications.
 	type issue struct {
 		kind, source string
 		verdict      kindVerdict
@@ -204,12 +191,7 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 				if o.noKind || reported[key] {
 					continue
 				}
-				verdict, ok := verdicts[key]
-				if !ok {
-					verdict = kindProblem(env, k, o.apiVersion, o.kind)
-					verdicts[key] = verdict
-				}
-				if verdict.msg != "" {
+				if verdict := k.verdict(o.apiVersion, o.kind); verdict.msg != "" {
 					reported[key] = true
 					found = append(found, issue{o.kind, o.source, verdict})
 				}
@@ -217,11 +199,7 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 			issues[ra.out] = found
 		}
 		for _, i := range found {
-			can := "cannot"
-			if i.verdict.id == diag.SharedGroupKind {
-				can = "may not"
-			}
-			v.reportf(i.verdict.id, ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD %s sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), can, i.verdict.msg)
+			v.reportf(i.verdict.id, ra.a.origin, "%s renders %s (%s) for Application %q (%s), which Argo CD %s sync: %s", ra.what, i.kind, i.source, ra.a.name(), where(ra.a, env), i.verdict.can(), i.verdict.msg)
 		}
 	}
 }
@@ -237,19 +215,10 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req charts.Request, partial bool) {
 	helm := object.Lookup(hs.src, "helm")
 	req = charts.Request{
-		Release:     a.name(),
-		Namespace:   str(a.obj, "spec", "destination", "namespace"),
-		KubeVersion: env.Kubernetes.Version,
+		Release:     cmp.Or(str(helm, "releaseName"), a.name()),
+		Namespace:   cmp.Or(str(helm, "namespace"), str(a.obj, "spec", "destination", "namespace")),
+		KubeVersion: cmp.Or(str(helm, "kubeVersion"), env.Kubernetes.Version),
 		APIVersions: env.Kubernetes.APIVersions,
-	}
-	if s := str(helm, "releaseName"); s != "" {
-		req.Release = s
-	}
-	if s := str(helm, "namespace"); s != "" {
-		req.Namespace = s
-	}
-	if s := str(helm, "kubeVersion"); s != "" {
-		req.KubeVersion = s
 	}
 	if l := strings_(object.Lookup(helm, "apiVersions")); len(l) > 0 {
 		req.APIVersions = l
@@ -282,11 +251,10 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 
 // valuesJSON is the JSON of a Helm source's valuesObject vo, encoded once
 // per map: render gives the Applications of a module one map of values
-// wherever the environments do not change them, and encoding them for
-// every Application of every environment was a fifth of what rendering
-// charts added to a warm vet. Rendered objects are not changed once
-// rendered, so a map's JSON is the JSON of what it holds; the memo keeps
-// the map itself, so that its address is not reused while it is a key.
+// wherever the environments do not change them. Rendered objects are not
+// changed once rendered, so a map's JSON is the JSON of what it holds; the
+// memo keeps the map itself, so that its address is not reused while it
+// is a key.
 func (v *verifier) valuesJSON(vo any) []byte {
 	m, ok := vo.(map[string]any)
 	if !ok {
@@ -388,7 +356,7 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		}
 	}
 	if out.Error != "" && len(out.Schema) == 0 && !partial {
-		v.reportf(diag.ChartRender, a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), oneLine(out.Error))
+		v.reportf(diag.ChartRender, a.origin, "%s does not render for Application %q (%s): %s", what, a.name(), where(a, env), strings.Join(strings.Fields(out.Error), " "))
 	}
 	for _, u := range out.Unknown {
 		pos, specPath, layer := v.valueLayer(env, a, hs, u.Path)
@@ -398,9 +366,6 @@ func (v *verifier) chartOutcome(env *model.Environment, a app, hs helmSource, wh
 		}
 		c := unknownCause{pos: pos, specPath: specPath, key: layers.ValuesPath(u.Path), layer: layer, hint: hint}
 		v.unknownMu.Lock()
-		if v.unknown == nil {
-			v.unknown = map[unknownCause][]unknownSetter{}
-		}
 		v.unknown[c] = append(v.unknown[c], unknownSetter{what, a.name(), a.file == "kro", env.Name})
 		v.unknownMu.Unlock()
 	}
@@ -469,25 +434,20 @@ func (v *verifier) noteUnknownKeys() {
 		for _, a := range apps[1:] {
 			sameEnvs = sameEnvs && a.envs == apps[0].envs
 		}
-		var who string
-		switch {
-		case len(apps) == 1:
-			who = fmt.Sprintf("Application %q%s sets %s", apps[0].name, by, apps[0].envs)
-		case sameEnvs:
+		who := fmt.Sprintf("Application %q%s sets %s", apps[0].name, by, apps[0].envs)
+		if len(apps) > 1 {
+			// "3 Applications: ...", the environments before the names
+			// where they are the same.
+			set := " set " + apps[0].envs
 			items := make([]diag.Item, len(apps))
 			for i, a := range apps {
 				items[i] = diag.Item{What: "Application", Name: a.name}
-			}
-			// "3 Applications: ...", the environments before the names.
-			count, names, _ := strings.Cut(diag.Affects(items), ": ")
-			who = fmt.Sprintf("%s%s set %s: %s", count, by, apps[0].envs, names)
-		default:
-			items := make([]diag.Item, len(apps))
-			for i, a := range apps {
-				items[i] = diag.Item{What: "Application", Name: a.name, Where: a.envs}
+				if !sameEnvs {
+					items[i].Where, set = a.envs, " set"
+				}
 			}
 			count, names, _ := strings.Cut(diag.Affects(items), ": ")
-			who = fmt.Sprintf("%s%s set: %s", count, by, names)
+			who = fmt.Sprintf("%s%s%s: %s", count, by, set, names)
 		}
 		v.log.ReportStrictf(v.in.Strict, diag.ChartValue, c.pos, c.specPath, "%s %s no value %s (%s), which %s: not in its values.yaml, and no template reads it, so Helm ignores it; %s", diag.List(whats), has, c.key, c.layer, who, c.hint)
 	}
@@ -545,10 +505,6 @@ func nameProblems(group, kind, name string) []string {
 	return validation.IsDNS1123Subdomain(name)
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
-
 // valueLayer says which layer of an Application's values sets the value
 // at p (or its nearest parent a layer sets), the one Helm uses: its
 // position, spec path, and a description.
@@ -579,7 +535,7 @@ func (v *verifier) valueLayer(env *model.Environment, a app, hs helmSource, p []
 	}
 	if m := a.stackModule; m != nil {
 		for _, w := range m.Wiring {
-			if w.ValuesPath != nil && hasPrefix(p, w.ValuesPath) {
+			if w.ValuesPath != nil && len(w.ValuesPath) <= len(p) && slices.Equal(p[:len(w.ValuesPath)], w.ValuesPath) {
 				return w.Pos, w.Path, "wired at " + w.Path
 			}
 		}
@@ -615,14 +571,12 @@ func extraSource(env *model.Environment, a app, hs helmSource) *model.ExtraSourc
 func keyPos(t *layers.Node, p []string, fallback diag.Pos) diag.Pos {
 	pos, n := fallback, t
 	for _, k := range p {
-		found := false
-		for i, key := range n.Keys {
-			if key.Name == k {
-				pos, n, found = key.Pos, n.Values[i], true
-				break
-			}
+		i := slices.IndexFunc(n.Keys, func(key layers.Key) bool { return key.Name == k })
+		if i < 0 {
+			break
 		}
-		if !found || n == nil {
+		pos, n = n.Keys[i].Pos, n.Values[i]
+		if n == nil {
 			break
 		}
 	}
@@ -647,18 +601,10 @@ func setDepth(values map[string]any, p []string) int {
 	return len(p)
 }
 
-func hasPrefix(p, prefix []string) bool {
-	return len(prefix) <= len(p) && slices.Equal(p[:len(prefix)], prefix)
-}
-
-// renderedObjects checks what a chart renders for an Application: each
-// object's name and namespace as Kubernetes validates them, its kind
-// against the project (a cluster-scoped kind must be allow-listed, a
-// namespaced one not deny-listed), the namespace of an object that sets
-// its own against the project's destinations, and the object against its
-// kind's CRD where the chart brings it or platc knows it. What depends on
-// the objects alone is judged once per outcome (objectsOf): most
-// outcomes are shared by Applications of many environments.
+// renderedObjects checks what a chart renders for an Application: its
+// objects as Kubernetes and their CRDs judge them (objectsOf, once per
+// outcome: most are shared by Applications of many environments), and
+// their kinds and namespaces against the Application's project.
 func (v *verifier) renderedObjects(env *model.Environment, a app, what string, out *charts.Outcome, e *envArgo) {
 	proj := e.projects[a.spec.ProjectName()]
 	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
@@ -678,48 +624,41 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 			report(diag.Manifest, "kind "+o.source, "%s renders an object without apiVersion or kind for Application %q (%s), in %s: Argo CD refuses the manifests", what, a.name(), where(a, env), o.source)
 			continue
 		}
-		desc := o.desc
 		if o.noName {
 			report(diag.ResourceName, "name "+o.source, "%s renders %s %s without a name for Application %q (%s): Kubernetes refuses it", what, o.kind, o.source, a.name(), where(a, env))
 		} else if len(o.nameMsgs) > 0 {
-			report(diag.ResourceName, "name "+desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
+			report(diag.ResourceName, "name "+o.desc, "%s renders %s for Application %q (%s), a name Kubernetes refuses: %s", what, o.desc, a.name(), where(a, env), strings.Join(o.nameMsgs, "; "))
 		}
 		if len(o.nsMsgs) > 0 {
-			report(diag.ResourceName, "ns "+desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
+			report(diag.ResourceName, "ns "+o.desc, "%s renders %s in namespace %q for Application %q (%s), which Kubernetes refuses: %s", what, o.desc, o.ns, a.name(), where(a, env), strings.Join(o.nsMsgs, "; "))
 		}
-		group, kind, name, ns := o.group, o.kind, o.name, o.ns
 		if proj != nil {
-			if o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, false) {
+			if o.clusterScoped && !proj.IsGroupKindPermitted(o.group, o.kind, o.name, false) {
 				off := "or turn it off in the chart's values"
 				if o.crd {
 					off = "or have the Application skip the chart's CRDs (helm.skipCrds)"
 				}
-				report(diag.ProjectKind, "gk "+group+"/"+kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, kind, o.source, a.name(), where(a, env), proj.Name, group, kind, proj.fixPath("clusterResourceWhitelist"), off)
-			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(group, kind, name, true) {
-				report(diag.ProjectKind, "gk "+group+"/"+kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: %s, or turn it off in the chart's values", what, kind, o.source, a.name(), where(a, env), proj.Name, proj.namespacedKindFix(group, kind))
+				report(diag.ProjectKind, "gk "+o.group+"/"+o.kind, "%s creates the cluster-scoped kind %s (%s) for Application %q (%s), which project %s does not allow: add {group: %q, kind: %q} to %s, %s", what, o.kind, o.source, a.name(), where(a, env), proj.Name, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"), off)
+			} else if !o.clusterScoped && !proj.IsGroupKindPermitted(o.group, o.kind, o.name, true) {
+				report(diag.ProjectKind, "gk "+o.group+"/"+o.kind, "%s creates %s (%s) for Application %q (%s), which project %s denies: %s, or turn it off in the chart's values", what, o.kind, o.source, a.name(), where(a, env), proj.Name, proj.namespacedKindFix(o.group, o.kind))
 			}
-			if !o.clusterScoped && ns != "" && ns != a.spec.Destination.Namespace {
-				if ok, known := proj.IsDestinationPermitted(cluster, ns); known && !ok {
-					target := cluster.Server
-					if target == "" {
-						target = cluster.Name
-					}
-					report(diag.ProjectDestination, "dest "+ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, desc, ns, proj.Name, a.name(), where(a, env), target, ns, proj.fixPath("destinations"))
+			if !o.clusterScoped && o.ns != "" && o.ns != a.spec.Destination.Namespace {
+				if ok, known := proj.IsDestinationPermitted(cluster, o.ns); known && !ok {
+					report(diag.ProjectDestination, "dest "+o.ns, "%s puts %s in namespace %s, which project %s does not permit as a destination of Application %q (%s): add {server: %q, namespace: %q} to %s, or keep the object in the Application's namespace", what, o.desc, o.ns, proj.Name, a.name(), where(a, env), cmp.Or(cluster.Server, cluster.Name), o.ns, proj.fixPath("destinations"))
 				}
 			}
 		}
 		if len(o.sizeMsgs) > 0 {
-			report(diag.SizeLimit, "size "+desc, "%s renders %s for Application %q (%s), which the API server refuses: %s: make it smaller in the chart's values, or split it", what, desc, a.name(), where(a, env), strings.Join(o.sizeMsgs, "; "))
+			report(diag.SizeLimit, "size "+o.desc, "%s renders %s for Application %q (%s), which the API server refuses: %s: make it smaller in the chart's values, or split it", what, o.desc, a.name(), where(a, env), strings.Join(o.sizeMsgs, "; "))
 		}
 		if len(o.crdProblems) > 0 {
-			report(diag.ObjectSchema, "crd "+desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
+			report(diag.ObjectSchema, "crd "+o.desc, "%s renders %s for Application %q (%s), which its CRD refuses: %s", what, o.desc, a.name(), where(a, env), strings.Join(o.crdProblems, "; "))
 		}
 	}
 }
 
-// renderedObject is what one object of a chart's outcome is, whatever
-// the Application that renders it: what renderedObjects reads of it and
-// what Kubernetes and the CRDs say of it.
+// renderedObject is one object of a chart's outcome, as judged whatever
+// the Application that renders it.
 type renderedObject struct {
 	source                string
 	desc                  string // kind "name" (source), for messages
@@ -750,9 +689,6 @@ type judgedOutcome struct {
 // (charts.Renderer), and what it renders does not change.
 func (v *verifier) objectsOf(out *charts.Outcome) ([]renderedObject, error) {
 	v.judgedMu.Lock()
-	if v.judged == nil {
-		v.judged = map[*charts.Outcome]*judgedOutcome{}
-	}
 	j := v.judged[out]
 	if j == nil {
 		j = &judgedOutcome{}
@@ -805,15 +741,13 @@ func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 	platform := v.validator()
 	objects := make([]renderedObject, 0, len(heads))
 	for i, h := range heads {
-		r := renderedObject{source: h.Source, crd: h.CRD, kind: h.Kind, apiVersion: h.APIVersion, defines: defines[i]}
-		if h.APIVersion == "" || h.Kind == "" {
-			r.noKind = true
+		r := renderedObject{source: h.Source, crd: h.CRD, kind: h.Kind, apiVersion: h.APIVersion, defines: defines[i],
+			group: group(h.APIVersion), name: h.Name, ns: h.Namespace, noKind: h.APIVersion == "" || h.Kind == ""}
+		if r.noKind {
 			objects = append(objects, r)
 			continue
 		}
-		r.name, r.ns = h.Name, h.Namespace
 		r.desc = h.Kind + " " + strconv.Quote(r.name) + " (" + h.Source + ")" // as %s %q (%s)
-		r.group = group(h.APIVersion)
 		if r.name == "" {
 			r.noName = h.GenerateName == ""
 		} else {

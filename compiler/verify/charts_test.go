@@ -63,7 +63,7 @@ func TestRenderedObjectsJudgedOnce(t *testing.T) {
 		{Source: "web/crds/g.yaml", CRD: true, Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "AppProject", "metadata": map[string]any{"name": "Team"}, "spec": map[string]any{"sourceRepo": "x"}}},
 	}...)
 	log := &diag.Log{}
-	v := &verifier{in: Input{Spec: &model.Spec{}}, log: log}
+	v := &verifier{in: Input{Spec: &model.Spec{}}, log: log, judged: map[*charts.Outcome]*judgedOutcome{}}
 	env := &model.Environment{Name: "dev"}
 	e := &envArgo{projects: map[string]*project{}, permissions: &argocd.Permissions{}}
 	for _, name := range []string{"web", "web-2"} {

@@ -45,14 +45,9 @@ func BuildFolders(spec *model.Spec, repo fs.FS, cache cache.Cache) *Folders {
 	return f
 }
 
-// build returns the objects and problems of the folder dir, building it
-// on the first call; other calls for dir wait for that one.
-func (f *Folders) build(dir string) ([]manifests.Object, []manifests.Problem) {
-	b := f.built(dir)
-	return b.Objects, b.Problems
-}
-
-func (f *Folders) built(dir string) manifests.Built {
+// build returns what building the folder dir gives, building it on the
+// first call; other calls for dir wait for that one.
+func (f *Folders) build(dir string) manifests.Built {
 	f.mu.Lock()
 	b := f.dirs[dir]
 	if b == nil {
@@ -68,6 +63,6 @@ func (f *Folders) built(dir string) manifests.Built {
 // where they are not known. Render sets them as the refresh paths of the
 // Applications that sync a kustomization.
 func (f *Folders) Read(dir string) ([]string, bool) {
-	b := f.built(dir)
+	b := f.build(dir)
 	return b.Folders, b.Folders != nil
 }

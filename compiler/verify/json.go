@@ -14,8 +14,7 @@ import (
 // marshalValues is json.Marshal(object.Plain(v)), byte for byte, for the
 // values of a Helm source: it writes the kinds of values a spec's values
 // hold (maps, Maps, lists, strings, numbers, booleans, null) without
-// copying Maps into maps first or going through reflection, which cost
-// a warm vet of a large platform a tenth of what its charts add. Anything
+// copying Maps into maps first or going through reflection. Anything
 // else (a NaN, a kind it does not know) is left to json.Marshal.
 // TestMarshalValuesIsJSONMarshal compares the two.
 func marshalValues(v any) ([]byte, error) {
@@ -96,8 +95,7 @@ type field struct {
 }
 
 // smallFields holds the fields of a map with few keys (most maps of a
-// spec's values) on the stack: allocating them was half of the
-// allocations of marshalValues (BenchmarkMarshalValues).
+// spec's values) on the stack, not the heap.
 type smallFields [8]field
 
 // make returns an empty slice with room for n fields, of s if they fit.

@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
@@ -113,12 +115,15 @@ func minorOf(version string) int {
 // Kubernetes' own: group -> kinds (nil where a group is known to be
 // defined but not its kinds, as for a CRD known only by its name).
 type envKinds struct {
+	env    *model.Environment
 	groups map[string]map[string]bool
 	served map[string]bool // group/version the cluster serves, as the environment says
+	// verdicts are kindProblem's, by apiVersion and kind (verdict).
+	verdicts map[[2]string]kindVerdict
 }
 
 func newEnvKinds(env *model.Environment) *envKinds {
-	k := &envKinds{groups: map[string]map[string]bool{}, served: map[string]bool{}}
+	k := &envKinds{env: env, groups: map[string]map[string]bool{}, served: map[string]bool{}, verdicts: map[[2]string]kindVerdict{}}
 	for _, gv := range env.Kubernetes.APIVersions {
 		k.served[gv] = true
 	}
@@ -133,11 +138,19 @@ func (k *envKinds) define(group, kind string) {
 		kinds = map[string]bool{}
 		k.groups[group] = kinds
 	}
-	if kind == "" {
-		kinds["*"] = true
-	} else {
-		kinds[kind] = true
+	kinds[cmp.Or(kind, "*")] = true
+}
+
+// verdict is kindProblem's for an object of apiVersion and kind in k's
+// environment, judged once per kind: nearly all are fine.
+func (k *envKinds) verdict(apiVersion, kind string) kindVerdict {
+	key := [2]string{apiVersion, kind}
+	v, ok := k.verdicts[key]
+	if !ok {
+		v = kindProblem(k.env, k, apiVersion, kind)
+		k.verdicts[key] = v
 	}
+	return v
 }
 
 // platformKinds are the kinds of env that do not depend on its charts:
@@ -174,8 +187,8 @@ func (v *verifier) envKindsOf(env *model.Environment) *envKinds {
 func (v *verifier) platformGroups() map[string]map[string]bool {
 	k := &envKinds{groups: map[string]map[string]bool{}}
 	if val := v.validator(); val != nil {
-		for _, gk := range val.KindsByVersion() {
-			k.define(group(gk[0]), gk[1])
+		for _, gvk := range val.Kinds() { // apiVersion/kind
+			k.define(group(path.Dir(gvk)), path.Base(gvk))
 		}
 	}
 	for _, s := range v.in.Spec.Stacks {
@@ -183,12 +196,8 @@ func (v *verifier) platformGroups() map[string]map[string]bool {
 	}
 	// A folder's CRD is known by its name, <plural>.<group>.
 	for _, m := range v.in.Spec.Modules {
-		if v.in.Folders == nil {
-			break
-		}
 		for _, dir := range m.RepoFolders(v.in.Spec) {
-			objs, _ := v.in.Folders.build(dir)
-			for _, o := range objs {
+			for _, o := range v.in.Folders.build(dir).Objects {
 				if _, g, ok := strings.Cut(o.Name, "."); ok && o.Kind == "CustomResourceDefinition" {
 					k.define(g, "")
 				}
@@ -212,6 +221,15 @@ var sharedGroups = map[string]string{
 type kindVerdict struct {
 	id  diag.ID
 	msg string
+}
+
+// can says whether an object of the kind can be synced: it cannot, or,
+// for a warning, may not.
+func (k kindVerdict) can() string {
+	if k.id == diag.SharedGroupKind {
+		return "may not"
+	}
+	return "cannot"
 }
 
 // kindProblem says what is wrong with the kind of an object of
@@ -249,7 +267,7 @@ func builtinKindProblem(env *model.Environment, apiVersion, kind string) string 
 	}
 	kinds, ok := builtinKinds()[apiVersion]
 	if !ok {
-		return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(quoteAll(servedVersions(g, versions, minorOf(env.Kubernetes.Version)))))
+		return fmt.Sprintf("Kubernetes serves no API version %s: use %s", apiVersion, diag.List(servedVersions(g, versions, minorOf(env.Kubernetes.Version))))
 	}
 	b, ok := kinds[kind]
 	if !ok {
@@ -271,7 +289,8 @@ func builtinKindProblem(env *model.Environment, apiVersion, kind string) string 
 }
 
 // servedVersions are the API versions of group g that serve a kind at
-// the minor version of Kubernetes (all of them where it is not known).
+// the minor version of Kubernetes (all of them where it is not known),
+// quoted.
 func servedVersions(g string, versions []string, minor int) []string {
 	var out []string
 	for _, v := range versions {
@@ -281,18 +300,10 @@ func servedVersions(g string, versions []string, minor int) []string {
 		}
 		for _, k := range builtinKinds()[gv] {
 			if minor < 0 || (k.removed == 0 || minor < k.removed) && minor >= k.introduced {
-				out = append(out, gv)
+				out = append(out, strconv.Quote(gv))
 				break
 			}
 		}
-	}
-	return out
-}
-
-func quoteAll(l []string) []string {
-	out := make([]string, len(l))
-	for i, s := range l {
-		out[i] = strconv.Quote(s)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -48,8 +49,8 @@ func (v *verifier) kroStatusRBAC(env *model.Environment, apps []app, rendered []
 	if len(installs) == 0 {
 		return
 	}
-	var roles []clusterRole
-	var bindings []clusterRoleBinding
+	var roles []rbacv1.ClusterRole
+	var bindings []rbacv1.ClusterRoleBinding
 	seen := map[*charts.Outcome]bool{}
 	for _, ra := range rendered {
 		if seen[ra.out] || !slices.ContainsFunc(ra.out.Heads(), func(h charts.Head) bool {
@@ -68,12 +69,12 @@ func (v *verifier) kroStatusRBAC(env *model.Environment, apps []app, rendered []
 			}
 			switch str(m.Object, "kind") {
 			case "ClusterRole":
-				var r clusterRole
+				var r rbacv1.ClusterRole
 				if decodeObject(m.Object, &r) {
 					roles = append(roles, r)
 				}
 			case "ClusterRoleBinding":
-				var b clusterRoleBinding
+				var b rbacv1.ClusterRoleBinding
 				if decodeObject(m.Object, &b) {
 					bindings = append(bindings, b)
 				}
@@ -89,7 +90,7 @@ func (v *verifier) kroStatusRBAC(env *model.Environment, apps []app, rendered []
 		accounts := kroAccounts(ms, ra.a.spec.Destination.Namespace)
 		var bound []string
 		for _, b := range bindings {
-			if b.RoleRef.Kind == "ClusterRole" && slices.ContainsFunc(b.Subjects, func(s subject) bool {
+			if b.RoleRef.Kind == "ClusterRole" && slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool {
 				return s.Kind == "ServiceAccount" && slices.Contains(accounts, s.Namespace+"/"+s.Name)
 			}) && !slices.Contains(bound, b.RoleRef.Name) {
 				bound = append(bound, b.RoleRef.Name)
@@ -160,8 +161,7 @@ func (v *verifier) folderClusterRoles(env *model.Environment, apps []app) string
 			continue
 		}
 		for _, dir := range v.manifestsFolders(a.mod, env) {
-			objs, _ := v.in.Folders.build(dir)
-			for _, o := range objs {
+			for _, o := range v.in.Folders.build(dir).Objects {
 				if o.Kind == "ClusterRole" && group(o.APIVersion) == "rbac.authorization.k8s.io" {
 					return a.mod.Name
 				}
@@ -194,40 +194,8 @@ func kroAccounts(ms []charts.Manifest, namespace string) []string {
 	return out
 }
 
-// clusterRole, clusterRoleBinding, subject and policyRule are what
-// kroStatusRBAC reads of rbac.authorization.k8s.io/v1's objects.
-type clusterRole struct {
-	Metadata struct {
-		Name   string            `json:"name"`
-		Labels map[string]string `json:"labels"`
-	} `json:"metadata"`
-	Rules           []policyRule `json:"rules"`
-	AggregationRule *struct {
-		ClusterRoleSelectors []metav1.LabelSelector `json:"clusterRoleSelectors"`
-	} `json:"aggregationRule"`
-}
-
-type clusterRoleBinding struct {
-	Subjects []subject `json:"subjects"`
-	RoleRef  struct {
-		Kind string `json:"kind"`
-		Name string `json:"name"`
-	} `json:"roleRef"`
-}
-
-type subject struct {
-	Kind      string `json:"kind"`
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
-}
-
-type policyRule struct {
-	Verbs         []string `json:"verbs"`
-	APIGroups     []string `json:"apiGroups"`
-	Resources     []string `json:"resources"`
-	ResourceNames []string `json:"resourceNames"`
-}
-
+// decodeObject decodes an object of rbac.authorization.k8s.io/v1, as
+// kroStatusRBAC reads it.
 func decodeObject(obj map[string]any, into any) bool {
 	data, err := json.Marshal(obj)
 	return err == nil && json.Unmarshal(data, into) == nil
@@ -237,9 +205,9 @@ func decodeObject(obj map[string]any, into any) bool {
 // aggregate (the rules Kubernetes' clusterrole-aggregation controller
 // writes into an aggregating role: those of every other ClusterRole a
 // selector matches); aggregates says whether one aggregates.
-func grantedRules(roles []clusterRole, names []string) (rules []policyRule, aggregates bool) {
+func grantedRules(roles []rbacv1.ClusterRole, names []string) (rules []rbacv1.PolicyRule, aggregates bool) {
 	for _, r := range roles {
-		if !slices.Contains(names, r.Metadata.Name) {
+		if !slices.Contains(names, r.Name) {
 			continue
 		}
 		rules = append(rules, r.Rules...)
@@ -253,7 +221,7 @@ func grantedRules(roles []clusterRole, names []string) (rules []policyRule, aggr
 				continue
 			}
 			for _, o := range roles {
-				if o.Metadata.Name != r.Metadata.Name && s.Matches(labels.Set(o.Metadata.Labels)) {
+				if o.Name != r.Name && s.Matches(labels.Set(o.Labels)) {
 					rules = append(rules, o.Rules...)
 				}
 			}
@@ -268,7 +236,7 @@ func grantedRules(roles []clusterRole, names []string) (rules []policyRule, aggr
 // of plugin/pkg/auth/authorizer/rbac/rbac.go, and VerbMatches,
 // APIGroupMatches, ResourceMatches and ResourceNameMatches of
 // pkg/apis/rbac/v1/evaluation_helpers.go), ported.
-func allows(rules []policyRule, verb, group, resource, subresource string) bool {
+func allows(rules []rbacv1.PolicyRule, verb, group, resource, subresource string) bool {
 	combined := resource
 	if subresource != "" {
 		combined += "/" + subresource

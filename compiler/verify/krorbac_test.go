@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+
 	"github.com/platc/platc/compiler/charts"
 )
 
@@ -12,12 +14,12 @@ import (
 // "*" (every resource and subresource) or "*/status", never a rule that
 // names objects.
 func TestAllows(t *testing.T) {
-	rule := func(verbs, groups, resources []string) policyRule {
-		return policyRule{Verbs: verbs, APIGroups: groups, Resources: resources}
+	rule := func(verbs, groups, resources []string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources}
 	}
 	all := []string{"*"}
 	for _, c := range []struct {
-		rule policyRule
+		rule rbacv1.PolicyRule
 		want bool
 	}{
 		{rule(all, all, all), true},
@@ -28,9 +30,9 @@ func TestAllows(t *testing.T) {
 		{rule([]string{"patch"}, []string{"kro.run"}, []string{"*/scale"}), false},
 		{rule([]string{"patch"}, []string{"other.io"}, []string{"things/status"}), false},
 		{rule([]string{"*"}, []string{"*"}, []string{"things/*"}), false},
-		{policyRule{Verbs: all, APIGroups: all, Resources: all, ResourceNames: []string{"one"}}, false},
+		{rbacv1.PolicyRule{Verbs: all, APIGroups: all, Resources: all, ResourceNames: []string{"one"}}, false},
 	} {
-		if got := allows([]policyRule{c.rule}, "patch", "kro.run", "things", "status"); got != c.want {
+		if got := allows([]rbacv1.PolicyRule{c.rule}, "patch", "kro.run", "things", "status"); got != c.want {
 			t.Errorf("allows(%+v) = %t, want %t", c.rule, got, c.want)
 		}
 	}
@@ -40,10 +42,10 @@ func TestAllows(t *testing.T) {
 // other ClusterRole its selectors match, as the controller-manager
 // writes them, and its own.
 func TestGrantedRules(t *testing.T) {
-	role := func(name string, labels map[string]string, resources ...string) clusterRole {
-		var r clusterRole
-		r.Metadata.Name, r.Metadata.Labels = name, labels
-		r.Rules = []policyRule{{Verbs: []string{"patch"}, APIGroups: []string{"kro.run"}, Resources: resources}}
+	role := func(name string, labels map[string]string, resources ...string) rbacv1.ClusterRole {
+		var r rbacv1.ClusterRole
+		r.Name, r.Labels = name, labels
+		r.Rules = []rbacv1.PolicyRule{{Verbs: []string{"patch"}, APIGroups: []string{"kro.run"}, Resources: resources}}
 		return r
 	}
 	agg := role("kro:controller", nil, "resourcegraphdefinitions/status")
@@ -52,7 +54,7 @@ func TestGrantedRules(t *testing.T) {
 	}}}, &agg) {
 		t.Fatal("the aggregation rule does not decode")
 	}
-	roles := []clusterRole{
+	roles := []rbacv1.ClusterRole{
 		agg,
 		role("things", map[string]string{"rbac.kro.run/aggregate-to-controller": "true"}, "things/status"),
 		role("widgets", map[string]string{"rbac.kro.run/aggregate-to-controller": "false"}, "widgets/status"),

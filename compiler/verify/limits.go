@@ -59,22 +59,18 @@ func dataSize(obj any) (int, string) {
 		return 0, ""
 	}
 	kind, _ := object.Lookup(obj, "kind").(string)
-	var plain, encoded []string // fields of strings, of base64 strings
+	var plain, encoded string // the field of strings, of base64 strings
 	switch kind {
 	case "ConfigMap":
-		plain, encoded = []string{"data"}, []string{"binaryData"}
+		plain, encoded = "data", "binaryData"
 	case "Secret":
-		plain, encoded = []string{"stringData"}, []string{"data"}
+		plain, encoded = "stringData", "data"
 	default:
 		return 0, ""
 	}
 	n := 0
-	for _, f := range plain {
-		eachString(object.Lookup(obj, f), func(_, v string) { n += len(v) })
-	}
-	for _, f := range encoded {
-		eachString(object.Lookup(obj, f), func(_, v string) { n += base64.StdEncoding.DecodedLen(len(v)) })
-	}
+	eachString(object.Lookup(obj, plain), func(_, v string) { n += len(v) })
+	eachString(object.Lookup(obj, encoded), func(_, v string) { n += base64.StdEncoding.DecodedLen(len(v)) })
 	return n, kind
 }
 
@@ -108,16 +104,23 @@ func Size(spec *model.Spec, f render.File, body []byte, log *diag.Log) {
 		if len(docs) == len(f.Objects) && len(docs[j])*jsonPerYAMLByte < MaxObjectSize {
 			continue
 		}
-		if size := jsonSize(obj); size >= MaxObjectSize {
-			where := renderedOrigin(spec, f, obj, "values")
-			log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the spec (in the chart, a values file or a ConfigMap)",
-				describe(obj, path.Join(spec.Platform.OutDir, f.Path)), size, mib(size), MaxObjectSize)
-		}
-		if n, kind := dataSize(obj); n > MaxDataSize {
-			where := renderedOrigin(spec, f, obj, "values")
-			log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the spec",
-				describe(obj, path.Join(spec.Platform.OutDir, f.Path)), n, mib(n), kind, MaxDataSize)
-		}
+		tooLarge(spec, log, obj, "spec", "in the chart, a values file or a ConfigMap", func() (string, string) {
+			return renderedOrigin(spec, f, obj, "values"), describe(obj, path.Join(spec.Platform.OutDir, f.Path))
+		})
+	}
+}
+
+// tooLarge reports obj where the API server refuses it for its size; of
+// is what to keep large values out of, and instead where to keep them;
+// named says, only then, the spec path that makes obj and what it is.
+func tooLarge(spec *model.Spec, log *diag.Log, obj any, of, instead string, named func() (where, what string)) {
+	if size := jsonSize(obj); size >= MaxObjectSize {
+		where, what := named()
+		log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the %s (%s)", what, size, mib(size), MaxObjectSize, of, instead)
+	}
+	if n, kind := dataSize(obj); n > MaxDataSize {
+		where, what := named()
+		log.Reportf(diag.SizeLimit, spec.PosOf(where), where, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the %s", what, n, mib(n), kind, MaxDataSize, of)
 	}
 }
 
@@ -267,12 +270,7 @@ func (v *verifier) limits() {
 			if r.Object == nil {
 				continue
 			}
-			origin := inst.Stack.Model.Path
-			for _, m := range inst.Stack.Model.Modules {
-				if m.ID == r.ID {
-					origin = m.Path
-				}
-			}
+			_, origin := stackModule(inst.Stack.Model, r.ID)
 			what := func() string {
 				return describe(r.Object, fmt.Sprintf("created by kro for %s in %s", inst.Client.Name, inst.Env.Name))
 			}
@@ -280,12 +278,7 @@ func (v *verifier) limits() {
 				v.reportf(diag.Metadata, origin, "%s: %s", what(), msg)
 			}
 			if jsonBound(r.Object) >= MaxObjectSize {
-				if size := jsonSize(r.Object); size >= MaxObjectSize {
-					v.reportf(diag.SizeLimit, origin, "%s is %d bytes as JSON (%s), more than the API server can store (%d bytes, 1.5 MiB, etcd's request limit): keep large values out of the stack (in the chart, or a values file)", what(), size, mib(size), MaxObjectSize)
-				}
-				if n, kind := dataSize(r.Object); n > MaxDataSize {
-					v.reportf(diag.SizeLimit, origin, "%s holds %d bytes of data (%s), more than a %s may hold (%d bytes, 1 MiB): keep large data out of the stack", what(), n, mib(n), kind, MaxDataSize)
-				}
+				tooLarge(spec, v.log, r.Object, "stack", "in the chart, or a values file", func() (string, string) { return origin, what() })
 			}
 		}
 	}
@@ -367,9 +360,9 @@ func isLabelName(s string) bool {
 	return true
 }
 
-func isAlnum(c byte) bool { return isLowerAlnum(c) || 'A' <= c && c <= 'Z' }
-
-func isLowerAlnum(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // qualifiedNameProblem says why k is not a qualified name (a label key: an
 // optional DNS subdomain prefix and a '/', then a name), or "".

@@ -48,12 +48,11 @@ func (s syncedObject) String() string {
 // (as rendered, relative to the output root) and its include, or ok false
 // where it syncs something else (a chart, a folder of sources).
 func (v *verifier) renderedFolder(a app) (dir, include string, ok bool) {
-	dir, repo := str(a.obj, "spec", "source", "path"), str(a.obj, "spec", "source", "repoURL")
-	out := v.in.Spec.Platform.OutDir
-	if repo != v.in.Spec.Platform.RepoURL || !strings.HasPrefix(dir, out+"/") {
+	dir, ok = strings.CutPrefix(str(a.obj, "spec", "source", "path"), v.in.Spec.Platform.OutDir+"/")
+	if !ok || str(a.obj, "spec", "source", "repoURL") != v.in.Spec.Platform.RepoURL {
 		return "", "", false
 	}
-	return strings.TrimPrefix(dir, out+"/"), str(a.obj, "spec", "source", "directory", "include"), true
+	return dir, str(a.obj, "spec", "source", "directory", "include"), true
 }
 
 // syncedObjects lists what an Application syncs, where platc knows it
@@ -102,7 +101,7 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 		return nil
 	}
 	for _, dir := range v.manifestsFolders(a.mod, env) {
-		objs, _ := v.in.Folders.build(dir)
+		objs := v.in.Folders.build(dir).Objects
 		out = slices.Grow(out, len(objs))
 		for _, o := range objs {
 			out = append(out, object(o.APIVersion, o.Kind, o.Namespace, o.Name, o.File, o.Line))

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -173,10 +174,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 			if rgd.HasPlaceholder(d.Namespace) || rgd.HasPlaceholder(d.Server) || rgd.HasPlaceholder(d.Name) {
 				continue
 			}
-			target := d.Server
-			if d.Name != "" {
-				target = d.Name
-			}
+			target := cmp.Or(d.Name, d.Server)
 			fix := proj.fix("destinations") + noNamespaceHint(proj.Spec().Destinations, d.Namespace)
 			at := ""
 			if proj.declared != nil {
@@ -326,9 +324,8 @@ func (p *project) namespacedKindFix(group, kind string) string {
 // manifests) deploys from dir against its project: a cluster-scoped kind (by name too) must be allow-listed, a
 // namespaced one permitted by the namespace lists.
 func (v *verifier) repoPathKinds(a app, proj *project, dir string) {
-	objs, _ := v.in.Folders.build(dir)
 	reported := map[string]bool{}
-	for _, o := range objs {
+	for _, o := range v.in.Folders.build(dir).Objects {
 		group := manifests.Group(o.APIVersion)
 		key := group + "/" + o.Kind
 		if reported[key] {
@@ -365,13 +362,8 @@ func sourceHint(patterns []string, repo string) string {
 // noNamespaceHint says why a destination of the project that gives no
 // namespace does not permit an Application's namespace.
 func noNamespaceHint(dests []argocd.ProjectDestination, namespace string) string {
-	if namespace == "" {
-		return ""
-	}
-	for _, d := range dests {
-		if d.Namespace == "" {
-			return " (a destination without a namespace permits only Applications that name none: write namespace: \"*\" for any)"
-		}
+	if namespace != "" && slices.ContainsFunc(dests, func(d argocd.ProjectDestination) bool { return d.Namespace == "" }) {
+		return " (a destination without a namespace permits only Applications that name none: write namespace: \"*\" for any)"
 	}
 	return ""
 }
@@ -385,4 +377,57 @@ func namespaceHint(patterns []string) string {
 		}
 	}
 	return ""
+}
+
+// projectProblemAt is the spec path and position of what ValidateProject
+// refuses of a declared project, and what to do about it.
+func (v *verifier) projectProblemAt(p *model.Project, pr argocd.ProjectProblem) (at string, pos diag.Pos, fix string) {
+	at = fmt.Sprintf("%s[%d]", p.FieldPath(pr.Field), pr.Index)
+	if pr.Sub != "" {
+		at += "." + pr.Sub
+	}
+	field, _, _ := strings.Cut(pr.Sub, "[")
+	var node *model.Node
+	switch {
+	case pr.Field == "roles" && pr.Index < len(p.Roles):
+		node = &p.Roles[pr.Index].Node
+	case pr.Field == "syncWindows" && pr.Index < len(p.SyncWindows):
+		node = &p.SyncWindows[pr.Index].Node
+	case pr.Field == "destinationServiceAccounts" && pr.Index < len(p.DestinationServiceAccounts):
+		node = &p.DestinationServiceAccounts[pr.Index].Node
+	default:
+		return at, v.in.Spec.PosOf(at), "remove the entry"
+	}
+	pos = node.Pos
+	if field != "" {
+		pos = node.At(field)
+	}
+	return at, pos, "fix it, or remove it"
+}
+
+// impersonation checks that an Application whose project names
+// destination service accounts matches one: platc enables impersonation
+// without enforcing it (so that projects without service accounts sync as
+// before), and one that matches none would sync as Argo CD's controller,
+// with its rights, which is what the project meant to avoid.
+func (v *verifier) impersonation(env *model.Environment, a app, proj *project, e *envArgo) {
+	accounts := proj.Spec().DestinationServiceAccounts
+	if len(accounts) == 0 {
+		return
+	}
+	d := a.spec.Destination
+	if rgd.HasPlaceholder(d.Namespace) || rgd.HasPlaceholder(d.Server) || rgd.HasPlaceholder(d.Name) {
+		return
+	}
+	c, err := argocd.DestinationCluster(d, e.permissions.Clusters)
+	if err != nil || c.Server == "" {
+		return // reported with the destination, or not known offline
+	}
+	sa, err := argocd.ServiceAccountToImpersonate(accounts, a.namespace(), c.Server, d.Namespace)
+	switch {
+	case err != nil:
+		v.reportf(diag.ServiceAccount, a.origin, "Argo CD cannot choose the service account of Application %q (%s): %v: fix %s", a.name(), where(a, env), err, proj.fixPath("destinationServiceAccounts"))
+	case sa == "":
+		v.reportf(diag.ServiceAccount, a.origin, "Application %q (%s) deploys to %s, namespace %q, which no destination service account of project %s matches: Argo CD would sync it as its own controller; %s", a.name(), where(a, env), c.Server, d.Namespace, proj.Name, proj.fix("destinationServiceAccounts"))
+	}
 }

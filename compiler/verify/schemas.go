@@ -58,12 +58,9 @@ func (v *verifier) schemasCheck() {
 	if v.in.Stacks != nil {
 		for _, st := range v.in.Spec.Stacks {
 			crd := v.in.Stacks.Stacks[st.Name].CRD()
-			group, _ := object.Lookup(crd, "spec", "group").(string)
-			kind, _ := object.Lookup(crd, "spec", "names", "kind").(string)
 			versions, _ := object.Lookup(crd, "spec", "versions").([]any)
 			for _, ver := range versions {
-				name, _ := object.Lookup(ver, "name").(string)
-				instances[group+"/"+name+" "+kind] = true
+				instances[str(crd, "spec", "group")+"/"+str(ver, "name")+" "+str(crd, "spec", "names", "kind")] = true
 			}
 		}
 	}
@@ -71,11 +68,7 @@ func (v *verifier) schemasCheck() {
 	// The verdicts of the last run are kept, those on the embedded CRDs
 	// (a cluster's may change between runs): a run whose objects have
 	// the shapes of the last run's compiles no schema.
-	cache := v.in.Cache
-	if v.in.CRDs != nil {
-		cache = nil
-	}
-	if cache != nil {
+	if cache := v.in.Cache; cache != nil && v.in.CRDs == nil {
 		if data, ok := cache.Get(verdictsKey()); ok {
 			memo.Read(data)
 		}

@@ -164,10 +164,8 @@ func literalSecret(key string, v any) string {
 		return what
 	}
 	k := keySeparators.Replace(strings.ToLower(key))
-	for _, n := range nameKeys {
-		if strings.HasSuffix(k, n) {
-			return ""
-		}
+	if slices.ContainsFunc(nameKeys, func(n string) bool { return strings.HasSuffix(k, n) }) {
+		return ""
 	}
 	for _, sk := range secretKeys {
 		if strings.HasSuffix(k, sk.suffix) {

@@ -87,8 +87,8 @@ type verifier struct {
 	in  Input
 	log *diag.Log
 
-	// folders lists the files rendered in each folder of the output root,
-	// by name and by index in Input.Files.
+	// folderFiles and folderIndex are the files rendered in each folder
+	// of the output root, by name and by index in Input.Files.
 	folderFiles map[string][]string
 	folderIndex map[string][]int
 	// pins are the spec's charts by the source that reads them.
@@ -96,11 +96,11 @@ type verifier struct {
 	// crds validates the output and what charts render (validator);
 	// crdsErr is why the CRDs do not compile.
 	crdsOnce sync.Once
+	crds     *validate.Validator
+	crdsErr  error
 	// groups are the kinds the spec defines, by group (platformGroups).
 	groupsOnce sync.Once
 	groups     map[string]map[string]bool
-	crds       *validate.Validator
-	crdsErr    error
 	// helmFolders says of each folder of this repository an Application
 	// syncs whether it holds a chart (isHelmFolder): read once, not for
 	// every Application of every environment.
@@ -127,10 +127,10 @@ type verifier struct {
 	// unknown are the values keys charts do not have, one entry per
 	// cause with the Applications that set it (noteUnknownKeys).
 	unknownMu sync.Mutex
+	unknown   map[unknownCause][]unknownSetter
 	// schemaNotes are the chart-schema-ref notes reported, by chart and
 	// note, once each.
 	schemaNotes sync.Map
-	unknown     map[unknownCause][]unknownSetter
 	// causes are the problems of one cause that affect several
 	// Applications, reported once each (affects).
 	causes diag.Causes
@@ -173,7 +173,8 @@ func (v *verifier) manifestsFolders(m *model.Module, env *model.Environment) []s
 // independent and checked in parallel; the log sorts what they report, so
 // the output does not depend on the order they finish in.
 func Verify(in Input, log *diag.Log) {
-	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}, folderIndex: map[string][]int{}, pins: chartPins(in.Spec)}
+	v := &verifier{in: in, log: log, folderFiles: map[string][]string{}, folderIndex: map[string][]int{}, pins: chartPins(in.Spec),
+		envKinds: map[*model.Environment]*envKinds{}, empty: map[*model.Module][]string{}, judged: map[*charts.Outcome]*judgedOutcome{}, unknown: map[unknownCause][]unknownSetter{}}
 	if v.in.Folders == nil {
 		v.in.Folders = BuildFolders(in.Spec, in.Repo, nil)
 	}
@@ -271,10 +272,11 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 		synced[i] = v.syncedObjects(env, a)
 		v.permitted(env, a, argo, synced[i])
 		v.valueFiles(a)
-	}
-	for _, a := range apps {
 		if a.root || object.Lookup(a.obj, "spec", "source") != nil {
 			v.include(a)
+		}
+		if env.Pinned {
+			v.pinnedSources(env, a)
 		}
 	}
 	v.emptyFolders(env, apps, files)
@@ -283,9 +285,6 @@ func (v *verifier) environment(env *model.Environment, files []int) {
 	if env.Pinned {
 		for _, p := range env.Projects {
 			v.wildcards(p)
-		}
-		for _, a := range apps {
-			v.pinnedSources(env, a)
 		}
 	}
 }
@@ -309,9 +308,6 @@ func (v *verifier) emptyFolders(env *model.Environment, apps []app, files []int)
 		dir := strings.TrimPrefix(str(a.obj, "spec", "source", "path"), out)
 		if objects[dir] == 0 {
 			v.emptyMu.Lock()
-			if v.empty == nil {
-				v.empty = map[*model.Module][]string{}
-			}
 			v.empty[a.mod] = append(v.empty[a.mod], env.Name)
 			v.emptyMu.Unlock()
 		}
@@ -340,27 +336,24 @@ func (v *verifier) pinnedSources(env *model.Environment, a app) {
 		if object.Lookup(src, "chart") != nil || object.Lookup(src, "path") == "." || strings.HasPrefix(repo, "oci://") || rgd.HasPlaceholder(rev) {
 			continue // a chart: its version is checked as a pin
 		}
+		fixed := fixedRevision().MatchString(rev)
 		switch {
 		case repo == v.in.Spec.Platform.RepoURL && rev != env.Revision:
 			v.reportf(diag.Pinned, a.origin, "Application %q (%s) reads this repository at %q, but pinned environment %s is at %q: every source in this repository must name the environment's tag", a.name(), where(a, env), rev, env.Name, env.Revision)
-		case !isFixedRevision(rev) && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
+		case !fixed && a.client != nil && object.Lookup(src, "ref") == argocd.ValuesRef:
 			v.affects(diag.Pinned, a.client.Values.FieldPath("revision"), a, env, "pinned environment %s reads client %s's values at %q of %s, which affects %s: a pinned environment reads fixed releases; set values.revision to a tag", env.Name, a.client.Name, rev, repo, diag.Affected)
-		case !isFixedRevision(rev):
+		case !fixed:
 			v.reportf(diag.Pinned, a.origin, "Application %q (%s) follows %q of %s: a pinned environment reads fixed releases; pin a tag", a.name(), where(a, env), rev, repo)
 		}
 	}
 }
 
-// isFixedRevision reports whether a revision of another repository (a
-// client's values, a module's Git source) names a release: a semantic
-// version tag, with or without the leading v (repositories differ, and
-// platc does not own their tags, unlike model.IsReleaseTag for its own).
-// A branch or HEAD moves, and is not fixed.
-func isFixedRevision(rev string) bool {
-	return releaseTag().MatchString(rev)
-}
-
-var releaseTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`) })
+// fixedRevision matches a revision of another repository (a client's
+// values, a module's Git source) that names a release: a semantic version
+// tag, with or without the leading v (repositories differ, and platc does
+// not own their tags, unlike model.IsReleaseTag for its own). A branch or
+// HEAD moves, and is not fixed.
+var fixedRevision = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$`) })
 
 // kroApps are the Applications kro will create for the instances in env,
 // evaluated offline: what only the cluster knows is a placeholder.
@@ -387,16 +380,22 @@ func (v *verifier) kroApps(env *model.Environment) []app {
 			if r.Object == nil || r.Kind != "Application" {
 				continue
 			}
-			a := app{obj: r.Object, file: "kro", origin: inst.Stack.Model.Path, client: inst.Client, stack: inst.Stack.Model}
-			for _, m := range inst.Stack.Model.Modules {
-				if m.ID == r.ID {
-					a.origin, a.stackModule = m.Path, m
-				}
-			}
-			out = append(out, a)
+			m, origin := stackModule(inst.Stack.Model, r.ID)
+			out = append(out, app{obj: r.Object, file: "kro", origin: origin, client: inst.Client, stack: inst.Stack.Model, stackModule: m})
 		}
 	}
 	return out
+}
+
+// stackModule is the module of st whose resource has id, or nil, and the
+// spec path that makes the resource: the module's, else the stack's.
+func stackModule(st *model.Stack, id string) (*model.StackModule, string) {
+	for _, m := range st.Modules {
+		if m.ID == id {
+			return m, m.Path
+		}
+	}
+	return nil, st.Path
 }
 
 // names checks Application names: valid resource names, unique in their
@@ -439,11 +438,9 @@ func where(a app, env *model.Environment) string {
 // charts where they are rendered: envKinds).
 func (v *verifier) folders() {
 	kinds := map[*model.Environment]*envKinds{}
-	verdicts := map[*model.Environment]map[[2]string]kindVerdict{} // kindProblem's, by apiVersion and kind
 	for _, m := range v.in.Spec.Modules {
 		// The environments that deliver m, by the folder each syncs:
 		// the module's, or an environment's own.
-		var dirs []string
 		in := map[string][]*model.Environment{}
 		own := v.manifestsFolders(m, nil)
 		for _, env := range v.in.Spec.Environments {
@@ -457,27 +454,26 @@ func (v *verifier) folders() {
 			// None: not a folder of manifests; a chart is rendered and
 			// checked with the charts.
 			for _, dir := range envDirs {
-				if in[dir] == nil {
-					dirs = append(dirs, dir)
-				}
 				in[dir] = append(in[dir], env)
 			}
 		}
-		if len(dirs) == 0 {
+		if len(in) == 0 {
 			// Delivered nowhere: its own folders are checked all the same.
-			dirs = own
+			for _, dir := range own {
+				in[dir] = nil
+			}
 		}
-		for _, dir := range dirs {
-			v.folder(m, dir, in[dir], kinds, verdicts)
+		for dir, envs := range in {
+			v.folder(m, dir, envs, kinds)
 		}
 	}
 }
 
 // folder checks what dir yields for m in the environments envs.
-func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment, kinds map[*model.Environment]*envKinds, verdicts map[*model.Environment]map[[2]string]kindVerdict) {
-	objs, problems := v.in.Folders.build(dir)
+func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment, kinds map[*model.Environment]*envKinds) {
+	b := v.in.Folders.build(dir)
 	// Folders keeps the folder's problems: add to a copy.
-	for _, p := range slices.Concat(problems, manifests.Check(objs, m.Namespace)) {
+	for _, p := range slices.Concat(b.Problems, manifests.Check(b.Objects, m.Namespace)) {
 		if manifests.NeedsHelm(p) && slices.Contains(strings.Fields(v.in.Spec.Platform.KustomizeBuildOptions), "--enable-helm") {
 			// Argo CD inflates the charts; platc, offline, does not.
 			v.log.Reportf(diag.NotChecked, diag.Pos{File: p.File, Line: p.Line}, m.Path, "folder %s inflates Helm charts (helmCharts), as Argo CD's kustomize does with --enable-helm (platform.kustomizeBuildOptions) and platc, offline, does not: its objects are not checked", dir)
@@ -485,52 +481,28 @@ func (v *verifier) folder(m *model.Module, dir string, envs []*model.Environment
 		}
 		v.log.Reportf(p.ID, diag.Pos{File: p.File, Line: p.Line, Col: p.Col}, m.Path, "%s", p.Msg)
 	}
-	for _, o := range objs {
+	for _, o := range b.Objects {
 		// One problem per object and message, with the environments it
 		// holds in.
 		held := map[kindVerdict][]string{}
 		for _, env := range envs {
 			if kinds[env] == nil {
-				kinds[env], verdicts[env] = v.envKindsOf(env), map[[2]string]kindVerdict{}
+				kinds[env] = v.envKindsOf(env)
 			}
-			key := [2]string{o.APIVersion, o.Kind}
-			verdict, ok := verdicts[env][key]
-			if !ok {
-				verdict = kindProblem(env, kinds[env], o.APIVersion, o.Kind)
-				verdicts[env][key] = verdict
-			}
-			if verdict.msg != "" {
+			if verdict := kinds[env].verdict(o.APIVersion, o.Kind); verdict.msg != "" {
 				held[verdict] = append(held[verdict], env.Name)
 			}
 		}
 		for _, verdict := range slices.SortedFunc(maps.Keys(held), func(a, b kindVerdict) int { return strings.Compare(a.msg, b.msg) }) {
-			in := "environment " + held[verdict][0]
-			if len(held[verdict]) > 1 {
-				in = "environments " + diag.List(held[verdict])
-			}
-			can := "cannot"
-			if verdict.id == diag.SharedGroupKind {
-				can = "may not"
-			}
-			v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced in %s: %s", o.Kind, o.Name, can, in, verdict.msg)
+			v.log.Reportf(verdict.id, diag.Pos{File: o.File, Line: o.Line}, m.Path, "%s %q %s be synced %s: %s", o.Kind, o.Name, verdict.can(), inEnvironments(held[verdict]), verdict.msg)
 		}
 	}
 }
 
 // sources are the sources of an Application's spec, single or multiple.
 func sources(spec any) []any {
-	var out []any
-	if s := object.Lookup(spec, "source"); isMap(s) {
-		out = append(out, s)
-	}
-	if l, ok := object.Lookup(spec, "sources").([]any); ok {
-		for _, x := range l {
-			if isMap(x) {
-				out = append(out, x)
-			}
-		}
-	}
-	return out
+	l, _ := object.Lookup(spec, "sources").([]any)
+	return slices.DeleteFunc(slices.Concat([]any{object.Lookup(spec, "source")}, l), func(x any) bool { return !isMap(x) })
 }
 
 func isMap(v any) bool {
@@ -546,29 +518,15 @@ func isMap(v any) bool {
 // folder's own files count). A root Application that misses apps.yaml
 // would sync nothing; one that matches more would sync it twice.
 func (v *verifier) include(a app) {
-	dir, repo := str(a.obj, "spec", "source", "path"), str(a.obj, "spec", "source", "repoURL")
-	out := v.in.Spec.Platform.OutDir
-	if repo != v.in.Spec.Platform.RepoURL || !strings.HasPrefix(dir, out+"/") {
+	dir, include, ok := v.renderedFolder(a)
+	if !ok {
 		return // a chart, or a folder of sources (the manifests checks)
 	}
-	inFolder := v.folderFiles[strings.TrimPrefix(dir, out+"/")]
-	if len(inFolder) == 0 {
-		v.reportf(diag.SyncsNothing, a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, dir)
-		return
-	}
-	include := str(a.obj, "spec", "source", "directory", "include")
-	if include == "" {
-		return
-	}
-	match := argocd.IncludeMatcher(include)
-	matched := 0
-	for _, f := range inFolder {
-		if match(f) {
-			matched++
-		}
-	}
-	if matched == 0 {
-		v.reportf(diag.SyncsNothing, a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), dir)
+	switch inFolder := v.folderFiles[dir]; {
+	case len(inFolder) == 0:
+		v.reportf(diag.SyncsNothing, a.origin, "Application %q (%s) syncs %s, where platc renders no file: Argo CD would fail to find the path", a.name(), a.file, str(a.obj, "spec", "source", "path"))
+	case include != "" && !slices.ContainsFunc(inFolder, argocd.IncludeMatcher(include)):
+		v.reportf(diag.SyncsNothing, a.origin, "the include %q of Application %q (%s) matches none of %s in %s: it would sync nothing", include, a.name(), a.file, strings.Join(inFolder, ", "), str(a.obj, "spec", "source", "path"))
 	}
 }
 
