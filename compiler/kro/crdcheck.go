@@ -151,11 +151,17 @@ func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomRes
 func decodeCRD(crd *extv1.CustomResourceDefinition) (*extv1.CustomResourceDefinition, error) {
 	c := crd.DeepCopy()
 	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
-	data, err := json.Marshal(c)
+	return fromJSON[extv1.CustomResourceDefinition](c)
+}
+
+// fromJSON is v (plain data or an API type) encoded as JSON and decoded
+// as T.
+func fromJSON[T any](v any) (*T, error) {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	out := &extv1.CustomResourceDefinition{}
+	out := new(T)
 	return out, json.Unmarshal(data, out)
 }
 

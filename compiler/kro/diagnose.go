@@ -18,7 +18,6 @@ import (
 	"github.com/kubernetes-sigs/kro/pkg/features"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	"github.com/kubernetes-sigs/kro/pkg/graph/crd"
-	"github.com/kubernetes-sigs/kro/pkg/graph/dag"
 	"github.com/kubernetes-sigs/kro/pkg/graph/fieldpath"
 	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
 	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
@@ -635,7 +634,7 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 		// object's namespace) use: kro's extractTemplateDependencies.
 		var identity []string
 		check := func(path string, e *krocel.Expression, iterators []string) []string {
-			deps, iters, ok := c.references(n.idx, path, e, insp, badID, n.id, iterators)
+			deps, iters, ok := c.references(n.idx, path, e, insp, badID, iterators)
 			if !ok {
 				n.broken[path] = true
 			}
@@ -686,40 +685,22 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 			}
 		}
 	}
-	d := dag.NewDirectedAcyclicGraph[string]()
-	var ids []string
-	deps := map[string][]string{}
-	for _, n := range nodes {
-		if n.inGraph {
-			_ = d.AddVertex(n.id, n.idx)
-			ids = append(ids, n.id)
-		}
-	}
-	cyclic := false
-	for _, n := range nodes {
-		if !n.inGraph {
-			continue
-		}
-		var known []string
-		for _, dep := range n.deps {
-			if _, ok := d.Vertices[dep]; ok {
-				known = append(known, dep)
-			}
-		}
-		deps[n.id] = known
-		if err := d.AddDependencies(n.id, known); dag.AsCycleError[string](err) != nil {
-			cyclic = true
-		}
-	}
-	if !cyclic {
-		return
-	}
 	// kro's DAG finds a cycle in map order; the one reported is the
 	// shortest through the resource declared first, for the same message
 	// every time.
+	var ids []string
 	index := map[string]int{}
 	for _, n := range nodes {
 		index[n.id] = n.idx
+		if n.inGraph {
+			ids = append(ids, n.id)
+		}
+	}
+	deps := map[string][]string{}
+	for _, n := range nodes {
+		if n.inGraph {
+			deps[n.id] = slices.DeleteFunc(slices.Clone(n.deps), func(d string) bool { return !slices.Contains(ids, d) })
+		}
 	}
 	for _, cycle := range cycles(ids, deps) {
 		c.reportf(diag.KroGraph, index[cycle[0]], "", "graph contains a cycle: %s: remove one of these references", strings.Join(cycle, " -> "))
@@ -729,7 +710,7 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 // references inspects an expression at path of resource idx as the
 // builder's extractDependencies does, and returns the resources it
 // references; ok is false when a problem was reported.
-func (c *checker) references(idx int, path string, e *krocel.Expression, insp *ast.Inspector, badID map[string]bool, self string, iterators []string) (deps, iters []string, ok bool) {
+func (c *checker) references(idx int, path string, e *krocel.Expression, insp *ast.Inspector, badID map[string]bool, iterators []string) (deps, iters []string, ok bool) {
 	shown := e.UserExpression()
 	res, err := insp.Inspect(e.Original)
 	if err != nil {
@@ -759,22 +740,18 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 	}
 	var names []string
 	for _, u := range res.UnknownResources {
-		if slices.Contains(iterators, u.ID) {
+		switch {
+		case slices.Contains(iterators, u.ID):
 			if !slices.Contains(iters, u.ID) {
 				iters = append(iters, u.ID)
 			}
-			continue
-		}
-		if !slices.Contains(names, u.ID) {
+		case !slices.Contains(names, u.ID):
 			names = append(names, u.ID)
+			ok = false
+			if !badID[u.ID] { // a refused id is reported already
+				c.unknownIdent(idx, path, e, fmt.Sprintf("expression %q references unknown identifier %q", shown, u.ID), u.ID, c.identifiers(), "schema or the id of a resource: ")
+			}
 		}
-	}
-	for _, name := range names {
-		ok = false
-		if badID[name] {
-			continue // the id is refused, and reported
-		}
-		c.unknownIdent(idx, path, e, fmt.Sprintf("expression %q references unknown identifier %q", shown, name), name, c.identifiers(self, true), "schema or the id of a resource: ")
 	}
 	for _, f := range res.UnknownFunctions {
 		ok = false
@@ -802,11 +779,8 @@ func (c *checker) unknownIdent(idx int, path string, e *krocel.Expression, what,
 }
 
 // identifiers are the names an expression may use, for "did you mean".
-func (c *checker) identifiers(self string, withSchema bool) []string {
-	var out []string
-	if withSchema {
-		out = append(out, graph.SchemaVarName)
-	}
+func (c *checker) identifiers() []string {
+	out := []string{graph.SchemaVarName}
 	for _, r := range c.rgd.Resources {
 		if r.ID != "" && !slices.Contains(out, r.ID) {
 			out = append(out, r.ID)
@@ -1110,24 +1084,41 @@ func schemaWithoutStatus(instanceCRD *extv1.CustomResourceDefinition) (*spec.Sch
 // group of vertices that reference each other, the shortest cycle through
 // the one first in ids, in kro's form [a b a] (a depends on b).
 func cycles(ids []string, deps map[string][]string) [][]string {
-	comp := components(ids, deps)
-	done := map[int]bool{}
-	var out [][]string
-	for _, start := range ids {
-		g := comp[start]
-		if done[g] {
-			continue
+	reach := map[string]map[string]bool{} // the vertices each one reaches
+	reaches := func(from, to string) bool {
+		if reach[from] == nil {
+			seen := map[string]bool{}
+			stack := []string{from}
+			for len(stack) > 0 {
+				id := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, d := range deps[id] {
+					if !seen[d] {
+						seen[d] = true
+						stack = append(stack, d)
+					}
+				}
+			}
+			reach[from] = seen
 		}
+		return reach[from][to]
+	}
+	var out [][]string
+	var starts []string // the first vertex of each group reported
+	for _, start := range ids {
+		if !reaches(start, start) || slices.ContainsFunc(starts, func(s string) bool { return reaches(s, start) && reaches(start, s) }) {
+			continue // on no cycle, or in a group reported already
+		}
+		starts = append(starts, start)
+		// A breadth-first search back to start: every vertex on the way
+		// is in start's group.
 		prev := map[string]string{}
 		queue := []string{start}
 		var last string
-		for len(queue) > 0 && last == "" {
+		for last == "" {
 			id := queue[0]
 			queue = queue[1:]
 			for _, d := range deps[id] {
-				if comp[d] != g {
-					continue
-				}
 				if d == start {
 					last = id
 					break
@@ -1138,10 +1129,6 @@ func cycles(ids []string, deps map[string][]string) [][]string {
 				}
 			}
 		}
-		if last == "" {
-			continue
-		}
-		done[g] = true
 		cycle := []string{start}
 		for id := last; id != start; id = prev[id] {
 			cycle = append(cycle, id)
@@ -1150,50 +1137,6 @@ func cycles(ids []string, deps map[string][]string) [][]string {
 		out = append(out, append(cycle, start))
 	}
 	return out
-}
-
-// components numbers the strongly connected components of the graph
-// (Tarjan's algorithm).
-func components(ids []string, deps map[string][]string) map[string]int {
-	index := map[string]int{}
-	low := map[string]int{}
-	onStack := map[string]bool{}
-	comp := map[string]int{}
-	var stack []string
-	n, next := 0, 0
-	var visit func(v string)
-	visit = func(v string) {
-		index[v], low[v] = n, n
-		n++
-		stack = append(stack, v)
-		onStack[v] = true
-		for _, w := range deps[v] {
-			if _, seen := index[w]; !seen {
-				visit(w)
-				low[v] = min(low[v], low[w])
-			} else if onStack[w] {
-				low[v] = min(low[v], index[w])
-			}
-		}
-		if low[v] == index[v] {
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				onStack[w] = false
-				comp[w] = next
-				if w == v {
-					break
-				}
-			}
-			next++
-		}
-	}
-	for _, id := range ids {
-		if _, seen := index[id]; !seen {
-			visit(id)
-		}
-	}
-	return comp
 }
 
 // extendTyped extends env with the variable name typed by schema s.

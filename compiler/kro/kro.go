@@ -28,6 +28,7 @@
 package kro
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,7 +37,6 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
-	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -270,10 +270,7 @@ func decodeCheckEntry(data []byte) (*Result, []Problem, error) {
 func newResult(g *graph.Graph, kinds *Kinds) *Result {
 	r := &Result{crd: g.CRD, kinds: kinds, Order: g.TopologicalOrder, Deps: map[string][]string{}}
 	for id, n := range g.Nodes {
-		d := slices.Clone(n.Meta.Dependencies)
-		if d == nil {
-			d = []string{}
-		}
+		d := append([]string{}, n.Meta.Dependencies...)
 		slices.Sort(d)
 		r.Deps[id] = d
 		if len(n.ForEach) > 0 {
@@ -365,10 +362,7 @@ func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {
 		probs = append(probs, Problem{ID: diag.KroAPI, Path: strings.TrimPrefix(strings.TrimPrefix(path, "spec"), "."), Msg: msg})
 	}
 	slices.SortFunc(probs, func(a, b Problem) int {
-		if a.Path != b.Path {
-			return strings.Compare(a.Path, b.Path)
-		}
-		return strings.Compare(a.Msg, b.Msg)
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg))
 	})
 	defaulted, _ := out["spec"].(map[string]any)
 	return defaulted, probs
@@ -440,13 +434,7 @@ func (c *checker) hasErrors() bool {
 // without duplicates.
 func (c *checker) sorted() []Problem {
 	slices.SortStableFunc(c.probs, func(a, b indexed) int {
-		if a.idx != b.idx {
-			return a.idx - b.idx
-		}
-		if a.Path != b.Path {
-			return strings.Compare(a.Path, b.Path)
-		}
-		return strings.Compare(a.Msg, b.Msg)
+		return cmp.Or(a.idx-b.idx, strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg))
 	})
 	var out []Problem
 	for i, p := range c.probs {
@@ -489,26 +477,16 @@ func JoinPath(path, field string) string {
 	return path + "." + field
 }
 
-// object is the RGD as kro's API types hold it.
-func (c *checker) object(plain map[string]any) (*v1alpha1.ResourceGraphDefinition, error) {
-	data, err := json.Marshal(plain)
-	if err != nil {
-		return nil, err
-	}
-	obj := &v1alpha1.ResourceGraphDefinition{}
-	if err := json.Unmarshal(data, obj); err != nil {
-		return nil, err
-	}
-	return obj, nil
-}
-
 // plain is the RGD as the API server receives it.
 func (r *RGD) plain() map[string]any {
 	schema := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind}
 	if r.Group != "" {
 		schema["group"] = r.Group
 	}
-	schema["spec"] = orEmpty(r.Spec)
+	schema["spec"] = r.Spec
+	if r.Spec == nil {
+		schema["spec"] = map[string]any{}
+	}
 	if len(r.Types) > 0 {
 		schema["types"] = r.Types
 	}
@@ -553,11 +531,4 @@ func (r *RGD) plain() map[string]any {
 		"metadata":   map[string]any{"name": name},
 		"spec":       map[string]any{"schema": schema, "resources": resources},
 	}
-}
-
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
 }
