@@ -295,58 +295,54 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 // internal CRD ("spec.validation.openAPIV3Schema.properties[spec]...
 // .x-kubernetes-validations[0].rule").
 func ruleAt(crd *apiextensions.CustomResourceDefinition, f string) string {
-	s, rest := crdSchemaAt(crd, f)
-	if m := ruleIndexRe().FindStringSubmatch(rest); s != nil && m != nil {
-		n := 0
-		fmt.Sscan(m[1], &n)
-		if n < len(s.XValidations) {
-			return s.XValidations[n].Rule
+	rule := ""
+	atPath(crd, f, func(s *apiextensions.JSONSchemaProps, rest string) {
+		if m := ruleIndexRe().FindStringSubmatch(rest); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n < len(s.XValidations) {
+				rule = s.XValidations[n].Rule
+			}
 		}
-	}
-	return ""
+	})
+	return rule
 }
 
-// crdSchemaAt is the schema node at a field path of the internal CRD, and
-// what follows it in the path (".default", ".x-kubernetes-validations[0].rule").
-func crdSchemaAt(crd *apiextensions.CustomResourceDefinition, f string) (*apiextensions.JSONSchemaProps, string) {
-	var s *apiextensions.JSONSchemaProps
+// atPath calls f with the schema node at a field path of the internal CRD
+// and what follows it in the path (".default",
+// ".x-kubernetes-validations[0].rule"); f may change the node. It does not
+// call f when the path leads nowhere.
+func atPath(crd *apiextensions.CustomResourceDefinition, f string, fn func(s *apiextensions.JSONSchemaProps, rest string)) {
+	var root *apiextensions.JSONSchemaProps
 	if crd.Spec.Validation != nil {
-		s = crd.Spec.Validation.OpenAPIV3Schema
+		root = crd.Spec.Validation.OpenAPIV3Schema
 	} else if len(crd.Spec.Versions) > 0 && crd.Spec.Versions[0].Schema != nil {
-		s = crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		root = crd.Spec.Versions[0].Schema.OpenAPIV3Schema
 	}
-	i := strings.Index(f, "openAPIV3Schema")
-	if s == nil || i < 0 {
-		return nil, ""
+	if _, rest, ok := strings.Cut(f, "openAPIV3Schema"); ok {
+		schemaAtPath(root, rest, fn)
 	}
-	rest := f[i+len("openAPIV3Schema"):]
-	for s != nil {
-		switch {
-		case strings.HasPrefix(rest, ".properties["):
-			end := strings.IndexByte(rest, ']')
-			p, ok := s.Properties[rest[len(".properties["):end]]
-			if !ok {
-				return nil, ""
-			}
-			s = &p
-			rest = rest[end+1:]
-		case strings.HasPrefix(rest, ".items"):
-			if s.Items == nil {
-				return nil, ""
-			}
-			s = s.Items.Schema
-			rest = rest[len(".items"):]
-		case strings.HasPrefix(rest, ".additionalProperties"):
-			if s.AdditionalProperties == nil {
-				return nil, ""
-			}
-			s = s.AdditionalProperties.Schema
-			rest = rest[len(".additionalProperties"):]
-		default:
-			return s, rest
+}
+
+func schemaAtPath(s *apiextensions.JSONSchemaProps, rest string, fn func(s *apiextensions.JSONSchemaProps, rest string)) {
+	switch {
+	case s == nil:
+	case strings.HasPrefix(rest, ".properties["):
+		end := strings.IndexByte(rest, ']')
+		name := rest[len(".properties["):end]
+		if p, ok := s.Properties[name]; ok {
+			schemaAtPath(&p, rest[end+1:], fn)
+			s.Properties[name] = p // properties are held by value
 		}
+	case strings.HasPrefix(rest, ".items"):
+		if s.Items != nil {
+			schemaAtPath(s.Items.Schema, rest[len(".items"):], fn)
+		}
+	case strings.HasPrefix(rest, ".additionalProperties"):
+		if s.AdditionalProperties != nil {
+			schemaAtPath(s.AdditionalProperties.Schema, rest[len(".additionalProperties"):], fn)
+		}
+	default:
+		fn(s, rest)
 	}
-	return nil, ""
 }
 
 // defaultMarkers name the marker a default breaks, by the words of the
@@ -369,56 +365,33 @@ func withoutDefaultsAt(crd *apiextensions.CustomResourceDefinition, errs field.E
 	var out *apiextensions.CustomResourceDefinition
 	for _, e := range errs {
 		node, ok := strings.CutSuffix(e.Field, ".default")
-		i := strings.Index(node, "openAPIV3Schema")
-		if !ok || i < 0 {
+		if !ok || !strings.Contains(node, "openAPIV3Schema") {
 			continue
 		}
 		if out == nil {
 			out = crd.DeepCopy()
 		}
-		var root *apiextensions.JSONSchemaProps
-		if out.Spec.Validation != nil {
-			root = out.Spec.Validation.OpenAPIV3Schema
-		} else if len(out.Spec.Versions) > 0 && out.Spec.Versions[0].Schema != nil {
-			root = out.Spec.Versions[0].Schema.OpenAPIV3Schema
-		}
-		dropDefault(root, node[i+len("openAPIV3Schema"):])
+		atPath(out, node, func(s *apiextensions.JSONSchemaProps, rest string) {
+			if rest == "" {
+				s.Default = nil
+			}
+		})
 	}
 	return out
-}
-
-// dropDefault removes the default of the node at rest (".properties[a].items")
-// below s.
-func dropDefault(s *apiextensions.JSONSchemaProps, rest string) {
-	switch {
-	case s == nil:
-	case rest == "":
-		s.Default = nil
-	case strings.HasPrefix(rest, ".properties["):
-		end := strings.IndexByte(rest, ']')
-		name := rest[len(".properties["):end]
-		if p, ok := s.Properties[name]; ok {
-			dropDefault(&p, rest[end+1:])
-			s.Properties[name] = p // properties are held by value
-		}
-	case strings.HasPrefix(rest, ".items") && s.Items != nil:
-		dropDefault(s.Items.Schema, rest[len(".items"):])
-	case strings.HasPrefix(rest, ".additionalProperties") && s.AdditionalProperties != nil:
-		dropDefault(s.AdditionalProperties.Schema, rest[len(".additionalProperties"):])
-	}
 }
 
 // rulesOf quotes the x-kubernetes-validations rules of the schema node at
 // a field path of the internal CRD, "" when it has none.
 func rulesOf(crd *apiextensions.CustomResourceDefinition, node string) string {
 	var rules []string
-	for i := 0; ; i++ {
-		r := ruleAt(crd, fmt.Sprintf("%s.x-kubernetes-validations[%d].rule", node, i))
-		if r == "" {
-			break
+	atPath(crd, node, func(s *apiextensions.JSONSchemaProps, _ string) {
+		for _, r := range s.XValidations {
+			if r.Rule == "" {
+				break
+			}
+			rules = append(rules, strconv.Quote(r.Rule))
 		}
-		rules = append(rules, strconv.Quote(r))
-	}
+	})
 	return strings.Join(rules, " and ")
 }
 
@@ -747,7 +720,7 @@ func validateOpenAPISchema(schema *apiextensions.JSONSchemaProps, fldPath *field
 			trimmedMsg := strings.TrimSpace(rule.Message)
 			if len(trimmedRule) == 0 {
 				schemaErrs = append(schemaErrs, field.Required(fldPath.Child("x-kubernetes-validations").Index(i).Child("rule"), "rule is not specified"))
-			} else if hasNewlines(trimmedRule) && len(trimmedMsg) == 0 {
+			} else if strings.ContainsAny(trimmedRule, "\n\r") && len(trimmedMsg) == 0 {
 				schemaErrs = append(schemaErrs, field.Required(fldPath.Child("x-kubernetes-validations").Index(i).Child("message"), "message must be specified if rule contains line breaks"))
 			}
 		}
@@ -823,10 +796,6 @@ func validateMapListKeysMapSet(schema *apiextensions.JSONSchemaProps, fldPath *f
 	}
 	return errs
 }
-
-var newlineMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\n\r]+`) })
-
-func hasNewlines(s string) bool { return newlineMatcher().MatchString(s) }
 
 func multiplyWithOverflowGuard(baseCost, cardinality uint64) uint64 {
 	if baseCost == 0 {
@@ -915,9 +884,6 @@ func rootCELContext(schema *apiextensions.JSONSchemaProps) *celSchemaContext {
 }
 
 func (c *celSchemaContext) childProperty(propSchema *apiextensions.JSONSchemaProps, name string) *celSchemaContext {
-	if c == nil {
-		return nil
-	}
 	return c.child(propSchema, func(p *celTypeInfo) *celTypeInfo {
 		if p.schema.Properties != nil {
 			s := p.schema.Properties[name]
@@ -932,9 +898,6 @@ func (c *celSchemaContext) childProperty(propSchema *apiextensions.JSONSchemaPro
 }
 
 func (c *celSchemaContext) childItems(items *apiextensions.JSONSchemaProps) *celSchemaContext {
-	if c == nil {
-		return nil
-	}
 	return c.child(items, func(p *celTypeInfo) *celTypeInfo {
 		if p.schema.Items != nil {
 			return &celTypeInfo{schema: p.schema.Items, declType: p.declType.ElemType}
@@ -944,9 +907,6 @@ func (c *celSchemaContext) childItems(items *apiextensions.JSONSchemaProps) *cel
 }
 
 func (c *celSchemaContext) childAdditionalProperties(props *apiextensions.JSONSchemaProps) *celSchemaContext {
-	if c == nil {
-		return nil
-	}
 	return c.child(props, func(p *celTypeInfo) *celTypeInfo {
 		if p.schema.AdditionalProperties != nil {
 			return &celTypeInfo{schema: p.schema.AdditionalProperties.Structural, declType: p.declType.ElemType}
@@ -956,6 +916,9 @@ func (c *celSchemaContext) childAdditionalProperties(props *apiextensions.JSONSc
 }
 
 func (c *celSchemaContext) child(s *apiextensions.JSONSchemaProps, accessor func(*celTypeInfo) *celTypeInfo) *celSchemaContext {
+	if c == nil {
+		return nil
+	}
 	result := &celSchemaContext{parent: c, accessor: accessor, withinScope: c.withinScope, totalCost: c.totalCost}
 	if s != nil {
 		result.jsonSchema = s
