@@ -337,7 +337,7 @@ func (c *checker) isolate(n *node, p *parser.Parser, tmpl map[string]any, segs [
 	}
 	report := func() {
 		path := "template" + dotted(segs)
-		c.add(diag.KroTemplate, n.idx, path, templateMessage(v, err, n, segs))
+		c.add(diag.KroTemplate, n.idx, path, templateMessage(v, err))
 		n.broken[path] = true
 	}
 	var out []variable.FieldDescriptor
