@@ -81,15 +81,6 @@ func addBuiltinMappings(m *meta.DefaultRESTMapper, crdKinds map[schema.GroupVers
 	}
 }
 
-// builtinList is the Kinds of the built-in kinds.
-func builtinList() []Kind {
-	var out []Kind
-	for _, k := range schemas.BuiltinKinds {
-		out = append(out, Kind{APIVersion: k.APIVersion(), Kind: k.Kind, Group: k.Group, Builtin: true, Namespaced: k.Namespaced})
-	}
-	return out
-}
-
 // builtinDiscovery is a cluster's discovery as far as the schema
 // resolver asks it: the OpenAPI v3 documents, by path ("api/v1").
 type builtinDiscovery struct {

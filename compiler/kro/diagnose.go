@@ -28,6 +28,7 @@ import (
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/openapi"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -112,7 +113,7 @@ func (c *checker) diagnose(obj *v1alpha1.ResourceGraphDefinition) {
 		return
 	}
 	c.provider = provider
-	tc := &typeContext{provider: provider, cache: kroschema.NewCache()}
+	tc := &typeContext{provider: provider, cache: kroschema.NewCache(), declTypes: map[*spec.Schema]*apiservercel.DeclType{}}
 	for _, n := range nodes {
 		c.typeCheck(n, env, tc, insp)
 	}
@@ -718,7 +719,7 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 		return nil, nil, false
 	}
 	ok = true
-	if !c.rgd.Gates.Enabled(features.CELOmitFunction) && res.UsesOmit() {
+	if !c.rgd.Gates.On(string(features.CELOmitFunction)) && res.UsesOmit() {
 		hint := "leave the field out, or give the resource an includeWhen, or turn the gate on in platform.kro.featureGates where the platform's kro runs with it"
 		if !strings.HasPrefix(path, "template") {
 			hint = "write the condition without it"

@@ -53,9 +53,6 @@ func (g Gates) Check() error {
 	return features.FeatureGate.DeepCopy().SetFromMap(g)
 }
 
-// Enabled reports whether the gate is on in g.
-func (g Gates) Enabled(f featuregate.Feature) bool { return g.On(string(f)) }
-
 // On reports whether the gate name is on in g.
 func (g Gates) On(name string) bool {
 	if on, ok := g[name]; ok {

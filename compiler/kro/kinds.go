@@ -44,7 +44,6 @@ type Kinds struct {
 	typed  func() (*typedKinds, error)
 }
 
-// typedKinds is what Kinds holds once the CRDs are decoded.
 type typedKinds struct {
 	byGVK   map[schema.GroupVersionKind]*kind
 	crds    []*extv1.CustomResourceDefinition // every CRD, in the order given
@@ -87,8 +86,7 @@ var Embedded = sync.OnceValues(func() (*Kinds, error) {
 	return plainKinds(objs, hex.EncodeToString(h.Sum(nil))), nil
 })
 
-// plainKinds are the Kinds of CRDs given as plain data, decoded on first
-// use.
+// plainKinds are the Kinds of CRDs given as plain data.
 func plainKinds(crds []map[string]any, digest string) *Kinds {
 	k := &Kinds{list: withBuiltins(plainList(crds)), digest: digest}
 	k.typed = sync.OnceValues(func() (*typedKinds, error) {
@@ -128,9 +126,8 @@ func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
 	return k.with(crds, hex.EncodeToString(h.Sum(nil))), nil
 }
 
-// with are the Kinds of k and crds, whose digest is digest. As with
-// plainKinds, the CRDs are decoded on first use: a run whose RGDs are all
-// in the cache reads only the list and the digest.
+// with are the Kinds of k and crds, whose digest is digest, decoded on
+// first use.
 func (k *Kinds) with(crds []*extv1.CustomResourceDefinition, digest string) *Kinds {
 	list := slices.Clone(k.list)
 	for _, crd := range crds {
@@ -336,7 +333,7 @@ func schemaHasInvalidTypes(s *apiextensions.JSONSchemaProps) bool {
 // openAPIV3Types are the types an OpenAPI v3 schema of a CRD may use.
 var openAPIV3Types = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true}
 
-// kind returns the kind of an apiVersion and kind, or nil.
+// kind returns the kind of an apiVersion and kind (a CRD's), or nil.
 func (k *Kinds) kind(apiVersion, kindName string) *kind {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
@@ -417,7 +414,8 @@ func plainList(crds []map[string]any) []Kind {
 			}
 			x := Kind{APIVersion: group + "/" + str(vm["name"]), Kind: str(names["kind"]), Group: group, Namespaced: str(spec["scope"]) != "Cluster"}
 			if root, ok := lookupMap(vm, "schema", "openAPIV3Schema"); ok {
-				for _, r := range anyList(root["required"]) {
+				required, _ := root["required"].([]any)
+				for _, r := range required {
 					x.Required = append(x.Required, str(r))
 				}
 				props, _ := lookupMap(root, "properties", "spec", "properties")
@@ -432,7 +430,8 @@ func plainList(crds []map[string]any) []Kind {
 
 // withBuiltins adds the built-in kinds no CRD of list serves, sorted.
 func withBuiltins(list []Kind) []Kind {
-	for _, b := range builtinList() {
+	for _, k := range schemas.BuiltinKinds {
+		b := Kind{APIVersion: k.APIVersion(), Kind: k.Kind, Group: k.Group, Builtin: true, Namespaced: k.Namespaced}
 		if !slices.ContainsFunc(list, func(k Kind) bool { return k.APIVersion == b.APIVersion && k.Kind == b.Kind }) {
 			list = append(list, b)
 		}
@@ -458,8 +457,6 @@ func lookupMap(m map[string]any, path ...string) (map[string]any, bool) {
 	}
 	return m, true
 }
-
-func anyList(v any) []any { l, _ := v.([]any); return l }
 
 // build runs kro's graph builder on obj with the controller's default
 // configuration. A panic of the builder's, on a graph it was not written

@@ -35,7 +35,7 @@ type objectValidator struct {
 	cel        *schemacel.Validator
 }
 
-// validator returns the validator of the kind, made once.
+// objectValidator returns the validator of the kind, made once.
 func (kd *kind) objectValidator() (*objectValidator, error) {
 	kd.validateMu.Lock()
 	defer kd.validateMu.Unlock()
@@ -218,11 +218,10 @@ var typeWanted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // article names a type with its article: "an integer".
 func article(t string) string {
 	switch t {
-	case "integer", "object", "array":
-		if t == "array" {
-			return "a list"
-		}
+	case "integer", "object":
 		return "an " + t
+	case "array":
+		return "a list"
 	case "":
 		return "another type"
 	}
