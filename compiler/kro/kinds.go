@@ -110,9 +110,14 @@ func plainKinds(crds []map[string]any, digest string) *Kinds {
 func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", k.digest)
+	list := slices.Clone(k.list) // with the built-in kinds already
 	var crds []*extv1.CustomResourceDefinition
 	for _, r := range results {
 		crds = append(crds, r.crd)
+		for _, x := range plainList([]map[string]any{r.CRD}) {
+			list = slices.DeleteFunc(list, func(y Kind) bool { return y.APIVersion == x.APIVersion && y.Kind == x.Kind })
+			list = append(list, x)
+		}
 		if r.key != "" {
 			fmt.Fprintf(h, "key %s\x00", r.key)
 			continue
@@ -123,24 +128,8 @@ func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
 		}
 		fmt.Fprintf(h, "crd %s\x00", data)
 	}
-	return k.with(crds, hex.EncodeToString(h.Sum(nil))), nil
-}
-
-// with are the Kinds of k and crds, whose digest is digest, decoded on
-// first use.
-func (k *Kinds) with(crds []*extv1.CustomResourceDefinition, digest string) *Kinds {
-	list := slices.Clone(k.list)
-	for _, crd := range crds {
-		for i := range crd.Spec.Versions {
-			if v := &crd.Spec.Versions[i]; v.Served {
-				x := typedKind(crd, v)
-				list = slices.DeleteFunc(list, func(y Kind) bool { return y.APIVersion == x.APIVersion && y.Kind == x.Kind })
-				list = append(list, x)
-			}
-		}
-	}
-	sortKinds(list) // k.list holds the built-in kinds already
-	out := &Kinds{list: list, digest: digest}
+	sortKinds(list)
+	out := &Kinds{list: list, digest: hex.EncodeToString(h.Sum(nil))}
 	out.typed = sync.OnceValues(func() (*typedKinds, error) {
 		t, err := k.typed()
 		if err != nil {
@@ -148,7 +137,7 @@ func (k *Kinds) with(crds []*extv1.CustomResourceDefinition, digest string) *Kin
 		}
 		return newTypedKinds(out, append(slices.Clone(t.crds), crds...))
 	})
-	return out
+	return out, nil
 }
 
 func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
@@ -387,18 +376,8 @@ func (k *Kinds) Kind(apiVersion, kind string) (Kind, bool) {
 // List returns the kinds served, sorted by kind then apiVersion.
 func (k *Kinds) List() []Kind { return slices.Clone(k.list) }
 
-// typedKind is the Kind of a served version of a typed CRD.
-func typedKind(crd *extv1.CustomResourceDefinition, v *extv1.CustomResourceDefinitionVersion) Kind {
-	x := Kind{APIVersion: crd.Spec.Group + "/" + v.Name, Kind: crd.Spec.Names.Kind, Group: crd.Spec.Group, Namespaced: crd.Spec.Scope != extv1.ClusterScoped}
-	if s := v.Schema; s != nil && s.OpenAPIV3Schema != nil {
-		x.Required = slices.Clone(s.OpenAPIV3Schema.Required)
-		x.SpecFields = slices.Sorted(maps.Keys(s.OpenAPIV3Schema.Properties["spec"].Properties))
-	}
-	return x
-}
-
 // plainList is the Kinds of the served versions of CRDs given as plain
-// data, as typedKind reads them once decoded.
+// data.
 func plainList(crds []map[string]any) []Kind {
 	var list []Kind
 	str := func(v any) string { s, _ := v.(string); return s }
