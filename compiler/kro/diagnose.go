@@ -540,24 +540,24 @@ func (c *checker) customTypes(types map[string]any) map[string]any {
 // typeDeps are the custom types a type's definition uses.
 func typeDeps(def any, types map[string]any) []string {
 	var out []string
-	switch d := def.(type) {
-	case string:
-		if t, err := simpleschema.ParseTypeString(d); err == nil {
-			for _, dep := range t.Deps() {
-				if _, ok := types[dep]; ok && !slices.Contains(out, dep) {
-					out = append(out, dep)
+	var walk func(def any)
+	walk = func(def any) {
+		switch d := def.(type) {
+		case string:
+			if t, err := simpleschema.ParseTypeString(d); err == nil {
+				for _, dep := range t.Deps() {
+					if _, ok := types[dep]; ok && !slices.Contains(out, dep) {
+						out = append(out, dep)
+					}
 				}
 			}
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(d)) {
-			for _, dep := range typeDeps(d[k], types) {
-				if !slices.Contains(out, dep) {
-					out = append(out, dep)
-				}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(d)) {
+				walk(d[k])
 			}
 		}
 	}
+	walk(def)
 	return out
 }
 
@@ -621,8 +621,8 @@ func (c *checker) inspector(nodes []*node) (*ast.Inspector, error) {
 
 // dependencies finds what each expression references, as the builder's
 // buildDependencyGraph does, reporting unknown identifiers and functions,
-// omit() (off by default in kro), and self references; then adds
-// the dependencies to kro's DAG and reports each cycle once.
+// omit() (off by default in kro), and self references; then reports each
+// cycle of the dependencies once.
 func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[int]bool) {
 	badID := map[string]bool{}
 	for _, n := range nodes {
@@ -831,9 +831,12 @@ func (c *checker) typedEnv(nodes []*node, instanceCRD *extv1.CustomResourceDefin
 // environment and checks its type against its field's, as the builder's
 // validateAndCompileNode does.
 func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.Inspector) {
+	if !n.inGraph {
+		return
+	}
 	tmplEnv, iterOK := c.iteratorEnv(n, env)
 	for _, v := range n.vars {
-		if n.broken[v.path] || !n.inGraph || !iterOK {
+		if n.broken[v.path] || !iterOK {
 			continue
 		}
 		out, ok := c.compile(n.idx, v.path, v.expr, tmplEnv)
@@ -846,10 +849,9 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 		}
 	}
 	for _, w := range n.includeWhen {
-		if n.broken[w.path] || !n.inGraph {
-			continue
+		if !n.broken[w.path] {
+			c.condition(n, w, "includeWhen", env)
 		}
-		c.condition(n, w, "includeWhen", env)
 	}
 	// A collection's readyWhen reads each object as each: one environment
 	// for all its entries.
@@ -857,14 +859,11 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 	var readyErr error
 	if n.collection() {
 		self = graph.EachVarName
-		if n.schema != nil && n.inGraph && len(n.readyWhen) > 0 {
+		if n.schema != nil && len(n.readyWhen) > 0 {
 			readyEnv, readyErr = extendTyped(env, graph.EachVarName, n.schema)
 		}
 	}
 	for _, w := range n.readyWhen {
-		if !n.inGraph {
-			continue
-		}
 		res, err := insp.Inspect(w.expr.Original)
 		if err != nil {
 			c.add(diag.KroCEL, n.idx, w.path, syntaxMessage(w.expr.Original, err))
@@ -898,7 +897,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 // returns env with the iterators typed by their lists' elements, for the
 // template's expressions; ok is false when an iterator has no type.
 func (c *checker) iteratorEnv(n *node, env *cel.Env) (*cel.Env, bool) {
-	if !n.collection() || !n.inGraph {
+	if !n.collection() {
 		return env, true
 	}
 	var opts []cel.EnvOption
@@ -1036,11 +1035,8 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 			if !c.restricted(-1, path, d.Expression, res, allowed, "status") {
 				continue
 			}
-			refs := false
-			for _, r := range res.ResourceDependencies {
-				refs = refs || slices.Contains(allowed, r.ID)
-			}
-			if !refs {
+			// restricted has refused what is not allowed.
+			if len(res.ResourceDependencies) == 0 {
 				c.reportf(diag.KroSchema, -1, path, "status value %q does not read a resource or schema: read the value from a resource, such as ${deployment.status.readyReplicas} (kro: instance status field must refer to a resource or schema: %s)", shown, d.Path)
 				continue
 			}

@@ -139,9 +139,8 @@ type Result struct {
 	kinds *Kinds
 	// cache and key, when set, are the RGD's Cache and its entry's key:
 	// what Instance finds for a spec is kept under a key made from it.
-	cache cache.Cache
-	key   string
-	// parses are the RGD's Parses.
+	cache  cache.Cache
+	key    string
 	parses *Parses
 
 	envOnce  sync.Once
@@ -286,18 +285,15 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 	slices.Sort(r.Collections)
 	// The CRD as the API server has it: kro's client sends it as JSON.
 	crd, err := decodeCRD(g.CRD)
-	var data []byte
+	var plain *map[string]any
 	if err == nil {
-		data, err = json.Marshal(crd)
-	}
-	if err == nil {
-		err = json.Unmarshal(data, &r.CRD)
+		plain, err = fromJSON[map[string]any](crd)
 	}
 	if err != nil {
 		// crdChecks has refused a CRD that does not encode.
 		panic(fmt.Sprintf("platc: kro's CRD does not encode: %v", err))
 	}
-	r.crd = crd
+	r.crd, r.CRD = crd, *plain
 	return r
 }
 
@@ -313,8 +309,7 @@ func (r *Result) CacheKey() string { return r.key }
 // Problems carry the path inside the spec ("retentionDays",
 // "endpoints.logs") and say what to change. With the RGD's Cache, the
 // outcome is kept there, so that a spec seen before is not validated
-// again (the validators, the CEL rules compiled, cost more than the rest
-// of a run's work on a stack).
+// again.
 func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 	if r.cache == nil {
 		return r.instance(spec)
