@@ -106,7 +106,7 @@ func (c *checker) diagnose(obj *v1alpha1.ResourceGraphDefinition) {
 		c.reportf(diag.KroCEL, -1, "", "cannot build kro's CEL environment: %v", err)
 		return
 	}
-	c.dependencies(nodes, insp, badIDs)
+	c.dependencies(nodes, insp)
 	env, provider, err := c.typedEnv(nodes, instanceCRD)
 	if err != nil {
 		c.reportf(diag.KroCEL, -1, "", "cannot build kro's typed CEL environment: %v", err)
@@ -205,26 +205,24 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 		if k, ok := c.kinds.Kind(apiVersion, kindName); ok {
 			n.namespaced = k.Namespaced
 		}
+		body := "template"
+		var descs []variable.FieldDescriptor
 		if n.external {
 			// kro reads an externalRef's synthetic template schemaless
 			// (buildRGResource).
-			descs, _, err := parser.ParseSchemalessResource(tmpl)
-			if err != nil {
+			body = "externalRef"
+			if descs, _, err = parser.ParseSchemalessResource(tmpl); err != nil {
 				c.reportf(diag.KroTemplate, i, "externalRef", "kro cannot read the externalRef's expressions: %v: write each of name and namespace as one string", err)
 				continue
 			}
-			for _, d := range descs {
-				n.vars = append(n.vars, tvar{path: "externalRef" + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
+		} else {
+			p := parser.New(kroschema.NewCache())
+			if descs, err = p.ParseResource(tmpl, n.schema); err != nil {
+				descs = c.isolate(n, p, tmpl, nil)
 			}
-			continue
-		}
-		p := parser.New(kroschema.NewCache())
-		descs, err := p.ParseResource(tmpl, n.schema)
-		if err != nil {
-			descs = c.isolate(n, p, tmpl, nil)
 		}
 		for _, d := range descs {
-			n.vars = append(n.vars, tvar{path: "template" + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
+			n.vars = append(n.vars, tvar{path: body + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
 		}
 	}
 	return nodes
@@ -414,27 +412,20 @@ func valueAt(tmpl map[string]any, segs []fieldpath.Segment) any {
 // spine is a template holding only v at segs: the objects on the way have
 // that one field, the lists on the way null items before it.
 func spine(segs []fieldpath.Segment, v any) map[string]any {
-	if len(segs) == 0 {
-		m, _ := v.(map[string]any)
-		if m == nil {
-			m = map[string]any{}
-		}
-		return m
-	}
-	var build func(i int) any
-	build = func(i int) any {
-		if i == len(segs) {
-			return v
-		}
-		s := segs[i]
+	for _, s := range slices.Backward(segs) {
 		if s.Index >= 0 {
 			l := make([]any, s.Index+1)
-			l[s.Index] = build(i + 1)
-			return l
+			l[s.Index] = v
+			v = l
+		} else {
+			v = map[string]any{s.Name: v}
 		}
-		return map[string]any{s.Name: build(i + 1)}
 	}
-	return build(0).(map[string]any)
+	m, _ := v.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
 }
 
 // kroPathSegments parses a path kro's parser wrote ("spec.a[0][\"b.c\"]").
@@ -454,8 +445,7 @@ func dotted(segs []fieldpath.Segment) string {
 			out += "[" + strconv.Itoa(s.Index) + "]"
 			continue
 		}
-		j := JoinPath("x", s.Name)
-		out += strings.TrimPrefix(j, "x")
+		out += strings.TrimPrefix(JoinPath("x", s.Name), "x")
 	}
 	return out
 }
@@ -623,13 +613,19 @@ func (c *checker) inspector(nodes []*node) (*ast.Inspector, error) {
 // buildDependencyGraph does, reporting unknown identifiers and functions,
 // omit() (off by default in kro), and self references; then reports each
 // cycle of the dependencies once.
-func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[int]bool) {
+func (c *checker) dependencies(nodes []*node, insp *ast.Inspector) {
+	var ids []string // the graph's vertices
+	index := map[string]int{}
 	badID := map[string]bool{}
 	for _, n := range nodes {
-		if badIDs[n.idx] {
+		index[n.id] = n.idx
+		if n.inGraph {
+			ids = append(ids, n.id)
+		} else {
 			badID[n.id] = true
 		}
 	}
+	deps := map[string][]string{}
 	for _, n := range nodes {
 		// identity are the iterators the object's name (and a namespaced
 		// object's namespace) use: kro's extractTemplateDependencies.
@@ -685,24 +681,13 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 					where, strings.Join(missing, ", "), missing[0], n.id, missing)
 			}
 		}
-	}
-	// kro's DAG finds a cycle in map order; the one reported is the
-	// shortest through the resource declared first, for the same message
-	// every time.
-	var ids []string
-	index := map[string]int{}
-	for _, n := range nodes {
-		index[n.id] = n.idx
-		if n.inGraph {
-			ids = append(ids, n.id)
-		}
-	}
-	deps := map[string][]string{}
-	for _, n := range nodes {
 		if n.inGraph {
 			deps[n.id] = slices.DeleteFunc(slices.Clone(n.deps), func(d string) bool { return !slices.Contains(ids, d) })
 		}
 	}
+	// kro's DAG finds a cycle in map order; the one reported is the
+	// shortest through the resource declared first, for the same message
+	// every time.
 	for _, cycle := range cycles(ids, deps) {
 		c.reportf(diag.KroGraph, index[cycle[0]], "", "graph contains a cycle: %s: remove one of these references", strings.Join(cycle, " -> "))
 	}
