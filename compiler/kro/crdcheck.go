@@ -1,6 +1,7 @@
 package kro
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -205,10 +206,7 @@ func crdProblem(e *field.Error, rgd *RGD, internal *apiextensions.CustomResource
 	case f == "metadata.name":
 		return "kind", fmt.Sprintf("kind %q and group %q make a CRD name the API server refuses: use a shorter kind or group, so that plural.group is a DNS subdomain of at most 253 characters (the API server: %s)", rgd.Kind, rgd.Group, text)
 	case f == "spec.group":
-		group := rgd.Group
-		if group == "" {
-			group = "kro.run"
-		}
+		group := cmp.Or(rgd.Group, "kro.run")
 		if strings.Contains(text, "at least one dot") {
 			return "group", fmt.Sprintf("group %q has no dot: the API server requires a CRD's group to be a domain, such as platform.example.com (the API server: %s)", group, text)
 		}

@@ -177,7 +177,9 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	plain := rgd.plain()
 	key := ""
 	if rgd.Cache != nil {
-		key = cacheKey(kinds, plain, rgd.Gates)
+		// A digest of what Check reads (cache.KroCheck).
+		data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
+		key = cache.KroCheck.Key(kroVersion, kinds.digest, builtinDigest(), rgd.Gates.key(), string(data))
 		if r, warnings := cached(rgd.Cache, key, kinds); r != nil {
 			r.parses = rgd.Parses
 			return r, warnings
@@ -213,13 +215,6 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		c.builderError(err)
 	}
 	return nil, c.sorted()
-}
-
-// cacheKey is the key of an RGD's entry (cache.KroCheck): a digest of
-// what Check reads.
-func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
-	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
-	return cache.KroCheck.Key(kroVersion, kinds.digest, builtinDigest(), gates.key(), string(data))
 }
 
 // cached returns the Result and the warnings of an entry, or a nil Result
@@ -512,14 +507,10 @@ func (r *RGD) plain() map[string]any {
 		}
 		resources[i] = m
 	}
-	name := r.Name
-	if name == "" {
-		name = strings.ToLower(r.Kind)
-	}
 	return map[string]any{
 		"apiVersion": "kro.run/v1alpha1",
 		"kind":       "ResourceGraphDefinition",
-		"metadata":   map[string]any{"name": name},
+		"metadata":   map[string]any{"name": cmp.Or(r.Name, strings.ToLower(r.Kind))},
 		"spec":       map[string]any{"schema": schema, "resources": resources},
 	}
 }

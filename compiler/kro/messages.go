@@ -316,13 +316,11 @@ func syntaxMessage(shown string, err error) string {
 	// A string template is one concatenation for kro; point at the part
 	// of it that does not parse.
 	if exprs, e := parser.ExtractExpressions(shown); e == nil && len(exprs) > 0 && !strings.HasPrefix(shown, "${") || len(exprs) > 1 {
-		env, envErr := krocel.DefaultEnvironment()
 		for _, x := range exprs {
-			if envErr != nil {
-				break
-			}
-			if _, iss := env.Parse(x); iss.Err() != nil {
-				return syntaxMessage(x, iss.Err())
+			if env, envErr := parseEnv(); envErr == nil {
+				if _, iss := env.Parse(x); iss.Err() != nil {
+					return syntaxMessage(x, iss.Err())
+				}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package kro
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -36,10 +37,7 @@ const Next = "v0.10"
 // environment declares; "" for the one platc targets) enforces Next's
 // rules. A version that does not read is taken as the target.
 func Enforces(version string) bool {
-	if version == "" {
-		version = upstream.Kro
-	}
-	v := "v" + strings.TrimPrefix(version, "v")
+	v := "v" + strings.TrimPrefix(cmp.Or(version, upstream.Kro), "v")
 	if !semver.IsValid(v) {
 		v = upstream.Kro
 	}
