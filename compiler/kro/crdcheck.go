@@ -173,13 +173,17 @@ var jsonEscapes = map[string]string{`\t`: " (a tab)", `\n`: " (a new line)", `\r
 // names (plural, singular, kind, list kind) another CRD of the group
 // serves, which the API server's naming controller does not accept.
 func (c *checker) nameConflicts(crd *extv1.CustomResourceDefinition) {
-	if other := c.kinds.byName(crd.Name); other != nil {
+	crds := c.kinds.loaded().crds
+	if i := slices.IndexFunc(crds, func(x *extv1.CustomResourceDefinition) bool { return x.Name == crd.Name }); i >= 0 {
 		c.reportf(diag.KroCRD, -1, "kind", "the CRD of kind %s would be %s, which is the CRD of %s already: kro does not update a CRD it does not own; choose another kind or group (kro: failed to update CRD %s: CRD already exists and is not owned by KRO)",
-			crd.Spec.Names.Kind, crd.Name, other.Spec.Names.Kind, crd.Name)
+			crd.Spec.Names.Kind, crd.Name, crds[i].Spec.Names.Kind, crd.Name)
 		return
 	}
 	n := crd.Spec.Names
-	for _, other := range c.kinds.sameGroup(crd.Spec.Group) {
+	for _, other := range crds {
+		if !strings.EqualFold(other.Spec.Group, crd.Spec.Group) {
+			continue
+		}
 		on := other.Spec.Names
 		taken := map[string]bool{on.Plural: true, on.Singular: true, on.Kind: true, on.ListKind: true}
 		for _, s := range on.ShortNames {
@@ -532,14 +536,14 @@ func validateValidation(ctx context.Context, v *apiextensions.CustomResourceVali
 	} else {
 		celContext = rootCELContext(schema)
 	}
-	ssv := &standardValidator{allowDefaults: true}
+	ssv := &standardValidator{}
 	schemaErrs, celErrs := validateOpenAPISchema(schema, fldPath.Child("openAPIV3Schema"), ssv, true, celContext)
 	errs = append(errs, schemaErrs...)
 	errs = append(errs, celErrs...)
 	if len(errs) == 0 && len(initErrs) > 0 {
 		errs = append(errs, initErrs...)
 	}
-	if celContext != nil && celContext.totalCost != nil && celContext.totalCost.total > staticEstimatedCRDCostLimit {
+	if celContext != nil && celContext.totalCost.total > staticEstimatedCRDCostLimit {
 		for _, expensive := range celContext.totalCost.mostExpensive {
 			errs = append(errs, field.Forbidden(expensive.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
 		}
@@ -555,9 +559,9 @@ func validateValidation(ctx context.Context, v *apiextensions.CustomResourceVali
 
 var metaFields = map[string]bool{"metadata": true, "kind": true, "apiVersion": true}
 
-// standardValidator is specStandardValidatorV3.
+// standardValidator is specStandardValidatorV3; defaults are allowed
+// where no reason forbids them.
 type standardValidator struct {
-	allowDefaults          bool
 	disallowDefaultsReason string
 	insideResourceMeta     bool
 	uncorrelatablePath     *field.Path
@@ -565,7 +569,6 @@ type standardValidator struct {
 
 func (v standardValidator) withForbiddenDefaults(reason string) *standardValidator {
 	v.disallowDefaultsReason = reason
-	v.allowDefaults = false
 	return &v
 }
 
@@ -589,12 +592,8 @@ func (v *standardValidator) validate(schema *apiextensions.JSONSchemaProps, fldP
 	if len(schema.Type) > 0 && !openAPIV3Types[schema.Type] {
 		errs = append(errs, field.NotSupported(fldPath.Child("type"), schema.Type, []string{"array", "boolean", "integer", "number", "object", "string"}))
 	}
-	if schema.Default != nil && !v.allowDefaults {
-		detail := "must not be set"
-		if len(v.disallowDefaultsReason) > 0 {
-			detail += " " + v.disallowDefaultsReason
-		}
-		errs = append(errs, field.Forbidden(fldPath.Child("default"), detail))
+	if schema.Default != nil && v.disallowDefaultsReason != "" {
+		errs = append(errs, field.Forbidden(fldPath.Child("default"), "must not be set "+v.disallowDefaultsReason))
 	}
 	if schema.Type == "null" {
 		errs = append(errs, field.Forbidden(fldPath.Child("type"), "type cannot be set to null, use nullable as an alternative"))
@@ -750,9 +749,7 @@ func compileRules(schema *apiextensions.JSONSchemaProps, fldPath *field.Path, ss
 		if cost > staticEstimatedCostLimit {
 			errs = append(errs, field.Forbidden(rulePath, costErrorMessage("estimated rule cost", cost, staticEstimatedCostLimit)))
 		}
-		if celContext.totalCost != nil {
-			celContext.totalCost.observe(rulePath, cost)
-		}
+		celContext.totalCost.observe(rulePath, cost)
 		if cr.Error != nil {
 			if cr.Error.Type == apiservercel.ErrorTypeRequired {
 				errs = append(errs, field.Required(rulePath, cr.Error.Detail))

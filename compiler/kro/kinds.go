@@ -331,27 +331,6 @@ func (k *Kinds) kind(apiVersion, kindName string) *kind {
 	return k.loaded().byGVK[gv.WithKind(kindName)]
 }
 
-// byName returns the CRD named name (plural.group), or nil.
-func (k *Kinds) byName(name string) *extv1.CustomResourceDefinition {
-	for _, crd := range k.loaded().crds {
-		if crd.Name == name {
-			return crd
-		}
-	}
-	return nil
-}
-
-// sameGroup returns the CRDs of group.
-func (k *Kinds) sameGroup(group string) []*extv1.CustomResourceDefinition {
-	var out []*extv1.CustomResourceDefinition
-	for _, crd := range k.loaded().crds {
-		if strings.EqualFold(crd.Spec.Group, group) {
-			out = append(out, crd)
-		}
-	}
-	return out
-}
-
 // Kind is a kind Kinds serves.
 type Kind struct {
 	APIVersion, Kind string
