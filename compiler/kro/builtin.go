@@ -52,8 +52,8 @@ func newBuiltinSchemas() map[schema.GroupVersionKind]func() (*spec.Schema, error
 }
 
 // builtinDigest is a digest of the built-in kinds' documents, part of
-// every RGD's cache key (cacheKey mixes it in beside the Kinds' digest,
-// which is of the CRDs alone).
+// every RGD's cache key beside the Kinds' digest, which is of the CRDs
+// alone.
 var builtinDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	docs := schemas.Builtin()

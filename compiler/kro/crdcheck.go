@@ -254,10 +254,10 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 		}
 		return fmt.Sprintf("validation rule %q is refused by the API server: %s: fix the rule", rule, detail)
 	}
+	body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
 	if i := strings.Index(e.Field, ".default."); i >= 0 {
 		// A field of an object's default.
 		sub := e.Field[i+len(".default."):]
-		body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
 		return fmt.Sprintf("the default's field %s breaks the schema of the default's type, and the API server checks defaults when kro creates the CRD (the API server: %s): change the default, or the type", sub, body)
 	}
 	if node, ok := strings.CutSuffix(e.Field, ".default"); ok {
@@ -272,7 +272,6 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 		if rules := rulesOf(internal, node); rules != "" && detail == "validation failed" {
 			what = "the field's validation rule " + rules
 		}
-		body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
 		value := badValueText(e.BadValue)
 		if e.Type == field.ErrorTypeTooMany {
 			value = "of " + value + " items" // the value is the count

@@ -422,11 +422,9 @@ func (c *checker) sorted() []Problem {
 	slices.SortStableFunc(c.probs, func(a, b indexed) int {
 		return cmp.Or(a.idx-b.idx, strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg))
 	})
+	c.probs = slices.Compact(c.probs)
 	var out []Problem
-	for i, p := range c.probs {
-		if i > 0 && p == c.probs[i-1] {
-			continue
-		}
+	for _, p := range c.probs {
 		out = append(out, p.Problem)
 	}
 	return out
