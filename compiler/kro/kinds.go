@@ -313,10 +313,7 @@ func schemaHasInvalidTypes(s *apiextensions.JSONSchemaProps) bool {
 	if s.Items != nil && schemaHasInvalidTypes(s.Items.Schema) {
 		return true
 	}
-	if s.AdditionalProperties != nil && schemaHasInvalidTypes(s.AdditionalProperties.Schema) {
-		return true
-	}
-	return false
+	return s.AdditionalProperties != nil && schemaHasInvalidTypes(s.AdditionalProperties.Schema)
 }
 
 // openAPIV3Types are the types an OpenAPI v3 schema of a CRD may use.
