@@ -183,7 +183,10 @@ func (kd *kind) instanceMessage(p objectProblem, obj map[string]any) (path, msg 
 	parent, name := splitPath(p.path)
 	value := valueAtPath(obj, p.path)
 	if p.err == nil {
-		names := kd.fieldsAt(parent)
+		var names []string
+		if s := kd.structuralAt(parent); s != nil {
+			names = slices.Sorted(maps.Keys(s.Properties))
+		}
 		if sug := diag.Suggest(name, names); sug != "" {
 			return p.path, fmt.Sprintf("unknown field %q: did you mean %q? (the CRD kro generates has no field %q here)", name, sug, name)
 		}
@@ -304,15 +307,6 @@ func (kd *kind) structuralAt(p string) *structuralschema.Structural {
 		}
 	}
 	return s
-}
-
-// fieldsAt lists the fields the kind's schema declares at a path.
-func (kd *kind) fieldsAt(p string) []string {
-	s := kd.structuralAt(p)
-	if s == nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(s.Properties))
 }
 
 // rulesAt quotes the x-kubernetes-validations rules at a path.
