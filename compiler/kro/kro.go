@@ -362,9 +362,6 @@ type checker struct {
 	// it: the fields of a type, for messages.
 	provider *krocel.DeclTypeProvider
 	probs    []indexed
-	// flagged are the problems' places already reported ("kind",
-	// "spec.x"...), so that a later step does not repeat them.
-	flagged map[string]bool
 }
 
 // indexed is a problem with the index of its resource, for sorting.
@@ -384,13 +381,6 @@ func (c *checker) add(id diag.ID, idx int, path, msg string) {
 		res = c.rgd.Resources[idx].ID
 	}
 	c.probs = append(c.probs, indexed{idx, Problem{ID: id, Resource: res, Path: path, Msg: msg}})
-	if id.Info().Severity == diag.Warning {
-		return // kro accepts it: what else is wrong there is still to find
-	}
-	if c.flagged == nil {
-		c.flagged = map[string]bool{}
-	}
-	c.flagged[fmt.Sprint(idx, "|", path)] = true
 }
 
 // addAt records a problem of resource idx at path, at byte offset of str,
@@ -406,9 +396,11 @@ func (c *checker) reportf(id diag.ID, idx int, path, format string, args ...any)
 	c.add(id, idx, path, fmt.Sprintf(format, args...))
 }
 
-// has reports whether a problem is recorded for resource idx at path.
+// has reports whether a problem is recorded for resource idx at path, so
+// that a later step does not repeat it. A warning does not count: kro
+// accepts what it is about, and what else is wrong there is still to find.
 func (c *checker) has(idx int, path string) bool {
-	return c.flagged[fmt.Sprint(idx, "|", path)]
+	return slices.ContainsFunc(c.probs, func(p indexed) bool { return p.idx == idx && p.Path == path && !p.Warning() })
 }
 
 // hasErrors reports whether a problem that is not a warning is recorded.
