@@ -272,7 +272,10 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 		if rules := rulesOf(internal, node); rules != "" && detail == "validation failed" {
 			what = "the field's validation rule " + rules
 		}
-		value := badValueText(e.BadValue)
+		value := fmt.Sprint(e.BadValue)
+		if b, err := json.Marshal(e.BadValue); err == nil {
+			value = string(b) // as the spec would write it
+		}
 		if e.Type == field.ErrorTypeTooMany {
 			value = "of " + value + " items" // the value is the count
 		}
@@ -394,15 +397,6 @@ func rulesOf(crd *apiextensions.CustomResourceDefinition, node string) string {
 		}
 	})
 	return strings.Join(rules, " and ")
-}
-
-// badValueText writes a field error's value as the spec would: JSON.
-func badValueText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 var propertyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`properties\[([^\]]*)\]`) })

@@ -27,6 +27,7 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/openapi"
@@ -198,7 +199,8 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 		apiVersion, _ := tmpl["apiVersion"].(string)
 		kindName, _ := tmpl["kind"].(string)
 		n.kind = kindName
-		n.schema, _ = c.kinds.ResolveSchema(gvkOf(apiVersion, kindName))
+		gv, _ := schema.ParseGroupVersion(apiVersion)
+		n.schema, _ = c.kinds.ResolveSchema(gv.WithKind(kindName))
 		if n.schema == nil {
 			continue // the probe reported it
 		}

@@ -1,15 +1,11 @@
 // Package kro checks a kro ResourceGraphDefinition (RGD) offline with kro's
-// own code, github.com/kubernetes-sigs/kro at v0.9.3: its graph builder
-// (SimpleSchema, resource ids, the CEL environment with kro's and the
-// Kubernetes CEL libraries, type checking against the schema of every
-// resource's kind, includeWhen, readyWhen, status, the dependency graph and
-// the CRD it generates for the instances), run over Kinds, a schema
-// resolver and REST mapper made from CustomResourceDefinitions instead of a
-// cluster's discovery, under the feature gates the spec gives (Gates). The API
-// server's checks of that CRD (names, group, structural schema, defaults,
-// x-kubernetes-validations rules and their cost, list types) are ported
-// from k8s.io/apiextensions-apiserver, and objects are validated against a
-// CRD with the API server's own validators (the RGD against kro's CRD, an
+// own code (github.com/kubernetes-sigs/kro at upstream.Kro): its graph
+// builder, run over Kinds, a schema resolver and REST mapper made from
+// CustomResourceDefinitions instead of a cluster's discovery, under the
+// feature gates the spec gives (Gates). The API server's checks of the CRD
+// kro generates for the instances are ported from
+// k8s.io/apiextensions-apiserver, and objects are validated against a CRD
+// with the API server's own validators (the RGD against kro's CRD, an
 // instance against the CRD kro generates: Result.Instance).
 //
 // What this package adds to kro's builder, which stops at the first error:

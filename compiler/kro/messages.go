@@ -17,7 +17,6 @@ import (
 	"github.com/kubernetes-sigs/kro/pkg/graph/fieldpath"
 	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
 	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/platc/platc/compiler/diag"
@@ -397,12 +396,6 @@ func statusPlainMessage(v any, path string) string {
 		return fmt.Sprintf("status value %q has no expression: write a ${...} expression that reads a resource, or remove the field (kro: status fields without expressions are not supported: [%s])", s, path)
 	}
 	return fmt.Sprintf("status value %s is not an expression: write a ${...} expression that reads a resource (kro: status fields without expressions are not supported: [%s])", short(valueText(v)), path)
-}
-
-// gvkOf is the group, version and kind of a template.
-func gvkOf(apiVersion, kind string) schema.GroupVersionKind {
-	gv, _ := schema.ParseGroupVersion(apiVersion)
-	return gv.WithKind(kind)
 }
 
 // short cuts a long value for a message.
