@@ -465,10 +465,8 @@ func validateCRD(ctx context.Context, crd *apiextensions.CustomResourceDefinitio
 		vStatus := statusEnabled || v.Subresources != nil && v.Subresources.Status != nil
 		errs = append(errs, validateValidation(ctx, v.Schema, vStatus, fldPath.Child("versions").Index(i).Child("schema"))...)
 	}
-	if len(spec.Version) != 0 {
-		if msgs := utilvalidation.IsDNS1035Label(spec.Version); len(msgs) > 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("version"), spec.Version, strings.Join(msgs, ",")))
-		}
+	if msgs := utilvalidation.IsDNS1035Label(spec.Version); len(spec.Version) != 0 && len(msgs) > 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("version"), spec.Version, strings.Join(msgs, ",")))
 	}
 	for _, req := range []struct{ name, value string }{{"plural", spec.Names.Plural}, {"singular", spec.Names.Singular}, {"kind", spec.Names.Kind}, {"listKind", spec.Names.ListKind}} {
 		if req.value == "" {

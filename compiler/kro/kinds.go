@@ -140,13 +140,10 @@ func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
 	return out, nil
 }
 
+// toCRD decodes a CRD given as plain data (which always encodes as JSON).
 func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
-	data, err := json.Marshal(obj)
+	crd, err := fromJSON[extv1.CustomResourceDefinition](obj)
 	if err != nil {
-		return nil, err
-	}
-	crd := &extv1.CustomResourceDefinition{}
-	if err := json.Unmarshal(data, crd); err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %v: %w", obj["metadata"], err)
 	}
 	return crd, nil
