@@ -88,13 +88,12 @@ type builtinDiscovery struct {
 	docs                         map[string][]byte
 }
 
-func (d builtinDiscovery) OpenAPIV3() openapi.Client { return builtinPaths(d.docs) }
+// OpenAPIV3 is the discovery itself: its Paths are its documents.
+func (d builtinDiscovery) OpenAPIV3() openapi.Client { return d }
 
-type builtinPaths map[string][]byte
-
-func (p builtinPaths) Paths() (map[string]openapi.GroupVersion, error) {
-	out := make(map[string]openapi.GroupVersion, len(p))
-	for k, v := range p {
+func (d builtinDiscovery) Paths() (map[string]openapi.GroupVersion, error) {
+	out := make(map[string]openapi.GroupVersion, len(d.docs))
+	for k, v := range d.docs {
 		out[k] = builtinDoc{path: k, data: v}
 	}
 	return out, nil

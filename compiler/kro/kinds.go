@@ -64,8 +64,6 @@ type kind struct {
 	validator   *objectValidator // made on first use
 }
 
-var _ resolver.SchemaResolver = (*Kinds)(nil)
-
 // Embedded returns the Kinds of the CustomResourceDefinitions platc embeds
 // (schemas/crds: Argo CD's Application and AppProject, kro's
 // ResourceGraphDefinition, the primitives), read once. Their digest is
