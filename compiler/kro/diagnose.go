@@ -46,8 +46,8 @@ type node struct {
 	kind                   string       // the template's kind
 	inGraph                bool         // a valid, unique id: a vertex of kro's graph
 	schema                 *spec.Schema // its kind's schema; nil when it does not resolve
-	vars                   []tvar       // the template's expressions
-	includeWhen, readyWhen []cond
+	vars                   []exprAt     // the template's expressions
+	includeWhen, readyWhen []exprAt
 	deps                   []string        // resources it depends on, in order of first use
 	broken                 map[string]bool // places with a problem (template vars, conditions)
 	// iterators are its forEach dimensions: a collection has some.
@@ -74,18 +74,13 @@ func (n *node) iteratorNames() []string {
 	return out
 }
 
-// tvar is a template expression: where it is, kro's path of the field
-// ("spec.x[0]") and the expression.
-type tvar struct {
-	path    string // Problem path: "template.spec.x[0]"
+// exprAt is an expression of a resource, of its template or an
+// includeWhen or readyWhen entry: where it is, and in a template kro's
+// path of the field ("spec.x[0]").
+type exprAt struct {
+	path    string // Problem path: "template.spec.x[0]", "includeWhen[0]"
 	kroPath string
 	expr    *krocel.Expression
-}
-
-// cond is an includeWhen or readyWhen entry.
-type cond struct {
-	path string // "includeWhen[0]"
-	expr *krocel.Expression
 }
 
 // diagnose finds every problem of a graph kro's builder refused.
@@ -224,7 +219,7 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 			}
 		}
 		for _, d := range descs {
-			n.vars = append(n.vars, tvar{path: body + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
+			n.vars = append(n.vars, exprAt{path: body + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
 		}
 	}
 	return nodes
@@ -295,7 +290,7 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 	for _, list := range []struct {
 		name    string
 		entries []string
-		into    *[]cond
+		into    *[]exprAt
 	}{{"includeWhen", r.IncludeWhen, &n.includeWhen}, {"readyWhen", r.ReadyWhen, &n.readyWhen}} {
 		for j, w := range list.entries {
 			path := fmt.Sprintf("%s[%d]", list.name, j)
@@ -304,7 +299,7 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 				c.add(diag.KroCEL, n.idx, path, conditionShapeMessage(list.name, w, err))
 				continue
 			}
-			*list.into = append(*list.into, cond{path: path, expr: exprs[0]})
+			*list.into = append(*list.into, exprAt{path: path, expr: exprs[0]})
 		}
 	}
 }
@@ -949,7 +944,7 @@ func (c *checker) restricted(idx int, path string, e *krocel.Expression, res ast
 
 // condition compiles an includeWhen or readyWhen expression and checks it
 // returns bool or optional_type(bool).
-func (c *checker) condition(n *node, w cond, what string, env *cel.Env) {
+func (c *checker) condition(n *node, w exprAt, what string, env *cel.Env) {
 	out, ok := c.compile(n.idx, w.path, w.expr, env)
 	if !ok || conversion.IsBoolOrOptionalBool(out) {
 		return
