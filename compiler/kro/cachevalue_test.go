@@ -11,33 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/platc/platc/compiler/diag"
-	"github.com/platc/platc/compiler/object"
-	"github.com/platc/platc/internal/cache"
 )
-
-// The entries as readThrough and Check write and read them.
-
-func encodeInstanceEntry(e instanceEntry) (data []byte, ok bool) {
-	return object.Entry(cache.KroInstance.Layout(), e)
-}
-
-func decodeInstanceEntry(data []byte) (e instanceEntry, err error) {
-	err = object.ReadEntry(cache.KroInstance.Layout(), data, &e)
-	return e, err
-}
-
-func encodeOverSchema(probs []Problem) ([]byte, bool) {
-	return object.Entry(cache.KroOverSchema.Layout(), probs)
-}
-
-func decodeOverSchema(data []byte) (probs []Problem, err error) {
-	err = object.ReadEntry(cache.KroOverSchema.Layout(), data, &probs)
-	return probs, err
-}
-
-func encodeCheckEntry(r *Result, warnings []Problem) ([]byte, bool) {
-	return object.Entry(cache.KroCheck.Layout(), checkEntry{r, warnings})
-}
 
 // TestInstanceEntry checks that a cached instance outcome reads back as
 // it was: the spec's int64s and float64s (which CEL tells apart), nil and

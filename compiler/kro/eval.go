@@ -7,18 +7,20 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apiserver/pkg/cel/common"
+
+	celunstructured "github.com/kubernetes-sigs/kro/pkg/cel/unstructured"
+	"k8s.io/apiserver/pkg/cel/openapi"
+
 	"github.com/google/cel-go/cel"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/cel/conversion"
 	"github.com/kubernetes-sigs/kro/pkg/cel/sentinels"
-	celunstructured "github.com/kubernetes-sigs/kro/pkg/cel/unstructured"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
 	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
-	"k8s.io/apiserver/pkg/cel/common"
-	"k8s.io/apiserver/pkg/cel/openapi"
 )
 
 // Segment is a piece of a string value: literal text, or a ${...}
@@ -96,7 +98,12 @@ func (r *Result) Program(expr string) (*Program, error) {
 		ids = append(ids, r.Iterators...)
 		// A collection is a list, as kro's runtime declares it
 		// (WithListVariables), so that map() and the like compile.
-		single := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(r.Collections, id) })
+		var single []string
+		for _, id := range ids {
+			if !slices.Contains(r.Collections, id) {
+				single = append(single, id)
+			}
+		}
 		env, err := krocel.DefaultEnvironment(krocel.WithResourceIDs(single), krocel.WithListVariables(r.Collections))
 		if err != nil {
 			r.envErr = err
@@ -106,7 +113,7 @@ func (r *Result) Program(expr string) (*Program, error) {
 		if v := r.crd.Spec.Versions; len(v) == 1 && v[0].Schema != nil && v[0].Schema.OpenAPIV3Schema != nil {
 			props := v[0].Schema.OpenAPIV3Schema.Properties["spec"]
 			if s, err := kroschema.ConvertJSONSchemaPropsToSpecSchema(&props); err == nil {
-				e.spec = &memoSchema{Schema: &openapi.Schema{Schema: s}}
+				e.spec = newMemoSchema(&openapi.Schema{Schema: s})
 			}
 		}
 		for _, id := range ids {
@@ -260,21 +267,23 @@ type memoSchema struct {
 	add   common.SchemaOrBool
 }
 
+func newMemoSchema(s common.Schema) *memoSchema { return &memoSchema{Schema: s} }
+
 func (m *memoSchema) children() {
 	m.once.Do(func() {
 		if p := m.Schema.Properties(); p != nil {
 			m.props = make(map[string]common.Schema, len(p))
 			for k, v := range p {
-				m.props[k] = &memoSchema{Schema: v}
+				m.props[k] = newMemoSchema(v)
 			}
 		}
 		if it := m.Schema.Items(); it != nil {
-			m.items = &memoSchema{Schema: it}
+			m.items = newMemoSchema(it)
 		}
 		if ap := m.Schema.AdditionalProperties(); ap != nil {
 			var s common.Schema
 			if as, ok := ap.Schema().(*openapi.Schema); !ok || as.Schema != nil {
-				s = &memoSchema{Schema: ap.Schema()}
+				s = newMemoSchema(ap.Schema())
 			}
 			m.add = memoSchemaOrBool{ap, s}
 		}

@@ -200,7 +200,7 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		warnings := c.sorted()
 		if rgd.Cache != nil {
 			r.cache, r.key = rgd.Cache, key
-			if data, ok := object.Entry(cache.KroCheck.Layout(), checkEntry{r, warnings}); ok {
+			if data, ok := encodeCheckEntry(r, warnings); ok {
 				rgd.Cache.Put(key, data)
 			}
 		}
@@ -238,7 +238,11 @@ type checkEntry struct {
 	Warnings []Problem
 }
 
-// decodeCheckEntry reads what Check wrote; an entry without a
+func encodeCheckEntry(r *Result, warnings []Problem) ([]byte, bool) {
+	return object.Entry(cache.KroCheck.Layout(), checkEntry{r, warnings})
+}
+
+// decodeCheckEntry reads what encodeCheckEntry wrote; an entry without a
 // CRD or dependencies is not one it wrote.
 func decodeCheckEntry(data []byte) (*Result, []Problem, error) {
 	var e checkEntry
@@ -307,7 +311,7 @@ func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 	if err != nil {
 		return r.instance(spec)
 	}
-	e := readThrough(r.cache, cache.KroInstance, cache.KroInstance.Key(r.key, string(data)), func() instanceEntry {
+	e := readThrough(r.cache, cache.KroInstance.Key(r.key, string(data)), decodeInstanceEntry, encodeInstanceEntry, func() instanceEntry {
 		defaulted, probs := r.instance(spec)
 		return instanceEntry{Spec: defaulted, Problems: probs}
 	})

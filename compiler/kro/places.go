@@ -2,7 +2,6 @@ package kro
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -122,9 +121,12 @@ func (c *checker) noFieldMessage(operand celast.Expr, info *celast.SourceInfo, f
 	var fields []string
 	if ast, iss := env.Compile(name); iss.Err() == nil && c.provider != nil {
 		if t, ok := c.provider.FindDeclType(ast.OutputType().TypeName()); ok {
-			fields = slices.Sorted(maps.Keys(t.Fields))
+			for f := range t.Fields {
+				fields = append(fields, f)
+			}
 		}
 	}
+	slices.Sort(fields)
 	switch s := diag.Suggest(field, fields); {
 	case s != "":
 		return fmt.Sprintf("%s has no field %q: did you mean %q?", name, field, s)
@@ -185,7 +187,7 @@ func (r *Result) CheckOverSchema(s string) []Problem {
 	// What it finds is a function of the RGD and s: kept in the RGD's
 	// Cache, so that a run whose stacks are unchanged builds no
 	// environment for it.
-	return readThrough(r.cache, cache.KroOverSchema, cache.KroOverSchema.Key(r.key, s), func() []Problem {
+	return readThrough(r.cache, cache.KroOverSchema.Key(r.key, s), decodeOverSchema, encodeOverSchema, func() []Problem {
 		return r.checkOverSchema(s)
 	})
 }
