@@ -267,12 +267,11 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 			r.Collections = append(r.Collections, id)
 		}
 		for _, it := range n.ForEach {
-			if !slices.Contains(r.Iterators, it.Name) {
-				r.Iterators = append(r.Iterators, it.Name)
-			}
+			r.Iterators = append(r.Iterators, it.Name)
 		}
 	}
 	slices.Sort(r.Iterators)
+	r.Iterators = slices.Compact(r.Iterators)
 	slices.Sort(r.Collections)
 	// The CRD as the API server has it: kro's client sends it as JSON.
 	crd, err := decodeCRD(g.CRD)
