@@ -44,6 +44,7 @@ type Kinds struct {
 	typed  func() (*typedKinds, error)
 }
 
+// typedKinds is what Kinds holds once the CRDs are decoded.
 type typedKinds struct {
 	byGVK   map[schema.GroupVersionKind]*kind
 	crds    []*extv1.CustomResourceDefinition // every CRD, in the order given
