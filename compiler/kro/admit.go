@@ -36,7 +36,7 @@ func (c *checker) admit(plain map[string]any) (*v1alpha1.ResourceGraphDefinition
 		}
 		plain = stored
 	}
-	return c.object(plain)
+	return fromJSON[v1alpha1.ResourceGraphDefinition](plain)
 }
 
 var resourcePathRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^spec\.resources\[(\d+)\]\.?(.*)$`) })

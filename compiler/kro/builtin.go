@@ -52,8 +52,8 @@ func newBuiltinSchemas() map[schema.GroupVersionKind]func() (*spec.Schema, error
 }
 
 // builtinDigest is a digest of the built-in kinds' documents, part of
-// every RGD's cache key (cacheKey mixes it in beside the Kinds' digest,
-// which is of the CRDs alone).
+// every RGD's cache key beside the Kinds' digest, which is of the CRDs
+// alone.
 var builtinDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	docs := schemas.Builtin()
@@ -81,15 +81,6 @@ func addBuiltinMappings(m *meta.DefaultRESTMapper, crdKinds map[schema.GroupVers
 	}
 }
 
-// builtinList is the Kinds of the built-in kinds.
-func builtinList() []Kind {
-	var out []Kind
-	for _, k := range schemas.BuiltinKinds {
-		out = append(out, Kind{APIVersion: k.APIVersion(), Kind: k.Kind, Group: k.Group, Builtin: true, Namespaced: k.Namespaced})
-	}
-	return out
-}
-
 // builtinDiscovery is a cluster's discovery as far as the schema
 // resolver asks it: the OpenAPI v3 documents, by path ("api/v1").
 type builtinDiscovery struct {
@@ -97,13 +88,12 @@ type builtinDiscovery struct {
 	docs                         map[string][]byte
 }
 
-func (d builtinDiscovery) OpenAPIV3() openapi.Client { return builtinPaths(d.docs) }
+// OpenAPIV3 is the discovery itself: its Paths are its documents.
+func (d builtinDiscovery) OpenAPIV3() openapi.Client { return d }
 
-type builtinPaths map[string][]byte
-
-func (p builtinPaths) Paths() (map[string]openapi.GroupVersion, error) {
-	out := make(map[string]openapi.GroupVersion, len(p))
-	for k, v := range p {
+func (d builtinDiscovery) Paths() (map[string]openapi.GroupVersion, error) {
+	out := make(map[string]openapi.GroupVersion, len(d.docs))
+	for k, v := range d.docs {
 		out[k] = builtinDoc{path: k, data: v}
 	}
 	return out, nil

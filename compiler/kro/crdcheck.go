@@ -1,6 +1,7 @@
 package kro
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -151,11 +152,17 @@ func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomRes
 func decodeCRD(crd *extv1.CustomResourceDefinition) (*extv1.CustomResourceDefinition, error) {
 	c := crd.DeepCopy()
 	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
-	data, err := json.Marshal(c)
+	return fromJSON[extv1.CustomResourceDefinition](c)
+}
+
+// fromJSON is v (plain data or an API type) encoded as JSON and decoded
+// as T.
+func fromJSON[T any](v any) (*T, error) {
+	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	out := &extv1.CustomResourceDefinition{}
+	out := new(T)
 	return out, json.Unmarshal(data, out)
 }
 
@@ -166,13 +173,17 @@ var jsonEscapes = map[string]string{`\t`: " (a tab)", `\n`: " (a new line)", `\r
 // names (plural, singular, kind, list kind) another CRD of the group
 // serves, which the API server's naming controller does not accept.
 func (c *checker) nameConflicts(crd *extv1.CustomResourceDefinition) {
-	if other := c.kinds.byName(crd.Name); other != nil {
+	crds := c.kinds.loaded().crds
+	if i := slices.IndexFunc(crds, func(x *extv1.CustomResourceDefinition) bool { return x.Name == crd.Name }); i >= 0 {
 		c.reportf(diag.KroCRD, -1, "kind", "the CRD of kind %s would be %s, which is the CRD of %s already: kro does not update a CRD it does not own; choose another kind or group (kro: failed to update CRD %s: CRD already exists and is not owned by KRO)",
-			crd.Spec.Names.Kind, crd.Name, other.Spec.Names.Kind, crd.Name)
+			crd.Spec.Names.Kind, crd.Name, crds[i].Spec.Names.Kind, crd.Name)
 		return
 	}
 	n := crd.Spec.Names
-	for _, other := range c.kinds.sameGroup(crd.Spec.Group) {
+	for _, other := range crds {
+		if !strings.EqualFold(other.Spec.Group, crd.Spec.Group) {
+			continue
+		}
 		on := other.Spec.Names
 		taken := map[string]bool{on.Plural: true, on.Singular: true, on.Kind: true, on.ListKind: true}
 		for _, s := range on.ShortNames {
@@ -199,10 +210,7 @@ func crdProblem(e *field.Error, rgd *RGD, internal *apiextensions.CustomResource
 	case f == "metadata.name":
 		return "kind", fmt.Sprintf("kind %q and group %q make a CRD name the API server refuses: use a shorter kind or group, so that plural.group is a DNS subdomain of at most 253 characters (the API server: %s)", rgd.Kind, rgd.Group, text)
 	case f == "spec.group":
-		group := rgd.Group
-		if group == "" {
-			group = "kro.run"
-		}
+		group := cmp.Or(rgd.Group, "kro.run")
 		if strings.Contains(text, "at least one dot") {
 			return "group", fmt.Sprintf("group %q has no dot: the API server requires a CRD's group to be a domain, such as platform.example.com (the API server: %s)", group, text)
 		}
@@ -246,10 +254,10 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 		}
 		return fmt.Sprintf("validation rule %q is refused by the API server: %s: fix the rule", rule, detail)
 	}
+	body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
 	if i := strings.Index(e.Field, ".default."); i >= 0 {
 		// A field of an object's default.
 		sub := e.Field[i+len(".default."):]
-		body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
 		return fmt.Sprintf("the default's field %s breaks the schema of the default's type, and the API server checks defaults when kro creates the CRD (the API server: %s): change the default, or the type", sub, body)
 	}
 	if node, ok := strings.CutSuffix(e.Field, ".default"); ok {
@@ -264,8 +272,10 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 		if rules := rulesOf(internal, node); rules != "" && detail == "validation failed" {
 			what = "the field's validation rule " + rules
 		}
-		body := strings.Replace(e.ErrorBody(), ":  in body ", ": ", 1)
-		value := badValueText(e.BadValue)
+		value := fmt.Sprint(e.BadValue)
+		if b, err := json.Marshal(e.BadValue); err == nil {
+			value = string(b) // as the spec would write it
+		}
 		if e.Type == field.ErrorTypeTooMany {
 			value = "of " + value + " items" // the value is the count
 		}
@@ -289,58 +299,54 @@ func schemaMessage(e *field.Error, internal *apiextensions.CustomResourceDefinit
 // internal CRD ("spec.validation.openAPIV3Schema.properties[spec]...
 // .x-kubernetes-validations[0].rule").
 func ruleAt(crd *apiextensions.CustomResourceDefinition, f string) string {
-	s, rest := crdSchemaAt(crd, f)
-	if m := ruleIndexRe().FindStringSubmatch(rest); s != nil && m != nil {
-		n := 0
-		fmt.Sscan(m[1], &n)
-		if n < len(s.XValidations) {
-			return s.XValidations[n].Rule
+	rule := ""
+	atPath(crd, f, func(s *apiextensions.JSONSchemaProps, rest string) {
+		if m := ruleIndexRe().FindStringSubmatch(rest); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n < len(s.XValidations) {
+				rule = s.XValidations[n].Rule
+			}
 		}
-	}
-	return ""
+	})
+	return rule
 }
 
-// crdSchemaAt is the schema node at a field path of the internal CRD, and
-// what follows it in the path (".default", ".x-kubernetes-validations[0].rule").
-func crdSchemaAt(crd *apiextensions.CustomResourceDefinition, f string) (*apiextensions.JSONSchemaProps, string) {
-	var s *apiextensions.JSONSchemaProps
+// atPath calls f with the schema node at a field path of the internal CRD
+// and what follows it in the path (".default",
+// ".x-kubernetes-validations[0].rule"); f may change the node. It does not
+// call f when the path leads nowhere.
+func atPath(crd *apiextensions.CustomResourceDefinition, f string, fn func(s *apiextensions.JSONSchemaProps, rest string)) {
+	var root *apiextensions.JSONSchemaProps
 	if crd.Spec.Validation != nil {
-		s = crd.Spec.Validation.OpenAPIV3Schema
+		root = crd.Spec.Validation.OpenAPIV3Schema
 	} else if len(crd.Spec.Versions) > 0 && crd.Spec.Versions[0].Schema != nil {
-		s = crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		root = crd.Spec.Versions[0].Schema.OpenAPIV3Schema
 	}
-	i := strings.Index(f, "openAPIV3Schema")
-	if s == nil || i < 0 {
-		return nil, ""
+	if _, rest, ok := strings.Cut(f, "openAPIV3Schema"); ok {
+		schemaAtPath(root, rest, fn)
 	}
-	rest := f[i+len("openAPIV3Schema"):]
-	for s != nil {
-		switch {
-		case strings.HasPrefix(rest, ".properties["):
-			end := strings.IndexByte(rest, ']')
-			p, ok := s.Properties[rest[len(".properties["):end]]
-			if !ok {
-				return nil, ""
-			}
-			s = &p
-			rest = rest[end+1:]
-		case strings.HasPrefix(rest, ".items"):
-			if s.Items == nil {
-				return nil, ""
-			}
-			s = s.Items.Schema
-			rest = rest[len(".items"):]
-		case strings.HasPrefix(rest, ".additionalProperties"):
-			if s.AdditionalProperties == nil {
-				return nil, ""
-			}
-			s = s.AdditionalProperties.Schema
-			rest = rest[len(".additionalProperties"):]
-		default:
-			return s, rest
+}
+
+func schemaAtPath(s *apiextensions.JSONSchemaProps, rest string, fn func(s *apiextensions.JSONSchemaProps, rest string)) {
+	switch {
+	case s == nil:
+	case strings.HasPrefix(rest, ".properties["):
+		end := strings.IndexByte(rest, ']')
+		name := rest[len(".properties["):end]
+		if p, ok := s.Properties[name]; ok {
+			schemaAtPath(&p, rest[end+1:], fn)
+			s.Properties[name] = p // properties are held by value
 		}
+	case strings.HasPrefix(rest, ".items"):
+		if s.Items != nil {
+			schemaAtPath(s.Items.Schema, rest[len(".items"):], fn)
+		}
+	case strings.HasPrefix(rest, ".additionalProperties"):
+		if s.AdditionalProperties != nil {
+			schemaAtPath(s.AdditionalProperties.Schema, rest[len(".additionalProperties"):], fn)
+		}
+	default:
+		fn(s, rest)
 	}
-	return nil, ""
 }
 
 // defaultMarkers name the marker a default breaks, by the words of the
@@ -363,66 +369,34 @@ func withoutDefaultsAt(crd *apiextensions.CustomResourceDefinition, errs field.E
 	var out *apiextensions.CustomResourceDefinition
 	for _, e := range errs {
 		node, ok := strings.CutSuffix(e.Field, ".default")
-		i := strings.Index(node, "openAPIV3Schema")
-		if !ok || i < 0 {
+		if !ok || !strings.Contains(node, "openAPIV3Schema") {
 			continue
 		}
 		if out == nil {
 			out = crd.DeepCopy()
 		}
-		var root *apiextensions.JSONSchemaProps
-		if out.Spec.Validation != nil {
-			root = out.Spec.Validation.OpenAPIV3Schema
-		} else if len(out.Spec.Versions) > 0 && out.Spec.Versions[0].Schema != nil {
-			root = out.Spec.Versions[0].Schema.OpenAPIV3Schema
-		}
-		dropDefault(root, node[i+len("openAPIV3Schema"):])
+		atPath(out, node, func(s *apiextensions.JSONSchemaProps, rest string) {
+			if rest == "" {
+				s.Default = nil
+			}
+		})
 	}
 	return out
-}
-
-// dropDefault removes the default of the node at rest (".properties[a].items")
-// below s.
-func dropDefault(s *apiextensions.JSONSchemaProps, rest string) {
-	switch {
-	case s == nil:
-	case rest == "":
-		s.Default = nil
-	case strings.HasPrefix(rest, ".properties["):
-		end := strings.IndexByte(rest, ']')
-		name := rest[len(".properties["):end]
-		if p, ok := s.Properties[name]; ok {
-			dropDefault(&p, rest[end+1:])
-			s.Properties[name] = p // properties are held by value
-		}
-	case strings.HasPrefix(rest, ".items") && s.Items != nil:
-		dropDefault(s.Items.Schema, rest[len(".items"):])
-	case strings.HasPrefix(rest, ".additionalProperties") && s.AdditionalProperties != nil:
-		dropDefault(s.AdditionalProperties.Schema, rest[len(".additionalProperties"):])
-	}
 }
 
 // rulesOf quotes the x-kubernetes-validations rules of the schema node at
 // a field path of the internal CRD, "" when it has none.
 func rulesOf(crd *apiextensions.CustomResourceDefinition, node string) string {
 	var rules []string
-	for i := 0; ; i++ {
-		r := ruleAt(crd, fmt.Sprintf("%s.x-kubernetes-validations[%d].rule", node, i))
-		if r == "" {
-			break
+	atPath(crd, node, func(s *apiextensions.JSONSchemaProps, _ string) {
+		for _, r := range s.XValidations {
+			if r.Rule == "" {
+				break
+			}
+			rules = append(rules, strconv.Quote(r.Rule))
 		}
-		rules = append(rules, strconv.Quote(r))
-	}
+	})
 	return strings.Join(rules, " and ")
-}
-
-// badValueText writes a field error's value as the spec would: JSON.
-func badValueText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 var propertyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`properties\[([^\]]*)\]`) })
@@ -491,10 +465,8 @@ func validateCRD(ctx context.Context, crd *apiextensions.CustomResourceDefinitio
 		vStatus := statusEnabled || v.Subresources != nil && v.Subresources.Status != nil
 		errs = append(errs, validateValidation(ctx, v.Schema, vStatus, fldPath.Child("versions").Index(i).Child("schema"))...)
 	}
-	if len(spec.Version) != 0 {
-		if msgs := utilvalidation.IsDNS1035Label(spec.Version); len(msgs) > 0 {
-			errs = append(errs, field.Invalid(fldPath.Child("version"), spec.Version, strings.Join(msgs, ",")))
-		}
+	if msgs := utilvalidation.IsDNS1035Label(spec.Version); len(spec.Version) != 0 && len(msgs) > 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("version"), spec.Version, strings.Join(msgs, ",")))
 	}
 	for _, req := range []struct{ name, value string }{{"plural", spec.Names.Plural}, {"singular", spec.Names.Singular}, {"kind", spec.Names.Kind}, {"listKind", spec.Names.ListKind}} {
 		if req.value == "" {
@@ -555,14 +527,14 @@ func validateValidation(ctx context.Context, v *apiextensions.CustomResourceVali
 	} else {
 		celContext = rootCELContext(schema)
 	}
-	ssv := &standardValidator{allowDefaults: true}
+	ssv := &standardValidator{}
 	schemaErrs, celErrs := validateOpenAPISchema(schema, fldPath.Child("openAPIV3Schema"), ssv, true, celContext)
 	errs = append(errs, schemaErrs...)
 	errs = append(errs, celErrs...)
 	if len(errs) == 0 && len(initErrs) > 0 {
 		errs = append(errs, initErrs...)
 	}
-	if celContext != nil && celContext.totalCost != nil && celContext.totalCost.total > staticEstimatedCRDCostLimit {
+	if celContext != nil && celContext.totalCost.total > staticEstimatedCRDCostLimit {
 		for _, expensive := range celContext.totalCost.mostExpensive {
 			errs = append(errs, field.Forbidden(expensive.path, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))
 		}
@@ -578,9 +550,9 @@ func validateValidation(ctx context.Context, v *apiextensions.CustomResourceVali
 
 var metaFields = map[string]bool{"metadata": true, "kind": true, "apiVersion": true}
 
-// standardValidator is specStandardValidatorV3.
+// standardValidator is specStandardValidatorV3; defaults are allowed
+// where no reason forbids them.
 type standardValidator struct {
-	allowDefaults          bool
 	disallowDefaultsReason string
 	insideResourceMeta     bool
 	uncorrelatablePath     *field.Path
@@ -588,7 +560,6 @@ type standardValidator struct {
 
 func (v standardValidator) withForbiddenDefaults(reason string) *standardValidator {
 	v.disallowDefaultsReason = reason
-	v.allowDefaults = false
 	return &v
 }
 
@@ -612,12 +583,8 @@ func (v *standardValidator) validate(schema *apiextensions.JSONSchemaProps, fldP
 	if len(schema.Type) > 0 && !openAPIV3Types[schema.Type] {
 		errs = append(errs, field.NotSupported(fldPath.Child("type"), schema.Type, []string{"array", "boolean", "integer", "number", "object", "string"}))
 	}
-	if schema.Default != nil && !v.allowDefaults {
-		detail := "must not be set"
-		if len(v.disallowDefaultsReason) > 0 {
-			detail += " " + v.disallowDefaultsReason
-		}
-		errs = append(errs, field.Forbidden(fldPath.Child("default"), detail))
+	if schema.Default != nil && v.disallowDefaultsReason != "" {
+		errs = append(errs, field.Forbidden(fldPath.Child("default"), "must not be set "+v.disallowDefaultsReason))
 	}
 	if schema.Type == "null" {
 		errs = append(errs, field.Forbidden(fldPath.Child("type"), "type cannot be set to null, use nullable as an alternative"))
@@ -741,7 +708,7 @@ func validateOpenAPISchema(schema *apiextensions.JSONSchemaProps, fldPath *field
 			trimmedMsg := strings.TrimSpace(rule.Message)
 			if len(trimmedRule) == 0 {
 				schemaErrs = append(schemaErrs, field.Required(fldPath.Child("x-kubernetes-validations").Index(i).Child("rule"), "rule is not specified"))
-			} else if hasNewlines(trimmedRule) && len(trimmedMsg) == 0 {
+			} else if strings.ContainsAny(trimmedRule, "\n\r") && len(trimmedMsg) == 0 {
 				schemaErrs = append(schemaErrs, field.Required(fldPath.Child("x-kubernetes-validations").Index(i).Child("message"), "message must be specified if rule contains line breaks"))
 			}
 		}
@@ -773,9 +740,7 @@ func compileRules(schema *apiextensions.JSONSchemaProps, fldPath *field.Path, ss
 		if cost > staticEstimatedCostLimit {
 			errs = append(errs, field.Forbidden(rulePath, costErrorMessage("estimated rule cost", cost, staticEstimatedCostLimit)))
 		}
-		if celContext.totalCost != nil {
-			celContext.totalCost.observe(rulePath, cost)
-		}
+		celContext.totalCost.observe(rulePath, cost)
 		if cr.Error != nil {
 			if cr.Error.Type == apiservercel.ErrorTypeRequired {
 				errs = append(errs, field.Required(rulePath, cr.Error.Detail))
@@ -817,10 +782,6 @@ func validateMapListKeysMapSet(schema *apiextensions.JSONSchemaProps, fldPath *f
 	}
 	return errs
 }
-
-var newlineMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\n\r]+`) })
-
-func hasNewlines(s string) bool { return newlineMatcher().MatchString(s) }
 
 func multiplyWithOverflowGuard(baseCost, cardinality uint64) uint64 {
 	if baseCost == 0 {
@@ -909,9 +870,6 @@ func rootCELContext(schema *apiextensions.JSONSchemaProps) *celSchemaContext {
 }
 
 func (c *celSchemaContext) childProperty(propSchema *apiextensions.JSONSchemaProps, name string) *celSchemaContext {
-	if c == nil {
-		return nil
-	}
 	return c.child(propSchema, func(p *celTypeInfo) *celTypeInfo {
 		if p.schema.Properties != nil {
 			s := p.schema.Properties[name]
@@ -926,9 +884,6 @@ func (c *celSchemaContext) childProperty(propSchema *apiextensions.JSONSchemaPro
 }
 
 func (c *celSchemaContext) childItems(items *apiextensions.JSONSchemaProps) *celSchemaContext {
-	if c == nil {
-		return nil
-	}
 	return c.child(items, func(p *celTypeInfo) *celTypeInfo {
 		if p.schema.Items != nil {
 			return &celTypeInfo{schema: p.schema.Items, declType: p.declType.ElemType}
@@ -938,9 +893,6 @@ func (c *celSchemaContext) childItems(items *apiextensions.JSONSchemaProps) *cel
 }
 
 func (c *celSchemaContext) childAdditionalProperties(props *apiextensions.JSONSchemaProps) *celSchemaContext {
-	if c == nil {
-		return nil
-	}
 	return c.child(props, func(p *celTypeInfo) *celTypeInfo {
 		if p.schema.AdditionalProperties != nil {
 			return &celTypeInfo{schema: p.schema.AdditionalProperties.Structural, declType: p.declType.ElemType}
@@ -950,6 +902,9 @@ func (c *celSchemaContext) childAdditionalProperties(props *apiextensions.JSONSc
 }
 
 func (c *celSchemaContext) child(s *apiextensions.JSONSchemaProps, accessor func(*celTypeInfo) *celTypeInfo) *celSchemaContext {
+	if c == nil {
+		return nil
+	}
 	result := &celSchemaContext{parent: c, accessor: accessor, withinScope: c.withinScope, totalCost: c.totalCost}
 	if s != nil {
 		result.jsonSchema = s

@@ -18,7 +18,6 @@ import (
 	"github.com/kubernetes-sigs/kro/pkg/features"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	"github.com/kubernetes-sigs/kro/pkg/graph/crd"
-	"github.com/kubernetes-sigs/kro/pkg/graph/dag"
 	"github.com/kubernetes-sigs/kro/pkg/graph/fieldpath"
 	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
 	kroschema "github.com/kubernetes-sigs/kro/pkg/graph/schema"
@@ -28,7 +27,9 @@ import (
 	"github.com/platc/platc/compiler/diag"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/openapi"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
@@ -45,8 +46,8 @@ type node struct {
 	kind                   string       // the template's kind
 	inGraph                bool         // a valid, unique id: a vertex of kro's graph
 	schema                 *spec.Schema // its kind's schema; nil when it does not resolve
-	vars                   []tvar       // the template's expressions
-	includeWhen, readyWhen []cond
+	vars                   []exprAt     // the template's expressions
+	includeWhen, readyWhen []exprAt
 	deps                   []string        // resources it depends on, in order of first use
 	broken                 map[string]bool // places with a problem (template vars, conditions)
 	// iterators are its forEach dimensions: a collection has some.
@@ -73,18 +74,13 @@ func (n *node) iteratorNames() []string {
 	return out
 }
 
-// tvar is a template expression: where it is, kro's path of the field
-// ("spec.x[0]") and the expression.
-type tvar struct {
-	path    string // Problem path: "template.spec.x[0]"
+// exprAt is an expression of a resource, of its template or an
+// includeWhen or readyWhen entry: where it is, and in a template kro's
+// path of the field ("spec.x[0]").
+type exprAt struct {
+	path    string // Problem path: "template.spec.x[0]", "includeWhen[0]"
 	kroPath string
 	expr    *krocel.Expression
-}
-
-// cond is an includeWhen or readyWhen entry.
-type cond struct {
-	path string // "includeWhen[0]"
-	expr *krocel.Expression
 }
 
 // diagnose finds every problem of a graph kro's builder refused.
@@ -106,14 +102,14 @@ func (c *checker) diagnose(obj *v1alpha1.ResourceGraphDefinition) {
 		c.reportf(diag.KroCEL, -1, "", "cannot build kro's CEL environment: %v", err)
 		return
 	}
-	c.dependencies(nodes, insp, badIDs)
+	c.dependencies(nodes, insp)
 	env, provider, err := c.typedEnv(nodes, instanceCRD)
 	if err != nil {
 		c.reportf(diag.KroCEL, -1, "", "cannot build kro's typed CEL environment: %v", err)
 		return
 	}
 	c.provider = provider
-	tc := &typeContext{provider: provider, cache: kroschema.NewCache()}
+	tc := &typeContext{provider: provider, cache: kroschema.NewCache(), declTypes: map[*spec.Schema]*apiservercel.DeclType{}}
 	for _, n := range nodes {
 		c.typeCheck(n, env, tc, insp)
 	}
@@ -198,33 +194,32 @@ func (c *checker) nodes(obj *v1alpha1.ResourceGraphDefinition, bad map[int]bool)
 		apiVersion, _ := tmpl["apiVersion"].(string)
 		kindName, _ := tmpl["kind"].(string)
 		n.kind = kindName
-		n.schema, _ = c.kinds.ResolveSchema(gvkOf(apiVersion, kindName))
+		gv, _ := schema.ParseGroupVersion(apiVersion)
+		n.schema, _ = c.kinds.ResolveSchema(gv.WithKind(kindName))
 		if n.schema == nil {
 			continue // the probe reported it
 		}
 		if k, ok := c.kinds.Kind(apiVersion, kindName); ok {
 			n.namespaced = k.Namespaced
 		}
+		body := "template"
+		var descs []variable.FieldDescriptor
 		if n.external {
 			// kro reads an externalRef's synthetic template schemaless
 			// (buildRGResource).
-			descs, _, err := parser.ParseSchemalessResource(tmpl)
-			if err != nil {
+			body = "externalRef"
+			if descs, _, err = parser.ParseSchemalessResource(tmpl); err != nil {
 				c.reportf(diag.KroTemplate, i, "externalRef", "kro cannot read the externalRef's expressions: %v: write each of name and namespace as one string", err)
 				continue
 			}
-			for _, d := range descs {
-				n.vars = append(n.vars, tvar{path: "externalRef" + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
+		} else {
+			p := parser.New(kroschema.NewCache())
+			if descs, err = p.ParseResource(tmpl, n.schema); err != nil {
+				descs = c.isolate(n, p, tmpl, nil)
 			}
-			continue
-		}
-		p := parser.New(kroschema.NewCache())
-		descs, err := p.ParseResource(tmpl, n.schema)
-		if err != nil {
-			descs = c.isolate(n, p, tmpl, nil)
 		}
 		for _, d := range descs {
-			n.vars = append(n.vars, tvar{path: "template" + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
+			n.vars = append(n.vars, exprAt{path: body + dotted(kroPathSegments(d.Path)), kroPath: d.Path, expr: d.Expression})
 		}
 	}
 	return nodes
@@ -295,7 +290,7 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 	for _, list := range []struct {
 		name    string
 		entries []string
-		into    *[]cond
+		into    *[]exprAt
 	}{{"includeWhen", r.IncludeWhen, &n.includeWhen}, {"readyWhen", r.ReadyWhen, &n.readyWhen}} {
 		for j, w := range list.entries {
 			path := fmt.Sprintf("%s[%d]", list.name, j)
@@ -304,7 +299,7 @@ func (c *checker) conditions(n *node, r *v1alpha1.Resource) {
 				c.add(diag.KroCEL, n.idx, path, conditionShapeMessage(list.name, w, err))
 				continue
 			}
-			*list.into = append(*list.into, cond{path: path, expr: exprs[0]})
+			*list.into = append(*list.into, exprAt{path: path, expr: exprs[0]})
 		}
 	}
 }
@@ -338,7 +333,7 @@ func (c *checker) isolate(n *node, p *parser.Parser, tmpl map[string]any, segs [
 	}
 	report := func() {
 		path := "template" + dotted(segs)
-		c.add(diag.KroTemplate, n.idx, path, templateMessage(v, err, n, segs))
+		c.add(diag.KroTemplate, n.idx, path, templateMessage(v, err))
 		n.broken[path] = true
 	}
 	var out []variable.FieldDescriptor
@@ -414,27 +409,20 @@ func valueAt(tmpl map[string]any, segs []fieldpath.Segment) any {
 // spine is a template holding only v at segs: the objects on the way have
 // that one field, the lists on the way null items before it.
 func spine(segs []fieldpath.Segment, v any) map[string]any {
-	if len(segs) == 0 {
-		m, _ := v.(map[string]any)
-		if m == nil {
-			m = map[string]any{}
-		}
-		return m
-	}
-	var build func(i int) any
-	build = func(i int) any {
-		if i == len(segs) {
-			return v
-		}
-		s := segs[i]
+	for _, s := range slices.Backward(segs) {
 		if s.Index >= 0 {
 			l := make([]any, s.Index+1)
-			l[s.Index] = build(i + 1)
-			return l
+			l[s.Index] = v
+			v = l
+		} else {
+			v = map[string]any{s.Name: v}
 		}
-		return map[string]any{s.Name: build(i + 1)}
 	}
-	return build(0).(map[string]any)
+	m, _ := v.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
 }
 
 // kroPathSegments parses a path kro's parser wrote ("spec.a[0][\"b.c\"]").
@@ -454,8 +442,7 @@ func dotted(segs []fieldpath.Segment) string {
 			out += "[" + strconv.Itoa(s.Index) + "]"
 			continue
 		}
-		j := JoinPath("x", s.Name)
-		out += strings.TrimPrefix(j, "x")
+		out += strings.TrimPrefix(JoinPath("x", s.Name), "x")
 	}
 	return out
 }
@@ -540,24 +527,24 @@ func (c *checker) customTypes(types map[string]any) map[string]any {
 // typeDeps are the custom types a type's definition uses.
 func typeDeps(def any, types map[string]any) []string {
 	var out []string
-	switch d := def.(type) {
-	case string:
-		if t, err := simpleschema.ParseTypeString(d); err == nil {
-			for _, dep := range t.Deps() {
-				if _, ok := types[dep]; ok && !slices.Contains(out, dep) {
-					out = append(out, dep)
+	var walk func(def any)
+	walk = func(def any) {
+		switch d := def.(type) {
+		case string:
+			if t, err := simpleschema.ParseTypeString(d); err == nil {
+				for _, dep := range t.Deps() {
+					if _, ok := types[dep]; ok && !slices.Contains(out, dep) {
+						out = append(out, dep)
+					}
 				}
 			}
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(d)) {
-			for _, dep := range typeDeps(d[k], types) {
-				if !slices.Contains(out, dep) {
-					out = append(out, dep)
-				}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(d)) {
+				walk(d[k])
 			}
 		}
 	}
+	walk(def)
 	return out
 }
 
@@ -621,21 +608,27 @@ func (c *checker) inspector(nodes []*node) (*ast.Inspector, error) {
 
 // dependencies finds what each expression references, as the builder's
 // buildDependencyGraph does, reporting unknown identifiers and functions,
-// omit() (off by default in kro), and self references; then adds
-// the dependencies to kro's DAG and reports each cycle once.
-func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[int]bool) {
+// omit() (off by default in kro), and self references; then reports each
+// cycle of the dependencies once.
+func (c *checker) dependencies(nodes []*node, insp *ast.Inspector) {
+	var ids []string // the graph's vertices
+	index := map[string]int{}
 	badID := map[string]bool{}
 	for _, n := range nodes {
-		if badIDs[n.idx] {
+		index[n.id] = n.idx
+		if n.inGraph {
+			ids = append(ids, n.id)
+		} else {
 			badID[n.id] = true
 		}
 	}
+	deps := map[string][]string{}
 	for _, n := range nodes {
 		// identity are the iterators the object's name (and a namespaced
 		// object's namespace) use: kro's extractTemplateDependencies.
 		var identity []string
 		check := func(path string, e *krocel.Expression, iterators []string) []string {
-			deps, iters, ok := c.references(n.idx, path, e, insp, badID, n.id, iterators)
+			deps, iters, ok := c.references(n.idx, path, e, insp, badID, iterators)
 			if !ok {
 				n.broken[path] = true
 			}
@@ -685,42 +678,13 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 					where, strings.Join(missing, ", "), missing[0], n.id, missing)
 			}
 		}
-	}
-	d := dag.NewDirectedAcyclicGraph[string]()
-	var ids []string
-	deps := map[string][]string{}
-	for _, n := range nodes {
 		if n.inGraph {
-			_ = d.AddVertex(n.id, n.idx)
-			ids = append(ids, n.id)
+			deps[n.id] = slices.DeleteFunc(slices.Clone(n.deps), func(d string) bool { return !slices.Contains(ids, d) })
 		}
-	}
-	cyclic := false
-	for _, n := range nodes {
-		if !n.inGraph {
-			continue
-		}
-		var known []string
-		for _, dep := range n.deps {
-			if _, ok := d.Vertices[dep]; ok {
-				known = append(known, dep)
-			}
-		}
-		deps[n.id] = known
-		if err := d.AddDependencies(n.id, known); dag.AsCycleError[string](err) != nil {
-			cyclic = true
-		}
-	}
-	if !cyclic {
-		return
 	}
 	// kro's DAG finds a cycle in map order; the one reported is the
 	// shortest through the resource declared first, for the same message
 	// every time.
-	index := map[string]int{}
-	for _, n := range nodes {
-		index[n.id] = n.idx
-	}
 	for _, cycle := range cycles(ids, deps) {
 		c.reportf(diag.KroGraph, index[cycle[0]], "", "graph contains a cycle: %s: remove one of these references", strings.Join(cycle, " -> "))
 	}
@@ -729,7 +693,7 @@ func (c *checker) dependencies(nodes []*node, insp *ast.Inspector, badIDs map[in
 // references inspects an expression at path of resource idx as the
 // builder's extractDependencies does, and returns the resources it
 // references; ok is false when a problem was reported.
-func (c *checker) references(idx int, path string, e *krocel.Expression, insp *ast.Inspector, badID map[string]bool, self string, iterators []string) (deps, iters []string, ok bool) {
+func (c *checker) references(idx int, path string, e *krocel.Expression, insp *ast.Inspector, badID map[string]bool, iterators []string) (deps, iters []string, ok bool) {
 	shown := e.UserExpression()
 	res, err := insp.Inspect(e.Original)
 	if err != nil {
@@ -737,7 +701,7 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 		return nil, nil, false
 	}
 	ok = true
-	if !c.rgd.Gates.Enabled(features.CELOmitFunction) && res.UsesOmit() {
+	if !c.rgd.Gates.On(string(features.CELOmitFunction)) && res.UsesOmit() {
 		hint := "leave the field out, or give the resource an includeWhen, or turn the gate on in platform.kro.featureGates where the platform's kro runs with it"
 		if !strings.HasPrefix(path, "template") {
 			hint = "write the condition without it"
@@ -759,22 +723,18 @@ func (c *checker) references(idx int, path string, e *krocel.Expression, insp *a
 	}
 	var names []string
 	for _, u := range res.UnknownResources {
-		if slices.Contains(iterators, u.ID) {
+		switch {
+		case slices.Contains(iterators, u.ID):
 			if !slices.Contains(iters, u.ID) {
 				iters = append(iters, u.ID)
 			}
-			continue
-		}
-		if !slices.Contains(names, u.ID) {
+		case !slices.Contains(names, u.ID):
 			names = append(names, u.ID)
+			ok = false
+			if !badID[u.ID] { // a refused id is reported already
+				c.unknownIdent(idx, path, e, fmt.Sprintf("expression %q references unknown identifier %q", shown, u.ID), u.ID, c.identifiers(), "schema or the id of a resource: ")
+			}
 		}
-	}
-	for _, name := range names {
-		ok = false
-		if badID[name] {
-			continue // the id is refused, and reported
-		}
-		c.unknownIdent(idx, path, e, fmt.Sprintf("expression %q references unknown identifier %q", shown, name), name, c.identifiers(self, true), "schema or the id of a resource: ")
 	}
 	for _, f := range res.UnknownFunctions {
 		ok = false
@@ -802,11 +762,8 @@ func (c *checker) unknownIdent(idx int, path string, e *krocel.Expression, what,
 }
 
 // identifiers are the names an expression may use, for "did you mean".
-func (c *checker) identifiers(self string, withSchema bool) []string {
-	var out []string
-	if withSchema {
-		out = append(out, graph.SchemaVarName)
-	}
+func (c *checker) identifiers() []string {
+	out := []string{graph.SchemaVarName}
 	for _, r := range c.rgd.Resources {
 		if r.ID != "" && !slices.Contains(out, r.ID) {
 			out = append(out, r.ID)
@@ -856,9 +813,12 @@ func (c *checker) typedEnv(nodes []*node, instanceCRD *extv1.CustomResourceDefin
 // environment and checks its type against its field's, as the builder's
 // validateAndCompileNode does.
 func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.Inspector) {
+	if !n.inGraph {
+		return
+	}
 	tmplEnv, iterOK := c.iteratorEnv(n, env)
 	for _, v := range n.vars {
-		if n.broken[v.path] || !n.inGraph || !iterOK {
+		if n.broken[v.path] || !iterOK {
 			continue
 		}
 		out, ok := c.compile(n.idx, v.path, v.expr, tmplEnv)
@@ -871,10 +831,9 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 		}
 	}
 	for _, w := range n.includeWhen {
-		if n.broken[w.path] || !n.inGraph {
-			continue
+		if !n.broken[w.path] {
+			c.condition(n, w, "includeWhen", env)
 		}
-		c.condition(n, w, "includeWhen", env)
 	}
 	// A collection's readyWhen reads each object as each: one environment
 	// for all its entries.
@@ -882,14 +841,11 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 	var readyErr error
 	if n.collection() {
 		self = graph.EachVarName
-		if n.schema != nil && n.inGraph && len(n.readyWhen) > 0 {
+		if n.schema != nil && len(n.readyWhen) > 0 {
 			readyEnv, readyErr = extendTyped(env, graph.EachVarName, n.schema)
 		}
 	}
 	for _, w := range n.readyWhen {
-		if !n.inGraph {
-			continue
-		}
 		res, err := insp.Inspect(w.expr.Original)
 		if err != nil {
 			c.add(diag.KroCEL, n.idx, w.path, syntaxMessage(w.expr.Original, err))
@@ -923,7 +879,7 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 // returns env with the iterators typed by their lists' elements, for the
 // template's expressions; ok is false when an iterator has no type.
 func (c *checker) iteratorEnv(n *node, env *cel.Env) (*cel.Env, bool) {
-	if !n.collection() || !n.inGraph {
+	if !n.collection() {
 		return env, true
 	}
 	var opts []cel.EnvOption
@@ -988,7 +944,7 @@ func (c *checker) restricted(idx int, path string, e *krocel.Expression, res ast
 
 // condition compiles an includeWhen or readyWhen expression and checks it
 // returns bool or optional_type(bool).
-func (c *checker) condition(n *node, w cond, what string, env *cel.Env) {
+func (c *checker) condition(n *node, w exprAt, what string, env *cel.Env) {
 	out, ok := c.compile(n.idx, w.path, w.expr, env)
 	if !ok || conversion.IsBoolOrOptionalBool(out) {
 		return
@@ -1061,11 +1017,8 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 			if !c.restricted(-1, path, d.Expression, res, allowed, "status") {
 				continue
 			}
-			refs := false
-			for _, r := range res.ResourceDependencies {
-				refs = refs || slices.Contains(allowed, r.ID)
-			}
-			if !refs {
+			// restricted has refused what is not allowed.
+			if len(res.ResourceDependencies) == 0 {
 				c.reportf(diag.KroSchema, -1, path, "status value %q does not read a resource or schema: read the value from a resource, such as ${deployment.status.readyReplicas} (kro: instance status field must refer to a resource or schema: %s)", shown, d.Path)
 				continue
 			}
@@ -1110,24 +1063,41 @@ func schemaWithoutStatus(instanceCRD *extv1.CustomResourceDefinition) (*spec.Sch
 // group of vertices that reference each other, the shortest cycle through
 // the one first in ids, in kro's form [a b a] (a depends on b).
 func cycles(ids []string, deps map[string][]string) [][]string {
-	comp := components(ids, deps)
-	done := map[int]bool{}
-	var out [][]string
-	for _, start := range ids {
-		g := comp[start]
-		if done[g] {
-			continue
+	reach := map[string]map[string]bool{} // the vertices each one reaches
+	reaches := func(from, to string) bool {
+		if reach[from] == nil {
+			seen := map[string]bool{}
+			stack := []string{from}
+			for len(stack) > 0 {
+				id := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, d := range deps[id] {
+					if !seen[d] {
+						seen[d] = true
+						stack = append(stack, d)
+					}
+				}
+			}
+			reach[from] = seen
 		}
+		return reach[from][to]
+	}
+	var out [][]string
+	var starts []string // the first vertex of each group reported
+	for _, start := range ids {
+		if !reaches(start, start) || slices.ContainsFunc(starts, func(s string) bool { return reaches(s, start) && reaches(start, s) }) {
+			continue // on no cycle, or in a group reported already
+		}
+		starts = append(starts, start)
+		// A breadth-first search back to start: every vertex on the way
+		// is in start's group.
 		prev := map[string]string{}
 		queue := []string{start}
 		var last string
-		for len(queue) > 0 && last == "" {
+		for last == "" {
 			id := queue[0]
 			queue = queue[1:]
 			for _, d := range deps[id] {
-				if comp[d] != g {
-					continue
-				}
 				if d == start {
 					last = id
 					break
@@ -1138,10 +1108,6 @@ func cycles(ids []string, deps map[string][]string) [][]string {
 				}
 			}
 		}
-		if last == "" {
-			continue
-		}
-		done[g] = true
 		cycle := []string{start}
 		for id := last; id != start; id = prev[id] {
 			cycle = append(cycle, id)
@@ -1150,50 +1116,6 @@ func cycles(ids []string, deps map[string][]string) [][]string {
 		out = append(out, append(cycle, start))
 	}
 	return out
-}
-
-// components numbers the strongly connected components of the graph
-// (Tarjan's algorithm).
-func components(ids []string, deps map[string][]string) map[string]int {
-	index := map[string]int{}
-	low := map[string]int{}
-	onStack := map[string]bool{}
-	comp := map[string]int{}
-	var stack []string
-	n, next := 0, 0
-	var visit func(v string)
-	visit = func(v string) {
-		index[v], low[v] = n, n
-		n++
-		stack = append(stack, v)
-		onStack[v] = true
-		for _, w := range deps[v] {
-			if _, seen := index[w]; !seen {
-				visit(w)
-				low[v] = min(low[v], low[w])
-			} else if onStack[w] {
-				low[v] = min(low[v], index[w])
-			}
-		}
-		if low[v] == index[v] {
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				onStack[w] = false
-				comp[w] = next
-				if w == v {
-					break
-				}
-			}
-			next++
-		}
-	}
-	for _, id := range ids {
-		if _, seen := index[id]; !seen {
-			visit(id)
-		}
-	}
-	return comp
 }
 
 // extendTyped extends env with the variable name typed by schema s.

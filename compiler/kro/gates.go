@@ -17,44 +17,34 @@ import (
 type Gates map[string]bool
 
 // KnownGates are the names of kro's feature gates, sorted.
-func KnownGates() []string {
-	var out []string
-	for f := range defaultGates() {
-		out = append(out, string(f))
-	}
-	slices.Sort(out)
-	return out
-}
+func KnownGates() []string { return slices.Sorted(maps.Keys(defaultGates())) }
 
 // defaultGates are kro's own gates and their declared defaults (its
 // FeatureSpecs, not the process-wide gate's state, which withGates sets;
 // component-base adds gates of its own, such as AllAlpha, which kro's
 // flag takes too but platc does not name).
-var defaultGates = sync.OnceValue(func() map[featuregate.Feature]bool {
+var defaultGates = sync.OnceValue(func() map[string]bool {
 	all := features.FeatureGate.GetAll()
-	out := map[featuregate.Feature]bool{}
+	out := map[string]bool{}
 	for _, f := range []featuregate.Feature{features.CELOmitFunction, features.InstanceConditionEvents, features.InstanceConditionMetrics} {
-		out[f] = all[f].Default
+		out[string(f)] = all[f].Default
 	}
 	return out
 })
 
 // Default reports kro's default for the gate name.
-func Default(name string) bool { return defaultGates()[featuregate.Feature(name)] }
+func Default(name string) bool { return defaultGates()[name] }
 
 // Check returns what kro's pkg/features says of g: an unknown gate, or
 // one kro will not set (a gate locked to its default).
 func (g Gates) Check() error {
 	for _, name := range slices.Sorted(maps.Keys(g)) {
-		if _, ok := defaultGates()[featuregate.Feature(name)]; !ok {
+		if _, ok := defaultGates()[name]; !ok {
 			return fmt.Errorf("unknown feature gate %q", name)
 		}
 	}
 	return features.FeatureGate.DeepCopy().SetFromMap(g)
 }
-
-// Enabled reports whether the gate is on in g.
-func (g Gates) Enabled(f featuregate.Feature) bool { return g.On(string(f)) }
 
 // On reports whether the gate name is on in g.
 func (g Gates) On(name string) bool {
@@ -100,13 +90,8 @@ func withGates(g Gates, fn func()) {
 		s.cond.Wait()
 	}
 	if s.users == 0 {
-		set := map[string]bool{}
-		for f, def := range defaultGates() {
-			set[string(f)] = def
-		}
-		for name, on := range g {
-			set[name] = on
-		}
+		set := maps.Clone(defaultGates())
+		maps.Copy(set, g)
 		if err := features.FeatureGate.SetFromMap(set); err != nil {
 			s.mu.Unlock()
 			panic(fmt.Sprintf("kro: setting feature gates %v that Check accepted: %v", set, err))

@@ -65,8 +65,6 @@ type kind struct {
 	validator   *objectValidator // made on first use
 }
 
-var _ resolver.SchemaResolver = (*Kinds)(nil)
-
 // Embedded returns the Kinds of the CustomResourceDefinitions platc embeds
 // (schemas/crds: Argo CD's Application and AppProject, kro's
 // ResourceGraphDefinition, the primitives), read once. Their digest is
@@ -87,8 +85,7 @@ var Embedded = sync.OnceValues(func() (*Kinds, error) {
 	return plainKinds(objs, hex.EncodeToString(h.Sum(nil))), nil
 })
 
-// plainKinds are the Kinds of CRDs given as plain data, decoded on first
-// use.
+// plainKinds are the Kinds of CRDs given as plain data.
 func plainKinds(crds []map[string]any, digest string) *Kinds {
 	k := &Kinds{list: withBuiltins(plainList(crds)), digest: digest}
 	k.typed = sync.OnceValues(func() (*typedKinds, error) {
@@ -112,9 +109,14 @@ func plainKinds(crds []map[string]any, digest string) *Kinds {
 func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", k.digest)
+	list := slices.Clone(k.list) // with the built-in kinds already
 	var crds []*extv1.CustomResourceDefinition
 	for _, r := range results {
 		crds = append(crds, r.crd)
+		for _, x := range plainList([]map[string]any{r.CRD}) {
+			list = slices.DeleteFunc(list, func(y Kind) bool { return y.APIVersion == x.APIVersion && y.Kind == x.Kind })
+			list = append(list, x)
+		}
 		if r.key != "" {
 			fmt.Fprintf(h, "key %s\x00", r.key)
 			continue
@@ -125,25 +127,8 @@ func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
 		}
 		fmt.Fprintf(h, "crd %s\x00", data)
 	}
-	return k.with(crds, hex.EncodeToString(h.Sum(nil))), nil
-}
-
-// with are the Kinds of k and crds, whose digest is digest. As with
-// plainKinds, the CRDs are decoded on first use: a run whose RGDs are all
-// in the cache reads only the list and the digest.
-func (k *Kinds) with(crds []*extv1.CustomResourceDefinition, digest string) *Kinds {
-	list := slices.Clone(k.list)
-	for _, crd := range crds {
-		for i := range crd.Spec.Versions {
-			if v := &crd.Spec.Versions[i]; v.Served {
-				x := typedKind(crd, v)
-				list = slices.DeleteFunc(list, func(y Kind) bool { return y.APIVersion == x.APIVersion && y.Kind == x.Kind })
-				list = append(list, x)
-			}
-		}
-	}
-	sortKinds(list) // k.list holds the built-in kinds already
-	out := &Kinds{list: list, digest: digest}
+	sortKinds(list)
+	out := &Kinds{list: list, digest: hex.EncodeToString(h.Sum(nil))}
 	out.typed = sync.OnceValues(func() (*typedKinds, error) {
 		t, err := k.typed()
 		if err != nil {
@@ -151,16 +136,13 @@ func (k *Kinds) with(crds []*extv1.CustomResourceDefinition, digest string) *Kin
 		}
 		return newTypedKinds(out, append(slices.Clone(t.crds), crds...))
 	})
-	return out
+	return out, nil
 }
 
+// toCRD decodes a CRD given as plain data (which always encodes as JSON).
 func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
-	data, err := json.Marshal(obj)
+	crd, err := fromJSON[extv1.CustomResourceDefinition](obj)
 	if err != nil {
-		return nil, err
-	}
-	crd := &extv1.CustomResourceDefinition{}
-	if err := json.Unmarshal(data, crd); err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %v: %w", obj["metadata"], err)
 	}
 	return crd, nil
@@ -327,43 +309,19 @@ func schemaHasInvalidTypes(s *apiextensions.JSONSchemaProps) bool {
 	if s.Items != nil && schemaHasInvalidTypes(s.Items.Schema) {
 		return true
 	}
-	if s.AdditionalProperties != nil && schemaHasInvalidTypes(s.AdditionalProperties.Schema) {
-		return true
-	}
-	return false
+	return s.AdditionalProperties != nil && schemaHasInvalidTypes(s.AdditionalProperties.Schema)
 }
 
 // openAPIV3Types are the types an OpenAPI v3 schema of a CRD may use.
 var openAPIV3Types = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true}
 
-// kind returns the kind of an apiVersion and kind, or nil.
+// kind returns the kind of an apiVersion and kind (a CRD's), or nil.
 func (k *Kinds) kind(apiVersion, kindName string) *kind {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
 		return nil
 	}
 	return k.loaded().byGVK[gv.WithKind(kindName)]
-}
-
-// byName returns the CRD named name (plural.group), or nil.
-func (k *Kinds) byName(name string) *extv1.CustomResourceDefinition {
-	for _, crd := range k.loaded().crds {
-		if crd.Name == name {
-			return crd
-		}
-	}
-	return nil
-}
-
-// sameGroup returns the CRDs of group.
-func (k *Kinds) sameGroup(group string) []*extv1.CustomResourceDefinition {
-	var out []*extv1.CustomResourceDefinition
-	for _, crd := range k.loaded().crds {
-		if strings.EqualFold(crd.Spec.Group, group) {
-			out = append(out, crd)
-		}
-	}
-	return out
 }
 
 // Kind is a kind Kinds serves.
@@ -390,18 +348,8 @@ func (k *Kinds) Kind(apiVersion, kind string) (Kind, bool) {
 // List returns the kinds served, sorted by kind then apiVersion.
 func (k *Kinds) List() []Kind { return slices.Clone(k.list) }
 
-// typedKind is the Kind of a served version of a typed CRD.
-func typedKind(crd *extv1.CustomResourceDefinition, v *extv1.CustomResourceDefinitionVersion) Kind {
-	x := Kind{APIVersion: crd.Spec.Group + "/" + v.Name, Kind: crd.Spec.Names.Kind, Group: crd.Spec.Group, Namespaced: crd.Spec.Scope != extv1.ClusterScoped}
-	if s := v.Schema; s != nil && s.OpenAPIV3Schema != nil {
-		x.Required = slices.Clone(s.OpenAPIV3Schema.Required)
-		x.SpecFields = slices.Sorted(maps.Keys(s.OpenAPIV3Schema.Properties["spec"].Properties))
-	}
-	return x
-}
-
 // plainList is the Kinds of the served versions of CRDs given as plain
-// data, as typedKind reads them once decoded.
+// data.
 func plainList(crds []map[string]any) []Kind {
 	var list []Kind
 	str := func(v any) string { s, _ := v.(string); return s }
@@ -417,7 +365,8 @@ func plainList(crds []map[string]any) []Kind {
 			}
 			x := Kind{APIVersion: group + "/" + str(vm["name"]), Kind: str(names["kind"]), Group: group, Namespaced: str(spec["scope"]) != "Cluster"}
 			if root, ok := lookupMap(vm, "schema", "openAPIV3Schema"); ok {
-				for _, r := range anyList(root["required"]) {
+				required, _ := root["required"].([]any)
+				for _, r := range required {
 					x.Required = append(x.Required, str(r))
 				}
 				props, _ := lookupMap(root, "properties", "spec", "properties")
@@ -432,7 +381,8 @@ func plainList(crds []map[string]any) []Kind {
 
 // withBuiltins adds the built-in kinds no CRD of list serves, sorted.
 func withBuiltins(list []Kind) []Kind {
-	for _, b := range builtinList() {
+	for _, k := range schemas.BuiltinKinds {
+		b := Kind{APIVersion: k.APIVersion(), Kind: k.Kind, Group: k.Group, Builtin: true, Namespaced: k.Namespaced}
 		if !slices.ContainsFunc(list, func(k Kind) bool { return k.APIVersion == b.APIVersion && k.Kind == b.Kind }) {
 			list = append(list, b)
 		}
@@ -458,8 +408,6 @@ func lookupMap(m map[string]any, path ...string) (map[string]any, bool) {
 	}
 	return m, true
 }
-
-func anyList(v any) []any { l, _ := v.([]any); return l }
 
 // build runs kro's graph builder on obj with the controller's default
 // configuration. A panic of the builder's, on a graph it was not written

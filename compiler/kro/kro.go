@@ -1,15 +1,11 @@
 // Package kro checks a kro ResourceGraphDefinition (RGD) offline with kro's
-// own code, github.com/kubernetes-sigs/kro at v0.9.3: its graph builder
-// (SimpleSchema, resource ids, the CEL environment with kro's and the
-// Kubernetes CEL libraries, type checking against the schema of every
-// resource's kind, includeWhen, readyWhen, status, the dependency graph and
-// the CRD it generates for the instances), run over Kinds, a schema
-// resolver and REST mapper made from CustomResourceDefinitions instead of a
-// cluster's discovery, under the feature gates the spec gives (Gates). The API
-// server's checks of that CRD (names, group, structural schema, defaults,
-// x-kubernetes-validations rules and their cost, list types) are ported
-// from k8s.io/apiextensions-apiserver, and objects are validated against a
-// CRD with the API server's own validators (the RGD against kro's CRD, an
+// own code (github.com/kubernetes-sigs/kro at upstream.Kro): its graph
+// builder, run over Kinds, a schema resolver and REST mapper made from
+// CustomResourceDefinitions instead of a cluster's discovery, under the
+// feature gates the spec gives (Gates). The API server's checks of the CRD
+// kro generates for the instances are ported from
+// k8s.io/apiextensions-apiserver, and objects are validated against a CRD
+// with the API server's own validators (the RGD against kro's CRD, an
 // instance against the CRD kro generates: Result.Instance).
 //
 // What this package adds to kro's builder, which stops at the first error:
@@ -28,6 +24,7 @@
 package kro
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,7 +33,6 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
-	"github.com/kubernetes-sigs/kro/api/v1alpha1"
 	krocel "github.com/kubernetes-sigs/kro/pkg/cel"
 	"github.com/kubernetes-sigs/kro/pkg/graph"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -139,9 +135,8 @@ type Result struct {
 	kinds *Kinds
 	// cache and key, when set, are the RGD's Cache and its entry's key:
 	// what Instance finds for a spec is kept under a key made from it.
-	cache cache.Cache
-	key   string
-	// parses are the RGD's Parses.
+	cache  cache.Cache
+	key    string
 	parses *Parses
 
 	envOnce  sync.Once
@@ -178,7 +173,9 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	plain := rgd.plain()
 	key := ""
 	if rgd.Cache != nil {
-		key = cacheKey(kinds, plain, rgd.Gates)
+		// A digest of what Check reads (cache.KroCheck).
+		data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
+		key = cache.KroCheck.Key(kroVersion, kinds.digest, builtinDigest(), rgd.Gates.key(), string(data))
 		if r, warnings := cached(rgd.Cache, key, kinds); r != nil {
 			r.parses = rgd.Parses
 			return r, warnings
@@ -214,13 +211,6 @@ func Check(rgd *RGD) (*Result, []Problem) {
 		c.builderError(err)
 	}
 	return nil, c.sorted()
-}
-
-// cacheKey is the key of an RGD's entry (cache.KroCheck): a digest of
-// what Check reads.
-func cacheKey(kinds *Kinds, plain map[string]any, gates Gates) string {
-	data, _ := json.Marshal(plain) // plain data; maps are encoded sorted
-	return cache.KroCheck.Key(kroVersion, kinds.digest, builtinDigest(), gates.key(), string(data))
 }
 
 // cached returns the Result and the warnings of an entry, or a nil Result
@@ -270,37 +260,30 @@ func decodeCheckEntry(data []byte) (*Result, []Problem, error) {
 func newResult(g *graph.Graph, kinds *Kinds) *Result {
 	r := &Result{crd: g.CRD, kinds: kinds, Order: g.TopologicalOrder, Deps: map[string][]string{}}
 	for id, n := range g.Nodes {
-		d := slices.Clone(n.Meta.Dependencies)
-		if d == nil {
-			d = []string{}
-		}
+		d := append([]string{}, n.Meta.Dependencies...)
 		slices.Sort(d)
 		r.Deps[id] = d
 		if len(n.ForEach) > 0 {
 			r.Collections = append(r.Collections, id)
 		}
 		for _, it := range n.ForEach {
-			if !slices.Contains(r.Iterators, it.Name) {
-				r.Iterators = append(r.Iterators, it.Name)
-			}
+			r.Iterators = append(r.Iterators, it.Name)
 		}
 	}
 	slices.Sort(r.Iterators)
+	r.Iterators = slices.Compact(r.Iterators)
 	slices.Sort(r.Collections)
 	// The CRD as the API server has it: kro's client sends it as JSON.
 	crd, err := decodeCRD(g.CRD)
-	var data []byte
+	var plain *map[string]any
 	if err == nil {
-		data, err = json.Marshal(crd)
-	}
-	if err == nil {
-		err = json.Unmarshal(data, &r.CRD)
+		plain, err = fromJSON[map[string]any](crd)
 	}
 	if err != nil {
 		// crdChecks has refused a CRD that does not encode.
 		panic(fmt.Sprintf("platc: kro's CRD does not encode: %v", err))
 	}
-	r.crd = crd
+	r.crd, r.CRD = crd, *plain
 	return r
 }
 
@@ -316,8 +299,7 @@ func (r *Result) CacheKey() string { return r.key }
 // Problems carry the path inside the spec ("retentionDays",
 // "endpoints.logs") and say what to change. With the RGD's Cache, the
 // outcome is kept there, so that a spec seen before is not validated
-// again (the validators, the CEL rules compiled, cost more than the rest
-// of a run's work on a stack).
+// again.
 func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 	if r.cache == nil {
 		return r.instance(spec)
@@ -365,10 +347,7 @@ func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {
 		probs = append(probs, Problem{ID: diag.KroAPI, Path: strings.TrimPrefix(strings.TrimPrefix(path, "spec"), "."), Msg: msg})
 	}
 	slices.SortFunc(probs, func(a, b Problem) int {
-		if a.Path != b.Path {
-			return strings.Compare(a.Path, b.Path)
-		}
-		return strings.Compare(a.Msg, b.Msg)
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg))
 	})
 	defaulted, _ := out["spec"].(map[string]any)
 	return defaulted, probs
@@ -382,9 +361,6 @@ type checker struct {
 	// it: the fields of a type, for messages.
 	provider *krocel.DeclTypeProvider
 	probs    []indexed
-	// flagged are the problems' places already reported ("kind",
-	// "spec.x"...), so that a later step does not repeat them.
-	flagged map[string]bool
 }
 
 // indexed is a problem with the index of its resource, for sorting.
@@ -404,13 +380,6 @@ func (c *checker) add(id diag.ID, idx int, path, msg string) {
 		res = c.rgd.Resources[idx].ID
 	}
 	c.probs = append(c.probs, indexed{idx, Problem{ID: id, Resource: res, Path: path, Msg: msg}})
-	if id.Info().Severity == diag.Warning {
-		return // kro accepts it: what else is wrong there is still to find
-	}
-	if c.flagged == nil {
-		c.flagged = map[string]bool{}
-	}
-	c.flagged[fmt.Sprint(idx, "|", path)] = true
 }
 
 // addAt records a problem of resource idx at path, at byte offset of str,
@@ -426,9 +395,11 @@ func (c *checker) reportf(id diag.ID, idx int, path, format string, args ...any)
 	c.add(id, idx, path, fmt.Sprintf(format, args...))
 }
 
-// has reports whether a problem is recorded for resource idx at path.
+// has reports whether a problem is recorded for resource idx at path, so
+// that a later step does not repeat it. A warning does not count: kro
+// accepts what it is about, and what else is wrong there is still to find.
 func (c *checker) has(idx int, path string) bool {
-	return c.flagged[fmt.Sprint(idx, "|", path)]
+	return slices.ContainsFunc(c.probs, func(p indexed) bool { return p.idx == idx && p.Path == path && !p.Warning() })
 }
 
 // hasErrors reports whether a problem that is not a warning is recorded.
@@ -440,19 +411,11 @@ func (c *checker) hasErrors() bool {
 // without duplicates.
 func (c *checker) sorted() []Problem {
 	slices.SortStableFunc(c.probs, func(a, b indexed) int {
-		if a.idx != b.idx {
-			return a.idx - b.idx
-		}
-		if a.Path != b.Path {
-			return strings.Compare(a.Path, b.Path)
-		}
-		return strings.Compare(a.Msg, b.Msg)
+		return cmp.Or(a.idx-b.idx, strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg))
 	})
+	c.probs = slices.Compact(c.probs)
 	var out []Problem
-	for i, p := range c.probs {
-		if i > 0 && p == c.probs[i-1] {
-			continue
-		}
+	for _, p := range c.probs {
 		out = append(out, p.Problem)
 	}
 	return out
@@ -489,26 +452,16 @@ func JoinPath(path, field string) string {
 	return path + "." + field
 }
 
-// object is the RGD as kro's API types hold it.
-func (c *checker) object(plain map[string]any) (*v1alpha1.ResourceGraphDefinition, error) {
-	data, err := json.Marshal(plain)
-	if err != nil {
-		return nil, err
-	}
-	obj := &v1alpha1.ResourceGraphDefinition{}
-	if err := json.Unmarshal(data, obj); err != nil {
-		return nil, err
-	}
-	return obj, nil
-}
-
 // plain is the RGD as the API server receives it.
 func (r *RGD) plain() map[string]any {
 	schema := map[string]any{"apiVersion": r.APIVersion, "kind": r.Kind}
 	if r.Group != "" {
 		schema["group"] = r.Group
 	}
-	schema["spec"] = orEmpty(r.Spec)
+	schema["spec"] = r.Spec
+	if r.Spec == nil {
+		schema["spec"] = map[string]any{}
+	}
 	if len(r.Types) > 0 {
 		schema["types"] = r.Types
 	}
@@ -543,21 +496,10 @@ func (r *RGD) plain() map[string]any {
 		}
 		resources[i] = m
 	}
-	name := r.Name
-	if name == "" {
-		name = strings.ToLower(r.Kind)
-	}
 	return map[string]any{
 		"apiVersion": "kro.run/v1alpha1",
 		"kind":       "ResourceGraphDefinition",
-		"metadata":   map[string]any{"name": name},
+		"metadata":   map[string]any{"name": cmp.Or(r.Name, strings.ToLower(r.Kind))},
 		"spec":       map[string]any{"schema": schema, "resources": resources},
 	}
-}
-
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
 }

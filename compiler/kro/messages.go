@@ -1,6 +1,7 @@
 package kro
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,7 +17,6 @@ import (
 	"github.com/kubernetes-sigs/kro/pkg/graph/fieldpath"
 	"github.com/kubernetes-sigs/kro/pkg/graph/parser"
 	"github.com/kubernetes-sigs/kro/pkg/simpleschema"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/platc/platc/compiler/diag"
@@ -27,9 +27,7 @@ import (
 
 // These patterns only shape suggestions ("such as ..."); whether a kind
 // or an id is valid is kro's decision. Like every pattern of the package,
-// they are compiled on first use: compiled at package initialization,
-// every process start would pay for them, also a run that checks no
-// graph.
+// they are compiled on first use, not at every process start.
 var (
 	kindLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][a-zA-Z0-9]{0,62}$`) })
 	idLike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`) })
@@ -85,8 +83,6 @@ func suggest(x string, re *regexp.Regexp) string {
 	return fmt.Sprintf(", such as %q", x)
 }
 
-func didYouMean(name string, candidates []string) string { return diag.DidYouMean(name, candidates) }
-
 func conditionShapeMessage(what, entry string, err error) string {
 	if errors.Is(err, parser.ErrNestedExpression) {
 		return nestedMessage(entry, err)
@@ -126,7 +122,7 @@ func resourceMessage(cause, body, apiVersion, kindName string, kinds *Kinds) (pa
 		return body + ".kind", fmt.Sprintf("template kind %q is not a Kubernetes kind: write it as the kind's CRD has it (kro: %s)", kindName, cause)
 	case has("failed to get schema"), has("failed to get REST mapping"):
 		return body + ".kind", fmt.Sprintf("no schema is known for %s %s%s: use one of %s (kro: %s)", apiVersion, kindName,
-			didYouMean(kindName, kinds.kindNames()), strings.Join(kinds.kindsOf(), ", "), cause)
+			diag.DidYouMean(kindName, kinds.kindNames()), strings.Join(kinds.kindsOf(), ", "), cause)
 	case has("must not set metadata.namespace"):
 		return body + ".metadata.namespace", fmt.Sprintf("%s is cluster-scoped: remove metadata.namespace (kro: %s)", kindName, cause)
 	case has("must set metadata.namespace"):
@@ -142,7 +138,7 @@ func resourceMessage(cause, body, apiVersion, kindName string, kinds *Kinds) (pa
 var expectedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`expected (.+) type for path`) })
 
 // templateMessage says why kro's parser refuses the value v of a template.
-func templateMessage(v any, err error, n *node, segs []fieldpath.Segment) string {
+func templateMessage(v any, err error) string {
 	msg := err.Error()
 	if errors.Is(err, parser.ErrNestedExpression) || strings.Contains(msg, parser.ErrNestedExpression.Error()) {
 		return nestedMessage(fmt.Sprint(v), err)
@@ -164,7 +160,8 @@ func unknownFieldMessage(field string, n *node, segs []fieldpath.Segment, err er
 	if s := schemaAt(n.schema, segs); s != nil {
 		names = slices.Sorted(maps.Keys(s.Properties))
 	}
-	return fmt.Sprintf("field %q is not in the schema of %s%s: remove it or fix its name (kro: %v)", field, n.kindName(), didYouMean(field, names), err)
+	kind := cmp.Or(n.kind, "its kind")
+	return fmt.Sprintf("field %q is not in the schema of %s%s: remove it or fix its name (kro: %v)", field, kind, diag.DidYouMean(field, names), err)
 }
 
 // schemaAt follows segs from s as kro's parser does.
@@ -191,94 +188,87 @@ func schemaAt(s *spec.Schema, segs []fieldpath.Segment) *spec.Schema {
 	return s
 }
 
-// kindName is the kind a resource's template names.
-func (n *node) kindName() string {
-	if n.kind == "" {
-		return "its kind"
-	}
-	return n.kind
-}
-
-// simpleSchemaHints turn kro's SimpleSchema errors into what to change,
-// made on first use: only a refused SimpleSchema reads them, and their
-// patterns, compiled at package initialization, would cost every process
-// start.
+// simpleSchemaHints turn kro's SimpleSchema errors into what to change.
 var simpleSchemaHints = sync.OnceValue(func() []simpleSchemaHint {
 	return []simpleSchemaHint{
-		{regexp.MustCompile(`unexpected type: (.*)$`), func(m []string, field string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`unexpected type: (.*)$`), hint: func(m []string, field string, def any, _ map[string]any) string {
 			return fmt.Sprintf("field %q has a value of type %s: write a SimpleSchema string such as \"string | required=true\", or a map of fields", field, goKind(def))
 		}},
-		{regexp.MustCompile(`invalid marker key "([^"]*)": unknown marker`), func(m []string, _ string, _ any, _ map[string]any) string {
-			return fmt.Sprintf("unknown marker %q%s: use one of %s", m[1], didYouMean(m[1], markerNames), strings.Join(markerNames, ", "))
+		{re: regexp.MustCompile(`invalid marker key "([^"]*)": unknown marker`), hint: func(m []string, _ string, _ any, _ map[string]any) string {
+			return fmt.Sprintf("unknown marker %q%s: use one of %s", m[1], diag.DidYouMean(m[1], markerNames), strings.Join(markerNames, ", "))
 		}},
-		{regexp.MustCompile(`(?:unknown type: |node )(\S+)(?: does not exist)?$`), func(m []string, _ string, _ any, types map[string]any) string {
+		{re: regexp.MustCompile(`(?:unknown type: |node )(\S+)(?: does not exist)?$`), hint: func(m []string, _ string, _ any, types map[string]any) string {
 			known := append(slices.Clone(atomicTypes), slices.Sorted(maps.Keys(types))...)
-			return fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", m[1], didYouMean(m[1], known))
+			return fmt.Sprintf("unknown type %q%s: use string, integer, boolean, float, object, []T, map[string]T or a type declared in types", m[1], diag.DidYouMean(m[1], known))
 		}},
-		{regexp.MustCompile(`default value must be a valid (integer|number|boolean), got: (.*)$`), func(m []string, _ string, _ any, _ map[string]any) string {
+		{re: regexp.MustCompile(`default value must be a valid (integer|number|boolean), got: (.*)$`), hint: func(m []string, _ string, _ any, _ map[string]any) string {
 			example := map[string]string{"integer": "default=1", "number": "default=1.5", "boolean": "default=true"}[m[1]]
 			return fmt.Sprintf("default %q is not a valid %s: write one, such as %s", m[2], m[1], example)
 		}},
-		{regexp.MustCompile(`enum values only supported for string and integer types, got type: (.*)$`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`enum values only supported for string and integer types, got type: (.*)$`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("marker enum=%q: enum is only allowed on string and integer fields, not %s: remove enum or change the type", markerValue(def, "enum"), typeOf(def))
 		}},
-		{regexp.MustCompile(`(failed to parse integer enum value|empty enum values are not allowed)`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`(failed to parse integer enum value|empty enum values are not allowed)`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("marker enum=%q: list the values separated by commas, whole numbers for an integer field, such as enum=\"1,2,3\"", markerValue(def, "enum"))
 		}},
-		{regexp.MustCompile(`failed to parse (required|immutable|uniqueItems) marker value`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`failed to parse (required|immutable|uniqueItems) marker value`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("marker %s=%q: write true or false", m[1], markerValue(def, m[1]))
 		}},
-		{regexp.MustCompile(`failed to parse (minimum|maximum) enum value`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`failed to parse (minimum|maximum) enum value`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("marker %s=%q: write a number", m[1], markerValue(def, m[1]))
 		}},
-		{regexp.MustCompile(`failed to parse (minLength|maxLength|minItems|maxItems) value`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`failed to parse (minLength|maxLength|minItems|maxItems) value`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("marker %s=%q: write a whole number", m[1], markerValue(def, m[1]))
 		}},
-		{regexp.MustCompile(`(\w+) marker (is )?only (valid for|applies to) (\w+) types`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`(\w+) marker (is )?only (valid for|applies to) (\w+) types`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("marker %s=%q is only valid for %s types, not %s: remove it or change the type", m[1], markerValue(def, m[1]), m[4], typeOf(def))
 		}},
-		{regexp.MustCompile(`invalid pattern regex`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`invalid pattern regex`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("marker pattern=%q is not a regular expression: fix it", markerValue(def, "pattern"))
 		}},
-		{regexp.MustCompile(`pattern marker value cannot be empty`), func(m []string, _ string, _ any, _ map[string]any) string {
-			return "marker pattern is empty: write a regular expression"
-		}},
-		{regexp.MustCompile(`^validation failed$`), func(m []string, _ string, _ any, _ map[string]any) string {
-			return "marker validation is empty: write a CEL rule, such as validation=\"self > 0\""
-		}},
-		{regexp.MustCompile(`listMapKey set while listType is`), func(m []string, _ string, _ any, _ map[string]any) string {
-			return "listMapKey needs listType=map: add it"
-		}},
-		{regexp.MustCompile(`(unsupported value for listType|listType attempting to overwrite|cannot set unique when listType|duplicate listMapKey)`), func(m []string, _ string, _ any, _ map[string]any) string {
-			return "the list markers contradict each other: use listType=atomic, set or map (listMapKey only with map, uniqueItems=true only with set)"
-		}},
-		{regexp.MustCompile(`(marker key '.*' without a value|unclosed quote|unclosed bracket|unmatched closing bracket|empty marker key)`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`pattern marker value cannot be empty`), text: "marker pattern is empty: write a regular expression"},
+		{re: regexp.MustCompile(`^validation failed$`), text: "marker validation is empty: write a CEL rule, such as validation=\"self > 0\""},
+		{re: regexp.MustCompile(`listMapKey set while listType is`), text: "listMapKey needs listType=map: add it"},
+		{re: regexp.MustCompile(`(unsupported value for listType|listType attempting to overwrite|cannot set unique when listType|duplicate listMapKey)`), text: "the list markers contradict each other: use listType=atomic, set or map (listMapKey only with map, uniqueItems=true only with set)"},
+		{re: regexp.MustCompile(`(marker key '.*' without a value|unclosed quote|unclosed bracket|unmatched closing bracket|empty marker key)`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("cannot parse the markers of %q: write the type, one \"|\", then key=value pairs separated by spaces, quoting values that hold spaces, such as default=\"a b\"", fmt.Sprint(def))
 		}},
-		{regexp.MustCompile(`empty type`), func(m []string, _ string, _ any, _ map[string]any) string {
-			return "empty type: write a type such as string, integer, boolean, float, object, []string or map[string]string"
-		}},
-		{regexp.MustCompile(`(map key must be string|map value type is required|empty slice element type)`), func(m []string, _ string, def any, _ map[string]any) string {
+		{re: regexp.MustCompile(`empty type`), text: "empty type: write a type such as string, integer, boolean, float, object, []string or map[string]string"},
+		{re: regexp.MustCompile(`(map key must be string|map value type is required|empty slice element type)`), hint: func(m []string, _ string, def any, _ map[string]any) string {
 			return fmt.Sprintf("type of %q is malformed: write []T or map[string]T, such as map[string]string", fmt.Sprint(def))
 		}},
-		{regexp.MustCompile(`type nesting too deep`), func(m []string, _ string, _ any, _ map[string]any) string {
-			return "the type is nested too deep: flatten it, with a type declared in types"
-		}},
+		{re: regexp.MustCompile(`type nesting too deep`), text: "the type is nested too deep: flatten it, with a type declared in types"},
 	}
 })
 
+// simpleSchemaHint is a hint's text, or what makes it of the pattern's
+// match m, of field (or custom type) def.
 type simpleSchemaHint struct {
 	re   *regexp.Regexp
+	text string
 	hint func(m []string, field string, def any, types map[string]any) string
+}
+
+// schemaHint says what to change for kro's SimpleSchema error cause.
+func schemaHint(cause, field string, def any, types map[string]any) (string, bool) {
+	for _, h := range simpleSchemaHints() {
+		m := h.re.FindStringSubmatch(cause)
+		switch {
+		case m == nil:
+		case h.hint == nil:
+			return h.text, true
+		default:
+			return h.hint(m, field, def, types), true
+		}
+	}
+	return "", false
 }
 
 // fieldMessage says why kro's SimpleSchema refuses a spec field.
 func fieldMessage(field string, def any, err error, types map[string]any) string {
 	cause := strings.TrimPrefix(err.Error(), "field "+field+": ")
-	for _, h := range simpleSchemaHints() {
-		if m := h.re.FindStringSubmatch(cause); m != nil {
-			return fmt.Sprintf("%s (kro: %s)", h.hint(m, field, def, types), cause)
-		}
+	if hint, ok := schemaHint(cause, field, def, types); ok {
+		return fmt.Sprintf("%s (kro: %s)", hint, cause)
 	}
 	return fmt.Sprintf("kro refuses the field's SimpleSchema %q: fix it (kro: %s)", fmt.Sprint(def), cause)
 }
@@ -290,10 +280,8 @@ var typePrefixRe = sync.OnceValue(func() *regexp.Regexp {
 // typeMessage says why kro's SimpleSchema refuses a custom type.
 func typeMessage(name string, def any, err error, types map[string]any) string {
 	cause := typePrefixRe().ReplaceAllString(err.Error(), "")
-	for _, h := range simpleSchemaHints() {
-		if m := h.re.FindStringSubmatch(cause); m != nil {
-			return fmt.Sprintf("type %q: %s (kro: %s)", name, h.hint(m, name, def, types), err)
-		}
+	if hint, ok := schemaHint(cause, name, def, types); ok {
+		return fmt.Sprintf("type %q: %s (kro: %s)", name, hint, err)
 	}
 	return fmt.Sprintf("kro refuses type %q: fix it (kro: %v)", name, err)
 }
@@ -327,13 +315,11 @@ func syntaxMessage(shown string, err error) string {
 	// A string template is one concatenation for kro; point at the part
 	// of it that does not parse.
 	if exprs, e := parser.ExtractExpressions(shown); e == nil && len(exprs) > 0 && !strings.HasPrefix(shown, "${") || len(exprs) > 1 {
-		env, envErr := krocel.DefaultEnvironment()
 		for _, x := range exprs {
-			if envErr != nil {
-				break
-			}
-			if _, iss := env.Parse(x); iss.Err() != nil {
-				return syntaxMessage(x, iss.Err())
+			if env, envErr := parseEnv(); envErr == nil {
+				if _, iss := env.Parse(x); iss.Err() != nil {
+					return syntaxMessage(x, iss.Err())
+				}
 			}
 		}
 	}
@@ -410,12 +396,6 @@ func statusPlainMessage(v any, path string) string {
 		return fmt.Sprintf("status value %q has no expression: write a ${...} expression that reads a resource, or remove the field (kro: status fields without expressions are not supported: [%s])", s, path)
 	}
 	return fmt.Sprintf("status value %s is not an expression: write a ${...} expression that reads a resource (kro: status fields without expressions are not supported: [%s])", short(valueText(v)), path)
-}
-
-// gvkOf is the group, version and kind of a template.
-func gvkOf(apiVersion, kind string) schema.GroupVersionKind {
-	gv, _ := schema.ParseGroupVersion(apiVersion)
-	return gv.WithKind(kind)
 }
 
 // short cuts a long value for a message.

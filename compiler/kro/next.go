@@ -1,6 +1,7 @@
 package kro
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -36,10 +37,7 @@ const Next = "v0.10"
 // environment declares; "" for the one platc targets) enforces Next's
 // rules. A version that does not read is taken as the target.
 func Enforces(version string) bool {
-	if version == "" {
-		version = upstream.Kro
-	}
-	v := "v" + strings.TrimPrefix(version, "v")
+	v := "v" + strings.TrimPrefix(cmp.Or(version, upstream.Kro), "v")
 	if !semver.IsValid(v) {
 		v = upstream.Kro
 	}
@@ -72,10 +70,9 @@ func Ahead(rgd *RGD) []Problem {
 					Msg: fmt.Sprintf("kro %s reserves %q and refuses it as a forEach iterator (\"resource %q: forEach iterator name %q is a reserved keyword\"), which kro %s accepts: rename the iterator", Next, d.Name, r.ID, d.Name, upstream.Minor(upstream.Kro))})
 			}
 		}
-		if r.ExternalRef != nil {
-			for _, f := range []struct{ path, s string }{{"externalRef.metadata.name", r.ExternalRef.Name}, {"externalRef.metadata.namespace", r.ExternalRef.Namespace}} {
-				out = appendUnterminated(out, r.ID, f.path, f.s)
-			}
+		if e := r.ExternalRef; e != nil {
+			out = appendUnterminated(out, r.ID, "externalRef.metadata.name", e.Name)
+			out = appendUnterminated(out, r.ID, "externalRef.metadata.namespace", e.Namespace)
 		}
 		walkStrings(r.Template, "template", func(path, s string) { out = appendUnterminated(out, r.ID, path, s) })
 	}
@@ -119,11 +116,8 @@ func walkStrings(v any, path string, f func(path, s string)) {
 // refuses as never closed: one that kro's parser at the target
 // (pkg/graph/parser/cel.go, extractExpressions) passes through as text,
 // because no } closes it, and that no } closes by Next's reading either,
-// which also takes '...' for a CEL string literal (its tests at the
-// release candidate: "Incomplete expression" ${incomplete is an error,
-// "Single-quoted literal with a closing brace inside" a complete
-// expression). A string the target's parser refuses (a nested ${) is
-// kro's to report, and has none.
+// which also takes '...' for a CEL string literal. A string the target's
+// parser refuses (a nested ${) is kro's to report, and has none.
 func Unterminated(s string) (int, bool) {
 	if !strings.Contains(s, "${") {
 		return 0, false
@@ -138,13 +132,7 @@ func Unterminated(s string) (int, bool) {
 			return 0, false
 		}
 		at := i + j
-		inside := false
-		for _, sp := range spans {
-			if at >= sp[0] && at < sp[1] {
-				inside = true
-				break
-			}
-		}
+		inside := slices.ContainsFunc(spans, func(sp [2]int) bool { return at >= sp[0] && at < sp[1] })
 		if !inside && closes(s, at, `"`) == -1 && closes(s, at, `"'`) == -1 {
 			return at, true
 		}

@@ -48,10 +48,9 @@ func exprParts(str string) []part {
 	for _, s := range segs {
 		if s.Expr {
 			out = append(out, part{text: s.Text, at: at + 2})
-			at += len(s.Text) + 3
-		} else {
-			at += len(s.Text)
+			at += len("${}")
 		}
+		at += len(s.Text)
 	}
 	return out
 }

@@ -286,3 +286,13 @@ func newKinds(crds ...map[string]any) (*Kinds, error) {
 	}
 	return plainKinds(crds, hex.EncodeToString(h.Sum(nil))), nil
 }
+
+// typedKind is the Kind of a served version of a typed CRD.
+func typedKind(crd *extv1.CustomResourceDefinition, v *extv1.CustomResourceDefinitionVersion) Kind {
+	x := Kind{APIVersion: crd.Spec.Group + "/" + v.Name, Kind: crd.Spec.Names.Kind, Group: crd.Spec.Group, Namespaced: crd.Spec.Scope != extv1.ClusterScoped}
+	if s := v.Schema; s != nil && s.OpenAPIV3Schema != nil {
+		x.Required = slices.Clone(s.OpenAPIV3Schema.Required)
+		x.SpecFields = slices.Sorted(maps.Keys(s.OpenAPIV3Schema.Properties["spec"].Properties))
+	}
+	return x
+}

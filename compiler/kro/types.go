@@ -14,8 +14,8 @@ import (
 
 // typeContext derives the CEL type a template field expects, as kro's
 // builder does. The functions below are ported from kro
-// pkg/graph/builder.go and build_context.go (expectedTypeForField,
-// resolveSchemaAndTypeName, celTypeFromSchema, lookupSchemaAtField,
+// pkg/graph/builder.go and build_context.go (expectedTypeForField with
+// resolveSchemaAndTypeName and celTypeFromSchema, lookupSchemaAtField,
 // schemaDeclType, validateExpressionType), which kro does not export.
 type typeContext struct {
 	provider  *krocel.DeclTypeProvider
@@ -24,47 +24,31 @@ type typeContext struct {
 }
 
 // expectedType is the CEL type of the field at kro's path in a resource
-// of schema root.
+// of schema root; dyn where the path leads nowhere.
 func (tc *typeContext) expectedType(path string, root *spec.Schema, resourceID string) *cel.Type {
 	segments, err := fieldpath.Parse(path)
 	if err != nil {
 		return cel.DynType
 	}
-	s, typeName, err := tc.resolveSchemaAndTypeName(segments, root, resourceID)
-	if err != nil {
-		return cel.DynType
-	}
-	return tc.celTypeFromSchema(s, typeName)
-}
-
-func (tc *typeContext) resolveSchemaAndTypeName(segments []fieldpath.Segment, root *spec.Schema, resourceID string) (*spec.Schema, string, error) {
 	typeName := krocel.TypeNamePrefix + resourceID
-	current := root
+	s := root
 	for _, seg := range segments {
 		if seg.Name != "" {
 			typeName = typeName + "." + seg.Name
-			current = tc.lookupSchemaAtField(current, seg.Name)
-			if current == nil {
-				return nil, "", fmt.Errorf("field %q not found in schema", seg.Name)
+			if s = tc.lookupSchemaAtField(s, seg.Name); s == nil {
+				return cel.DynType
 			}
 		}
 		if seg.Index != -1 {
-			if current.Items != nil && current.Items.Schema != nil {
-				current = current.Items.Schema
-				typeName = typeName + ".@idx"
-			} else {
-				return nil, "", fmt.Errorf("field is not an array")
+			if s.Items == nil || s.Items.Schema == nil {
+				return cel.DynType
 			}
+			s = s.Items.Schema
+			typeName = typeName + ".@idx"
 		}
 	}
-	return current, typeName, nil
-}
-
-func (tc *typeContext) celTypeFromSchema(s *spec.Schema, typeName string) *cel.Type {
-	if tc.provider != nil {
-		if declType, found := tc.provider.FindDeclType(typeName); found {
-			return declType.CelType()
-		}
+	if declType, found := tc.provider.FindDeclType(typeName); found {
+		return declType.CelType()
 	}
 	declType := tc.schemaDeclType(s)
 	if declType == nil {
@@ -92,9 +76,6 @@ func (tc *typeContext) lookupSchemaAtField(s *spec.Schema, field string) *spec.S
 func (tc *typeContext) schemaDeclType(s *spec.Schema) *apiservercel.DeclType {
 	if s == nil {
 		return nil
-	}
-	if tc.declTypes == nil {
-		tc.declTypes = map[*spec.Schema]*apiservercel.DeclType{}
 	}
 	if dt, ok := tc.declTypes[s]; ok {
 		return dt

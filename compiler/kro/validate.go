@@ -35,7 +35,7 @@ type objectValidator struct {
 	cel        *schemacel.Validator
 }
 
-// validator returns the validator of the kind, made once.
+// objectValidator returns the validator of the kind, made once.
 func (kd *kind) objectValidator() (*objectValidator, error) {
 	kd.validateMu.Lock()
 	defer kd.validateMu.Unlock()
@@ -183,7 +183,10 @@ func (kd *kind) instanceMessage(p objectProblem, obj map[string]any) (path, msg 
 	parent, name := splitPath(p.path)
 	value := valueAtPath(obj, p.path)
 	if p.err == nil {
-		names := kd.fieldsAt(parent)
+		var names []string
+		if s := kd.structuralAt(parent); s != nil {
+			names = slices.Sorted(maps.Keys(s.Properties))
+		}
 		if sug := diag.Suggest(name, names); sug != "" {
 			return p.path, fmt.Sprintf("unknown field %q: did you mean %q? (the CRD kro generates has no field %q here)", name, sug, name)
 		}
@@ -218,11 +221,10 @@ var typeWanted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // article names a type with its article: "an integer".
 func article(t string) string {
 	switch t {
-	case "integer", "object", "array":
-		if t == "array" {
-			return "a list"
-		}
+	case "integer", "object":
 		return "an " + t
+	case "array":
+		return "a list"
 	case "":
 		return "another type"
 	}
@@ -305,15 +307,6 @@ func (kd *kind) structuralAt(p string) *structuralschema.Structural {
 		}
 	}
 	return s
-}
-
-// fieldsAt lists the fields the kind's schema declares at a path.
-func (kd *kind) fieldsAt(p string) []string {
-	s := kd.structuralAt(p)
-	if s == nil {
-		return nil
-	}
-	return slices.Sorted(maps.Keys(s.Properties))
 }
 
 // rulesAt quotes the x-kubernetes-validations rules at a path.
