@@ -43,9 +43,7 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 		}
 	}
 	meta.Set("annotations", ann)
-	if m.CascadeDeleteIn(env) {
-		meta.Set("finalizers", cascadeFinalizers)
-	}
+	meta.SetIf(m.CascadeDeleteIn(env), "finalizers", cascadeFinalizers)
 	return meta
 }
 
@@ -93,9 +91,7 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 	if k := m.Kustomize; k != nil {
 		src.Set("kustomize", kustomizeOptions(k))
 	}
-	if m.Plugin != nil {
-		src.Set("plugin", m.Plugin)
-	}
+	src.SetIf(m.Plugin != nil, "plugin", m.Plugin)
 	if r.info.Charts[m.Name] {
 		if h := r.helm(env, m); h != nil {
 			src.Set("helm", h)
@@ -128,12 +124,8 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 				setList(h, "parameters", hs.Parameters, parameter)
 				setNonZero(h, "skipCrds", hs.SkipCrds)
 			}
-			if len(x.Values) > 0 {
-				h.Set("valuesObject", x.Values)
-			}
-			if h.Len() > 0 {
-				src.Set("helm", h)
-			}
+			h.SetIf(len(x.Values) > 0, "valuesObject", x.Values)
+			src.SetIf(h.Len() > 0, "helm", h)
 			return src
 		}
 		repo, rev := x.RepoURL, x.Revision
@@ -249,9 +241,7 @@ func kustomizeOptions(k *model.Kustomize) *object.Map {
 	out := object.NewMap()
 	setNonZero(out, "namePrefix", k.NamePrefix)
 	setNonZero(out, "nameSuffix", k.NameSuffix)
-	if len(k.Images) > 0 {
-		out.Set("images", k.Images)
-	}
+	out.SetIf(len(k.Images) > 0, "images", k.Images)
 	if len(k.CommonLabels) > 0 {
 		out.Set("commonLabels", argocd.StringMap(k.CommonLabels))
 	}
@@ -312,12 +302,8 @@ func projectFields(spec *object.Map, p *model.Project) {
 	setList(spec, "roles", f.Roles, func(r *model.ProjectRole) any {
 		rm := object.NewMap().Set("name", r.Name)
 		setNonZero(rm, "description", r.Description)
-		if len(r.Policies) > 0 {
-			rm.Set("policies", r.Policies)
-		}
-		if len(r.Groups) > 0 {
-			rm.Set("groups", r.Groups)
-		}
+		rm.SetIf(len(r.Policies) > 0, "policies", r.Policies)
+		rm.SetIf(len(r.Groups) > 0, "groups", r.Groups)
 		return rm
 	})
 	setList(spec, "syncWindows", f.SyncWindows, func(w *model.SyncWindow) any {
@@ -327,9 +313,7 @@ func projectFields(spec *object.Map, p *model.Project) {
 			k string
 			v []string
 		}{{"applications", w.Applications}, {"namespaces", w.Namespaces}, {"clusters", w.Clusters}} {
-			if len(l.v) > 0 {
-				wm.Set(l.k, l.v)
-			}
+			wm.SetIf(len(l.v) > 0, l.k, l.v)
 		}
 		setNonZero(wm, "manualSync", w.ManualSync)
 		setNonZero(wm, "description", w.Description)
