@@ -7,7 +7,9 @@ package diag
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -438,4 +440,14 @@ func YAMLError(err error) (line int, msg string) {
 		}
 	}
 	return 0, msg
+}
+
+// PathCause is the cause of an fs.PathError, whose path the message
+// already names; any other error as it is.
+func PathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
