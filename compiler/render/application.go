@@ -271,24 +271,15 @@ func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object
 	r.syncMu.Lock()
 	policy, made := r.syncPolicies[key]
 	if !made {
-		if key.respect && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
-			options = append(options, argocd.RespectIgnoreDifferences)
-		}
 		var ns *model.NamespaceMetadata
 		if m.CreateNamespaceIn(env) && m.Kind.Namespaced() {
 			ns = m.NamespaceMetadata
 		}
-		policy = argocd.SyncPolicyFor(key.sync, options, ns)
+		policy = argocd.SyncPolicyFor(key.sync, options, key.respect, ns)
 		r.syncPolicies[key] = policy
 	}
 	r.syncMu.Unlock()
-	spec.Set("syncPolicy", policy)
-	if len(ids) > 0 {
-		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(ids))
-	}
-	if m.RevisionHistoryLimit != nil {
-		spec.Set("revisionHistoryLimit", *m.RevisionHistoryLimit)
-	}
+	argocd.SetSync(spec, policy, ids, m.RevisionHistoryLimit)
 }
 
 // projectFields sets an AppProject's extended fields (model.ProjectFields),

@@ -294,7 +294,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 		Set("destination", object.NewMap().
 			Set("server", argocd.InClusterServer).
 			Set("namespace", p.ArgoCDNamespace)).
-		Set("syncPolicy", argocd.SyncPolicyFor(env.RootSync(), nil, nil))
+		Set("syncPolicy", argocd.SyncPolicyFor(env.RootSync(), nil, false, nil))
 	argocd.IgnoreChildHookFinalizers(spec)
 	r.setGeneratePaths(meta, spec)
 	return argocd.Application(meta, spec)

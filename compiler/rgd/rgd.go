@@ -441,18 +441,10 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	spec := object.NewMap().Set("project", "${schema.spec.project}")
 	argocd.SetDescription(spec, m.Description)
 	options := append([]string{argocd.CreateNamespace}, m.SyncOptions...)
-	if argocd.RespectsIgnoreDifferences(m.IgnoreDifferences, m.RespectIgnoreDifferences) && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
-		options = append(options, argocd.RespectIgnoreDifferences)
-	}
+	respect := argocd.RespectsIgnoreDifferences(m.IgnoreDifferences, m.RespectIgnoreDifferences)
 	spec.Set("sources", []any{chartSource, valuesSource}).
-		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace)).
-		Set("syncPolicy", argocd.SyncPolicyFor(m.Sync(), options, nil))
-	if len(m.IgnoreDifferences) > 0 {
-		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(m.IgnoreDifferences))
-	}
-	if m.RevisionHistoryLimit != nil {
-		spec.Set("revisionHistoryLimit", *m.RevisionHistoryLimit)
-	}
+		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace))
+	argocd.SetSync(spec, argocd.SyncPolicyFor(m.Sync(), options, respect, nil), m.IgnoreDifferences, m.RevisionHistoryLimit)
 	meta := object.NewMap().
 		Set("name", name).
 		// Applications in any namespace: kro creates them beside the
