@@ -66,7 +66,7 @@ func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 				if len(o.Newer) == 0 {
 					continue
 				}
-				c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
+				c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), diag.Plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
 			}
 		case jsonFormat:
 			c.rep.doc.Outdated = append([]versions.Outdated{}, list...)

@@ -451,3 +451,11 @@ func PathCause(err error) error {
 	}
 	return err
 }
+
+// Plural is n with the noun for it: "1 file", "2 files".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
