@@ -1394,21 +1394,9 @@ func refValuesFromFolder(folder, values map[string]any) (map[string]any, bool) {
 		if !ok || !fs.ValidPath(path.Clean(name)) {
 			return nil, false
 		}
-		fromFolder[i] = relativePath(dir, path.Clean(name))
+		fromFolder[i] = argocd.RelativePath(dir, path.Clean(name))
 	}
 	return shallowWith(folder, "helm", shallowWith(helm, "valueFiles", fromFolder)), true
-}
-
-// relativePath is the path of file from folder dir, both clean slash
-// paths from the repository root, as platc names a path module's values
-// files.
-func relativePath(dir, file string) string {
-	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
-	n := 0
-	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
-		n++
-	}
-	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
 }
 
 // helmValues are a source's values: values (YAML text) and valuesObject,

@@ -181,23 +181,12 @@ func ValueFiles(m *model.Module, h *model.Helm) []string {
 	out := make([]string, len(h.ValueFiles))
 	for i, f := range h.ValueFiles {
 		if m.Kind.Info().Syncs == model.SyncsRepoFolder {
-			out[i] = relativePath(m.Dir, f)
+			out[i] = argocd.RelativePath(m.Dir, f)
 		} else {
 			out[i] = "$" + argocd.ValuesRef + "/" + f
 		}
 	}
 	return out
-}
-
-// relativePath is the path of file from folder dir, both clean slash
-// paths from the repository root.
-func relativePath(dir, file string) string {
-	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
-	n := 0
-	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
-		n++
-	}
-	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
 }
 
 // helm is the helm field of a chart module's source, or of a path
