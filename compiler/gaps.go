@@ -74,11 +74,11 @@ func (g Gap) What() string {
 	n := len(g.Names)
 	switch g.Kind {
 	case GapUnlockedCharts:
-		return plural(n, "chart without a lock", "charts without a lock")
+		return diag.Plural(n, "chart without a lock", "charts without a lock")
 	case GapUncachedCharts:
-		return plural(n, "locked chart neither cached nor vendored", "locked charts neither cached nor vendored")
+		return diag.Plural(n, "locked chart neither cached nor vendored", "locked charts neither cached nor vendored")
 	case GapValuesOutOfReach:
-		return "the charts of " + plural(n, "Application", "Applications") + " with a values file out of reach"
+		return "the charts of " + diag.Plural(n, "Application", "Applications") + " with a values file out of reach"
 	case GapClientValues:
 		return "the values files of " + g.names("client", "clients")
 	case GapUnreadFolders:
@@ -115,13 +115,9 @@ func (g Gap) Fix() string {
 // names are up to three names, or their number.
 func (g Gap) names(one, many string) string {
 	if len(g.Names) > 3 {
-		return plural(len(g.Names), one, many)
+		return diag.Plural(len(g.Names), one, many)
 	}
 	return pick(len(g.Names), one, many) + " " + diag.List(g.Names)
-}
-
-func plural(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, pick(n, one, many))
 }
 
 func pick(n int, one, many string) string {
@@ -147,17 +143,17 @@ func gaps(spec *model.Spec, opts Options, r *charts.Renderer, log *diag.Log) []G
 		unrendered := r.Unrendered()
 		if names := unrendered[charts.NoLock]; len(names) > 0 && r.LockBroken {
 			add(Gap{Kind: GapUnlockedCharts, Names: names, Notes: []string{fmt.Sprintf("%s not rendered, since %s cannot be read (its error says why): %s",
-				plural(len(names), "chart is", "charts are"), path.Join(opts.SpecDir, charts.LockFile), strings.Join(names, ", "))}})
+				diag.Plural(len(names), "chart is", "charts are"), path.Join(opts.SpecDir, charts.LockFile), strings.Join(names, ", "))}})
 		} else if len(names) > 0 {
 			add(Gap{Kind: GapUnlockedCharts, Names: names, Notes: []string{fmt.Sprintf("%s not rendered, since %s has no %s: %s; run platc charts pull (it uses the network) to lock, fetch and render them",
-				plural(len(names), "chart is", "charts are"), opts.SpecDir, charts.LockFile, strings.Join(names, ", "))}})
+				diag.Plural(len(names), "chart is", "charts are"), opts.SpecDir, charts.LockFile, strings.Join(names, ", "))}})
 		} else {
 			// Each pin missing from the lock is a warning (chart-unlocked).
 			add(Gap{Kind: GapUnlockedCharts, Names: unrendered[charts.NotLocked]})
 		}
 		if names := unrendered[charts.Missing]; len(names) > 0 {
 			add(Gap{Kind: GapUncachedCharts, Names: names, Notes: []string{fmt.Sprintf("%s not rendered, since neither platc's cache nor %s holds them: %s; run platc charts pull (it uses the network), or platc charts vendor where they are cached",
-				plural(len(names), "locked chart is", "locked charts are"), path.Join(opts.SpecDir, charts.VendorDir), strings.Join(names, ", "))}})
+				diag.Plural(len(names), "locked chart is", "locked charts are"), path.Join(opts.SpecDir, charts.VendorDir), strings.Join(names, ", "))}})
 		}
 		if dirs, notes := r.UnbuiltFolders(opts.SpecDir); len(dirs) > 0 {
 			add(Gap{Kind: GapUnbuiltCharts, Names: dirs, Notes: notes})
@@ -168,7 +164,7 @@ func gaps(spec *model.Spec, opts Options, r *charts.Renderer, log *diag.Log) []G
 				shown, more = apps[:3], fmt.Sprintf(" and %d more", len(apps)-3)
 			}
 			add(Gap{Kind: GapValuesOutOfReach, Names: apps, Notes: []string{fmt.Sprintf("%s rendered without a value file out of reach, so Helm's errors and the schema are not judged there: %s%s; give the client's checkout with -client-repo",
-				plural(len(apps), "Application's chart is", "Applications' charts are"), strings.Join(shown, ", "), more)}})
+				diag.Plural(len(apps), "Application's chart is", "Applications' charts are"), strings.Join(shown, ", "), more)}})
 		}
 	}
 	add(clientGap(spec, opts))

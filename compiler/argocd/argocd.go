@@ -131,3 +131,15 @@ func InstancesProject(env *model.Environment, cs *model.ClientStack, module stri
 	}
 	return module, true
 }
+
+// RelativePath is the path of file from folder dir, both clean slash
+// paths from the repository root: how an Application's helm.valueFiles
+// names a file of the repository from its source's folder.
+func RelativePath(dir, file string) string {
+	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
+	n := 0
+	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
+		n++
+	}
+	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
+}

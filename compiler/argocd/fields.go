@@ -14,9 +14,13 @@ import (
 // Application without them is what it was before.
 
 // SyncPolicyFor is the syncPolicy of an Application with the resolved
-// sync policy, the sync options, and the metadata of the namespace it
+// sync policy, the sync options (RespectIgnoreDifferences=true added
+// where respect and they lack it), and the metadata of the namespace it
 // creates. The default sync policy gives what SyncPolicy gives.
-func SyncPolicyFor(s model.Sync, options []string, ns *model.NamespaceMetadata) *object.Map {
+func SyncPolicyFor(s model.Sync, options []string, respect bool, ns *model.NamespaceMetadata) *object.Map {
+	if respect && !slices.Contains(options, RespectIgnoreDifferences) {
+		options = append(options, RespectIgnoreDifferences)
+	}
 	p := object.NewMap()
 	if s.Automated {
 		a := object.NewMapCap(3).Set("prune", s.Prune).Set("selfHeal", s.SelfHeal)
@@ -56,6 +60,18 @@ func IgnoreDifferencesList(ids []*model.IgnoreDifference) []any {
 			SetIf(len(id.ManagedFieldsManagers) > 0, "managedFieldsManagers", id.ManagedFieldsManagers))
 	}
 	return out
+}
+
+// SetSync sets an Application spec's syncPolicy, then its
+// ignoreDifferences and revisionHistoryLimit where it has them.
+func SetSync(spec, policy *object.Map, ids []*model.IgnoreDifference, revisionHistoryLimit *int64) {
+	spec.Set("syncPolicy", policy)
+	if len(ids) > 0 {
+		spec.Set("ignoreDifferences", IgnoreDifferencesList(ids))
+	}
+	if revisionHistoryLimit != nil {
+		spec.Set("revisionHistoryLimit", *revisionHistoryLimit)
+	}
 }
 
 // RespectsIgnoreDifferences reports whether an Application with these

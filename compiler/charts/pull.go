@@ -50,27 +50,32 @@ func Pull(ctx context.Context, client *http.Client, name, repoURL, chart, versio
 	return e, data, nil
 }
 
-func get(ctx context.Context, client *http.Client, u string, limit int64, header http.Header) ([]byte, http.Header, int, error) {
+// Get sends a GET of u with header and returns the response and, for a
+// 200, its body, at most limit bytes (platc outdated lists tags with it).
+func Get(ctx context.Context, client *http.Client, u string, limit int64, header http.Header) ([]byte, *http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, resp, nil
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("reading %s: %v", u, err)
+		return nil, nil, fmt.Errorf("reading %s: %v", u, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, nil, 0, fmt.Errorf("%s is larger than %d bytes", u, limit)
+		return nil, nil, fmt.Errorf("%s is larger than %d bytes", u, limit)
 	}
-	return data, resp.Header, resp.StatusCode, nil
+	return data, resp, nil
 }
 
 // index is the part of a chart repository's index.yaml Pull reads.
@@ -85,11 +90,11 @@ type index struct {
 func pullHTTP(ctx context.Context, client *http.Client, repoURL, chart, version string) ([]byte, error) {
 	base := strings.TrimSuffix(repoURL, "/") + "/"
 	indexURL := base + "index.yaml"
-	data, _, status, err := get(ctx, client, indexURL, maxIndexSize, nil)
+	data, resp, err := Get(ctx, client, indexURL, maxIndexSize, nil)
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status := resp.StatusCode; status != http.StatusOK {
 		return nil, fmt.Errorf("%s: %d %s: is %s a chart repository?", indexURL, status, http.StatusText(status), repoURL)
 	}
 	var idx index
@@ -118,11 +123,11 @@ func pullHTTP(ctx context.Context, client *http.Client, repoURL, chart, version 
 			return nil, fmt.Errorf("%s: URL of %s %s: %v", indexURL, chart, version, err)
 		}
 		u := b.ResolveReference(ref).String()
-		archive, _, status, err := get(ctx, client, u, maxArchiveSize, nil)
+		archive, resp, err := Get(ctx, client, u, maxArchiveSize, nil)
 		if err != nil {
 			return nil, err
 		}
-		if status != http.StatusOK {
+		if status := resp.StatusCode; status != http.StatusOK {
 			return nil, fmt.Errorf("%s: %d %s", u, status, http.StatusText(status))
 		}
 		if v.Digest != "" && "sha256:"+strings.TrimPrefix(v.Digest, "sha256:") != Digest(archive) {
@@ -285,15 +290,16 @@ func (r *registry) get(ctx context.Context, p string, limit int64, accept string
 		if r.token != "" {
 			h.Set("Authorization", "Bearer "+r.token)
 		}
-		data, header, status, err := get(ctx, r.client, r.base+p, limit, h)
+		data, resp, err := Get(ctx, r.client, r.base+p, limit, h)
 		if err != nil {
 			return nil, nil, err
 		}
+		status := resp.StatusCode
 		switch {
 		case status == http.StatusOK:
-			return data, header, nil
+			return data, resp.Header, nil
 		case status == http.StatusUnauthorized && try == 0:
-			if err := r.authorize(ctx, header.Get("WWW-Authenticate")); err != nil {
+			if err := r.authorize(ctx, resp.Header.Get("WWW-Authenticate")); err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -328,11 +334,11 @@ func (r *registry) authorize(ctx context.Context, challenge string) error {
 		}
 	}
 	u.RawQuery = q.Encode()
-	data, _, status, err := get(ctx, r.client, u.String(), 1<<20, nil)
+	data, resp, err := Get(ctx, r.client, u.String(), 1<<20, nil)
 	if err != nil {
 		return err
 	}
-	if status != http.StatusOK {
+	if status := resp.StatusCode; status != http.StatusOK {
 		return fmt.Errorf("%s: %d %s: platc pulls public charts only", u, status, http.StatusText(status))
 	}
 	var tok struct {

@@ -355,7 +355,7 @@ func runPreview(c *call, client, env string, manifests bool) int {
 	for _, arg := range []struct {
 		what, name string
 		names      []string
-	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, envNames(res.Spec)}} {
+	}{{"stack", stack, stacks}, {"client", client, res.Clients}, {"environment", env, model.EnvNames(res.Spec.Environments)}} {
 		if msg := known(arg.what, arg.name, arg.names); msg != "" {
 			return c.errorf(ExitUsage, "%s", msg)
 		}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/platc/platc/compiler/explain"
+	"github.com/platc/platc/compiler/model"
 )
 
 func runExplain(c *call, asJSON bool) int {
@@ -25,7 +26,7 @@ func runExplain(c *call, asJSON bool) int {
 	}
 	defer repo.close()
 	res := repo.res
-	if msg := known("environment", env, envNames(res.Spec)); msg != "" {
+	if msg := known("environment", env, model.EnvNames(res.Spec.Environments)); msg != "" {
 		return c.errorf(ExitUsage, "%s", msg)
 	}
 	ex, err := explain.Explain(res.Spec, res.Info, res.Stacks, res.Layers, newRepoFS(repo.root), env, app)

@@ -12,6 +12,7 @@ import (
 	cueformat "cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/parser"
 
+	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/load"
 )
 
@@ -84,7 +85,7 @@ func runFmt(c *call, specDir string, check bool) int {
 		fmt.Fprintf(c.stdout, "%s\n", f.name)
 	}
 	if check && len(changed) > 0 {
-		return c.errorf(ExitProblems, "%s not formatted: run platc fmt", plural(len(changed), "file is", "files are"))
+		return c.errorf(ExitProblems, "%s not formatted: run platc fmt", diag.Plural(len(changed), "file is", "files are"))
 	}
 	return ExitOK
 }

@@ -24,7 +24,7 @@ func graphFlags(fs *flag.FlagSet) func(*call) int {
 		repo.close()
 		spec := repo.res.Spec
 		for _, n := range named {
-			if msg := known("environment", n, envNames(spec)); msg != "" {
+			if msg := known("environment", n, model.EnvNames(spec.Environments)); msg != "" {
 				return c.errorf(ExitUsage, "-env: %s", msg)
 			}
 		}

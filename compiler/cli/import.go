@@ -239,7 +239,7 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 	}
 	if n > 0 && res.Files != nil {
 		// The render's own findings, in the objects as they are.
-		problems = fmt.Sprintf("; %s (above) in what the original objects say", plural(n, "problem", "problems"))
+		problems = fmt.Sprintf("; %s (above) in what the original objects say", diag.Plural(n, "problem", "problems"))
 	}
 	fmt.Fprintf(c.stdout, "import: %d objects, %d equal, %d differ, %d not imported%s; %s\n",
 		len(results), counts[importer.Equal], counts[importer.Differs], counts[importer.NotImported], problems, written)
@@ -331,14 +331,14 @@ func printSwitch(w io.Writer, spec *importer.Spec, envs []string, outDir string,
 			fmt.Fprintf(w, "       kubectl -n %s delete application %s\n", spec.ArgoCDNamespace, a.Name)
 			if len(a.Manifests) > 0 {
 				fmt.Fprintf(w, "     Its folder also holds %s, which platc's root does not sync: first move %s into a module of its own (a path module of a folder), or nothing delivers %s after the switch.\n",
-					plural(len(a.Manifests), "object that is not an Application ("+diag.List(a.Manifests)+")", "objects that are not Applications ("+diag.List(a.Manifests)+")"), map[bool]string{true: "it", false: "them"}[len(a.Manifests) == 1], map[bool]string{true: "it", false: "them"}[len(a.Manifests) == 1])
+					diag.Plural(len(a.Manifests), "object that is not an Application ("+diag.List(a.Manifests)+")", "objects that are not Applications ("+diag.List(a.Manifests)+")"), map[bool]string{true: "it", false: "them"}[len(a.Manifests) == 1], map[bool]string{true: "it", false: "them"}[len(a.Manifests) == 1])
 			}
 			step++
 		}
 		fmt.Fprintf(w, "  %d. Create platc's root Application, %s, which takes over the Applications by name:\n", step, model.DefaultRootName(env))
 		fmt.Fprintf(w, "       kubectl apply -f %s\n", path.Join(outDir, render.RootFile(platform, env)))
 		if differ > 0 {
-			fmt.Fprintf(w, "  %s (above): after the switch, Argo CD runs %s as the spec renders %[2]s, not as %s.\n", plural(differ, "object differs", "objects differ"), map[bool]string{true: "it", false: "them"}[differ == 1], map[bool]string{true: "it was", false: "they were"}[differ == 1])
+			fmt.Fprintf(w, "  %s (above): after the switch, Argo CD runs %s as the spec renders %[2]s, not as %s.\n", diag.Plural(differ, "object differs", "objects differ"), map[bool]string{true: "it", false: "them"}[differ == 1], map[bool]string{true: "it was", false: "they were"}[differ == 1])
 		}
 	}
 }

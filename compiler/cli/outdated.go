@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platc/platc/compiler/charts"
 	"github.com/platc/platc/compiler/diag"
 	"github.com/platc/platc/compiler/model"
 	"github.com/platc/platc/compiler/versions"
@@ -66,7 +66,7 @@ func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 				if len(o.Newer) == 0 {
 					continue
 				}
-				c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
+				c.rep.annotate(diag.Problem{ID: diag.Outdated, Severity: diag.Note, Pos: o.Pos, Path: o.Path, Msg: fmt.Sprintf("%s %s (%s): %s: patch %s, minor %s, latest %s", o.Name, o.Version, strings.Join(o.Environments, ", "), diag.Plural(len(o.Newer), "newer version", "newer versions"), cmp.Or(o.Patch, "-"), cmp.Or(o.Minor, "-"), cmp.Or(o.Latest, "-"))})
 			}
 		case jsonFormat:
 			c.rep.doc.Outdated = append([]versions.Outdated{}, list...)
@@ -251,30 +251,14 @@ func isLoopback(host string) bool {
 
 // get reads u, at most maxIndexSize bytes. A 401 is an *authChallenge.
 func (r *chartRepos) get(ctx context.Context, u string, header http.Header) ([]byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
+	data, resp, err := charts.Get(ctx, r.client, u, maxIndexSize, header)
+	switch {
+	case err != nil:
 		return nil, nil, err
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized {
+	case resp.StatusCode == http.StatusUnauthorized:
 		return nil, nil, &authChallenge{header: resp.Header.Get("WWW-Authenticate")}
-	}
-	if resp.StatusCode != http.StatusOK {
+	case resp.StatusCode != http.StatusOK:
 		return nil, nil, fmt.Errorf("%s: %s", u, resp.Status)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxIndexSize+1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %v", u, err)
-	}
-	if len(data) > maxIndexSize {
-		return nil, nil, fmt.Errorf("%s is larger than %d bytes", u, maxIndexSize)
 	}
 	return data, resp.Header, nil
 }

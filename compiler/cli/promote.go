@@ -22,7 +22,7 @@ func runPromote(c *call, charts []string, tag string) int {
 	}
 	return editSpec(c, "edit", func(spec *model.Spec) string {
 		for _, env := range []string{from, to} {
-			if msg := known("environment", env, envNames(spec)); msg != "" {
+			if msg := known("environment", env, model.EnvNames(spec.Environments)); msg != "" {
 				return msg
 			}
 		}
@@ -56,7 +56,7 @@ func runBump(c *call, envs []string, tag string) int {
 			return msg
 		}
 		for _, env := range envs {
-			if msg := known("environment", env, envNames(spec)); msg != "" {
+			if msg := known("environment", env, model.EnvNames(spec.Environments)); msg != "" {
 				return "-env " + env + ": " + msg
 			}
 		}
@@ -140,14 +140,6 @@ func ownerName(env string) string {
 		return "the platform"
 	}
 	return "environment " + env
-}
-
-func envNames(spec *model.Spec) []string {
-	var out []string
-	for _, e := range spec.Environments {
-		out = append(out, e.Name)
-	}
-	return out
 }
 
 func chartNames(spec *model.Spec) []string {

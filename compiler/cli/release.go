@@ -17,7 +17,7 @@ func runRelease(c *call, envs []string) int {
 	}
 	return editSpec(c, "release", func(spec *model.Spec) string {
 		for _, env := range envs {
-			if msg := known("environment", env, envNames(spec)); msg != "" {
+			if msg := known("environment", env, model.EnvNames(spec.Environments)); msg != "" {
 				return "-env " + env + ": " + msg
 			}
 		}

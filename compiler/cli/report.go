@@ -157,22 +157,15 @@ func (n *counts) String() string {
 		how = "in full"
 	}
 	s := fmt.Sprintf("%s/ checked %s: %s, %s, %s, %s", n.SpecDir, how,
-		plural(n.Environments, "environment", "environments"), plural(n.Applications, "Application", "Applications"),
-		plural(n.AppProjects, "AppProject", "AppProjects"), plural(n.Stacks, "stack", "stacks"))
+		diag.Plural(n.Environments, "environment", "environments"), diag.Plural(n.Applications, "Application", "Applications"),
+		diag.Plural(n.AppProjects, "AppProject", "AppProjects"), diag.Plural(n.Stacks, "stack", "stacks"))
 	if n.Stacks > 0 {
-		s += " with " + plural(n.Instances, "instance", "instances")
+		s += " with " + diag.Plural(n.Instances, "instance", "instances")
 	}
 	if n.Warnings > 0 {
-		s += ", " + plural(n.Warnings, "warning", "warnings")
+		s += ", " + diag.Plural(n.Warnings, "warning", "warnings")
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 type written struct {

@@ -54,7 +54,7 @@ func runReport(c *call, envs []string, tag, since, rehearsal, out string) int {
 	}
 	defer repo.close()
 	res := repo.res
-	names := envNames(res.Spec)
+	names := model.EnvNames(res.Spec.Environments)
 	for _, e := range envs {
 		if msg := known("environment", e, names); msg != "" {
 			return c.errorf(ExitUsage, "-env: %s", msg)

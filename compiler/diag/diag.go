@@ -7,7 +7,9 @@ package diag
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -438,4 +440,22 @@ func YAMLError(err error) (line int, msg string) {
 		}
 	}
 	return 0, msg
+}
+
+// PathCause is the cause of an fs.PathError, whose path the message
+// already names; any other error as it is.
+func PathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Plural is n with the noun for it: "1 file", "2 files".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -339,7 +339,7 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 	var out []map[string]any
 	if g["directories"] != nil {
 		if walkErr != nil {
-			return nil, "its git generator's folders cannot be read: " + unwrap(walkErr)
+			return nil, "its git generator's folders cannot be read: " + diag.PathCause(walkErr).Error()
 		}
 		for _, dir := range dirs {
 			include, exclude := false, false
@@ -359,7 +359,7 @@ func (x *expander) git(g map[string]any) ([]map[string]any, string) {
 		}
 	} else {
 		if walkErr != nil {
-			return nil, "its git files generator's files cannot be read: " + unwrap(walkErr)
+			return nil, "its git files generator's files cannot be read: " + diag.PathCause(walkErr).Error()
 		}
 		files := map[string]bool{}
 		for _, it := range anyList(g["files"]) {

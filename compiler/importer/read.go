@@ -9,7 +9,6 @@ package importer
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -104,7 +103,7 @@ func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
 				if p == r.Path {
 					return err
 				}
-				rd.skips = append(rd.skips, Skip{Env: r.Env, File: p, Reason: "cannot be read: " + unwrap(err)})
+				rd.skips = append(rd.skips, Skip{Env: r.Env, File: p, Reason: "cannot be read: " + diag.PathCause(err).Error()})
 				return nil
 			}
 			if d.IsDir() {
@@ -127,7 +126,7 @@ func Read(fsys fs.FS, roots []Root) ([]*Object, []Skip, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %s", r.Path, unwrap(err))
+			return nil, nil, fmt.Errorf("%s: %v", r.Path, diag.PathCause(err))
 		}
 	}
 	return rd.objs, rd.skips, nil
@@ -174,7 +173,7 @@ func (rd *reading) kustomization(fsys fs.FS, r Root) {
 func (rd *reading) folderFiles(fsys fs.FS, r Root) {
 	entries, err := fs.ReadDir(fsys, r.Path)
 	if err != nil {
-		rd.skips = append(rd.skips, Skip{Env: r.Env, File: r.Path, Reason: "cannot be read: " + unwrap(err)})
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: r.Path, Reason: "cannot be read: " + diag.PathCause(err).Error()})
 		return
 	}
 	for _, e := range entries {
@@ -219,25 +218,17 @@ func (rd *reading) argoObject(body map[string]any, file string, line int, r Root
 	rd.objs = append(rd.objs, &Object{Kind: kind, Name: name, Namespace: ns, File: file, Line: line, Env: r.Env, Root: r.Path, Body: body})
 }
 
-func unwrap(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 // file reads the documents of one file of the root r.
 func (rd *reading) file(fsys fs.FS, name string, r Root) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Reason: "cannot be read: " + unwrap(err)})
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Reason: "cannot be read: " + diag.PathCause(err).Error()})
 		return
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Reason: "cannot be read: " + unwrap(err)})
+		rd.skips = append(rd.skips, Skip{Env: r.Env, File: name, Reason: "cannot be read: " + diag.PathCause(err).Error()})
 		return
 	}
 	if len(data) > MaxFileSize {

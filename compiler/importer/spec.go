@@ -688,9 +688,7 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 					set.Set(f, v)
 				}
 			}
-			if a.project != b.defaults[e].project {
-				set.Set("project", a.project)
-			}
+			set.SetIf(a.project != b.defaults[e].project, "project", a.project)
 			if p := a.fields.Get("path"); p != nil && base.fields.Get("path") != nil && p != base.fields.Get("path") {
 				set.Set("path", p)
 			}
@@ -710,13 +708,9 @@ func (b *builder) modules() (modules *object.Map, settings map[string]*object.Ma
 				if baseRev := base.fields.Get("revision"); baseRev != nil {
 					def = baseRev.(string)
 				}
-				if a.rev != def {
-					set.Set("revision", a.rev)
-				}
+				set.SetIf(a.rev != def, "revision", a.rev)
 			}
-			if destKeyOf(a.dest) != destKeyOf(b.defaults[e].dest) {
-				set.Set("destination", a.dest)
-			}
+			set.SetIf(destKeyOf(a.dest) != destKeyOf(b.defaults[e].dest), "destination", a.dest)
 			if set.Len() > 0 {
 				settings[e].Set(name, set)
 			}
@@ -755,12 +749,8 @@ func (b *builder) write(modules *object.Map, settings map[string]*object.Map) {
 		Set("name", chartLabel(opts.Name)).
 		Set("repoURL", s.RepoURL).
 		Set("manifestGeneratePaths", false)
-	if s.ArgoCDNamespace != "argocd" {
-		platform.Set("argocdNamespace", s.ArgoCDNamespace)
-	}
-	if opts.KustomizeBuildOptions != "" {
-		platform.Set("kustomizeBuildOptions", opts.KustomizeBuildOptions)
-	}
+	platform.SetIf(s.ArgoCDNamespace != "argocd", "argocdNamespace", s.ArgoCDNamespace)
+	platform.SetIf(opts.KustomizeBuildOptions != "", "kustomizeBuildOptions", opts.KustomizeBuildOptions)
 	if len(b.envs) > 0 {
 		platform.Set("defaultEnvironment", b.envs[0])
 	}
@@ -773,12 +763,8 @@ func (b *builder) write(modules *object.Map, settings map[string]*object.Map) {
 	for _, e := range b.envs {
 		d := b.defaults[e]
 		env := object.NewMap().Set("revision", d.revision)
-		if d.dest != nil && destKeyOf(d.dest) != "server="+argocd.InClusterServer {
-			env.Set("destination", d.dest)
-		}
-		if d.project != argocd.DefaultProjectName {
-			env.Set("project", d.project)
-		}
+		env.SetIf(d.dest != nil && destKeyOf(d.dest) != "server="+argocd.InClusterServer, "destination", d.dest)
+		env.SetIf(d.project != argocd.DefaultProjectName, "project", d.project)
 		if len(b.projects[e]) > 0 {
 			pm := object.NewMap()
 			for _, n := range slices.Sorted(maps.Keys(b.projects[e])) {
@@ -786,12 +772,8 @@ func (b *builder) write(modules *object.Map, settings map[string]*object.Map) {
 			}
 			env.Set("projects", pm)
 		}
-		if b.envPins[e].Len() > 0 {
-			env.Set("charts", b.envPins[e])
-		}
-		if settings[e].Len() > 0 {
-			env.Set("modules", settings[e])
-		}
+		env.SetIf(b.envPins[e].Len() > 0, "charts", b.envPins[e])
+		env.SetIf(settings[e].Len() > 0, "modules", settings[e])
 		environments.Set(e, env)
 	}
 	s.Files["platform.cue"] = writeCUE("platform", object.NewMap().Set("platform", platform).Set("charts", chartsMap))
@@ -1065,17 +1047,13 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	default:
 		return nil, "its source names neither a chart nor a path"
 	}
-	if len(extras) > 0 {
-		f.Set("extraSources", toAny(extras))
-	}
+	f.SetIf(len(extras) > 0, "extraSources", toAny(extras))
 	if helm != nil {
 		values, err := helmValues(helm)
 		if err != "" {
 			return nil, err
 		}
-		if len(values) > 0 {
-			f.Set("values", values)
-		}
+		f.SetIf(len(values) > 0, "values", values)
 		h := copyKeys(helm, "releaseName", "skipCrds", "passCredentials", "parameters", "valueFiles", "ignoreMissingValueFiles", "valuesRepo")
 		if files := anyList(helm["valueFiles"]); a.chart == nil && len(files) > 0 {
 			// A chart kept in Git names its values files from its
@@ -1092,9 +1070,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 			}
 			h.Set("valueFiles", fromRoot)
 		}
-		if h.Len() > 0 {
-			f.Set("helm", h)
-		}
+		f.SetIf(h.Len() > 0, "helm", h)
 	}
 
 	// The destination.
@@ -1108,9 +1084,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	if ns == "" && a.chart != nil {
 		return nil, "its destination has no namespace: platc's chart modules name the namespace their release goes to"
 	}
-	if ns != "" {
-		f.Set("namespace", ns)
-	}
+	f.SetIf(ns != "", "namespace", ns)
 
 	// The sync wave, labels and annotations, finalizers.
 	ann, _ := meta["annotations"].(map[string]any)
@@ -1125,15 +1099,11 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		}
 		delete(ann, argocd.SyncWave)
 	}
-	if len(ann) > 0 {
-		f.Set("annotations", stringMap(ann))
-	}
+	f.SetIf(len(ann) > 0, "annotations", stringMap(ann))
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
 		f.Set("labels", stringMap(l))
 	}
-	if !slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)) {
-		f.Set("cascadeDelete", false)
-	}
+	f.SetIf(!slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)), "cascadeDelete", false)
 
 	// How it syncs.
 	sp, _ := spec["syncPolicy"].(map[string]any)
@@ -1146,12 +1116,8 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	options = slices.DeleteFunc(options, func(o string) bool {
 		return strings.HasPrefix(o, "CreateNamespace=") || o == argocd.RespectIgnoreDifferences
 	})
-	if !create {
-		f.Set("createNamespace", false)
-	}
-	if len(options) > 0 {
-		f.Set("syncOptions", options)
-	}
+	f.SetIf(!create, "createNamespace", false)
+	f.SetIf(len(options) > 0, "syncOptions", options)
 	policy := object.NewMap()
 	auto, isAuto := sp["automated"].(map[string]any)
 	if _, set := sp["automated"]; set && auto == nil {
@@ -1169,9 +1135,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	}
 	if r, ok := sp["retry"].(map[string]any); ok {
 		retry := copyKeys(r, "limit", "backoff", "refresh")
-		if retry.Get("limit") == nil {
-			retry.Set("limit", 0)
-		}
+		retry.SetIf(retry.Get("limit") == nil, "limit", 0)
 		policy.Set("retry", retry)
 	}
 	f.Set("syncPolicy", policy)
@@ -1180,9 +1144,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	}
 	if ids := anyList(spec["ignoreDifferences"]); len(ids) > 0 {
 		f.Set("ignoreDifferences", copyEach(ids, "group", "kind", "name", "namespace", "jsonPointers", "jqPathExpressions", "managedFieldsManagers"))
-		if !respect {
-			f.Set("respectIgnoreDifferences", false)
-		}
+		f.SetIf(!respect, "respectIgnoreDifferences", false)
 	}
 	if n, ok := spec["revisionHistoryLimit"]; ok {
 		f.Set("revisionHistoryLimit", n)
@@ -1369,9 +1331,7 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 		if why != "" {
 			return nil, nil, why
 		}
-		if len(values) > 0 {
-			out.Set("values", values)
-		}
+		out.SetIf(len(values) > 0, "values", values)
 		if h := copyKeys(helm, "releaseName", "skipCrds", "parameters"); h.Len() > 0 {
 			out.Set("helm", h)
 		}
@@ -1395,9 +1355,7 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 		out.Set("revision", cmp.Or(rev, "HEAD"))
 	} else {
 		out.Set("repoURL", repo)
-		if rev != "" && rev != "HEAD" {
-			out.Set("revision", rev)
-		}
+		out.SetIf(rev != "" && rev != "HEAD", "revision", rev)
 	}
 	if d, ok := src["directory"].(map[string]any); ok {
 		if dm := copyKeys(d, "recurse", "exclude", "include"); dm.Len() > 0 {
@@ -1436,21 +1394,9 @@ func refValuesFromFolder(folder, values map[string]any) (map[string]any, bool) {
 		if !ok || !fs.ValidPath(path.Clean(name)) {
 			return nil, false
 		}
-		fromFolder[i] = relativePath(dir, path.Clean(name))
+		fromFolder[i] = argocd.RelativePath(dir, path.Clean(name))
 	}
 	return shallowWith(folder, "helm", shallowWith(helm, "valueFiles", fromFolder)), true
-}
-
-// relativePath is the path of file from folder dir, both clean slash
-// paths from the repository root, as platc names a path module's values
-// files.
-func relativePath(dir, file string) string {
-	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
-	n := 0
-	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
-		n++
-	}
-	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
 }
 
 // helmValues are a source's values: values (YAML text) and valuesObject,
@@ -1475,9 +1421,7 @@ func projectFields(o *Object) *object.Map {
 		"namespaceResourceWhitelist", "namespaceResourceBlacklist", "roles", "syncWindows", "orphanedResources",
 		"destinationServiceAccounts", "sourceNamespaces")
 	for _, k := range []string{"sourceRepos", "destinations"} {
-		if p.Get(k) == nil {
-			p.Set(k, []any{})
-		}
+		p.SetIf(p.Get(k) == nil, k, []any{})
 	}
 	if keys := anyList(spec["signatureKeys"]); len(keys) > 0 {
 		ids := make([]any, len(keys))
@@ -1489,18 +1433,14 @@ func projectFields(o *Object) *object.Map {
 	if roles := anyList(spec["roles"]); len(roles) > 0 {
 		p.Set("roles", copyEach(roles, "name", "description", "policies", "groups"))
 	}
-	if slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)) {
-		p.Set("keepWhileUsed", true)
-	}
+	p.SetIf(slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)), "keepWhileUsed", true)
 	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
 		p.Set("labels", stringMap(l))
 	}
 	if a, ok := meta["annotations"].(map[string]any); ok {
 		a = maps.Clone(a)
 		delete(a, argocd.SyncWave) // platc's: AppProjects sync first
-		if len(a) > 0 {
-			p.Set("annotations", stringMap(a))
-		}
+		p.SetIf(len(a) > 0, "annotations", stringMap(a))
 	}
 	return p
 }

@@ -89,7 +89,7 @@ func Begin(fsys fs.FS, dir string, log *diag.Log) *Spec {
 func BeginCached(fsys fs.FS, dir string, cache cache.Cache, log *diag.Log) *Spec {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		log.Reportf(diag.IO, diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", unwrapPathError(err))
+		log.Reportf(diag.IO, diag.Pos{File: dir}, "", "reading the spec folder: %v: run platc in the repository root or pass -C", diag.PathCause(err))
 		return nil
 	}
 	var names []string
@@ -348,7 +348,7 @@ func build(ctx *cue.Context, dir string, files []*ast.File) (cue.Value, error) {
 func readFile(fsys fs.FS, name string, log *diag.Log) ([]byte, bool) {
 	info, err := fs.Stat(fsys, name)
 	if err != nil {
-		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
+		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", diag.PathCause(err))
 		return nil, false
 	}
 	if info.Size() > MaxFileSize {
@@ -357,7 +357,7 @@ func readFile(fsys fs.FS, name string, log *diag.Log) ([]byte, bool) {
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", unwrapPathError(err))
+		log.Reportf(diag.IO, diag.Pos{File: name}, "", "reading the spec: %v", diag.PathCause(err))
 		return nil, false
 	}
 	return data, true
@@ -714,11 +714,4 @@ func position(p token.Pos) diag.Pos {
 		return diag.Pos{}
 	}
 	return diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
-}
-
-func unwrapPathError(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

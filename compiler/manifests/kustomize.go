@@ -313,7 +313,7 @@ type Kustomized struct {
 func Kustomize(fsys fs.FS, dir string) ([]Kustomized, *Problem) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, &Problem{ID: diag.IO, File: dir, Msg: fmt.Sprintf("cannot read folder %q: %v", dir, unwrapPathError(err))}
+		return nil, &Problem{ID: diag.IO, File: dir, Msg: fmt.Sprintf("cannot read folder %q: %v", dir, diag.PathCause(err))}
 	}
 	_, kustomization := sourceType(entries)
 	if kustomization == "" {

@@ -337,7 +337,7 @@ func (b *builder) directory(fsys fs.FS, dir string, entries []fs.DirEntry) {
 		}
 		info, err := fs.Stat(fsys, file)
 		if err != nil {
-			b.problem(diag.IO, file, 0, "cannot read the file: %v: fix or remove it", unwrapPathError(err))
+			b.problem(diag.IO, file, 0, "cannot read the file: %v: fix or remove it", diag.PathCause(err))
 			continue
 		}
 		if !info.Mode().IsRegular() {
@@ -370,16 +370,6 @@ func linkVia(file, link string) string {
 		return ""
 	}
 	return fmt.Sprintf("the way to it, %q, ", link)
-}
-
-// unwrapPathError is the cause of an fs.PathError, which names the path the
-// message already names.
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // utf8Text decodes data as Argo CD reads manifest files: UTF-8, or UTF-16

@@ -40,6 +40,15 @@ type Spec struct {
 // Stack returns the stack named name, or nil.
 func (s *Spec) Stack(name string) *Stack { return s.stacks[name] }
 
+// EnvNames is the names of envs, in their order.
+func EnvNames(envs []*Environment) []string {
+	var names []string
+	for _, e := range envs {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
 // Environment returns the environment named name, or nil.
 func (s *Spec) Environment(name string) *Environment { return s.environments[name] }
 

@@ -43,9 +43,7 @@ func (r *renderer) metadata(env *model.Environment, m *model.Module) *object.Map
 		}
 	}
 	meta.Set("annotations", ann)
-	if m.CascadeDeleteIn(env) {
-		meta.Set("finalizers", cascadeFinalizers)
-	}
+	meta.SetIf(m.CascadeDeleteIn(env), "finalizers", cascadeFinalizers)
 	return meta
 }
 
@@ -93,9 +91,7 @@ func (r *renderer) setFolderSource(env *model.Environment, m *model.Module, spec
 	if k := m.Kustomize; k != nil {
 		src.Set("kustomize", kustomizeOptions(k))
 	}
-	if m.Plugin != nil {
-		src.Set("plugin", m.Plugin)
-	}
+	src.SetIf(m.Plugin != nil, "plugin", m.Plugin)
 	if r.info.Charts[m.Name] {
 		if h := r.helm(env, m); h != nil {
 			src.Set("helm", h)
@@ -128,12 +124,8 @@ func (r *renderer) extraSources(env *model.Environment, m *model.Module) []any {
 				setList(h, "parameters", hs.Parameters, parameter)
 				setNonZero(h, "skipCrds", hs.SkipCrds)
 			}
-			if len(x.Values) > 0 {
-				h.Set("valuesObject", x.Values)
-			}
-			if h.Len() > 0 {
-				src.Set("helm", h)
-			}
+			h.SetIf(len(x.Values) > 0, "valuesObject", x.Values)
+			src.SetIf(h.Len() > 0, "helm", h)
 			return src
 		}
 		repo, rev := x.RepoURL, x.Revision
@@ -189,23 +181,12 @@ func ValueFiles(m *model.Module, h *model.Helm) []string {
 	out := make([]string, len(h.ValueFiles))
 	for i, f := range h.ValueFiles {
 		if m.Kind.Info().Syncs == model.SyncsRepoFolder {
-			out[i] = relativePath(m.Dir, f)
+			out[i] = argocd.RelativePath(m.Dir, f)
 		} else {
 			out[i] = "$" + argocd.ValuesRef + "/" + f
 		}
 	}
 	return out
-}
-
-// relativePath is the path of file from folder dir, both clean slash
-// paths from the repository root.
-func relativePath(dir, file string) string {
-	d, f := strings.Split(dir, "/"), strings.Split(file, "/")
-	n := 0
-	for n < len(d) && n < len(f)-1 && d[n] == f[n] {
-		n++
-	}
-	return strings.Repeat("../", len(d)-n) + strings.Join(f[n:], "/")
 }
 
 // helm is the helm field of a chart module's source, or of a path
@@ -249,9 +230,7 @@ func kustomizeOptions(k *model.Kustomize) *object.Map {
 	out := object.NewMap()
 	setNonZero(out, "namePrefix", k.NamePrefix)
 	setNonZero(out, "nameSuffix", k.NameSuffix)
-	if len(k.Images) > 0 {
-		out.Set("images", k.Images)
-	}
+	out.SetIf(len(k.Images) > 0, "images", k.Images)
 	if len(k.CommonLabels) > 0 {
 		out.Set("commonLabels", argocd.StringMap(k.CommonLabels))
 	}
@@ -281,24 +260,15 @@ func (r *renderer) setSync(env *model.Environment, m *model.Module, spec *object
 	r.syncMu.Lock()
 	policy, made := r.syncPolicies[key]
 	if !made {
-		if key.respect && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
-			options = append(options, argocd.RespectIgnoreDifferences)
-		}
 		var ns *model.NamespaceMetadata
 		if m.CreateNamespaceIn(env) && m.Kind.Namespaced() {
 			ns = m.NamespaceMetadata
 		}
-		policy = argocd.SyncPolicyFor(key.sync, options, ns)
+		policy = argocd.SyncPolicyFor(key.sync, options, key.respect, ns)
 		r.syncPolicies[key] = policy
 	}
 	r.syncMu.Unlock()
-	spec.Set("syncPolicy", policy)
-	if len(ids) > 0 {
-		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(ids))
-	}
-	if m.RevisionHistoryLimit != nil {
-		spec.Set("revisionHistoryLimit", *m.RevisionHistoryLimit)
-	}
+	argocd.SetSync(spec, policy, ids, m.RevisionHistoryLimit)
 }
 
 // projectFields sets an AppProject's extended fields (model.ProjectFields),
@@ -312,12 +282,8 @@ func projectFields(spec *object.Map, p *model.Project) {
 	setList(spec, "roles", f.Roles, func(r *model.ProjectRole) any {
 		rm := object.NewMap().Set("name", r.Name)
 		setNonZero(rm, "description", r.Description)
-		if len(r.Policies) > 0 {
-			rm.Set("policies", r.Policies)
-		}
-		if len(r.Groups) > 0 {
-			rm.Set("groups", r.Groups)
-		}
+		rm.SetIf(len(r.Policies) > 0, "policies", r.Policies)
+		rm.SetIf(len(r.Groups) > 0, "groups", r.Groups)
 		return rm
 	})
 	setList(spec, "syncWindows", f.SyncWindows, func(w *model.SyncWindow) any {
@@ -327,9 +293,7 @@ func projectFields(spec *object.Map, p *model.Project) {
 			k string
 			v []string
 		}{{"applications", w.Applications}, {"namespaces", w.Namespaces}, {"clusters", w.Clusters}} {
-			if len(l.v) > 0 {
-				wm.Set(l.k, l.v)
-			}
+			wm.SetIf(len(l.v) > 0, l.k, l.v)
 		}
 		setNonZero(wm, "manualSync", w.ManualSync)
 		setNonZero(wm, "description", w.Description)

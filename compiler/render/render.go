@@ -286,9 +286,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 	meta := object.NewMap().
 		Set("name", env.RootName()).
 		Set("namespace", p.ArgoCDNamespace)
-	if env.Root != nil && env.Root.CascadeDelete {
-		meta.Set("finalizers", cascadeFinalizers)
-	}
+	meta.SetIf(env.Root != nil && env.Root.CascadeDelete, "finalizers", cascadeFinalizers)
 	spec := object.NewMap().
 		Set("project", argocd.DefaultProjectName).
 		Set("source", r.gitSource(env, path.Join(p.OutDir, ClusterDir(env.Name))).
@@ -296,7 +294,7 @@ func (r *renderer) root(env *model.Environment, include string) *object.Map {
 		Set("destination", object.NewMap().
 			Set("server", argocd.InClusterServer).
 			Set("namespace", p.ArgoCDNamespace)).
-		Set("syncPolicy", argocd.SyncPolicyFor(env.RootSync(), nil, nil))
+		Set("syncPolicy", argocd.SyncPolicyFor(env.RootSync(), nil, false, nil))
 	argocd.IgnoreChildHookFinalizers(spec)
 	r.setGeneratePaths(meta, spec)
 	return argocd.Application(meta, spec)
@@ -489,9 +487,7 @@ func (r *renderer) project(p *model.Project) *object.Map {
 	spec.Set("destinations", dests)
 	setList(spec, "clusterResourceWhitelist", p.ClusterResourceWhitelist, groupKind)
 	setList(spec, "namespaceResourceBlacklist", p.NamespaceResourceBlacklist, groupKind)
-	if len(p.SourceNamespaces) > 0 {
-		spec.Set("sourceNamespaces", p.SourceNamespaces)
-	}
+	spec.SetIf(len(p.SourceNamespaces) > 0, "sourceNamespaces", p.SourceNamespaces)
 	projectFields(spec, p)
 	proj := r.appProject(p.Name, spec, p.Labels, p.Annotations)
 	if p.KeepWhileUsed {

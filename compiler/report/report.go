@@ -183,18 +183,10 @@ func selected(spec *model.Spec, names []string) ([]*model.Environment, error) {
 	}
 	for _, n := range names {
 		if spec.Environment(n) == nil {
-			return nil, fmt.Errorf("the spec has no environment %q: name one of %s", n, diag.OrNone(envNames(spec.Environments)))
+			return nil, fmt.Errorf("the spec has no environment %q: name one of %s", n, diag.OrNone(model.EnvNames(spec.Environments)))
 		}
 	}
 	return out, nil
-}
-
-func envNames(envs []*model.Environment) []string {
-	var names []string
-	for _, e := range envs {
-		names = append(names, e.Name)
-	}
-	return names
 }
 
 func hasEnv(envs []*model.Environment, name string) bool {
@@ -203,7 +195,7 @@ func hasEnv(envs []*model.Environment, name string) bool {
 
 // titles are the page's title and a line saying what it covers.
 func titles(spec *model.Spec, envs []*model.Environment, tag string) (title, scope string) {
-	names := envNames(envs)
+	names := model.EnvNames(envs)
 	switch {
 	case tag != "":
 		return spec.Platform.Name + " " + tag, "Release " + tag + ", as the environments that pin it run it: " + strings.Join(names, ", ") + "."

@@ -308,9 +308,7 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 		Set("apiVersion", apiVersion).
 		Set("kind", p.Kind).
 		Set("metadata", object.NewMap().Set("name", name).Set("namespace", "${schema.metadata.namespace}"))
-	if p.Spec != nil {
-		tmpl.Set("spec", p.Spec)
-	}
+	tmpl.SetIf(p.Spec != nil, "spec", p.Spec)
 	b.origins[p.ID+"|template.metadata.name"] = p.FieldPath("name")
 	b.mapPrefix(p.ID, "template.spec", p.FieldPath("spec"))
 	return b.templated(p.ID, &p.Node, p.ForEach, p.IncludeWhen, p.ReadyWhen, tmpl)
@@ -347,9 +345,7 @@ func (b *builder) resource(r *model.Resource) (kro.Resource, *object.Map) {
 		m.Set("namespace", "${schema.metadata.namespace}")
 	}
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		if k != "name" && k != "namespace" {
-			m.Set(k, meta[k])
-		}
+		m.SetIf(k != "name" && k != "namespace", k, meta[k])
 	}
 	tmpl := object.NewMap()
 	for _, k := range []string{"apiVersion", "kind"} {
@@ -359,9 +355,7 @@ func (b *builder) resource(r *model.Resource) (kro.Resource, *object.Map) {
 	}
 	tmpl.Set("metadata", m)
 	for _, k := range slices.Sorted(maps.Keys(r.Template)) {
-		if k != "apiVersion" && k != "kind" && k != "metadata" {
-			tmpl.Set(k, r.Template[k])
-		}
+		tmpl.SetIf(k != "apiVersion" && k != "kind" && k != "metadata", k, r.Template[k])
 	}
 	b.mapPrefix(r.ID, "template", r.FieldPath("template"))
 	if !hasName {
@@ -374,9 +368,7 @@ func (b *builder) resource(r *model.Resource) (kro.Resource, *object.Map) {
 // externalRef is an object the stack reads: kro's externalRef by name.
 func (b *builder) externalRef(e *model.ExternalRef) (kro.Resource, *object.Map) {
 	meta := object.NewMap().Set("name", e.Name)
-	if e.Namespace != "" {
-		meta.Set("namespace", e.Namespace)
-	}
+	meta.SetIf(e.Namespace != "", "namespace", e.Namespace)
 	ref := object.NewMap().Set("apiVersion", e.APIVersion).Set("kind", e.Kind).Set("metadata", meta)
 	b.origins[e.ID+"|externalRef.metadata.name"] = e.FieldPath("name")
 	b.origins[e.ID+"|externalRef.metadata.namespace"] = e.FieldPath("namespace")
@@ -433,9 +425,7 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 		Set("valueFiles", []string{"$values/${schema.spec.values.path}/" + m.ValuesFile}).
 		// A team's override file is optional: the fast lane, not a duty.
 		Set("ignoreMissingValueFiles", true)
-	if len(values) > 0 {
-		helm.Set("valuesObject", values)
-	}
+	helm.SetIf(len(values) > 0, "valuesObject", values)
 	chartSource := object.NewMap().Set("repoURL", "")
 	if c := b.spec.Chart(m.Chart); c != nil {
 		chartSource = argocd.ChartSource(c)
@@ -451,18 +441,10 @@ func (b *builder) module(m *model.StackModule) (kro.Resource, *object.Map) {
 	spec := object.NewMap().Set("project", "${schema.spec.project}")
 	argocd.SetDescription(spec, m.Description)
 	options := append([]string{argocd.CreateNamespace}, m.SyncOptions...)
-	if argocd.RespectsIgnoreDifferences(m.IgnoreDifferences, m.RespectIgnoreDifferences) && !slices.Contains(options, argocd.RespectIgnoreDifferences) {
-		options = append(options, argocd.RespectIgnoreDifferences)
-	}
+	respect := argocd.RespectsIgnoreDifferences(m.IgnoreDifferences, m.RespectIgnoreDifferences)
 	spec.Set("sources", []any{chartSource, valuesSource}).
-		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace)).
-		Set("syncPolicy", argocd.SyncPolicyFor(m.Sync(), options, nil))
-	if len(m.IgnoreDifferences) > 0 {
-		spec.Set("ignoreDifferences", argocd.IgnoreDifferencesList(m.IgnoreDifferences))
-	}
-	if m.RevisionHistoryLimit != nil {
-		spec.Set("revisionHistoryLimit", *m.RevisionHistoryLimit)
-	}
+		Set("destination", object.NewMap().Set("server", argocd.InClusterServer).Set("namespace", namespace))
+	argocd.SetSync(spec, argocd.SyncPolicyFor(m.Sync(), options, respect, nil), m.IgnoreDifferences, m.RevisionHistoryLimit)
 	meta := object.NewMap().
 		Set("name", name).
 		// Applications in any namespace: kro creates them beside the
@@ -591,12 +573,8 @@ func resourceObject(id string, forEach []kro.Dimension, includeWhen, readyWhen [
 		}
 		r.Set("forEach", dims)
 	}
-	if len(includeWhen) > 0 {
-		r.Set("includeWhen", includeWhen)
-	}
-	if len(readyWhen) > 0 {
-		r.Set("readyWhen", readyWhen)
-	}
+	r.SetIf(len(includeWhen) > 0, "includeWhen", includeWhen)
+	r.SetIf(len(readyWhen) > 0, "readyWhen", readyWhen)
 	return r.Set(key, body)
 }
 
@@ -606,16 +584,10 @@ func (b *builder) object(rgd *kro.RGD, resources []*object.Map) *object.Map {
 	schema := object.NewMap().
 		Set("apiVersion", rgd.APIVersion).
 		Set("kind", rgd.Kind)
-	if rgd.Group != "" && rgd.Group != defaultGroup {
-		schema.Set("group", rgd.Group)
-	}
+	schema.SetIf(rgd.Group != "" && rgd.Group != defaultGroup, "group", rgd.Group)
 	schema.Set("spec", rgd.Spec)
-	if len(rgd.Types) > 0 {
-		schema.Set("types", rgd.Types)
-	}
-	if len(rgd.Status) > 0 {
-		schema.Set("status", rgd.Status)
-	}
+	schema.SetIf(len(rgd.Types) > 0, "types", rgd.Types)
+	schema.SetIf(len(rgd.Status) > 0, "status", rgd.Status)
 	items := make([]any, len(resources))
 	for i, r := range resources {
 		items[i] = r
