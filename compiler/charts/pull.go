@@ -27,8 +27,7 @@ const (
 // index.yaml names the archive's URL and digest) or, for an oci://
 // repository, from an OCI registry (the manifest of the version's tag,
 // then its Helm chart layer). It checks every digest the server gives and
-// returns the lock entry and the archive. It is the only network access
-// of platc; client is the HTTP client to use.
+// returns the lock entry and the archive; client is the HTTP client to use.
 func Pull(ctx context.Context, client *http.Client, name, repoURL, chart, version string) (Entry, []byte, error) {
 	e := Entry{Name: name, RepoURL: repoURL, Chart: chart, Version: version}
 	var data []byte
@@ -51,7 +50,8 @@ func Pull(ctx context.Context, client *http.Client, name, repoURL, chart, versio
 }
 
 // Get sends a GET of u with header and returns the response and, for a
-// 200, its body, at most limit bytes (platc outdated lists tags with it).
+// 200, its body, at most limit bytes. Every request platc makes goes
+// through it: Pull's, and platc outdated's.
 func Get(ctx context.Context, client *http.Client, u string, limit int64, header http.Header) ([]byte, *http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
