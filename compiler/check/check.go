@@ -117,7 +117,7 @@ func (c *checker) platform() {
 		c.reportf(diag.UnknownName, &p.Node, "resourceTracking", "unknown tracking method %q: use annotation, label or annotation+label, as Argo CD's application.resourceTrackingMethod", p.ResourceTracking)
 	}
 	if p.DefaultEnvironment != "" && c.spec.Environment(p.DefaultEnvironment) == nil {
-		c.reportf(diag.UnknownName, &p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, diag.DidYouMean(p.DefaultEnvironment, envNames(c.spec)))
+		c.reportf(diag.UnknownName, &p.Node, "defaultEnvironment", "unknown environment %q%s", p.DefaultEnvironment, diag.DidYouMean(p.DefaultEnvironment, model.EnvNames(c.spec.Environments)))
 	}
 }
 
@@ -562,7 +562,7 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 	case errors.Is(err, fs.ErrNotExist):
 		c.reportf(diag.Missing, n, "path", "folder %q does not exist: create it or fix the path", dir)
 	case err != nil:
-		c.reportf(diag.IO, n, "path", "cannot read folder %q: %v", dir, unwrapPathError(err))
+		c.reportf(diag.IO, n, "path", "cannot read folder %q: %v", dir, diag.PathCause(err))
 	case !info.IsDir():
 		c.reportf(diag.Missing, n, "path", "%q is a file: name the folder that holds the manifests", dir)
 	default:
@@ -916,24 +916,12 @@ func stackNames(s *model.Spec) []string {
 	return names(s.Stacks, func(st *model.Stack) string { return st.Name })
 }
 
-func envNames(s *model.Spec) []string {
-	return names(s.Environments, func(e *model.Environment) string { return e.Name })
-}
-
 func names[T any](items []T, name func(T) string) []string {
 	out := make([]string, len(items))
 	for i, x := range items {
 		out[i] = name(x)
 	}
 	return out
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // fielded is a node of the spec: its fields' positions and paths.

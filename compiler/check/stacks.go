@@ -121,7 +121,7 @@ func (c *checker) client(cl *model.Client, instances map[string]*model.Module) {
 			env := c.spec.Environment(name)
 			switch {
 			case env == nil:
-				c.log.Reportf(diag.UnknownName, cs.At("environments"), p, "unknown environment %q%s", name, diag.DidYouMean(name, envNames(c.spec)))
+				c.log.Reportf(diag.UnknownName, cs.At("environments"), p, "unknown environment %q%s", name, diag.DidYouMean(name, model.EnvNames(c.spec.Environments)))
 			case instances[cs.Stack] == nil:
 				c.log.Reportf(diag.StackDelivery, cs.At("environments"), p, "no module delivers the instances of stack %q: add a module with stacks: [%q]", cs.Stack, cs.Stack)
 			case !Delivered(env, instances[cs.Stack].Name, c.Parent):
