@@ -36,8 +36,8 @@ type LockOptions struct {
 	Sleep func(time.Duration)
 }
 
-// Lock is an output root's advisory, exclusive lock, released when the
-// process ends, however it ends.
+// Lock is an output root's advisory lock, exclusive between processes and
+// between two locks of one process, released however the process ends.
 type Lock struct {
 	root    *os.Root
 	outDir  string
