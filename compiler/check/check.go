@@ -484,7 +484,8 @@ func (c *checker) destination(d *model.Destination) {
 
 func (c *checker) modulePath(m *model.Module) {
 	if m.RepoURL != "" {
-		// Another repository's folder is not read: trust the module.
+		// Another repository's folder is not read: it is a chart if
+		// the module renders it as one.
 		c.otherRepoFolder(&m.Node, m.Dir)
 		if m.Helm != nil || len(m.Values) > 0 || len(m.Wiring) > 0 {
 			c.Charts[m.Name] = true
