@@ -93,9 +93,9 @@ type RGD struct {
 const kroVersion = "github.com/kubernetes-sigs/kro@" + upstream.Kro
 
 // Problem is one finding. Resource is the id ("" for the schema or
-// status); Path is where inside, such as "template.spec.replicas",
-// "includeWhen[0]", "status.lokiEndpoint" or "types.Server", or "" for the
-// whole resource or graph. A name with a dot is written ["a.b"] (JoinPath).
+// status); Path is where inside, such as "includeWhen[0]", "id",
+// "status.lokiEndpoint" or "types.Server", or "" for the whole resource or
+// graph. A name with a dot is written ["a.b"] (JoinPath).
 type Problem struct {
 	Resource, Path, Msg string
 	// ID is the kind of problem. A warning ID means kro accepts it, but it
