@@ -11,15 +11,12 @@ import (
 // The schemas of the few Kubernetes kinds (not CRDs) that product stacks
 // may create or read: a team's Namespace, its NetworkPolicy, a ConfigMap,
 // a Secret kro reads. kro's graph builder types a resource by its kind's
-// schema as the cluster's OpenAPI v3 discovery serves it
-// (/openapi/v3/api/v1 and the like); offline, platc serves it from these
-// documents: Kubernetes' own (api/openapi-spec/v3 of the k8s.io/kubernetes
-// module at KubernetesVersion, which the API server serves), cut down to
-// the components the listed kinds reach and otherwise as published. The
-// conformance module (conformance/kro, TestBuiltinSchemas) writes them
-// from that module and fails when they differ; it also checks the table
-// below against the documents' paths. Importing k8s.io/kubernetes instead
-// would make platc's module carry the whole of Kubernetes.
+// schema as OpenAPI v3 discovery serves it (/openapi/v3/api/v1 ...);
+// offline, platc serves these documents: api/openapi-spec/v3 of
+// k8s.io/kubernetes at KubernetesVersion, cut to what the listed kinds
+// reach. conformance/kro's TestBuiltinSchemas regenerates them, fails on
+// a difference, and checks the table below. Importing k8s.io/kubernetes
+// would make platc carry all of Kubernetes.
 
 // KubernetesVersion is the Kubernetes whose published OpenAPI the
 // built-in kinds' schemas are.

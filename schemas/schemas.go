@@ -1,12 +1,10 @@
-// Package schemas embeds the schemas platc needs at run time: the CUE
-// definition of the spec language; the CustomResourceDefinitions of the
-// kinds platc renders or stacks reference (the part of Argo CD's
-// Application and AppProject that platc renders, kro's
-// ResourceGraphDefinition, the orchestrator's primitives); the published
-// schemas of the few Kubernetes kinds stacks may use (builtin.go); and the
-// fields upstream's CRDs declare beyond platc's (upstream.go). The binary
-// carries them, so a user's spec is checked without copying them into the
-// user's repository.
+// Package schemas embeds the schemas platc needs at run time: the spec
+// language's CUE definition; the CRDs of kinds platc renders or stacks
+// reference (Argo CD's Application and AppProject as platc renders them,
+// kro's ResourceGraphDefinition, the primitives); the published schemas of
+// the built-in kinds stacks may use (builtin.go); and the fields
+// upstream's CRDs declare beyond platc's (upstream.go). The binary carries
+// them, so users need not copy them.
 package schemas
 
 import (
@@ -41,16 +39,13 @@ func CRDs() map[string][]byte {
 	return out
 }
 
-// CRDObjects returns the embedded CustomResourceDefinitions decoded as plain
-// data (map[string]any, []any, strings, float64, bools): the documents of
-// each file, by file name, as CRDs names them. They are decoded once per
-// process and shared: treat them as read-only.
+// CRDObjects returns the embedded CRDs decoded as plain data, the
+// documents of each file by file name. They are decoded once per process
+// and shared: treat them as read-only.
 //
-// They are decoded from crds.json, which holds the same documents as
-// JSON, as sigs.k8s.io/yaml converts them before decoding (so the values
-// are those of decoding the YAML), and decodes much faster.
-// TestCRDsJSON fails when crds.json is not made from crds/ (go test
-// ./schemas -update rewrites it).
+// They are decoded from crds.json, the same documents converted to JSON as
+// sigs.k8s.io/yaml does, which decodes faster. TestCRDsJSON checks it
+// matches crds/ (go test ./schemas -update rewrites it).
 var CRDObjects = sync.OnceValues(func() (map[string][]map[string]any, error) {
 	var out map[string][]map[string]any
 	if err := json.Unmarshal(crdsJSON, &out); err != nil {
@@ -62,9 +57,8 @@ var CRDObjects = sync.OnceValues(func() (map[string][]map[string]any, error) {
 //go:embed crds.json
 var crdsJSON []byte
 
-// CRDsDigest is a digest of the embedded CustomResourceDefinitions as
-// CRDObjects decodes them: part of the cache key of whatever is computed
-// from them, so that an entry never answers for other CRDs.
+// CRDsDigest digests the embedded CRDs as CRDObjects decodes them, for
+// the cache keys of what is computed from them.
 var CRDsDigest = sync.OnceValue(func() string {
 	sum := sha256.Sum256(crdsJSON)
 	return hex.EncodeToString(sum[:])

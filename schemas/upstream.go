@@ -6,13 +6,11 @@ import (
 	"sync"
 )
 
-// upstreamFields lists the fields upstream's CRDs of the kinds platc
-// embeds a smaller CRD of declare (testkit/crdsubset.Fields). platc's
-// CRDs bound what platc renders; an Application or AppProject that a
-// chart renders may set any field Argo CD's CRD declares, which these
-// lines tell from a field no CRD declares. conformance/argocd's
-// TestUpstreamFieldsAreArgoCDs makes them from Argo CD's CRDs at the
-// version platc targets.
+// upstreamFields lists the fields upstream's CRDs declare for kinds
+// platc embeds a smaller CRD of (testkit/crdsubset.Fields). A chart's
+// Application or AppProject may set any field Argo CD's CRD declares;
+// these lines tell those from fields no CRD declares. conformance/argocd's
+// TestUpstreamFieldsAreArgoCDs makes them from the targeted Argo CD.
 //
 //go:embed upstream-fields.txt
 var upstreamFields string
@@ -69,9 +67,8 @@ var upstreamTree = sync.OnceValue(func() map[string]*fieldNode {
 })
 
 // UpstreamDeclares reports whether upstream's CRD of apiVersion and kind
-// declares the field that pointer (a JSON pointer into an object, such as
-// "/spec/source/helm/values") names. It is false for a kind
-// upstream-fields.txt does not list.
+// declares the field at pointer ("/spec/source/helm/values"); false for
+// an unlisted kind.
 func UpstreamDeclares(apiVersion, kind, pointer string) bool {
 	group, version, ok := strings.Cut(apiVersion, "/")
 	if !ok {

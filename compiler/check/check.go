@@ -1,12 +1,8 @@
 // Package check holds the semantic rules of a platform spec: names, pins,
-// references, paths, pinning of customer environments and the dependency
-// graph of modules. It reports every problem it finds to the log, and derives
-// the facts later stages need (Info: sync waves, group membership, the
-// modules that deliver each stack, which folders are kustomizations or
-// charts) so that they do not compute them again.
-//
-// It does not check shapes and types (load has, against the CUE schema) and
-// does not produce output.
+// references, paths, pinning of customer environments and the module
+// dependency graph. It reports every problem to the log and derives the
+// facts later stages need (Info), so they are computed once. Shapes and
+// types are load's job (the CUE schema); check produces no output.
 package check
 
 import (
@@ -34,41 +30,35 @@ type Info struct {
 	// Waves is the Argo CD sync wave of each module, among the siblings of
 	// the apps file that lists it.
 	Waves map[string]int
-	// Parent is the group that delivers a module; top-level modules have
-	// none.
+	// Parent is the group delivering a module; none for top-level ones.
 	Parent map[string]string
 	// Definitions and Instances are the modules that deliver each stack's
 	// ResourceGraphDefinition and instances, by stack name.
 	Definitions, Instances map[string]*model.Module
 	// Kustomizations are the path modules whose folder is a kustomization.
 	Kustomizations map[string]bool
-	// KustomizationDirs are the folders of this repository that modules
-	// sync and that are kustomizations: a path module's, a chart
-	// module's extra manifests. Kustomize may read files outside them.
+	// KustomizationDirs are the kustomization folders modules sync
+	// (kustomize may read files outside them).
 	KustomizationDirs map[string]bool
 	// DirectoryFiles are the files Argo CD reads of a path module with
-	// directory options (recurse, include, exclude), from the
-	// repository root, for the direct-apply plan.
+	// directory options, for the direct-apply plan.
 	DirectoryFiles map[string][]string
-	// SourceFiles are the same of a module's further source, a folder of
-	// this repository with directory options.
+	// SourceFiles are the same for a module's extra folder sources.
 	SourceFiles map[*model.ExtraSource][]string
 	// Charts are the path modules whose folder Argo CD renders with Helm
 	// (it holds a Chart.yaml).
 	Charts map[string]bool
-	// ChartDependencies are the folders of this repository that the
-	// chart in a module's folder names as file:// dependencies, by that
-	// folder (manifests.ChartLocalDependencies): what Argo CD renders of
-	// the chart, beside its folder.
+	// ChartDependencies are the file:// dependency folders of the chart
+	// in a module's folder, by that folder
+	// (manifests.ChartLocalDependencies): Argo CD renders them too.
 	ChartDependencies map[string][]string
 	// StackOrder is every stack, each after the stacks it wires from: the
 	// order in which an instance's wired fields can be filled.
 	StackOrder []string
 }
 
-// Check applies every rule to spec. fsys is the repository, for the paths
-// that modules name. It returns the derived facts; they are complete only
-// when the log holds no errors.
+// Check applies every rule to spec; fsys is the repository. The returned
+// facts are complete only when the log holds no errors.
 func Check(spec *model.Spec, fsys fs.FS, log *diag.Log) *Info {
 	c := &checker{spec: spec, fsys: fsys, log: log, Info: &Info{Kustomizations: map[string]bool{}, KustomizationDirs: map[string]bool{}, DirectoryFiles: map[string][]string{}, SourceFiles: map[*model.ExtraSource][]string{}, Charts: map[string]bool{}, ChartDependencies: map[string][]string{}}}
 	c.platform()
@@ -121,16 +111,13 @@ func (c *checker) platform() {
 	}
 }
 
-// The package's patterns are compiled on first use (sync.OnceValue):
-// compiled at package initialization, every process start would pay for
-// them, also a run that checks nothing.
+// Patterns compile on first use (sync.OnceValue), not at process start.
 var (
 	gitURL = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^(https?://[^\s/]+/\S+|ssh://\S+|git@[^\s:]+:\S+|file://\S+)$`)
 	})
-	// chartRepo is a Helm repository, an oci:// one, or a registry
-	// without a scheme (a host with a dot or a port), which Argo CD
-	// reads as an OCI registry.
+	// chartRepo is a Helm repository, oci://, or a scheme-less registry
+	// host, which Argo CD reads as OCI.
 	chartRepo = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^((https?|oci)://[^\s/]+|[a-z0-9-]+(\.[a-z0-9-]+)+(:[0-9]+)?|[a-z0-9-]+:[0-9]+)(/\S*)?$`)
 	})
@@ -160,8 +147,8 @@ func (c *checker) label(pos diag.Pos, specPath, value string) {
 }
 
 // validChartName reports whether ch names a chart: a name, or in an OCI
-// registry a path of names (bitnamicharts/thanos), as Argo CD joins the
-// registry and the chart into the reference it pulls.
+// registry a path (bitnamicharts/thanos), which Argo CD joins to the
+// registry.
 func validChartName(ch *model.Chart) bool {
 	if !ch.OCI() || !chartRepo().MatchString(ch.RepoURL) {
 		return chartName().MatchString(ch.Chart)
@@ -190,13 +177,9 @@ func (c *checker) chart(ch *model.Chart) {
 }
 
 // environmentCharts checks an environment's own chart versions
-// (environments.<env>.charts): each names a chart the platform declares,
-// and pins an exact version, as the platform's pins do.
-//
-// Whether each version is locked (sources/charts.lock) is verify's, as
-// for the platform's pins: model.Spec.PinnedVersions lists every chart at
-// every version it runs, each placed at its pin, so that the lock holds
-// one entry per repository, chart and version.
+// (environments.<env>.charts): each names a declared chart and pins an
+// exact version. Whether it is locked is verify's, through
+// model.Spec.PinnedVersions.
 func (c *checker) environmentCharts(env *model.Environment) {
 	for _, p := range env.Charts {
 		if c.spec.Chart(p.Chart) == nil {
@@ -209,9 +192,9 @@ func (c *checker) environmentCharts(env *model.Environment) {
 	}
 }
 
-// PinProblem says why version is not an exact chart version, or returns "":
-// what check says of a pin, also for the commands that write one. Helm
-// chart versions are SemVer 2, with or without a leading v.
+// PinProblem says why version is not an exact chart version (SemVer 2,
+// with or without a leading v), or returns "". Commands that write pins
+// use it too.
 func PinProblem(version string) string {
 	switch {
 	case version == "":
@@ -221,8 +204,8 @@ func PinProblem(version string) string {
 	case isSemVer(strings.TrimPrefix(version, "v")):
 		return ""
 	}
-	// A character neither a version nor a range holds (a shell's, a line
-	// break) says what it is, before it is taken for a range.
+	// A character no version or range holds is named before range
+	// detection.
 	if i := strings.IndexFunc(version, func(r rune) bool {
 		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || strings.ContainsRune(".-+^~<>=*| ,", r))
 	}); i >= 0 {
@@ -266,18 +249,16 @@ func repoPathProblem(p string) string {
 	return ""
 }
 
-// otherRepoFolder checks the path field of n, dir, a folder of another
-// repository, whose root a module may sync ("."): platc's own output is
-// not there.
+// otherRepoFolder checks dir, n's path in another repository; "." is
+// allowed, as platc's output is not there.
 func (c *checker) otherRepoFolder(n *model.Node, dir string) {
 	if msg := repoPathProblem(dir); msg != "" && dir != "." {
 		c.reportf(diag.Path, n, "path", "%q %s: name a folder inside the repository", dir, msg)
 	}
 }
 
-// sourceFolder checks the field of n, dir, a folder of this repository
-// that an Application syncs: inside the repository, and outside the
-// output root.
+// sourceFolder checks dir, a synced folder of this repository: inside it,
+// and outside the output root.
 func (c *checker) sourceFolder(n *model.Node, field, dir string) bool {
 	if msg := repoPathProblem(dir); msg != "" {
 		c.reportf(diag.Path, n, field, "%q %s: name a folder inside the repository", dir, msg)
@@ -303,11 +284,9 @@ func (c *checker) gitRepoURL(n *model.Node, url string) {
 	}
 }
 
-// urlProblem says why u, which already has the shape of a URL, cannot be
-// one, or returns "": RFC 3986 allows only its unreserved and reserved
-// characters and percent-encodings. A space, a quote, a backtick, a brace
-// or a control character is not a URL's; refusing them keeps a URL one
-// word wherever it goes (Argo CD, Helm, the direct-apply plan).
+// urlProblem says why u, shaped like a URL, has a character RFC 3986 does
+// not allow, or returns "". Refusing spaces, quotes, braces and control
+// characters keeps a URL one word wherever it goes.
 func urlProblem(u string) string {
 	for _, r := range u {
 		if !isURLChar(r) {
@@ -317,11 +296,9 @@ func urlProblem(u string) string {
 	return ""
 }
 
-// outDirOverlap says which folder of the repository the output root out
-// shares, or returns "". Git's folder, the spec's, the values folders of
-// clients in this repository and the repo-path modules' folders are
-// inputs: the output root may neither hold one nor be inside one (a module
-// folder inside the output root is reported at the module's path).
+// outDirOverlap says which input folder (Git's, the spec's, clients'
+// values, repo-path modules') the output root out holds or is inside, or
+// returns "". A module folder inside it is reported at the module.
 func (c *checker) outDirOverlap(out string) string {
 	for d := out; d != "."; d = path.Dir(d) {
 		if strings.EqualFold(path.Base(d), ".git") {
@@ -358,8 +335,7 @@ func isURLChar(r rune) bool {
 
 func isControl(r rune) bool { return r < ' ' || r == 0x7f || (0x80 <= r && r < 0xa0) }
 
-// overlap says how the folder out shares the folder dir, what: it is dir,
-// holds it or is inside it; or returns "".
+// overlap says whether out is, holds or is inside dir, or returns "".
 func overlap(out, dir, what string) string {
 	switch {
 	case out == dir:
@@ -374,9 +350,8 @@ func overlap(out, dir, what string) string {
 
 func (c *checker) module(m *model.Module) {
 	c.label(m.Pos, m.Path, m.Name)
-	// The kind's own checks: of what its field names, by what the
-	// module's Application syncs (KindInfo.Syncs); a new value of Syncs
-	// is a case here.
+	// The kind's own checks, by KindInfo.Syncs; a new value is a case
+	// here.
 	switch info := m.Kind.Info(); {
 	case !m.Kind.Valid():
 		set := slices.DeleteFunc(slices.Clone(model.Kinds[1:]), func(f string) bool { return !m.Has(f) })
@@ -482,10 +457,9 @@ func (c *checker) allow(n *model.Node, allow model.Allow) {
 	}
 }
 
-// syncOptions checks the Argo CD sync options of a module. Namespaces are
-// created by platc's own field, so that render and the checks agree. In a
-// stack's module (templated), kro fills each ${...} before Argo CD reads
-// the option: an expression may stand for a name, a value, or all of it.
+// syncOptions checks a module's Argo CD sync options. CreateNamespace is
+// platc's own field, so render and the checks agree. In a stack's module,
+// kro fills each ${...} before Argo CD reads the option.
 func (c *checker) syncOptions(n *model.Node, options []string, templated bool) {
 	for i, o := range options {
 		p := fmt.Sprintf("%s[%d]", n.FieldPath("syncOptions"), i)
@@ -510,8 +484,8 @@ func (c *checker) destination(d *model.Destination) {
 
 func (c *checker) modulePath(m *model.Module) {
 	if m.RepoURL != "" {
-		// Another repository's folder: platc does not read it, and
-		// takes it for a chart where the module renders it as one.
+		// Another repository's folder is not read: it is a chart if
+		// the module renders it as one.
 		c.otherRepoFolder(&m.Node, m.Dir)
 		if m.Helm != nil || len(m.Values) > 0 || len(m.Wiring) > 0 {
 			c.Charts[m.Name] = true
@@ -526,9 +500,9 @@ func (c *checker) modulePath(m *model.Module) {
 	c.Charts[m.Name] = chart
 }
 
-// envPath checks the folder an environment's settings give a path module
-// (s.Dir): a folder as the module's own must be, and of the same kind
-// (a Helm chart, or not), since the module's fields are for one kind.
+// envPath checks an environment's folder s.Dir for a path module: valid
+// as the module's own, and of the same kind (chart or not), since the
+// module's fields are for one kind.
 func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 	switch {
 	case !m.Kind.Valid():
@@ -545,10 +519,9 @@ func (c *checker) envPath(m *model.Module, s *model.ModuleSettings) {
 	}
 }
 
-// pathFolder checks a folder a path module syncs, which n's field path
-// names: it must be a folder of this repository, outside the output root,
-// that holds manifests. It reports whether the folder is a kustomization
-// and a Helm chart, and ok where it is a folder.
+// pathFolder checks the folder n's path names: in this repository,
+// outside the output root, holding manifests. It reports whether it is a
+// kustomization and a Helm chart, and ok where it is a folder.
 func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustomization, chart, ok bool) {
 	if !c.sourceFolder(n, "path", dir) {
 		return
@@ -592,12 +565,9 @@ func (c *checker) pathFolder(m *model.Module, n *model.Node, dir string) (kustom
 }
 
 // allowsEmpty reports whether m's Application has allowEmpty in every
-// environment that deploys it (where none does, whether its own
-// syncPolicy has it), and otherwise the first environment that takes back
-// the module's own allowEmpty, if one does. Where it has, an empty folder
-// is what the spec means, and Argo CD syncs it (an Application with no
-// resources is Synced; allowEmpty lets an automated sync prune down to
-// none).
+// environment deploying it (or in its own syncPolicy if none does), else
+// the first environment that revokes it. With allowEmpty an empty folder
+// is intended: Argo CD lets an automated sync prune down to none.
 func (c *checker) allowsEmpty(m *model.Module) (ok bool, takenBack *model.Environment) {
 	own := m.SyncPolicy != nil && m.SyncPolicy.AllowEmpty != nil && *m.SyncPolicy.AllowEmpty
 	deployed := false
@@ -617,8 +587,7 @@ func (c *checker) allowsEmpty(m *model.Module) (ok bool, takenBack *model.Enviro
 }
 
 // takesValues reports whether m takes Helm values, wiring and helm
-// options: a chart module, or a path module whose folder Argo CD renders
-// with Helm (it holds a Chart.yaml: modulePath).
+// options: a chart module, or a path module holding a Chart.yaml.
 func (c *checker) takesValues(m *model.Module) bool {
 	return m.Kind.TakesValues(c.Charts[m.Name])
 }
@@ -644,11 +613,9 @@ var kindList = strings.Join(model.Kinds[1:len(model.Kinds)-1], ", ") + " or " + 
 
 var wireFields = []string{"address", "host", "port", "url"}
 
-// wiringKey checks a wiring key, the values path p (nil where key is
-// none), and warns of a part that looks like a list index
-// (datasources[0].url): a values path names map keys only, so platc sets
-// the key "datasources[0]" of a map, which no chart reads; fix says what
-// to do instead.
+// wiringKey checks a wiring key's values path p (nil where none) and warns
+// of a list-index-like part (datasources[0].url): values paths name map
+// keys only, so no chart would read it; fix says what to do instead.
 func (c *checker) wiringKey(w *model.Node, key string, p []string, fix string) {
 	if p == nil {
 		c.log.Reportf(diag.ValuesPath, w.Pos, w.Path, "%q is not a values path: write dotted keys such as \"config.redis.host\" (\\. for a dot inside a key)", key)
@@ -732,8 +699,8 @@ func (c *checker) groups() map[string]string {
 
 // environment checks one environment and its use of the modules.
 // kubernetes checks an environment's Kubernetes as Argo CD and Helm read
-// it: a version k8s.io/apimachinery's ParseGeneric reads (Argo CD's
-// parseKubeVersion), API versions as group/version or group/version/Kind.
+// it: a version ParseGeneric reads (Argo CD's parseKubeVersion), and API
+// versions as group/version or group/version/Kind.
 func (c *checker) kubernetes(k *model.Kubernetes) {
 	if _, err := k8sversion.ParseGeneric(k.Version); k.OK("version") && err != nil {
 		c.reportf(diag.Version, &k.Node, "version", "Kubernetes version %q: %v: write it as 1.34.0", k.Version, err)
@@ -763,10 +730,9 @@ func (c *checker) environment(env *model.Environment) {
 		c.label(p.Pos, p.Path, p.Name)
 		c.allow(&p.Node, p.Allow)
 		c.metadataMaps(&p.Node, p.Labels, p.Annotations, "platc gives every AppProject the sync wave -1, so that it exists before the Applications that name it: remove the annotation")
-		// A project destination may give both server and name, or no
-		// namespace: Argo CD matches a cluster by either, and an
-		// empty namespace matches only an Application that names none
-		// (AppProject.isDestinationMatched).
+		// A project destination may give server and name, or no
+		// namespace: Argo CD matches by either, and an empty namespace
+		// matches only none (AppProject.isDestinationMatched).
 		projects = append(projects, p.Name)
 	}
 	if !slices.Contains(projects, env.Project) {
@@ -930,8 +896,8 @@ type fielded interface {
 	FieldPath(field string) string
 }
 
-// elemReportf reports a problem with element i of n's list field: at the
-// element where it is written in place, else at the field.
+// elemReportf reports a problem with element i of n's list field, at the
+// element where written in place, else at the field.
 func (c *checker) elemReportf(id diag.ID, n fielded, field string, i int, format string, args ...any) {
 	path := fmt.Sprintf("%s[%d]", n.FieldPath(field), i)
 	pos := c.spec.ElemPos(path)

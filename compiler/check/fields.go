@@ -18,14 +18,11 @@ import (
 	"github.com/platc/platc/compiler/model"
 )
 
-// The rules of the extended Argo CD fields (model/fields.go) that the
-// spec alone decides: each field where it belongs, Kubernetes' rules for
-// labels and annotations, Helm's for a release name, and Argo CD's own for
-// what it parses when it compares or syncs (JSON pointers and jq paths,
-// retry durations, parameters' $ expansion, sync windows' time zones,
-// GnuPG key IDs), through compiler/argocd. What Argo CD's API server
-// checks of a rendered AppProject (ValidateProject) verify checks on the
-// output. A spec that uses none of the fields costs a few nil checks.
+// The rules of the extended Argo CD fields (model/fields.go) the spec alone
+// decides: each field where it belongs, Kubernetes' label and annotation
+// rules, Helm's release name, and what Argo CD parses when it compares or
+// syncs (through compiler/argocd). ValidateProject on rendered AppProjects
+// is verify's.
 
 // appFields checks a module's Argo CD fields.
 func (c *checker) appFields(m *model.Module) {
@@ -113,9 +110,8 @@ func (c *checker) someSettings(module string, f func(*model.ModuleSettings) bool
 // annotation.
 const moduleWaveFix = "platc sets the sync wave from needs: set wave instead of the annotation"
 
-// metadataMaps checks labels and annotations of an object, as the
-// Kubernetes API server will. The sync wave is platc's: waveFix says what
-// to do instead of setting it.
+// metadataMaps checks an object's labels and annotations as the API
+// server will. The sync wave is platc's: waveFix says what to do instead.
 func (c *checker) metadataMaps(n *model.Node, labels, annotations map[string]string, waveFix string) {
 	c.entries(diag.Metadata, n, "labels", labels, labelProblem)
 	c.entries(diag.Metadata, n, "annotations", annotations, func(k, _ string) string {
@@ -162,9 +158,8 @@ func (c *checker) syncPolicy(p *model.SyncPolicy) {
 	}
 }
 
-// ignoreDifferences checks entries of ignoreDifferences: each ignores
-// something, its JSON pointers are RFC 6901 pointers, its jq paths
-// compile as Argo CD compiles them.
+// ignoreDifferences checks that each entry ignores something, with RFC
+// 6901 JSON pointers and jq paths that compile as in Argo CD.
 func (c *checker) ignoreDifferences(ids []*model.IgnoreDifference) {
 	for _, id := range ids {
 		if len(id.JSONPointers) == 0 && len(id.JQPathExpressions) == 0 && len(id.ManagedFieldsManagers) == 0 {
@@ -194,8 +189,8 @@ var helmReleaseName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 })
 
-// helm checks helm options h of module m: its own, or an environment's,
-// whose fields are set over the module's (eff, Module.HelmIn).
+// helm checks helm options h of module m, its own or an environment's
+// (eff is the merge, Module.HelmIn).
 func (c *checker) helm(m *model.Module, h, eff *model.Helm) {
 	if h == nil {
 		return
@@ -236,8 +231,8 @@ func (c *checker) helm(m *model.Module, h, eff *model.Helm) {
 }
 
 // filesHere reports whether some environment reads the module's own
-// values files from this repository: one whose settings give it neither
-// values files nor a repository of them, where the module names none.
+// values files from this repository (its settings override neither the
+// files nor their repository, and the module names none).
 func (c *checker) filesHere(m *model.Module) bool {
 	return (m.Helm == nil || m.Helm.ValuesRepo == nil) && slices.ContainsFunc(c.spec.Environments, func(env *model.Environment) bool {
 		s := env.Settings[m.Name]
@@ -269,9 +264,8 @@ func (c *checker) helmParameters(params []*model.HelmParameter) {
 }
 
 // extraSources checks a module's further sources, its own or an
-// environment's: each a chart the spec
-// pins, or a folder (of this repository, which must hold manifests, or
-// of another), with the options of its kind only.
+// environment's: a pinned chart or a folder (here, holding manifests, or
+// elsewhere), with only its kind's options.
 func (c *checker) extraSources(list []*model.ExtraSource) {
 	for _, src := range list {
 		n := &src.Node

@@ -19,20 +19,18 @@ type Item struct {
 	What, Name, Where string
 }
 
-// Causes gathers problems that share one cause, so that each is reported
-// once, at the place to change, naming what it affects (one repository
-// missing from a project's sourceRepos, not one problem per Application
-// that reads it). The zero value is ready to use and safe for concurrent
-// use.
+// Causes gathers problems sharing one cause, so each is reported once at
+// the place to change, naming what it affects (one missing repository, not
+// one problem per Application). The zero value is ready and safe for
+// concurrent use.
 type Causes struct {
 	mu sync.Mutex
 	m  map[Problem][]Item
 }
 
-// Reportf records a problem of kind id at pos for the spec path, whose
-// message (format and args) holds Affected where the list of what it
-// affects goes, and that it affects item. Problems of the same message
-// at the same place are one.
+// Reportf records that a problem of kind id at pos affects item; its
+// message holds Affected where the list of affected items goes. Same
+// message at the same place is one problem.
 func (c *Causes) Reportf(id ID, pos Pos, path string, item Item, format string, args ...any) {
 	p := Problem{ID: id, Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: id.Info().Severity}
 	c.mu.Lock()

@@ -1,8 +1,6 @@
-// Package diag is the problem sink of the compiler: every stage reports what
-// it finds here as data (position, spec path, message), and only the edge (the
-// CLI, the tests) turns the list into text.
-//
-// It does not decide what is a problem and never prints by itself.
+// Package diag is the compiler's problem sink: stages report findings here
+// as data (position, spec path, message), and only the edge (the CLI, the
+// tests) turns them into text. It decides nothing and never prints.
 package diag
 
 import (
@@ -106,9 +104,9 @@ type Log struct {
 	covered  map[string]bool // spec paths a reported problem explains (Cover)
 }
 
-// Cover says that a problem already reported explains what is wrong at
-// the spec path, which has no problem of its own (a required field
-// reported as the misspelled one beside it): Fold treats it as a cause.
+// Cover says a problem already reported explains what is wrong at the
+// spec path (a required field reported at its misspelling): Fold treats it
+// as a cause.
 func (l *Log) Cover(path string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -134,9 +132,8 @@ func (l *Log) ReportStrictf(strict bool, id ID, pos Pos, path, format string, ar
 	l.Add(p)
 }
 
-// ReportFromf is Reportf of a warning of a rule a newer release brings
-// (Messages' ErrorFrom): an error when declared is set, where an
-// environment declares that release.
+// ReportFromf is Reportf of a newer release's rule (Messages' ErrorFrom):
+// an error when declared, as an environment declares that release.
 func (l *Log) ReportFromf(declared bool, id ID, pos Pos, path, format string, args ...any) {
 	p := Problem{ID: id, Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Severity: id.Info().Severity}
 	if declared && id.Info().ErrorFrom != "" {
@@ -183,9 +180,8 @@ func (l *Log) String() string {
 	return b.String()
 }
 
-// FoldedNote says how many problems Fold did not keep, and what to do,
-// or is "" when it kept them all: the last line of String, without its
-// "platc: ", for the reports that are not text.
+// FoldedNote is String's last line without "platc: ", for non-text
+// reports, or "" when Fold kept every problem.
 func (l *Log) FoldedNote() string {
 	switch n := l.Folded(); n {
 	case 0:
@@ -204,13 +200,12 @@ func (l *Log) Folded() int {
 	return l.folded
 }
 
-// Fold adds the problems of later, found by stages that ran on a spec
-// with the problems l holds, except those that may follow from them,
-// which it counts instead: a problem at or below the spec path of one of
-// l's, a problem of the output (no spec path), and every problem when one
-// of l's is at the top of the spec (a
-// section, such as modules written as a list, whose every reference then
-// fails). Causes are shown, consequences folded into a count.
+// Fold adds the problems of later, from stages run on a spec with l's
+// problems, except those that may follow from them, which it counts: a
+// problem at or below one of l's spec paths, an output problem (no spec
+// path), and every problem when one of l's is at the spec's top (a
+// section whose every reference then fails). Causes are shown,
+// consequences counted.
 func (l *Log) Fold(later *Log) {
 	causes := map[string]bool{}
 	l.mu.Lock()
@@ -227,8 +222,7 @@ func (l *Log) Fold(later *Log) {
 	}
 	folded := later.Folded()
 	for _, p := range later.Problems() {
-		// A problem with no spec path is of the output (an object its
-		// CRD refuses): made from a spec that does not fit, it follows.
+		// An output problem follows from a spec that does not fit.
 		if top || p.Path == "" && len(causes) > 0 || followsFrom(p.Path, causes) {
 			folded++
 		} else {
@@ -261,10 +255,9 @@ func DidYouMean(name string, candidates []string) string {
 	return ""
 }
 
-// Unknown says that name is not one of the names of what the spec
-// declares: with the name meant where one is close (DidYouMean), else with
-// the names there are (at most ten of them, and how many in all), so that
-// a message never leaves the reader to search.
+// Unknown says name is not declared, with the likely meant name
+// (DidYouMean), else up to ten names there are and the count, so the
+// reader never has to search.
 func Unknown(what, name string, names []string) string {
 	if s := DidYouMean(name, names); s != "" {
 		return fmt.Sprintf("unknown %s %q%s", what, name, s)
@@ -308,9 +301,8 @@ func Nearest(decls map[string]Pos, path string) Pos {
 	return Pos{}
 }
 
-// enclosing returns the spec path of what holds the value at p: the list
-// of an element (modules.web.needs[1] is in modules.web.needs), else the
-// parent field ("" for a path of one label).
+// enclosing returns the spec path holding p: an element's list
+// (modules.web.needs[1] is in modules.web.needs), else the parent field.
 func enclosing(p string) string {
 	if list, ok := cutIndex(p); ok {
 		return list
@@ -328,16 +320,14 @@ func cutIndex(path string) (string, bool) {
 	return body[:i], true
 }
 
-// Suggest returns the candidate closest to name when it is close enough to be
-// a typo of it (at most two edits, and fewer edits than the candidate is
-// long), or "".
+// Suggest returns the candidate closest to name if it could be a typo (at
+// most two edits, fewer than the candidate's length), or "".
 func Suggest(name string, candidates []string) string {
 	best, bestDist := "", 3
 	for _, c := range candidates {
 		if c == name || abs(len(c)-len(name)) >= bestDist {
-			// The distance is at least the difference in length: a
-			// label of a megabyte is no typo of a field's name, and
-			// costs nothing to rule out.
+			// The distance is at least the length difference: rule
+			// out far lengths cheaply.
 			continue
 		}
 		if d := editDistance(name, c); d < bestDist && d < len(c) {
@@ -370,9 +360,8 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// isPlainLabel reports whether label needs no quotes in a spec path: it
-// matches [A-Za-z_$][A-Za-z0-9_$-]*. (A loop, not a regular expression:
-// every field of a spec passes here.)
+// isPlainLabel reports whether label matches [A-Za-z_$][A-Za-z0-9_$-]* and
+// needs no quotes in a spec path. A loop, as every spec field passes here.
 func isPlainLabel(label string) bool {
 	if label == "" {
 		return false
@@ -389,9 +378,8 @@ func isPlainLabel(label string) bool {
 	return true
 }
 
-// JoinPath appends a label to a spec path, quoting the label where it is not
-// a plain identifier (a wiring key with dots, say), so that every stage
-// writes the same path for the same value.
+// JoinPath appends a label to a spec path, quoted unless plain, so every
+// stage writes the same path for the same value.
 func JoinPath(base, label string) string {
 	if !isPlainLabel(label) {
 		label = strconv.Quote(label)

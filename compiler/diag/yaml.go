@@ -14,12 +14,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// YAMLSyntax explains a YAML syntax error of data (go.yaml.in/yaml's) in
-// plain words: the line and column of its cause, what the cause is (a
-// tab, a quote never closed, a key set twice, a ':' inside a value, an
-// indentation out of line) and what to do, with the parser's own words
-// after. The parser names a line only, often the one after the cause;
-// the column is found in the text.
+// YAMLSyntax explains a go.yaml.in/yaml syntax error of data in plain
+// words: where the cause is, what it is (a tab, an unclosed quote, a
+// duplicate key, a ':' in a value, bad indentation) and what to do, then
+// the parser's words. The parser names only a line, often the one after
+// the cause; the column is found in the text.
 func YAMLSyntax(err error, data []byte) (line, col int, msg string) {
 	line, parser := YAMLError(err)
 	if rest, ok := strings.CutPrefix(parser, "unmarshal errors:\n"); ok {
@@ -39,9 +38,7 @@ func YAMLSyntax(err error, data []byte) (line, col int, msg string) {
 	cause := ""
 	switch {
 	case strings.Contains(parser, "cannot start any token") || strings.Contains(parser, "found a tab character"):
-		// A tab: find it on the line named, the one after (where the
-		// parser names the line whose indentation it breaks) or the one
-		// before.
+		// A tab: on the line named, or the line after or before.
 		for _, n := range []int{line, line + 1, line - 1} {
 			if i := strings.IndexByte(text(n), '\t'); i >= 0 {
 				line, col = n, i+1
@@ -154,11 +151,9 @@ type errorText string
 
 func (e errorText) Error() string { return string(e) }
 
-// YAMLFileError explains err, an error of go.yaml.in/yaml reading data,
-// as YAMLSyntax does, and reports whether it is one of syntax (a key set
-// twice included): an error of decoding into a Go type (a field that does
-// not exist, a string where a number goes) is not, and is left to the
-// caller.
+// YAMLFileError explains err as YAMLSyntax does, and reports whether it is
+// a syntax error (duplicate keys included); type decoding errors are left
+// to the caller.
 func YAMLFileError(err error, data []byte) (line, col int, msg string, ok bool) {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 && !strings.Contains(te.Errors[0], "already defined at line") {
@@ -168,10 +163,9 @@ func YAMLFileError(err error, data []byte) (line, col int, msg string, ok bool) 
 	return line, col, msg, true
 }
 
-// YAMLCheck reads every document of data as go.yaml.in/yaml does and
-// explains its first syntax error as YAMLSyntax does; ok is false when
-// there is none. It serves to explain the error of another parser (Helm's,
-// sigs.k8s.io/yaml) in the words and at the place YAMLSyntax gives.
+// YAMLCheck explains the first syntax error of data's documents as
+// YAMLSyntax does; ok is false if none. It explains another parser's
+// errors (Helm's, sigs.k8s.io/yaml) in YAMLSyntax's words.
 func YAMLCheck(data []byte) (line, col int, msg string, ok bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
@@ -188,9 +182,8 @@ func YAMLCheck(data []byte) (line, col int, msg string, ok bool) {
 	}
 }
 
-// SyntaxError is a YAML syntax error of a file, placed and explained as
-// YAMLSyntax does. Pos.File is empty where the reader does not know the
-// file's name: the caller places it (At).
+// SyntaxError is a YAML syntax error explained by YAMLSyntax. Pos.File is
+// empty where unknown; the caller places it (At).
 type SyntaxError struct {
 	Pos Pos
 	Msg string
@@ -213,9 +206,8 @@ func (e *SyntaxError) At(file string) *SyntaxError {
 	return &c
 }
 
-// NewSyntaxError is the SyntaxError of err, an error of go.yaml.in/yaml
-// reading data of file (empty when unknown), or nil when it is no syntax
-// error (YAMLFileError).
+// NewSyntaxError is the SyntaxError of err reading data of file, or nil if
+// it is no syntax error (YAMLFileError).
 func NewSyntaxError(file string, data []byte, err error) *SyntaxError {
 	line, col, msg, ok := YAMLFileError(err, data)
 	if !ok {
@@ -233,13 +225,11 @@ type DupKey struct {
 	Line, Col, First int
 }
 
-// DuplicateKeys returns the keys of n's mappings that are set twice, in
-// the order of the file, as go.yaml.in/yaml refuses them (a key of the
-// same kind and text as an earlier one of its mapping); merge keys (<<)
-// are left out. Where drop is set, the earlier pair of each is removed,
-// so that n reads as sigs.k8s.io/yaml reads it (Helm's values files and
-// Chart.yaml, Argo CD's plain folders, kustomize's kustomization.yaml):
-// the last value wins. An alias is followed where its anchor is, once.
+// DuplicateKeys returns the keys set twice in n's mappings, in file order,
+// as go.yaml.in/yaml refuses them; merge keys (<<) are left out. With drop,
+// the earlier pair is removed, so n reads as sigs.k8s.io/yaml reads it
+// (Helm, Argo CD, kustomize): the last value wins. An alias is followed
+// once, where its anchor is.
 func DuplicateKeys(n *yaml.Node, drop bool) []DupKey {
 	var out []DupKey
 	seen := map[*yaml.Node]bool{}

@@ -1,13 +1,9 @@
 // Package diff compares two renders object by object: which Applications,
 // AppProjects, ResourceGraphDefinitions and stack instances were added,
-// removed or changed, and for a change, the field paths with their old and
-// new values. It answers "what changes in my cluster if I move from one
-// release to the next?" without the noise of a text diff: key order and
-// formatting never show as a change, and lists of named items are matched by
-// name.
-//
-// It reads files given to it; finding them (a folder, a Git revision) is the
-// caller's job.
+// removed or changed, with the changed field paths and their values. It
+// answers "what changes in my cluster between releases?" without a text
+// diff's noise: key order and formatting never show, and named list items
+// are matched by name. Finding the files is the caller's job.
 package diff
 
 import (
@@ -76,9 +72,8 @@ func Objects(files map[string][]byte, outDir string) ([]Object, error) {
 	return out, nil
 }
 
-// envOf finds an object's environment from its file: render.ClusterDir
-// holds an environment's files; a root Application syncs its environment's
-// folder.
+// envOf finds an object's environment from its file (render.ClusterDir),
+// or, for a root Application, from the folder it syncs.
 func envOf(rel string, data map[string]any) string {
 	if rest, ok := strings.CutPrefix(rel, render.ClustersDir+"/"); ok {
 		env, _, _ := strings.Cut(rest, "/")

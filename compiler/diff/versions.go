@@ -11,9 +11,8 @@ import (
 	"github.com/platc/platc/compiler/rgd"
 )
 
-// VersionChange is a chart that an environment runs at another version
-// in the new render than in the old: which environment runs which version,
-// out of the field changes of its Applications.
+// VersionChange is a chart an environment runs at a different version in
+// the new render, drawn from its Applications' field changes.
 type VersionChange struct {
 	Env   string `json:"environment"`
 	Chart string `json:"chart"` // the repository and chart, as Argo CD reads them
@@ -26,10 +25,9 @@ type VersionChange struct {
 }
 
 // Versions compares the chart versions each environment runs in two
-// renders: the chart sources of the Applications platc renders, and of
-// those kro creates for each stack instance (the instance's version where
-// it sets one, else the ResourceGraphDefinition's default). The result is
-// sorted by environment and chart.
+// renders, of rendered Applications and of those kro creates per instance
+// (the instance's version, else the RGD's default), sorted by environment
+// and chart.
 func Versions(old, new []Object, f Filter) []VersionChange {
 	before, after := chartVersions(old, f), chartVersions(new, f)
 	keys := maps.Clone(before)
@@ -113,9 +111,8 @@ func chartVersions(objs []Object, f Filter) map[string]map[string]string {
 	return out
 }
 
-// instanceField is a stack module's chart version read from its instance
-// (platc's chartVersions field, compiler/rgd). Like every pattern of the
-// package, it is compiled on first use, not at every process start.
+// instanceField is a stack module's chart version in its instance
+// (chartVersions, compiler/rgd), compiled on first use.
 var instanceField = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\$\{schema\.spec\.chartVersions\.([A-Za-z0-9_]+)\}$`)
 })

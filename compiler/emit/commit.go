@@ -42,8 +42,7 @@ const (
 	StepRename
 	// StepRemove removes a stale generated file.
 	StepRemove
-	// StepDropBackup removes a backup once the write is complete, or
-	// undone.
+	// StepDropBackup removes a backup once the write is complete or undone.
 	StepDropBackup
 	// StepRemoveFolder removes a folder left empty, or one the write made
 	// when it is undone.
@@ -74,25 +73,20 @@ type op struct {
 	outDir string
 	fault  func(Step) error
 	link   func(r *os.Root, oldname, newname string) error // nil: r.Link
-	// syncAtOnce: the staged files are made durable at the commit point
-	// all at once (syncStaged), not each as it is written.
+	// syncAtOnce: staged files are synced together at the commit point.
 	syncAtOnce bool
-	// interrupt, while interruptible, stops the write before the
-	// commit point.
+	// interrupt, while interruptible, stops the write before commit.
 	interrupt     <-chan struct{}
 	interruptible bool
 
-	// folders are the folders of the output root opened as roots of
-	// their own (in).
+	// folders are the output root's folders, opened as roots (in).
 	mu      sync.Mutex
 	folders map[string]*os.Root
 }
 
-// in returns the folder of p as a root, and p's name in it; each folder
-// is opened once, by its name in its parent: a file is then opened by its
-// name in its folder, one system call, where a path through the output
-// root costs one per element (a first render writes thousands, folders
-// deep).
+// in returns the folder of p as a root, and p's name in it. Each folder is
+// opened once, so opening a file costs one system call, not one per path
+// element.
 func (o *op) in(p string) (*os.Root, string, error) {
 	dir, name := path.Split(p)
 	r, err := o.folder(strings.TrimSuffix(dir, "/"))
@@ -159,8 +153,8 @@ func (o *op) step(kind StepKind, p string) error {
 	return nil
 }
 
-// do takes a step: the fault hook and the interrupt first, then action.
-// An error of either is wrapped with doing, what the step does.
+// do takes a step: the fault hook and the interrupt, then action. Errors
+// are wrapped with doing.
 func (o *op) do(kind StepKind, p, doing string, action func() error) error {
 	err := o.step(kind, p)
 	if err == nil {
@@ -180,9 +174,8 @@ func ignoreMissing(err error) error {
 	return err
 }
 
-// run carries out j: everything up to the commit point, undone if any of
-// it fails; then the renames and removals, rolled back if any of them
-// fails; then the backups are dropped.
+// run carries out j: up to the commit point (undone on failure), then the
+// renames and removals (rolled back on failure), then drops the backups.
 func (o *op) run(j *journal) error {
 	o.interruptible = true
 	err := o.prepare(j)
@@ -221,9 +214,7 @@ func (o *op) done() error {
 	return o.do(StepDone, o.journalPath(), "removing the journal", func() error { return ignoreMissing(o.root.Remove(o.journalPath())) })
 }
 
-// prepare writes the journal's intent, makes the folders, backs up the
-// files it replaces or removes, stages the new ones and commits the
-// journal.
+// prepare does everything up to and including the commit point.
 func (o *op) prepare(j *journal) error {
 	intent := j.intent()
 	o.syncAtOnce = syncAtOnce(len(j.writes) + len(j.edits))
@@ -251,7 +242,7 @@ func (o *op) prepare(j *journal) error {
 			return err
 		}
 	}
-	// In parallel: a render that changes every file backs up thousands.
+	// In parallel: a render may back up thousands of files.
 	err = parallel(len(j.backups), func(i int) error {
 		p := j.backups[i]
 		return o.do(StepBackup, p, "replacing "+p, func() error { return o.backup(p) })
@@ -289,8 +280,8 @@ func (o *op) prepare(j *journal) error {
 }
 
 // syncFolders makes durable the names a write made before its commit
-// point, where it synced each file as it wrote it: the folders that hold
-// its staged files, its backups and the folders it made.
+// point: the folders holding its staged files and backups, and those it
+// made.
 func (o *op) syncFolders(j *journal) error {
 	dirs := map[string]bool{}
 	for _, e := range j.staged() {
@@ -310,10 +301,9 @@ func (o *op) syncFolders(j *journal) error {
 	return nil
 }
 
-// backup links the file p to its backup. Where the file system has no
-// hard links it copies it instead, unless the file is immutable or
-// append-only: then the write cannot replace it, and says so before its
-// commit point.
+// backup links the file p to its backup, or copies it where there are no
+// hard links. An immutable or append-only file fails here, before the
+// commit point, since the write could not replace it.
 func (o *op) backup(p string) error {
 	r, name, err := o.in(p)
 	if err != nil {
@@ -326,8 +316,7 @@ func (o *op) backup(p string) error {
 	}
 	lerr := link(r, name, b)
 	if errors.Is(lerr, fs.ErrExist) {
-		// A backup left by someone else's copy of the folder is not
-		// this write's.
+		// A backup left by another copy of the folder is not ours.
 		if err := r.Remove(b); err != nil {
 			return err
 		}
@@ -346,11 +335,10 @@ func (o *op) backup(p string) error {
 	return writeFile(r, b, data, !o.syncAtOnce)
 }
 
-// apply renames the staged files of pending into place, and removes the
-// stale files. Each step may have been done already, by a write or a
-// recovery that was interrupted. With owned, it removes a stale file only
-// if platc generated it (a recovery reads the journal from disk, and
-// checks). It returns how many files it removed.
+// apply renames the staged files of pending into place and removes the
+// stale ones; an interrupted run may have done any step already. With
+// owned (a recovery, which cannot trust the journal on disk), it removes
+// only files platc generated. It returns how many it removed.
 func (o *op) apply(j *journal, pending []entry, owned bool) (int, error) {
 	err := parallel(len(pending), func(i int) error {
 		p := pending[i].path
@@ -404,12 +392,11 @@ func (o *op) dropBackups(j *journal) error {
 	})
 }
 
-// rollback puts back what a committed write of j did: it records that it
-// rolls back (a recovery of a rollback that was killed goes on with it),
-// renames the backups into place, and removes the files the write made
-// and the folders it made; its caller removes the journal. Every step can
-// have been done already. A file someone else put in place of one of the write's
-// is left as it is. It returns how many files it restored.
+// rollback undoes a committed write of j: it appends the rollback record
+// (so a killed rollback is resumed), renames the backups into place, and
+// removes the files and folders the write made; the caller removes the
+// journal. Any step may be done already. A file someone else put in place
+// is left alone. It returns how many files it restored.
 func (o *op) rollback(j *journal) (int, error) {
 	if !j.rollingBack {
 		err := o.do(StepRollback, o.journalPath(), "recording the rollback in the journal", func() error {
@@ -488,14 +475,12 @@ func (o *op) generated(p string) bool {
 }
 
 // removeEmptyParents removes dir and its parents below the output root
-// while they are empty, so that a removed group leaves no empty folder
-// behind.
+// while they are empty.
 func (o *op) removeEmptyParents(dir string) error {
 	for strings.HasPrefix(dir, o.outDir+"/") {
 		empty := true
 		err := o.do(StepRemoveFolder, dir, "removing "+dir, func() error {
-			// Remove fails on a folder that is not empty, which ends
-			// the walk.
+			// Remove fails on a non-empty folder: the walk ends.
 			empty = ignoreMissing(o.root.Remove(dir)) == nil
 			return nil
 		})
@@ -507,9 +492,8 @@ func (o *op) removeEmptyParents(dir string) error {
 	return nil
 }
 
-// undo removes what a write of j staged, the backups it made and the
-// folders it made; it leaves every other file as it is. It returns how
-// many staged files it removed.
+// undo removes the staged files, backups and folders a write of j made,
+// and nothing else. It returns how many staged files it removed.
 func (o *op) undo(j *journal) (int, error) {
 	removed := 0
 	for _, e := range j.staged() {
@@ -556,8 +540,7 @@ func writeSynced(root *os.Root, name string, data []byte, appendTo bool) error {
 	return write(root, name, flag, data, true)
 }
 
-// writeFile writes data to a new file name, synced if sync is set (a
-// staged file, where syncStaged does not sync them all at once).
+// writeFile writes data to a new file name, synced if sync is set.
 func writeFile(root *os.Root, name string, data []byte, sync bool) error {
 	return write(root, name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, data, sync)
 }
@@ -578,8 +561,8 @@ func write(root *os.Root, name string, flag int, data []byte, sync bool) error {
 	return err
 }
 
-// parallel calls step for each of 0..n-1 in parallel (object.Parallel),
-// and returns the first error by index, or nil.
+// parallel calls step for 0..n-1 in parallel and returns the first error
+// by index.
 func parallel(n int, step func(i int) error) error {
 	errs := make([]error, n)
 	object.Parallel(n, func(i int) { errs[i] = step(i) })

@@ -12,24 +12,20 @@ import (
 	"strings"
 )
 
-// The journal is how a write of the output root survives being killed. A
-// write records its intent in it before it touches anything (the folders it
-// will make, the files it will stage beside their targets and the digests
-// of their bytes, the generated files it will remove, the existing files
-// it keeps a backup of), links every file it will replace or remove to a
-// backup beside it, stages every file, and then appends a commit record:
-// the commit point. Only then does it rename the staged files into place
-// and remove the stale ones; it removes the backups and the journal last.
-// Whoever finds a journal later (a platc killed at any point leaves one)
-// completes the write when the journal is committed and every staged file
-// is there, and otherwise undoes it, which is possible because nothing was
-// renamed before the commit point.
+// The journal lets a write of the output root survive being killed. A write
+// first records its intent (folders to make, files to stage with the digests
+// of their bytes, generated files to remove, existing files to back up). It
+// then links a backup beside every file it will replace or remove, stages
+// every file, and appends a commit record: the commit point. Only then does
+// it rename staged files into place and remove stale ones; backups and the
+// journal go last. Whoever later finds a journal completes the write if it
+// is committed and every staged file is there, and otherwise undoes it:
+// nothing was renamed before the commit point.
 //
-// A committed write that cannot be completed (a rename refused: an
-// immutable file, a file system gone read-only) is rolled back: the write,
-// or the recovery that meets it, appends a rollback record and renames the
-// backups back into place, so that the output folder holds the previous
-// render again, whole. Linking a backup is also the check, before the
+// A committed write that cannot complete (a rename refused: an immutable
+// file, a read-only file system) is rolled back: a rollback record is
+// appended and the backups renamed back, so the output folder again holds
+// the previous render, whole. Linking the backup also checks, before the
 // commit point, that a file can be replaced: link(2) refuses an immutable
 // or append-only file as rename(2) would.
 //
@@ -45,14 +41,12 @@ import (
 //	commit <sha256 of every line before>
 //	rollback
 //
-// write entries are files of the output root, staged as
-// ".<name>.platc-tmp" beside their targets; edit entries are the spec files
-// a release edits, outside the output root, staged the same way; mkdir
-// entries are folders the write creates, parents first; backup entries are
-// the targets of writes, edits and removes that exist, backed up as
-// ".<name>.platc-old" beside them. The rollback record, after the commit
-// record, says the write is being rolled back. A journal of version 1
-// (platc before backups) has no backup entries and is never rolled back.
+// write: a file of the output root, staged as ".<name>.platc-tmp" beside
+// its target. edit: a spec file a release edits, outside the output root,
+// staged the same way. mkdir: a folder the write creates, parents first.
+// backup: an existing target of a write, edit or remove, kept as
+// ".<name>.platc-old". A version 1 journal has no backups and is never
+// rolled back.
 
 // JournalName is the journal's name in the output root.
 const JournalName = ".platc-journal"
@@ -157,16 +151,14 @@ func commitRecord(intent []byte) []byte {
 }
 
 // parseJournal reads a journal of the output root outDir. committed says
-// whether its commit record is there and matches what it commits. Its
-// error says why the journal cannot be read: torn, or not what platc
-// writes. It refuses anything a write of outDir does not write: an
-// unknown line, a path outside its place (a write, mkdir or remove outside
-// the output root, an edit inside it or of a file that is not a .cue
-// file), a path twice, platc's own files as targets, a backup of a path
-// the journal does not write, edit or remove, or a rollback record in a
-// journal of version 1. j.rollingBack says whether a committed journal has
-// its rollback record; a torn one is not there yet (the rollback had not
-// started).
+// whether its commit record is there and matches. The error says why it
+// cannot be read: torn, or not what platc writes. It refuses anything a
+// write of outDir would not write: an unknown line, a path out of place (a
+// write, mkdir or remove outside the output root; an edit inside it or of
+// a non-.cue file), a path twice, platc's own files as targets, a backup of
+// a path not written, edited or removed, or a rollback in a version 1
+// journal. j.rollingBack says whether a committed journal has its rollback
+// record.
 func parseJournal(data []byte, outDir string) (j *journal, committed bool, err error) {
 	j = &journal{}
 	rest := data

@@ -11,10 +11,9 @@ import (
 	"time"
 )
 
-// LockName is the file in the output root that names the platc process
-// holding the root's lock, for the message of another that waits. It is
-// there only while the lock is held (and after a platc was killed, until
-// the next one takes the lock).
+// LockName is the file in the output root naming the lock's holder, for
+// the message of a platc that waits. It exists while the lock is held, or
+// after a killed platc until the next takes the lock.
 const LockName = ".platc-lock"
 
 // lockPoll is how often a waiting platc tries the lock again.
@@ -22,12 +21,10 @@ const lockPoll = 100 * time.Millisecond
 
 // LockOptions configure LockOutput.
 type LockOptions struct {
-	// Create makes the output root, and the folders above it, when it is
-	// missing; Unlock removes those it made if they are still empty.
-	// Without it, LockOutput locks nothing when the root is missing.
+	// Create makes a missing output root and its parents; Unlock removes
+	// them if still empty. Without it a missing root is not locked.
 	Create bool
-	// Holder says who takes the lock, for the message of another that
-	// waits, such as "platc render".
+	// Holder names the taker for waiters, such as "platc render".
 	Holder string
 	// Wait is how long to wait for another holder; zero fails at once.
 	Wait time.Duration
@@ -35,14 +32,12 @@ type LockOptions struct {
 	Interrupt <-chan struct{}
 	// Waiting, when set, is told who holds the lock when the wait starts.
 	Waiting func(holder string)
-	// Sleep, when set, waits between two tries instead of a timer (tests
-	// take turns with it, without timing).
+	// Sleep, when set, replaces the timer between tries (for tests).
 	Sleep func(time.Duration)
 }
 
-// Lock is an output root's lock: advisory, exclusive between platc
-// processes (and between two locks of one process), released when the
-// process ends, however it ends.
+// Lock is an output root's advisory lock, exclusive between processes and
+// between two locks of one process, released however the process ends.
 type Lock struct {
 	root    *os.Root
 	outDir  string
@@ -65,9 +60,8 @@ func (e *LockedError) Error() string {
 	return s + ": let it finish, or end it if it is stuck, then run platc again" + staleLockHint(e.OutDir)
 }
 
-// LockOutput takes the lock of the output root outDir of root, waiting for
-// another holder as opts say. It returns nil and no error when the root is
-// missing and opts.Create is not set: there is nothing to lock, or to read.
+// LockOutput takes the lock of the output root outDir, waiting as opts
+// say. It returns nil, nil when the root is missing and opts.Create unset.
 func LockOutput(root *os.Root, outDir string, opts LockOptions) (*Lock, error) {
 	var created []string
 	if opts.Create {
@@ -92,8 +86,7 @@ func LockOutput(root *os.Root, outDir string, opts LockOptions) (*Lock, error) {
 		}
 		if !held {
 			if !stillThere(root, outDir, dir) {
-				// Removed, or replaced, while this waited: lock
-				// what is there now.
+				// Removed or replaced while waiting: lock the new one.
 				unlockDir(root, outDir, dir)
 				dir.Close()
 				if opts.Create {
@@ -103,9 +96,8 @@ func LockOutput(root *os.Root, outDir string, opts LockOptions) (*Lock, error) {
 				}
 				continue
 			}
-			// Who holds the lock is only for the message of another
-			// platc: a check of a read-only output folder goes on
-			// without it.
+			// The holder file is only for messages: a read-only
+			// output folder goes on without it.
 			info := strconv.Itoa(os.Getpid()) + " " + opts.Holder + "\n"
 			root.WriteFile(path.Join(outDir, LockName), []byte(info), 0o666)
 			return &Lock{root: root, outDir: outDir, dir: dir, created: created}, nil
@@ -180,8 +172,8 @@ func (l *Lock) Unlock() {
 	l.dir.Close()
 }
 
-// mkdirAll makes dir and the folders above it, and returns those it made,
-// parents first.
+// mkdirAll makes dir and its parents, returning those it made, parents
+// first.
 func mkdirAll(root *os.Root, dir string) ([]string, error) {
 	var missing []string
 	for d := dir; d != "." && d != "/"; d = path.Dir(d) {

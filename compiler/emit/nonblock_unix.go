@@ -4,7 +4,6 @@ package emit
 
 import "syscall"
 
-// OpenNonblock is the flag that opens a file in non-blocking mode: the os
-// package otherwise switches a regular file it opens into that mode and,
-// the file being no poller's, back (four fcntl calls per file).
+// OpenNonblock opens a file non-blocking; otherwise the os package
+// switches a regular file into that mode and back with fcntl calls.
 const OpenNonblock = syscall.O_NONBLOCK

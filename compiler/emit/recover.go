@@ -11,8 +11,7 @@ import (
 
 // RecoverOptions configure Recover.
 type RecoverOptions struct {
-	// Fault, when set, is called before each step; an error fails the
-	// step (tests stop a recovery at every point with it).
+	// Fault, when set, is called before each step; an error fails it.
 	Fault func(Step) error
 }
 
@@ -27,14 +26,12 @@ const (
 	// Undone: the write had not reached its commit point; Recover
 	// removed what it had staged, and the files are as they were.
 	Undone
-	// RolledBack: the write was committed, but it could not be completed
-	// (a staged file is missing or not what the journal says, a file
-	// platc did not generate is in the way, a rename is refused), or it
-	// was being rolled back; Recover put the backups back in place, and
-	// the files are as they were before it.
+	// RolledBack: the write was committed but could not be completed (a
+	// staged file missing or wrong, a foreign file in the way, a rename
+	// refused), or was already rolling back; Recover restored the backups.
 	RolledBack
-	// Abandoned: as RolledBack, but the journal is of a platc that kept
-	// no backups (version 1); Recover removed the staged files.
+	// Abandoned: as RolledBack, but a version 1 journal has no backups;
+	// Recover removed the staged files.
 	Abandoned
 	// Discarded: the journal could not be read (torn, or not platc's);
 	// Recover removed it and the staged files it found.
@@ -83,16 +80,13 @@ func (r Recovery) String() string {
 	panic(fmt.Sprintf("unknown recovery kind %d", r.Kind))
 }
 
-// Recover completes or undoes a write of the output root outDir that was
-// interrupted (killed, or stopped by a failure after its commit point),
-// as its journal says: it completes a committed write whose staged files
-// are all there (or already renamed into place), rolls back a committed
-// write it cannot complete, and otherwise removes the staged files and
-// leaves the others as they are. It never writes over or removes a file
-// platc did not generate, except the spec files a committed release edits.
-// Call it with the output root's lock held, before reading the output
-// root; a recovery that is itself interrupted is completed by
-// the next one.
+// Recover finishes an interrupted write of the output root outDir as its
+// journal says: it completes a committed write whose staged files are all
+// there, rolls back a committed write it cannot complete, and otherwise
+// removes the staged files. It never overwrites or removes a file platc did
+// not generate, except the spec files a committed release edits. Call it
+// under the output root's lock, before reading the root; an interrupted
+// recovery is completed by the next.
 func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error) {
 	rec := Recovery{OutDir: outDir}
 	o := &op{root: root, outDir: outDir, fault: opts.Fault}
@@ -153,11 +147,9 @@ func Recover(root *os.Root, outDir string, opts RecoverOptions) (Recovery, error
 	return rec, err
 }
 
-// pending returns the staged files of the committed journal j that are
-// still to rename, or why the write cannot be completed: each staged file
-// must be there with the bytes the journal records, or its target must
-// already have them; a target platc did not generate must not be in the
-// way of a file of the output root.
+// pending returns the staged files of committed j still to rename, or why
+// the write cannot complete: each staged file (or its target) must have
+// the recorded bytes, and no foreign file may be in the way.
 func (o *op) pending(j *journal) ([]entry, error) {
 	var pending []entry
 	for _, e := range j.staged() {
@@ -196,10 +188,9 @@ func (o *op) regularFile(p string) ([]byte, error) {
 	return o.root.ReadFile(p)
 }
 
-// sweep removes the staged files and backups of platc's writes under the
-// output root (named as they are, and generated), and with emptyFolders the
-// folders that are empty: what a recovery can do when the journal is
-// unreadable, and does not say which folders the write made.
+// sweep removes platc's staged files and backups under the output root,
+// and with emptyFolders every empty folder: the recovery for an unreadable
+// journal.
 func (o *op) sweep(emptyFolders bool) (int, error) {
 	var staged, folders []string
 	err := fs.WalkDir(o.root.FS(), o.outDir, func(p string, d fs.DirEntry, err error) error {

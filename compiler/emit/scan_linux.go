@@ -13,17 +13,12 @@ import (
 	"syscall"
 )
 
-// scanFolder reads the folder open as f, at path dir, and its sub-folders
-// into st, as scanDir does, with Linux's system calls on f's descriptor:
-// each entry's type comes from the folder's listing (getdents64), not from
-// a stat of its own, and each sub-folder and file opens relative to its
-// folder's descriptor, one name (never "." or "..") without following a
-// symbolic link, as os.Root opens them. A file then costs five system
-// calls (open, fstat, two reads, close) and a folder four, where os.Root's
-// files cost seven and its folders nine: a large platform's output has
-// thousands of both. ok is false if f's descriptor cannot be reached, or
-// a listing has no types (some file systems'); scanDir reads the folder
-// then.
+// scanFolder reads the folder f, at path dir, and its sub-folders into st,
+// as scanDir does, but with Linux system calls on f's descriptor: entry
+// types come from getdents64, not a stat each, and each entry opens
+// relative to its folder without following symbolic links, as os.Root
+// does, in fewer calls. ok is false if the descriptor cannot be reached or
+// a listing has no types; scanDir reads the folder then.
 func scanFolder(f *os.File, outDir, dir string, st *State) (ok bool, err error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -129,11 +124,9 @@ func openAt(fd int, name string, flags int) (int, error) {
 	return f, nil
 }
 
-// readFileAt reads the file name of the folder fd: in one read of its
-// size and a byte more, which returns its size when the file ends there
-// (a file that grew since it was measured returns the byte more, and is
-// read on to its end). It reads into into's array where it has room (into
-// is empty: the caller's buffer of the file before).
+// readFileAt reads the file name of the folder fd in one read of its size
+// plus a byte (a file that grew is read on to its end), reusing into's
+// array where it has room.
 func readFileAt(fd int, name string, into []byte) ([]byte, error) {
 	f, err := openAt(fd, name, syscall.O_NONBLOCK)
 	if err != nil {

@@ -6,23 +6,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// syncfsFrom is how many files a write stages from which it makes them
-// durable with one syncfs(2) of the output folder's file system before the
-// journal's commit point, instead of one fsync(2) as each is written. A
-// first render writes thousands, for which one flush of the file system is
-// the cheaper (BenchmarkWrite/fresh); but syncfs also waits for whatever
-// else is waiting to be written on that file system, which an everyday
-// render of a few files should not wait for: there an fsync each is the
-// cheaper.
+// syncfsFrom is the number of staged files from which a write syncs them
+// with one syncfs(2) before the commit point instead of an fsync(2) each.
+// syncfs also waits for everything else pending on that file system, which
+// a render of a few files should not wait for.
 const syncfsFrom = 256
 
 // syncAtOnce says whether a write that stages n files syncs them at once,
 // with syncStaged, rather than each as it is written.
 func syncAtOnce(n int) bool { return n >= syncfsFrom }
 
-// syncStaged makes the staged files of the output folder outDir durable
-// before the commit point: syncfs(2) of the file system that holds it
-// writes every dirty page and inode of it, the staged files' among them.
+// syncStaged makes the staged files under outDir durable with syncfs(2).
 func syncStaged(root *os.Root, outDir string) error {
 	f, err := root.Open(outDir)
 	if err != nil {

@@ -13,16 +13,14 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 )
 
-// State is what the output folder holds now: the files platc generated, by
-// path, the paths of the files it did not, and the folders (the output
-// folder itself included, when it is there). platc's own files in the
-// output folder (the journal and the lock's) are not in it.
+// State is what the output folder holds now: platc's generated files by
+// path, the paths of foreign files, and the folders (the output folder
+// included). The journal and lock file are left out.
 type State struct {
 	Generated map[string]File
 	Foreign   []string
 	Folders   map[string]bool
-	// read reads a file of the folder again, for a drift's diff: Scan
-	// keeps none of their bytes.
+	// read rereads a file for a drift's diff: Scan keeps no bytes.
 	read func(p string) ([]byte, error)
 }
 
@@ -39,14 +37,11 @@ func (st *State) bytesOf(p string) []byte {
 	return data
 }
 
-// Scan reads the output folder outDir of fsys. A missing folder is an empty
-// one.
-//
-// It descends folder by folder through fs.Sub and reads each file relative
-// to its folder: where fsys opens a sub-folder as a file system of its own
-// (the CLI's repository does, with an os.Root), reading a file then costs
-// one lookup instead of one per path element. Where fsys is a
-// FolderOpener, scanFolder reads below the folder's descriptor instead.
+// Scan reads the output folder outDir of fsys; a missing folder is empty.
+// It descends through fs.Sub and reads each file relative to its folder,
+// so an fsys backed by os.Root looks up one name per file, not the whole
+// path. Where fsys is a FolderOpener, scanFolder reads below the folder's
+// descriptor instead.
 func Scan(fsys fs.FS, outDir string) (*State, error) {
 	st, fast, err := scanBelow(fsys, outDir)
 	if !fast && err == nil {
@@ -71,9 +66,8 @@ func Scan(fsys fs.FS, outDir string) (*State, error) {
 	return st, nil
 }
 
-// scanBelow is Scan below the descriptor of outDir where fsys is a
-// FolderOpener; fast is false where it is not, or where the system has no
-// such reading (then Scan reads through fs.Sub).
+// scanBelow is Scan below outDir's descriptor; fast is false where fsys is
+// no FolderOpener or the system cannot, and Scan uses fs.Sub.
 func scanBelow(fsys fs.FS, outDir string) (st *State, fast bool, err error) {
 	fo, ok := fsys.(FolderOpener)
 	if !ok {
@@ -94,9 +88,8 @@ func newState() *State {
 	return &State{Generated: map[string]File{}, Folders: map[string]bool{}}
 }
 
-// A FolderOpener is a file system that opens its folder name as an
-// os.File, whose descriptor Scan may read below (the CLI's repository,
-// through its os.Root).
+// A FolderOpener opens its folder name as an os.File, whose descriptor
+// Scan may read below.
 type FolderOpener interface {
 	OpenFolder(name string) (*os.File, error)
 }
@@ -137,8 +130,8 @@ func scanDir(dirFS fs.FS, outDir, dir string, st *State) error {
 	return nil
 }
 
-// addFile records the file at p, which holds data: platc's, or foreign.
-// It keeps nothing of data, which the caller may reuse.
+// addFile records the file at p, platc's or foreign. It keeps nothing of
+// data, which the caller may reuse.
 func (st *State) addFile(p string, data []byte) {
 	if IsGenerated(data) {
 		st.Generated[p] = fileOf(data)
@@ -210,8 +203,7 @@ func Compare(st *State, outs []Output) []Drift {
 		switch {
 		case o.Kept != nil && ok && f == *o.Kept:
 		case o.Kept != nil:
-			// Kept against another State than st: a caller's mistake,
-			// said rather than guessed at.
+			// Kept against another State than st: a caller's mistake.
 			drifts = append(drifts, Drift{Path: o.Path, Kind: Changed, Diff: "changed since platc read it: run platc again\n", Line: 1})
 		case !ok:
 			drifts = append(drifts, Drift{Path: o.Path, Kind: Missing, Diff: unified(o.Path, nil, o.Data), Line: 1})
@@ -229,9 +221,8 @@ func Compare(st *State, outs []Output) []Drift {
 	return drifts
 }
 
-// firstDifference returns the first line (from 1) of the bodies of two
-// generated files that differs; the header's digest line differs whenever
-// the bodies do, and says nothing.
+// firstDifference returns the first differing line (from 1) of the bodies
+// of two generated files; the header's digest line would always differ.
 func firstDifference(a, b []byte) int {
 	_, a, _ = splitHeader(a)
 	_, b, _ = splitHeader(b)
@@ -262,9 +253,8 @@ type Conflict struct {
 	Problem string // what is in the way
 }
 
-// Conflicts returns the rendered paths that platc may not write because
-// a file it did not generate is there, or a folder, or because a file it
-// did not generate is where a folder of the path must be.
+// Conflicts returns the rendered paths blocked by a foreign file or a
+// folder at the path, or by a foreign file where a parent folder must be.
 func Conflicts(st *State, outs []Output) []Conflict {
 	if len(st.Foreign) == 0 && len(st.Folders) == 0 {
 		return nil
@@ -302,29 +292,22 @@ type Options struct {
 	// Also are files outside the output root that the write replaces with
 	// the render, all or nothing together: the spec files a release edits.
 	Also []Output
-	// Interrupt, when closed before the commit point, stops the write: it
-	// removes what it staged and returns ErrInterrupted. After the commit
-	// point the write finishes.
+	// Interrupt, closed before the commit point, undoes the write and
+	// returns ErrInterrupted; after it, the write finishes.
 	Interrupt <-chan struct{}
-	// Fault, when set, is called before each step; an error fails the
-	// step (tests fail, kill and interrupt a write at every point with it).
+	// Fault, when set, is called before each step; an error fails it.
 	Fault func(Step) error
 
-	// link, when set, links backups instead of os.Root.Link (tests fail
-	// it as a file system without hard links does).
+	// link, when set, replaces os.Root.Link (tests fake no hard links).
 	link func(r *os.Root, oldname, newname string) error
 }
 
-// Write makes the output folder hold outs: it writes new and changed files,
-// leaves unchanged ones alone, and removes generated files the render no
-// longer produces, all or nothing, even when the process is killed, through
-// the journal (journal.go): a failure or an interrupt leaves the folder as
-// it was, and after a kill Recover completes or undoes the write. When
-// nothing changes, it writes nothing, not even a journal.
-//
-// Files platc did not generate are never touched; Write refuses to run if
-// one is in the way. The caller holds the output root's lock (LockOutput)
-// and has recovered it (Recover), and st is what Scan read since.
+// Write makes the output folder hold outs: it writes new and changed files
+// and removes generated files no longer rendered, all or nothing through
+// the journal (journal.go), even if killed. When nothing changes it writes
+// nothing, not even a journal. Foreign files are never touched; Write
+// refuses if one is in the way. The caller holds the lock (LockOutput), has
+// run Recover, and st is what Scan read since.
 func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options) (*Result, error) {
 	if c := Conflicts(st, outs); len(c) > 0 {
 		return nil, fmt.Errorf("%s: %s: move it out of the output folder, platc does not overwrite it", c[0].Path, c[0].Problem)
@@ -366,8 +349,7 @@ func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options)
 	if j.empty() {
 		return res, nil
 	}
-	// What the write replaces or removes is backed up first, so that a
-	// commit that cannot complete rolls back to it.
+	// Back up what is replaced or removed, for a rollback.
 	for _, e := range j.writes {
 		if _, ok := st.Generated[e.path]; ok {
 			j.backups = append(j.backups, e.path)
@@ -394,8 +376,8 @@ func Write(root *os.Root, outDir string, st *State, outs []Output, opts Options)
 	return res, nil
 }
 
-// missingFolders are the folders below outDir that the files of writes go
-// in and that are not there, parents first.
+// missingFolders are the folders below outDir that writes need and that
+// are missing, parents first.
 func missingFolders(st *State, outDir string, writes []entry) []string {
 	var missing []string
 	seen := map[string]bool{}

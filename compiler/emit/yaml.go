@@ -12,20 +12,15 @@ import (
 	"github.com/platc/platc/compiler/object"
 )
 
-// This file writes YAML for the small set of values render produces:
-// object.Map, map[string]any, []any, []string, string, int, int64, float64,
-// bool and nil. A general YAML library spends most of a render's time on
-// events and buffers this output does not need; this writer appends to
-// one byte slice.
+// This file writes YAML for the values render produces (object.Map,
+// map[string]any, []any, []string, string, int, int64, float64, bool, nil),
+// appending to one byte slice rather than using a general YAML library.
 //
-// Strings are written plain only where both YAML 1.1 decoders (Kubernetes,
-// Argo CD: sigs.k8s.io/yaml) and YAML 1.2 decoders read them back as the
-// same string; otherwise double-quoted, or as a literal block when they span
-// lines. The tests decode everything written here with both kinds of
-// decoder.
+// Strings are written plain only where YAML 1.1 decoders (Kubernetes, Argo
+// CD: sigs.k8s.io/yaml) and YAML 1.2 decoders both read back the same
+// string; otherwise double-quoted, or a literal block when they span lines.
 
-// appendDocument appends v, a mapping, as a YAML document without a leading
-// "---".
+// appendDocument appends the mapping v as a document without "---".
 func appendDocument(b []byte, m *object.Map) []byte {
 	if m.Len() == 0 {
 		return append(b, "{}\n"...)
@@ -70,8 +65,7 @@ func appendValue(b []byte, v any, indent int) []byte {
 	return appendScalar(b, v, indent)
 }
 
-// maxImplicitKey is YAML's limit on the length of an implicit key, with a
-// margin.
+// maxImplicitKey is YAML's implicit key length limit, with a margin.
 const maxImplicitKey = 1000
 
 // appendMapBody appends the entries of m at indent. When inline is set, the
@@ -86,7 +80,7 @@ func appendMapBody(b []byte, m *object.Map, indent int, inline bool) []byte {
 }
 
 // appendPlainMapBody is appendMapBody for a map[string]any (Helm values),
-// whose keys are written sorted, for deterministic output.
+// keys sorted for deterministic output.
 func appendPlainMapBody(b []byte, m map[string]any, indent int, inline bool) []byte {
 	var buf [16]string
 	keys := buf[:0]
@@ -211,9 +205,9 @@ func appendLiteral(b []byte, s string, indent int) []byte {
 	return b
 }
 
-// literalSafe reports whether s can be a literal block: it has a line break,
-// starts with a visible character (so that the block needs no indentation
-// indicator), and has no carriage returns or other control characters.
+// literalSafe reports whether s can be a literal block: it has a line
+// break, starts with a visible character (no indentation indicator needed)
+// and has no carriage returns or other control characters.
 func literalSafe(s string) bool {
 	if !strings.Contains(s, "\n") || s[0] == ' ' || s[0] == '\n' || s[0] == '\t' {
 		return false
@@ -254,10 +248,9 @@ func appendQuoted(b []byte, s string) []byte {
 }
 
 // versionLike reports whether s is a version such as 1.15.4 or
-// 2.21.1-rc.1: digits.digits.digits, then optionally '-' or '+' and
-// [0-9A-Za-z.+-]*. Such strings start with a digit yet are strings to
-// every YAML decoder, and are common enough in charts to deserve to stay
-// readable.
+// 2.21.1-rc.1: digits.digits.digits, optionally '-' or '+' and
+// [0-9A-Za-z.+-]*. Every YAML decoder reads these as strings, so they stay
+// plain and readable.
 func versionLike(s string) bool {
 	i := 0
 	for part := range 3 {

@@ -1,8 +1,7 @@
 // Package explain says which layers of Helm values reach one Application's
 // release, in Argo CD's order, what each sets, and which wins (platc
-// explain). It reads the stages' results (the spec, the stacks, the
-// client files, render's value layers) and changes nothing; it is a view
-// for the CLI, not a stage, so it may read every stage.
+// explain). It is a view for the CLI, not a stage, so it may read every
+// stage's results; it changes nothing.
 package explain
 
 import (
@@ -61,12 +60,10 @@ type Explanation struct {
 	VersionFrom string `json:"versionFrom,omitempty"`
 }
 
-// Explain returns the layers of values that reach the Helm release of an
-// Application in env: a chart module platc renders, or an Application kro
-// creates for a client's stack instance (named <client>-<module>).
-//
-// repo is the platform's repository, for a chart module's values files;
-// nil leaves them unknown.
+// Explain returns the layers of values reaching the Helm release of an
+// Application in env: a chart module, or one kro creates for a stack
+// instance (<client>-<module>). repo is the platform's repository, for
+// values files; nil leaves them unknown.
 func Explain(spec *model.Spec, info *check.Info, stacks *rgd.Compiled, files *layers.Result, repo fs.FS, envName, app string) (*Explanation, error) {
 	env := spec.Environment(envName)
 	if env == nil {
@@ -359,9 +356,8 @@ func fileSettings(f *layers.File) []Setting {
 	return out
 }
 
-// SetChartDefaults makes the chart defaults layer known: the chart's
-// values.yaml (file names it, such as web/values.yaml, in the positions),
-// read as layers reads a values file. A file it cannot read leaves the
+// SetChartDefaults makes the chart defaults layer known from the chart's
+// values.yaml (file names it in positions). An unreadable file leaves the
 // layer unknown, saying why.
 func (ex *Explanation) SetChartDefaults(chart, file string, data []byte) {
 	for i := range ex.Layers {
@@ -380,10 +376,9 @@ func (ex *Explanation) SetChartDefaults(chart, file string, data []byte) {
 	}
 }
 
-// Winner returns the layer whose value Helm uses for path (dotted), the
-// value, and whether any layer sets it. A layer sets a path when it sets
-// the path itself, or an ancestor to something that is not a mapping
-// (which replaces what is below).
+// Winner returns the layer whose value Helm uses for the dotted path, the
+// value, and whether any layer sets it, directly or by setting an ancestor
+// to a non-mapping.
 func (ex *Explanation) Winner(path string) (layer int, s Setting, ok bool) {
 	layer = -1
 	for i, l := range ex.Layers {
@@ -402,10 +397,9 @@ type Value struct {
 	Layer int // its index in Layers
 }
 
-// Values returns the values Helm gets, sorted by path, each with the
-// last layer that sets it, chart defaults aside (they are the chart's,
-// not the platform's): a value set above a path in a later layer
-// replaces it, so such a path is left out.
+// Values returns the values Helm gets, sorted by path, each with the last
+// layer setting it, chart defaults aside (they are the chart's). A path a
+// later layer replaces from above is left out.
 func (ex *Explanation) Values() []Value {
 	winners := map[string]int{}
 	for i, l := range ex.Layers {

@@ -19,20 +19,15 @@ import (
 	"github.com/platc/platc/schemas"
 )
 
-// Kubernetes' own kinds (a Namespace, a NetworkPolicy, a ConfigMap, a
-// Secret), which every Kinds serves beside its CRDs. In a cluster, kro's
-// resolver takes their schemas from the API server's OpenAPI v3
-// discovery, with k8s.io/apiserver's ClientDiscoveryResolver; offline,
-// the same resolver reads the documents platc embeds (schemas/builtin:
-// Kubernetes' published ones, cut to the kinds platc lists), through a
-// discovery that serves only them. A kind platc does not list has no
-// schema here: kro could not type its template, and platc says so.
+// Kubernetes' own kinds (Namespace, NetworkPolicy, ConfigMap, Secret),
+// served by every Kinds beside its CRDs. kro's resolver
+// (k8s.io/apiserver's ClientDiscoveryResolver) reads their schemas from
+// OpenAPI v3 discovery; offline it reads the documents platc embeds
+// (schemas/builtin, cut to the listed kinds). An unlisted kind has no
+// schema: kro could not type its template, and platc says so.
 
-// builtinSchemas are the built-in kinds' schemas, each resolved on first
-// use: a read-only table, shared by every Kinds (kro's controller shares
-// them too, through its resolver's cache). The resolver decodes a whole
-// discovery document for each kind it resolves (BenchmarkBuiltinSchemas),
-// so a run resolves only the kinds its graphs use.
+// builtinSchemas are the built-in kinds' schemas, shared by every Kinds and
+// each resolved on first use: resolving decodes a whole discovery document.
 var builtinSchemas = sync.OnceValue(newBuiltinSchemas)
 
 func newBuiltinSchemas() map[schema.GroupVersionKind]func() (*spec.Schema, error) {
@@ -51,9 +46,8 @@ func newBuiltinSchemas() map[schema.GroupVersionKind]func() (*spec.Schema, error
 	return out
 }
 
-// builtinDigest is a digest of the built-in kinds' documents, part of
-// every RGD's cache key beside the Kinds' digest, which is of the CRDs
-// alone.
+// builtinDigest digests the built-in kinds' documents, for every RGD's
+// cache key (the Kinds' digest covers the CRDs alone).
 var builtinDigest = sync.OnceValue(func() string {
 	h := sha256.New()
 	docs := schemas.Builtin()
@@ -81,8 +75,8 @@ func addBuiltinMappings(m *meta.DefaultRESTMapper, crdKinds map[schema.GroupVers
 	}
 }
 
-// builtinDiscovery is a cluster's discovery as far as the schema
-// resolver asks it: the OpenAPI v3 documents, by path ("api/v1").
+// builtinDiscovery serves the schema resolver the OpenAPI v3 documents, by
+// path ("api/v1").
 type builtinDiscovery struct {
 	discovery.DiscoveryInterface // nil: only OpenAPIV3 is called
 	docs                         map[string][]byte

@@ -31,11 +31,10 @@ import (
 	"github.com/platc/platc/compiler/diag"
 )
 
-// crdChecks checks the CRD kro generates for the instances as kro's
-// client and the API server do when kro creates it: it must encode as
-// JSON, pass the API server's validation of a new CRD, and not take a name
-// that a CRD of Kinds already has (kro refuses to update a CRD it does not
-// own) or names that one of its group already serves.
+// crdChecks checks the generated CRD as kro's client and the API server
+// do on creation: it must encode as JSON, pass new-CRD validation, and not
+// take the name of a CRD of Kinds (kro will not update a CRD it does not
+// own) or names its group already serves.
 func (c *checker) crdChecks(crd *extv1.CustomResourceDefinition) {
 	crd = c.defaults(crd)
 	// The API server validates the CRD as it decodes it from kro's JSON.
@@ -87,12 +86,11 @@ func errorRank(e *field.Error) int {
 	return 1
 }
 
-// defaults reports each string default kro writes into the schema
-// unescaped, as "%s": a quote makes the CRD JSON that does not parse, so
-// kro cannot send it; a backslash starts a JSON escape, so that the API
-// server stores another default than the one written (a warning: kro and
-// the API server accept it). It returns the CRD without the defaults that
-// do not parse, for the checks that follow.
+// defaults reports each string default kro writes unescaped, as "%s": a
+// quote makes the CRD's JSON unparsable, so kro cannot send it; a
+// backslash starts a JSON escape, so the API server stores another default
+// (a warning: both accept it). It returns the CRD without the unparsable
+// defaults, for the checks that follow.
 func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomResourceDefinition {
 	crd = crd.DeepCopy()
 	var walk func(s *extv1.JSONSchemaProps, path string)
@@ -146,9 +144,8 @@ func (c *checker) defaults(crd *extv1.CustomResourceDefinition) *extv1.CustomRes
 	return crd
 }
 
-// decodeCRD is crd as the API server receives it: encoded as JSON, as kro's
-// client sends it, and decoded (a map's value schema, say, allows the map's
-// values only once it is decoded).
+// decodeCRD is crd as the API server receives it: JSON-encoded, as kro's
+// client sends it, then decoded (some schemas only apply once decoded).
 func decodeCRD(crd *extv1.CustomResourceDefinition) (*extv1.CustomResourceDefinition, error) {
 	c := crd.DeepCopy()
 	c.APIVersion, c.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
@@ -429,9 +426,8 @@ func schemaFieldPath(f string) (string, bool) {
 
 // The rest of this file is ported from k8s.io/apiextensions-apiserver
 // v0.35.0 pkg/apis/apiextensions/validation (validation.go and
-// cel_validation.go): the checks a CRD kro generates can fail, as the API
-// server runs them when a CRD is created. The package itself pulls in the
-// API server's webhook client (and gRPC and OpenTelemetry with it) to check
+// cel_validation.go): the create-time checks a kro CRD can fail. That
+// package pulls in a webhook client (with gRPC and OpenTelemetry) for
 // conversion webhooks, which kro's CRDs never have.
 
 const (

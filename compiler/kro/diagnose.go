@@ -320,11 +320,10 @@ func (c *checker) resourceProblem(n *node, r *v1alpha1.Resource, cause string) {
 	c.add(diag.KroTemplate, n.idx, path, msg)
 }
 
-// isolate finds every place of a template that kro's parser refuses, by
-// asking the parser about each part alone: the template reduced to the path
-// to that part (its siblings left out, earlier list items null, which the
-// parser skips). It reports each one and returns the expressions of the
-// parts the parser takes.
+// isolate finds every place of a template kro's parser refuses by asking
+// about each part alone (the template reduced to the path to it, earlier
+// list items null, which the parser skips). It reports each and returns
+// the expressions of the parts it takes.
 func (c *checker) isolate(n *node, p *parser.Parser, tmpl map[string]any, segs []fieldpath.Segment) []variable.FieldDescriptor {
 	v := valueAt(tmpl, segs)
 	descs, err := p.ParseResource(spine(segs, v), n.schema)
@@ -477,10 +476,9 @@ func (c *checker) simpleSchema(obj *v1alpha1.ResourceGraphDefinition) *extv1.JSO
 	return s
 }
 
-// customTypes finds the custom types kro's transformer refuses: each one
-// that fails alone (with the types it uses), and each cycle among them. It
-// returns the types that load, with every refused one replaced by object,
-// so that the fields using them are not reported again.
+// customTypes finds the custom types kro's transformer refuses, alone or
+// in a cycle, and returns the types with each refused one replaced by
+// object, so fields using them are not reported again.
 func (c *checker) customTypes(types map[string]any) map[string]any {
 	if len(types) == 0 {
 		return types
@@ -499,9 +497,8 @@ func (c *checker) customTypes(types map[string]any) map[string]any {
 			good[t] = "object"
 		}
 	}
-	// A type fails alone when, with every type it uses loading, kro
-	// refuses it; types are tried in an order where what a type uses
-	// comes first.
+	// A type fails alone if kro refuses it while its dependencies load;
+	// dependencies are tried first.
 	for _, name := range typeOrder(types, deps) {
 		if good[name] == "object" && types[name] != "object" {
 			continue // in a cycle
@@ -772,9 +769,8 @@ func (c *checker) identifiers() []string {
 	return out
 }
 
-// anyObject is the schema the diagnosis types what it could not resolve
-// with: an object with any fields, so that expressions reading it are not
-// reported for the cause reported already.
+// anyObject types what the diagnosis could not resolve: an object with any
+// fields, so expressions reading it do not repeat the reported cause.
 var anyObject = &spec.Schema{
 	SchemaProps:      spec.SchemaProps{Type: []string{"object"}},
 	VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{krocel.XKubernetesPreserveUnknownFields: true}},
@@ -874,10 +870,9 @@ func (c *checker) typeCheck(n *node, env *cel.Env, tc *typeContext, insp *ast.In
 	}
 }
 
-// iteratorEnv compiles a collection's forEach lists as the builder's
-// validateAndCompileForEach does, each of which must return a list, and
-// returns env with the iterators typed by their lists' elements, for the
-// template's expressions; ok is false when an iterator has no type.
+// iteratorEnv compiles a collection's forEach lists, each of which must
+// return a list, as validateAndCompileForEach does, and returns env with
+// the iterators typed by their elements; ok is false if one has no type.
 func (c *checker) iteratorEnv(n *node, env *cel.Env) (*cel.Env, bool) {
 	if !n.collection() {
 		return env, true
@@ -954,8 +949,7 @@ func (c *checker) condition(n *node, w exprAt, what string, env *cel.Env) {
 }
 
 // compile parses and type-checks an expression in env and returns its
-// type; every issue is a problem, placed in the expression's string where
-// one of its ${...} expressions alone has it.
+// type; each issue is a problem, placed at the ${...} that has it.
 func (c *checker) compile(idx int, path string, e *krocel.Expression, env *cel.Env) (*cel.Type, bool) {
 	shown := e.UserExpression()
 	parsed, iss := env.Parse(e.Original)
@@ -976,10 +970,9 @@ func (c *checker) compile(idx int, path string, e *krocel.Expression, env *cel.E
 	return checked.OutputType(), true
 }
 
-// status checks the instance's status as the builder's buildStatusSchema
-// and buildInstanceNode do, and returns its schema, inferred from the
-// expressions' types; nil when conditions are used, which the diagnosis
-// leaves to the builder.
+// status checks the instance's status as buildStatusSchema and
+// buildInstanceNode do, and returns its schema inferred from the
+// expressions; nil with conditions, left to the builder.
 func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, env *cel.Env, tc *typeContext, insp *ast.Inspector) *extv1.JSONSchemaProps {
 	status := map[string]any{}
 	if err := yaml.UnmarshalStrict(obj.Spec.Schema.Status.Raw, &status); err != nil && len(obj.Spec.Schema.Status.Raw) > 0 {

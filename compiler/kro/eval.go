@@ -66,9 +66,8 @@ func IsStandalone(segs []Segment) bool { return len(segs) == 1 && segs[0].Expr }
 type evalEnv struct {
 	env *cel.Env
 	ids map[string]bool
-	// spec is the schema of the instance's spec, which kro's runtime
-	// reads the spec through (a number field gives a double even when its
-	// value is whole, for one).
+	// spec is the instance spec's schema, through which kro's runtime
+	// reads the spec (a number field gives a double even when whole).
 	spec  common.Schema
 	mu    sync.Mutex
 	progs map[string]*Program
@@ -88,10 +87,8 @@ type Program struct {
 func (p *Program) Refs() []string { return p.refs }
 
 // Program compiles expr (the CEL inside ${...}), once. kro's builder has
-// type-checked every expression of the graph against the schemas; this
-// environment declares the variables dynamic, as kro's inspector does, so
-// that a program evaluates the values it is given without building the
-// schemas' CEL types again.
+// already type-checked it, so the variables are declared dynamic, as kro's
+// inspector does, sparing a rebuild of the schemas' CEL types.
 func (r *Result) Program(expr string) (*Program, error) {
 	r.envOnce.Do(func() {
 		ids := append([]string{graph.SchemaVarName}, slices.Sorted(maps.Keys(r.Deps))...)
@@ -256,9 +253,9 @@ func (e *evalEnv) instance(obj map[string]any) map[string]any {
 	return out
 }
 
-// memoSchema is a schema of k8s.io/apiserver's OpenAPI adaptor that makes
-// each of its children once: the adaptor makes them anew at every call,
-// and kro's unstructured values ask for them at every field they read.
+// memoSchema wraps k8s.io/apiserver's OpenAPI adaptor to make each child
+// once: the adaptor remakes them per call, and kro's unstructured values
+// ask at every field read.
 type memoSchema struct {
 	common.Schema
 	once  sync.Once

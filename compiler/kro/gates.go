@@ -11,9 +11,8 @@ import (
 	"k8s.io/component-base/featuregate"
 )
 
-// Gates are the feature gates of the kro that runs the platform, by the
-// names of kro's pkg/features; a gate not named has kro's default. The
-// zero value is kro's defaults.
+// Gates are the platform kro's feature gates, by pkg/features name; an
+// unnamed gate, and the zero value, have kro's defaults.
 type Gates map[string]bool
 
 // KnownGates are the names of kro's feature gates, sorted.

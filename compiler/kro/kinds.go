@@ -25,19 +25,14 @@ import (
 	"github.com/platc/platc/schemas"
 )
 
-// Kinds are the kinds a graph's resources may have, read from
-// CustomResourceDefinitions, and Kubernetes' own kinds whose schemas
-// platc embeds (builtin.go): what kro's graph builder asks a cluster for,
-// answered offline. It is the builder's schema resolver (each kind's schema
-// as the API server publishes it in its OpenAPI v3 discovery) and its REST
-// mapper (the kind's resource and scope), and it validates objects of its
-// kinds as the API server does (the RGD's admission against kro's CRD).
+// Kinds are the kinds a graph's resources may have: those of CRDs, and the
+// built-in kinds platc embeds (builtin.go). It answers offline what kro's
+// graph builder asks a cluster: it is the schema resolver (schemas as
+// OpenAPI v3 discovery publishes them) and REST mapper, and validates
+// objects as the API server does.
 //
-// The CRDs are decoded into the API server's types on first use: a run
-// whose RGDs are all in the cache never needs them (List and the digest
-// read the plain data).
-//
-// Kinds is read-only once made, and safe for concurrent use.
+// CRDs are decoded on first use: a run whose RGDs are all cached never
+// needs them. Kinds is read-only once made, and safe for concurrent use.
 type Kinds struct {
 	list   []Kind // every served version, sorted
 	digest string // of the CRDs, for cache keys
@@ -65,10 +60,8 @@ type kind struct {
 	validator   *objectValidator // made on first use
 }
 
-// Embedded returns the Kinds of the CustomResourceDefinitions platc embeds
-// (schemas/crds: Argo CD's Application and AppProject, kro's
-// ResourceGraphDefinition, the primitives), read once. Their digest is
-// that of the embedded files.
+// Embedded returns the Kinds of the CRDs platc embeds (schemas/crds), read
+// once.
 var Embedded = sync.OnceValues(func() (*Kinds, error) {
 	files, err := schemas.CRDObjects()
 	if err != nil {
@@ -103,9 +96,8 @@ func plainKinds(crds []map[string]any, digest string) *Kinds {
 }
 
 // WithResults returns Kinds that also hold the CRDs kro generates for the
-// instances of the RGDs of results: a graph may create instances of
-// another stack. A cached result's key stands for its CRD in the digest,
-// which spares encoding the CRD at every run.
+// RGDs of results: a graph may create another stack's instances. A cached
+// result's key stands for its CRD in the digest, sparing an encoding.
 func (k *Kinds) WithResults(results ...*Result) (*Kinds, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00", k.digest)
@@ -148,8 +140,7 @@ func toCRD(obj map[string]any) (*extv1.CustomResourceDefinition, error) {
 	return crd, nil
 }
 
-// newTypedKinds decodes crds for kinds: the builder resolves schemas
-// through it.
+// newTypedKinds decodes crds for the builder's schema resolution.
 func newTypedKinds(kinds *Kinds, crds []*extv1.CustomResourceDefinition) (*typedKinds, error) {
 	k := &typedKinds{byGVK: map[schema.GroupVersionKind]*kind{}, crds: crds, mapper: meta.NewDefaultRESTMapper(nil)}
 	defer addBuiltinMappings(k.mapper, k.byGVK)
@@ -187,9 +178,8 @@ func (k *Kinds) loaded() *typedKinds {
 	return t
 }
 
-// ResolveSchema returns the schema of gvk as a cluster's OpenAPI v3
-// discovery gives it, which is what kro's graph builder types a resource
-// with. It implements k8s.io/apiserver's resolver.SchemaResolver.
+// ResolveSchema returns gvk's schema as OpenAPI v3 discovery gives it, for
+// kro's builder. It implements k8s.io/apiserver's resolver.SchemaResolver.
 func (k *Kinds) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	kd := k.loaded().byGVK[gvk]
 	if kd == nil {
@@ -225,14 +215,13 @@ func (k *Kinds) kindNames() []string {
 	return slices.Compact(out) // sorted by kind
 }
 
-// publishedSchema is the schema the API server publishes for a CRD version
-// in its OpenAPI v3 discovery: the structural schema, unfolded, with the
-// full ObjectMeta as metadata and TypeMeta's apiVersion and kind, also in
-// every embedded resource. Ported from k8s.io/apiextensions-apiserver
-// v0.35.0 pkg/controller/openapi/builder (generateBuilder, buildKubeNative,
-// addEmbeddedProperties), with the $ref to ObjectMeta resolved as the
-// discovery resolver of k8s.io/apiserver does; that package pulls in the
-// API server's HTTP machinery, which an offline check has no use for.
+// publishedSchema is the schema OpenAPI v3 discovery publishes for a CRD
+// version: the structural schema, unfolded, with ObjectMeta and TypeMeta
+// added, also in every embedded resource. Ported from
+// k8s.io/apiextensions-apiserver v0.35.0 pkg/controller/openapi/builder
+// (generateBuilder, buildKubeNative, addEmbeddedProperties), with the
+// ObjectMeta $ref resolved as k8s.io/apiserver's discovery resolver does;
+// that package would pull in the API server's HTTP machinery.
 func publishedSchema(v *extv1.CustomResourceDefinitionVersion) *spec.Schema {
 	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 		return nil
@@ -348,8 +337,7 @@ func (k *Kinds) Kind(apiVersion, kind string) (Kind, bool) {
 // List returns the kinds served, sorted by kind then apiVersion.
 func (k *Kinds) List() []Kind { return slices.Clone(k.list) }
 
-// plainList is the Kinds of the served versions of CRDs given as plain
-// data.
+// plainList lists the served versions of CRDs given as plain data.
 func plainList(crds []map[string]any) []Kind {
 	var list []Kind
 	str := func(v any) string { s, _ := v.(string); return s }
@@ -409,9 +397,9 @@ func lookupMap(m map[string]any, path ...string) (map[string]any, bool) {
 	return m, true
 }
 
-// build runs kro's graph builder on obj with the controller's default
-// configuration. A panic of the builder's, on a graph it was not written
-// for, is its error: platc does not stop on what a user wrote.
+// build runs kro's graph builder on obj with the controller's defaults. A
+// builder panic on an unexpected graph becomes its error: platc must not
+// crash on user input.
 func (k *Kinds) build(obj *v1alpha1.ResourceGraphDefinition, gates Gates) (g *graph.Graph, err error) {
 	defer func() {
 		if r := recover(); r != nil {

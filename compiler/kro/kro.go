@@ -1,26 +1,22 @@
 // Package kro checks a kro ResourceGraphDefinition (RGD) offline with kro's
 // own code (github.com/kubernetes-sigs/kro at upstream.Kro): its graph
-// builder, run over Kinds, a schema resolver and REST mapper made from
-// CustomResourceDefinitions instead of a cluster's discovery, under the
-// feature gates the spec gives (Gates). The API server's checks of the CRD
-// kro generates for the instances are ported from
-// k8s.io/apiextensions-apiserver, and objects are validated against a CRD
-// with the API server's own validators (the RGD against kro's CRD, an
-// instance against the CRD kro generates: Result.Instance).
+// builder runs over Kinds, with a schema resolver and REST mapper made from
+// CRDs instead of cluster discovery, under the spec's feature gates
+// (Gates). The API server's checks of the generated CRD are ported from
+// k8s.io/apiextensions-apiserver; objects are validated with the API
+// server's own validators (the RGD against kro's CRD, an instance against
+// the generated CRD: Result.Instance).
 //
-// What this package adds to kro's builder, which stops at the first error:
-// every problem at once, each with the place it comes from (a resource id
-// and a path inside it) and a message that says what to change. kro's
-// finer-grained pieces (its SimpleSchema transformer, template parser,
-// expression inspector, typed environment, type compatibility, DAG) are run
-// one item at a time to find them, and the builder is the final gate: when
-// it refuses a graph in which no piece found a problem, its own error is the
-// problem. A Program evaluates one expression in kro's typed environment,
-// for previews.
+// kro's builder stops at the first error. This package reports every
+// problem at once, each with its place (resource id and path) and what to
+// change, by running kro's finer pieces (SimpleSchema transformer, template
+// parser, expression inspector, typed environment, type compatibility, DAG)
+// one item at a time. The builder is the final gate: if it refuses a graph
+// no piece faulted, its error is the problem. A Program evaluates one
+// expression in kro's typed environment, for previews.
 //
-// It does not talk to a cluster, know built-in Kubernetes kinds other than
-// the few whose schemas platc embeds (builtin.go), render YAML, or know
-// platc's spec.
+// It does not talk to a cluster, render YAML, know platc's spec, or know
+// built-in kinds beyond those platc embeds (builtin.go).
 package kro
 
 import (
@@ -79,15 +75,13 @@ type RGD struct {
 	// Kinds resolves the kinds of the resources; nil means Embedded, the
 	// CRDs platc carries.
 	Kinds *Kinds
-	// Cache, when set, keeps what Check derives from an RGD it accepts
-	// between runs, by a digest of everything it reads (the RGD, the
-	// CRDs of Kinds, the version of kro), with its warnings, so that
-	// kro's builder runs once per change; and what Result.Instance makes
-	// of each instance spec, by that digest and the spec.
+	// Cache, when set, keeps between runs what Check derives from an
+	// accepted RGD, with its warnings, keyed by a digest of all it reads,
+	// so kro's builder runs once per change; and Result.Instance's outcome
+	// per instance spec.
 	Cache cache.Cache
-	// Parses, when set, keeps the parses of the expressions that
-	// Result.Program compiles, for this RGD and others; nil parses each
-	// one.
+	// Parses, when set, shares expression parses of Result.Program across
+	// RGDs.
 	Parses *Parses
 	// Gates are the feature gates of the kro that will build the RGD
 	// (Gates.Check must accept them); nil is kro's defaults.
@@ -99,20 +93,16 @@ type RGD struct {
 const kroVersion = "github.com/kubernetes-sigs/kro@" + upstream.Kro
 
 // Problem is one finding. Resource is the id ("" for the schema or
-// status); Path says where inside: "template.spec.sources[0].helm.valuesObject.x",
-// "includeWhen[0]", "readyWhen[1]", "id", "status.lokiEndpoint",
-// "spec.loki.enabled", "types.Server", "kind", "apiVersion", "group", or ""
-// for the resource (or graph) as a whole. A name with a dot is written
-// ["a.b"] (JoinPath).
+// status); Path is where inside, such as "includeWhen[0]", "id",
+// "status.lokiEndpoint" or "types.Server", or "" for the whole resource or
+// graph. A name with a dot is written ["a.b"] (JoinPath).
 type Problem struct {
 	Resource, Path, Msg string
-	// ID is what kind of problem it is; a warning's (diag.Messages) says
-	// kro accepts what the problem is about, but it is not what it seems
-	// (a default the API server reads otherwise).
+	// ID is the kind of problem. A warning ID means kro accepts it, but it
+	// is not what it seems (a default the API server reads otherwise).
 	ID diag.ID
-	// Str, when set, is the string value at Path the problem is inside
-	// (an expression's ${...} template), and Offset the byte of Str it
-	// is at (a misspelled field's first letter).
+	// Str, when set, is the string at Path holding the problem (a ${...}
+	// template), and Offset the byte of Str where it is.
 	Str    string
 	Offset int
 }
@@ -133,8 +123,7 @@ type Result struct {
 
 	crd   *extv1.CustomResourceDefinition
 	kinds *Kinds
-	// cache and key, when set, are the RGD's Cache and its entry's key:
-	// what Instance finds for a spec is kept under a key made from it.
+	// cache and key are the RGD's Cache and entry key, for Instance.
 	cache  cache.Cache
 	key    string
 	parses *Parses
@@ -145,8 +134,7 @@ type Result struct {
 	instOnce sync.Once
 	inst     *kind
 	instErr  error
-	// schemaEnv is the typed environment of schema alone, for
-	// CheckOverSchema.
+	// schemaEnv is the typed environment of the schema, for CheckOverSchema.
 	schemaOnce     sync.Once
 	schemaEnv      *cel.Env
 	schemaProvider *krocel.DeclTypeProvider
@@ -157,10 +145,9 @@ type Result struct {
 // flags of cmd/controller of v0.9.3).
 var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionSize: 10}
 
-// Check checks rgd the way kro does when it accepts an RGD, and the
-// CRD kro would create as the API server does, and returns every problem
-// found (not just the first), sorted by resource order then path. The
-// result is nil when there is a problem that is not a warning.
+// Check checks rgd as kro does, and the CRD kro would create as the API
+// server does, and returns every problem, sorted by resource then path.
+// The result is nil if any problem is not a warning.
 func Check(rgd *RGD) (*Result, []Problem) {
 	kinds := rgd.Kinds
 	if kinds == nil {
@@ -213,8 +200,8 @@ func Check(rgd *RGD) (*Result, []Problem) {
 	return nil, c.sorted()
 }
 
-// cached returns the Result and the warnings of an entry, or a nil Result
-// when there is none or it does not decode.
+// cached returns an entry's Result and warnings; the Result is nil when
+// there is none or it does not decode.
 func cached(cache cache.Cache, key string, kinds *Kinds) (*Result, []Problem) {
 	data, ok := cache.Get(key)
 	if !ok {
@@ -287,19 +274,16 @@ func newResult(g *graph.Graph, kinds *Kinds) *Result {
 	return r
 }
 
-// CacheKey is the key of the RGD's entry in its Cache, a digest of
-// everything Check read (the RGD, the CRDs, kro's version): what is
-// derived from the Result alone may be kept under a key made from it. It
-// is "" without a Cache.
+// CacheKey is the key of the RGD's Cache entry, a digest of all Check read;
+// what derives from the Result alone may be cached under it. It is ""
+// without a Cache.
 func (r *Result) CacheKey() string { return r.key }
 
 // Instance validates an instance's spec as the API server does with the
-// CRD kro generates (defaults, pruning, the schema, x-kubernetes-validations
-// rules, list types), and returns the spec with its defaults applied.
-// Problems carry the path inside the spec ("retentionDays",
-// "endpoints.logs") and say what to change. With the RGD's Cache, the
-// outcome is kept there, so that a spec seen before is not validated
-// again.
+// generated CRD (defaults, pruning, schema, x-kubernetes-validations, list
+// types) and returns the spec with defaults applied. Problem paths are
+// inside the spec ("endpoints.logs"). With the RGD's Cache, outcomes are
+// cached per spec.
 func (r *Result) Instance(spec map[string]any) (map[string]any, []Problem) {
 	if r.cache == nil {
 		return r.instance(spec)
@@ -357,8 +341,7 @@ func (r *Result) instance(spec map[string]any) (map[string]any, []Problem) {
 type checker struct {
 	rgd   *RGD
 	kinds *Kinds
-	// provider is the typed environment's, once the diagnosis has made
-	// it: the fields of a type, for messages.
+	// provider gives a type's fields for messages, once diagnosis made it.
 	provider *krocel.DeclTypeProvider
 	probs    []indexed
 }
@@ -372,8 +355,8 @@ type indexed struct {
 // Warning reports whether kro accepts what p is about.
 func (p Problem) Warning() bool { return p.ID.Info().Severity == diag.Warning }
 
-// add records a problem of kind id of resource idx (-1: the schema or
-// status) at path.
+// add records a problem of kind id of resource idx (-1: schema or status)
+// at path.
 func (c *checker) add(id diag.ID, idx int, path, msg string) {
 	res := ""
 	if idx >= 0 {
@@ -395,9 +378,9 @@ func (c *checker) reportf(id diag.ID, idx int, path, format string, args ...any)
 	c.add(id, idx, path, fmt.Sprintf(format, args...))
 }
 
-// has reports whether a problem is recorded for resource idx at path, so
-// that a later step does not repeat it. A warning does not count: kro
-// accepts what it is about, and what else is wrong there is still to find.
+// has reports whether a non-warning problem is recorded for resource idx
+// at path, so a later step does not repeat it. Warnings do not count: kro
+// accepts them, and other faults there are still to find.
 func (c *checker) has(idx int, path string) bool {
 	return slices.ContainsFunc(c.probs, func(p indexed) bool { return p.idx == idx && p.Path == path && !p.Warning() })
 }
@@ -407,8 +390,7 @@ func (c *checker) hasErrors() bool {
 	return slices.ContainsFunc(c.probs, func(p indexed) bool { return !p.Warning() })
 }
 
-// sorted returns the problems in resource order, then by path and message,
-// without duplicates.
+// sorted returns the problems by resource, path and message, deduplicated.
 func (c *checker) sorted() []Problem {
 	slices.SortStableFunc(c.probs, func(a, b indexed) int {
 		return cmp.Or(a.idx-b.idx, strings.Compare(a.Path, b.Path), strings.Compare(a.Msg, b.Msg))
@@ -438,9 +420,8 @@ func (c *checker) builderError(err error) {
 	c.reportf(diag.KroGraph, -1, path, "kro refuses the graph: %s: fix what it names", msg)
 }
 
-// JoinPath appends a field to a path of a Problem, as kro writes paths:
-// ["a.b"] for a name with a dot (or another character that would make the
-// path ambiguous).
+// JoinPath appends a field to a Problem path as kro writes it: ["a.b"] for
+// a name with a dot or another ambiguous character.
 func JoinPath(path, field string) string {
 	if field == "" || strings.ContainsAny(field, ".[]\"") {
 		b, _ := json.Marshal(field)

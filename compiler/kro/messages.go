@@ -25,9 +25,8 @@ import (
 // The messages say what is wrong in platc's words and what to change, and
 // end with kro's own error in parentheses: kro decides, platc explains.
 
-// These patterns only shape suggestions ("such as ..."); whether a kind
-// or an id is valid is kro's decision. Like every pattern of the package,
-// they are compiled on first use, not at every process start.
+// These patterns only shape suggestions ("such as ..."); validity is
+// kro's decision. They compile on first use.
 var (
 	kindLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][a-zA-Z0-9]{0,62}$`) })
 	idLike   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`) })
@@ -130,8 +129,8 @@ func resourceMessage(cause, body, apiVersion, kindName string, kinds *Kinds) (pa
 	case has("invalid label"):
 		return body + ".metadata.labels", fmt.Sprintf("labels with prefix kro.run/ are kro's own: remove them (kro: %s)", cause)
 	}
-	// The resource as a whole: "template" for an externalRef too, as
-	// platc has always placed it (both lead to the resource's spec path).
+	// The resource as a whole: "template" for an externalRef too (both
+	// lead to the resource's spec path).
 	return "template", fmt.Sprintf("kro cannot build the resource: %s: fix the template", cause)
 }
 
@@ -312,8 +311,8 @@ var celErrorRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 // syntaxMessage says an expression does not parse, with where.
 func syntaxMessage(shown string, err error) string {
-	// A string template is one concatenation for kro; point at the part
-	// of it that does not parse.
+	// kro parses a string template as one concatenation: point at the
+	// failing part.
 	if exprs, e := parser.ExtractExpressions(shown); e == nil && len(exprs) > 0 && !strings.HasPrefix(shown, "${") || len(exprs) > 1 {
 		for _, x := range exprs {
 			if env, envErr := parseEnv(); envErr == nil {

@@ -14,11 +14,10 @@ import (
 	"github.com/platc/platc/compiler/upstream"
 )
 
-// Next is the minor release of kro whose new rules Ahead checks before
-// platc targets it: its release candidate v0.10.0-rc.0 is tagged, and the
-// module proxy serves none of it yet, so its code cannot be linked.
-// What its upgrade notes (website/docs/docs/upgrading/01-v0.10.0.md)
-// state and platc can check offline:
+// Next is the kro minor release whose new rules Ahead checks before platc
+// targets it: v0.10.0-rc.0 is tagged but not on the module proxy, so its
+// code cannot be linked. From its upgrade notes
+// (website/docs/docs/upgrading/01-v0.10.0.md), platc checks offline:
 //
 //   - an unterminated ${ in a template string, a status field or an
 //     externalRef's name is refused (kro v0.9 keeps it as text);
@@ -28,9 +27,8 @@ import (
 //     needs patch on <plural>/status of every generated kind (verify
 //     checks the ClusterRoles of the kro chart the platform installs).
 //
-// When upstream.Kro reaches Next, kro's own builder enforces the first
-// two: Ahead returns nothing, and its rules are to be deleted (the test
-// TestAheadRetires says so).
+// Once upstream.Kro reaches Next, kro's builder enforces the first two and
+// Ahead's rules are to be deleted (TestAheadRetires says so).
 const Next = "v0.10"
 
 // Enforces reports whether a kro release (a version or minor release an
@@ -49,11 +47,10 @@ func Enforces(version string) bool {
 // those of the target.
 var reservedNext = []string{"graphengine"}
 
-// Ahead returns what kro Next will refuse in rgd that the kro platc
-// targets accepts, each a warning of its own ID (diag.KroUnterminated,
-// diag.KroReservedID): the caller makes it an error where the RGD goes
-// to a kro that enforces them (Enforces). It reads rgd's strings and
-// ids alone, and is cheap; it returns nothing once upstream.Kro is Next.
+// Ahead returns what kro Next will refuse in rgd but the target accepts,
+// as warnings (diag.KroUnterminated, diag.KroReservedID); the caller makes
+// them errors for a kro that Enforces them. It reads only strings and ids,
+// and returns nothing once upstream.Kro is Next.
 func Ahead(rgd *RGD) []Problem {
 	if Enforces("") {
 		return nil

@@ -174,18 +174,16 @@ func identOffset(str, name string) int {
 	return -1
 }
 
-// CheckOverSchema type-checks each ${...} expression of s, a template over
-// schema alone (the instance's spec and metadata, as kro's instances see
-// them), as kro's builder checks a template: platc's stack outputs, which
-// kro does not see. Its problems have no Resource or Path, and are placed
-// in s (Str and Offset).
+// CheckOverSchema type-checks each ${...} of s, a template over the schema
+// alone (the instance's spec and metadata), as kro's builder would: for
+// platc's stack outputs, which kro does not see. Problems have no Resource
+// or Path and are placed in s (Str and Offset).
 func (r *Result) CheckOverSchema(s string) []Problem {
 	if r.cache == nil {
 		return r.checkOverSchema(s)
 	}
-	// What it finds is a function of the RGD and s: kept in the RGD's
-	// Cache, so that a run whose stacks are unchanged builds no
-	// environment for it.
+	// The result depends on the RGD and s alone: cache it, so unchanged
+	// stacks build no environment.
 	return readThrough(r.cache, cache.KroOverSchema.Key(r.key, s), decodeOverSchema, encodeOverSchema, func() []Problem {
 		return r.checkOverSchema(s)
 	})

@@ -73,11 +73,10 @@ type objectProblem struct {
 	cel  bool // from an x-kubernetes-validations rule
 }
 
-// validate validates obj (plain data) as the API server does when it is
-// created with strict field validation (kubectl's default): it decodes it,
-// prunes unknown fields (each one a problem), applies the defaults, and
-// runs the schema, the embedded resources' metadata, the list types and
-// the x-kubernetes-validations rules. It returns the object as stored.
+// validate validates obj (plain data) as the API server does on create
+// with strict field validation (kubectl's default): decode, prune unknown
+// fields (each a problem), default, then schema, embedded metadata, list
+// types and x-kubernetes-validations rules. It returns the stored object.
 func (kd *kind) validate(ctx context.Context, obj map[string]any) (map[string]any, []objectProblem, error) {
 	v, err := kd.objectValidator()
 	if err != nil {
@@ -119,10 +118,9 @@ func (kd *kind) validate(ctx context.Context, obj map[string]any) (map[string]an
 	return u, probs, nil
 }
 
-// errorPath is the path of a field error. An error of kube-openapi's
-// that is not a validation of a value (a schema's minimum that its type
-// cannot hold) comes without a field ("<nil>"), and names it at the end of
-// its detail: "... in spec.half".
+// errorPath is the path of a field error. A kube-openapi error that is not
+// about a value (a minimum its type cannot hold) has no field ("<nil>")
+// and names it at the end of its detail: "... in spec.half".
 func errorPath(e *field.Error) string {
 	if e.Field == "<nil>" || e.Field == "" {
 		if i := strings.LastIndex(e.Detail, " in "); i >= 0 && !strings.Contains(e.Detail[i+4:], " ") {

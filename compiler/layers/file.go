@@ -13,10 +13,8 @@ import (
 	"github.com/platc/platc/compiler/diag"
 )
 
-// Limits on a client's values file. A values file is a handful of chart
-// overrides; these are orders of magnitude above any real one, and keep a
-// hostile file (a billion laughs of aliases, a deep nest) from costing more
-// than a moment.
+// Limits on a client's values file, far above any real one, so a hostile
+// file (a billion laughs, deep nesting) costs only a moment.
 const (
 	MaxFileSize = 1 << 20
 	MaxNodes    = 100_000 // after aliases are expanded
@@ -78,12 +76,11 @@ type FileError struct {
 
 func (e *FileError) Error() string { return e.Pos.String() + ": " + e.Msg }
 
-// ReadFile parses a client's values file strictly: one YAML document whose
-// top is a mapping (an empty file is an empty mapping), string keys,
-// bounded size, nesting and alias expansion. Aliases and merge keys (<<)
-// are expanded, as Helm's decoder does. A key set twice in a mapping
-// takes its last value, as Helm's reader (sigs.k8s.io/yaml) does: each is
-// returned in dups, to be warned of (diag.DuplicateKey).
+// ReadFile parses a client's values file strictly: one YAML document
+// whose top is a mapping (empty file: empty mapping), string keys, bounded
+// size, nesting and alias expansion. Aliases and merge keys (<<) are
+// expanded, as Helm does. A duplicate key takes its last value, as
+// sigs.k8s.io/yaml does, and is returned in dups for a warning.
 func ReadFile(name string, data []byte) (n *Node, dups []FileError, err error) {
 	if len(data) > MaxFileSize {
 		return nil, nil, &FileError{diag.Pos{File: name}, fmt.Sprintf("file is %d bytes, more than the %d a values file may have: a values file holds a chart's overrides, not data", len(data), MaxFileSize)}

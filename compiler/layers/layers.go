@@ -1,12 +1,9 @@
-// Package layers reads the values files clients keep for the modules of
-// their stacks (ADR 010's fast lane, docs/decisions.md), strictly; checks
-// that each file is where a module reads it; and reports every key a client
-// sets that the platform also sets, since the platform's valuesObject
-// silently wins. Which layer a value of a rendered Application comes from
-// is package explain's, which reads the Result.
-//
-// It reads only files: the client's repository when it is this one, or a
-// local checkout given by the caller. It renders nothing.
+// Package layers strictly reads the values files clients keep for their
+// stacks' modules (ADR 010's fast lane, docs/decisions.md), checks each is
+// where a module reads it, and reports keys the platform also sets, since
+// the platform's valuesObject silently wins. Which layer a value comes
+// from is explain's. It reads this repository or a caller's checkout, and
+// renders nothing.
 package layers
 
 import (
@@ -91,8 +88,7 @@ func Read(spec *model.Spec, stacks *rgd.Compiled, repo fs.FS, opts Options, log 
 		}
 		readings = append(readings, &reading{cl: cl, fsys: fsys, dir: dir, files: map[fileKey]*File{}})
 	}
-	// Each client's files are read on every core (the log sorts what
-	// they report), then gathered.
+	// Read clients in parallel; the log sorts what they report.
 	object.Parallel(len(readings), func(i int) {
 		r := readings[i]
 		readClient(spec, stacks, r.cl, r.fsys, r.dir, r.files, log)
@@ -219,16 +215,13 @@ func readClient(spec *model.Spec, stacks *rgd.Compiled, cl *model.Client, fsys f
 	unread(cl, fsys, dir, team, slices.Sorted(maps.Keys(folders)), valuesFiles, log)
 }
 
-// unread reports the files under the client's team folder that no
-// Application reads: outside the stacks' values folders (a file at the top
-// of the team folder, one in a misspelled folder), or in a folder below
-// one (Argo CD reads a values file by its path, and the stacks' files are
-// at the top of their folders; those the main loop of readClient reads).
-// A file counts that Helm could take for values: a YAML file, or one named
-// as a module's file; hidden files and folders (.gitkeep, .git) and others
-// (a README) do not. A team folder that is the repository's root is
-// searched only below the values folders: the rest of the repository is
-// not the team's values.
+// unread reports files under the client's team folder that no
+// Application reads: outside the stacks' values folders (at the top, or in
+// a misspelled folder), or in a subfolder of one (Argo CD reads values
+// files by path, at the top of their folders). Only files Helm could take
+// for values count: YAML, or named as a module's file; hidden ones and
+// READMEs do not. A team folder at the repository root is searched only
+// below the values folders.
 func unread(cl *model.Client, fsys fs.FS, dir, team string, folders []string, valuesFiles map[string]bool, log *diag.Log) {
 	var firsts []string // the first folder of each values folder's path below the team folder
 	for _, f := range folders {

@@ -14,8 +14,8 @@ import (
 // DefaultOutDir is the output root when the spec names none.
 const DefaultOutDir = "out"
 
-// OutDir is Decode(loaded).Platform.OutDir, read alone: the output folder
-// can be read while the rest of the spec decodes.
+// OutDir is Decode(loaded).Platform.OutDir, read alone so the output
+// folder can be read while the spec decodes.
 func OutDir(loaded *load.Spec) string {
 	if v := loaded.Data.Lookup("platform").Lookup("outDir"); v != nil && v.OK && v.Kind == load.String {
 		return v.Str
@@ -50,8 +50,7 @@ func Decode(loaded *load.Spec) *Spec {
 		s.Modules = append(s.Modules, m)
 		s.modules[name] = m
 	})
-	// The environments, most of a large spec, are decoded in parallel:
-	// each reads its own part of the data.
+	// Environments are independent: decode them in parallel.
 	type named struct {
 		name string
 		e    entry
@@ -208,8 +207,8 @@ func decodeModule(name string, e entry) *Module {
 		wave := int(w)
 		m.Wave = &wave
 	} else if v, ok := e.field("wave"); ok && v.Kind == load.Float && v.Float > 0 {
-		// An integer too large for an int64 reads as a float: kept
-		// as the largest int, for check to refuse.
+		// An integer beyond int64 reads as a float: keep the largest
+		// int, for check to refuse.
 		wave := math.MaxInt
 		m.Wave = &wave
 	}
@@ -313,8 +312,7 @@ func (e entry) destination(name string) *Destination {
 	return &Destination{Node: d.node, Server: d.str("server"), Name: d.str("name")}
 }
 
-// decoder is the spec's declarations, by spec path, where each entry
-// places itself.
+// decoder records where each spec path is declared.
 type decoder map[string]diag.Pos
 
 // entry is a struct of the spec being decoded, with its node.
@@ -322,14 +320,12 @@ type entry struct {
 	d    decoder
 	v    *load.Value
 	node Node
-	// vals are the fields' values, read once by entry so that decoding a
-	// field does not look for it again.
+	// vals are the fields' values, read once by entry.
 	vals map[string]*load.Value
 }
 
-// entry starts decoding the struct v at the spec path. Its position is where
-// its label was written; each field's is where its value was written, or
-// its label.
+// entry starts decoding the struct v at the spec path, placed at its
+// label; each field at its value, or its label.
 func (d decoder) entry(v *load.Value, path string) entry {
 	e := entry{d: d, v: v, node: Node{Path: path, Pos: d[path]}}
 	if v == nil {
@@ -374,11 +370,9 @@ func (e entry) field(name string) (*load.Value, bool) {
 }
 
 // container returns the struct or list named name, of the kind given,
-// even when something below it does not fit the schema (it is then not
-// OK): its entries each say whether they are usable, and one bad entry
-// must not hide the others (an environment's settings for every module
-// lost for a typo in one of them, and every Application judged without
-// them).
+// even when something below it does not fit the schema: each entry says
+// whether it is usable, and one bad entry must not hide the others (a typo
+// in one module's settings must not lose all of them).
 func (e entry) container(name string, kind load.Kind) (*load.Value, bool) {
 	v := e.vals[name]
 	if v == nil || v.Kind != kind || !e.node.Has(name) {
@@ -497,8 +491,8 @@ func (d decoder) eachEntry(root *load.Value, name string, fn func(string, entry)
 	}
 }
 
-// eachField calls fn for each field of the struct v at path, sorted by name
-// or in the order they were written.
+// eachField calls fn for each field of the struct v at path, sorted or in
+// written order.
 func (d decoder) eachField(v *load.Value, path string, sorted bool, fn func(string, entry)) {
 	fields := v.Fields
 	if sorted {

@@ -5,13 +5,9 @@ import (
 	"slices"
 )
 
-// The extended Argo CD fields (AppFields, ProjectFields): the fields of
-// Applications and AppProjects that the spec passes on beyond a module's
-// source and destination and a project's basic lists: how a module's
-// Application syncs, what it leaves out of the diff, how it renders its
-// chart or folder, and a project's roles, sync windows and further lists.
-// Each is zero where the spec does not set it, so that a spec that uses
-// none costs nothing.
+// The extended Argo CD fields (AppFields, ProjectFields): Application and
+// AppProject fields the spec passes on beyond a module's source and
+// destination and a project's basic lists. Each is zero where unset.
 
 // AppFields are the Application fields of a module.
 type AppFields struct {
@@ -21,41 +17,38 @@ type AppFields struct {
 	// NamespaceMetadata is syncPolicy.managedNamespaceMetadata.
 	NamespaceMetadata *NamespaceMetadata
 	IgnoreDifferences []*IgnoreDifference
-	// RespectIgnoreDifferences is nil for the default: true where the
-	// Application has ignoreDifferences.
+	// RespectIgnoreDifferences is nil for the default (true with
+	// ignoreDifferences).
 	RespectIgnoreDifferences *bool
 	RevisionHistoryLimit     *int64
 	Helm                     *Helm  // KindChart
 	Manifests                string // KindChart: a folder synced as a second source
-	// ExtraSources are further sources after the module's own, in order
-	// (KindChart, KindPath).
+	// ExtraSources follow the module's own source, in order.
 	ExtraSources []*ExtraSource
 	Directory    *Directory // KindPath
 	Kustomize    *Kustomize // KindPath
-	// Plugin is source.plugin as written, for a path module whose folder
-	// a config management plugin renders (KindPath); nil otherwise.
+	// Plugin is source.plugin as written, for a path module rendered by a
+	// config management plugin; nil otherwise.
 	Plugin map[string]any
 }
 
 // ExtraSource is a further source of a module's Application: a chart of
-// Spec.Charts (Chart), or a folder (Dir) of this repository or of another
-// (RepoURL).
+// Spec.Charts, or a folder Dir of this repository or of RepoURL.
 type ExtraSource struct {
 	Node
 	Chart  string
 	Values map[string]any
-	// Helm is how Argo CD renders the chart: its release name, skipCrds
-	// and parameters alone; nil where the spec sets none.
+	// Helm is the chart's release name, skipCrds and parameters; nil
+	// where unset.
 	Helm *Helm
 	Dir  string
-	// RepoURL is "" for this repository (Decode clears the platform's
-	// own URL).
+	// RepoURL is "" for this repository (Decode clears its own URL).
 	RepoURL, Revision string
 	Directory         *Directory
 }
 
-// SyncPolicy is how Argo CD syncs an Application; a nil field is not set
-// here (a less specific level, or the default, decides).
+// SyncPolicy is how Argo CD syncs an Application; a nil field is left to a
+// less specific level or the default.
 type SyncPolicy struct {
 	Node
 	Automated, Prune, SelfHeal, AllowEmpty *bool
@@ -101,11 +94,10 @@ type Helm struct {
 	PassCredentials bool
 	Parameters      []*HelmParameter
 	ValueFiles      []string // paths of this repository
-	// IgnoreMissingValueFiles: a values file that does not exist is
-	// skipped, as Argo CD skips it.
+	// IgnoreMissingValueFiles: Argo CD skips a missing values file.
 	IgnoreMissingValueFiles bool
-	// ValuesRepo is the Git repository ValueFiles are in, where it is
-	// not the platform's; nil for the platform's.
+	// ValuesRepo is the Git repository of ValueFiles; nil for the
+	// platform's.
 	ValuesRepo *ValuesRepo
 }
 
@@ -156,7 +148,7 @@ type ProjectFields struct {
 	ClusterResourceBlacklist   []GroupKind
 	NamespaceResourceWhitelist []GroupKind
 	// HasNamespaceWhitelist tells an empty whitelist (no namespaced kind
-	// is permitted) from none (every one is).
+	// permitted) from none (all are).
 	HasNamespaceWhitelist      bool
 	Roles                      []*ProjectRole
 	SyncWindows                []*SyncWindow
@@ -165,8 +157,8 @@ type ProjectFields struct {
 	DestinationServiceAccounts []*DestinationServiceAccount
 	// Labels and Annotations of the AppProject object.
 	Labels, Annotations map[string]string
-	// KeepWhileUsed: the AppProject has Argo CD's resources finalizer,
-	// so that deleting it waits until no Application names it.
+	// KeepWhileUsed: the resources finalizer delays deletion until no
+	// Application names the AppProject.
 	KeepWhileUsed bool
 }
 
@@ -202,28 +194,25 @@ type DestinationServiceAccount struct {
 	Server, Namespace, DefaultServiceAccount string
 }
 
-// Sync is a module's sync policy in an environment, resolved: the
-// module's, then the environment's, then the environment's module
-// settings', field by field (a later one wins), over the default of every
-// child Application (automated, with prune and self-heal).
+// Sync is a module's resolved sync policy in an environment: the
+// module's, the environment's, then its module settings', field by field
+// (later wins), over the default (automated, with prune and self-heal).
 type Sync struct {
 	Automated, Prune, SelfHeal, AllowEmpty bool
 	Retry                                  *Retry
-	// Manual is where automated: false was set, for messages; nil
-	// where the Application is automated.
+	// Manual is where automated: false was set, for messages; nil if
+	// automated.
 	Manual *SyncPolicy
 }
 
 // DefaultSync is the sync policy of a module and environment that set none.
 var DefaultSync = Sync{Automated: true, Prune: true, SelfHeal: true}
 
-// KindsRetry is the retry of an automated Application of a module whose
-// kinds are made at runtime (KindInfo.KindsAtRuntime), where the spec sets
-// none: 10 attempts, 10 s apart at first, doubling up to 3 minutes, about
-// 20 minutes in all. Argo CD's own default for an automated sync is 5
-// attempts from 5 s (about 2.5 minutes), after which a sync that failed
-// stays failed on that commit (self-heal does not retry a failed sync):
-// kro installed with its image pulled at a customer's can take longer.
+// KindsRetry is the default retry of an automated Application whose kinds
+// are made at runtime (KindInfo.KindsAtRuntime): about 20 minutes in all.
+// Argo CD's default gives up after about 2.5 minutes, and a failed sync
+// then stays failed on that commit (self-heal does not retry it); kro
+// installing at a customer's, image pull included, can take longer.
 var KindsRetry = Retry{Limit: 10, Backoff: &Backoff{Duration: "10s", Factor: &kindsRetryFactor, MaxDuration: "3m"}}
 
 var kindsRetryFactor int64 = 2
@@ -242,8 +231,8 @@ func (m *Module) SyncIn(env *Environment) Sync {
 }
 
 // Sync resolves the sync policy of the Application kro creates for a
-// stack module: its own over the default (an environment's does not
-// reach it: kro creates the Application, for every environment alike).
+// stack module: its own over the default. Environments do not apply: kro
+// creates it alike for all.
 func (m *StackModule) Sync() Sync { return syncOf(m.SyncPolicy) }
 
 // syncOf is DefaultSync with the layers' fields set over it, in order.
@@ -307,10 +296,10 @@ func mergeStrings(a, b map[string]string) map[string]string {
 	return out
 }
 
-// optionalAppFields decodes the Application fields that a module and a stack's
-// module share and that stay nil where the spec does not set them, so that
-// Argo CD's default applies: respectIgnoreDifferences (true where it is set
-// but not usable: load has reported it) and revisionHistoryLimit.
+// optionalAppFields decodes the Application fields modules and stack
+// modules share that stay nil when unset, so Argo CD's default applies:
+// respectIgnoreDifferences (true where set but unusable: load reported it)
+// and revisionHistoryLimit.
 func (e entry) optionalAppFields() (respectIgnoreDifferences *bool, revisionHistoryLimit *int64) {
 	if e.Has("respectIgnoreDifferences") {
 		v := e.boolOr("respectIgnoreDifferences", true)
@@ -385,9 +374,8 @@ func (e entry) extraSources(name string) []*ExtraSource {
 	return out
 }
 
-// HelmIn are m's helm options in env: the module's, with the fields the
-// environment's settings set in their place (its Node the module's where
-// it has helm options); nil where neither sets any.
+// HelmIn are m's helm options in env: the module's, overridden field by
+// field by env's settings; nil where neither sets any.
 func (m *Module) HelmIn(env *Environment) *Helm {
 	s := env.overrideSettings(m)
 	if s == nil || s.Helm == nil {
@@ -440,8 +428,7 @@ func (m *Module) CascadeDeleteIn(env *Environment) bool {
 }
 
 // CreateNamespaceIn reports whether m's Application in env creates its
-// namespace (CreateNamespace=true): the environment's settings say, else
-// the module.
+// namespace: env's settings say, else the module.
 func (m *Module) CreateNamespaceIn(env *Environment) bool {
 	if s := env.overrideSettings(m); s != nil && s.CreateNamespace != nil {
 		return *s.CreateNamespace

@@ -1,11 +1,10 @@
-// Package model holds the platform spec as plain Go types, and decodes them
-// from the plain data that load read (load.Value). No CUE type is visible
-// here or past it: check and render work on these structs alone.
+// Package model holds the platform spec as plain Go types, decoded from
+// load's plain data (load.Value). No CUE type is visible here or past it.
 //
-// Decoding is lenient. It takes what is there and leaves the rest zero, since
-// load has already reported every value that does not fit the schema; it
-// makes no judgement of its own (that is check's job). Defaults that the
-// schema documents are applied here, so later stages see one value.
+// Decoding is lenient: load has already reported what does not fit the
+// schema, so it takes what is there and leaves the rest zero; judging is
+// check's job. Schema defaults are applied here, so later stages see one
+// value.
 package model
 
 import (
@@ -60,10 +59,9 @@ func (s *Spec) PosOf(path string) diag.Pos { return diag.Nearest(s.decls, path) 
 // written, when the list is written in place; the zero Pos otherwise.
 func (s *Spec) ElemPos(path string) diag.Pos { return s.decls[path] }
 
-// PosIn returns the position of byte offset of str, the string value at a
-// spec path: where that character is written, when the literal written at
-// path writes str; the literal's own position when it writes another
-// string (one platc made from it); PosOf(path) when none is written there.
+// PosIn returns the position of byte offset of str, the string at a spec
+// path: that character's, if the literal there writes str; the literal's,
+// if platc derived str from it; else PosOf(path).
 func (s *Spec) PosIn(path, str string, offset int) diag.Pos {
 	l, ok := s.literals[path]
 	if !ok {
@@ -92,8 +90,7 @@ type Platform struct {
 	DefaultEnvironment string
 	ResourceTracking   string // default "annotation"
 	ApplicationHealth  bool   // default false
-	// KustomizeBuildOptions is Argo CD's kustomize.buildOptions; "" for
-	// none.
+	// KustomizeBuildOptions is Argo CD's kustomize.buildOptions.
 	KustomizeBuildOptions string
 	GeneratePaths         bool // manifestGeneratePaths; default true
 	// Kro is the platform's kro installation as the spec states it.
@@ -115,9 +112,8 @@ type Chart struct {
 	RepoURL string
 	Chart   string
 	Version string
-	// Pin is the environment's pin the version comes from, for the
-	// chart as an environment runs it (Spec.ChartIn); nil for the
-	// platform's.
+	// Pin is the environment pin the version comes from (Spec.ChartIn);
+	// nil for the platform's.
 	Pin *ChartPin
 }
 
@@ -128,9 +124,8 @@ func (c *Chart) OCI() bool {
 	return len(c.RepoURL) > len("oci://") && strings.HasPrefix(c.RepoURL, "oci://") || OCIRegistry(c.RepoURL)
 }
 
-// OCIRegistry reports whether a chart repository URL is a registry
-// written without a scheme (registry.example.com/charts), which Argo CD
-// reads as an OCI registry of Helm charts.
+// OCIRegistry reports whether a chart repository URL has no scheme
+// (registry.example.com/charts), which Argo CD reads as OCI.
 func OCIRegistry(repoURL string) bool { return repoURL != "" && !strings.Contains(repoURL, "://") }
 
 // OCIRef is the oci:// reference of an OCI chart (OCI), without its
@@ -162,24 +157,22 @@ const (
 	// KindDefinitions delivers the ResourceGraphDefinitions of stacks.
 	KindDefinitions
 
-	// kindCount is the number of kinds: a new kind goes above it, and
-	// KindInfos has a row for each (a kind without one is a zero row,
-	// which TestEveryKindIsDescribed refuses).
+	// kindCount is the number of kinds: a new kind goes above it, with a
+	// row in KindInfos (TestEveryKindIsDescribed).
 	kindCount
 )
 
-// KindInfo is what a module kind is: the facts the stages read instead of
+// KindInfo holds the facts about a module kind that stages read instead of
 // comparing kinds. A new kind is a row of KindInfos, a field of #Module in
-// schemas/platform.cue (with its options), and, where a column's value is
-// new, a case in the switches on that column (each fails loudly on a value
-// it does not know): render.application's and check.module's on Syncs,
-// render.application's on Deploys, render.directApply's on DirectApply.
+// schemas/platform.cue, and, for a new column value, a case in the
+// switches on it (each fails loudly on unknown values): render.application
+// and check.module on Syncs, render.application on Deploys,
+// render.directApply on DirectApply.
 type KindInfo struct {
 	// Field is the field of #Module that sets the kind.
 	Field string
-	// Options are the fields of #Module, besides Field, that only
-	// modules of the kind take (Takes; check.appFields refuses them on
-	// the others).
+	// Options are the other #Module fields only this kind takes (Takes;
+	// check.appFields refuses them elsewhere).
 	Options []string
 	// Syncs is what the kind's Application syncs (render.application),
 	// and so what its field names (check.module) and which folder of
@@ -192,12 +185,10 @@ type KindInfo struct {
 	// DirectApply is how the direct-apply plan installs it
 	// (render.directApply).
 	DirectApply DirectApply
-	// KindsAtRuntime kinds sync objects whose kind a controller makes
-	// while the environment is delivered, after their Application may
-	// first sync: a stack's instance kind exists once kro has reconciled
-	// its ResourceGraphDefinition, the ResourceGraphDefinition kind once
-	// kro is installed. Their Application retries for longer
-	// (KindsRetry, SyncIn) where the spec sets no retry.
+	// KindsAtRuntime kinds sync objects whose kind a controller creates
+	// during delivery, possibly after the first sync (an instance kind
+	// once kro reconciles its RGD, the RGD kind once kro is installed).
+	// Their Application retries longer by default (KindsRetry).
 	KindsAtRuntime bool
 }
 
@@ -253,9 +244,8 @@ const (
 )
 
 // KindInfos describes every kind, by ModuleKind. Each row but
-// KindInvalid's writes every column, false and nil included, so that a new
-// column is answered for each kind rather than left at its zero value
-// (TestEveryKindIsDescribed).
+// KindInvalid's writes every column, false and nil included, so a new
+// column is answered for each kind (TestEveryKindIsDescribed).
 var KindInfos = [kindCount]KindInfo{
 	KindInvalid:     {},
 	KindChart:       {Field: "chart", Options: []string{"manifests", "extraSources"}, Syncs: SyncsChart, Deploys: DestNamespace, DirectApply: DirectHelm, KindsAtRuntime: false},
@@ -268,9 +258,8 @@ var KindInfos = [kindCount]KindInfo{
 // Info returns what kind k is.
 func (k ModuleKind) Info() KindInfo { return KindInfos[k] }
 
-// Valid reports whether k is a kind, not KindInvalid: a module that sets
-// none, or several, of the kinds' fields, which check reports (the stages
-// after it see valid kinds only).
+// Valid reports whether k is not KindInvalid; check reports invalid ones,
+// so later stages see valid kinds only.
 func (k ModuleKind) Valid() bool { return KindInvalid < k && k < kindCount }
 
 // Namespaced reports whether modules of kind k deploy into a namespace of
@@ -280,10 +269,8 @@ func (k ModuleKind) Valid() bool { return KindInvalid < k && k < kindCount }
 func (k ModuleKind) Namespaced() bool { return KindInfos[k].Deploys == DestNamespace }
 
 // TakesValues reports whether modules of kind k take Helm values, wiring
-// and helm options (check.takesValues, explain, verify.valueLayer): those
-// whose Application renders a chart with Helm, the chart it syncs or its
-// folder of this repository where that is a chart (chartFolder: it holds a
-// Chart.yaml, which is what Argo CD looks for).
+// and helm options: those whose Application renders a chart with Helm, a
+// pinned chart or a folder holding a Chart.yaml (what Argo CD looks for).
 func (k ModuleKind) TakesValues(chartFolder bool) bool {
 	switch KindInfos[k].Syncs {
 	case SyncsChart:
@@ -365,14 +352,13 @@ type Module struct {
 	AppFields
 }
 
-// SetsSources reports whether some module settings of env set a path,
-// a revision or a destination: where none does, every module's are its
-// own.
+// SetsSources reports whether any module settings of env set a path,
+// revision or destination.
 func (env *Environment) SetsSources() bool { return env.sources }
 
-// sourceSettings are m's settings in env where the settings of env set
-// a module's source anywhere (path, revision, destination, namespace), else nil:
-// most environments set none, and most modules are looked up for them.
+// sourceSettings are m's settings in env where env sets any module's
+// source (path, revision, destination, namespace), else nil: the common
+// case skips the lookup.
 func (env *Environment) sourceSettings(m *Module) *ModuleSettings {
 	if env == nil || !env.sources {
 		return nil
@@ -399,9 +385,8 @@ func (m *Module) RepoURLIn(env *Environment) string {
 }
 
 // RepoFolderIn is the folder of this repository m's Application syncs in
-// env (nil: the module's own), or "": its path (SyncsRepoFolder), the
-// environment's own (DirIn), which may be a Helm chart, or a chart's
-// second source, its manifests (SyncsChart).
+// env (nil: the module's own), or "": its path or env's (DirIn), maybe a
+// chart, or a chart module's manifests.
 func (m *Module) RepoFolderIn(env *Environment) string {
 	switch m.Kind.Info().Syncs {
 	case SyncsRepoFolder:

@@ -18,16 +18,14 @@ import (
 	"github.com/platc/platc/compiler/versions"
 )
 
-// releaseTag splits a release tag, for the tag a refusal suggests. Like
-// every pattern of the package, it is compiled on first use, not at every
-// process start.
+// releaseTag splits a release tag, for the tag a refusal suggests; it is
+// compiled on first use.
 var releaseTag = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
 })
 
-// editor collects edits of spec files, each at a byte range of the file
-// as read, and applies them together: an edit never moves another's
-// position, whatever their order. Only what it edits changes: formatting
+// editor collects edits of spec files at byte ranges of the files as
+// read, and applies them together, so no edit moves another. Formatting
 // and comments stay.
 type editor struct {
 	fsys   fs.FS
@@ -99,12 +97,10 @@ func literalOffset(data []byte, pos diag.Pos, old string) (int, error) {
 	return off, nil
 }
 
-// insertPins writes env's own pins of the charts of sets, in the file
-// where env is declared: in its charts struct, or a charts struct of its
-// own, where env is written as a struct over several lines; otherwise
-// as a field of its own after env's (CUE unifies them), spelled with
-// env's labels from the nearest struct in braces. Each pin has the
-// comment that Renovate reads (versions.Renovate).
+// insertPins writes env's own pins of the charts of sets where env is
+// declared: in its (possibly new) charts struct if env is a multi-line
+// struct, otherwise as a separate field after env's (CUE unifies them).
+// Each pin has the comment Renovate reads (versions.Renovate).
 func (e *editor) insertPins(spec *model.Spec, env *model.Environment, sets []set) {
 	specPath := env.FieldPath("charts")
 	pos := env.Pos

@@ -21,9 +21,8 @@ type Change struct {
 	Env      string
 	Chart    string
 	From, To string
-	// Pos is where the version is written: the literal edited, or, for
-	// a pin written for an environment that ran the platform's version
-	// (New), where the environment is declared.
+	// Pos is the literal edited, or, for a new pin (New), where the
+	// environment is declared.
 	Pos diag.Pos
 	New bool
 }
@@ -45,12 +44,11 @@ type set struct {
 	version string
 }
 
-// Promote sets the versions environment to runs of the charts named (all
-// of them when charts is empty) to those environment from runs. Where to
-// runs the platform's version, a pin of its own is written in its
-// environment. A pinned environment runs the charts of its release: a
-// promotion into one needs a tag, to which it is released in the same
-// edit (Pin's rules apply). Problems go to log; nothing is written.
+// Promote sets the versions environment to runs of the named charts (all
+// when empty) to those from runs, writing a pin of its own where to runs
+// the platform's. A promotion into a pinned environment needs a tag, to
+// which it is released in the same edit (Pin's rules apply). Problems go
+// to log; nothing is written.
 func Promote(fsys fs.FS, spec *model.Spec, from, to string, charts []string, tag string, log *diag.Log) *Versions {
 	src, dst := spec.Environment(from), spec.Environment(to)
 	switch {

@@ -1,11 +1,8 @@
-// Package release moves the pin of a platform's pinned environments (the
-// customers') to a new release tag, by editing the revision literal in the
-// spec files in place, so that their formatting and comments stay; and checks
-// that a spec pins a given tag (for CI on a tag push). The coherence of the
-// pinned render (every source in this repository at the tag, no branch) is
-// checked by package verify.
-//
-// It returns edited file contents; it writes nothing.
+// Package release moves the pinned (customer) environments to a new
+// release tag, editing the revision literals in place so formatting and
+// comments stay, and checks that a spec pins a given tag (for CI on a tag
+// push). verify checks the pinned render's coherence. It returns edited
+// contents and writes nothing.
 package release
 
 import (

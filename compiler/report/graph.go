@@ -161,9 +161,8 @@ func (g *Graph) Mermaid(w io.Writer) error {
 }
 
 // mermaidID is a Mermaid identifier for a module's node (prefix m) or a
-// group's subgraph (prefix g): module names are DNS labels, so replacing
-// their dashes keeps them apart, and the prefix keeps them off Mermaid's
-// keywords (end, graph).
+// group's subgraph (prefix g): names are DNS labels, so replacing dashes
+// keeps them apart, and the prefix avoids keywords (end, graph).
 func mermaidID(prefix, name string) string {
 	return prefix + "_" + strings.ReplaceAll(name, "-", "_")
 }

@@ -5,20 +5,14 @@ import (
 	"unicode/utf8"
 )
 
-// The picture of the order of delivery is laid out here, by platc, and
-// not by a layout library: no pure-Go layered layout is kept up well
-// enough to be worth the dependency (Graphviz's is C; the Go ports of
-// Sugiyama's method are unmaintained or pull in large graph libraries),
-// and the graph has a shape that fixes most of the layout already. Every
-// apps file is delivered wave by wave, so its modules go in columns by
-// wave, left to right, each column's by name, top to bottom: the same
-// spec draws the same picture, and a module that moves to another wave
-// moves one column. A group is a box that holds its members' columns, in
-// the column of its own wave. An edge runs from the right side of what is
-// needed to the left side of what needs it; since a module syncs after
-// what it needs, edges run left to right, and crossings are left as they
-// fall (ordering columns by name keeps the picture stable, which a
-// crossing-minimising order would not).
+// The delivery order picture is laid out here, not by a library: no
+// pure-Go layered layout is maintained well enough (Graphviz is C), and
+// the graph's shape fixes most of the layout. Modules go in columns by
+// wave, left to right, each sorted by name, so the same spec draws the
+// same picture. A group is a box holding its members' columns, in its own
+// wave's column. Edges run left to right, from what is needed to what
+// needs it; crossings are left as they fall, since sorting by name keeps
+// the picture stable and minimising crossings would not.
 
 // Sizes, in pixels. Text is drawn in a monospace font, whose characters
 // are 0.6 em wide, so a label's width is known without measuring it.

@@ -6,10 +6,9 @@ import (
 	"fmt"
 )
 
-// Rehearsal is a delivery rehearsal's report, as the delivery test writes
-// it (E2E_REPORT, or make rehearse's -report): the JSON of
-// e2e/deliver.Report, read field by field here, since the delivery test
-// is a module of its own that platc does not import.
+// Rehearsal is a delivery rehearsal's report (E2E_REPORT, or make
+// rehearse's -report): the JSON of e2e/deliver.Report, mirrored here since
+// platc does not import that module.
 type Rehearsal struct {
 	Apps      []RehearsedApp      `json:"applications"`
 	RGDs      []RehearsedRGD      `json:"resourceGraphDefinitions"`
@@ -63,9 +62,8 @@ type RehearsalCheck struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// ReadRehearsal reads a rehearsal's JSON report strictly: a field it does
-// not know is an error, so that a change of the report's format is seen
-// rather than shown as empty columns.
+// ReadRehearsal reads a rehearsal's JSON report strictly: an unknown field
+// is an error, so a format change is seen, not shown as empty columns.
 func ReadRehearsal(data []byte) (*Rehearsal, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

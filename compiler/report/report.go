@@ -1,20 +1,16 @@
-// Package report builds the page that says what a platform delivers
-// (platc report): one self-contained HTML file, for an environment or a
-// release, that opens from disk and prints. It holds the matrix of
-// environments and modules, the order of delivery as a picture, the
-// values each environment sets over the platform's, every AppProject's
-// permissions in plain words, each client's instances and
-// where each of their values comes from, what changed since an earlier
-// render, and a delivery rehearsal's verdicts; and the module graph in
-// Graphviz's and Mermaid's languages (platc graph).
+// Package report builds the page saying what a platform delivers (platc
+// report): one self-contained HTML file, for an environment or a release,
+// that opens from disk and prints. It shows the environment/module
+// matrix, the delivery order, each environment's values overrides,
+// AppProject permissions in plain words, clients' instances and where
+// their values come from, changes since an earlier render, and a
+// rehearsal's verdicts; and the module graph as DOT and Mermaid (platc
+// graph).
 //
-// Every fact comes from the compiler's results: the model, check's
-// waves and parents, the stacks' instances, render's objects (the
-// AppProjects platc renders), explain's layers of values, and diff's
-// comparison, which the caller computes. It reads no file and never
-// parses the output it describes. The page is made with html/template
-// from sorted data, with no timestamp: the same results make the same
-// bytes. It is a view for the CLI, like explain, not a stage.
+// Every fact comes from the compiler's results, computed by the caller; it
+// reads no file and never parses the output. The page is made with
+// html/template from sorted data, without a timestamp, so the same results
+// give the same bytes. It is a view for the CLI, like explain, not a stage.
 package report
 
 import (
@@ -99,9 +95,7 @@ type count struct {
 //go:embed page.html
 var pageFS embed.FS
 
-// pageTemplate is parsed on first use, as platc's regular expressions
-// are compiled: every command would pay it at start, and only report
-// uses it.
+// pageTemplate is parsed on first use: only report needs it.
 var pageTemplate = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("page.html").Funcs(template.FuncMap{
 		"join":  strings.Join,

@@ -13,33 +13,29 @@ import (
 // Conversion rules, node by node:
 //
 //   - Strictness: an object schema with "properties" and no
-//     "additionalProperties" gets "additionalProperties": false, so unknown
-//     fields are errors. The API server would silently prune them; a
-//     compiler should not let a typo through.
+//     "additionalProperties" gets "additionalProperties": false. The API
+//     server would silently prune unknown fields; a typo should fail.
 //   - "x-kubernetes-preserve-unknown-fields": true leaves the node open
 //     (declared properties are still checked).
 //   - "x-kubernetes-int-or-string": true becomes "type": ["integer",
-//     "string"] (plus "null" when nullable). Any "type" and the "anyOf"
-//     that CRD generators emit next to it are dropped. A type list means
-//     the same as anyOf integer/string and gives one clear message
-//     ("got boolean, want integer or string") instead of one per branch.
+//     "string"] (plus "null" when nullable), replacing any "type" and the
+//     generators' "anyOf": a type list gives one message, not one per
+//     branch.
 //   - "nullable": true adds "null" to the type (and to "enum", if any).
 //   - OpenAPI v3.0's boolean "exclusiveMinimum"/"exclusiveMaximum" become
 //     draft 2020-12's numeric ones.
 //   - A property with a "default" is dropped from its parent's "required":
-//     the API server applies defaults before it validates, so leaving such
-//     a field out of a manifest is fine (kro's spec.schema.scope is one).
-//   - "format" is dropped. The library treats it as an annotation unless
-//     asked to assert it, and asserting it would not match Kubernetes
+//     the API server defaults before validating (kro's
+//     spec.schema.scope is one).
+//   - "format" is dropped: asserting it would not match Kubernetes
 //     (int32/int64 are range checks there, date-time parsing differs).
-//     Dropping it keeps the result obvious: format is never checked.
 //   - Annotations and Kubernetes-only keywords (description, default,
-//     example, x-kubernetes-validations (CEL), list/map types, ...) are
-//     dropped: they have no JSON Schema meaning the library could check.
-//   - Inside anyOf/allOf/oneOf/not, Kubernetes only allows value
-//     validations that repeat the structure declared outside, so no
-//     additionalProperties: false is added there: it would reject fields
-//     that the main schema declares.
+//     x-kubernetes-validations, list/map types, ...) are dropped: they
+//     have no JSON Schema meaning.
+//   - Inside anyOf/allOf/oneOf/not, Kubernetes allows only value
+//     validations repeating the outer structure, so no
+//     additionalProperties: false is added there: it would reject
+//     declared fields.
 //
 // Any keyword outside Kubernetes' JSONSchemaProps is an error, so a
 // constraint is never skipped silently.

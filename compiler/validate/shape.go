@@ -11,27 +11,22 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// This file memoizes validation. A platform renders thousands of objects
-// that differ only in strings the schema does not constrain (names,
-// namespaces, chart names, Helm values below a preserve-unknown-fields
-// node), and the schema's verdict on such objects is the same. Memo
-// validates one object of each shape with the library and reuses its
-// problems for the others.
+// This file memoizes validation. Many objects differ only in strings the
+// schema does not constrain (names, Helm values below a
+// preserve-unknown-fields node), so Memo validates one object per shape
+// and reuses its problems for the others.
 //
-// The shape of an object is everything the schema can look at: every map's
-// keys and every list's length along the paths the schema describes, the
-// Go type of every value there, every number and bool, and a string's text
-// only where the schema constrains strings (pattern, lengths). Below a
-// keyword whose verdict depends on values in ways this file does not model
-// (enum, const, uniqueItems, allOf, anyOf, oneOf, not, or any keyword it
-// does not know), the shape is the whole value. Below a node that
-// constrains nothing but the type (a property with no schema, Helm values
-// under x-kubernetes-preserve-unknown-fields), the shape is the type.
+// An object's shape is all the schema can look at: map keys and list
+// lengths along the described paths, the Go type of every value there,
+// every number and bool, and a string's text only where strings are
+// constrained. Below a keyword this file does not model (enum, const,
+// uniqueItems, allOf, anyOf, oneOf, not, or unknown ones), the shape is
+// the whole value; below a node that constrains only the type, it is the
+// type.
 //
-// Two objects of one shape get the same problems from the library: the
-// library reads nothing outside the shape, and its messages quote only
-// what the shape holds (keys, types, constrained strings). The tests
-// check this against the library on mutated objects.
+// Two objects of one shape get the same problems: the library reads
+// nothing outside the shape, and its messages quote only what the shape
+// holds. The tests check this on mutated objects.
 
 // shape is what a schema node looks at in a value. A nil *shape looks at
 // the type only.
@@ -150,9 +145,8 @@ func (sh *shape) child(k string) *shape {
 	return sh.additional
 }
 
-// scalar appends a number, a bool or null with its value; anything else
-// (no rendered object holds other types) with a marker that matches no
-// other key, so that it is validated on its own.
+// scalar appends a number, a bool or null with its value; any other type
+// gets a unique marker, so it is validated on its own.
 func scalar(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case nil:
@@ -177,10 +171,9 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// Memo validates objects like its Validator, and validates each shape of
-// object once (see the top of shape.go). It is safe for concurrent use.
-// The problems it returns are shared between objects of one shape: do not
-// modify them.
+// Memo validates objects like its Validator, each shape once. It is safe
+// for concurrent use. Returned problems are shared between objects of one
+// shape: do not modify them.
 type Memo struct {
 	v         *Validator
 	mu        sync.Mutex
@@ -235,13 +228,10 @@ func (m *Memo) Validate(obj any) ([]Problem, error) {
 	return r.problems, r.err
 }
 
-// Write encodes the verdicts on the objects m has met, for Read in another
-// process (platc's cache keeps them between runs, so that a run whose
-// objects all have shapes of the last run's compiles no schema). changed
-// says whether they differ from the ones m read: m validated an object of
-// a shape it had not read, or met no object of a shape it read. A verdict
-// holds for the Validator it was reached with: Read it only into a Memo of
-// the same CRDs, converted by the same platc.
+// Write encodes m's verdicts for Read in a later run, so a run meeting
+// only known shapes compiles no schema. changed says whether they differ
+// from what m read. A verdict holds only for its Validator: Read it into a
+// Memo of the same CRDs, converted by the same platc.
 func (m *Memo) Write() (data []byte, changed bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

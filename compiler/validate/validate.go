@@ -7,9 +7,8 @@
 // a small built-in schema of the ObjectMeta fields a manifest may set.
 // CEL rules (x-kubernetes-validations) and formats are not checked.
 //
-// Each served version of each CRD is converted (see convert.go) in
-// FromCRDs, FromObjects or FromTrusted, and compiled once: there too, or,
-// with FromTrusted, when an object of its kind is first validated.
+// Each served CRD version is converted (convert.go) and compiled once:
+// at construction, or with FromTrusted on first use.
 package validate
 
 import (
@@ -35,9 +34,8 @@ type gvk struct{ apiVersion, kind string }
 
 func (k gvk) String() string { return k.apiVersion + "/" + k.kind }
 
-// kindSchema is the JSON Schema of one kind, converted from its CRD and
-// compiled on first use (FromCRDs and FromObjects compile every kind at
-// once, to report every CRD's error there).
+// kindSchema is the JSON Schema of one kind, compiled on first use
+// (FromCRDs and FromObjects compile all at once, to report errors).
 type kindSchema struct {
 	key     gvk
 	origin  string         // where the kind is defined, for messages
@@ -51,14 +49,12 @@ type kindSchema struct {
 }
 
 // Locations of the schemas for the library. The library checks every
-// schema against the draft 2020-12 meta-schema when it first loads it,
-// which costs more than compiling it,
-// except a schema located under json-schema.org, where its own
-// meta-schemas are (roots.addRoot in santhosh-tekuri/jsonschema v6.0.3,
-// roots.go; it has no option for this). A trusted schema is put there: a
-// test checks it against the meta-schema instead (TestEmbeddedSchemas in
-// compiler/verify). The library's meta-schemas are under draft/ and
-// draft-0N/, never under platc/.
+// schema against the draft 2020-12 meta-schema when loading it, except one
+// located under json-schema.org (roots.addRoot in
+// santhosh-tekuri/jsonschema v6.0.3, roots.go; there is no option). A
+// trusted schema is put there, and TestEmbeddedSchemas in compiler/verify
+// checks it instead. The library's own meta-schemas are under draft/ and
+// draft-0N/, never platc/.
 const (
 	checkedBase = "mem://platc/"
 	trustedBase = "https://json-schema.org/platc/"
@@ -73,9 +69,7 @@ func (k *kindSchema) schema() (*jsonschema.Schema, error) {
 			base = trustedBase
 		}
 		loc := base + k.key.String() + ".json"
-		// A compiler of its own: a Compiler is not safe for concurrent
-		// use, and kinds are compiled by whichever goroutine validates
-		// one first.
+		// A Compiler per kind: it is not safe for concurrent use.
 		c := jsonschema.NewCompiler()
 		c.DefaultDraft(jsonschema.Draft2020)
 		err := c.AddResource(loc, k.doc)
@@ -100,13 +94,10 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Pointer + ": " + p.Message }
 
-// FromCRDs builds a Validator from CRD YAML documents (a file may hold
-// several documents separated by ---). The map key is the file's name,
-// used in error messages. Every document must be an
-// apiextensions.k8s.io/v1 CustomResourceDefinition; each served version
-// becomes a kind apiVersion <group>/<version>, kind spec.names.kind.
-// Every kind's schema is compiled here, so that an error of any CRD is
-// returned here.
+// FromCRDs builds a Validator from CRD YAML files, keyed by file name for
+// messages. Every document must be an apiextensions.k8s.io/v1 CRD; each
+// served version becomes a kind. All schemas compile here, so any CRD's
+// error is returned here.
 func FromCRDs(files map[string][]byte) (*Validator, error) {
 	v := &Validator{kinds: map[gvk]*kindSchema{}}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
@@ -131,11 +122,9 @@ func FromCRDs(files map[string][]byte) (*Validator, error) {
 	return v.compile()
 }
 
-// FromObjects is FromCRDs for CRDs already decoded (plain data:
-// map[string]any, []any, strings, numbers, bools, nil), with no YAML in
-// between: the documents of each file, by the file's name. A nil document
-// is skipped, as an empty one in FromCRDs, and errors name a document as
-// FromCRDs does ("<name>: document <n>"). The CRDs are only read.
+// FromObjects is FromCRDs for CRDs already decoded to plain data, by file
+// name. A nil document is skipped, and errors name documents as FromCRDs
+// does. The CRDs are only read.
 func FromObjects(files map[string][]map[string]any) (*Validator, error) {
 	v, err := fromObjects(files, false)
 	if err != nil {
@@ -144,14 +133,11 @@ func FromObjects(files map[string][]map[string]any) (*Validator, error) {
 	return v.compile()
 }
 
-// FromTrusted is FromObjects for CRDs known to be sound: the ones platc
-// embeds, whose schemas a test compiles as FromObjects does, checking them
-// against the meta-schema. It returns the errors FromObjects returns
-// before compiling; each kind's schema is compiled when an object of the
-// kind is first validated, so that a run pays only for the kinds it
-// meets, and is not checked against the meta-schema. An error in
-// compiling one (a CRD no test saw) is Validate's error for the objects
-// of that kind.
+// FromTrusted is FromObjects for CRDs known to be sound (the embedded
+// ones, which a test compiles against the meta-schema). Each schema is
+// compiled when first needed, so a run pays only for the kinds it meets,
+// and unchecked against the meta-schema; a compile error becomes
+// Validate's error for that kind.
 func FromTrusted(files map[string][]map[string]any) (*Validator, error) {
 	v, err := fromObjects(files, true)
 	if err != nil {
@@ -206,12 +192,10 @@ func (v *Validator) compile() (*Validator, error) {
 	return v, nil
 }
 
-// With returns a Validator of the kinds of v and those of extra, which
-// wins where both define a kind. An object of a kind that neither defines
-// gets v's error, which lists v's kinds only: extra is meant for the kinds
-// of particular objects, such as the CRDs kro generates for stack
-// instances, next to the CRDs of a cluster that v holds. Neither v nor
-// extra changes; the three share the kinds' compiled schemas.
+// With returns a Validator of v's kinds and extra's, extra winning. An
+// unknown kind gets v's error, listing v's kinds only: extra is for
+// particular objects, such as kro's generated CRDs beside a cluster's.
+// Neither changes; all three share compiled schemas.
 func (v *Validator) With(extra *Validator) *Validator {
 	out := &Validator{kinds: maps.Clone(v.kinds), known: v.known}
 	maps.Copy(out.kinds, extra.kinds)
@@ -287,10 +271,9 @@ func (v *Validator) Knows(apiVersion, kind string) bool {
 	return ok
 }
 
-// Validate checks obj (as decoded from JSON/YAML: map[string]any, []any,
-// string, float64/int64/json.Number, bool, nil) against the schema of its
-// apiVersion and kind. It returns the problems found, sorted by pointer
-// (then message), or an error if no schema is known for the kind.
+// Validate checks obj (decoded JSON/YAML) against its kind's schema. It
+// returns the problems sorted by pointer, then message, or an error if
+// the kind is unknown.
 func (v *Validator) Validate(obj map[string]any) ([]Problem, error) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)

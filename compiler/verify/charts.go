@@ -37,8 +37,8 @@ type helmSource struct {
 	folder string
 }
 
-// chartPins indexes the spec's charts by the source Argo CD reads them
-// from (argocd.ChartSource): repoURL, chart ("" for OCI) and version.
+// chartPins indexes the spec's charts by their Argo CD source
+// (argocd.ChartSource).
 func chartPins(spec *model.Spec) map[pinSource]*model.Chart {
 	pins := map[pinSource]*model.Chart{}
 	// The environments' own versions too (model.Spec.PinnedVersions),
@@ -51,13 +51,11 @@ func chartPins(spec *model.Spec) map[pinSource]*model.Chart {
 	return pins
 }
 
-// pinSource is where Argo CD reads a pinned chart from: a key of
-// chartPins, looked up for every source of every Application.
+// pinSource is where Argo CD reads a pinned chart from: a chartPins key.
 type pinSource struct{ repoURL, chart, version string }
 
-// helmSources are the sources of a that Argo CD renders with Helm and
-// platc can render: a pinned chart, or a folder of this repository that
-// holds a chart.
+// helmSources are a's sources that Argo CD renders with Helm and platc can
+// render: a pinned chart, or a chart folder of this repository.
 func (v *verifier) helmSources(a app) []helmSource {
 	var out []helmSource
 	for i, src := range sources(object.Lookup(a.obj, "spec")) {
@@ -149,10 +147,8 @@ type renderedApp struct {
 	out  *charts.Outcome
 }
 
-// renderedKindsExist reports the objects the environment's charts render
-// whose kind Kubernetes (at the environment's version) does not serve, or
-// whose group the platform defines other kinds of (kindProblem), once
-// the CRDs of every chart of the environment are known.
+// renderedKindsExist reports chart-rendered objects whose kind is wrong
+// (kindProblem), once the CRDs of every chart of the environment are known.
 func (v *verifier) renderedKindsExist(env *model.Environment, rendered []renderedApp) {
 	if len(rendered) == 0 {
 		return
@@ -174,8 +170,7 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 	v.envKindsMu.Lock()
 	v.envKinds[env] = k
 	v.envKindsMu.Unlock()
-	// Each outcome's objects are judged once: most outcomes are shared by
-	// many Applications.
+	// Judge each outcome once: most are shared by many Applications.
 	type issue struct {
 		kind, source string
 		verdict      kindVerdict
@@ -205,13 +200,10 @@ func (v *verifier) renderedKindsExist(env *model.Environment, rendered []rendere
 }
 
 // request is what Argo CD's repo server passes to helm template for the
-// source (reposerver/repository/repository.go, helmTemplate, of Argo CD):
-// the Application's name as release, the destination namespace,
-// the cluster's Kubernetes version and API versions, the value files in
-// reach, valuesObject, parameters, and the skip flags.
-// partial is set when a value file is out of reach (another repository
-// without a checkout): the render goes on without it, and what the missing
-// values could explain (Helm's errors, the schema's) is not judged.
+// source (reposerver/repository/repository.go, helmTemplate). partial is
+// set when a value file is out of reach (another repository, no checkout):
+// the render goes on without it, and errors the missing values could
+// explain are not judged.
 func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req charts.Request, partial bool) {
 	helm := object.Lookup(hs.src, "helm")
 	req = charts.Request{
@@ -249,12 +241,10 @@ func (v *verifier) request(env *model.Environment, a app, hs helmSource) (req ch
 	return req, partial
 }
 
-// valuesJSON is the JSON of a Helm source's valuesObject vo, encoded once
-// per map: render gives the Applications of a module one map of values
-// wherever the environments do not change them. Rendered objects are not
-// changed once rendered, so a map's JSON is the JSON of what it holds; the
-// memo keeps the map itself, so that its address is not reused while it
-// is a key.
+// valuesJSON is the JSON of a valuesObject vo, encoded once per map: render
+// shares one map among a module's Applications where environments agree,
+// and rendered maps never change. The memo keeps the map alive so its
+// address, the key, is not reused.
 func (v *verifier) valuesJSON(vo any) []byte {
 	m, ok := vo.(map[string]any)
 	if !ok {
@@ -276,12 +266,11 @@ type encodedValues struct {
 	data []byte
 }
 
-// valueFile reads a values file of a Helm source where platc can: a
-// client's file of a stack instance (read strictly by layers), a file of
-// this repository. A missing file is left out (Argo CD ignores it with
-// ignoreMissingValueFiles; verify's valueFiles reports it otherwise); a
-// file out of reach too, and outOfReach says so. file is its path in this
-// repository, where it is one.
+// valueFile reads a Helm source's values file where platc can: a stack
+// instance's client file (read strictly by layers) or a file of this
+// repository. A missing file is left out (as Argo CD's
+// ignoreMissingValueFiles; valueFiles reports it otherwise); so is one out
+// of reach, which outOfReach says. file is its path here, if any.
 func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, file string, ok, outOfReach bool) {
 	if a.client != nil && a.stackModule != nil && v.in.Layers != nil && strings.HasSuffix(name, "/"+a.stackModule.ValuesFile) {
 		if !v.in.Layers.InReach(a.client.Name) {
@@ -312,9 +301,8 @@ func (v *verifier) valueFile(a app, hs helmSource, name string) (data []byte, fi
 	return data, file, err == nil, false
 }
 
-// duplicateKeys warns, once per file, of the keys set twice in file, a
-// YAML file of this repository Helm reads (data, or read here where nil):
-// Helm reads it with sigs.k8s.io/yaml, which takes the last value.
+// duplicateKeys warns, once per file, of keys set twice in a YAML file Helm
+// reads (data, or read here where nil): sigs.k8s.io/yaml takes the last.
 func (v *verifier) duplicateKeys(file string, data []byte) {
 	if _, done := v.duplicatesRead.LoadOrStore(file, true); done {
 		return
@@ -380,22 +368,18 @@ type unknownCause struct {
 	specPath, key, layer, hint string
 }
 
-// unknownSetter is an Application that sets an unknownCause's key: the
-// chart it sets it for, its name, whether kro creates it, and its
-// environment.
+// unknownSetter is an Application that sets an unknownCause's key.
 type unknownSetter struct {
 	what, name string
 	kro        bool
 	env        string
 }
 
-// noteUnknownKeys reports each key a chart does not have once, at the
-// place it is set, naming the charts (one chart at several versions is
-// one problem), every Application that sets it there, and the
-// environments it holds in, once: `Application "web" sets in
-// environments dev and prod`, `3 Applications, created by kro, set in
-// environments customer and local: "a", "b" and "c"`, `2 Applications
-// set: "a" (in environment dev) and "b" (in environments dev and prod)`.
+// noteUnknownKeys reports each key a chart does not have once, where it is
+// set, naming the charts (versions of one chart count once), the
+// Applications that set it and their environments: `3 Applications,
+// created by kro, set in environments customer and local: "a", "b" and
+// "c"`.
 func (v *verifier) noteUnknownKeys() {
 	for c, setters := range v.unknown {
 		slices.SortFunc(setters, func(a, b unknownSetter) int {
@@ -464,11 +448,9 @@ func inEnvironments(envs []string) string {
 
 var group = manifests.Group
 
-// validator is the validator of the kinds the output is checked against:
-// the embedded CRDs, or the cluster's (Input.CRDs), compiled once for both
-// checks that use it (schemasCheck and the charts' objects, which run
-// concurrently); nil if they do not compile, and then v.crdsErr says why
-// (schemasCheck reports it).
+// validator is the validator of the embedded CRDs, or the cluster's
+// (Input.CRDs), compiled once for schemasCheck and the charts' objects,
+// which run concurrently; nil if they do not compile (v.crdsErr says why).
 func (v *verifier) validator() *validate.Validator {
 	v.crdsOnce.Do(func() {
 		if v.in.CRDs != nil {
@@ -480,12 +462,10 @@ func (v *verifier) validator() *validate.Validator {
 	return v.crds
 }
 
-// nameProblems are what Kubernetes' API server says of an object's name,
-// by kind (the name validation of each kind's strategy, k8s.io/kubernetes
-// pkg/apis/*/validation): a DNS-1123 label for a Namespace, a DNS-1035
-// label for a Service, a path segment for RBAC's kinds (system:...
-// names are common), a DNS-1123 subdomain for the others and for custom
-// resources.
+// nameProblems are what the API server says of an object's name, by kind
+// (k8s.io/kubernetes pkg/apis/*/validation): a DNS-1123 label for a
+// Namespace, DNS-1035 for a Service, a path segment for RBAC kinds
+// (system:... names are common), a DNS-1123 subdomain otherwise.
 func nameProblems(group, kind, name string) []string {
 	switch {
 	case group == "" && kind == "Namespace":
@@ -506,8 +486,7 @@ func nameProblems(group, kind, name string) []string {
 }
 
 // valueLayer says which layer of an Application's values sets the value
-// at p (or its nearest parent a layer sets), the one Helm uses: its
-// position, spec path, and a description.
+// Helm uses at p (or its nearest set parent).
 func (v *verifier) valueLayer(env *model.Environment, a app, hs helmSource, p []string) (diag.Pos, string, string) {
 	spec := v.in.Spec
 	if x := extraSource(env, a, hs); x != nil {
@@ -552,9 +531,8 @@ func (v *verifier) valueLayer(env *model.Environment, a app, hs helmSource, p []
 	return spec.PosOf(a.origin), a.origin, "set by the Application"
 }
 
-// extraSource is the module's further source in env (model.ExtraSource)
-// that hs is, or nil where hs is the module's own: they are the last
-// sources of its Application.
+// extraSource is the module's extra source (model.ExtraSource) that hs is,
+// or nil for the module's own; extras are the Application's last sources.
 func extraSource(env *model.Environment, a app, hs helmSource) *model.ExtraSource {
 	if a.mod == nil {
 		return nil
@@ -602,9 +580,8 @@ func setDepth(values map[string]any, p []string) int {
 }
 
 // renderedObjects checks what a chart renders for an Application: its
-// objects as Kubernetes and their CRDs judge them (objectsOf, once per
-// outcome: most are shared by Applications of many environments), and
-// their kinds and namespaces against the Application's project.
+// objects as Kubernetes and CRDs judge them (objectsOf), and their kinds
+// and namespaces against the Application's project.
 func (v *verifier) renderedObjects(env *model.Environment, a app, what string, out *charts.Outcome, e *envArgo) {
 	proj := e.projects[a.spec.ProjectName()]
 	cluster, _ := argocd.DestinationCluster(a.spec.Destination, e.permissions.Clusters)
@@ -657,8 +634,8 @@ func (v *verifier) renderedObjects(env *model.Environment, a app, what string, o
 	}
 }
 
-// renderedObject is one object of a chart's outcome, as judged whatever
-// the Application that renders it.
+// renderedObject is one object of a chart's outcome, judged independently
+// of the Application.
 type renderedObject struct {
 	source                string
 	desc                  string // kind "name" (source), for messages
@@ -670,8 +647,8 @@ type renderedObject struct {
 	noName                bool      // neither a name nor a generateName
 	nameMsgs, nsMsgs      []string  // what Kubernetes says of the name and namespace
 	clusterScoped         bool
-	// crdProblems are the problems of the first of the chart's CRDs and
-	// platc's that refuses the object (renderedObjects reports one).
+	// crdProblems are those of the first CRD (the chart's or platc's)
+	// refusing the object.
 	crdProblems []string
 	// sizeMsgs say what the API server refuses of the object's size.
 	sizeMsgs []string
@@ -684,9 +661,8 @@ type judgedOutcome struct {
 	err     error // reading the outcome's objects from the cache
 }
 
-// objectsOf judges the objects of out once per verifier: an outcome is
-// shared by every Application whose render request is the same
-// (charts.Renderer), and what it renders does not change.
+// objectsOf judges the objects of out once per verifier: Applications with
+// the same render request share an outcome (charts.Renderer).
 func (v *verifier) objectsOf(out *charts.Outcome) ([]renderedObject, error) {
 	v.judgedMu.Lock()
 	j := v.judged[out]
@@ -699,11 +675,10 @@ func (v *verifier) objectsOf(out *charts.Outcome) ([]renderedObject, error) {
 	return j.objects, j.err
 }
 
-// judgeObjects is objectsOf without the memo. It reads the objects' heads
-// and decodes the outcome's bodies (all at once) only where a CRD judges
-// one of its objects (the chart's CRDs themselves, and the objects of a
-// kind the chart's CRDs or platc's describe): most of what charts render
-// are Kubernetes' own kinds, and most outcomes are never decoded.
+// judgeObjects is objectsOf without the memo. It reads the objects' heads,
+// and decodes bodies only where a CRD judges an object (the chart's CRDs
+// and objects of kinds they or platc's describe): most charts render only
+// built-in kinds, and are never decoded.
 func (v *verifier) judgeObjects(out *charts.Outcome) ([]renderedObject, error) {
 	heads := out.Heads()
 	var decoded []charts.Manifest

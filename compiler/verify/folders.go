@@ -11,11 +11,10 @@ import (
 	"github.com/platc/platc/internal/cache"
 )
 
-// Folders are the repo-path modules' folders, built (kustomize, or plain
-// manifests) once each, for the checks of what they deploy. Building them
-// needs only the spec and the repository, so Compile starts it as soon as
-// the spec is checked: kustomize then runs while the stacks compile and
-// the environments render.
+// Folders are the repo-path modules' folders, each built once (kustomize
+// or plain manifests) for the checks. Building needs only the spec and the
+// repository, so Compile starts it early and kustomize runs while the
+// stacks compile and the environments render.
 type Folders struct {
 	repo  fs.FS
 	cache cache.Cache
@@ -29,8 +28,8 @@ func NewFolders(repo fs.FS, cache cache.Cache) *Folders {
 	return &Folders{repo: repo, cache: cache, dirs: map[string]func() manifests.Built{}}
 }
 
-// BuildFolders is NewFolders, and starts building the folders of spec's
-// repo-path modules in parallel at once; Verify waits for what it reads.
+// BuildFolders is NewFolders, and starts building spec's folders in
+// parallel; Verify waits for what it reads.
 func BuildFolders(spec *model.Spec, repo fs.FS, cache cache.Cache) *Folders {
 	f := NewFolders(repo, cache)
 	var dirs []string
@@ -45,8 +44,8 @@ func BuildFolders(spec *model.Spec, repo fs.FS, cache cache.Cache) *Folders {
 	return f
 }
 
-// build returns what building the folder dir gives, building it on the
-// first call; other calls for dir wait for that one.
+// build returns the build of dir, building on the first call; other calls
+// wait for it.
 func (f *Folders) build(dir string) manifests.Built {
 	f.mu.Lock()
 	b := f.dirs[dir]
@@ -58,10 +57,9 @@ func (f *Folders) build(dir string) manifests.Built {
 	return b()
 }
 
-// Read returns the folders of the repository that building the folder
-// dir read (manifests.Built.Folders), building it if no build has; false
-// where they are not known. Render sets them as the refresh paths of the
-// Applications that sync a kustomization.
+// Read returns the folders that building dir read (manifests.Built.Folders),
+// building it if needed; false where unknown. Render uses them as refresh
+// paths of Applications that sync a kustomization.
 func (f *Folders) Read(dir string) ([]string, bool) {
 	b := f.build(dir)
 	return b.Folders, b.Folders != nil

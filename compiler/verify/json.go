@@ -11,12 +11,10 @@ import (
 	"github.com/platc/platc/compiler/object"
 )
 
-// marshalValues is json.Marshal(object.Plain(v)), byte for byte, for the
-// values of a Helm source: it writes the kinds of values a spec's values
-// hold (maps, Maps, lists, strings, numbers, booleans, null) without
-// copying Maps into maps first or going through reflection. Anything
-// else (a NaN, a kind it does not know) is left to json.Marshal.
-// TestMarshalValuesIsJSONMarshal compares the two.
+// marshalValues is json.Marshal(object.Plain(v)), byte for byte, for Helm
+// values, without copying Maps or reflection. Anything else (a NaN, an
+// unknown kind) is left to json.Marshal. TestMarshalValuesIsJSONMarshal
+// compares the two.
 func marshalValues(v any) ([]byte, error) {
 	if b, ok := appendValuesJSON(nil, v); ok {
 		return b, nil
@@ -94,8 +92,7 @@ type field struct {
 	val any
 }
 
-// smallFields holds the fields of a map with few keys (most maps of a
-// spec's values) on the stack, not the heap.
+// smallFields keeps the fields of small maps on the stack.
 type smallFields [8]field
 
 // make returns an empty slice with room for n fields, of s if they fit.
@@ -106,8 +103,8 @@ func (s *smallFields) make(n int) []field {
 	return s[:0]
 }
 
-// appendJSONObject appends the JSON object of fields, in the order of
-// their keys as encoding/json sorts a map's, sorting fields.
+// appendJSONObject appends the JSON object of fields, sorted by key as
+// encoding/json sorts a map's.
 func appendJSONObject(b []byte, fields []field) (_ []byte, ok bool) {
 	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
 	b = append(b, '{')
@@ -124,8 +121,7 @@ func appendJSONObject(b []byte, fields []field) (_ []byte, ok bool) {
 }
 
 // appendJSONFloat is encoding/json's floatEncoder for a float64
-// (encoding/json/encode.go of Go 1.26): as ES6 converts a number to a
-// string.
+// (encoding/json/encode.go of Go 1.26), formatting as ES6 does.
 func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return b, false

@@ -18,20 +18,17 @@ import (
 	"github.com/platc/platc/compiler/model"
 )
 
-// The kinds an object may have: Kubernetes' own, at the environment's
-// version, and those the platform defines (its charts' and folders' CRDs,
-// the CRDs platc knows, its stacks' instance kinds, the API versions the
-// environment says its cluster serves). A kind of Kubernetes' own groups
-// that Kubernetes does not define, or does not serve at the environment's
-// version, is an error; so is a kind of a group the platform defines
-// kinds for, where none of them is it, except in a group several projects
-// share (sharedGroups), where only a kind spelled like a known one is
-// reported, as a warning. A kind of a group nothing in the platform
-// defines is left to the cluster: an operator may bring it.
+// The kinds an object may have: Kubernetes' own at the environment's
+// version, and those the platform defines (CRDs of charts, folders and
+// platc, stack instance kinds, API versions the environment declares).
+// An unknown kind in a built-in group, or one not served at that version,
+// is an error; so is an unknown kind in a group the platform defines,
+// except in a shared group (sharedGroups), where only a near-miss spelling
+// is a warning. A group nothing defines is left to the cluster: an
+// operator may bring it.
 
-// builtinKind is a kind of Kubernetes' own API, and the minor versions
-// (of Kubernetes 1) that serve it: from introduced, until removed (0:
-// served since before 1.0, or still served).
+// builtinKind is a built-in kind and the Kubernetes 1.x minors serving it,
+// from introduced until removed (0: since before 1.0, or still served).
 type builtinKind struct {
 	introduced, removed int
 	replacement         schema.GroupVersionKind
@@ -48,10 +45,9 @@ type (
 	}
 )
 
-// builtinKinds are Kubernetes' own kinds by group/version (k8s.io/api as
-// client-go's scheme registers it, at the version platc links, and the
-// API server's two groups that client-go leaves out), with the versions
-// that serve each.
+// builtinKinds are Kubernetes' own kinds by group/version (client-go's
+// scheme at the linked version, plus the API server's two groups it leaves
+// out), with the versions serving each.
 var builtinKinds = sync.OnceValue(func() map[string]map[string]builtinKind {
 	out := map[string]map[string]builtinKind{
 		"apiextensions.k8s.io/v1":        {"CustomResourceDefinition": {}},
@@ -111,9 +107,8 @@ func minorOf(version string) int {
 	return n
 }
 
-// envKinds are the kinds the platform defines in one environment, beyond
-// Kubernetes' own: group -> kinds (nil where a group is known to be
-// defined but not its kinds, as for a CRD known only by its name).
+// envKinds are the kinds the platform defines in one environment: group
+// -> kinds (nil where only the group is known, as for a CRD known by name).
 type envKinds struct {
 	env    *model.Environment
 	groups map[string]map[string]bool
@@ -141,8 +136,7 @@ func (k *envKinds) define(group, kind string) {
 	kinds[cmp.Or(kind, "*")] = true
 }
 
-// verdict is kindProblem's for an object of apiVersion and kind in k's
-// environment, judged once per kind: nearly all are fine.
+// verdict is kindProblem's, memoized per apiVersion and kind.
 func (k *envKinds) verdict(apiVersion, kind string) kindVerdict {
 	key := [2]string{apiVersion, kind}
 	v, ok := k.verdicts[key]
@@ -153,10 +147,9 @@ func (k *envKinds) verdict(apiVersion, kind string) kindVerdict {
 	return v
 }
 
-// platformKinds are the kinds of env that do not depend on its charts:
-// the groups of the whole spec (platformGroups), and the API versions env
-// says its cluster serves. The result is env's own, for its charts' CRDs
-// to be added to.
+// platformKinds are env's kinds that do not depend on its charts
+// (platformGroups, and the API versions env declares). The result is a
+// fresh copy, for the charts' CRDs to be added to.
 func (v *verifier) platformKinds(env *model.Environment) *envKinds {
 	k := newEnvKinds(env)
 	v.groupsOnce.Do(func() { v.groups = v.platformGroups() })
@@ -166,10 +159,8 @@ func (v *verifier) platformKinds(env *model.Environment) *envKinds {
 	return k
 }
 
-// envKindsOf are the kinds of env for the objects of the repository's
-// folders: with the CRDs of its charts where they are rendered
-// (renderedKindsExist keeps them), else platformKinds. It is read once
-// every environment is checked.
+// envKindsOf are env's kinds for the folders' objects: with its charts'
+// CRDs where rendered (renderedKindsExist keeps them), else platformKinds.
 func (v *verifier) envKindsOf(env *model.Environment) *envKinds {
 	v.envKindsMu.Lock()
 	k := v.envKinds[env]
@@ -180,10 +171,9 @@ func (v *verifier) envKindsOf(env *model.Environment) *envKinds {
 	return v.platformKinds(env)
 }
 
-// platformGroups are the kinds the spec defines in every environment, by
-// group: the CRDs platc knows, the stacks' instance kinds, and the groups
-// of the CRDs the repository's folders deploy ("*": kinds platc does not
-// see).
+// platformGroups are the kinds the spec defines everywhere, by group:
+// platc's CRDs, stack instance kinds, and the groups of folder CRDs ("*":
+// kinds platc does not see).
 func (v *verifier) platformGroups() map[string]map[string]bool {
 	k := &envKinds{groups: map[string]map[string]bool{}}
 	if val := v.validator(); val != nil {
@@ -207,10 +197,9 @@ func (v *verifier) platformGroups() map[string]map[string]bool {
 	return k.groups
 }
 
-// sharedGroups are the API groups of the CRDs platc embeds in which other
-// projects define kinds too, and who shares each: platc does not know all
-// their kinds, so a kind it does not know there is left to the cluster,
-// unless it is spelled like one it knows.
+// sharedGroups are embedded CRD groups where other projects define kinds
+// too: an unknown kind there is left to the cluster unless it is spelled
+// like a known one.
 var sharedGroups = map[string]string{
 	"argoproj.io": "Argo CD, Argo Workflows, Argo Rollouts and Argo Events",
 	"kro.run":     "kro and every ResourceGraphDefinition that names no group",
@@ -288,9 +277,8 @@ func builtinKindProblem(env *model.Environment, apiVersion, kind string) string 
 	return ""
 }
 
-// servedVersions are the API versions of group g that serve a kind at
-// the minor version of Kubernetes (all of them where it is not known),
-// quoted.
+// servedVersions are group g's quoted API versions serving a kind at the
+// Kubernetes minor (all where unknown).
 func servedVersions(g string, versions []string, minor int) []string {
 	var out []string
 	for _, v := range versions {

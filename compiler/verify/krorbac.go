@@ -17,22 +17,17 @@ import (
 	"github.com/platc/platc/compiler/upstream"
 )
 
-// kroStatusRBAC checks, in env, that the kro the platform installs (an
-// Application of the kro chart, rendered) may patch the status of the
-// instances it reconciles there: kro v0.10 (kro.Next) writes instance
-// status with server-side apply (pkg/controller/instance/status.go,
-// ApplyStatus), which the API server authorizes as patch; kro v0.9
-// updates it (UpdateStatus). What grants it is the ClusterRoles bound to
-// the service account of kro's Deployment: with the chart's rbac.mode
-// unrestricted, one that grants everything; with aggregation, one that
-// aggregates the ClusterRoles labelled
-// rbac.kro.run/aggregate-to-controller: "true", which the platform
-// brings itself. platc reads those the environment's charts render; a
-// ClusterRole of a folder module's manifests is not read (platc keeps
-// their heads only), so where one may be aggregated, nothing is said; nor
-// where the chart binds no ClusterRole to kro (its RBAC is made
-// elsewhere).
-// A warning: in an environment that runs kro v0.9, for the upgrade.
+// kroStatusRBAC checks, in env, that the kro the platform installs may
+// patch its instances' status: kro v0.10 (kro.Next) writes status with
+// server-side apply (pkg/controller/instance/status.go, ApplyStatus),
+// authorized as patch; kro v0.9 uses UpdateStatus. The grant comes from
+// ClusterRoles bound to kro's service account: with rbac.mode
+// unrestricted, one granting everything; with aggregation, the
+// ClusterRoles labelled rbac.kro.run/aggregate-to-controller: "true",
+// which the platform brings. platc reads those the charts render; folder
+// manifests are kept as heads only, so where one may be aggregated, or the
+// chart binds kro no ClusterRole, nothing is said. Under kro v0.9 it is a
+// warning, for the upgrade.
 func (v *verifier) kroStatusRBAC(env *model.Environment, apps []app, rendered []renderedApp) {
 	kinds := v.instanceKinds(env)
 	if len(kinds) == 0 {
@@ -201,10 +196,9 @@ func decodeObject(obj map[string]any, into any) bool {
 	return err == nil && json.Unmarshal(data, into) == nil
 }
 
-// grantedRules are the rules of the ClusterRoles named, and of those they
-// aggregate (the rules Kubernetes' clusterrole-aggregation controller
-// writes into an aggregating role: those of every other ClusterRole a
-// selector matches); aggregates says whether one aggregates.
+// grantedRules are the rules of the named ClusterRoles and of those they
+// aggregate, as the clusterrole-aggregation controller merges them;
+// aggregates says whether one aggregates.
 func grantedRules(roles []rbacv1.ClusterRole, names []string) (rules []rbacv1.PolicyRule, aggregates bool) {
 	for _, r := range roles {
 		if !slices.Contains(names, r.Name) {

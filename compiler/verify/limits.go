@@ -16,20 +16,15 @@ import (
 	"github.com/platc/platc/compiler/render"
 )
 
-// The limits the Kubernetes API server puts on an object: its size, the
-// size of its annotations, and the form of its label and annotation keys
-// and label values. They are checked on every rendered object and on every
-// object kro will create for the instances (evaluated offline); a spec
-// reaches them through values, descriptions and names.
+// The API server's limits on an object: its size, its annotations' size,
+// and the form of label and annotation keys and label values, checked on
+// every rendered object and every object kro will create.
 
-// MaxObjectSize is the largest object, in bytes of JSON, that the API
-// server can store: etcd refuses a request larger than its
-// --max-request-bytes, 1.5 MiB by default (etcd server/embed/config.go,
-// DefaultMaxRequestBytes = 1.5 * 1024 * 1024), and the API server stores
-// each object in one request, as the JSON it encodes it to
-// (k8s.io/apimachinery, pkg/runtime/serializer/json, with encoding/json),
-// with metadata of its own added (managedFields, uid...). An object of this
-// size or more cannot be created; one a little smaller may still fail.
+// MaxObjectSize is the largest object, in bytes of JSON, the API server
+// can store: etcd refuses requests above --max-request-bytes, 1.5 MiB by
+// default (etcd server/embed/config.go, DefaultMaxRequestBytes), and each
+// object is one request, as JSON plus the server's own metadata
+// (managedFields, uid...). An object a little smaller may still fail.
 const MaxObjectSize = 1572864
 
 // MaxDataSize is the most bytes a ConfigMap's data and binaryData, or a
@@ -38,9 +33,8 @@ const MaxObjectSize = 1572864
 // ValidateConfigMap and ValidateSecret check (pkg/apis/core/validation).
 const MaxDataSize = 1 << 20
 
-// sizeProblems says what the API server refuses of an object for its
-// size: more than MaxObjectSize of JSON, or a ConfigMap or Secret holding
-// more than MaxDataSize of data.
+// sizeProblems says why the API server refuses an object for its size
+// (MaxObjectSize, or MaxDataSize for a ConfigMap or Secret).
 func sizeProblems(obj map[string]any) []string {
 	var out []string
 	if size := jsonSize(obj); size >= MaxObjectSize {
@@ -80,21 +74,16 @@ func dataSize(obj any) (int, string) {
 // ValidateAnnotationsSize.
 const MaxAnnotationsSize = 256 * (1 << 10)
 
-// jsonPerYAMLByte bounds the bytes of JSON per byte of the YAML emit
-// writes: at most 6, for a character JSON escapes as \u00XX (encoding/json
-// escapes <, > and &, and control characters) that YAML writes as itself
-// or escapes in fewer bytes; keys, quotes, colons and commas cost JSON no
-// more than YAML's indentation, ": ", "- " and line ends. An object whose
-// YAML is at most MaxObjectSize/jsonPerYAMLByte bytes long (256 KiB) is
-// small enough, and only a longer one is encoded as JSON to be measured.
+// jsonPerYAMLByte bounds the bytes of JSON per byte of emit's YAML: at
+// most 6, for a character JSON escapes as \u00XX; JSON's punctuation costs
+// no more than YAML's indentation and markers. An object whose YAML fits
+// MaxObjectSize/jsonPerYAMLByte is small enough without encoding it.
 const jsonPerYAMLByte = 6
 
 // Size checks that every object of the rendered file f is smaller than
-// MaxObjectSize, from body, f as emit encodes it after its header (the
-// objects as YAML documents separated by "---" lines): emit.Encode's each
-// calls it with every file, on several goroutines. It costs nothing for a
-// file of up to 256 KiB, and a search for the documents' ends for a longer
-// one; only an object whose YAML is longer than that is encoded as JSON.
+// MaxObjectSize, from body, f's YAML documents after the header. It is
+// emit.Encode's each, called concurrently. Only an object whose YAML
+// exceeds the jsonPerYAMLByte bound is encoded as JSON.
 func Size(spec *model.Spec, f render.File, body []byte, log *diag.Log) {
 	if f.Values || len(f.Objects) == 0 || len(body)*jsonPerYAMLByte < MaxObjectSize {
 		return
@@ -110,9 +99,9 @@ func Size(spec *model.Spec, f render.File, body []byte, log *diag.Log) {
 	}
 }
 
-// tooLarge reports obj where the API server refuses it for its size; of
-// is what to keep large values out of, and instead where to keep them;
-// named says, only then, the spec path that makes obj and what it is.
+// tooLarge reports obj if the API server refuses its size; of says what to
+// keep large values out of, and where to keep them instead; named, called
+// only then, gives the spec path that makes obj.
 func tooLarge(spec *model.Spec, log *diag.Log, obj any, of, instead string, named func() (where, what string)) {
 	if size := jsonSize(obj); size >= MaxObjectSize {
 		where, what := named()
@@ -124,9 +113,9 @@ func tooLarge(spec *model.Spec, log *diag.Log, obj any, of, instead string, name
 	}
 }
 
-// documents splits the body of an encoded file into its YAML documents:
-// emit writes "---" alone on a line between two, and YAML it writes holds
-// no such line otherwise (a block string's lines are indented).
+// documents splits an encoded body into its YAML documents: emit writes
+// "---" alone on a line only between documents (block strings are
+// indented).
 func documents(data []byte) [][]byte {
 	var docs [][]byte
 	for {
@@ -148,9 +137,8 @@ func jsonSize(v any) int {
 	return len(b)
 }
 
-// jsonBound is an upper bound of jsonSize(v), computed without encoding:
-// six bytes per byte of a string (\u00XX at worst), and a generous count
-// for everything else.
+// jsonBound is an upper bound of jsonSize(v), without encoding: six bytes
+// per string byte (\u00XX), generous for the rest.
 func jsonBound(v any) int {
 	n := 0
 	switch v := v.(type) {
@@ -190,10 +178,8 @@ func describe(obj any, where string) string {
 	return fmt.Sprintf("%v %q (%s)", object.Lookup(obj, "kind"), str(obj, "metadata", "name"), where)
 }
 
-// renderedOrigin is the spec path that makes a rendered object: the module
-// of an Application (field, such as values, where it has one), the
-// project of an AppProject, the stack of a ResourceGraphDefinition, the
-// client of a stack instance; else the environment.
+// renderedOrigin is the spec path that makes a rendered object (module,
+// project, stack or client), else the environment.
 func renderedOrigin(spec *model.Spec, f render.File, obj *object.Map, field string) string {
 	name := str(obj, "metadata", "name")
 	env := spec.Environment(f.Env)
@@ -236,8 +222,7 @@ func renderedOrigin(spec *model.Spec, f render.File, obj *object.Map, field stri
 }
 
 // limits checks the metadata of every rendered object, and the metadata
-// and size of every object kro will create. (Sizes checks the size of the
-// rendered objects, from their bytes.)
+// and size of every object kro will create (Size checks rendered sizes).
 func (v *verifier) limits() {
 	spec := v.in.Spec
 	object.Parallel(len(v.in.Files), func(i int) {
@@ -285,12 +270,11 @@ func (v *verifier) limits() {
 }
 
 // metadataProblems checks an object's labels and annotations as the API
-// server validates them (k8s.io/apimachinery v0.36.1: ValidateLabels and
+// server does (k8s.io/apimachinery v0.36.1: ValidateLabels and
 // ValidateAnnotations, pkg/apis/meta/v1/validation and pkg/api/validation):
-// label keys and annotation keys are qualified names (annotation keys in
-// any case), label values are label values, and the annotations hold at
-// most MaxAnnotationsSize bytes. It allocates nothing for an object
-// without problems: every rendered object passes here.
+// keys are qualified names (annotation keys in any case), and annotations
+// hold at most MaxAnnotationsSize bytes. It does not allocate for a clean
+// object: every rendered object passes here.
 func metadataProblems(obj any) []string {
 	meta := object.Lookup(obj, "metadata")
 	var out []string
@@ -316,9 +300,8 @@ func metadataProblems(obj any) []string {
 	return out
 }
 
-// eachString calls fn for each entry of a map of strings, as labels and
-// annotations are; a value of another type is its text (the schema check
-// reports its type).
+// eachString calls fn for each entry of a string map such as labels; a
+// non-string value is passed as text (the schema check reports its type).
 func eachString(v any, fn func(k, v string)) {
 	text := func(x any) string {
 		if s, ok := x.(string); ok {

@@ -16,16 +16,14 @@ import (
 // syncedObject is one object an Application syncs, with where it is written.
 type syncedObject struct {
 	group, kind, namespace, name string
-	// clusterScoped is whether the kind is one manifests.ClusterScoped
-	// knows to be.
+	// clusterScoped: manifests.ClusterScoped knows the kind to be.
 	clusterScoped bool
 	// file and line (0 where not known) declare it.
 	file string
 	line int
 }
 
-// from is where the object is declared, as file:line where the line is
-// known.
+// from is where the object is declared, file:line where known.
 func (s syncedObject) from() string {
 	if s.line > 0 {
 		return fmt.Sprintf("%s:%d", s.file, s.line)
@@ -44,9 +42,8 @@ func (s syncedObject) String() string {
 	return what + " " + s.name
 }
 
-// renderedFolder is the folder of the output root an Application syncs
-// (as rendered, relative to the output root) and its include, or ok false
-// where it syncs something else (a chart, a folder of sources).
+// renderedFolder is the output-root folder an Application syncs, relative
+// to the root, and its include; ok is false for a chart or source folder.
 func (v *verifier) renderedFolder(a app) (dir, include string, ok bool) {
 	dir, ok = strings.CutPrefix(str(a.obj, "spec", "source", "path"), v.in.Spec.Platform.OutDir+"/")
 	if !ok || str(a.obj, "spec", "source", "repoURL") != v.in.Spec.Platform.RepoURL {
@@ -55,12 +52,10 @@ func (v *verifier) renderedFolder(a app) (dir, include string, ok bool) {
 	return dir, str(a.obj, "spec", "source", "directory", "include"), true
 }
 
-// syncedObjects lists what an Application syncs, where platc knows it
-// offline: the objects platc renders in the folder of the output root it
-// syncs (the files its include matches), and the objects of the folders
-// of this repository it syncs (a repo-path module's, a chart's extra
-// manifests). A namespaced object that names no namespace goes to the
-// destination's. What a chart renders is not listed.
+// syncedObjects lists what an Application syncs, as far as platc knows
+// offline: the rendered files its include matches, and the objects of
+// repository folders it syncs. A namespaced object with no namespace goes
+// to the destination's. Chart output is not listed.
 func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 	dest := a.spec.Destination.Namespace
 	object := func(apiVersion, kind, ns, name, file string, line int) syncedObject {
@@ -110,12 +105,10 @@ func (v *verifier) syncedObjects(env *model.Environment, a app) []syncedObject {
 	return out
 }
 
-// renderedKinds checks the kinds platc renders into the folder an
-// Application syncs (stack instances, ResourceGraphDefinitions, the
-// Applications and AppProjects of an apps file) against its project, as
-// Argo CD checks each object before it syncs it: an instance kind that
-// the project's namespaceResourceWhitelist leaves out (or its blacklist
-// names) is refused at sync, with nothing offline to say so otherwise.
+// renderedKinds checks the kinds platc renders into an Application's
+// folder against its project, as Argo CD does before syncing: an instance
+// kind the project's namespace lists do not permit is otherwise refused
+// only at sync.
 func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, synced []syncedObject) {
 	if _, _, ok := v.renderedFolder(a); !ok {
 		return
@@ -131,8 +124,7 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, s
 		}
 		reported[key] = true
 		if proj.declared != nil {
-			// The project is the place to change: one problem however
-			// many Applications sync the kind from one place.
+			// One problem, at the project, however many Applications.
 			if o.clusterScoped {
 				v.affects(diag.ProjectKind, proj.declared.FieldPath("clusterResourceWhitelist"), a, env, "project %s does not allow the cluster-scoped kind %s (%s), which affects %s, syncing it: Argo CD refuses it at sync; add {group: %q, kind: %q} to %s", proj.Name, o.kind, o.from(), diag.Affected, o.group, o.kind, proj.fixPath("clusterResourceWhitelist"))
 				continue
@@ -152,12 +144,10 @@ func (v *verifier) renderedKinds(env *model.Environment, a app, proj *project, s
 	}
 }
 
-// sharedObjects reports an object that two Applications of one
-// environment sync to the same cluster (two modules over one folder, a
-// chart's extra manifests that another module also syncs, a path module
-// over the output root): each sync takes it from the other, Argo CD
-// reports SharedResourceWarning on both and, with self-heal, they undo
-// each other for ever. The Application later by name is blamed.
+// sharedObjects reports an object two Applications of one environment
+// sync to the same cluster: Argo CD reports SharedResourceWarning on both
+// and, with self-heal, they undo each other for ever. The Application
+// later by name is blamed.
 // objectKey is an object synced to a cluster: its destination, group,
 // kind, namespace and name.
 type objectKey struct {
@@ -169,10 +159,9 @@ type objectKey struct {
 var objectHash = maphash.Comparable[objectKey]
 
 func (v *verifier) sharedObjects(env *model.Environment, apps []app, synced [][]syncedObject) {
-	// The first Application of each object, as indices into apps and
-	// its synced list, by a hash of the object's key (a table of the keys
-	// themselves is the largest of verify's at a large platform's size);
-	// an object whose hash another's has is kept by its key.
+	// The first Application of each object, by a hash of its key (a table
+	// of the keys themselves would be large); on a hash collision the
+	// object is kept by its key.
 	type first struct{ app, obj int32 }
 	n := 0
 	for _, objs := range synced {

@@ -35,23 +35,22 @@ func (p *project) fix(field string) string {
 	return "Argo CD's built-in project default holds no Application outside Argo CD's namespace: name a project of the environment that lists it, or leave the client's project unset for the one platc renders"
 }
 
-// envArgo is what Argo CD knows of one environment: its projects, by name
-// (the built-in default among them unless the environment renders its
-// own), the clusters, and the namespaces its installation enables.
+// envArgo is what Argo CD knows of one environment: its projects by name
+// (with the built-in default unless overridden), clusters and enabled
+// namespaces.
 type envArgo struct {
 	projects map[string]*project
 	// permissions checks the Applications against the clusters Argo CD
 	// knows (in-cluster, and the environment's).
 	permissions *argocd.Permissions
-	// appNamespaces is application.namespaces as the environment's Argo
-	// CD values render it; enabled, the same compiled.
+	// appNamespaces is the rendered application.namespaces; enabled is
+	// it compiled.
 	appNamespaces []string
 	enabled       argocd.Namespaces
 }
 
-// argo reads the projects the environment renders and checks them as Argo
-// CD's API server would (ValidateProject); two projects of one name are an
-// error.
+// argo reads the environment's projects and checks them as Argo CD's API
+// server would (ValidateProject); a duplicate name is an error.
 func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	spec := v.in.Spec
 	clusters := []argocd.Cluster{argocd.InCluster}
@@ -123,10 +122,8 @@ func (v *verifier) argo(env *model.Environment, files []int) *envArgo {
 	return e
 }
 
-// sourceOrigin is the spec path to blame for a problem of source i of
-// a: a chart source with no version is the chart's (charts.x.version,
-// where the version is missing or misspelled, which the schema check
-// then reports first), any other the Application's.
+// sourceOrigin is the spec path to blame for source i of a: the chart's
+// version for a chart source without one, else the Application's.
 func (v *verifier) sourceOrigin(a app, i int) string {
 	if i < 0 || i >= len(a.spec.Sources) {
 		return a.origin
@@ -144,11 +141,9 @@ func (v *verifier) sourceOrigin(a app, i int) string {
 }
 
 // permitted checks an Application against its AppProject as Argo CD does
-// before it syncs (util/argo.ValidatePermissions, and what the controller
-// checks of Applications in other namespaces), through compiler/argocd:
-// sources, destination, the Application's namespace, the Namespace kind
-// where it creates its namespace, and the kinds a repo-path module deploys.
-// What kro's preview leaves to the cluster (a placeholder) is not judged.
+// before syncing (util/argo.ValidatePermissions, and the controller's
+// checks of Applications in other namespaces), through compiler/argocd.
+// Placeholders kro's preview leaves to the cluster are not judged.
 func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced []syncedObject) {
 	proj := e.projects[a.spec.ProjectName()]
 	if proj == nil {
@@ -165,8 +160,7 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 					v.reportf(diag.ProjectSource, a.origin, "project %s does not permit source repository %s of Application %q (%s): %s%s", proj.Name, repo, a.name(), where(a, env), proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
 					continue
 				}
-				// One repository the project lacks is one problem, at
-				// the project, however many Applications read it.
+				// One problem per missing repository, at the project.
 				v.affects(diag.ProjectSource, proj.declared.FieldPath("sourceRepos"), a, env, "project %s does not permit source repository %s, which affects %s: %s%s", proj.Name, repo, diag.Affected, proj.fix("sourceRepos"), sourceHint(proj.Spec().SourceRepos, repo))
 			}
 		case argocd.DestinationNotPermitted:
@@ -232,13 +226,11 @@ func (v *verifier) permitted(env *model.Environment, a app, e *envArgo, synced [
 	}
 }
 
-// syncedNamespaces checks the namespaces of the objects an Application
-// syncs that name another than its destination's: Argo CD applies each
-// where it says, after it checks that the project permits that namespace
-// on the destination's cluster (validateSyncPermissions,
-// controller/sync.go), and refuses the sync otherwise. One problem per
-// namespace; where the answer depends on what only the cluster knows,
-// none.
+// syncedNamespaces checks objects an Application syncs into a namespace
+// other than its destination's: Argo CD refuses the sync unless the
+// project permits that namespace (validateSyncPermissions,
+// controller/sync.go). One problem per namespace; none where only the
+// cluster knows.
 func (v *verifier) syncedNamespaces(env *model.Environment, a app, proj *project, e *envArgo, synced []syncedObject) {
 	d := a.spec.Destination
 	var cluster argocd.Cluster
@@ -270,9 +262,9 @@ func (v *verifier) syncedNamespaces(env *model.Environment, a app, proj *project
 	}
 }
 
-// denialFix says which destination of the project refuses the cluster in
-// namespace by a denial, and what to do, where one does: adding a
-// destination does not help there, as Argo CD stops at the denial.
+// denialFix says which project destination denies the cluster and
+// namespace, and what to do: adding a destination does not help, as Argo
+// CD stops at the denial.
 func (p *project) denialFix(c argocd.Cluster, namespace string) (string, int, bool) {
 	i, how := p.DenyingDestination(c, namespace)
 	if how == argocd.NotDenied {
@@ -296,8 +288,7 @@ func destinationText(d argocd.ProjectDestination) string {
 	return "{" + strings.Join(fields, ", ") + "}"
 }
 
-// fixPath is the spec path of a field of the project, or its name where
-// the spec does not declare it.
+// fixPath is the spec path of a project field, or its name if undeclared.
 func (p *project) fixPath(field string) string {
 	if p.declared != nil {
 		return p.declared.FieldPath(field)
@@ -305,9 +296,8 @@ func (p *project) fixPath(field string) string {
 	return "project " + p.Name + "'s " + field
 }
 
-// namespacedKindFix says what makes project p permit the namespaced kind
-// it refuses: add it to the namespace whitelist where that misses it,
-// remove it from the blacklist where that has it.
+// namespacedKindFix says how to make p permit a namespaced kind: add it to
+// the whitelist, or remove it from the blacklist.
 func (p *project) namespacedKindFix(group, kind string) string {
 	notWhitelisted, blacklisted := p.NamespacedRefusal(group, kind)
 	var fixes []string
@@ -320,9 +310,9 @@ func (p *project) namespacedKindFix(group, kind string) string {
 	return strings.Join(fixes, " and ")
 }
 
-// repoPathKinds checks the kinds a repo-path module (or a chart's extra
-// manifests) deploys from dir against its project: a cluster-scoped kind (by name too) must be allow-listed, a
-// namespaced one permitted by the namespace lists.
+// repoPathKinds checks the kinds deployed from dir against the project: a
+// cluster-scoped kind must be allow-listed (by name too), a namespaced one
+// permitted by the namespace lists.
 func (v *verifier) repoPathKinds(a app, proj *project, dir string) {
 	reported := map[string]bool{}
 	for _, o := range v.in.Folders.build(dir).Objects {
@@ -407,9 +397,8 @@ func (v *verifier) projectProblemAt(p *model.Project, pr argocd.ProjectProblem) 
 
 // impersonation checks that an Application whose project names
 // destination service accounts matches one: platc enables impersonation
-// without enforcing it (so that projects without service accounts sync as
-// before), and one that matches none would sync as Argo CD's controller,
-// with its rights, which is what the project meant to avoid.
+// without enforcing it, so an unmatched one would sync with the
+// controller's rights, which the project meant to avoid.
 func (v *verifier) impersonation(env *model.Environment, a app, proj *project, e *envArgo) {
 	accounts := proj.Spec().DestinationServiceAccounts
 	if len(accounts) == 0 {

@@ -14,11 +14,9 @@ import (
 	"github.com/platc/platc/schemas"
 )
 
-// embedded returns the validator of the CRDs platc carries, made once. Each
-// kind's schema is compiled when an object of the kind is first validated
-// (the sample meets three kinds of five), and not checked against the
-// meta-schema: a test compiles them all, checking them
-// (TestEmbeddedSchemas).
+// embedded returns the validator of the embedded CRDs, made once. Each
+// schema compiles on first use, unchecked against the meta-schema
+// (TestEmbeddedSchemas checks them all).
 var embedded = sync.OnceValues(func() (*validate.Validator, error) {
 	crds, err := schemas.CRDObjects()
 	if err != nil {
@@ -27,27 +25,21 @@ var embedded = sync.OnceValues(func() (*validate.Validator, error) {
 	return validate.FromTrusted(crds)
 })
 
-// Prepare reads the CRDs platc carries, which every Verify of their kinds
-// needs. Compile calls it on another goroutine while the spec loads;
-// Verify waits for it if it has not finished.
+// Prepare reads the embedded CRDs. Compile calls it concurrently while the
+// spec loads; Verify waits for it.
 func Prepare() { embedded() }
 
-// verdictsKey is the cache key of the schema check's verdicts on the
-// embedded CRDs: it names the CRDs by their digest and the API server's
-// validation code by the Kubernetes modules platc links.
+// verdictsKey is the cache key of the schema verdicts on the embedded
+// CRDs: their digest and the linked Kubernetes modules.
 func verdictsKey() string {
 	return cache.SchemaVerdicts.Key(upstream.KubernetesModules(), schemas.CRDsDigest())
 }
 
-// schemasCheck validates every rendered object against the schema of its
-// kind, strictly (an unknown field is an error): the embedded CRDs, or the
-// ones the caller gives (a cluster's own). Stack instances are not
-// validated here: package rgd has validated each one's spec with the CRD
-// kro generates from its ResourceGraphDefinition, as the API server does
-// (rules and list types included), at the spec's positions; that CRD wins
-// over a cluster's of the same kind. Objects of one shape are validated
-// once (validate.Memo), and, with a cache, once in all the runs that meet
-// the shape.
+// schemasCheck validates every rendered object strictly (unknown fields
+// are errors) against the embedded CRDs or the caller's. Stack instances
+// are skipped: package rgd validated them with kro's generated CRD, at
+// spec positions, and that CRD wins over a cluster's. Each object shape is
+// validated once (validate.Memo), across runs with a cache.
 func (v *verifier) schemasCheck() {
 	val := v.validator()
 	if v.crdsErr != nil {
@@ -65,9 +57,8 @@ func (v *verifier) schemasCheck() {
 		}
 	}
 	memo := val.Memo()
-	// The verdicts of the last run are kept, those on the embedded CRDs
-	// (a cluster's may change between runs): a run whose objects have
-	// the shapes of the last run's compiles no schema.
+	// Only verdicts on the embedded CRDs are kept between runs: a
+	// cluster's may change.
 	if cache := v.in.Cache; cache != nil && v.in.CRDs == nil {
 		if data, ok := cache.Get(verdictsKey()); ok {
 			memo.Read(data)

@@ -35,9 +35,7 @@ var secretKeys = []struct{ suffix, what string }{
 var nameKeys = []string{"existingsecret", "fromsecret", "secretname", "secretref", "secretkeyref", "usesecret", "passwordkey", "tokenkey", "secretkeyname", "passwordsecret", "tokensecret"}
 
 // secretValues are formats of well-known tokens, whatever the key. Like
-// every pattern of the package, it is compiled on first use: compiled at
-// package initialization, every process start would pay for it, also a
-// run that verifies nothing.
+// every pattern here it compiles on first use, not at process start.
 var secretValues = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})$`)
 })
@@ -63,9 +61,8 @@ var urlCredentials = sync.OnceValue(func() *regexp.Regexp {
 
 // references are values that point to a credential rather than hold it:
 // environment variables (${X}, os.environ/X, Grafana's $__env{X}),
-// templates, kro's placeholders, and Argo CD's references to a key of a
-// Secret ($key in argocd-secret, $secret-name:key), which Argo CD
-// replaces with the key's value where it reads its settings.
+// templates, kro's placeholders, and Argo CD's Secret key references
+// ($key, $secret-name:key).
 var references = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(\$\{.*\}|os\.environ/.*|\$__env\{.*\}|\{\{.*\}\}|<from the cluster: .*>|\$[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?)$`)
 })
@@ -151,10 +148,9 @@ func credentialIn(s string) string {
 var keySeparators = strings.NewReplacer("_", "", "-", "", ".", "")
 
 // literalSecret says what credential v under key looks like, or "": a
-// credential of a well-known format whatever the key, and any other
-// string under a key that names a credential, unless the key names where
-// the credential is (nameKeys) or the value is written as a name under
-// a key that may name a Secret (nameSuffixes).
+// well-known format under any key, or any string under a credential key,
+// unless the key names a location (nameKeys) or the value reads as a name
+// under a key that may name a Secret (nameSuffixes).
 func literalSecret(key string, v any) string {
 	s, ok := v.(string)
 	if !ok || strings.TrimSpace(s) == "" || references().MatchString(s) {
@@ -225,8 +221,8 @@ func (v *verifier) secrets() {
 // valueSecrets reports the literal credentials in values, found at
 // specPath.
 func (v *verifier) valueSecrets(specPath string, values map[string]any, to string) {
-	// at is the way from values to the value walk is at: a key or a list
-	// index per step. It is made a spec path only to report.
+	// at is the path from values to the current value, made a spec path
+	// only to report.
 	type step struct {
 		key   string
 		index int // -1 for a key
@@ -278,11 +274,9 @@ func (v *verifier) valueSecrets(specPath string, values map[string]any, to strin
 
 const repoURLFix = "anyone who can read the repository has it, and Argo CD shows its sources' URLs; give Argo CD the credentials in a repository Secret (argocd repo add) and remove them from the URL"
 
-// repositoryPasswords is the lint that the repository URLs of the spec
-// hold no password: the platform's, the charts', the clients' values
-// repositories and the projects' source repositories. Platc renders them
-// into the Applications, where Argo CD shows them to anyone who may read
-// an Application.
+// repositoryPasswords is the lint that no repository URL of the spec holds
+// a password: platc renders them into Applications, which Argo CD shows to
+// anyone who may read them.
 func (v *verifier) repositoryPasswords() {
 	spec := v.in.Spec
 	check := func(field, path, url string) {

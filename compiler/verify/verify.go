@@ -1,17 +1,11 @@
-// Package verify checks the rendered output as its consumers will: Argo CD's
-// rules across objects (compiler/argocd says what Argo CD would: a project
-// permits its Applications' repositories, destinations, namespaces and
-// kinds, and is one Argo CD's API accepts; verify places each answer at the
-// spec position that can fix it), platc's own rules (names are unique; a
-// root Application's include matches exactly its files; a values file
-// exists), and platc's security lints (wildcards in a customer's projects,
-// secrets written as values). It reads the rendered objects, Applications
-// that kro will create (evaluated offline), and the spec, to place each
-// problem where it can be fixed; it renders each Helm source and builds
-// each repo-path folder (packages charts and manifests) to check what
-// they yield.
-//
-// It changes nothing and adds nothing to the output.
+// Package verify checks the rendered output as its consumers will: Argo
+// CD's rules across objects (compiler/argocd decides; verify places each
+// answer at the spec position that can fix it), platc's own rules (unique
+// names, a root include matching exactly its files, values files exist),
+// and security lints (wildcards in customer projects, secrets in values).
+// It reads the rendered objects, the Applications kro will create, and the
+// spec; it renders Helm sources and builds repo-path folders to check what
+// they yield. It changes nothing in the output.
 package verify
 
 import (
@@ -45,24 +39,21 @@ type Input struct {
 	Files  []render.File
 	// Repo is the platform's repository, for the files Applications name.
 	Repo fs.FS
-	// CRDs, when set, are the CustomResourceDefinitions to validate the
-	// output against (a cluster's own), by file name, instead of the ones
-	// platc embeds.
+	// CRDs, when set, replace the embedded CRDs (a cluster's own), by file
+	// name.
 	CRDs map[string][]byte
 	// Folders, when set, are the repo-path modules' folders (BuildFolders,
 	// NewFolders); otherwise Verify builds them.
 	Folders *Folders
-	// Charts, when set, renders the Applications' Helm sources (pinned
-	// charts the lock and an archive have, and chart folders of this
-	// repository), which are then checked.
+	// Charts, when set, renders the Applications' Helm sources for
+	// checking.
 	Charts *charts.Renderer
 	// SpecDir is the spec's folder, for messages about the lock file.
 	SpecDir string
 	// Strict makes a values key a chart does not know an error.
 	Strict bool
-	// Cache, when set, keeps the schema check's verdicts on the shapes of
-	// objects between runs (validate.Memo.Write), as the other stages
-	// keep theirs.
+	// Cache, when set, keeps schema verdicts between runs
+	// (validate.Memo.Write).
 	Cache cache.Cache
 }
 
@@ -101,16 +92,13 @@ type verifier struct {
 	// groups are the kinds the spec defines, by group (platformGroups).
 	groupsOnce sync.Once
 	groups     map[string]map[string]bool
-	// helmFolders says of each folder of this repository an Application
-	// syncs whether it holds a chart (isHelmFolder): read once, not for
-	// every Application of every environment.
+	// helmFolders memoizes isHelmFolder per folder.
 	helmFolders sync.Map // dir -> bool
 	// duplicatesRead are the files of this repository Helm reads whose
 	// keys set twice are warned of (duplicateKeys), each once.
 	duplicatesRead sync.Map // file -> bool
-	// envKinds are the kinds of each environment with its charts' CRDs,
-	// where its charts are rendered (renderedKindsExist), for the kinds
-	// of the repository's folders.
+	// envKinds are each environment's kinds with its charts' CRDs
+	// (renderedKindsExist), for the folders' kinds.
 	envKindsMu sync.Mutex
 	envKinds   map[*model.Environment]*envKinds
 	// empty are the environments where a stacks module syncs an empty
@@ -151,11 +139,10 @@ func (v *verifier) isHelmFolder(dir string) bool {
 	return is
 }
 
-// manifestsFolders are the folders of this repository whose manifests
-// m's Application syncs as they are in env, plain or kustomizations: its
-// RepoFolder (a path module's folder, a chart module's manifests), unless
-// that is its own folder and a chart, which Argo CD renders with Helm;
-// then the folders of its further sources that are not charts.
+// manifestsFolders are the repository folders whose manifests m's
+// Application syncs as-is in env: its RepoFolder unless that is a chart
+// (Argo CD renders it with Helm), then its extra sources that are not
+// charts.
 func (v *verifier) manifestsFolders(m *model.Module, env *model.Environment) []string {
 	var out []string
 	if dir := m.RepoFolderIn(env); dir != "" && !(m.Kind.Info().Syncs == model.SyncsRepoFolder && v.in.Charts != nil && v.isHelmFolder(dir)) {

@@ -114,9 +114,8 @@ type Source struct {
 	Unreachable string `json:"unreachable,omitempty"`
 }
 
-// String says where the versions were read and from when: the index's
-// own date where it has one (a copy read earlier has the date of when it
-// was read).
+// String says where the versions were read and the index's date (or,
+// without one, when it was read).
 func (s *Source) String() string {
 	var notes []string
 	if s.Cached {
@@ -161,9 +160,9 @@ type Outdated struct {
 // they were read; a failure says why they could not be.
 type Lookup func(c *model.Chart) ([]string, *Source, error)
 
-// FindOutdated lists, for every version of every chart the spec runs (of
-// the charts named, or all), the environments that run it and the newer
-// versions lookup finds. Each repository is asked once per chart.
+// FindOutdated lists, for each version of the named (or all) charts the
+// spec runs, the environments running it and the newer versions lookup
+// finds, asking each repository once per chart.
 func FindOutdated(spec *model.Spec, charts []string, lookup Lookup) []Outdated {
 	var out []Outdated
 	type result struct {
@@ -191,8 +190,7 @@ func FindOutdated(spec *model.Spec, charts []string, lookup Lookup) []Outdated {
 		o.Position = o.Pos.String()
 		out = append(out, o)
 	}
-	// Repositories are slow and independent: ask them at once, a few at
-	// a time, each once per chart.
+	// Repositories are slow and independent: ask a few at a time.
 	var names []string
 	for _, o := range out {
 		if !slices.Contains(names, o.Name) {

@@ -14,10 +14,8 @@ type Renovate struct {
 	RegistryURL string // the Helm repository; "" for OCI
 }
 
-// RenovateOf is how Renovate looks the chart c up: a classic Helm
-// repository with Renovate's helm datasource (its index.yaml), an OCI
-// registry with its docker datasource, by the chart's full reference, as
-// Renovate's own Helm managers do.
+// RenovateOf is how Renovate looks up chart c, as its Helm managers do:
+// the helm datasource for a classic repository, docker for OCI.
 func RenovateOf(c *model.Chart) Renovate {
 	if c.OCI() {
 		return Renovate{Datasource: "docker", DepName: strings.TrimPrefix(c.OCIRef(), "oci://")}

@@ -1,20 +1,14 @@
-// Package cache declares Cache, the store of bytes by key that
-// compiler.Options.Cache is and every stage that keeps work takes, and
-// Kinds, the table of every kind of entry platc keeps (its key, its
-// layout and version, its codec). The CLI's store between runs is
-// compiler/cli's dirCache, and testkit/cachetest's Memory the store of
-// tests; nothing here is process-wide.
+// Package cache declares Cache, the store of bytes by key that stages
+// keep work in (compiler.Options.Cache), and Kinds, the table of every
+// kind of entry. The CLI's store is compiler/cli's dirCache, the tests'
+// testkit/cachetest's Memory; nothing here is process-wide.
 package cache
 
-// Cache is a store of bytes by key, shared between compilations: the one
-// declaration of what compiler.Options.Cache is and what every stage that
-// keeps work there (load, kro, manifests, charts) takes. Entries are pure
-// functions of what their key names. A store may lose entries, but Get
-// answers a key with the bytes Put stored under it or with nothing: the
-// store checks its own integrity, once (the folder store of the CLI binds
-// each entry to its key, its platc and a digest of its bytes), and a stage
-// only checks that an entry decodes, in its own format, and builds it
-// again when it does not.
+// Cache is a store of bytes by key, shared between compilations. Entries
+// are pure functions of what their key names. A store may lose entries,
+// but Get returns exactly what Put stored, or nothing: the store checks
+// integrity (the CLI's binds each entry to its key, platc and digest), and
+// a stage only checks that an entry decodes, rebuilding it if not.
 type Cache interface {
 	// Get returns the entry of key, if the store has it.
 	Get(key string) ([]byte, bool)

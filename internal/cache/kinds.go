@@ -6,22 +6,18 @@ import (
 	"strconv"
 )
 
-// A Kind is a kind of entry platc keeps between runs. Every kind is a row
-// of Kinds, and nowhere else: its name, which starts each entry's key; the
-// version of its layout, in each entry's first line; what its key is
-// derived from; and the functions that write and read an entry. Entries
-// are in one codec, object's binary form after the layout line (Layout):
-// a kind's Go type as object.Entry writes it, field by field by its type,
-// but for the entries every warm run reads at length (the spec's reading,
-// chart outcomes and their pack, the schema verdicts), written by hand on
-// the same Encoder, and the chart indexes, kept as fetched. The chart
-// archives platc charts pull fetches are no kind: a store by digest that
-// only that command fills, never computed again.
+// A Kind is a kind of entry platc keeps between runs, declared only as a
+// row of Kinds. Entries use object's binary form after the layout line
+// (Layout): object.Entry's encoding of the Go type, except entries every
+// warm run reads at length (the spec's reading, chart outcomes and their
+// pack, schema verdicts), hand-written on the same Encoder, and chart
+// indexes, kept as fetched. Chart archives (platc charts pull) are no
+// kind: a store by digest, never recomputed.
 type Kind struct {
 	// Name starts the key of every entry, and names the layout.
 	Name string
-	// Version of the layout: change it whenever the bytes of an entry,
-	// or what they mean, change. Entries of another version are misses.
+	// Version of the layout: bump it whenever an entry's bytes or their
+	// meaning change; other versions are misses.
 	Version int
 	// From says what an entry's key is a digest of (Key's parts), and
 	// what the entry holds to tell its own inputs from another's.
@@ -77,9 +73,9 @@ func (k *Kind) Layout() string {
 	return "platc " + k.Name + " " + strconv.Itoa(k.Version) + "\n"
 }
 
-// Key is the key of the entry of the kind that parts name: the kind's
-// name, then a digest of its layout and of each part, written with its
-// length. It is printable and safe as a file name.
+// Key is the key of the kind's entry for parts: the kind's name, then a
+// digest of its layout and each length-prefixed part. It is safe as a
+// file name.
 func (k *Kind) Key(parts ...string) string {
 	h := sha256.New()
 	field := func(s string) {

@@ -1,22 +1,18 @@
-// Package gcpace sets the garbage collector's pace of platc's process,
-// when cmd/platc's main calls Set, first: no collection until the
-// process holds StartHeap bytes, then GOGC Percent. GOGC in the
-// environment leaves both to it; GOMEMLIMIT, the start (the pace is still
-// Percent). Nothing happens when the package is initialized: the
-// packages platc links initialize at Go's own pace, and tests and other
-// programs that import platc's packages keep theirs.
+// Package gcpace sets the garbage collector's pace for platc's process
+// when cmd/platc's main calls Set: no collection until the process holds
+// StartHeap bytes, then GOGC Percent. GOGC in the environment overrides
+// both; GOMEMLIMIT overrides the start. Initializing the package does
+// nothing, so tests and other importers keep Go's pace.
 //
 // A render is a short batch job whose memory is mostly live until it
-// ends, and Go's first heap goal is small: at Go's pace, a render
-// collects several times, marking what is live while the render runs on
-// every core, and reuses little. The Go compiler starts its heap large
-// for the same reason (cmd/compile/internal/base.AdjustStartingHeap);
-// platc does it with the runtime's own knobs: collection off, and a soft
-// memory limit of StartHeap, which makes the first collection. Once that
-// one has run, a finalizer sets the pace to Percent and lifts the limit:
-// a large render (every chart rendered, at the largest sizes) is paced
-// from its live heap, never held to the limit. docs/performance.md says
-// how both constants were chosen.
+// ends, and Go's first heap goal is small: at Go's pace it collects
+// several times and reuses little. The Go compiler starts its heap large
+// for the same reason (cmd/compile/internal/base.AdjustStartingHeap).
+// platc uses the runtime's knobs: collection off, and a soft memory limit
+// of StartHeap, which triggers the first collection. After it, a
+// finalizer sets the pace to Percent and lifts the limit, so a large
+// render is paced from its live heap, never held to the limit.
+// docs/performance.md says how both constants were chosen.
 package gcpace
 
 import (
@@ -28,22 +24,19 @@ import (
 	"sync/atomic"
 )
 
-// Percent is the pace once the heap has grown past StartHeap, where only
-// large renders go: the heap may grow to three times what is live at a
-// collection. A higher pace let those renders peak higher for little
-// speed, since the first collection now finds more live.
+// Percent is the pace once the heap has grown past StartHeap (only large
+// renders do): the heap may grow to three times what is live. A higher
+// pace raises their peak for little speed.
 const Percent = 200
 
 // StartHeap is the memory the process may hold before its first
-// collection: an everyday render collects nothing. The Go compiler starts
-// at 128 MiB; platc at less, for its large renders: the later the first
-// collection, the more is live at it, and Percent lets the heap grow from
-// that.
+// collection, so an everyday render collects nothing. It is smaller than
+// the Go compiler's, for large renders: the later the first collection,
+// the more is live, and Percent grows the heap from that.
 const StartHeap = 96 << 20
 
-// Set sets the process's pace, unless the environment sets GOGC (then it
-// does nothing) or GOMEMLIMIT (then it sets only Percent). cmd/platc's
-// main calls it before anything else.
+// Set sets the process's pace, unless GOGC is set (then it does nothing)
+// or GOMEMLIMIT is (then it sets only Percent). Call it first in main.
 func Set() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
@@ -55,14 +48,11 @@ func Set() {
 	start(Percent, StartHeap)
 }
 
-// Collect collects once, if the process is still at the starting heap
-// Set gave it (collection off under the memory limit): at any other pace
-// the collector finds the garbage itself, and a test that loads many
-// specs would otherwise collect for each. cmd/platc has load call it once
-// the garbage of a spec's CUE evaluation is dead: the rest of the run
-// then reuses that memory rather than taking fresh pages beside it, and,
-// being the run's first collection, it ends the starting heap, Percent
-// pacing the rest from what is live.
+// Collect collects once, if the process is still at Set's starting heap;
+// at any other pace the collector manages (and a test loading many specs
+// would collect for each). load calls it once a spec's CUE evaluation
+// garbage is dead, so the run reuses that memory instead of new pages, and
+// as the first collection it hands pacing to Percent.
 func Collect() {
 	if startingHeap() {
 		runtime.GC()
@@ -76,9 +66,8 @@ func startingHeap() bool {
 	return int64(s[0].Value.Uint64()) < 0 && s[1].Value.Uint64() != math.MaxInt64
 }
 
-// generation counts the calls of start: the finalizer of an earlier
-// call's sentinel, which a collection since has queued, must not set the
-// pace of a later one.
+// generation counts the calls of start, so a stale finalizer of an
+// earlier call does not set a later call's pace.
 var generation atomic.Int64
 
 // start turns collection off until the process holds limit bytes, and
@@ -87,9 +76,9 @@ func start(percent int, limit int64) {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
 	gen := generation.Add(1)
-	// The finalizer of an object nothing refers to runs after the first
-	// collection; a pointer in it keeps the object out of the runtime's
-	// tiny-object blocks, whose objects are finalized together.
+	// An unreferenced object's finalizer runs after the first
+	// collection; a pointer keeps it out of tiny-object blocks, which are
+	// finalized together.
 	type sentinel struct{ _ *int }
 	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { setPace(gen, percent) })
 }
