@@ -424,17 +424,15 @@ func (b *builder) dropUnnamed() {
 			return false
 		}
 		if !b.attached[o] {
-			module := ""
-			for _, name := range slices.Sorted(maps.Keys(apps)) {
-				if dir, ok := apps[name].fields.Get("path").(string); ok && apps[name].ownRepo && delivers(dir, o) {
-					module = name
-					break
-				}
-			}
-			if module == "" {
+			names := slices.Sorted(maps.Keys(apps))
+			i := slices.IndexFunc(names, func(name string) bool {
+				dir, ok := apps[name].fields.Get("path").(string)
+				return ok && apps[name].ownRepo && delivers(dir, o)
+			})
+			if i < 0 {
 				return false
 			}
-			s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", module))
+			s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", names[i]))
 		}
 		delete(b.projects[o.Env], o.Name)
 		return true
@@ -506,11 +504,8 @@ func (b *builder) findDefaults() {
 			project: cmp.Or(mostCommonOf(list, func(a *app) string { return a.project }), argocd.DefaultProjectName),
 		}
 		destKey := mostCommonOf(list, func(a *app) string { return destKeyOf(a.dest) })
-		for _, a := range list {
-			if destKey != "" && destKey == destKeyOf(a.dest) {
-				d.dest = a.dest
-				break
-			}
+		if i := slices.IndexFunc(list, func(a *app) bool { return destKey != "" && destKeyOf(a.dest) == destKey }); i >= 0 {
+			d.dest = list[i].dest
 		}
 		b.defaults[e] = d
 	}
