@@ -342,9 +342,8 @@ func (a App) SourceProblems() []Condition {
 // [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*), the
 // rule of an Application's name and of a label key's prefix: labels of
 // lower-case letters, digits and '-', each starting and ending with a
-// letter or digit, joined by dots. It reads s once, where the regular
-// expression was a cost of verify's that grew with the Applications;
-// TestDNSSubdomainIsThePattern holds the two the same.
+// letter or digit, joined by dots. TestDNSSubdomainIsThePattern holds it
+// to the pattern.
 func IsDNSSubdomain(s string) bool {
 	if s == "" || len(s) > 253 {
 		return false

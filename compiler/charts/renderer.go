@@ -90,8 +90,7 @@ type rendered struct {
 
 // The pack (cache.ChartRenders) is the cache entry that holds, in one,
 // the entries of the outcomes the last compilation read: a warm run reads
-// it, not one entry per distinct render, whose opening and reading cost a
-// warm vet many times what one pack does. The entries of single renders
+// it, not one entry per distinct render. The entries of single renders
 // stay: a pack holds one compilation's set, and another set (a branch,
 // -client-repo) finds its renders there. Its entries are as stored alone
 // (entryHead).

@@ -9,6 +9,7 @@ import (
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 
 	"github.com/platc/platc/compiler/diag"
+	"github.com/platc/platc/compiler/object"
 )
 
 // unknownKeys lists the keys of the user's values that the chart does not
@@ -50,7 +51,7 @@ func walkUnknown(c *Chart, ch *chart.Chart, user, defaults map[string]any, at []
 					// conditions of the parent's dependencies.
 					known := sub.Values
 					if pm, ok := defaults[k].(map[string]any); ok && len(pm) > 0 {
-						known = unionValues(sub.Values, pm)
+						known = object.Merge(sub.Values, pm)
 					}
 					// What the parent reads below the subchart's name
 					// (its condition, minio.enabled) is read too.
@@ -96,25 +97,6 @@ func walkUnknown(c *Chart, ch *chart.Chart, user, defaults map[string]any, at []
 			walkUnknown(c, ch, um, dm, p, reads, out)
 		}
 	}
-}
-
-// unionValues has the keys of a and b (b's value where both have one
-// that is not a map of both).
-func unionValues(a, b map[string]any) map[string]any {
-	out := maps.Clone(a)
-	if out == nil {
-		out = map[string]any{}
-	}
-	for k, bv := range b {
-		am, aok := out[k].(map[string]any)
-		bm, bok := bv.(map[string]any)
-		if aok && bok {
-			out[k] = unionValues(am, bm)
-			continue
-		}
-		out[k] = bv
-	}
-	return out
 }
 
 // dependency is the subchart of ch named (or aliased) name, or nil.

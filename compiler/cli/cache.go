@@ -203,11 +203,9 @@ func (c *dirCache) header(key string, data []byte) string {
 	return fmt.Sprintf("%s %s %s %s\n", entryFormat, c.version, key, hex.EncodeToString(sum[:]))
 }
 
-// Get opens the entry as repoFS opens a file, in non-blocking mode (four
-// system calls fewer than os.ReadFile's open: a warm vet reads thousands
-// of entries). An entry found is marked used (its modification time set
-// to now) when it was last marked more than cacheTouchEvery ago, for
-// trimCache.
+// Get opens the entry in non-blocking mode, as repoFS.ReadFile opens a
+// file. An entry found is marked used (its modification time set to now)
+// when it was last marked more than cacheTouchEvery ago, for trimCache.
 func (c *dirCache) Get(key string) ([]byte, bool) {
 	name := filepath.Join(c.dir, key)
 	f, err := os.OpenFile(name, os.O_RDONLY|emit.OpenNonblock, 0)

@@ -58,10 +58,8 @@ func (cmd *command) short() string { return cmd.name[strings.LastIndexByte(cmd.n
 // lookupSub returns the subcommand of the group cmd called name, or nil
 // and what to say: the unknown name, a close one, the names there are.
 func (cmd *command) lookupSub(name string) (*command, string) {
-	for _, s := range cmd.subs {
-		if s.short() == name {
-			return s, ""
-		}
+	if i := slices.IndexFunc(cmd.subs, func(s *command) bool { return s.short() == name }); i >= 0 {
+		return cmd.subs[i], ""
 	}
 	return nil, known("subcommand", name, cmd.subNames())
 }
@@ -506,10 +504,8 @@ func names(cmds []*command) []string {
 
 // lookup returns the command called name, or nil.
 func lookup(cmds []*command, name string) *command {
-	for _, cmd := range cmds {
-		if cmd.name == name {
-			return cmd
-		}
+	if i := slices.IndexFunc(cmds, func(cmd *command) bool { return cmd.name == name }); i >= 0 {
+		return cmds[i]
 	}
 	return nil
 }

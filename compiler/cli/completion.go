@@ -89,16 +89,11 @@ func firstClause(s string) string {
 }
 
 func runCompletion(c *call) int {
-	switch shell := c.args[0]; shell {
-	case "bash":
-		writeBash(c.stdout, completions())
-	case "zsh":
-		writeZsh(c.stdout, completions())
-	case "fish":
-		writeFish(c.stdout, completions())
-	default:
-		return c.usagef("%s", known("shell", shell, shells))
+	write := map[string]func(io.Writer, []completion){"bash": writeBash, "zsh": writeZsh, "fish": writeFish}[c.args[0]]
+	if write == nil {
+		return c.usagef("%s", known("shell", c.args[0], shells))
 	}
+	write(c.stdout, completions())
 	return ExitOK
 }
 

@@ -210,10 +210,7 @@ func runImport(c *call, opts importer.Options, clusterFiles clusterFiles, specDi
 			}
 		}
 		if len(inTheWay) > 0 {
-			verb := "exists"
-			if len(inTheWay) > 1 {
-				verb = "exist"
-			}
+			verb := map[bool]string{true: "exists", false: "exist"}[len(inTheWay) == 1]
 			return c.errorf(ExitUsage, "%s %s: nothing written; pass -force to overwrite, or -o another folder", strings.Join(inTheWay, ", "), verb)
 		}
 		if err := root.MkdirAll(specDir, 0o777); err != nil {

@@ -280,11 +280,7 @@ func (b *builder) expandSets(objs []*Object) []*Object {
 			set.Children = append(set.Children, a.Name)
 		}
 		s.AppsOfApps = append(s.AppsOfApps, set)
-		generated := fmt.Sprintf("%d Applications", len(apps))
-		if len(apps) == 1 {
-			generated = "1 Application"
-		}
-		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %s, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", generated, o.Env))
+		s.skip(o, fmt.Sprintf("an ApplicationSet, expanded offline into %s, imported: platc's root Application of environment %s delivers them instead (see how to switch, below)", diag.Plural(len(apps), "Application", "Applications"), o.Env))
 		expanded = append(expanded, apps...)
 		b.sets = append(b.sets, o)
 	}
@@ -428,17 +424,15 @@ func (b *builder) dropUnnamed() {
 			return false
 		}
 		if !b.attached[o] {
-			module := ""
-			for _, name := range slices.Sorted(maps.Keys(apps)) {
-				if dir, ok := apps[name].fields.Get("path").(string); ok && apps[name].ownRepo && delivers(dir, o) {
-					module = name
-					break
-				}
-			}
-			if module == "" {
+			names := slices.Sorted(maps.Keys(apps))
+			i := slices.IndexFunc(names, func(name string) bool {
+				dir, ok := apps[name].fields.Get("path").(string)
+				return ok && apps[name].ownRepo && delivers(dir, o)
+			})
+			if i < 0 {
 				return false
 			}
-			s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", module))
+			s.skip(o, fmt.Sprintf("delivered by the folder of module %s, which goes on syncing it after the switch, and no imported Application names it: platc's root does not sync it too", names[i]))
 		}
 		delete(b.projects[o.Env], o.Name)
 		return true
@@ -510,11 +504,8 @@ func (b *builder) findDefaults() {
 			project: cmp.Or(mostCommonOf(list, func(a *app) string { return a.project }), argocd.DefaultProjectName),
 		}
 		destKey := mostCommonOf(list, func(a *app) string { return destKeyOf(a.dest) })
-		for _, a := range list {
-			if destKey != "" && destKey == destKeyOf(a.dest) {
-				d.dest = a.dest
-				break
-			}
+		if i := slices.IndexFunc(list, func(a *app) bool { return destKey != "" && destKeyOf(a.dest) == destKey }); i >= 0 {
+			d.dest = list[i].dest
 		}
 		b.defaults[e] = d
 	}
@@ -1031,9 +1022,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		}
 		if !a.ownRepo {
 			f.Set("repoURL", repo)
-			if a.rev != "HEAD" {
-				f.Set("revision", a.rev)
-			}
+			f.SetIf(a.rev != "HEAD", "revision", a.rev)
 		}
 		if d, ok := src["directory"].(map[string]any); ok {
 			f.Set("directory", copyKeys(d, "recurse", "exclude", "include"))
@@ -1100,9 +1089,8 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 		delete(ann, argocd.SyncWave)
 	}
 	f.SetIf(len(ann) > 0, "annotations", stringMap(ann))
-	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
-		f.Set("labels", stringMap(l))
-	}
+	l, _ := meta["labels"].(map[string]any)
+	f.SetIf(len(l) > 0, "labels", stringMap(l))
 	f.SetIf(!slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)), "cascadeDelete", false)
 
 	// How it syncs.
@@ -1129,9 +1117,7 @@ func (s *Spec) application(fsys fs.FS, o *Object) (*app, string) {
 	policy.Set("automated", isAuto)
 	if isAuto {
 		policy.Set("prune", auto["prune"] == true).Set("selfHeal", auto["selfHeal"] == true)
-		if auto["allowEmpty"] == true {
-			policy.Set("allowEmpty", true)
-		}
+		policy.SetIf(auto["allowEmpty"] == true, "allowEmpty", true)
 	}
 	if r, ok := sp["retry"].(map[string]any); ok {
 		retry := copyKeys(r, "limit", "backoff", "refresh")
@@ -1332,9 +1318,8 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 			return nil, nil, why
 		}
 		out.SetIf(len(values) > 0, "values", values)
-		if h := copyKeys(helm, "releaseName", "skipCrds", "parameters"); h.Len() > 0 {
-			out.Set("helm", h)
-		}
+		h := copyKeys(helm, "releaseName", "skipCrds", "parameters")
+		out.SetIf(h.Len() > 0, "helm", h)
 		return out, pin, ""
 	}
 	if str(src["path"]) == "" {
@@ -1358,9 +1343,8 @@ func (s *Spec) extraSource(fsys fs.FS, src map[string]any) (*object.Map, *chartP
 		out.SetIf(rev != "" && rev != "HEAD", "revision", rev)
 	}
 	if d, ok := src["directory"].(map[string]any); ok {
-		if dm := copyKeys(d, "recurse", "exclude", "include"); dm.Len() > 0 {
-			out.Set("directory", dm)
-		}
+		dm := copyKeys(d, "recurse", "exclude", "include")
+		out.SetIf(dm.Len() > 0, "directory", dm)
 	}
 	return out, nil, ""
 }
@@ -1434,14 +1418,12 @@ func projectFields(o *Object) *object.Map {
 		p.Set("roles", copyEach(roles, "name", "description", "policies", "groups"))
 	}
 	p.SetIf(slices.Contains(anyList(meta["finalizers"]), any(argocd.ResourcesFinalizer)), "keepWhileUsed", true)
-	if l, ok := meta["labels"].(map[string]any); ok && len(l) > 0 {
-		p.Set("labels", stringMap(l))
-	}
-	if a, ok := meta["annotations"].(map[string]any); ok {
-		a = maps.Clone(a)
-		delete(a, argocd.SyncWave) // platc's: AppProjects sync first
-		p.SetIf(len(a) > 0, "annotations", stringMap(a))
-	}
+	l, _ := meta["labels"].(map[string]any)
+	p.SetIf(len(l) > 0, "labels", stringMap(l))
+	a, _ := meta["annotations"].(map[string]any)
+	a = maps.Clone(a)
+	delete(a, argocd.SyncWave) // platc's: AppProjects sync first
+	p.SetIf(len(a) > 0, "annotations", stringMap(a))
 	return p
 }
 

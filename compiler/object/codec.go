@@ -12,12 +12,9 @@ import (
 )
 
 // A binary form of plain values: the one encoding of the entries platc
-// keeps in its cache between runs (kro's verdicts and instance outcomes,
-// CEL parses, stack previews, manifests' builds, chart outcomes, verify's
-// verdicts on object shapes). Reading JSON back into map[string]any was a
-// large part of a warm run, and JSON loses what the values are (an int
-// from an int64 or a float64, a nil slice or map from an empty one, a
-// Map's key order). The form holds exactly the value types of a Map: nil,
+// keeps in its cache between runs. JSON is slow to read back into
+// map[string]any, and loses what the values are (an int from an int64 or
+// a float64, a nil slice or map from an empty one, a Map's key order). The form holds exactly the value types of a Map: nil,
 // bool, float64, int64, int, string, []string, []any, map[string]any and
 // *Map; a value read back is the value written.
 //

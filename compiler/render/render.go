@@ -55,10 +55,9 @@ const (
 	// DirectApplyRoot holds the direct-apply plans (DirectApplyDir).
 	DirectApplyRoot = "deploy/direct-apply"
 
-	projectsWave   = "-1" // AppProjects exist before the Applications that use them
-	appsFile       = "apps.yaml"
-	defaultRootApp = "root-app.yaml"
-	stacksDir      = "stacks"
+	projectsWave = "-1" // AppProjects exist before the Applications that use them
+	appsFile     = "apps.yaml"
+	stacksDir    = "stacks"
 )
 
 // FolderReads returns the folders of the repository that building the
@@ -121,23 +120,23 @@ type syncKey struct {
 
 // RootFile returns the path, relative to the output root, of an
 // environment's root Application.
-func RootFile(p *model.Platform, env string) string {
-	if env == p.DefaultEnvironment {
-		return path.Join(RootAppsDir, defaultRootApp)
-	}
-	return path.Join(RootAppsDir, "root-app-"+env+".yaml")
-}
+func RootFile(p *model.Platform, env string) string { return envFile(p, env, "root-app") }
 
 // ArgoCDValuesFile returns the path, relative to the output root, of the
 // values of Argo CD's Helm chart that an environment's installation needs
-// (make bootstrap-argocd passes the default environment's): beside its root
-// Application, argocd-values.yaml for the default environment,
-// argocd-values-<env>.yaml for the others.
+// (make bootstrap-argocd passes the default environment's), beside its
+// root Application.
 func ArgoCDValuesFile(p *model.Platform, env string) string {
+	return envFile(p, env, "argocd-values")
+}
+
+// envFile is <stem>.yaml in RootAppsDir for the default environment,
+// <stem>-<env>.yaml for the others.
+func envFile(p *model.Platform, env, stem string) string {
 	if env == p.DefaultEnvironment {
-		return path.Join(RootAppsDir, "argocd-values.yaml")
+		return path.Join(RootAppsDir, stem+".yaml")
 	}
-	return path.Join(RootAppsDir, "argocd-values-"+env+".yaml")
+	return path.Join(RootAppsDir, stem+"-"+env+".yaml")
 }
 
 // StackFile returns the path, relative to the output root, of a stack's
@@ -309,8 +308,7 @@ func (r *renderer) application(env *model.Environment, m *model.Module) *object.
 		project = s.Project
 	}
 	// project, its source or sources, destination and syncPolicy, and
-	// room for one of what setSync and SetDescription may add (7, room
-	// for all, measured more bytes in all than the arrays that grow).
+	// room for one of what setSync and SetDescription may add.
 	spec := object.NewMapCap(5).Set("project", project)
 	argocd.SetDescription(spec, m.Description)
 

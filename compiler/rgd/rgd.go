@@ -294,10 +294,8 @@ func (b *builder) primitive(p *model.Primitive) (kro.Resource, *object.Map) {
 	apiVersion := "platform.example.org/v1alpha1"
 	if ok {
 		apiVersion = k.APIVersion
-		for _, req := range k.Required {
-			if req == "spec" && p.Spec == nil {
-				b.log.Reportf(diag.Primitive, p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.SpecFields, ", "))
-			}
+		if slices.Contains(k.Required, "spec") && p.Spec == nil {
+			b.log.Reportf(diag.Primitive, p.Pos, p.Path, "a %s needs a spec (its CRD requires one): add spec with the fields it takes, such as %s", p.Kind, strings.Join(k.SpecFields, ", "))
 		}
 	} else {
 		b.log.Reportf(diag.UnknownName, p.At("kind"), p.FieldPath("kind"), "unknown primitive kind %q: use one of %s", p.Kind, strings.Join(slices.Sorted(maps.Keys(b.primitives)), ", "))
