@@ -1030,7 +1030,7 @@ func (c *checker) status(obj *v1alpha1.ResourceGraphDefinition, nodes []*node, e
 
 // schemaWithoutStatus is the instance's schema as CEL's schema variable
 // sees it: spec and metadata (ObjectMeta), no status. Ported from kro
-// v0.9.3 pkg/graph/builder.go (getSchemaWithoutStatus), unexported there.
+// pkg/graph/builder.go (getSchemaWithoutStatus), unexported there.
 func schemaWithoutStatus(instanceCRD *extv1.CustomResourceDefinition) (*spec.Schema, error) {
 	if len(instanceCRD.Spec.Versions) != 1 || instanceCRD.Spec.Versions[0].Schema == nil {
 		return nil, errors.New("the instance CRD has no single schema")

@@ -31,7 +31,7 @@ type Segment struct {
 }
 
 // Segments splits a string of a template into literal text and the
-// expressions kro's parser extracts from it (pkg/graph/parser of v0.9.3).
+// expressions kro's parser extracts from it (pkg/graph/parser).
 // A string without an expression is one literal segment.
 func Segments(s string) ([]Segment, error) {
 	exprs, err := parser.ExtractExpressions(s)

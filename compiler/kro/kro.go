@@ -142,7 +142,7 @@ type Result struct {
 }
 
 // rgdConfig is kro's controller's default configuration of RGDs (the
-// flags of cmd/controller of v0.9.3).
+// flags of cmd/controller at upstream.Kro).
 var rgdConfig = graph.RGDConfig{MaxCollectionSize: 1000, MaxCollectionDimensionSize: 10}
 
 // Check checks rgd as kro does, and the CRD kro would create as the API

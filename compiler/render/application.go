@@ -327,8 +327,8 @@ func projectFields(spec *object.Map, p *model.Project) {
 // A commit that touches none of them then refreshes nothing.
 // An Application without a source in this repository gets none (the
 // annotation only matters to the webhook of this repository), nor does
-// one that syncs a kustomization, which may read files anywhere, nor one
-// that sets the annotation itself.
+// one that syncs a kustomization whose reads are not known (it may read
+// files anywhere) or a plugin, nor one that sets the annotation itself.
 func (r *renderer) setGeneratePaths(meta, spec *object.Map) {
 	if !r.spec.Platform.GeneratePaths {
 		return
