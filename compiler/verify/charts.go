@@ -88,7 +88,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 			var chart func() (*charts.Chart, error)
 			var req charts.Request
 			var partial bool
-			what, source := "the chart in "+hs.folder, hs.folder
+			var what, source string
 			if c := hs.pin; c != nil {
 				what = "chart " + c.Chart + " " + c.Version
 				status, entry, err := r.Pin(c.RepoURL, c.Chart, c.Version)
@@ -111,6 +111,7 @@ func (v *verifier) charts(env *model.Environment, apps []app, e *envArgo) {
 				req, partial = v.request(env, a, hs)
 				out, chart = r.RenderPin(entry, req)
 			} else {
+				what, source = "the chart in "+hs.folder, hs.folder
 				for _, name := range []string{"Chart.yaml", "values.yaml", "requirements.yaml", "Chart.lock", "requirements.lock"} {
 					v.duplicateKeys(path.Join(hs.folder, name), nil)
 				}
