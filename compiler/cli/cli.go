@@ -90,6 +90,17 @@ func (repo *compiled) close() {
 	}
 }
 
+// compileOnly compiles the spec for a command that writes nothing: the
+// output roots' locks and the checkouts are released at once, and the
+// result stays in repo.res.
+func (c *call) compileOnly() (*compiled, int) {
+	repo, code := c.compile(c.rep, false, false)
+	if repo != nil {
+		repo.close()
+	}
+	return repo, code
+}
+
 // compile opens the repository and compiles it; with scan, it also reads
 // the output folder (res.Existing), and with hold it holds the output
 // folder's lock until close. Before reading the output folder, it
@@ -307,11 +318,10 @@ func runVet(c *call, tag string) int {
 	if tag != "" && !model.IsReleaseTag(tag) {
 		return c.usagef("-tag %q is not a release tag: use vMAJOR.MINOR.PATCH, such as v1.2.3", tag)
 	}
-	repo, code := c.compile(c.rep, false, false)
+	repo, code := c.compileOnly()
 	if repo == nil {
 		return code
 	}
-	repo.close()
 	then := "nothing written"
 	if tag != "" {
 		log := &diag.Log{}
@@ -341,11 +351,10 @@ func runPreview(c *call, client, env string, manifests bool) int {
 		return c.usagef("%s", c.cmd.missing)
 	}
 	c.keepRenders = manifests
-	repo, code := c.compile(c.rep, false, false)
+	repo, code := c.compileOnly()
 	if repo == nil {
 		return code
 	}
-	repo.close()
 	res := repo.res
 	stack := c.args[0]
 	var stacks []string

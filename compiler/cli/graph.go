@@ -17,11 +17,10 @@ func graphFlags(fs *flag.FlagSet) func(*call) int {
 	var named stringList
 	fs.Var(&named, "env", "only the modules this `environment` delivers (repeatable)")
 	return func(c *call) int {
-		repo, code := c.compile(c.rep, false, false)
+		repo, code := c.compileOnly()
 		if repo == nil {
 			return code
 		}
-		repo.close()
 		spec := repo.res.Spec
 		for _, n := range named {
 			if msg := known("environment", n, model.EnvNames(spec.Environments)); msg != "" {

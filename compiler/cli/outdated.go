@@ -34,11 +34,10 @@ func outdatedFlags(fs *flag.FlagSet) func(*call) int {
 	fs.Var(&charts, "chart", "only this `chart` (repeatable)")
 	offline := fs.Bool("offline", false, "read the repositories' indexes from platc's cache, not online")
 	return func(c *call) int {
-		repo, code := c.compile(c.rep, false, false)
+		repo, code := c.compileOnly()
 		if repo == nil {
 			return code
 		}
-		repo.close()
 		spec := repo.res.Spec
 		for _, name := range charts {
 			if msg := known("chart", name, chartNames(spec)); msg != "" {

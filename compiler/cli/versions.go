@@ -35,11 +35,10 @@ func versionsFlags(fs *flag.FlagSet) func(*call) int {
 	format := &choice{value: "text", allowed: []string{"text", "json", "markdown"}}
 	fs.Var(format, "format", "print the matrix as `format`: text (a table), json (one document) or markdown (a table for a pull request's comment)")
 	return func(c *call) int {
-		repo, code := c.compile(c.rep, false, false)
+		repo, code := c.compileOnly()
 		if repo == nil {
 			return code
 		}
-		repo.close()
 		res := repo.res
 		m := versions.NewMatrix(res.Spec, res.Info, res.Stacks)
 		write := map[string]func(io.Writer) error{"text": m.Text, "markdown": m.Markdown, "json": func(w io.Writer) error { return writeJSON(w, m) }}[format.value]
