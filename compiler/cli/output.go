@@ -125,7 +125,7 @@ func (o *outputs) lock(outDir string, create bool) (*emit.Lock, error) {
 }
 
 // keepOnly releases the locks of every output root but outDir: the spec
-// named another than the default one.
+// named another than the default one. keepOnly("") releases them all.
 func (o *outputs) keepOnly(outDir string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
